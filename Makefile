@@ -1,0 +1,82 @@
+# perfcast — build, test, bench, fuzz.
+#   make            build/perfcast
+#   make test       unit + CLI tests, ends with "N passed, N failed"
+#   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      speed and accuracy figures
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
+CC       ?= cc
+BUILD    ?= build
+PKGS     := gsl jansson
+OPT      ?= -O2
+SAN      ?=
+CFLAGS   ?=
+CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE $(SAN) \
+            $(shell pkg-config --cflags $(PKGS)) -I.
+LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
+LDFLAGS  += $(SAN)
+
+LIB_SRC   := $(wildcard modeling/*.c ingest/*.c)
+APP_SRC   := $(wildcard server/*.c)
+TEST_SRC  := $(wildcard tests/test_*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/obj/%.o)
+LIB       := $(BUILD)/libperfcast.a
+TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 20
+
+.PHONY: all test test-asan bench fuzz clean
+all: $(BUILD)/perfcast
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/perfcast: $(APP_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(APP_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+test: $(BUILD)/perfcast $(TESTS)
+	@tests/run.sh $(BUILD)
+
+test-asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+bench: $(BUILD)/perfcast $(BENCHES)
+	@bench/run.sh $(BUILD)
+
+# libFuzzer targets are built with clang against the library sources directly.
+FUZZ_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS)) \
+               -fsanitize=fuzzer,address,undefined
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+fuzz: $(FUZZERS)
+	@for f in $(FUZZERS); do \
+	  name=$$(basename $$f); corpus=tests/fuzz/corpus/$${name#fuzz_}; mkdir -p $(BUILD)/fuzz/work-$$name; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz/work-$$name $$corpus >$(BUILD)/fuzz/$$name.log 2>&1 \
+	    || { tail -40 $(BUILD)/fuzz/$$name.log; exit 1; }; \
+	  grep -E "^Done|stat::number_of_executed_units" $(BUILD)/fuzz/$$name.log | tail -1; \
+	done
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d)

@@ -1,0 +1,116 @@
+/*
+ * modeler.h — the public API of perfcast's PMNF modeler.
+ *
+ * Given the measured values of one metric of one callpath at several
+ * coordinates, pmnf_fit() chooses the PMNF function that describes them, with
+ * Extra-P's rules (basic single-parameter modeler, multi-parameter modeler)
+ * unless options say otherwise, and reports its quality and what is needed for
+ * prediction intervals.
+ *
+ * Everything here is pure computation: no I/O, no globals. A pmnf_modeler
+ * holds the options and caches of everything that depends only on the
+ * coordinates (design matrices and their factorizations), which all callpaths
+ * of one experiment share; so fitting many callpaths measured at the same
+ * coordinates with one modeler is fast. A modeler is not thread-safe: use one
+ * per thread.
+ */
+#ifndef PERFCAST_MODELER_H
+#define PERFCAST_MODELER_H
+
+#include "pmnf.h"
+
+typedef enum pmnf_measure {
+    PMNF_MEASURE_MEAN = 0,
+    PMNF_MEASURE_MEDIAN = 1,
+} pmnf_measure;
+
+typedef enum pmnf_point_selection {
+    PMNF_POINTS_AUTO = 0, /* Extra-P "auto": the longest lines of points per parameter */
+    PMNF_POINTS_ALL = 1,
+    PMNF_POINTS_SMALLEST = 2, /* the lines through the smallest other coordinates */
+} pmnf_point_selection;
+
+#define PMNF_MAX_USER_EXPONENTS 32
+
+typedef struct pmnf_options {
+    pmnf_measure measure;          /* how repetitions become one value (callers use pmnf_aggregate) */
+    int use_crossvalidation;       /* leave-one-out CV scores candidates (default 1) */
+    int compare_with_rss;          /* compare by RSS instead of SMAPE (default 0) */
+    int allow_log_terms;           /* default 1 */
+    int allow_negative_exponents;  /* adds Extra-P's negative exponents (strong scaling) */
+    double min_term_contribution;  /* default 0.0005 */
+    /* user exponent sets; when any is given they replace the defaults */
+    int npoly, nlog;
+    double poly_exponents[PMNF_MAX_USER_EXPONENTS];
+    double log_exponents[PMNF_MAX_USER_EXPONENTS];
+    int retain_default_exponents;
+    int force_combination_exponents;
+    /* multi-parameter modeler */
+    int allow_combinations;        /* sums of products (default 1) */
+    pmnf_point_selection point_selection;
+} pmnf_options;
+
+void pmnf_options_default(pmnf_options *o);
+/* Sets one option from text, as `perfcast model --options key=value` gives it.
+ * Keys: use_crossvalidation, compare_with_rss, allow_log_terms,
+ * allow_negative_exponents, minimum_term_contribution, poly_exponents,
+ * log_exponents, retain_default_exponents, force_combination_exponents,
+ * allow_combinations_of_sums_and_products, single_parameter_point_selection.
+ * Returns 0, or -1 with a message in err. */
+int pmnf_options_set(pmnf_options *o, const char *key, const char *value, char *err, size_t errcap);
+
+/* One (callpath, metric) series: one aggregated value per coordinate. */
+typedef struct pmnf_data {
+    int nparams;
+    int npoints;
+    const double *coords; /* npoints x nparams, row-major */
+    const double *values; /* npoints */
+} pmnf_data;
+
+/* Warnings a model can carry (bit set). */
+enum {
+    PMNF_WARN_FEW_POINTS = 1,      /* fewer than 5 points (per parameter) */
+    PMNF_WARN_NO_LOG_TERMS = 2,    /* a coordinate below 1: no logarithmic terms */
+    PMNF_WARN_RANK_DEFICIENT = 4,  /* the coordinates cannot separate the terms */
+    PMNF_WARN_NO_INTERVAL = 8,     /* too few points for a prediction interval */
+};
+
+typedef struct pmnf_model {
+    pmnf_function f;
+    int npoints;
+    unsigned warnings;
+    double rss;      /* residual sum of squares of f on all points */
+    double smape;    /* symmetric mean absolute percentage error of f, percent */
+    double ar2;      /* adjusted R^2 */
+    double cv_smape; /* the score the modeler chose by: leave-one-out SMAPE when
+                        cross-validation is on, otherwise equal to smape */
+    /* prediction interval: y +- t * sqrt(sigma2 * (1 + g' C g)), g = (1, terms) */
+    int dof;         /* npoints - number of coefficients */
+    double sigma2;   /* rss / dof */
+    double t975;     /* Student t quantile 0.975 for dof */
+    int ncoef;       /* 1 + nterms */
+    double cov[PMNF_MAX_COEFS * PMNF_MAX_COEFS]; /* (A'A)^-1, ncoef x ncoef */
+} pmnf_model;
+
+typedef struct pmnf_modeler pmnf_modeler;
+
+/* NULL only when out of memory. */
+pmnf_modeler *pmnf_modeler_new(const pmnf_options *o);
+void pmnf_modeler_free(pmnf_modeler *m);
+
+/* Fits one series. Returns 0, or -1 with a message in err (no points, more
+ * than PMNF_MAX_PARAMS parameters, a NaN or infinite value or coordinate). */
+int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap);
+
+/* Value and 95% prediction interval at point. When the model has no
+ * interval (PMNF_WARN_NO_INTERVAL), lo = hi = value and 1 is returned;
+ * otherwise 0. Never produces NaN for finite input where f is finite. */
+int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi);
+
+/* The text of one warning bit, as Extra-P words it where it has one. */
+const char *pmnf_warning_text(unsigned bit);
+
+/* Mean or median of n values (n > 0). scratch needs n doubles for the median. */
+double pmnf_aggregate(const double *values, int n, pmnf_measure measure, double *scratch);
+
+#endif
