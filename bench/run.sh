@@ -1,0 +1,145 @@
+#!/bin/sh
+# bench/run.sh BUILD — perfcast's speed and accuracy figures (`make bench`).
+#
+# Prints one JSON object per line per figure ("figure": machine, speed_1param,
+# speed_2param, modeler_cache, accuracy), then a human summary on lines
+# starting with "# ". Data and outputs go to BUILD/bench-data/. Every step
+# runs under BUILD/bench/rusage with a time limit (BENCH_TIMEOUT seconds,
+# default 120), so a hung or crashing step becomes an {"error": ...} line and
+# the others still run; the exit status is 1 when any step failed.
+#
+# Reference rates: Extra-P documents ~13 ms per single-parameter model
+# (76.9 models/s) and ~25 ms per two-parameter model (40 models/s); perfcast's
+# targets are 100,000 and 20,000 models/s.
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/.." || exit 2
+B=$BUILD/bench
+DATA=$BUILD/bench-data
+LIMIT=${BENCH_TIMEOUT:-120}
+PERFCAST=$BUILD/perfcast
+mkdir -p "$DATA" || exit 2
+failed=0
+summary=$DATA/summary.txt
+: >"$summary"
+
+say() { printf '# %s\n' "$*" >>"$summary"; }
+
+# jget KEY JSON — the raw value of KEY in a one-line JSON object.
+jget() { printf '%s\n' "$2" | sed -n 's/.*"'"$1"'": *\([^,}]*\).*/\1/p'; }
+
+# fail FIGURE MESSAGE — reports a step that did not produce its figure.
+fail() {
+    msg=$(printf '%s' "$2" | tr -d '"\\')
+    printf '{"figure": "%s", "error": "%s"}\n' "$1" "$msg"
+    say "$1: FAILED: $msg"
+    failed=1
+}
+
+# measure OUTFILE CMD... — runs CMD under rusage; sets $ru to its JSON line.
+# Fails (status 1) when CMD could not run, timed out or exited non-zero.
+measure() {
+    out=$1; shift
+    ru=$("$B/rusage" -t "$LIMIT" -o "$out" "$@" 2>"$out.err")
+    code=$(jget exit "$ru")
+    if [ "$code" != 0 ]; then
+        why="exit ${code:-?}"
+        [ "$(jget timed_out "$ru")" = true ] && why="timed out after ${LIMIT}s"
+        err=$(tail -n 3 "$out.err" 2>/dev/null | tr "\n" " " | sed "s/ *$//")
+        ru="$* failed: $why${err:+: $err}"
+        return 1
+    fi
+}
+
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+
+machine() {
+    cores=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
+    cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+    [ -n "$cpu" ] || cpu=$(uname -m)
+    cpu=$(printf '%s' "$cpu" | tr -d '"\\')
+    printf '{"figure": "machine", "nproc": %s, "cpu": "%s"}\n' "$cores" "$cpu"
+    say "machine: $cores cores, $cpu"
+}
+
+# speed FIGURE PARAMS CALLPATHS SEED EXTRAP_RATE TARGET_RATE
+speed() {
+    fig=$1 params=$2 n=$3 seed=$4 extrap=$5 target=$6
+    base=$DATA/$fig
+    if ! measure "$base.gen" "$B/gen_pmnf" "$base" --callpaths "$n" --params "$params" \
+        --noise 0.05 --reps 5 --seed "$seed"; then
+        fail "$fig" "$ru"; return
+    fi
+    gen_s=$(jget wall_s "$ru")
+    if ! measure "$base.models" "$PERFCAST" model "$base.txt"; then
+        fail "$fig" "$ru"; return
+    fi
+    wall=$(jget wall_s "$ru")
+    rate=$(calc "%.1f" "$n / $wall")
+    lines=$(wc -l <"$base.models" | tr -d ' ')
+    printf '{"figure": "%s", "params": %s, "callpaths": %s, "points": %s, "reps": 5, ' \
+        "$fig" "$params" "$n" "$([ "$params" = 1 ] && echo 5 || echo 25)"
+    printf '"wall_s": %s, "user_s": %s, "sys_s": %s, "max_rss_mb": %s, "models_per_s": %s, ' \
+        "$wall" "$(jget user_s "$ru")" "$(jget sys_s "$ru")" "$(jget max_rss_mb "$ru")" "$rate"
+    printf '"extrap_models_per_s": %s, "speedup_vs_extrap": %s, "target_models_per_s": %s, ' \
+        "$extrap" "$(calc "%.1f" "$rate / $extrap")" "$target"
+    printf '"fraction_of_target": %s, "output_lines": %s, "gen_wall_s": %s}\n' \
+        "$(calc "%.3f" "$rate / $target")" "$lines" "$gen_s"
+    say "$fig: $n models of $params parameter(s) in ${wall} s = $rate models/s;" \
+        "$(calc "%.0f" "$rate / $extrap")x Extra-P ($extrap/s), $(calc "%.2f" "$rate / $target")x" \
+        "the $target/s target; peak RSS $(jget max_rss_mb "$ru") MB"
+}
+
+modeler_cache() {
+    if ! measure "$DATA/modeler_cache.out" "$B/bench_modeler" --series1 2000 --series2 500 \
+        --seed 7 --min-time 0.5; then
+        fail modeler_cache "$ru"; return
+    fi
+    cat "$DATA/modeler_cache.out"
+    while read -r line; do
+        say "modeler_cache: $(jget params "$line") param(s): shared modeler" \
+            "$(jget shared_models_per_s "$line")/s, fresh per series" \
+            "$(jget fresh_models_per_s "$line")/s, ratio $(jget speedup "$line")," \
+            "differing models $(jget differing_models "$line")"
+    done <"$DATA/modeler_cache.out"
+}
+
+# accuracy PARAMS NOISE CALLPATHS SEED
+accuracy() {
+    params=$1 noise=$2 n=$3 seed=$4
+    base=$DATA/accuracy_p${params}_n$noise
+    if ! measure "$base.gen" "$B/gen_pmnf" "$base" --callpaths "$n" --params "$params" \
+        --noise "$noise" --reps 5 --seed "$seed"; then
+        fail accuracy "$ru"; return
+    fi
+    if ! measure "$base.models" "$PERFCAST" model "$base.txt" --json; then
+        fail accuracy "$ru"; return
+    fi
+    if ! measure "$base.score" "$B/score_models" "$base.truth.json" "$base.models"; then
+        fail accuracy "$ru"; return
+    fi
+    s=$(cat "$base.score")
+    printf '{"figure": "accuracy", "params": %s, "noise": %s, "seed": %s, %s\n' \
+        "$params" "$noise" "$seed" "${s#\{}"
+    say "accuracy: $params param(s), noise $noise: term recovery $(jget term_recovery "$s")," \
+        "extrapolation APE median $(jget extrapolation_ape_median "$s") %," \
+        "p90 $(jget extrapolation_ape_p90 "$s") % ($(jget missing "$s") of $n missing)"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler; do
+    [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
+done
+[ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
+
+machine
+speed speed_1param 1 100000 101 76.9 100000
+speed speed_2param 2 10000 102 40 20000
+modeler_cache
+accuracy 1 0.05 2000 201
+accuracy 1 0.15 2000 202
+accuracy 2 0.05 2000 203
+accuracy 2 0.15 2000 204
+
+echo
+cat "$summary"
+exit $failed
