@@ -1,0 +1,488 @@
+/*
+ * modeler.c — the pmnf_modeler object: options, caches, pmnf_fit() and
+ * pmnf_predict().
+ *
+ * The caches hold everything that depends only on coordinates:
+ *   - single-parameter plans, one per distinct coordinate vector (LRU);
+ *   - for multi-parameter fits, the grouping of the experiment's points into
+ *     lines per parameter and one factorized design per hypothesis shape.
+ * The multi-parameter caches belong to one coordinate set and are dropped
+ * when a series arrives with other coordinates.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modeling/modeler_internal.h"
+
+pmnf_modeler *pmnf_modeler_new(const pmnf_options *o)
+{
+    pmnf_modeler *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->opt = *o;
+    m->nblocks = blocks_from_options(o, &m->blocks);
+    if (m->nblocks < 0) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void plan_free(single_plan *p)
+{
+    if (!p)
+        return;
+    free(p->x);
+    free(p->blocks);
+    free(p->g);
+    free(p->usable);
+    free(p->full);
+    free(p->loo);
+    free(p->storage);
+    free(p);
+}
+
+static void design_free(mp_design *d)
+{
+    if (!d)
+        return;
+    free(d->key);
+    free(d->cols);
+    free(d->storage);
+    free(d);
+}
+
+static void drop_multi_caches(pmnf_modeler *m)
+{
+    for (int i = 0; i < m->design_cap; i++)
+        design_free(m->designs[i]);
+    free(m->designs);
+    m->designs = NULL;
+    m->design_cap = 0;
+    m->ndesigns = 0;
+    if (m->slices_ready)
+        slices_free(&m->slices);
+    m->slices_ready = 0;
+    free(m->mp_coords);
+    m->mp_coords = NULL;
+    m->mp_npoints = 0;
+    m->mp_nparams = 0;
+}
+
+void pmnf_modeler_free(pmnf_modeler *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->nplans; i++)
+        plan_free(m->plans[i]);
+    drop_multi_caches(m);
+    free(m->blocks);
+    free(m->scratch);
+    free(m);
+}
+
+double *modeler_scratch(pmnf_modeler *m, int n)
+{
+    if (n > m->scratch_cap) {
+        double *s = realloc(m->scratch, sizeof(double) * (size_t)n);
+        if (!s)
+            return NULL;
+        m->scratch = s;
+        m->scratch_cap = n;
+    }
+    return m->scratch;
+}
+
+/* ---- single-parameter plans --------------------------------------------- */
+
+/* Extra-P's are_measurements_log_capable. */
+static int log_capable(const double *x, int n, int negative_exponents)
+{
+    for (int i = 0; i < n; i++)
+        if (negative_exponents ? x[i] <= 1.0 : x[i] < 1.0)
+            return 0;
+    return 1;
+}
+
+static int plan_select_blocks(const pmnf_modeler *m, single_plan *p)
+{
+    p->blocks = malloc(sizeof *p->blocks * (size_t)(m->nblocks ? m->nblocks : 1));
+    if (!p->blocks)
+        return -1;
+    int keep_logs = log_capable(p->x, p->n, m->opt.allow_negative_exponents);
+    p->nblocks = 0;
+    for (int b = 0; b < m->nblocks; b++) {
+        if (!keep_logs && m->blocks[b].log != 0) {
+            p->warnings |= PMNF_WARN_NO_LOG_TERMS;
+            continue;
+        }
+        p->blocks[p->nblocks++] = m->blocks[b];
+    }
+    return 0;
+}
+
+/* Factorizes [1, g] on all points and with each point left out. */
+static void plan_factorize_block(single_plan *p, int b, double *a, double **store)
+{
+    int n = p->n;
+    const double *g = p->g + (size_t)b * n;
+    for (int i = 0; i < n; i++) {
+        a[i] = 1;
+        a[n + i] = g[i];
+    }
+    p->usable[b] = lsq_factorize(a, n, 2, &p->full[b], *store) == 0;
+    *store += lsq_storage_size(n, 2);
+    for (int out = 0; out < n; out++) {
+        int r = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == out)
+                continue;
+            a[r] = 1;
+            a[(n - 1) + r] = g[i];
+            r++;
+        }
+        if (lsq_factorize(a, n - 1, 2, &p->loo[(size_t)b * n + out], *store) < 0)
+            p->usable[b] = 0;
+        *store += lsq_storage_size(n - 1, 2);
+    }
+}
+
+static single_plan *plan_build(const pmnf_modeler *m, const double *x, int n)
+{
+    single_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->n = n;
+    p->x = malloc(sizeof(double) * (size_t)n);
+    if (!p->x)
+        goto fail;
+    memcpy(p->x, x, sizeof(double) * (size_t)n);
+    if (plan_select_blocks(m, p) < 0)
+        goto fail;
+    int nb = p->nblocks;
+    size_t per_block = lsq_storage_size(n, 2) + (size_t)n * lsq_storage_size(n - 1, 2);
+    p->g = malloc(sizeof(double) * (size_t)(nb ? nb : 1) * n);
+    p->usable = calloc((size_t)(nb ? nb : 1), 1);
+    p->full = calloc((size_t)(nb ? nb : 1), sizeof *p->full);
+    p->loo = calloc((size_t)(nb ? nb : 1) * n, sizeof *p->loo);
+    p->storage = malloc(sizeof(double) * (per_block * (size_t)nb + lsq_storage_size(n, 1) + 2 * (size_t)n));
+    if (!p->g || !p->usable || !p->full || !p->loo || !p->storage)
+        goto fail;
+    double *store = p->storage;
+    double *a = store; /* design scratch lives at the end of storage */
+    store += 2 * (size_t)n;
+    for (int i = 0; i < n; i++)
+        a[i] = 1;
+    lsq_factorize(a, n, 1, &p->constant, store);
+    store += lsq_storage_size(n, 1);
+    for (int b = 0; b < nb; b++) {
+        pmnf_factor f = {0, p->blocks[b].poly, p->blocks[b].log};
+        int finite = 1;
+        for (int i = 0; i < n; i++) {
+            double v = pmnf_factor_eval(&f, x[i]);
+            p->g[(size_t)b * n + i] = v;
+            finite &= isfinite(v) != 0;
+        }
+        if (finite) {
+            plan_factorize_block(p, b, a, &store);
+        } else {
+            store += per_block;
+        }
+    }
+    return p;
+fail:
+    plan_free(p);
+    return NULL;
+}
+
+single_plan *modeler_plan(pmnf_modeler *m, const double *x, int n)
+{
+    m->clock++;
+    for (int i = 0; i < m->nplans; i++) {
+        single_plan *p = m->plans[i];
+        if (p->n == n && memcmp(p->x, x, sizeof(double) * (size_t)n) == 0) {
+            p->last_used = m->clock;
+            return p;
+        }
+    }
+    single_plan *p = plan_build(m, x, n);
+    if (!p)
+        return NULL;
+    p->last_used = m->clock;
+    if (m->nplans < MODELER_MAX_PLANS) {
+        m->plans[m->nplans++] = p;
+    } else {
+        int oldest = 0;
+        for (int i = 1; i < m->nplans; i++)
+            if (m->plans[i]->last_used < m->plans[oldest]->last_used)
+                oldest = i;
+        plan_free(m->plans[oldest]);
+        m->plans[oldest] = p;
+    }
+    return p;
+}
+
+/* ---- multi-parameter designs -------------------------------------------- */
+
+static int design_key(const pmnf_function *shape, double *key)
+{
+    int n = 0, np = shape->nparams;
+    key[n++] = shape->nterms;
+    for (int t = 0; t < shape->nterms; t++) {
+        for (int p = 0; p < np; p++) {
+            double poly, log;
+            pmnf_term_exponents(&shape->terms[t], p, &poly, &log);
+            key[n++] = poly;
+            key[n++] = log;
+        }
+    }
+    return n;
+}
+
+static uint64_t hash_doubles(const double *k, int n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const unsigned char *b = (const unsigned char *)k;
+    for (size_t i = 0; i < sizeof(double) * (size_t)n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static mp_design *design_build(const pmnf_modeler *m, const pmnf_function *shape, const double *key,
+                               int keylen, uint64_t hash)
+{
+    mp_design *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    int rows = m->mp_npoints, k = shape->nterms + 1;
+    d->keylen = keylen;
+    d->hash = hash;
+    d->m = rows;
+    d->k = k;
+    d->key = malloc(sizeof(double) * (size_t)keylen);
+    d->cols = malloc(sizeof(double) * (size_t)k * rows);
+    d->storage = malloc(sizeof(double) * lsq_storage_size(rows, k));
+    if (!d->key || !d->cols || !d->storage) {
+        design_free(d);
+        return NULL;
+    }
+    memcpy(d->key, key, sizeof(double) * (size_t)keylen);
+    for (int i = 0; i < rows; i++) {
+        const double *pt = m->mp_coords + (size_t)i * m->mp_nparams;
+        d->cols[i] = 1;
+        for (int t = 0; t < shape->nterms; t++)
+            d->cols[(size_t)(t + 1) * rows + i] = pmnf_term_shape(&shape->terms[t], pt);
+    }
+    d->ok = lsq_factorize(d->cols, rows, k, &d->f, d->storage) == 0;
+    return d;
+}
+
+static int designs_grow(pmnf_modeler *m)
+{
+    int cap = m->design_cap ? m->design_cap * 2 : 64;
+    mp_design **t = calloc((size_t)cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (int i = 0; i < m->design_cap; i++) {
+        mp_design *d = m->designs[i];
+        if (!d)
+            continue;
+        size_t j = d->hash & (size_t)(cap - 1);
+        while (t[j])
+            j = (j + 1) & (size_t)(cap - 1);
+        t[j] = d;
+    }
+    free(m->designs);
+    m->designs = t;
+    m->design_cap = cap;
+    return 0;
+}
+
+mp_design *modeler_design(pmnf_modeler *m, const pmnf_function *shape)
+{
+    double key[1 + PMNF_MAX_TERMS * PMNF_MAX_PARAMS * 2];
+    int keylen = design_key(shape, key);
+    uint64_t h = hash_doubles(key, keylen);
+    if (2 * (m->ndesigns + 1) > m->design_cap && designs_grow(m) < 0)
+        return NULL;
+    size_t mask = (size_t)m->design_cap - 1;
+    size_t j = h & mask;
+    for (; m->designs[j]; j = (j + 1) & mask) {
+        mp_design *d = m->designs[j];
+        if (d->hash == h && d->keylen == keylen &&
+            memcmp(d->key, key, sizeof(double) * (size_t)keylen) == 0)
+            return d;
+    }
+    mp_design *d = design_build(m, shape, key, keylen, h);
+    if (!d)
+        return NULL;
+    m->designs[j] = d;
+    m->ndesigns++;
+    return d;
+}
+
+/* Makes the multi-parameter caches belong to d's coordinates. */
+static int adopt_coordinates(pmnf_modeler *m, const pmnf_data *d)
+{
+    size_t bytes = sizeof(double) * (size_t)d->npoints * d->nparams;
+    if (m->mp_coords && m->mp_nparams == d->nparams && m->mp_npoints == d->npoints &&
+        memcmp(m->mp_coords, d->coords, bytes) == 0)
+        return 0;
+    drop_multi_caches(m);
+    m->mp_coords = malloc(bytes);
+    if (!m->mp_coords)
+        return -1;
+    memcpy(m->mp_coords, d->coords, bytes);
+    m->mp_nparams = d->nparams;
+    m->mp_npoints = d->npoints;
+    if (slices_build(&m->slices, d->coords, d->npoints, d->nparams, m->opt.point_selection) < 0)
+        return -1;
+    m->slices_ready = 1;
+    return 0;
+}
+
+/* ---- the public entry points -------------------------------------------- */
+
+static int validate(const pmnf_data *d, char *err, size_t errcap)
+{
+    if (d->npoints < 1) {
+        snprintf(err, errcap, "no measurements to model");
+        return -1;
+    }
+    if (d->nparams < 1 || d->nparams > PMNF_MAX_PARAMS) {
+        snprintf(err, errcap, "%d parameters: between 1 and %d are supported", d->nparams,
+                 PMNF_MAX_PARAMS);
+        return -1;
+    }
+    for (int i = 0; i < d->npoints; i++) {
+        if (!isfinite(d->values[i])) {
+            snprintf(err, errcap, "value %d is not a finite number", i);
+            return -1;
+        }
+        for (int p = 0; p < d->nparams; p++) {
+            if (!isfinite(d->coords[(size_t)i * d->nparams + p])) {
+                snprintf(err, errcap, "coordinate %d of point %d is not a finite number", p, i);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* A model that is only the mean: the last resort when every candidate
+ * failed numerically, so that no NaN or infinity reaches an output. */
+static void fall_back_to_mean(pmnf_model *out, const pmnf_data *d)
+{
+    unsigned warnings = out->warnings;
+    memset(out, 0, sizeof *out);
+    out->f.nparams = d->nparams;
+    out->npoints = d->npoints;
+    out->warnings = warnings;
+    double mean = 0;
+    for (int i = 0; i < d->npoints; i++)
+        mean += d->values[i];
+    out->f.constant = mean / d->npoints;
+    double rss = 0;
+    for (int i = 0; i < d->npoints; i++)
+        rss += (d->values[i] - out->f.constant) * (d->values[i] - out->f.constant);
+    out->rss = rss;
+    out->ar2 = rss == 0 ? 1 : 0;
+    out->warnings |= PMNF_WARN_RANK_DEFICIENT;
+    quality_interval(out, NULL);
+}
+
+static int model_is_finite(const pmnf_model *o)
+{
+    if (!isfinite(o->f.constant) || !isfinite(o->rss) || !isfinite(o->smape) ||
+        !isfinite(o->cv_smape) || !isfinite(o->ar2))
+        return 0;
+    for (int t = 0; t < o->f.nterms; t++)
+        if (!isfinite(o->f.terms[t].coef))
+            return 0;
+    return 1;
+}
+
+int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap)
+{
+    if (validate(d, err, errcap) < 0)
+        return -1;
+    int rc;
+    if (d->nparams == 1) {
+        rc = single_fit(m, d->coords, d->values, d->npoints, 0, 1, out);
+    } else {
+        rc = adopt_coordinates(m, d);
+        if (rc == 0)
+            rc = multi_fit(m, d, out);
+    }
+    if (rc < 0) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    if (!model_is_finite(out))
+        fall_back_to_mean(out, d);
+    return 0;
+}
+
+int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi)
+{
+    double v = pmnf_eval(&m->f, point);
+    *value = v;
+    *lo = *hi = v;
+    if (m->warnings & PMNF_WARN_NO_INTERVAL || m->ncoef < 1)
+        return 1;
+    double g[PMNF_MAX_COEFS];
+    g[0] = 1;
+    for (int t = 0; t < m->f.nterms; t++)
+        g[t + 1] = pmnf_term_shape(&m->f.terms[t], point);
+    double q = 0;
+    for (int i = 0; i < m->ncoef; i++)
+        for (int j = 0; j < m->ncoef; j++)
+            q += g[i] * m->cov[i * m->ncoef + j] * g[j];
+    double half = m->t975 * sqrt(m->sigma2 * (1 + (q > 0 ? q : 0)));
+    if (!isfinite(half) || !isfinite(v))
+        return 1;
+    *lo = v - half;
+    *hi = v + half;
+    return 0;
+}
+
+const char *pmnf_warning_text(unsigned bit)
+{
+    switch (bit) {
+    case PMNF_WARN_FEW_POINTS:
+        return "Number of measurements for a parameter needs to be at least 5 in order to create "
+               "a performance model.";
+    case PMNF_WARN_NO_LOG_TERMS:
+        return "Your measurements contained a point value below one, therefore, Extra-P does not "
+               "use logarithmic terms for modeling.";
+    case PMNF_WARN_RANK_DEFICIENT:
+        return "The coordinates cannot separate the terms; the model is the mean.";
+    case PMNF_WARN_NO_INTERVAL:
+        return "Too few measurements for a prediction interval.";
+    default:
+        return "";
+    }
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double pmnf_aggregate(const double *values, int n, pmnf_measure measure, double *scratch)
+{
+    if (measure == PMNF_MEASURE_MEDIAN) {
+        memcpy(scratch, values, sizeof(double) * (size_t)n);
+        qsort(scratch, (size_t)n, sizeof(double), compare_doubles);
+        return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += values[i];
+    return s / n;
+}

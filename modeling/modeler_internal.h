@@ -1,0 +1,106 @@
+/*
+ * modeler_internal.h — what the modeler's files share and nobody else needs:
+ * the modeler struct with its caches, building blocks, single-parameter plans
+ * (everything about one coordinate vector that does not depend on the
+ * measured values) and multi-parameter designs.
+ */
+#ifndef PERFCAST_MODELER_INTERNAL_H
+#define PERFCAST_MODELER_INTERNAL_H
+
+#include <stdint.h>
+
+#include "modeling/lsq.h"
+#include "modeling/modeler.h"
+
+/* One single-parameter building block: x^poly * log2(x)^log. */
+typedef struct pmnf_block {
+    double poly;
+    double log;
+} pmnf_block;
+
+/* Everything the single-parameter modeler needs about coordinates x[0..n). */
+typedef struct single_plan {
+    int n;
+    double *x;             /* the key */
+    int nblocks;
+    pmnf_block *blocks;    /* after dropping log terms if x < 1 */
+    unsigned warnings;     /* PMNF_WARN_NO_LOG_TERMS */
+    double *g;             /* nblocks x n: block values at x */
+    unsigned char *usable; /* nblocks: all values finite, factorization ok */
+    lsq_factor *full;      /* nblocks: design [1, g_b] on all points */
+    lsq_factor *loo;       /* nblocks x n: leave point i out */
+    lsq_factor constant;   /* design [1] on all points */
+    double *storage;
+    uint64_t last_used;
+} single_plan;
+
+/* A multi-parameter hypothesis' design on the experiment's coordinates. */
+typedef struct mp_design {
+    int keylen;
+    double *key;  /* nterms, then per term per parameter (poly, log) */
+    uint64_t hash;
+    int m, k;
+    double *cols; /* k x m, column 0 all ones */
+    lsq_factor f;
+    int ok;       /* factorization succeeded */
+    double *storage;
+} mp_design;
+
+/* Grouping of the coordinates into one line of points per parameter, for the
+ * single-parameter models of the multi-parameter modeler. */
+typedef struct mp_slices {
+    int nparams;
+    int npoint[PMNF_MAX_PARAMS];   /* points on parameter p's line */
+    double *x[PMNF_MAX_PARAMS];    /* their coordinates */
+    int *start[PMNF_MAX_PARAMS];   /* npoint+1 offsets into member */
+    int *member[PMNF_MAX_PARAMS];  /* indices of the points averaged into each */
+} mp_slices;
+
+#define MODELER_MAX_PLANS 32
+
+struct pmnf_modeler {
+    pmnf_options opt;
+    int nblocks;
+    pmnf_block *blocks; /* the building blocks the options ask for */
+    uint64_t clock;
+    single_plan *plans[MODELER_MAX_PLANS];
+    int nplans;
+    /* the multi-parameter coordinate set the caches below belong to */
+    int mp_nparams, mp_npoints;
+    double *mp_coords;
+    mp_slices slices;
+    int slices_ready;
+    mp_design **designs; /* open addressing */
+    int ndesigns, design_cap;
+    /* scratch */
+    double *scratch;
+    int scratch_cap;
+};
+
+/* options.c */
+int blocks_from_options(const pmnf_options *o, pmnf_block **out);
+
+/* modeler.c: caches */
+single_plan *modeler_plan(pmnf_modeler *m, const double *x, int n);
+mp_design *modeler_design(pmnf_modeler *m, const pmnf_function *shape);
+double *modeler_scratch(pmnf_modeler *m, int n);
+
+/* single.c */
+int single_fit(pmnf_modeler *m, const double *x, const double *y, int n, int param, int nparams,
+               pmnf_model *out);
+
+/* multi.c */
+int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out);
+int slices_build(mp_slices *s, const double *coords, int npoints, int nparams,
+                 pmnf_point_selection sel);
+void slices_free(mp_slices *s);
+
+/* quality.c */
+/* Fills rss, smape, ar2 of out->f at the points; cv_smape left alone. */
+void quality_measure(pmnf_model *out, const double *pred, const double *y, int n);
+double quality_smape(const double *pred, const double *y, int n, int skip_zero_in_count);
+/* Interval data of out from the factorization of its final design. */
+void quality_interval(pmnf_model *out, const lsq_factor *f);
+double quality_max_contribution(const double *term, double coef, const double *y, int n);
+
+#endif

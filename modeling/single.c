@@ -1,0 +1,192 @@
+/*
+ * single.c — Extra-P's basic single-parameter modeler.
+ *
+ * The constant hypothesis (mean of the values) comes first; if it fits
+ * exactly it is the model. Otherwise every building block b gives a candidate
+ * c0 + c1 * b(x), scored by leave-one-out cross-validation (fit on n-1
+ * points, zero a constant that is tiny against the smallest training value,
+ * add the SMAPE of the left-out point), then fitted on all points. A
+ * candidate whose term has coefficient 0 or contributes less than the minimum
+ * term contribution at every point is rejected; the lowest score wins, ties
+ * keeping the earlier candidate. The least-squares factorizations come from a
+ * plan cached per coordinate vector (modeler.c), so each candidate costs a
+ * few dot products.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "modeling/modeler_internal.h"
+
+#define CLEAN_EPSILON_CV 0.0005 /* Extra-P's modeler epsilon */
+#define CLEAN_EPSILON 1e-3      /* Extra-P's CLEAN_CONSTANT_EPSILON */
+
+typedef struct candidate {
+    int block; /* -1: the constant hypothesis */
+    double c0, c1;
+    double rss, smape;
+} candidate;
+
+/* Extra-P's clean_constant_coefficient. */
+static double clean_constant(double c0, double minimum, double phi)
+{
+    if (minimum == 0)
+        return fabs(c0 - minimum) < phi ? 0 : c0;
+    return fabs(c0 / minimum) < phi ? 0 : c0;
+}
+
+static double min_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        if (v[i] < m)
+            m = v[i];
+    return m;
+}
+
+static candidate constant_candidate(const double *y, int n)
+{
+    candidate c = {.block = -1};
+    double mean = 0;
+    for (int i = 0; i < n; i++)
+        mean += y[i];
+    mean /= n;
+    double smape = 0;
+    for (int i = 0; i < n; i++) {
+        double d = mean - y[i];
+        c.rss += d * d;
+        double abssum = fabs(y[i]) + fabs(mean);
+        if (abssum != 0)
+            smape += fabs(d) / abssum * 2;
+    }
+    c.c0 = mean;
+    c.smape = smape / n * 100;
+    return c;
+}
+
+/* Leave-one-out score of block b, then its coefficients on all points. */
+static void score_crossvalidated(const single_plan *p, int b, const double *y, double *ytrain,
+                                 candidate *c)
+{
+    int n = p->n;
+    const double *g = p->g + (size_t)b * n;
+    double coef[2];
+    c->rss = 0;
+    c->smape = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0, t = 0; j < n; j++)
+            if (j != i)
+                ytrain[t++] = y[j];
+        lsq_solve(&p->loo[(size_t)b * n + i], ytrain, coef);
+        double c0 = clean_constant(coef[0], min_of(ytrain, n - 1), CLEAN_EPSILON_CV);
+        double pred = c0 + coef[1] * g[i];
+        double d = pred - y[i];
+        c->rss += d * d;
+        double abssum = fabs(y[i]) + fabs(pred);
+        if (abssum != 0)
+            c->smape += (fabs(d) / abssum * 2) / n * 100;
+    }
+    lsq_solve(&p->full[b], y, coef);
+    c->c0 = coef[0];
+    c->c1 = coef[1];
+}
+
+/* Fit on all points, clean the constant, score on the same points. */
+static void score_on_all(const single_plan *p, int b, const double *y, double *pred, candidate *c)
+{
+    int n = p->n;
+    const double *g = p->g + (size_t)b * n;
+    double coef[2];
+    lsq_solve(&p->full[b], y, coef);
+    c->c0 = clean_constant(coef[0], min_of(y, n), CLEAN_EPSILON);
+    c->c1 = coef[1];
+    c->rss = 0;
+    for (int i = 0; i < n; i++) {
+        pred[i] = c->c0 + c->c1 * g[i];
+        c->rss += (pred[i] - y[i]) * (pred[i] - y[i]);
+    }
+    c->smape = quality_smape(pred, y, n, 1);
+}
+
+static int better_than(const pmnf_options *o, const single_plan *p, const candidate *c,
+                       const candidate *best, const double *y)
+{
+    if (!isfinite(c->rss))
+        return 0; /* Extra-P: "numeric imprecision", the hypothesis is ignored */
+    if (c->c1 == 0)
+        return 0;
+    double contribution = quality_max_contribution(p->g + (size_t)c->block * p->n, c->c1, y, p->n);
+    if (contribution < o->min_term_contribution)
+        return 0;
+    if (o->compare_with_rss)
+        return c->rss < best->rss;
+    return c->smape < best->smape;
+}
+
+static candidate search_blocks(pmnf_modeler *m, const single_plan *p, const double *y,
+                               candidate best)
+{
+    int n = p->n;
+    double *buf = modeler_scratch(m, 2 * n);
+    for (int b = 0; b < p->nblocks; b++) {
+        if (!p->usable[b])
+            continue;
+        candidate c = {.block = b};
+        if (m->opt.use_crossvalidation)
+            score_crossvalidated(p, b, y, buf, &c);
+        else
+            score_on_all(p, b, y, buf, &c);
+        if (better_than(&m->opt, p, &c, &best, y))
+            best = c;
+    }
+    return best;
+}
+
+static void finish(pmnf_modeler *m, pmnf_model *out, const single_plan *p,
+                   const candidate *best, const double *x, const double *y, int n, int param)
+{
+    out->f.constant = best->c0;
+    if (best->block >= 0) {
+        pmnf_term *t = &out->f.terms[0];
+        t->coef = best->c1;
+        t->nfactors = 1;
+        t->factors[0] = (pmnf_factor){param, p->blocks[best->block].poly,
+                                      p->blocks[best->block].log};
+        out->f.nterms = 1;
+    }
+    double *pred = modeler_scratch(m, n);
+    double point[PMNF_MAX_PARAMS] = {0};
+    for (int i = 0; i < n; i++) {
+        point[param] = x[i];
+        pred[i] = pmnf_eval(&out->f, point);
+    }
+    quality_measure(out, pred, y, n);
+    out->cv_smape = best->smape;
+}
+
+int single_fit(pmnf_modeler *m, const double *x, const double *y, int n, int param, int nparams,
+               pmnf_model *out)
+{
+    memset(out, 0, sizeof *out);
+    out->f.nparams = nparams;
+    out->npoints = n;
+    if (n < 5)
+        out->warnings |= PMNF_WARN_FEW_POINTS;
+    candidate best = constant_candidate(y, n);
+    const single_plan *p = NULL;
+    if (n >= 2 && best.rss != 0) {
+        p = modeler_plan(m, x, n);
+        if (!p)
+            return -1;
+        out->warnings |= p->warnings;
+        best = search_blocks(m, p, y, best);
+    }
+    finish(m, out, p, &best, x, y, n, param);
+    if (best.block >= 0) {
+        quality_interval(out, &p->full[best.block]);
+    } else if (p) {
+        quality_interval(out, &p->constant);
+    } else {
+        quality_interval(out, NULL);
+    }
+    return 0;
+}

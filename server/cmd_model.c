@@ -1,0 +1,248 @@
+/*
+ * cmd_model.c — `perfcast model FILE`: Extra-P's command line modeling,
+ * offline. Reads an Extra-P input file (ingest/extrap.h), fits one model per
+ * (callpath, metric) with one shared modeler (modeling/modeler.h), and prints
+ * `callpath;metric;model` lines in Extra-P's syntax, or one JSON object per
+ * line with --json.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/extrap.h"
+#include "modeling/modeler.h"
+#include "server/commands.h"
+
+typedef struct model_args {
+    const char *path;
+    ingest_format format;
+    pmnf_options opt;
+    int json;
+} model_args;
+
+static int model_usage(const char *msg)
+{
+    fprintf(stderr, "perfcast model: %s\n", msg);
+    fputs("usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
+          "                           [--options KEY=VALUE ...] [--json]\n",
+          stderr);
+    return 2;
+}
+
+static int parse_option(pmnf_options *o, const char *kv)
+{
+    char key[128], err[256];
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || (size_t)(eq - kv) >= sizeof key) {
+        fprintf(stderr, "perfcast model: option \"%s\" is not KEY=VALUE\n", kv);
+        return -1;
+    }
+    memcpy(key, kv, (size_t)(eq - kv));
+    key[eq - kv] = '\0';
+    if (pmnf_options_set(o, key, eq + 1, err, sizeof err) < 0) {
+        fprintf(stderr, "perfcast model: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, model_args *a)
+{
+    memset(a, 0, sizeof *a);
+    pmnf_options_default(&a->opt);
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(s, "--format") && i + 1 < argc) {
+            a->format = ingest_extrap_format_from_name(argv[++i]);
+            if (a->format == INGEST_FORMAT_UNKNOWN)
+                return model_usage("--format must be text, json, jsonl or talpas");
+        } else if (!strcmp(s, "--measure") && i + 1 < argc) {
+            char err[256];
+            if (pmnf_options_set(&a->opt, "measure", argv[++i], err, sizeof err) < 0)
+                return model_usage("--measure must be mean or median");
+        } else if (!strcmp(s, "--options")) {
+            if (i + 1 >= argc || argv[i + 1][0] == '-')
+                return model_usage("--options needs KEY=VALUE arguments");
+            while (i + 1 < argc && argv[i + 1][0] != '-')
+                if (parse_option(&a->opt, argv[++i]) < 0)
+                    return 2;
+        } else if (s[0] == '-' && s[1] != '\0') {
+            fprintf(stderr, "perfcast model: unknown flag %s\n", s);
+            return 2;
+        } else if (!a->path) {
+            a->path = s;
+        } else {
+            return model_usage("only one FILE");
+        }
+    }
+    if (!a->path)
+        return model_usage("FILE is missing");
+    return 0;
+}
+
+/* The series' coordinates and aggregated values, ready for pmnf_fit. */
+typedef struct series_buf {
+    double *coords;
+    double *values;
+    double *scratch;
+    int cap, rep_cap;
+} series_buf;
+
+static int series_prepare(const ingest_experiment *e, const ingest_series *s, pmnf_measure measure,
+                          series_buf *b, pmnf_data *d)
+{
+    if (s->npoints > b->cap) {
+        free(b->coords);
+        free(b->values);
+        b->coords = malloc(sizeof(double) * (size_t)s->npoints * e->nparams);
+        b->values = malloc(sizeof(double) * (size_t)s->npoints);
+        b->cap = b->coords && b->values ? s->npoints : 0;
+        if (!b->cap)
+            return -1;
+    }
+    for (int j = 0; j < s->npoints; j++) {
+        int reps = s->rep_start[j + 1] - s->rep_start[j];
+        if (reps > b->rep_cap) {
+            free(b->scratch);
+            b->scratch = malloc(sizeof(double) * (size_t)reps);
+            b->rep_cap = b->scratch ? reps : 0;
+            if (!b->scratch)
+                return -1;
+        }
+        memcpy(b->coords + (size_t)j * e->nparams, e->coords + (size_t)s->coord[j] * e->nparams,
+               sizeof(double) * (size_t)e->nparams);
+        b->values[j] = pmnf_aggregate(s->values + s->rep_start[j], reps, measure, b->scratch);
+    }
+    *d = (pmnf_data){e->nparams, s->npoints, b->coords, b->values};
+    return 0;
+}
+
+static json_t *model_json(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
+                          const char *function)
+{
+    json_t *terms = json_array();
+    for (int t = 0; t < m->f.nterms; t++) {
+        const pmnf_term *term = &m->f.terms[t];
+        json_t *factors = json_array();
+        for (int k = 0; k < term->nfactors; k++)
+            json_array_append_new(factors, json_pack("{s:s, s:f, s:f}", "parameter",
+                                                     e->params[term->factors[k].param], "poly",
+                                                     term->factors[k].poly, "log",
+                                                     term->factors[k].log));
+        json_array_append_new(terms, json_pack("{s:f, s:o}", "coefficient", term->coef, "factors",
+                                               factors));
+    }
+    json_t *warnings = json_array();
+    for (unsigned bit = 1; bit <= PMNF_WARN_NO_INTERVAL; bit <<= 1)
+        if (m->warnings & bit)
+            json_array_append_new(warnings, json_string(pmnf_warning_text(bit)));
+    return json_pack("{s:s, s:s, s:s, s:f, s:o, s:f, s:f, s:f, s:f, s:i, s:o}", "callpath",
+                     e->callpaths[s->callpath], "metric", e->metrics[s->metric], "function",
+                     function, "constant", m->f.constant, "terms", terms, "rss", m->rss, "smape",
+                     m->smape, "adjusted_r2", m->ar2, "cv_smape", m->cv_smape, "points",
+                     m->npoints, "warnings", warnings);
+}
+
+static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
+                       int as_json, char **text, size_t *text_cap)
+{
+    size_t need = pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
+    if (need >= *text_cap) {
+        char *t = realloc(*text, need + 1);
+        if (!t)
+            return -1;
+        *text = t;
+        *text_cap = need + 1;
+        pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
+    }
+    if (!as_json) {
+        fputs(e->callpaths[s->callpath], stdout);
+        putchar(';');
+        fputs(e->metrics[s->metric], stdout);
+        putchar(';');
+        fputs(*text, stdout);
+        putchar('\n');
+        return 0;
+    }
+    json_t *o = model_json(e, s, m, *text);
+    if (!o)
+        return -1;
+    json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    putchar('\n');
+    json_decref(o);
+    return 0;
+}
+
+static int model_all(const ingest_experiment *e, const model_args *a)
+{
+    pmnf_modeler *m = pmnf_modeler_new(&a->opt);
+    series_buf b = {0};
+    char *text = NULL;
+    size_t text_cap = 0;
+    int rc = m ? 0 : 1;
+    for (int i = 0; i < e->nseries && rc == 0; i++) {
+        const ingest_series *s = &e->series[i];
+        pmnf_data d;
+        pmnf_model model;
+        char err[256];
+        if (series_prepare(e, s, a->opt.measure, &b, &d) < 0) {
+            rc = 1;
+        } else if (pmnf_fit(m, &d, &model, err, sizeof err) < 0) {
+            fprintf(stderr, "perfcast model: %s;%s: %s\n", e->callpaths[s->callpath],
+                    e->metrics[s->metric], err);
+            rc = 2;
+        } else if (print_model(e, s, &model, a->json, &text, &text_cap) < 0) {
+            rc = 1;
+        }
+    }
+    free(text);
+    free(b.coords);
+    free(b.values);
+    free(b.scratch);
+    pmnf_modeler_free(m);
+    return rc;
+}
+
+int cmd_model(int argc, char **argv)
+{
+    model_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    char *buf;
+    size_t len;
+    char err[512];
+    if (cli_read_file(a.path, &buf, &len, err, sizeof err) < 0) {
+        fprintf(stderr, "perfcast model: %s\n", err);
+        return 2;
+    }
+    ingest_format fmt = a.format ? a.format : ingest_extrap_format_from_path(a.path, buf, len);
+    if (fmt == INGEST_FORMAT_UNKNOWN) {
+        free(buf);
+        fprintf(stderr, "perfcast model: %s: cannot tell the format from the name; use --format\n",
+                a.path);
+        return 2;
+    }
+    ingest_experiment e;
+    ingest_error ie;
+    if (ingest_extrap_read(buf, len, fmt, &e, &ie) < 0) {
+        free(buf);
+        if (ie.line > 0)
+            fprintf(stderr, "perfcast model: %s:%ld: %s\n", a.path, ie.line, ie.msg);
+        else if (ie.offset >= 0)
+            fprintf(stderr, "perfcast model: %s: byte %ld: %s\n", a.path, ie.offset, ie.msg);
+        else
+            fprintf(stderr, "perfcast model: %s: %s\n", a.path, ie.msg);
+        return 2;
+    }
+    free(buf);
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    rc = model_all(&e, &a);
+    fflush(stdout);
+    ingest_experiment_free(&e);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/*
+ * main.c — the perfcast executable: one binary, one subcommand per job.
+ *
+ *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
+ *
+ * Each subcommand lives in its own file (cmd_*.c) and returns the process
+ * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/commands.h"
+
+static void usage(FILE *to)
+{
+    fputs("usage: perfcast COMMAND [ARGS]\n"
+          "\n"
+          "commands:\n"
+          "  model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
+          "             [--options KEY=VALUE ...] [--json]\n"
+          "        fit a PMNF model per (callpath, metric) of an Extra-P input file and print\n"
+          "        'callpath;metric;model' lines (or JSON lines with --json)\n"
+          "  help   this text\n",
+          to);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "model"))
+        return cmd_model(argc - 1, argv + 1);
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "perfcast: unknown command \"%s\"\n", cmd);
+    usage(stderr);
+    return 2;
+}
