@@ -1,0 +1,335 @@
+/*
+ * test_parity.c — `perfcast model` against Extra-P 4.2.5.
+ *
+ * For every input in tests/data/extrap/inputs with an expected model file in
+ * tests/data/extrap/expected (what `extrap --<format> --print
+ * "{callpath};{metric};{model}"` printed with default options), runs the CLI
+ * and requires, per (callpath, metric), the same terms (exponents exactly)
+ * and the same coefficients to 1e-6 relative. The negative fixtures must be
+ * rejected with exit status 2 and a one-line message. Also checks the CLI's
+ * --json output and its usage errors.
+ */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "modeling/pmnf.h"
+#include "tests/check.h"
+
+#define INPUTS "tests/data/extrap/inputs"
+#define EXPECTED "tests/data/extrap/expected"
+
+typedef struct run_result {
+    int status;
+    char *out;
+    size_t len;
+} run_result;
+
+/* Runs a shell command, capturing stdout. */
+static run_result run(const char *cmd)
+{
+    run_result r = {0};
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        r.status = -1;
+        return r;
+    }
+    size_t cap = 4096;
+    r.out = malloc(cap);
+    size_t got;
+    while ((got = fread(r.out + r.len, 1, cap - r.len - 1, p)) > 0) {
+        r.len += got;
+        if (cap - r.len < 2) {
+            cap *= 2;
+            r.out = realloc(r.out, cap);
+        }
+    }
+    r.out[r.len] = '\0';
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+static const char *bin(void)
+{
+    const char *b = getenv("PERFCAST_BIN");
+    return b ? b : "build/perfcast";
+}
+
+/* Parameter names: every identifier that appears as "name^(" or "log2(name)". */
+static int collect_names(const char *s, char names[][32], int max)
+{
+    int n = 0;
+    for (const char *p = s; *p && n < max; p++) {
+        const char *start = NULL, *end = NULL;
+        if (!strncmp(p, "log2(", 5)) {
+            start = p + 5;
+            end = strchr(start, ')');
+        } else if (p[0] == '^' && p[1] == '(') {
+            end = p;
+            start = p;
+            while (start > s && start[-1] != ' ' && start[-1] != '*' && start[-1] != ')')
+                start--;
+            if (start > s && start[-1] == ')')
+                continue; /* log2(x)^( */
+        }
+        if (!start || !end || end <= start || end - start >= 32)
+            continue;
+        char name[32];
+        memcpy(name, start, (size_t)(end - start));
+        name[end - start] = '\0';
+        int seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= !strcmp(names[i], name);
+        if (!seen)
+            strcpy(names[n++], name);
+    }
+    return n;
+}
+
+static int same_term_shape(const pmnf_term *a, const pmnf_term *b)
+{
+    if (a->nfactors != b->nfactors)
+        return 0;
+    for (int i = 0; i < a->nfactors; i++)
+        if (a->factors[i].param != b->factors[i].param ||
+            fabs(a->factors[i].poly - b->factors[i].poly) > 1e-12 ||
+            a->factors[i].log != b->factors[i].log)
+            return 0;
+    return 1;
+}
+
+static int coef_equal(double got, double want)
+{
+    return fabs(got - want) <= 1e-6 * fabs(want) + 1e-12;
+}
+
+/* Compares two model strings; on mismatch explains in why. */
+static int same_model(const char *got, const char *want, char *why, size_t cap)
+{
+    char names[16][32];
+    char joined[1024];
+    snprintf(joined, sizeof joined, "%s + %s", got, want);
+    int n = collect_names(joined, names, 16);
+    const char *ptrs[16];
+    for (int i = 0; i < n; i++)
+        ptrs[i] = names[i];
+    pmnf_function g, w;
+    char err[128];
+    if (pmnf_parse(got, ptrs, n, &g, err, sizeof err) < 0 ||
+        pmnf_parse(want, ptrs, n, &w, err, sizeof err) < 0) {
+        snprintf(why, cap, "unparsable: %s", err);
+        return 0;
+    }
+    if (g.nterms != w.nterms) {
+        snprintf(why, cap, "%d terms, want %d", g.nterms, w.nterms);
+        return 0;
+    }
+    if (!coef_equal(g.constant, w.constant)) {
+        snprintf(why, cap, "constant %.17g, want %.17g", g.constant, w.constant);
+        return 0;
+    }
+    for (int t = 0; t < w.nterms; t++) {
+        int found = 0;
+        for (int u = 0; u < g.nterms && !found; u++)
+            if (same_term_shape(&g.terms[u], &w.terms[t]))
+                found = 1 + u;
+        if (!found) {
+            snprintf(why, cap, "term %d of the expected model missing", t + 1);
+            return 0;
+        }
+        if (!coef_equal(g.terms[found - 1].coef, w.terms[t].coef)) {
+            snprintf(why, cap, "term %d coefficient %.17g, want %.17g", t + 1,
+                     g.terms[found - 1].coef, w.terms[t].coef);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Finds "callpath;metric;" at a line start in text; returns the model or NULL. */
+static char *find_model(char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (!strncmp(line, key, klen)) {
+            size_t len = nl ? (size_t)(nl - line - klen) : strlen(line + klen);
+            char *m = malloc(len + 1);
+            memcpy(m, line + klen, len);
+            m[len] = '\0';
+            return m;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return NULL;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* Splits "a;b;model" at the last two semicolons that precede the model. */
+static void check_file(const char *input, int *files, int *models)
+{
+    char path[512], cmd[1024];
+    snprintf(path, sizeof path, "%s/%s.models", EXPECTED, input);
+    char *expected = read_all(path);
+    if (!expected)
+        return;
+    snprintf(cmd, sizeof cmd, "%s model %s/%s 2>&1", bin(), INPUTS, input);
+    run_result r = run(cmd);
+    check(r.status == 0, "%s: exit %d: %s", input, r.status, r.out ? r.out : "");
+    (*files)++;
+    int lines_expected = 0, lines_got = 0;
+    for (char *p = r.out; p && *p; p++)
+        lines_got += *p == '\n';
+    for (char *line = expected; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        /* callpath;metric;model — the model holds no ';' */
+        char *last = strrchr(line, ';');
+        if (last && *line) {
+            lines_expected++;
+            char key[512];
+            size_t klen = (size_t)(last - line + 1);
+            if (klen < sizeof key) {
+                memcpy(key, line, klen);
+                key[klen] = '\0';
+                char *got = find_model(r.out, key);
+                char why[256] = "";
+                check(got && same_model(got, last + 1, why, sizeof why), "%s %s: got %s want %s (%s)",
+                      input, key, got ? got : "(nothing)", last + 1, why);
+                free(got);
+                (*models)++;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    check(lines_got == lines_expected, "%s: %d lines, want %d", input, lines_got, lines_expected);
+    free(r.out);
+    free(expected);
+}
+
+static void test_parity(void)
+{
+    DIR *d = opendir(EXPECTED);
+    check(d != NULL, "%s exists", EXPECTED);
+    if (!d)
+        return;
+    struct dirent *e;
+    int files = 0, models = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 8 || strcmp(e->d_name + n - 7, ".models"))
+            continue;
+        char input[256];
+        snprintf(input, sizeof input, "%.*s", (int)(n - 7), e->d_name);
+        check_file(input, &files, &models);
+    }
+    closedir(d);
+    check(files == 54, "%d expected-model files checked", files);
+    printf("parity: %d files, %d models compared\n", files, models);
+}
+
+static void test_negative_fixtures(void)
+{
+    const char *neg[] = {"input_11.JSON", "talpas_10_neg.txt"};
+    for (int i = 0; i < 2; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s model %s/%s 2>&1 >/dev/null", bin(), INPUTS, neg[i]);
+        run_result r = run(cmd);
+        int lines = 0;
+        for (char *p = r.out; *p; p++)
+            lines += *p == '\n';
+        check(r.status == 2 && lines == 1 && strstr(r.out, neg[i]), "%s: exit %d, stderr %s",
+              neg[i], r.status, r.out);
+        free(r.out);
+    }
+}
+
+static void test_json_output(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s model --json %s/two_parameter_1.txt", bin(), INPUTS);
+    run_result r = run(cmd);
+    check(r.status == 0, "json exit %d", r.status);
+    json_error_t err;
+    json_t *o = json_loads(r.out, JSON_DISABLE_EOF_CHECK, &err);
+    check(o != NULL, "json parses: %s", err.text);
+    if (o) {
+        check(!strcmp(json_string_value(json_object_get(o, "callpath")), "reg"), "callpath");
+        check(!strcmp(json_string_value(json_object_get(o, "metric")), "metr"), "metric");
+        const char *fn = json_string_value(json_object_get(o, "function"));
+        char why[256];
+        check(fn && same_model(fn,
+                               "1.3742083125522062 + 6.698080399962655 * log2(y)^(1) + "
+                               "0.04384165529030426 * x^(3/2) * log2(x)^(2) * log2(y)^(1)",
+                               why, sizeof why),
+              "function %s (%s)", fn, why);
+        json_t *terms = json_object_get(o, "terms");
+        check(json_array_size(terms) == 2, "2 terms");
+        json_t *t1 = json_array_get(terms, 1);
+        json_t *f0 = json_array_get(json_object_get(t1, "factors"), 0);
+        check(!strcmp(json_string_value(json_object_get(f0, "parameter")), "x") &&
+                  json_real_value(json_object_get(f0, "poly")) == 1.5 &&
+                  json_real_value(json_object_get(f0, "log")) == 2,
+              "structured factor");
+        check(json_integer_value(json_object_get(o, "points")) == 25, "25 points");
+        double smape = json_real_value(json_object_get(o, "smape"));
+        double ar2 = json_real_value(json_object_get(o, "adjusted_r2"));
+        check(smape > 0 && smape < 5 && ar2 > 0.99 && ar2 <= 1, "quality smape %g ar2 %g", smape, ar2);
+        json_decref(o);
+    }
+    free(r.out);
+}
+
+static void test_usage_errors(void)
+{
+    char cmd[512];
+    const char *bad[] = {
+        "model",
+        "model --format nope tests/data/extrap/inputs/one_parameter_1.txt",
+        "model --measure mode tests/data/extrap/inputs/one_parameter_1.txt",
+        "model --options nonsense=1 tests/data/extrap/inputs/one_parameter_1.txt",
+        "model /nonexistent/file.txt",
+        "frobnicate",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "%s %s 2>&1 >/dev/null", bin(), bad[i]);
+        run_result r = run(cmd);
+        check(r.status == 2 && r.len > 0, "'%s' exits 2 with a message (got %d)", bad[i], r.status);
+        free(r.out);
+    }
+    /* --measure median changes the fit; --options are applied */
+    snprintf(cmd, sizeof cmd, "%s model --measure median --options use_crossvalidation=false "
+                              "%s/one_parameter_1.txt", bin(), INPUTS);
+    run_result r = run(cmd);
+    check(r.status == 0 && strstr(r.out, "compute;time;") && strstr(r.out, "x^(2)"),
+          "median, no CV: %s", r.out);
+    free(r.out);
+}
+
+int main(void)
+{
+    test_parity();
+    test_negative_fixtures();
+    test_json_output();
+    test_usage_errors();
+    return check_summary();
+}
