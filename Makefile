@@ -15,7 +15,7 @@ CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE $(SAN) \
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 LDFLAGS  += $(SAN)
 
-LIB_SRC   := $(wildcard modeling/*.c ingest/*.c)
+LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c)
 APP_SRC   := $(wildcard server/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -47,7 +47,7 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 

@@ -340,9 +340,15 @@ static int contributions_big_enough(const scored *s, const double *y, double min
     return 1;
 }
 
+/* Lower score wins. Hypotheses whose scores agree to 1e-9 relative are ties
+ * (on point sets shaped like a cross several hypotheses span the same column
+ * space and predict identically at every point; which one a strict '<'
+ * prefers is then decided by rounding noise): the earlier one is kept. */
 static int better(const pmnf_options *o, const scored *a, const scored *best)
 {
-    return o->compare_with_rss ? a->rss < best->rss : a->smape < best->smape;
+    double mine = o->compare_with_rss ? a->rss : a->smape;
+    double theirs = o->compare_with_rss ? best->rss : best->smape;
+    return mine < theirs - 1e-9 * fabs(theirs);
 }
 
 /* One parameter matters: its line's coefficients or a refit on all points. */

@@ -8,6 +8,8 @@
  */
 #include "modeling/pmnf.h"
 
+#include "common/numtext.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,79 +61,9 @@ void pmnf_term_exponents(const pmnf_term *t, int param, double *poly, double *lo
 
 /* ---- printing ---------------------------------------------------------- */
 
-/* Shortest "%.*e" representation of v that reads back as v. */
-static int shortest_digits(double v, char *digits, int *exponent)
-{
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v || prec == 17)
-            break;
-    }
-    /* tmp is "d.ddde[+-]XX" or "de[+-]XX" (sign already stripped by caller) */
-    int n = 0;
-    const char *p = tmp;
-    for (; *p && *p != 'e'; p++)
-        if (isdigit((unsigned char)*p))
-            digits[n++] = *p;
-    while (n > 1 && digits[n - 1] == '0')
-        n--;
-    digits[n] = '\0';
-    *exponent = atoi(p + 1);
-    return n;
-}
-
 void pmnf_format_double(double v, char *buf)
 {
-    if (isnan(v)) {
-        strcpy(buf, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        strcpy(buf, v < 0 ? "-inf" : "inf");
-        return;
-    }
-    char *out = buf;
-    if (signbit(v)) {
-        *out++ = '-';
-        v = -v;
-    }
-    if (v == 0) {
-        strcpy(out, "0.0");
-        return;
-    }
-    char digits[24];
-    int e;
-    int n = shortest_digits(v, digits, &e);
-    if (e < -4 || e >= 16) {
-        *out++ = digits[0];
-        if (n > 1) {
-            *out++ = '.';
-            memcpy(out, digits + 1, (size_t)(n - 1));
-            out += n - 1;
-        }
-        sprintf(out, "e%c%02d", e < 0 ? '-' : '+', abs(e));
-        return;
-    }
-    if (e < 0) {
-        *out++ = '0';
-        *out++ = '.';
-        for (int i = 0; i < -e - 1; i++)
-            *out++ = '0';
-        memcpy(out, digits, (size_t)n);
-        out += n;
-    } else {
-        for (int i = 0; i <= e; i++)
-            *out++ = i < n ? digits[i] : '0';
-        *out++ = '.';
-        if (n > e + 1) {
-            memcpy(out, digits + e + 1, (size_t)(n - e - 1));
-            out += n - e - 1;
-        } else {
-            *out++ = '0';
-        }
-    }
-    *out = '\0';
+    numtext_format_shortest(v, buf);
 }
 
 void pmnf_format_exponent(double e, char *buf)

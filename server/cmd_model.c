@@ -64,9 +64,9 @@ static int parse_args(int argc, char **argv, model_args *a)
             if (pmnf_options_set(&a->opt, "measure", argv[++i], err, sizeof err) < 0)
                 return model_usage("--measure must be mean or median");
         } else if (!strcmp(s, "--options")) {
-            if (i + 1 >= argc || argv[i + 1][0] == '-')
+            if (i + 1 >= argc || !strchr(argv[i + 1], '='))
                 return model_usage("--options needs KEY=VALUE arguments");
-            while (i + 1 < argc && argv[i + 1][0] != '-')
+            while (i + 1 < argc && argv[i + 1][0] != '-' && strchr(argv[i + 1], '='))
                 if (parse_option(&a->opt, argv[++i]) < 0)
                     return 2;
         } else if (s[0] == '-' && s[1] != '\0') {

@@ -1,0 +1,322 @@
+/*
+ * numtext.c — see numtext.h.
+ *
+ * Parsing: a decimal with mantissa M (up to 19 digits) and exponent E is
+ * exact in double arithmetic when M < 2^53 and |E| <= 22 (one correctly
+ * rounded multiplication or division by an exact power of ten). Otherwise,
+ * on x86-64, M and 10^|E| (|E| <= 27) are exact in the 64-bit mantissa of
+ * long double, so M * 10^E is rounded once to 64 bits; rounding that to 53
+ * bits is correct unless the 64-bit result sits within one unit of a 53-bit
+ * halfway point, which is detected and sent to strtod.
+ *
+ * Printing: the digits of v at a precision p are those of v * 10^k rounded
+ * to an integer, computed in long double; the shortest p is found by binary
+ * search on "reads back as v" (which holds for p + 1 when it holds for p),
+ * each check done with the exact parser above. Values whose scaling needs
+ * powers of ten beyond 10^27 go to snprintf.
+ */
+#include "common/numtext.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double exact_pow10[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+#if LDBL_MANT_DIG == 64
+static long double pow10l_exact(int k)
+{
+    /* 10^k = 5^k * 2^k: exact in 64 bits up to 5^27 */
+    long double r = 1;
+    for (int i = 0; i < k; i++)
+        r *= 10;
+    return r;
+}
+
+/* M * 10^e, when rounding through long double is provably exact; 0 else. */
+static int scale_long_double(uint64_t m, int e, double *out)
+{
+    if (e > 27 || e < -27)
+        return 0;
+    long double p = pow10l_exact(e < 0 ? -e : e);
+    long double r = e < 0 ? (long double)m / p : (long double)m * p;
+    int ex;
+    long double frac = frexpl(r, &ex); /* r = frac * 2^ex, frac in [0.5, 1) */
+    if (ex < DBL_MIN_EXP + 1 || ex > DBL_MAX_EXP - 1)
+        return 0;
+    uint64_t bits = (uint64_t)ldexpl(frac, 64);
+    unsigned low = (unsigned)(bits & 0x7ff);
+    if (low >= 0x3ff && low <= 0x401)
+        return 0;
+    *out = (double)r;
+    return 1;
+}
+#else
+static int scale_long_double(uint64_t m, int e, double *out)
+{
+    (void)m;
+    (void)e;
+    (void)out;
+    return 0;
+}
+#endif
+
+static double parse_by_strtod(const char *s, size_t n)
+{
+    char tmp[128];
+    if (n < sizeof tmp) {
+        memcpy(tmp, s, n);
+        tmp[n] = '\0';
+        return strtod(tmp, NULL);
+    }
+    char *big = malloc(n + 1);
+    if (!big)
+        return NAN;
+    memcpy(big, s, n);
+    big[n] = '\0';
+    double v = strtod(big, NULL);
+    free(big);
+    return v;
+}
+
+/* m * 10^e correctly rounded; s/n is the text for the slow path. */
+static double compose(uint64_t m, int e, int negative, int exact_m, const char *s, size_t n)
+{
+    double v;
+    if (m == 0)
+        v = 0;
+    else if (exact_m && m < ((uint64_t)1 << 53) && e >= -22 && e <= 22)
+        v = e < 0 ? (double)m / exact_pow10[-e] : (double)m * exact_pow10[e];
+    else if (!(exact_m && scale_long_double(m, e, &v)))
+        return parse_by_strtod(s, n);
+    return negative ? -v : v;
+}
+
+size_t numtext_parse(const char *s, size_t len, double *out)
+{
+    size_t i = 0;
+    int negative = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        negative = s[i++] == '-';
+    uint64_t m = 0;
+    int digits = 0, dropped = 0, frac = 0, any = 0, exact_m = 1;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, any = 1) {
+        if (digits < 19) {
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            digits += m != 0;
+        } else {
+            dropped++;
+            exact_m &= s[i] == '0';
+        }
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, any = 1) {
+            if (digits < 19) {
+                m = m * 10 + (uint64_t)(s[i] - '0');
+                digits += m != 0;
+                frac++;
+            } else {
+                exact_m &= s[i] == '0';
+            }
+        }
+    }
+    if (!any)
+        return 0;
+    long e = 0;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1;
+        int eneg = 0;
+        if (j < len && (s[j] == '-' || s[j] == '+'))
+            eneg = s[j++] == '-';
+        if (j < len && s[j] >= '0' && s[j] <= '9') {
+            for (; j < len && s[j] >= '0' && s[j] <= '9'; j++)
+                if (e < 100000)
+                    e = e * 10 + (s[j] - '0');
+            if (eneg)
+                e = -e;
+            i = j;
+        }
+    }
+    long total = e - frac + dropped;
+    if (total < -100000 || total > 100000)
+        exact_m = 0;
+    *out = compose(m, (int)total, negative, exact_m, s, i);
+    return i;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+/* Does digits d (an integer) times 10^e read back as v (> 0)? */
+static int reads_back(uint64_t d, int e, double v)
+{
+    double back;
+    if (d < ((uint64_t)1 << 53) && e >= -22 && e <= 22)
+        back = e < 0 ? (double)d / exact_pow10[-e] : (double)d * exact_pow10[e];
+    else if (!scale_long_double(d, e, &back)) {
+        char tmp[48];
+        snprintf(tmp, sizeof tmp, "%llue%d", (unsigned long long)d, e);
+        back = strtod(tmp, NULL);
+    }
+    return back == v;
+}
+
+#if LDBL_MANT_DIG == 64
+/* v rounded to p significant digits: d with 10^(p-1) <= d < 10^p and the
+ * decimal exponent of d's last digit in *e. 0 when out of the fast range. */
+static int digits_at(double v, int e10, int p, uint64_t *d, int *e)
+{
+    int k = p - 1 - e10; /* v * 10^k has p digits before the point */
+    if (k > 27 || k < -27)
+        return 0;
+    long double scaled = k >= 0 ? (long double)v * pow10l_exact(k) : (long double)v / pow10l_exact(-k);
+    /* within a few units of the last place of a halfway point, the
+     * rounding of the exact product cannot be known from this one */
+    long double half_gap = fabsl(scaled - floorl(scaled) - 0.5L);
+    if (half_gap < ldexpl(4, ilogbl(scaled) - 63))
+        return 0;
+    long double r = rintl(scaled); /* ties to even, as repr() */
+    uint64_t lo = (uint64_t)pow10l_exact(p - 1), hi = lo * 10;
+    uint64_t x = (uint64_t)r;
+    if (x == hi) { /* rounding carried into a new digit: 10^p */
+        x /= 10;
+        k--;
+    }
+    if (x > hi)
+        return -1; /* e10 was too small */
+    if (x < lo)
+        return -2; /* e10 was too large */
+    *d = x;
+    *e = -k;
+    return 1;
+}
+#else
+static int digits_at(double v, int e10, int p, uint64_t *d, int *e)
+{
+    (void)v, (void)e10, (void)p, (void)d, (void)e;
+    return 0;
+}
+#endif
+
+/* Shortest digits by binary search; falls back to snprintf. */
+static int shortest(double v, uint64_t *digits, int *exp10)
+{
+    int e10 = (int)floor(log10(v));
+    /* every precision 1..17 must scale by at most 10^27 */
+    if (e10 > 26 || e10 < -10)
+        return 0;
+    /* make e10 exact: 10^e10 <= v < 10^(e10+1) */
+    uint64_t d;
+    int e, rc = digits_at(v, e10, 17, &d, &e);
+    if (rc == -1 || rc == -2) {
+        e10 += rc == -1 ? 1 : -1;
+        rc = digits_at(v, e10, 17, &d, &e);
+    }
+    if (rc != 1 || !reads_back(d, e, v))
+        return 0;
+    int lo = 1, hi = 17;
+    uint64_t best_d = d;
+    int best_e = e;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        int at = digits_at(v, e10, mid, &d, &e);
+        if (at == 0)
+            return 0; /* undecidable here: let snprintf do it */
+        if (at == 1 && reads_back(d, e, v)) {
+            hi = mid;
+            best_d = d;
+            best_e = e;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    *digits = best_d;
+    *exp10 = best_e;
+    return 1;
+}
+
+static int shortest_by_snprintf(double v, uint64_t *digits, int *exp10)
+{
+    char tmp[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v || prec == 17)
+            break;
+    }
+    uint64_t d = 0;
+    int n = 0;
+    const char *p = tmp;
+    for (; *p && *p != 'e'; p++) {
+        if (*p >= '0' && *p <= '9') {
+            d = d * 10 + (uint64_t)(*p - '0');
+            n++;
+        }
+    }
+    *digits = d;
+    *exp10 = atoi(p + 1) - (n - 1);
+    return 1;
+}
+
+int numtext_format_shortest(double v, char *buf)
+{
+    char *out = buf;
+    if (isnan(v))
+        return sprintf(buf, "nan");
+    if (signbit(v)) {
+        *out++ = '-';
+        v = -v;
+    }
+    if (isinf(v))
+        return (int)(out - buf) + sprintf(out, "inf");
+    if (v == 0)
+        return (int)(out - buf) + sprintf(out, "0.0");
+    uint64_t d;
+    int e;
+    if (!shortest(v, &d, &e))
+        shortest_by_snprintf(v, &d, &e);
+    while (d % 10 == 0 && d) {
+        d /= 10;
+        e++;
+    }
+    char digits[24];
+    int n = sprintf(digits, "%llu", (unsigned long long)d);
+    int point = n + e; /* decimal point after this many digits */
+    int sci = point - 1; /* exponent in scientific notation */
+    if (sci < -4 || sci >= 16) {
+        *out++ = digits[0];
+        if (n > 1) {
+            *out++ = '.';
+            memcpy(out, digits + 1, (size_t)(n - 1));
+            out += n - 1;
+        }
+        out += sprintf(out, "e%c%02d", sci < 0 ? '-' : '+', sci < 0 ? -sci : sci);
+    } else if (point <= 0) {
+        *out++ = '0';
+        *out++ = '.';
+        for (int i = 0; i < -point; i++)
+            *out++ = '0';
+        memcpy(out, digits, (size_t)n);
+        out += n;
+    } else if (point >= n) {
+        memcpy(out, digits, (size_t)n);
+        out += n;
+        for (int i = n; i < point; i++)
+            *out++ = '0';
+        *out++ = '.';
+        *out++ = '0';
+    } else {
+        memcpy(out, digits, (size_t)point);
+        out += point;
+        *out++ = '.';
+        memcpy(out, digits + point, (size_t)(n - point));
+        out += n - point;
+    }
+    *out = '\0';
+    return (int)(out - buf);
+}

@@ -1,0 +1,162 @@
+/*
+ * test_numtext.c — common/numtext against glibc: parsing must equal strtod
+ * bit for bit, printing must give the shortest string that reads back
+ * (Python's repr), on random bit patterns, short decimals and wide ranges.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/numtext.h"
+#include "tests/check.h"
+
+static uint64_t next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Python's repr by brute force: the shortest %.{p}e that reads back. */
+static void repr_reference(double v, char *buf)
+{
+    char t[40], dig[24];
+    int p, n = 0;
+    for (p = 1; p <= 17; p++) {
+        snprintf(t, sizeof t, "%.*e", p - 1, v);
+        if (strtod(t, NULL) == v)
+            break;
+    }
+    const char *q = t;
+    char *o = buf;
+    if (*q == '-')
+        *o++ = *q++;
+    for (; *q && *q != 'e'; q++)
+        if (*q >= '0' && *q <= '9')
+            dig[n++] = *q;
+    while (n > 1 && dig[n - 1] == '0')
+        n--;
+    int e = atoi(q + 1);
+    if (e < -4 || e >= 16) {
+        *o++ = dig[0];
+        if (n > 1) {
+            *o++ = '.';
+            memcpy(o, dig + 1, (size_t)(n - 1));
+            o += n - 1;
+        }
+        sprintf(o, "e%c%02d", e < 0 ? '-' : '+', abs(e));
+        return;
+    }
+    if (e < 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -e - 1; i++)
+            *o++ = '0';
+        memcpy(o, dig, (size_t)n);
+        o += n;
+    } else {
+        for (int i = 0; i <= e; i++)
+            *o++ = i < n ? dig[i] : '0';
+        *o++ = '.';
+        if (n > e + 1) {
+            memcpy(o, dig + e + 1, (size_t)(n - e - 1));
+            o += n - e - 1;
+        } else {
+            *o++ = '0';
+        }
+    }
+    *o = '\0';
+}
+
+static double sample(uint64_t *s, long i)
+{
+    uint64_t r = next(s);
+    double v;
+    switch (i % 3) {
+    case 0:
+        memcpy(&v, &r, sizeof v);
+        return v;
+    case 1:
+        return (double)(r % 100000) / (double)(1 + next(s) % 1000);
+    default:
+        return ((double)(r >> 11) / 9007199254740992.0) * pow(10, (int)(next(s) % 40) - 20);
+    }
+}
+
+static void test_against_glibc(void)
+{
+    uint64_t s = 88172645463325252ULL;
+    long fmt_bad = 0, parse_bad = 0, n = 0;
+    char a[40], b[40], t[40];
+    for (long i = 0; i < 400000; i++) {
+        double v = sample(&s, i);
+        if (!isfinite(v))
+            continue;
+        n++;
+        numtext_format_shortest(v, a);
+        repr_reference(v, b);
+        if (strcmp(a, b) && fmt_bad++ < 5)
+            fprintf(stderr, "format %.17g: %s, want %s\n", v, a, b);
+        snprintf(t, sizeof t, "%.*g", (int)(next(&s) % 17) + 1, v);
+        double x;
+        size_t used = numtext_parse(t, strlen(t), &x);
+        double y = strtod(t, NULL);
+        if ((used != strlen(t) || memcmp(&x, &y, sizeof x)) && parse_bad++ < 5)
+            fprintf(stderr, "parse %s: %.17g, want %.17g\n", t, x, y);
+    }
+    check(fmt_bad == 0, "%ld of %ld values printed differently from repr()", fmt_bad, n);
+    check(parse_bad == 0, "%ld of %ld numbers parsed differently from strtod", parse_bad, n);
+}
+
+static void test_cases(void)
+{
+    struct {
+        const char *text;
+        size_t used;
+        double want;
+    } p[] = {
+        {"82.00848518948744", 17, 82.00848518948744},
+        {"-1.5e-3,", 7, -1.5e-3},
+        {"1E+5 ", 4, 1e5},
+        {".5", 2, 0.5},
+        {"5.", 2, 5.0},
+        {"0.000000000000000000000000000012345678901234567890123", 53,
+         1.2345678901234567890123e-29},
+        {"123456789012345678901234567890", 30, 1.2345678901234568e29},
+        {"1e400", 5, INFINITY},
+        {"4.9e-324", 8, 4.9e-324},
+        {"abc", 0, 0},
+        {"-", 0, 0},
+        {"1e", 1, 1},
+    };
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
+        double v = 0;
+        size_t used = numtext_parse(p[i].text, strlen(p[i].text), &v);
+        check(used == p[i].used && (used == 0 || v == p[i].want), "parse \"%s\": used %zu value %.17g",
+              p[i].text, used, v);
+    }
+    /* never reads past len */
+    double v;
+    check(numtext_parse("12345", 2, &v) == 2 && v == 12, "stops at len");
+    char buf[40];
+    numtext_format_shortest(-0.0, buf);
+    check(!strcmp(buf, "-0.0"), "-0.0: %s", buf);
+    numtext_format_shortest(NAN, buf);
+    check(!strcmp(buf, "nan"), "nan: %s", buf);
+    numtext_format_shortest(-INFINITY, buf);
+    check(!strcmp(buf, "-inf"), "-inf: %s", buf);
+    numtext_format_shortest(5e-324, buf);
+    check(!strcmp(buf, "5e-324"), "denormal: %s", buf);
+    numtext_format_shortest(1e22, buf);
+    check(!strcmp(buf, "1e+22"), "1e22: %s", buf);
+}
+
+int main(void)
+{
+    test_cases();
+    test_against_glibc();
+    return check_summary();
+}
