@@ -141,6 +141,31 @@ void lsq_solve(const lsq_factor *f, const double *b, double *x)
         x[j] = t[j] / f->scale[j];
 }
 
+void lsq_pinv(const lsq_factor *f, double *p)
+{
+    int m = f->m, k = f->k;
+    if (f->rank_deficient) {
+        memcpy(p, f->q, sizeof(double) * (size_t)k * m);
+        return;
+    }
+    /* P = D^-1 R^-1 Q': row j = (q_j - sum_{l>j} r_jl row'_l) / r_jj, unscaled after */
+    for (int j = k - 1; j >= 0; j--) {
+        double *row = p + (size_t)j * m;
+        memcpy(row, f->q + (size_t)j * m, sizeof(double) * (size_t)m);
+        for (int l = j + 1; l < k; l++) {
+            const double *other = p + (size_t)l * m;
+            double r = f->r[j * k + l];
+            for (int i = 0; i < m; i++)
+                row[i] -= r * other[i];
+        }
+        for (int i = 0; i < m; i++)
+            row[i] /= f->r[j * k + j];
+    }
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < m; i++)
+            p[(size_t)j * m + i] /= f->scale[j];
+}
+
 int lsq_inverse_normal(const lsq_factor *f, double *cov)
 {
     int k = f->k;

@@ -36,6 +36,9 @@ int lsq_factorize(const double *a, int m, int k, lsq_factor *f, double *storage)
 /* x[k] = argmin |A x - b| for b[m]. */
 void lsq_solve(const lsq_factor *f, const double *b, double *x);
 
+/* The k x m solution operator P (x = P b) into p, row-major. */
+void lsq_pinv(const lsq_factor *f, double *p);
+
 /* (A'A)^-1 into cov (k x k, row-major). Returns -1 when rank deficient. */
 int lsq_inverse_normal(const lsq_factor *f, double *cov);
 

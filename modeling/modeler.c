@@ -39,7 +39,8 @@ static void plan_free(single_plan *p)
     free(p->g);
     free(p->usable);
     free(p->full);
-    free(p->loo);
+    free(p->full_pinv);
+    free(p->loo_pinv);
     free(p->storage);
     free(p);
 }
@@ -123,8 +124,9 @@ static int plan_select_blocks(const pmnf_modeler *m, single_plan *p)
     return 0;
 }
 
-/* Factorizes [1, g] on all points and with each point left out. */
-static void plan_factorize_block(single_plan *p, int b, double *a, double **store)
+/* Factorizes [1, g] on all points and keeps the solution operators on all
+ * points and with each point left out. tmp holds 2n + storage doubles. */
+static void plan_factorize_block(single_plan *p, int b, double *a, double **store, double *tmp)
 {
     int n = p->n;
     const double *g = p->g + (size_t)b * n;
@@ -134,7 +136,10 @@ static void plan_factorize_block(single_plan *p, int b, double *a, double **stor
     }
     p->usable[b] = lsq_factorize(a, n, 2, &p->full[b], *store) == 0;
     *store += lsq_storage_size(n, 2);
-    for (int out = 0; out < n; out++) {
+    if (p->usable[b])
+        lsq_pinv(&p->full[b], p->full_pinv + (size_t)b * 2 * n);
+    double *pinv = tmp, *fstore = tmp + 2 * n;
+    for (int out = 0; out < n && p->usable[b]; out++) {
         int r = 0;
         for (int i = 0; i < n; i++) {
             if (i == out)
@@ -143,9 +148,16 @@ static void plan_factorize_block(single_plan *p, int b, double *a, double **stor
             a[(n - 1) + r] = g[i];
             r++;
         }
-        if (lsq_factorize(a, n - 1, 2, &p->loo[(size_t)b * n + out], *store) < 0)
+        lsq_factor f;
+        if (lsq_factorize(a, n - 1, 2, &f, fstore) < 0) {
             p->usable[b] = 0;
-        *store += lsq_storage_size(n - 1, 2);
+            break;
+        }
+        lsq_pinv(&f, pinv);
+        double *dst = p->loo_pinv + ((size_t)b * n + out) * 2 * n;
+        for (int row = 0; row < 2; row++)
+            for (int i = 0, j = 0; i < n; i++)
+                dst[row * n + i] = i == out ? 0 : pinv[row * (n - 1) + j++];
     }
 }
 
@@ -161,23 +173,27 @@ static single_plan *plan_build(const pmnf_modeler *m, const double *x, int n)
     memcpy(p->x, x, sizeof(double) * (size_t)n);
     if (plan_select_blocks(m, p) < 0)
         goto fail;
-    int nb = p->nblocks;
-    size_t per_block = lsq_storage_size(n, 2) + (size_t)n * lsq_storage_size(n - 1, 2);
-    p->g = malloc(sizeof(double) * (size_t)(nb ? nb : 1) * n);
-    p->usable = calloc((size_t)(nb ? nb : 1), 1);
-    p->full = calloc((size_t)(nb ? nb : 1), sizeof *p->full);
-    p->loo = calloc((size_t)(nb ? nb : 1) * n, sizeof *p->loo);
-    p->storage = malloc(sizeof(double) * (per_block * (size_t)nb + lsq_storage_size(n, 1) + 2 * (size_t)n));
-    if (!p->g || !p->usable || !p->full || !p->loo || !p->storage)
+    size_t nb = (size_t)(p->nblocks ? p->nblocks : 1);
+    size_t tmp_size = 2 * (size_t)n + lsq_storage_size(n, 2);
+    p->g = malloc(sizeof(double) * nb * n);
+    p->usable = calloc(nb, 1);
+    p->full = calloc(nb, sizeof *p->full);
+    p->full_pinv = malloc(sizeof(double) * nb * 2 * n);
+    p->loo_pinv = malloc(sizeof(double) * nb * n * 2 * n);
+    p->storage = malloc(sizeof(double) * (nb * lsq_storage_size(n, 2) + lsq_storage_size(n, 1) +
+                                          2 * (size_t)n + tmp_size));
+    if (!p->g || !p->usable || !p->full || !p->full_pinv || !p->loo_pinv || !p->storage)
         goto fail;
     double *store = p->storage;
-    double *a = store; /* design scratch lives at the end of storage */
+    double *a = store; /* design scratch */
     store += 2 * (size_t)n;
+    double *tmp = store;
+    store += tmp_size;
     for (int i = 0; i < n; i++)
         a[i] = 1;
     lsq_factorize(a, n, 1, &p->constant, store);
     store += lsq_storage_size(n, 1);
-    for (int b = 0; b < nb; b++) {
+    for (int b = 0; b < p->nblocks; b++) {
         pmnf_factor f = {0, p->blocks[b].poly, p->blocks[b].log};
         int finite = 1;
         for (int i = 0; i < n; i++) {
@@ -185,11 +201,10 @@ static single_plan *plan_build(const pmnf_modeler *m, const double *x, int n)
             p->g[(size_t)b * n + i] = v;
             finite &= isfinite(v) != 0;
         }
-        if (finite) {
-            plan_factorize_block(p, b, a, &store);
-        } else {
-            store += per_block;
-        }
+        if (finite)
+            plan_factorize_block(p, b, a, &store, tmp);
+        else
+            store += lsq_storage_size(n, 2);
     }
     return p;
 fail:

@@ -28,7 +28,9 @@ typedef struct single_plan {
     double *g;             /* nblocks x n: block values at x */
     unsigned char *usable; /* nblocks: all values finite, factorization ok */
     lsq_factor *full;      /* nblocks: design [1, g_b] on all points */
-    lsq_factor *loo;       /* nblocks x n: leave point i out */
+    double *full_pinv;     /* nblocks x 2 x n: (c0, c1) = P y on all points */
+    double *loo_pinv;      /* nblocks x n x 2 x n: the same with point i left out
+                              (column i zero), so P_i y needs no copy of y */
     lsq_factor constant;   /* design [1] on all points */
     double *storage;
     uint64_t last_used;

@@ -63,31 +63,58 @@ static candidate constant_candidate(const double *y, int n)
     return c;
 }
 
+static double dot(const double *a, const double *b, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* The smallest value without point i, for every i: min1 everywhere but at
+ * the minimum's index, where it is the second smallest. */
+typedef struct minima {
+    int at;
+    double min1, min2;
+} minima;
+
+static minima find_minima(const double *y, int n)
+{
+    minima mm = {0, y[0], INFINITY};
+    for (int i = 1; i < n; i++) {
+        if (y[i] < mm.min1) {
+            mm.min1 = y[i];
+            mm.at = i;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (i != mm.at && y[i] < mm.min2)
+            mm.min2 = y[i];
+    return mm;
+}
+
 /* Leave-one-out score of block b, then its coefficients on all points. */
-static void score_crossvalidated(const single_plan *p, int b, const double *y, double *ytrain,
+static void score_crossvalidated(const single_plan *p, int b, const double *y, const minima *mm,
                                  candidate *c)
 {
     int n = p->n;
     const double *g = p->g + (size_t)b * n;
-    double coef[2];
+    const double *loo = p->loo_pinv + (size_t)b * n * 2 * n;
     c->rss = 0;
     c->smape = 0;
-    for (int i = 0; i < n; i++) {
-        for (int j = 0, t = 0; j < n; j++)
-            if (j != i)
-                ytrain[t++] = y[j];
-        lsq_solve(&p->loo[(size_t)b * n + i], ytrain, coef);
-        double c0 = clean_constant(coef[0], min_of(ytrain, n - 1), CLEAN_EPSILON_CV);
-        double pred = c0 + coef[1] * g[i];
+    for (int i = 0; i < n; i++, loo += 2 * n) {
+        double c0 = dot(loo, y, n), c1 = dot(loo + n, y, n);
+        c0 = clean_constant(c0, i == mm->at ? mm->min2 : mm->min1, CLEAN_EPSILON_CV);
+        double pred = c0 + c1 * g[i];
         double d = pred - y[i];
         c->rss += d * d;
         double abssum = fabs(y[i]) + fabs(pred);
         if (abssum != 0)
             c->smape += (fabs(d) / abssum * 2) / n * 100;
     }
-    lsq_solve(&p->full[b], y, coef);
-    c->c0 = coef[0];
-    c->c1 = coef[1];
+    const double *full = p->full_pinv + (size_t)b * 2 * n;
+    c->c0 = dot(full, y, n);
+    c->c1 = dot(full + n, y, n);
 }
 
 /* Fit on all points, clean the constant, score on the same points. */
@@ -95,10 +122,9 @@ static void score_on_all(const single_plan *p, int b, const double *y, double *p
 {
     int n = p->n;
     const double *g = p->g + (size_t)b * n;
-    double coef[2];
-    lsq_solve(&p->full[b], y, coef);
-    c->c0 = clean_constant(coef[0], min_of(y, n), CLEAN_EPSILON);
-    c->c1 = coef[1];
+    const double *full = p->full_pinv + (size_t)b * 2 * n;
+    c->c0 = clean_constant(dot(full, y, n), min_of(y, n), CLEAN_EPSILON);
+    c->c1 = dot(full + n, y, n);
     c->rss = 0;
     for (int i = 0; i < n; i++) {
         pred[i] = c->c0 + c->c1 * g[i];
@@ -114,25 +140,26 @@ static int better_than(const pmnf_options *o, const single_plan *p, const candid
         return 0; /* Extra-P: "numeric imprecision", the hypothesis is ignored */
     if (c->c1 == 0)
         return 0;
-    double contribution = quality_max_contribution(p->g + (size_t)c->block * p->n, c->c1, y, p->n);
-    if (contribution < o->min_term_contribution)
+    int lower = o->compare_with_rss ? c->rss < best->rss : c->smape < best->smape;
+    if (!lower)
         return 0;
-    if (o->compare_with_rss)
-        return c->rss < best->rss;
-    return c->smape < best->smape;
+    /* only then the (dearer) check that the term contributes enough */
+    double contribution = quality_max_contribution(p->g + (size_t)c->block * p->n, c->c1, y, p->n);
+    return !(contribution < o->min_term_contribution);
 }
 
 static candidate search_blocks(pmnf_modeler *m, const single_plan *p, const double *y,
                                candidate best)
 {
     int n = p->n;
-    double *buf = modeler_scratch(m, 2 * n);
+    double *buf = modeler_scratch(m, n);
+    minima mm = find_minima(y, n);
     for (int b = 0; b < p->nblocks; b++) {
         if (!p->usable[b])
             continue;
         candidate c = {.block = b};
         if (m->opt.use_crossvalidation)
-            score_crossvalidated(p, b, y, buf, &c);
+            score_crossvalidated(p, b, y, &mm, &c);
         else
             score_on_all(p, b, y, buf, &c);
         if (better_than(&m->opt, p, &c, &best, y))
