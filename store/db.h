@@ -1,0 +1,54 @@
+/*
+ * db.h — perfcast's PostgreSQL access: a fixed pool of libpq connections,
+ * errors as values, and the migrations runner. Entity queries live in their
+ * own files (store/experiments.c, store/profiles.c, store/jobs.c,
+ * store/models.c) and take connections from here. SQL only through
+ * PQexecParams / prepared statements: nothing is ever built from input.
+ */
+#ifndef PERFCAST_STORE_DB_H
+#define PERFCAST_STORE_DB_H
+
+#include <libpq-fe.h>
+
+enum {
+    STORE_OK = 0,
+    STORE_NOT_FOUND,   /* -> 404 */
+    STORE_CONFLICT,    /* -> 409 */
+    STORE_INVALID,     /* -> 400 */
+    STORE_UNAVAILABLE, /* database unreachable -> 503 + Retry-After */
+    STORE_INTERNAL,    /* -> 500 */
+};
+
+typedef struct store_error {
+    int code;
+    char msg[256];
+} store_error;
+
+typedef struct store store;
+
+/* Opens pool_size connections lazily (the first acquire connects). Never
+ * fails because the database is down: acquire reports that. NULL only when
+ * out of memory. */
+store *store_open(const char *conninfo, int pool_size);
+void store_close(store *s);
+
+/* A connection for one request or job; waits while all are in use. Broken
+ * connections are re-established here; when the database is unreachable
+ * returns NULL with STORE_UNAVAILABLE. */
+PGconn *store_acquire(store *s, store_error *err);
+/* Gives the connection back; a connection left inside a transaction or in a
+ * bad state is rolled back or reset first. */
+void store_release(store *s, PGconn *c);
+
+/* Maps a failed result (or NULL) to a store_error: unique violation ->
+ * CONFLICT, connection failure -> UNAVAILABLE, else INTERNAL. Clears res. */
+int store_fail(PGconn *c, PGresult *res, store_error *err);
+
+/* Applies pending migrations (embedded in the binary from migrations/*.sql,
+ * in order, each in its own transaction, recorded in schema_migrations).
+ * Safe to run from several processes at once (advisory lock). */
+int store_migrate(store *s, store_error *err);
+/* Database reachable and all migrations applied. */
+int store_ready(store *s, store_error *err);
+
+#endif
