@@ -212,24 +212,23 @@ int cmd_model(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    char *buf;
-    size_t len;
+    cli_file in;
     char err[512];
-    if (cli_read_file(a.path, &buf, &len, err, sizeof err) < 0) {
+    if (cli_file_open(a.path, &in, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast model: %s\n", err);
         return 2;
     }
-    ingest_format fmt = a.format ? a.format : ingest_extrap_format_from_path(a.path, buf, len);
+    ingest_format fmt = a.format ? a.format : ingest_extrap_format_from_path(a.path, in.data, in.len);
     if (fmt == INGEST_FORMAT_UNKNOWN) {
-        free(buf);
+        cli_file_close(&in);
         fprintf(stderr, "perfcast model: %s: cannot tell the format from the name; use --format\n",
                 a.path);
         return 2;
     }
     ingest_experiment e;
     ingest_error ie;
-    if (ingest_extrap_read(buf, len, fmt, &e, &ie) < 0) {
-        free(buf);
+    if (ingest_extrap_read(in.data, in.len, fmt, &e, &ie) < 0) {
+        cli_file_close(&in);
         if (ie.line > 0)
             fprintf(stderr, "perfcast model: %s:%ld: %s\n", a.path, ie.line, ie.msg);
         else if (ie.offset >= 0)
@@ -238,7 +237,7 @@ int cmd_model(int argc, char **argv)
             fprintf(stderr, "perfcast model: %s: %s\n", a.path, ie.msg);
         return 2;
     }
-    free(buf);
+    cli_file_close(&in);
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     rc = model_all(&e, &a);

@@ -10,8 +10,15 @@
 
 int cmd_model(int argc, char **argv);
 
-/* Reads a whole file ("-" is stdin) into a malloc'ed buffer. Returns 0, or -1
- * with a message in err. */
-int cli_read_file(const char *path, char **buf, size_t *len, char *err, size_t errcap);
+/* A whole input file, mapped or read into memory. */
+typedef struct cli_file {
+    char *data;
+    size_t len;
+    int mapped;
+} cli_file;
+
+/* Opens path ("-" is stdin). Returns 0, or -1 with a message in err. */
+int cli_file_open(const char *path, cli_file *f, char *err, size_t errcap);
+void cli_file_close(cli_file *f);
 
 #endif
