@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/numtext.h"
 #include "ingest/extrap_internal.h"
 
 void ingest_lines_init(ingest_lines *it, const char *buf, size_t len)
@@ -146,6 +147,13 @@ ingest_number_status ingest_parse_number(const char *s, size_t n, locale_t c_loc
         return spells_nonfinite(s, n) ? INGEST_NUMBER_NONFINITE : INGEST_NUMBER_INVALID;
     if (fast_decimal(&sh, out) == 0)
         return INGEST_NUMBER_OK;
+    double v;
+    if (numtext_parse(s, n, &v) == n) { /* exact, mostly without strtod */
+        if (!isfinite(v))
+            return INGEST_NUMBER_NONFINITE;
+        *out = v;
+        return INGEST_NUMBER_OK;
+    }
 
     char small[128];
     char *copy = n < sizeof(small) ? small : malloc(n + 1);
@@ -153,7 +161,7 @@ ingest_number_status ingest_parse_number(const char *s, size_t n, locale_t c_loc
         return INGEST_NUMBER_INVALID;
     memcpy(copy, s, n);
     copy[n] = '\0';
-    double v = strtod_l(copy, NULL, c_locale);
+    v = strtod_l(copy, NULL, c_locale);
     if (copy != small)
         free(copy);
     if (!isfinite(v))

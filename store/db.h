@@ -40,15 +40,29 @@ PGconn *store_acquire(store *s, store_error *err);
  * bad state is rolled back or reset first. */
 void store_release(store *s, PGconn *c);
 
+/* Fills err (when not NULL) and returns code; the message is kept to one
+ * line. */
+int store_error_set(store_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Pool figures for /metrics: slots, slots handed out, slots connected. */
+void store_stats(store *s, int *size, int *busy, int *connected);
+
 /* Maps a failed result (or NULL) to a store_error: unique violation ->
- * CONFLICT, connection failure -> UNAVAILABLE, else INTERNAL. Clears res. */
+ * CONFLICT, connection failure, shutdown, too many connections, serialization
+ * failure or deadlock -> UNAVAILABLE, data exception / NOT NULL / CHECK
+ * violation -> INVALID, else INTERNAL. Clears res. Returns the code. */
 int store_fail(PGconn *c, PGresult *res, store_error *err);
 
-/* Applies pending migrations (embedded in the binary from migrations/*.sql,
+/* Applies pending migrations (embedded in the binary from migrations/NNNN_name.sql,
  * in order, each in its own transaction, recorded in schema_migrations).
  * Safe to run from several processes at once (advisory lock). */
 int store_migrate(store *s, store_error *err);
 /* Database reachable and all migrations applied. */
 int store_ready(store *s, store_error *err);
+/* The highest applied migration version (0 when none) into *version. */
+int store_schema_version(store *s, int *version, store_error *err);
+/* The highest migration version embedded in this binary. */
+int store_schema_latest(void);
 
 #endif
