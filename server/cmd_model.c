@@ -229,9 +229,8 @@ int cmd_model(int argc, char **argv)
     ingest_error ie;
     if (ingest_extrap_read(in.data, in.len, fmt, &e, &ie) < 0) {
         cli_file_close(&in);
-        if (ie.line > 0)
-            fprintf(stderr, "perfcast model: %s:%ld: %s\n", a.path, ie.line, ie.msg);
-        else if (ie.offset >= 0)
+        /* the reader's message names the line or the JSON path itself */
+        if (ie.line <= 0 && ie.offset > 0)
             fprintf(stderr, "perfcast model: %s: byte %ld: %s\n", a.path, ie.offset, ie.msg);
         else
             fprintf(stderr, "perfcast model: %s: %s\n", a.path, ie.msg);
