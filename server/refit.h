@@ -1,0 +1,27 @@
+/*
+ * refit.h — the work a job does: turn all stored profiles of one experiment
+ * into a new numbered model set (aggregated measurements per coordinate,
+ * callpath models for every metric, application models epoch/comp/comm/mem),
+ * written in one transaction. Called by the worker threads (workers.c) after
+ * they claimed a job; knows the store and the modeling library, not HTTP.
+ */
+#ifndef PERFCAST_REFIT_H
+#define PERFCAST_REFIT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "store/db.h"
+
+enum {
+    REFIT_OK = 0,
+    REFIT_FAILED = -1,    /* the data cannot be modeled: keep the error, do not retry */
+    REFIT_TRANSIENT = -2, /* database unavailable or similar: retry later */
+};
+
+/* Refits experiment_id for job_id. On REFIT_OK *model_set_id is the new set
+ * (already committed). On failure err holds a one-line reason. */
+int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_set_id, char *err,
+              size_t errcap);
+
+#endif
