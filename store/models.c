@@ -1,0 +1,585 @@
+/*
+ * models.c — refit input and output in the database, and reads of model
+ * sets (see models.h).
+ *
+ * Bulk writes send one JSON document as a single parameter and expand it in
+ * SQL (jsonb_array_elements), so thousands of rows cost one round trip and
+ * nothing is ever spliced into SQL text. Number arrays travel as PostgreSQL
+ * array literals built from numbers only ("{2,4.5}").
+ */
+#include "store/models.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/numtext.h"
+
+/* ---- small helpers ------------------------------------------------------- */
+
+/* "{1.5,2,3}" -> values; returns the count or -1. *out malloc'ed. */
+static int parse_double_array(const char *text, double **out)
+{
+    size_t len = strlen(text);
+    int cap = 1;
+    for (size_t i = 0; i < len; i++)
+        cap += text[i] == ',';
+    double *v = malloc(sizeof(double) * (size_t)cap);
+    if (!v)
+        return -1;
+    int n = 0;
+    const char *p = text;
+    if (*p == '{')
+        p++;
+    while (*p && *p != '}') {
+        double x;
+        size_t used = numtext_parse(p, strlen(p), &x);
+        if (!used || n == cap) {
+            free(v);
+            return -1;
+        }
+        v[n++] = x;
+        p += used;
+        if (*p == ',')
+            p++;
+    }
+    *out = v;
+    return n;
+}
+
+static int parse_int_array(const char *text, int **out)
+{
+    double *d;
+    int n = parse_double_array(text, &d);
+    if (n < 0)
+        return -1;
+    int *v = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (!v) {
+        free(d);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        v[i] = (int)d[i];
+    free(d);
+    *out = v;
+    return n;
+}
+
+/* "{a,b,c}" literal of n numbers, malloc'ed. */
+static char *array_literal(const double *v, int n)
+{
+    size_t cap = 2 + (size_t)n * 32 + 1;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    size_t len = 0;
+    s[len++] = '{';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            s[len++] = ',';
+        len += (size_t)numtext_format_shortest(v[i], s + len);
+    }
+    s[len++] = '}';
+    s[len] = '\0';
+    return s;
+}
+
+static char *int_array_literal(const int *v, int n)
+{
+    size_t cap = 2 + (size_t)n * 12 + 1;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    size_t len = 0;
+    s[len++] = '{';
+    for (int i = 0; i < n; i++)
+        len += (size_t)sprintf(s + len, i ? ",%d" : "%d", v[i]);
+    s[len++] = '}';
+    s[len] = '\0';
+    return s;
+}
+
+static char *dup_or_null(PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : strdup(PQgetvalue(r, row, col));
+}
+
+static int exec_ok(PGconn *c, const char *sql, store_error *err)
+{
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+static void rollback(PGconn *c)
+{
+    PQclear(PQexec(c, "ROLLBACK"));
+}
+
+/* ---- refit input ----------------------------------------------------------- */
+
+void store_fit_data_free(store_fit_data *d)
+{
+    for (int i = 0; i < d->ncallpaths; i++)
+        free(d->callpaths[i]);
+    for (int i = 0; i < d->nmetrics; i++)
+        free(d->metrics[i]);
+    free(d->callpaths);
+    free(d->categories);
+    free(d->metrics);
+    free(d->points);
+    free(d->rows);
+    memset(d, 0, sizeof *d);
+}
+
+static int category_index(const char *name)
+{
+    static const char *const names[] = {"comp", "comm", "mem", "host"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(names[i], name))
+            return i;
+    return 3;
+}
+
+/* The experiment's callpaths, ids mapped to dense indices via *ids. */
+static int load_callpaths(PGconn *c, const char *exp, store_fit_data *d, int64_t **ids,
+                          store_error *err)
+{
+    const char *vals[] = {exp};
+    PGresult *r = PQexecParams(c,
+                               "SELECT id, name, category FROM callpaths WHERE experiment_id = $1 "
+                               "ORDER BY id",
+                               1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int n = PQntuples(r);
+    d->callpaths = calloc((size_t)(n ? n : 1), sizeof(char *));
+    d->categories = calloc((size_t)(n ? n : 1), sizeof(int));
+    *ids = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+    if (!d->callpaths || !d->categories || !*ids) {
+        PQclear(r);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        (*ids)[i] = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        d->callpaths[i] = strdup(PQgetvalue(r, i, 1));
+        d->categories[i] = category_index(PQgetvalue(r, i, 2));
+        d->ncallpaths = i + 1;
+        if (!d->callpaths[i]) {
+            PQclear(r);
+            return store_error_set(err, STORE_INTERNAL, "out of memory");
+        }
+    }
+    PQclear(r);
+    return STORE_OK;
+}
+
+static int index_of_id(const int64_t *ids, int n, int64_t id)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (ids[mid] == id)
+            return mid;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static int metric_index(store_fit_data *d, const char *name)
+{
+    for (int i = 0; i < d->nmetrics; i++)
+        if (!strcmp(d->metrics[i], name))
+            return i;
+    char **m = realloc(d->metrics, sizeof(char *) * (size_t)(d->nmetrics + 1));
+    if (!m)
+        return -1;
+    d->metrics = m;
+    d->metrics[d->nmetrics] = strdup(name);
+    if (!d->metrics[d->nmetrics])
+        return -1;
+    return d->nmetrics++;
+}
+
+/* Point index of text "{2,4}", appended when new (rows arrive ordered by point). */
+static int point_index(store_fit_data *d, const char *text, char **last_text, store_error *err)
+{
+    if (*last_text && !strcmp(*last_text, text))
+        return d->npoints - 1;
+    double *v;
+    int n = parse_double_array(text, &v);
+    if (n != d->nparams) {
+        if (n >= 0)
+            free(v);
+        store_error_set(err, STORE_INTERNAL, "stored point %s does not have %d values", text,
+                        d->nparams);
+        return -1;
+    }
+    double *pts = realloc(d->points, sizeof(double) * (size_t)(d->npoints + 1) * d->nparams);
+    char *copy = strdup(text);
+    if (!pts || !copy) {
+        free(v);
+        free(copy);
+        if (pts)
+            d->points = pts;
+        store_error_set(err, STORE_INTERNAL, "out of memory");
+        return -1;
+    }
+    d->points = pts;
+    memcpy(d->points + (size_t)d->npoints * d->nparams, v, sizeof(double) * (size_t)d->nparams);
+    free(v);
+    free(*last_text);
+    *last_text = copy;
+    return d->npoints++;
+}
+
+int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out, store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->nparams = nparams;
+    char idtext[24];
+    snprintf(idtext, sizeof idtext, "%" PRId64, exp);
+    int64_t *ids = NULL;
+    int rc = load_callpaths(c, idtext, out, &ids, err);
+    if (rc) {
+        free(ids);
+        store_fit_data_free(out);
+        return rc;
+    }
+    const char *vals[] = {idtext};
+    PGresult *r = PQexecParams(
+        c,
+        "SELECT p.point::text, p.repetition, r.rank, r.phase, r.step, r.callpath_id, r.metric, "
+        "r.value FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
+        "WHERE p.experiment_id = $1 ORDER BY p.point, p.id",
+        1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        free(ids);
+        store_fit_data_free(out);
+        return store_fail(c, r, err);
+    }
+    int n = PQntuples(r);
+    out->rows = malloc(sizeof(store_fit_row) * (size_t)(n ? n : 1));
+    char *last = NULL;
+    rc = out->rows ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");
+    for (int i = 0; i < n && rc == STORE_OK; i++) {
+        store_fit_row *row = &out->rows[i];
+        row->point = point_index(out, PQgetvalue(r, i, 0), &last, err);
+        row->repetition = atoi(PQgetvalue(r, i, 1));
+        row->rank = atoi(PQgetvalue(r, i, 2));
+        row->phase = atoi(PQgetvalue(r, i, 3));
+        row->step = atoi(PQgetvalue(r, i, 4));
+        row->callpath = index_of_id(ids, out->ncallpaths, strtoll(PQgetvalue(r, i, 5), NULL, 10));
+        row->metric = metric_index(out, PQgetvalue(r, i, 6));
+        const char *v = PQgetvalue(r, i, 7);
+        if (!numtext_parse(v, strlen(v), &row->value))
+            row->value = strtod(v, NULL);
+        if (row->point < 0)
+            rc = err->code ? err->code : STORE_INTERNAL;
+        else if (row->callpath < 0 || row->metric < 0)
+            rc = store_error_set(err, STORE_INTERNAL, "inconsistent profile rows");
+        out->nrows = (size_t)i + 1;
+    }
+    free(last);
+    free(ids);
+    PQclear(r);
+    if (rc)
+        store_fit_data_free(out);
+    return rc;
+}
+
+/* ---- refit output ------------------------------------------------------------ */
+
+static json_t *measurement_json(const store_measurement *m, int nparams)
+{
+    char *point = array_literal(m->point, nparams);
+    char *reps = array_literal(m->reps, m->nreps);
+    char *ranks = array_literal(m->ranks, m->nranks);
+    char *ids = int_array_literal(m->rank_ids, m->nranks);
+    json_t *o = NULL;
+    if (point && reps && ranks && ids)
+        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s}", "point", point,
+                      "level", m->level, "name", m->name, "category", m->category, "metric",
+                      m->metric, "phase", m->phase, "value", m->value, "reps", reps, "ranks",
+                      ranks, "rank_ids", ids);
+    free(point);
+    free(reps);
+    free(ranks);
+    free(ids);
+    return o;
+}
+
+static json_t *model_json(const store_model *m)
+{
+    return json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s?, s:s?, s:f, s:f, s:i, s:s?}", "level",
+                     m->level, "name", m->name, "category", m->category, "metric", m->metric,
+                     "phase", m->phase, "function", m->function, "model", m->model_json,
+                     "growth_poly", m->growth_poly, "growth_log", m->growth_log, "points",
+                     m->points, "reason", m->reason);
+}
+
+static char *dump_array(json_t *a)
+{
+    char *s = a ? json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(a);
+    return s;
+}
+
+static int insert_set(PGconn *c, const char *exp, const char *job, int64_t *set_id, int *number,
+                      store_error *err)
+{
+    const char *vals[] = {exp, job};
+    PGresult *r = PQexecParams(
+        c,
+        "INSERT INTO model_sets (experiment_id, number, job_id) "
+        "SELECT $1, coalesce(max(number), 0) + 1, $2 FROM model_sets WHERE experiment_id = $1 "
+        "RETURNING id, number",
+        2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+        return store_fail(c, r, err);
+    *set_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    *number = atoi(PQgetvalue(r, 0, 1));
+    PQclear(r);
+    return STORE_OK;
+}
+
+static int insert_json_rows(PGconn *c, const char *sql, const char *set, const char *doc,
+                            store_error *err)
+{
+    const char *vals[] = {set, doc};
+    PGresult *r = PQexecParams(c, sql, 2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
+                          const store_measurement *m, size_t nm, const store_model *models,
+                          size_t nmodels, int64_t *set_id, int *number, store_error *err)
+{
+    json_t *ma = json_array(), *mo = json_array();
+    for (size_t i = 0; ma && i < nm; i++)
+        if (json_array_append_new(ma, measurement_json(&m[i], nparams)) < 0)
+            break;
+    for (size_t i = 0; mo && i < nmodels; i++)
+        if (json_array_append_new(mo, model_json(&models[i])) < 0)
+            break;
+    int complete = ma && mo && json_array_size(ma) == nm && json_array_size(mo) == nmodels;
+    char *mdoc = dump_array(ma), *modoc = dump_array(mo);
+    if (!complete || !mdoc || !modoc) {
+        free(mdoc);
+        free(modoc);
+        return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
+    }
+    char exptext[24], jobtext[24], settext[24];
+    snprintf(exptext, sizeof exptext, "%" PRId64, exp);
+    snprintf(jobtext, sizeof jobtext, "%" PRId64, job);
+    int rc = exec_ok(c, "BEGIN", err);
+    if (!rc)
+        rc = insert_set(c, exptext, jobtext, set_id, number, err);
+    if (!rc) {
+        snprintf(settext, sizeof settext, "%" PRId64, *set_id);
+        rc = insert_json_rows(
+            c,
+            "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
+            "value, repetitions, rank_values, rank_ids) "
+            "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "
+            "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "
+            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[] "
+            "FROM jsonb_array_elements($2::jsonb) AS m",
+            settext, mdoc, err);
+    }
+    if (!rc)
+        rc = insert_json_rows(
+            c,
+            "INSERT INTO models (model_set_id, level, name, category, metric, phase, function, "
+            "model, growth_poly, growth_log, points, reason) "
+            "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "
+            "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "
+            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason' "
+            "FROM jsonb_array_elements($2::jsonb) AS m",
+            settext, modoc, err);
+    if (!rc)
+        rc = exec_ok(c, "COMMIT", err);
+    else
+        rollback(c);
+    free(mdoc);
+    free(modoc);
+    return rc;
+}
+
+/* ---- reads -------------------------------------------------------------------- */
+
+int store_model_set_latest(PGconn *c, int64_t exp, int64_t *set_id, int *number, char *created_at,
+                           size_t created_cap, store_error *err)
+{
+    char idtext[24];
+    snprintf(idtext, sizeof idtext, "%" PRId64, exp);
+    const char *vals[] = {idtext};
+    PGresult *r = PQexecParams(c,
+                               "SELECT id, number, to_char(created_at AT TIME ZONE 'UTC', "
+                               "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM model_sets "
+                               "WHERE experiment_id = $1 ORDER BY number DESC LIMIT 1",
+                               1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return store_error_set(err, STORE_NOT_FOUND, "experiment %" PRId64 " has no models yet",
+                               exp);
+    }
+    *set_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    *number = atoi(PQgetvalue(r, 0, 1));
+    if (created_at)
+        snprintf(created_at, created_cap, "%s", PQgetvalue(r, 0, 2));
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* Parameters $1..$8 shared by both reads: set, metric, level, category,
+ * phase, name, offset, limit. */
+static void filter_values(const store_model_filter *f, char *set, char *off, char *lim,
+                          const char **vals)
+{
+    snprintf(off, 24, "%ld", f->offset);
+    snprintf(lim, 24, "%d", f->limit);
+    vals[0] = set;
+    vals[1] = f->metric;
+    vals[2] = f->level;
+    vals[3] = f->category;
+    vals[4] = f->phase;
+    vals[5] = f->name;
+    vals[6] = off;
+    vals[7] = lim;
+}
+
+#define FILTER_SQL                                                                   \
+    " WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "                \
+    "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "  \
+    "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
+
+int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
+                      store_model_row **out, int *n, store_error *err)
+{
+    char set[24], off[24], lim[24];
+    snprintf(set, sizeof set, "%" PRId64, set_id);
+    const char *vals[8];
+    filter_values(f, set, off, lim, vals);
+    const char *sql =
+        f->by_growth
+            ? "SELECT level, name, category, metric, phase, function, model::text, reason, "
+              "growth_poly, growth_log, points FROM models" FILTER_SQL
+              "ORDER BY function IS NULL, growth_poly DESC NULLS LAST, growth_log DESC NULLS "
+              "LAST, level, name, metric, phase OFFSET $7 LIMIT $8"
+            : "SELECT level, name, category, metric, phase, function, model::text, reason, "
+              "growth_poly, growth_log, points FROM models" FILTER_SQL
+              "ORDER BY level DESC, name, metric, phase OFFSET $7 LIMIT $8";
+    PGresult *r = PQexecParams(c, sql, 8, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rows = PQntuples(r);
+    store_model_row *v = calloc((size_t)(rows ? rows : 1), sizeof *v);
+    if (!v) {
+        PQclear(r);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    for (int i = 0; i < rows; i++) {
+        v[i].level = dup_or_null(r, i, 0);
+        v[i].name = dup_or_null(r, i, 1);
+        v[i].category = dup_or_null(r, i, 2);
+        v[i].metric = dup_or_null(r, i, 3);
+        v[i].phase = dup_or_null(r, i, 4);
+        v[i].function = dup_or_null(r, i, 5);
+        v[i].model_json = dup_or_null(r, i, 6);
+        v[i].reason = dup_or_null(r, i, 7);
+        v[i].growth_poly = PQgetisnull(r, i, 8) ? 0 : strtod(PQgetvalue(r, i, 8), NULL);
+        v[i].growth_log = PQgetisnull(r, i, 9) ? 0 : strtod(PQgetvalue(r, i, 9), NULL);
+        v[i].points = atoi(PQgetvalue(r, i, 10));
+    }
+    PQclear(r);
+    *out = v;
+    *n = rows;
+    return STORE_OK;
+}
+
+void store_model_rows_free(store_model_row *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].level);
+        free(v[i].name);
+        free(v[i].category);
+        free(v[i].metric);
+        free(v[i].phase);
+        free(v[i].function);
+        free(v[i].model_json);
+        free(v[i].reason);
+    }
+    free(v);
+}
+
+int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter *f,
+                            store_measurement_row **out, int *n, store_error *err)
+{
+    char set[24], off[24], lim[24];
+    snprintf(set, sizeof set, "%" PRId64, set_id);
+    const char *vals[8];
+    filter_values(f, set, off, lim, vals);
+    PGresult *r = PQexecParams(
+        c,
+        "SELECT point::text, level, name, category, metric, phase, value, repetitions::text, "
+        "rank_values::text, rank_ids::text FROM measurements" FILTER_SQL
+        "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
+        8, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rows = PQntuples(r);
+    store_measurement_row *v = calloc((size_t)(rows ? rows : 1), sizeof *v);
+    int rc = v ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");
+    for (int i = 0; i < rows && rc == STORE_OK; i++) {
+        store_measurement_row *m = &v[i];
+        m->nparams = parse_double_array(PQgetvalue(r, i, 0), &m->point);
+        m->level = dup_or_null(r, i, 1);
+        m->name = dup_or_null(r, i, 2);
+        m->category = dup_or_null(r, i, 3);
+        m->metric = dup_or_null(r, i, 4);
+        m->phase = dup_or_null(r, i, 5);
+        m->value = strtod(PQgetvalue(r, i, 6), NULL);
+        m->nreps = parse_double_array(PQgetvalue(r, i, 7), &m->reps);
+        m->nranks = parse_double_array(PQgetvalue(r, i, 8), &m->ranks);
+        int nids = parse_int_array(PQgetvalue(r, i, 9), &m->rank_ids);
+        if (m->nparams < 0 || m->nreps < 0 || m->nranks < 0 || nids != m->nranks)
+            rc = store_error_set(err, STORE_INTERNAL, "cannot read a stored measurement");
+    }
+    PQclear(r);
+    if (rc) {
+        store_measurement_rows_free(v, rows);
+        return rc;
+    }
+    *out = v;
+    *n = rows;
+    return STORE_OK;
+}
+
+void store_measurement_rows_free(store_measurement_row *v, int n)
+{
+    for (int i = 0; v && i < n; i++) {
+        free(v[i].point);
+        free(v[i].level);
+        free(v[i].name);
+        free(v[i].category);
+        free(v[i].metric);
+        free(v[i].phase);
+        free(v[i].reps);
+        free(v[i].ranks);
+        free(v[i].rank_ids);
+    }
+    free(v);
+}

@@ -1,0 +1,125 @@
+/*
+ * models.h — what refits read and write, and what the model endpoints read:
+ * the normalized rows of all profiles of an experiment (input of a refit),
+ * numbered model sets with their aggregated measurements and models (output
+ * of a refit, written in one transaction), and filtered, paginated reads of
+ * the latest set.
+ */
+#ifndef PERFCAST_STORE_MODELS_H
+#define PERFCAST_STORE_MODELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/db.h"
+
+/* ---- input of a refit ---------------------------------------------------- */
+
+typedef struct store_fit_row {
+    int point;      /* index into store_fit_data.points */
+    int repetition;
+    int rank;
+    int phase;      /* 0 train, 1 validation, 2 between steps */
+    int step;
+    int callpath;   /* index into callpaths */
+    int metric;     /* index into metrics */
+    double value;
+} store_fit_row;
+
+typedef struct store_fit_data {
+    int nparams;
+    int npoints;
+    double *points;          /* npoints x nparams */
+    int ncallpaths;
+    char **callpaths;
+    int *categories;         /* profile_category per callpath */
+    int nmetrics;
+    char **metrics;
+    size_t nrows;
+    store_fit_row *rows;     /* grouped by point (ascending point index) */
+} store_fit_data;
+
+/* All rows of all profiles of experiment exp (nparams parameters). */
+int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out, store_error *err);
+void store_fit_data_free(store_fit_data *d);
+
+/* ---- output of a refit --------------------------------------------------- */
+
+typedef struct store_measurement {
+    const double *point;    /* nparams */
+    const char *level;      /* "callpath" | "application" */
+    const char *name;
+    const char *category;   /* may be NULL (application epoch) */
+    const char *metric;
+    const char *phase;      /* "train" | "validation" | "between" | "epoch" */
+    double value;
+    int nreps;
+    const double *reps;
+    int nranks;
+    const double *ranks;
+    const int *rank_ids;
+} store_measurement;
+
+typedef struct store_model {
+    const char *level;
+    const char *name;
+    const char *category;   /* may be NULL */
+    const char *metric;
+    const char *phase;      /* "epoch" | "between" */
+    const char *function;   /* Extra-P syntax, NULL when not modeled */
+    const char *model_json; /* the model's data as JSON text, NULL when not modeled */
+    double growth_poly, growth_log;
+    int points;
+    const char *reason;     /* why not modeled, NULL when modeled */
+} store_model;
+
+/* One transaction: a new model set (number = previous + 1) for exp, its
+ * measurements and models. */
+int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
+                          const store_measurement *m, size_t nm, const store_model *models,
+                          size_t nmodels, int64_t *set_id, int *number, store_error *err);
+
+/* ---- reads ------------------------------------------------------------------ */
+
+/* The newest model set of exp; STORE_NOT_FOUND when there is none yet. */
+int store_model_set_latest(PGconn *c, int64_t exp, int64_t *set_id, int *number, char *created_at,
+                           size_t created_cap, store_error *err);
+
+typedef struct store_model_filter {
+    const char *metric;   /* NULL: any */
+    const char *level;    /* NULL: any */
+    const char *category; /* NULL: any */
+    const char *phase;    /* NULL: any */
+    const char *name;     /* NULL: any */
+    int by_growth;        /* order by leading exponents (desc), else by level, name */
+    long offset;
+    int limit;
+} store_model_filter;
+
+typedef struct store_model_row {
+    char *level, *name, *category, *metric, *phase, *function, *model_json, *reason;
+    double growth_poly, growth_log;
+    int points;
+} store_model_row;
+
+int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
+                      store_model_row **out, int *n, store_error *err);
+void store_model_rows_free(store_model_row *v, int n);
+
+typedef struct store_measurement_row {
+    double *point;
+    int nparams;
+    char *level, *name, *category, *metric, *phase;
+    double value;
+    double *reps;
+    int nreps;
+    double *ranks;
+    int *rank_ids;
+    int nranks;
+} store_measurement_row;
+
+int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter *f,
+                            store_measurement_row **out, int *n, store_error *err);
+void store_measurement_rows_free(store_measurement_row *v, int n);
+
+#endif
