@@ -1,12 +1,15 @@
 # perfcast — build, test, bench, fuzz.
 #   make            build/perfcast
-#   make test       unit + CLI tests, ends with "N passed, N failed"
+#   make test       unit, CLI and API tests (API tests start a private
+#                   PostgreSQL), ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      speed and accuracy figures
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
+#   make run        install what is missing, build, start PostgreSQL when
+#                   DATABASE_URL is unset, serve on http://127.0.0.1:8080
 CC       ?= cc
 BUILD    ?= build
-PKGS     := gsl jansson
+PKGS     := gsl jansson libmicrohttpd libpq libcrypto
 OPT      ?= -O2
 SAN      ?=
 CFLAGS   ?=
@@ -15,25 +18,42 @@ CFLAGS   += -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE $(SAN) \
 LDLIBS   += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 LDFLAGS  += $(SAN)
 
-LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c)
+# api/ and store/ are in the library so that tests can link them; the files
+# under migrations/ and api/openapi.json are compiled in from $(BUILD)/gen/.
+LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c store/*.c api/*.c)
+GEN_SRC   := $(BUILD)/gen/migrations.c $(BUILD)/gen/openapi.c
+MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 APP_SRC   := $(wildcard server/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:.c=.o)
 APP_OBJ   := $(APP_SRC:%.c=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libperfcast.a
+# tests/harness.c (private PostgreSQL + server + HTTP client) for API tests
+TESTLIB   := $(BUILD)/libtesthelp.a
 TESTS     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan bench fuzz clean
+.PHONY: all test test-asan bench fuzz run clean
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/migrations.c: $(MIGRATIONS) tools/embed.sh
+	@mkdir -p $(dir $@)
+	tools/embed.sh migrations $@ $(MIGRATIONS)
+
+$(BUILD)/gen/openapi.c: api/openapi.json tools/embed.sh
+	@mkdir -p $(dir $@)
+	tools/embed.sh blob $@ api_openapi_json api/openapi.json
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
@@ -43,9 +63,12 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/perfcast: $(APP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(APP_OBJ) $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB)
+$(TESTLIB): $(BUILD)/obj/tests/harness.o
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c bench/gen_core.h $(LIB)
 	@mkdir -p $(dir $@)
@@ -55,7 +78,7 @@ test: $(BUILD)/perfcast $(TESTS)
 	@tests/run.sh $(BUILD)
 
 test-asan:
-	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+	$(MAKE) BUILD=$(BUILD)-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
 
 bench: $(BUILD)/perfcast $(BENCHES)
 	@bench/run.sh $(BUILD)
@@ -63,9 +86,9 @@ bench: $(BUILD)/perfcast $(BENCHES)
 # libFuzzer targets are built with clang against the library sources directly.
 FUZZ_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS)) \
                -fsanitize=fuzzer,address,undefined
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \
@@ -76,7 +99,11 @@ fuzz: $(FUZZERS)
 	  grep -E "^Done|stat::number_of_executed_units" $(BUILD)/fuzz/$$name.log | tail -1; \
 	done
 
+# Not a build step: the script installs missing packages first, then calls make.
+run:
+	@scripts/run.sh
+
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d

@@ -8,7 +8,17 @@
 
 #include <stddef.h>
 
+#include "server/log.h"
+#include "store/db.h"
+
 int cmd_model(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
+
+/* Applies pending migrations and logs what happened (cmd_migrate.c).
+ * Returns 1 when the schema is current, 0 when the database is unreachable
+ * (try again later; logged unless quiet), -1 when a migration failed. */
+int srv_migrate(srv_log *log, store *db, int quiet);
 
 /* A whole input file, mapped or read into memory. */
 typedef struct cli_file {

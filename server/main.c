@@ -1,6 +1,8 @@
 /*
  * main.c — the perfcast executable: one binary, one subcommand per job.
  *
+ *   perfcast serve [...]        the HTTP service (cmd_serve.c)
+ *   perfcast migrate [...]      apply database migrations and exit
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
@@ -16,6 +18,11 @@ static void usage(FILE *to)
     fputs("usage: perfcast COMMAND [ARGS]\n"
           "\n"
           "commands:\n"
+          "  serve [--listen HOST:PORT] [--database-url URL] [...]\n"
+          "        serve the HTTP API (see perfcast serve --help; settings also from\n"
+          "        DATABASE_URL and PERFCAST_* variables); applies migrations at start\n"
+          "  migrate [--database-url URL]\n"
+          "        apply pending database migrations and exit\n"
           "  model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
           "             [--options KEY=VALUE ...] [--json]\n"
           "        fit a PMNF model per (callpath, metric) of an Extra-P input file and print\n"
@@ -31,6 +38,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "serve"))
+        return cmd_serve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "migrate"))
+        return cmd_migrate(argc - 1, argv + 1);
     if (!strcmp(cmd, "model"))
         return cmd_model(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

@@ -1,0 +1,460 @@
+/*
+ * experiments.c — /v1/experiments: create (strictly validated), list, get,
+ * delete.
+ *
+ * The creation document is checked field by field; the first fault answers
+ * 400 naming the field ("training.batch_size: must be an integer > 0, got
+ * -3"). Unknown fields are faults too, so a misspelt optional field cannot
+ * pass unnoticed. What is stored (store/experiments.h) is the normalized
+ * document: optional training fields filled with their defaults, degrees of
+ * parallelism as text.
+ *
+ * View of an experiment: {"id","name","parameters","scaling","training",
+ * "cost","created_at"} — the columns plus the keys of the stored spec.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "store/experiments.h"
+
+#define MAX_PARAMS 8
+#define MAX_NAME 200
+#define MAX_PARAM_NAME 64
+#define MAX_DEGREE 257
+#define LIST_DEFAULT 100
+#define LIST_MAX 1000
+
+/* The fields of the creation document, in the order views show them. */
+static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost", NULL};
+static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
+                                            "data_parallel", "model_parallel", "warmup_steps",
+                                            NULL};
+static const char *const cost_keys[] = {"cores_per_rank", "price_per_core_hour", NULL};
+
+/* --- validation ---------------------------------------------------------- */
+
+/* A short description of a JSON value for messages: "a string", "-3". */
+static void describe(const json_t *v, char *buf, size_t cap)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: snprintf(buf, cap, "an object"); break;
+    case JSON_ARRAY: snprintf(buf, cap, "an array"); break;
+    case JSON_STRING: snprintf(buf, cap, "a string"); break;
+    case JSON_INTEGER: snprintf(buf, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
+    case JSON_REAL: snprintf(buf, cap, "%.17g", json_real_value(v)); break;
+    case JSON_TRUE: snprintf(buf, cap, "true"); break;
+    case JSON_FALSE: snprintf(buf, cap, "false"); break;
+    default: snprintf(buf, cap, "null"); break;
+    }
+}
+
+/* One validation run: where the first fault goes. */
+typedef struct checker {
+    api_response *resp;
+    int failed;
+} checker;
+
+static int fault(checker *ck, const char *field, const char *msg, const json_t *got)
+{
+    if (ck->failed)
+        return -1;
+    char what[64] = "";
+    if (got)
+        describe(got, what, sizeof what);
+    if (got)
+        api_problem(ck->resp, 400, field, "%s, got %s", msg, what);
+    else
+        api_problem(ck->resp, 400, field, "%s", msg);
+    ck->failed = 1;
+    return -1;
+}
+
+/* Every key of obj must be in allowed (NULL-terminated). prefix: "" or
+ * "training." for the field name in the message. */
+static int only_known(checker *ck, const json_t *obj, const char *prefix,
+                      const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        int ok = 0;
+        for (const char *const *a = allowed; *a && !ok; a++)
+            ok = !strcmp(key, *a);
+        if (!ok) {
+            char field[160];
+            snprintf(field, sizeof field, "%s%s", prefix, key);
+            return fault(ck, field, "unknown field", NULL);
+        }
+    }
+    return 0;
+}
+
+/* An integer >= min; absent -> *out = dflt, unless dflt < 0 (required). */
+static int get_int(checker *ck, const json_t *obj, const char *key, const char *field,
+                   json_int_t min, json_int_t dflt, json_int_t *out)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v) {
+        *out = dflt;
+        return dflt < 0 ? fault(ck, field, "is required", NULL) : 0;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < min) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "must be an integer >= %" JSON_INTEGER_FORMAT, min);
+        return fault(ck, field, msg, v);
+    }
+    *out = json_integer_value(v);
+    return 0;
+}
+
+/* A finite number > 0 (positive) or >= 0; required. */
+static int get_number(checker *ck, const json_t *obj, const char *key, const char *field,
+                      int positive, double *out)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v)
+        return fault(ck, field, "is required", NULL);
+    double x = json_number_value(v);
+    if (!json_is_number(v) || (positive ? !(x > 0) : !(x >= 0)))
+        return fault(ck, field, positive ? "must be a number > 0" : "must be a number >= 0", v);
+    *out = x;
+    return 0;
+}
+
+static int valid_param_name(const char *s)
+{
+    if (!(isalpha((unsigned char)*s) || *s == '_'))
+        return 0;
+    for (s++; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return 0;
+    return 1;
+}
+
+/* A positive integer literal: "4". */
+static int positive_integer_text(const char *s)
+{
+    if (*s < '1' || *s > '9')
+        return 0;
+    while (isdigit((unsigned char)*s))
+        s++;
+    return *s == '\0';
+}
+
+/* Checks one degree of parallelism (data_parallel G, model_parallel M)
+ * against the experiment's parameters: one parameter name or a positive
+ * integer. This is the one place that decides what a degree may be, where
+ * arithmetic expressions over the parameters plug in. Returns 0, or -1 with
+ * a message. */
+static int check_degree(const char *text, const char *const *names, int nnames, char *msg,
+                        size_t msgcap)
+{
+    if (positive_integer_text(text))
+        return 0;
+    for (int i = 0; i < nnames; i++)
+        if (!strcmp(text, names[i]))
+            return 0;
+    snprintf(msg, msgcap, "\"%.64s\" is neither a parameter of the experiment nor an integer > 0",
+             text);
+    return -1;
+}
+
+/* A degree given as a string or a positive integer; normalized to text into
+ * out. Absent -> dflt, or required when dflt is NULL. */
+static int get_degree(checker *ck, const json_t *obj, const char *key, const char *field,
+                      const char *const *names, int nnames, const char *dflt, char *out,
+                      size_t outcap)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v) {
+        if (!dflt)
+            return fault(ck, field, "is required", NULL);
+        snprintf(out, outcap, "%s", dflt);
+        return 0;
+    }
+    if (json_is_integer(v) && json_integer_value(v) > 0) {
+        snprintf(out, outcap, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return 0;
+    }
+    if (!json_is_string(v))
+        return fault(ck, field, "must be a parameter name, an expression or an integer > 0", v);
+    const char *s = json_string_value(v);
+    if (!*s || strlen(s) >= outcap) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "must be 1 to %zu characters", outcap - 1);
+        return fault(ck, field, msg, NULL);
+    }
+    char msg[256];
+    if (check_degree(s, names, nnames, msg, sizeof msg))
+        return fault(ck, field, msg, NULL);
+    snprintf(out, outcap, "%s", s);
+    return 0;
+}
+
+/* Validates the creation document into e (name, parameters, scaling, spec);
+ * on a fault answers 400 and returns -1. e owns what it holds either way. */
+static int validate_create(const json_t *doc, api_response *resp, store_experiment *e)
+{
+    checker ck = {resp, 0};
+    char field[96];
+
+    if (only_known(&ck, doc, "", top_keys))
+        return -1;
+
+    const json_t *name = json_object_get(doc, "name");
+    if (!name)
+        return fault(&ck, "name", "is required", NULL);
+    if (!json_is_string(name))
+        return fault(&ck, "name", "must be a string", name);
+    const char *nm = json_string_value(name);
+    size_t nlen = strlen(nm);
+    if (nlen == 0 || nlen > MAX_NAME)
+        return fault(&ck, "name", "must be 1 to 200 bytes long", NULL);
+    for (const char *p = nm; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return fault(&ck, "name", "must not contain control characters", NULL);
+
+    const json_t *params = json_object_get(doc, "parameters");
+    if (!params)
+        return fault(&ck, "parameters", "is required", NULL);
+    if (!json_is_array(params))
+        return fault(&ck, "parameters", "must be an array of parameter names", params);
+    size_t np = json_array_size(params);
+    if (np < 1 || np > MAX_PARAMS)
+        return fault(&ck, "parameters", "must name 1 to 8 parameters", NULL);
+    const char *names[MAX_PARAMS];
+    for (size_t i = 0; i < np; i++) {
+        const json_t *p = json_array_get(params, i);
+        snprintf(field, sizeof field, "parameters[%zu]", i);
+        if (!json_is_string(p))
+            return fault(&ck, field, "must be a string", p);
+        names[i] = json_string_value(p);
+        if (strlen(names[i]) > MAX_PARAM_NAME || !valid_param_name(names[i]))
+            return fault(&ck, field,
+                         "must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 characters", NULL);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "\"%s\" is repeated (also parameters[%zu])", names[i],
+                         j);
+                return fault(&ck, field, msg, NULL);
+            }
+    }
+
+    const json_t *scaling = json_object_get(doc, "scaling");
+    if (!scaling)
+        return fault(&ck, "scaling", "is required", NULL);
+    const char *sc = json_string_value(scaling);
+    if (!sc || (strcmp(sc, "weak") && strcmp(sc, "strong")))
+        return fault(&ck, "scaling", "must be \"weak\" or \"strong\"",
+                     json_is_string(scaling) ? NULL : scaling);
+
+    const json_t *tr = json_object_get(doc, "training");
+    if (!tr)
+        return fault(&ck, "training", "is required", NULL);
+    if (!json_is_object(tr))
+        return fault(&ck, "training", "must be an object", tr);
+    if (only_known(&ck, tr, "training.", training_keys))
+        return -1;
+    json_int_t train, valid, batch, warmup;
+    char dp[MAX_DEGREE], mp[MAX_DEGREE];
+    if (get_int(&ck, tr, "train_samples", "training.train_samples", 1, -1, &train) ||
+        get_int(&ck, tr, "validation_samples", "training.validation_samples", 0, 0, &valid) ||
+        get_int(&ck, tr, "batch_size", "training.batch_size", 1, -1, &batch) ||
+        get_degree(&ck, tr, "data_parallel", "training.data_parallel", names, (int)np, NULL, dp,
+                   sizeof dp) ||
+        get_degree(&ck, tr, "model_parallel", "training.model_parallel", names, (int)np, "1", mp,
+                   sizeof mp) ||
+        get_int(&ck, tr, "warmup_steps", "training.warmup_steps", 0, 0, &warmup))
+        return -1;
+
+    const json_t *cost = json_object_get(doc, "cost");
+    double cores = 0, price = 0;
+    if (cost) {
+        if (!json_is_object(cost))
+            return fault(&ck, "cost", "must be an object", cost);
+        if (only_known(&ck, cost, "cost.", cost_keys) ||
+            get_number(&ck, cost, "cores_per_rank", "cost.cores_per_rank", 1, &cores) ||
+            get_number(&ck, cost, "price_per_core_hour", "cost.price_per_core_hour", 0, &price))
+            return -1;
+    }
+
+    e->spec = json_pack("{s:{s:I, s:I, s:I, s:s, s:s, s:I}}", "training", "train_samples", train,
+                        "validation_samples", valid, "batch_size", batch, "data_parallel", dp,
+                        "model_parallel", mp, "warmup_steps", warmup);
+    if (e->spec && cost)
+        json_object_set_new(e->spec, "cost",
+                            json_pack("{s:f, s:f}", "cores_per_rank", cores,
+                                      "price_per_core_hour", price));
+    e->name = strdup(nm);
+    e->scaling = strdup(sc);
+    e->parameters = calloc(np, sizeof *e->parameters);
+    int ok = e->spec && e->name && e->scaling && e->parameters;
+    if (ok)
+        e->nparams = (int)np;
+    for (size_t i = 0; ok && i < np; i++)
+        ok = (e->parameters[i] = strdup(names[i])) != NULL;
+    if (!ok) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* --- views --------------------------------------------------------------- */
+
+/* Sets into dst the keys of src: those in order first, in that order, then
+ * the others as they come (jsonb hands keys back sorted by length). */
+static void copy_ordered(json_t *dst, const json_t *src, const char *const *order)
+{
+    for (const char *const *k = order; *k; k++) {
+        json_t *v = json_object_get(src, *k);
+        if (v)
+            json_object_set(dst, *k, v);
+    }
+    json_object_update_missing(dst, (json_t *)src);
+}
+
+static json_t *experiment_view(const store_experiment *e)
+{
+    json_t *params = json_array();
+    for (int i = 0; params && i < e->nparams; i++)
+        json_array_append_new(params, json_string(e->parameters[i]));
+    json_t *v = json_pack("{s:I, s:s, s:o, s:s}", "id", (json_int_t)e->id, "name", e->name,
+                          "parameters", params, "scaling", e->scaling);
+    json_t *training = json_object(), *cost = json_object();
+    if (!v || !training || !cost) {
+        json_decref(v);
+        json_decref(training);
+        json_decref(cost);
+        return NULL;
+    }
+    const json_t *spec_cost = json_object_get(e->spec, "cost");
+    copy_ordered(training, json_object_get(e->spec, "training"), training_keys);
+    copy_ordered(cost, spec_cost, cost_keys);
+    json_object_set_new(v, "training", training);
+    json_object_set_new(v, "cost", spec_cost ? cost : json_null());
+    if (!spec_cost)
+        json_decref(cost);
+    json_object_update_missing(v, e->spec); /* keys later features add */
+    json_object_set_new(v, "created_at", json_string(e->created_at));
+    return v;
+}
+
+/* --- handlers ------------------------------------------------------------ */
+
+void api_experiment_create(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    json_t *doc;
+    if (api_parse_object(req, resp, &doc))
+        return;
+    store_experiment e = {0};
+    int bad = validate_create(doc, resp, &e);
+    json_decref(doc);
+    if (bad) {
+        store_experiment_free(&e);
+        return;
+    }
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_create(c, &e, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+    } else {
+        api_send_json(resp, 201, experiment_view(&e));
+        api_add_header(resp, "Location", "/v1/experiments/%" PRId64, e.id);
+    }
+    store_experiment_free(&e);
+}
+
+void api_experiment_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "experiment", &id))
+        return;
+    store_error err;
+    store_experiment e;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_get(c, id, &e, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 200, experiment_view(&e));
+    store_experiment_free(&e);
+}
+
+void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "experiment", &id))
+        return;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_delete(c, id, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc)
+        api_store_problem(resp, &err);
+    else
+        api_send_empty(resp, 204);
+}
+
+/* A query parameter as an integer in [min, max]; absent -> dflt. */
+static int query_int(const api_request *req, api_response *resp, const char *name,
+                     long long min, long long max, long long dflt, long long *out)
+{
+    const char *s = api_query(req, name);
+    *out = dflt;
+    if (!s)
+        return 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || v < min || v > max || (*s != '-' && !isdigit((unsigned char)*s))) {
+        api_problem(resp, 400, name, "must be an integer from %lld to %lld, got \"%.40s\"", min,
+                    max, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    long long limit, after;
+    if (query_int(req, resp, "limit", 1, LIST_MAX, LIST_DEFAULT, &limit) ||
+        query_int(req, resp, "after", 0, INT64_MAX, 0, &after))
+        return;
+    store_error err;
+    store_experiment *v = NULL;
+    int n = 0;
+    PGconn *c = store_acquire(ctx->db, &err);
+    /* one more than asked tells whether there is a next page */
+    int rc = c ? store_experiment_list(c, after, (int)limit + 1, &v, &n, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    int total = n, more = n > limit;
+    if (more)
+        n = (int)limit;
+    json_t *items = json_array();
+    for (int i = 0; items && i < n; i++)
+        json_array_append_new(items, experiment_view(&v[i]));
+    json_t *next = json_null();
+    if (more) {
+        char link[96];
+        snprintf(link, sizeof link, "/v1/experiments?after=%" PRId64 "&limit=%lld", v[n - 1].id,
+                 limit);
+        next = json_string(link);
+    }
+    store_experiment_list_free(v, total);
+    api_send_json(resp, 200, json_pack("{s:o, s:o}", "experiments", items, "next", next));
+}

@@ -1,0 +1,23 @@
+/*
+ * handlers.h — every request handler, by file. A new resource is a new
+ * api/<resource>.c with its handlers declared here, one line per route in
+ * api/router.c's table, and its paths in api/openapi.json.
+ */
+#ifndef PERFCAST_API_HANDLERS_H
+#define PERFCAST_API_HANDLERS_H
+
+#include "api/api.h"
+
+/* ops.c: operating endpoints */
+void api_health(api_ctx *ctx, api_request *req, api_response *resp);
+void api_ready(api_ctx *ctx, api_request *req, api_response *resp);
+void api_metrics_get(api_ctx *ctx, api_request *req, api_response *resp);
+void api_openapi(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* experiments.c */
+void api_experiment_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_experiment_get(api_ctx *ctx, api_request *req, api_response *resp);
+void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * http.c — request lookups and response helpers (see api/http.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/http.h"
+
+static const char *kv_find(const api_kv *kv, size_t n, const char *name, int nocase)
+{
+    for (size_t i = 0; i < n; i++)
+        if (kv[i].name && (nocase ? !strcasecmp(kv[i].name, name) : !strcmp(kv[i].name, name)))
+            return kv[i].value ? kv[i].value : "";
+    return NULL;
+}
+
+const char *api_query(const api_request *req, const char *name)
+{
+    return kv_find(req->query, req->nquery, name, 0);
+}
+
+const char *api_header(const api_request *req, const char *name)
+{
+    return kv_find(req->headers, req->nheaders, name, 1);
+}
+
+const char *api_path_param(const api_request *req, const char *name)
+{
+    return kv_find(req->params, req->nparams, name, 0);
+}
+
+const char *api_status_title(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Content";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return status < 400 ? "OK" : status < 500 ? "Client Error" : "Server Error";
+    }
+}
+
+void api_response_free(api_response *resp)
+{
+    free(resp->body);
+    memset(resp, 0, sizeof *resp);
+}
+
+void api_send_body(api_response *resp, int status, const char *content_type, char *body,
+                   size_t len)
+{
+    free(resp->body);
+    resp->status = status;
+    resp->content_type = content_type;
+    resp->body = body;
+    resp->body_len = len;
+}
+
+void api_send_empty(api_response *resp, int status)
+{
+    api_send_body(resp, status, NULL, NULL, 0);
+}
+
+/* A fixed answer when even the error cannot be built (out of memory). */
+static void send_oom(api_response *resp)
+{
+    static const char doc[] = "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\","
+                              "\"status\":500,\"detail\":\"out of memory\"}";
+    char *b = malloc(sizeof doc);
+    if (b)
+        memcpy(b, doc, sizeof doc);
+    api_send_body(resp, 500, "application/problem+json", b, b ? sizeof doc - 1 : 0);
+    snprintf(resp->error, sizeof resp->error, "out of memory building the response");
+}
+
+static void send_doc(api_response *resp, int status, const char *content_type, json_t *doc)
+{
+    size_t len = 0;
+    char *text = doc ? api_json_text(doc, &len) : NULL;
+    json_decref(doc);
+    if (!text) {
+        send_oom(resp);
+        return;
+    }
+    api_send_body(resp, status, content_type, text, len);
+}
+
+void api_send_json(api_response *resp, int status, json_t *doc)
+{
+    send_doc(resp, status, "application/json", doc);
+}
+
+void api_add_header(api_response *resp, const char *name, const char *fmt, ...)
+{
+    if (resp->nheaders >= API_MAX_RESPONSE_HEADERS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(resp->headers[resp->nheaders].value, sizeof resp->headers[0].value, fmt, ap);
+    va_end(ap);
+    resp->headers[resp->nheaders++].name = name;
+}
+
+static void problem_v(api_response *resp, int status, const char *field, const char *fmt,
+                      va_list ap)
+{
+    char msg[512], detail[600];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (field)
+        snprintf(detail, sizeof detail, "%s: %s", field, msg);
+    else
+        snprintf(detail, sizeof detail, "%s", msg);
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", "about:blank", "title",
+                            api_status_title(status), "status", status, "detail", detail);
+    if (doc && field)
+        json_object_set_new(doc, "field", json_string(field));
+    resp->nheaders = 0; /* headers of an answer being replaced do not apply */
+    send_doc(resp, status, "application/problem+json", doc);
+}
+
+void api_problem(api_response *resp, int status, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    problem_v(resp, status, field, fmt, ap);
+    va_end(ap);
+}
+
+void api_store_problem(api_response *resp, const store_error *err)
+{
+    switch (err->code) {
+    case STORE_NOT_FOUND:
+        api_problem(resp, 404, NULL, "%s", err->msg);
+        break;
+    case STORE_CONFLICT:
+        api_problem(resp, 409, NULL, "%s", err->msg);
+        break;
+    case STORE_INVALID:
+        api_problem(resp, 400, NULL, "%s", err->msg);
+        break;
+    case STORE_UNAVAILABLE:
+        api_problem(resp, 503, NULL, "the database is unavailable; retry later");
+        api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+        snprintf(resp->error, sizeof resp->error, "%s", err->msg);
+        break;
+    default:
+        api_problem(resp, 500, NULL, "internal error");
+        snprintf(resp->error, sizeof resp->error, "%s", err->msg);
+        break;
+    }
+}
+
+int api_parse_object(const api_request *req, api_response *resp, json_t **out)
+{
+    json_error_t je;
+    *out = NULL;
+    if (req->body_len == 0) {
+        api_problem(resp, 400, NULL, "the request body is empty; expected a JSON object");
+        return -1;
+    }
+    json_t *doc = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        api_problem(resp, 400, NULL, "malformed JSON at line %d, column %d (byte offset %d): %s",
+                    je.line, je.column, je.position, je.text);
+        return -1;
+    }
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        api_problem(resp, 400, NULL, "the request body must be a JSON object");
+        return -1;
+    }
+    *out = doc;
+    return 0;
+}
+
+int api_path_id(const api_request *req, api_response *resp, const char *name, const char *what,
+                int64_t *id)
+{
+    const char *text = api_path_param(req, name);
+    char *end = NULL;
+    errno = 0;
+    long long v = text && *text >= '1' && *text <= '9' ? strtoll(text, &end, 10) : 0;
+    if (v <= 0 || errno || !end || *end) {
+        api_problem(resp, 404, NULL, "no %s with id \"%s\" (ids are positive integers)", what,
+                    text ? text : "");
+        return -1;
+    }
+    *id = v;
+    return 0;
+}

@@ -1,0 +1,105 @@
+/*
+ * http.h — the request and response every API handler sees, independent of
+ * the HTTP server library.
+ *
+ * server/http.c fills an api_request from libmicrohttpd (method, decoded
+ * path, query parameters, headers, the whole body) and sends the
+ * api_response back; api/router.c adds the matched route and its path
+ * parameters. Handlers answer with the helpers below: JSON documents, or
+ * errors as application/problem+json ({"type","title","status","detail"},
+ * plus "field" when one input field is at fault), with store errors mapped
+ * to statuses in one place (api_store_problem).
+ */
+#ifndef PERFCAST_API_HTTP_H
+#define PERFCAST_API_HTTP_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/db.h"
+
+#define API_MAX_PATH_PARAMS 4
+#define API_MAX_RESPONSE_HEADERS 4
+#define API_RETRY_AFTER_SECONDS 1 /* Retry-After on 503 */
+
+typedef struct api_kv {
+    const char *name;
+    const char *value;
+} api_kv;
+
+typedef struct api_request {
+    const char *method; /* "GET", "POST", ... */
+    const char *path;   /* percent-decoded, without the query string */
+    const api_kv *query;
+    size_t nquery;
+    const api_kv *headers;
+    size_t nheaders;
+    const char *body;   /* NUL-terminated; may contain NULs before body_len */
+    size_t body_len;
+    /* set by the router */
+    const char *route;  /* the matched pattern, e.g. "/v1/experiments/{id}" */
+    api_kv params[API_MAX_PATH_PARAMS]; /* {name} segments, values in param_buf */
+    size_t nparams;
+    char param_buf[256];
+} api_request;
+
+typedef struct api_response {
+    int status;
+    const char *content_type;  /* a string literal */
+    char *body;                /* malloc'ed, owned; may be NULL when body_len is 0 */
+    size_t body_len;
+    struct {
+        const char *name;      /* a string literal */
+        char value[160];
+    } headers[API_MAX_RESPONSE_HEADERS];
+    size_t nheaders;
+    char error[256];           /* why a 5xx happened, for the log; never sent */
+} api_response;
+
+/* Lookups: first match, NULL when absent. Header names ignore case. */
+const char *api_query(const api_request *req, const char *name);
+const char *api_header(const api_request *req, const char *name);
+const char *api_path_param(const api_request *req, const char *name);
+
+/* Reason phrase for a status ("Not Found"). */
+const char *api_status_title(int status);
+
+/* Compact JSON text of doc, reals in their shortest exact form (api/json.c);
+ * malloc'ed, NULL when out of memory. */
+char *api_json_text(const json_t *doc, size_t *len);
+
+/* Replaces the response with doc (the reference is stolen), compact JSON. */
+void api_send_json(api_response *resp, int status, json_t *doc);
+/* Replaces the response with body (ownership taken). */
+void api_send_body(api_response *resp, int status, const char *content_type, char *body,
+                   size_t len);
+/* Replaces the response with no body (204, ...). */
+void api_send_empty(api_response *resp, int status);
+/* Adds a response header; a header beyond API_MAX_RESPONSE_HEADERS is dropped. */
+void api_add_header(api_response *resp, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Replaces the response with a problem document. field (may be NULL) names
+ * the input at fault, e.g. "training.batch_size"; the detail then reads
+ * "<field>: <message>" and the document carries "field" too. */
+void api_problem(api_response *resp, int status, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Problem for a store error: NOT_FOUND 404, CONFLICT 409, INVALID 400,
+ * UNAVAILABLE 503 with Retry-After, INTERNAL 500 (message only logged). */
+void api_store_problem(api_response *resp, const store_error *err);
+
+/* Parses the body as one JSON object. On failure answers 400 with the line,
+ * column and byte offset of the fault (or 400 "body must be a JSON object")
+ * and returns -1. */
+int api_parse_object(const api_request *req, api_response *resp, json_t **out);
+
+/* Path parameter `name` as a positive 64-bit id. Anything else cannot name a
+ * resource: answers 404 "<what> <text> not found" and returns -1. */
+int api_path_id(const api_request *req, api_response *resp, const char *name, const char *what,
+                int64_t *id);
+
+/* Frees what resp owns and zeroes it. */
+void api_response_free(api_response *resp);
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * router.c — the route table and api_dispatch().
+ *
+ * Adding an endpoint: write its handler (api/<resource>.c, declared in
+ * api/handlers.h), add one line below, and describe it in api/openapi.json
+ * (tests/test_api_routes.c fails when the two disagree). Patterns are
+ * literal segments and {name} segments; the first route whose pattern and
+ * method match wins. A path that matches a pattern under another method
+ * answers 405 with Allow; no pattern at all, 404.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/handlers.h"
+
+static const api_route routes[] = {
+    {"GET", "/health", api_health, 0},
+    {"GET", "/ready", api_ready, 0},
+    {"GET", "/metrics", api_metrics_get, 0},
+    {"GET", "/openapi.json", api_openapi, 0},
+    {"GET", "/v1/experiments", api_experiment_list, API_ROUTE_DB},
+    {"POST", "/v1/experiments", api_experiment_create, API_ROUTE_DB},
+    {"GET", "/v1/experiments/{id}", api_experiment_get, API_ROUTE_DB},
+    {"DELETE", "/v1/experiments/{id}", api_experiment_delete, API_ROUTE_DB},
+};
+
+const api_route *api_routes(size_t *n)
+{
+    *n = sizeof routes / sizeof *routes;
+    return routes;
+}
+
+/* Matches path against pattern segment by segment, collecting {name}
+ * segments into req->params (names and values copied to req->param_buf). */
+static int match(const char *pattern, const char *path, api_request *req)
+{
+    size_t used = 0;
+    req->nparams = 0;
+    while (*pattern == '/' && *path == '/') {
+        const char *p = pattern + 1, *s = path + 1;
+        const char *pe = strchrnul(p, '/'), *se = strchrnul(s, '/');
+        size_t plen = (size_t)(pe - p), slen = (size_t)(se - s);
+        if (*p == '{' && plen > 2) {
+            size_t nlen = plen - 2;
+            if (slen == 0 || req->nparams == API_MAX_PATH_PARAMS ||
+                used + nlen + slen + 2 > sizeof req->param_buf)
+                return 0;
+            char *name = req->param_buf + used;
+            memcpy(name, p + 1, nlen);
+            name[nlen] = '\0';
+            char *value = name + nlen + 1;
+            memcpy(value, s, slen);
+            value[slen] = '\0';
+            used += nlen + slen + 2;
+            req->params[req->nparams++] = (api_kv){name, value};
+        } else if (plen != slen || memcmp(p, s, plen)) {
+            return 0;
+        }
+        pattern = pe;
+        path = se;
+    }
+    return !*pattern && !*path;
+}
+
+void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
+    char allow[64] = "";
+    req->route = NULL;
+    for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
+        const api_route *r = &routes[i];
+        if (!match(r->pattern, req->path, req))
+            continue;
+        if (strcmp(r->method, method)) {
+            size_t n = strlen(allow);
+            snprintf(allow + n, sizeof allow - n, "%s%s%s", n ? ", " : "", r->method,
+                     strcmp(r->method, "GET") ? "" : ", HEAD");
+            req->route = r->pattern;
+            continue;
+        }
+        req->route = r->pattern;
+        if ((r->flags & API_ROUTE_DB) && !ctx->schema_ready) {
+            api_problem(resp, 503, NULL, "the database schema is not ready yet; retry later");
+            api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+            return;
+        }
+        r->handler(ctx, req, resp);
+        return;
+    }
+    req->nparams = 0;
+    if (*allow) {
+        api_problem(resp, 405, NULL, "%s is not allowed on %s; allowed: %s", req->method,
+                    req->path, allow);
+        api_add_header(resp, "Allow", "%s", allow);
+    } else {
+        api_problem(resp, 404, NULL, "no such resource: %s", req->path);
+    }
+}

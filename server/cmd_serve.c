@@ -1,0 +1,160 @@
+/*
+ * cmd_serve.c — `perfcast serve`: the HTTP service.
+ *
+ * Start: configuration (server/config.h), the store pool, migrations, the
+ * worker pool (server/workers.h), then the HTTP daemon (server/http.h).
+ * When the database is down at start the daemon serves anyway — /health
+ * answers, /ready and database routes answer 503 — and the main thread
+ * retries the migrations every second until they are applied.
+ *
+ * Signals: SIGINT and SIGTERM are blocked in every thread and taken by the
+ * main thread with sigtimedwait(), so no handler and no global state is
+ * needed. On either, the daemon stops accepting, requests in progress get
+ * up to DRAIN_SECONDS to finish, then the daemon, the workers and the pool
+ * stop in that order, and the process exits 0.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "api/handlers.h"
+#include "server/commands.h"
+#include "server/config.h"
+#include "server/http.h"
+#include "server/log.h"
+#include "server/workers.h"
+
+#define DRAIN_SECONDS 10
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: perfcast serve [OPTIONS]\n"
+                "Serves the HTTP API; flags override the environment.\n\n%s",
+            srv_config_usage);
+}
+
+/* /metrics collector: the store pool's slots. */
+static void pool_metrics(void *arg, FILE *out)
+{
+    int size, busy, connected;
+    store_stats(arg, &size, &busy, &connected);
+    fprintf(out,
+            "# HELP perfcast_db_pool_size Database connections the pool may hold.\n"
+            "# TYPE perfcast_db_pool_size gauge\n"
+            "perfcast_db_pool_size %d\n"
+            "# HELP perfcast_db_pool_connections Database pool connections by state.\n"
+            "# TYPE perfcast_db_pool_connections gauge\n"
+            "perfcast_db_pool_connections{state=\"open\"} %d\n"
+            "perfcast_db_pool_connections{state=\"in_use\"} %d\n",
+            size, connected, busy);
+}
+
+/* Migrations done: workers start, database routes open. 0 or -1. */
+static int schema_ready(api_ctx *api, srv_workers *workers, const srv_config *cfg, srv_log *log)
+{
+    char err[256];
+    if (srv_workers_start(workers, cfg->workers, 0 /* default lease */, api->db, log, err,
+                          sizeof err)) {
+        srv_logf(log, SRV_LOG_ERROR, "cannot start the workers", "{s:s}", "error", err);
+        return -1;
+    }
+    api->schema_ready = 1;
+    return 0;
+}
+
+/* Waits for SIGINT/SIGTERM, retrying migrations meanwhile if still needed.
+ * Returns the exit status. */
+static int run(api_ctx *api, srv_workers *workers, const srv_config *cfg, srv_log *log,
+               const sigset_t *stop)
+{
+    int waited = 0;
+    for (;;) {
+        struct timespec tick = {1, 0};
+        siginfo_t si;
+        int sig = sigtimedwait(stop, &si, &tick);
+        if (sig > 0) {
+            srv_logf(log, SRV_LOG_INFO, "stopping", "{s:s}", "signal",
+                     sig == SIGINT ? "SIGINT" : "SIGTERM");
+            return 0;
+        }
+        if (api->schema_ready)
+            continue;
+        waited++;
+        int m = srv_migrate(log, api->db, waited % 30 != 0);
+        if (m < 0 || (m == 1 && schema_ready(api, workers, cfg, log)))
+            return 1;
+    }
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    srv_config cfg;
+    char err[512];
+    int rc = srv_config_load(&cfg, argc, argv, err, sizeof err);
+    if (rc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "perfcast serve: %s\n", err);
+        usage(stderr);
+        return 2;
+    }
+
+    /* before any thread exists, so that all of them inherit the mask */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    srv_log log;
+    srv_log_init(&log, stderr, cfg.log_level);
+    srv_logf(&log, SRV_LOG_INFO, "starting", "{s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i}",
+             "listen_host", cfg.listen_host, "listen_port", cfg.listen_port, "http_threads",
+             cfg.http_threads, "workers", cfg.workers, "db_pool", cfg.db_pool, "max_body",
+             (json_int_t)cfg.max_body, "max_connections", cfg.max_connections, "http_timeout",
+             cfg.http_timeout);
+
+    api_ctx api = {.db = store_open(cfg.database_url, cfg.db_pool), .metrics = api_metrics_new()};
+    srv_workers workers = {0};
+    srv_http http = {.quiesced_fd = -1};
+    int status = 1;
+    if (!api.db || !api.metrics || api_metrics_add_collector(api.metrics, pool_metrics, api.db)) {
+        srv_logf(&log, SRV_LOG_ERROR, "out of memory", NULL);
+        goto out;
+    }
+    int m = srv_migrate(&log, api.db, 0);
+    if (m < 0 || (m == 1 && schema_ready(&api, &workers, &cfg, &log)))
+        goto out;
+    if (srv_http_start(&http, &cfg, &api, &log, err, sizeof err)) {
+        srv_logf(&log, SRV_LOG_ERROR, "cannot serve", "{s:s}", "error", err);
+        goto out;
+    }
+    char url[300];
+    snprintf(url, sizeof url, strchr(http.host, ':') ? "http://[%s]:%d" : "http://%s:%d",
+             http.host, http.port);
+    srv_logf(&log, SRV_LOG_INFO, "listening", "{s:s, s:s, s:i, s:b}", "url", url, "host",
+             http.host, "port", http.port, "ready", (int)api.schema_ready);
+
+    status = run(&api, &workers, &cfg, &log, &stop);
+
+    srv_http_quiesce(&http);
+    for (int i = 0; i < DRAIN_SECONDS * 100 && srv_http_inflight(&http) > 0; i++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    if (srv_http_inflight(&http) > 0)
+        srv_logf(&log, SRV_LOG_WARN, "requests cut off at shutdown", "{s:i}", "requests",
+                 srv_http_inflight(&http));
+out:
+    srv_http_stop(&http);
+    srv_workers_stop(&workers);
+    store_close(api.db);
+    api_metrics_free(api.metrics);
+    srv_logf(&log, status ? SRV_LOG_ERROR : SRV_LOG_INFO, "stopped", "{s:i}", "exit_status",
+             status);
+    srv_log_destroy(&log);
+    return status;
+}

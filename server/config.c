@@ -1,0 +1,203 @@
+/*
+ * config.c — reads srv_config from the environment and flags (see
+ * server/config.h). Every value is checked here, so a typo stops the
+ * process at start with the name of the setting, not later.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "server/config.h"
+#include "server/log.h"
+
+const char srv_config_usage[] =
+    "  --database-url URL      PostgreSQL connection URI or key=value string (DATABASE_URL)\n"
+    "  --listen HOST:PORT      address to serve on, default 127.0.0.1:8080 (PERFCAST_LISTEN)\n"
+    "  --workers N             background worker threads, default: cores (PERFCAST_WORKERS)\n"
+    "  --http-threads N        HTTP threads, default: 2 x cores, at least 4 (PERFCAST_HTTP_THREADS)\n"
+    "  --max-body SIZE         largest request body, default 1GiB (PERFCAST_MAX_BODY)\n"
+    "  --db-pool N             database connections, default: http threads + workers, at most 32\n"
+    "                          (PERFCAST_DB_POOL)\n"
+    "  --max-connections N     simultaneous HTTP connections, default 1024\n"
+    "                          (PERFCAST_MAX_CONNECTIONS)\n"
+    "  --http-timeout SECONDS  idle HTTP connection timeout, default 60 (PERFCAST_HTTP_TIMEOUT)\n"
+    "  --log-level LEVEL       debug, info, warn or error, default info (PERFCAST_LOG_LEVEL)\n";
+
+static int parse_int(const char *s, long min, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < min || v > max)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "1048576", "64K", "512MiB", "1G" -> bytes */
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned long long mul = 1;
+    if (!strcasecmp(end, "k") || !strcasecmp(end, "kib") || !strcasecmp(end, "kb"))
+        mul = 1ULL << 10;
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mib") || !strcasecmp(end, "mb"))
+        mul = 1ULL << 20;
+    else if (!strcasecmp(end, "g") || !strcasecmp(end, "gib") || !strcasecmp(end, "gb"))
+        mul = 1ULL << 30;
+    else if (*end)
+        return -1;
+    if (v == 0 || v > (1ULL << 40) / mul)
+        return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+/* "HOST:PORT", "[::1]:PORT", ":PORT" */
+static int parse_listen(const char *s, char *host, size_t hostcap, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon)
+        return -1;
+    const char *h = s;
+    size_t hlen = (size_t)(colon - s);
+    if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
+        h++;
+        hlen -= 2;
+    }
+    if (hlen >= hostcap || memchr(h, '[', hlen) || memchr(h, ']', hlen))
+        return -1;
+    memcpy(host, h, hlen);
+    host[hlen] = '\0';
+    return parse_int(colon + 1, 0, 65535, port);
+}
+
+/* One setting from its source text; name is the variable or flag. */
+static int apply(srv_config *cfg, const char *key, const char *val, const char *name, char *err,
+                 size_t errcap)
+{
+    const char *want = NULL;
+    if (!strcmp(key, "database-url")) {
+        cfg->database_url = val;
+    } else if (!strcmp(key, "listen")) {
+        if (parse_listen(val, cfg->listen_host, sizeof cfg->listen_host, &cfg->listen_port))
+            want = "HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080";
+    } else if (!strcmp(key, "workers")) {
+        if (parse_int(val, 0, 1024, &cfg->workers))
+            want = "an integer from 0 to 1024";
+    } else if (!strcmp(key, "http-threads")) {
+        if (parse_int(val, 1, 1024, &cfg->http_threads))
+            want = "an integer from 1 to 1024";
+    } else if (!strcmp(key, "max-body")) {
+        if (parse_size(val, &cfg->max_body))
+            want = "a size in bytes > 0, optionally with K, M or G (KiB, MiB, GiB), at most 1T";
+    } else if (!strcmp(key, "db-pool")) {
+        if (parse_int(val, 1, 1024, &cfg->db_pool))
+            want = "an integer from 1 to 1024";
+    } else if (!strcmp(key, "max-connections")) {
+        if (parse_int(val, 1, 1000000, &cfg->max_connections))
+            want = "an integer from 1 to 1000000";
+    } else if (!strcmp(key, "http-timeout")) {
+        if (parse_int(val, 1, 86400, &cfg->http_timeout))
+            want = "a number of seconds from 1 to 86400";
+    } else if (!strcmp(key, "log-level")) {
+        cfg->log_level = srv_log_level_from_name(val);
+        if (cfg->log_level < 0)
+            want = "debug, info, warn or error";
+    } else {
+        snprintf(err, errcap, "unknown option %s", name);
+        return -1;
+    }
+    if (want) {
+        snprintf(err, errcap, "%s=\"%.100s\": expected %s", name, val, want);
+        return -1;
+    }
+    return 0;
+}
+
+static const struct {
+    const char *env;
+    const char *key;
+} env_names[] = {
+    {"DATABASE_URL", "database-url"},
+    {"PERFCAST_LISTEN", "listen"},
+    {"PERFCAST_WORKERS", "workers"},
+    {"PERFCAST_HTTP_THREADS", "http-threads"},
+    {"PERFCAST_MAX_BODY", "max-body"},
+    {"PERFCAST_DB_POOL", "db-pool"},
+    {"PERFCAST_MAX_CONNECTIONS", "max-connections"},
+    {"PERFCAST_HTTP_TIMEOUT", "http-timeout"},
+    {"PERFCAST_LOG_LEVEL", "log-level"},
+};
+
+int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t errcap)
+{
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->listen_host, sizeof cfg->listen_host, "127.0.0.1");
+    cfg->listen_port = 8080;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1)
+        cores = 1;
+    cfg->workers = cores > 1024 ? 1024 : (int)cores;
+    cfg->http_threads = cores < 2 ? 4 : cores > 512 ? 1024 : (int)(2 * cores);
+    cfg->max_body = (size_t)1 << 30;
+    cfg->db_pool = 0; /* derived below unless set */
+    cfg->max_connections = 1024;
+    cfg->http_timeout = 60;
+    cfg->log_level = SRV_LOG_INFO;
+
+    for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {
+        const char *v = getenv(env_names[i].env);
+        if (v && *v && apply(cfg, env_names[i].key, v, env_names[i].env, err, errcap))
+            return -1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return 1;
+        if (strncmp(a, "--", 2)) {
+            snprintf(err, errcap, "unexpected argument \"%s\"", a);
+            return -1;
+        }
+        char key[64];
+        const char *eq = strchr(a, '='), *val;
+        size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (klen >= sizeof key) {
+            snprintf(err, errcap, "unknown option %.80s", a);
+            return -1;
+        }
+        memcpy(key, a + 2, klen);
+        key[klen] = '\0';
+        if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            snprintf(err, errcap, "option %s needs a value", a);
+            return -1;
+        }
+        char name[80];
+        snprintf(name, sizeof name, "--%s", key);
+        if (apply(cfg, key, val, name, err, errcap))
+            return -1;
+    }
+    if (!cfg->database_url || !*cfg->database_url) {
+        snprintf(err, errcap, "no database: set DATABASE_URL or pass --database-url");
+        return -1;
+    }
+    if (!cfg->db_pool) {
+        int n = cfg->http_threads + cfg->workers;
+        cfg->db_pool = n > 32 ? 32 : n;
+    }
+    return 0;
+}

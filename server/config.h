@@ -1,0 +1,41 @@
+/*
+ * config.h — the settings of `perfcast serve` and `perfcast migrate`: from
+ * the environment first, then flags, which override.
+ *
+ *   DATABASE_URL            --database-url URL   required
+ *   PERFCAST_LISTEN         --listen HOST:PORT   127.0.0.1:8080 (port 0: any free port)
+ *   PERFCAST_WORKERS        --workers N          number of online cores
+ *   PERFCAST_HTTP_THREADS   --http-threads N     2 x cores, at least 4
+ *   PERFCAST_MAX_BODY       --max-body SIZE      1GiB (suffixes K, M, G, KiB, MiB, GiB)
+ *   PERFCAST_DB_POOL        --db-pool N          http threads + workers, at most 32
+ *   PERFCAST_MAX_CONNECTIONS --max-connections N 1024
+ *   PERFCAST_HTTP_TIMEOUT   --http-timeout SECONDS 60 (idle connection timeout)
+ *   PERFCAST_LOG_LEVEL      --log-level LEVEL    info (debug, info, warn, error)
+ */
+#ifndef PERFCAST_SERVER_CONFIG_H
+#define PERFCAST_SERVER_CONFIG_H
+
+#include <stddef.h>
+
+typedef struct srv_config {
+    const char *database_url; /* from the environment or argv: not owned */
+    char listen_host[256];    /* "" = every interface */
+    int listen_port;
+    int workers;
+    int http_threads;
+    size_t max_body;
+    int db_pool;
+    int max_connections;
+    int http_timeout;
+    int log_level; /* srv_log level */
+} srv_config;
+
+/* Fills cfg from the environment and argv (argv[0] is the command name).
+ * Returns 0, 1 when --help was asked (the caller prints usage), or -1 with a
+ * message naming the variable or flag in err. */
+int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t errcap);
+
+/* The flags, for usage texts. */
+extern const char srv_config_usage[];
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * log.h — structured logging: one JSON object per line on stderr,
+ * {"ts","level","msg", ...fields}. Passed explicitly to whatever logs
+ * (the HTTP glue, the worker pool, commands); safe from any thread.
+ */
+#ifndef PERFCAST_SERVER_LOG_H
+#define PERFCAST_SERVER_LOG_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+enum { SRV_LOG_DEBUG = 0, SRV_LOG_INFO = 1, SRV_LOG_WARN = 2, SRV_LOG_ERROR = 3 };
+
+typedef struct srv_log {
+    FILE *out;
+    int level; /* lines below it are dropped */
+    pthread_mutex_t mu;
+} srv_log;
+
+void srv_log_init(srv_log *l, FILE *out, int level);
+void srv_log_destroy(srv_log *l);
+
+/* "debug" | "info" | "warn" | "error" -> level, -1 otherwise */
+int srv_log_level_from_name(const char *name);
+/* Cheap test before building fields. */
+int srv_log_enabled(const srv_log *l, int level);
+
+/* Writes one line. fields is a Jansson json_pack() format for an object
+ * ("{s:s, s:i}") followed by its arguments, or NULL for none; the fields go
+ * next to ts/level/msg (which they cannot replace). */
+void srv_logf(srv_log *l, int level, const char *msg, const char *fields, ...);
+
+#endif
