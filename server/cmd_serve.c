@@ -103,7 +103,11 @@ int cmd_serve(int argc, char **argv)
         return 2;
     }
 
-    /* before any thread exists, so that all of them inherit the mask */
+    /* before any thread exists, so that all of them inherit the mask; a
+     * disposition inherited as "ignore" (background jobs of a shell) would
+     * discard the signals, so restore the default first */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);

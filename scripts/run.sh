@@ -1,0 +1,112 @@
+#!/bin/sh
+# run.sh — `make run`: from a fresh Debian 12 machine to a serving perfcast.
+#
+#   1. installs the Debian packages the build and a local database need (when
+#      root; otherwise prints the apt-get line and stops);
+#   2. builds (make);
+#   3. when DATABASE_URL is unset, starts a private PostgreSQL in ./var/pg
+#      (as the `postgres` user when root — PostgreSQL refuses root — else as
+#      you), on 127.0.0.1:${PERFCAST_PG_PORT:-54329}, and points DATABASE_URL
+#      at it;
+#   4. applies migrations and serves on ${PERFCAST_LISTEN:-127.0.0.1:8080},
+#      printing curl examples. Ctrl-C stops the service and the private
+#      PostgreSQL (its data stays in ./var/pg for the next run).
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+BUILD=${BUILD:-build}
+
+PACKAGES="build-essential pkg-config libgsl-dev libjansson-dev libmicrohttpd-dev libpq-dev libssl-dev postgresql curl"
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "run: installing$missing"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+    else
+        echo "run: missing Debian packages. Install them with:"
+        echo "  sudo apt-get install -y$missing"
+        exit 1
+    fi
+fi
+
+make -j"$(nproc)" BUILD="$BUILD"
+case "$BUILD" in
+/*) bin="$BUILD/perfcast" ;;
+*) bin="$root/$BUILD/perfcast" ;;
+esac
+
+pg_stop=""
+if [ -z "${DATABASE_URL:-}" ]; then
+    pgbin=""
+    for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n); do pgbin=$d; done
+    [ -n "$pgbin" ] || { echo "run: PostgreSQL server binaries not found (package postgresql)"; exit 1; }
+    port=${PERFCAST_PG_PORT:-54329}
+    data="$root/var/pg"
+    as_pg=""
+    if [ "$(id -u)" = 0 ]; then
+        as_pg="runuser -u postgres --"
+        if ! runuser -u postgres -- test -x "$root"; then
+            echo "run: the postgres user cannot enter $root; set DATABASE_URL to a database instead"
+            exit 1
+        fi
+    fi
+    mkdir -p "$root/var"
+    [ -z "$as_pg" ] || chown postgres: "$root/var"
+    if [ ! -f "$data/PG_VERSION" ]; then
+        echo "run: creating a PostgreSQL cluster in $data"
+        $as_pg "$pgbin/initdb" -D "$data" -U postgres -A trust -E UTF8 --no-instructions >"$root/var/initdb.log"
+    fi
+    if $as_pg "$pgbin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+        echo "run: PostgreSQL already running in $data"
+    else
+        $as_pg "$pgbin/pg_ctl" -D "$data" -l "$root/var/postgres.log" -w -t 30 \
+            -o "-p $port -k $root/var -c listen_addresses=127.0.0.1" start >/dev/null \
+            || { echo "run: PostgreSQL did not start; see var/postgres.log"; exit 1; }
+        pg_stop="$as_pg $pgbin/pg_ctl -D $data -m fast -w stop"
+        trap '$pg_stop >/dev/null 2>&1 || true' EXIT # also when a later step fails
+    fi
+    DATABASE_URL="postgresql://postgres@127.0.0.1:$port/postgres"
+    export DATABASE_URL
+    echo "run: DATABASE_URL=$DATABASE_URL"
+fi
+
+"$bin" migrate
+
+listen=${PERFCAST_LISTEN:-127.0.0.1:8080}
+export PERFCAST_LISTEN="$listen"
+url="http://$listen"
+case "$listen" in 0.0.0.0:*|:*) url="http://127.0.0.1:${listen##*:}";; esac
+cat <<EOT
+
+perfcast serves on $url (Ctrl-C stops it). Try:
+
+  curl -s $url/health
+  curl -s -X POST $url/v1/experiments -H 'Content-Type: application/json' \\
+    -d '{"name":"demo-$(date +%s)","parameters":["ranks"],"scaling":"weak",
+         "training":{"train_samples":1281167,"validation_samples":50000,"batch_size":32,
+                     "data_parallel":"ranks","model_parallel":"1","warmup_steps":10},
+         "cost":{"cores_per_rank":8,"price_per_core_hour":0.05}}'
+  curl -s $url/v1/experiments
+  curl -s $url/openapi.json
+
+EOT
+if [ -z "$pg_stop" ]; then
+    exec "$bin" serve
+fi
+# The service runs as a child so that this shell can stop the private
+# PostgreSQL after it (the EXIT trap); Ctrl-C or SIGTERM here is passed on as SIGTERM (the
+# service drains its requests and stops).
+"$bin" serve &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null || true' INT TERM
+status=0
+wait "$child" || status=$?
+while kill -0 "$child" 2>/dev/null; do
+    status=0
+    wait "$child" || status=$?
+done
+exit $status
