@@ -19,12 +19,13 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "modeling/expr.h"
 #include "store/experiments.h"
 
 #define MAX_PARAMS 8
 #define MAX_NAME 200
 #define MAX_PARAM_NAME 64
-#define MAX_DEGREE 257
+#define MAX_DEGREE (EXPR_MAX_TEXT + 1)
 #define LIST_DEFAULT 100
 #define LIST_MAX 1000
 
@@ -136,32 +137,25 @@ static int valid_param_name(const char *s)
     return 1;
 }
 
-/* A positive integer literal: "4". */
-static int positive_integer_text(const char *s)
-{
-    if (*s < '1' || *s > '9')
-        return 0;
-    while (isdigit((unsigned char)*s))
-        s++;
-    return *s == '\0';
-}
-
-/* Checks one degree of parallelism (data_parallel G, model_parallel M)
- * against the experiment's parameters: one parameter name or a positive
- * integer. This is the one place that decides what a degree may be, where
- * arithmetic expressions over the parameters plug in. Returns 0, or -1 with
- * a message. */
+/* Checks one degree of parallelism (data_parallel G, model_parallel M): an
+ * arithmetic expression over the experiment's parameters (modeling/expr.h),
+ * e.g. "ranks", "ranks/4", "4". One without parameters must be > 0. Returns
+ * 0, or -1 with a message (with the byte offset of a syntax fault). */
 static int check_degree(const char *text, const char *const *names, int nnames, char *msg,
                         size_t msgcap)
 {
-    if (positive_integer_text(text))
-        return 0;
+    expr e;
+    if (expr_compile(text, names, nnames, &e, msg, msgcap))
+        return -1;
     for (int i = 0; i < nnames; i++)
-        if (!strcmp(text, names[i]))
+        if (expr_uses(&e, i))
             return 0;
-    snprintf(msg, msgcap, "\"%.64s\" is neither a parameter of the experiment nor an integer > 0",
-             text);
-    return -1;
+    double zeros[MAX_PARAMS] = {0}, v;
+    if (expr_eval(&e, zeros, &v) || !(v > 0)) {
+        snprintf(msg, msgcap, "must be > 0");
+        return -1;
+    }
+    return 0;
 }
 
 /* A degree given as a string or a positive integer; normalized to text into

@@ -200,7 +200,7 @@ static void test_experiments(harness *h)
     /* defaults: optional fields absent, degrees as numbers, no cost */
     json_t *d = json_loads(
         "{\"name\":\"defaults\",\"parameters\":[\"nodes\",\"gpus\"],\"scaling\":\"strong\","
-        "\"training\":{\"train_samples\":50,\"batch_size\":2,\"data_parallel\":\"nodes\"}}",
+        "\"training\":{\"train_samples\":50,\"batch_size\":2,\"data_parallel\":\"nodes*gpus/2\"}}",
         0, NULL);
     char *dtext = json_dumps(d, 0);
     json_decref(d);
@@ -211,7 +211,7 @@ static void test_experiments(harness *h)
     check(r.status == 201 && json_integer_value(json_object_get(tr, "validation_samples")) == 0 &&
               json_integer_value(json_object_get(tr, "warmup_steps")) == 0 &&
               !strcmp(json_string_value(json_object_get(tr, "model_parallel")), "1") &&
-              !strcmp(json_string_value(json_object_get(tr, "data_parallel")), "nodes") &&
+              !strcmp(json_string_value(json_object_get(tr, "data_parallel")), "nodes*gpus/2") &&
               json_is_null(json_object_get(e, "cost")),
           "defaults: %d %s", r.status, r.body ? r.body : "");
     json_decref(e);
@@ -349,7 +349,13 @@ static void test_validation(harness *h)
     }
     check(experiment_count(h) == before, "invalid documents stored something");
 
+    /* a syntax fault in an expression names its offset */
+    char *doc = doc_with("offset", "training.data_parallel", "\"ranks*/2\"");
     harness_response r;
+    harness_post(h, "/v1/experiments", doc, &r);
+    free(doc);
+    check_problem(&r, 400, "offset 6", "expression offset");
+    harness_response_free(&r);
 
     /* malformed JSON: line, column and byte offset */
     harness_post(h, "/v1/experiments", "{\n  \"name\": ,\n}", &r);
