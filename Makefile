@@ -70,9 +70,9 @@ $(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c bench/gen_core.h $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 test: $(BUILD)/perfcast $(TESTS)
 	@tests/run.sh $(BUILD)

@@ -2,7 +2,8 @@
 # bench/run.sh BUILD — perfcast's speed and accuracy figures (`make bench`).
 #
 # Prints one JSON object per line per figure ("figure": machine, speed_1param,
-# speed_2param, modeler_cache, accuracy), then a human summary on lines
+# speed_2param, modeler_cache, accuracy, http_startup, http_health,
+# http_create), then a human summary on lines
 # starting with "# ". Data and outputs go to BUILD/bench-data/. Every step
 # runs under BUILD/bench/rusage with a time limit (BENCH_TIMEOUT seconds,
 # default 120), so a hung or crashing step becomes an {"error": ...} line and
@@ -126,7 +127,27 @@ accuracy() {
         "p90 $(jget extrapolation_ape_p90 "$s") % ($(jget missing "$s") of $n missing)"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler; do
+# The service against a private PostgreSQL (bench/bench_http.c): start-up,
+# GET /health under wrk, experiment creation.
+http_service() {
+    if ! measure "$DATA/http.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_http"; then
+        cat "$DATA/http.out" 2>/dev/null | grep '"error"'
+        fail http_service "$ru"; return
+    fi
+    cat "$DATA/http.out"
+    while read -r line; do
+        case $(jget figure "$line") in
+        *http_startup*) say "http_startup: serve to listening in $(jget start_ms_median "$line") ms" \
+            "(median of 5, max $(jget start_ms_max "$line")), SIGTERM to exit $(jget stop_ms_median "$line") ms" ;;
+        *http_health*) say "http_health: $(jget requests_per_s "$line") req/s, p50 $(jget p50_ms "$line") ms," \
+            "p99 $(jget p99_ms "$line") ms ($(jget tool "$line" | tr -d '"'))" ;;
+        *http_create*) say "http_create: $(jget requests_per_s "$line") POST /v1/experiments per s, one at a" \
+            "time, p50 $(jget p50_ms "$line") ms, p99 $(jget p99_ms "$line") ms" ;;
+        esac
+    done <"$DATA/http.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_http; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -139,6 +160,7 @@ accuracy 1 0.05 2000 201
 accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203
 accuracy 2 0.15 2000 204
+http_service
 
 echo
 cat "$summary"

@@ -25,7 +25,11 @@
 #include "server/http.h"
 
 #define FIRST_BODY_RESERVE ((size_t)64 << 20) /* never reserve more up front */
-#define CONNECTION_MEMORY ((size_t)64 << 10)  /* per-connection buffer (headers, reads) */
+/* Per-connection buffer (headers, body reads). libmicrohttpd clears what a
+ * request used when the next one starts on the connection, so bigger costs
+ * every keep-alive request; 16 KiB reads bodies fast enough and holds any
+ * sane header block. */
+#define CONNECTION_MEMORY ((size_t)16 << 10)
 
 typedef struct srv_request {
     long long start_ns;

@@ -373,7 +373,7 @@ int harness_server_start(harness *h)
             harness_server_log(h, 30);
             return -1;
         }
-        sleep_ms(10);
+        sleep_ms(2);
     }
     say("the server did not log \"listening\" within 30 s");
     harness_server_kill(h);
