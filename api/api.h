@@ -43,6 +43,10 @@ typedef struct api_route {
  * the caller frees it with api_response_free(). */
 void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp);
 
+/* The pattern of the first route whose path matches (any method), NULL when
+ * none: for metrics and logs of requests answered before dispatch (413). */
+const char *api_route_of(const char *path);
+
 /* The route table, for tests and the OpenAPI consistency check. */
 const api_route *api_routes(size_t *n);
 

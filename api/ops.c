@@ -21,7 +21,11 @@ void api_ready(api_ctx *ctx, api_request *req, api_response *resp)
 {
     (void)req;
     store_error err;
-    int rc = store_ready(ctx->db, &err);
+    /* the schema may be current (another replica migrated it) before this
+     * process has noticed and opened its database routes */
+    int rc = ctx->schema_ready ? store_ready(ctx->db, &err)
+                               : store_error_set(&err, STORE_UNAVAILABLE,
+                                                 "the server has not applied its migrations yet");
     if (rc == STORE_OK) {
         api_send_json(resp, 200,
                       json_pack("{s:s, s:i}", "status", "ready", "schema_version",

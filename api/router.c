@@ -62,6 +62,15 @@ static int match(const char *pattern, const char *path, api_request *req)
     return !*pattern && !*path;
 }
 
+const char *api_route_of(const char *path)
+{
+    api_request scratch;
+    for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
+        if (match(routes[i].pattern, path, &scratch))
+            return routes[i].pattern;
+    return NULL;
+}
+
 void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
 {
     const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";

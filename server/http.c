@@ -148,8 +148,10 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
                                 const char *url, const char *method)
 {
     api_response resp = {0};
-    if (r->too_large)
+    if (r->too_large) {
+        r->route = api_route_of(url);
         return too_large(conn, r, h->max_body, "is too large");
+    }
     if (r->no_memory) {
         api_problem(&resp, 503, NULL, "cannot hold the request body now; retry later");
         api_add_header(&resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
@@ -205,8 +207,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             char *end;
             errno = 0;
             unsigned long long declared = strtoull(cl, &end, 10);
-            if (!errno && !*end && declared > h->max_body)
+            if (!errno && !*end && declared > h->max_body) {
+                r->route = api_route_of(url);
                 return too_large(conn, r, h->max_body, "declared by Content-Length is too large");
+            }
             if (!errno && !*end && declared) {
                 r->cap = (declared < FIRST_BODY_RESERVE ? declared : FIRST_BODY_RESERVE) + 1;
                 r->body = malloc(r->cap);

@@ -441,6 +441,11 @@ static void test_methods_and_limits(harness *h)
     harness_raw(h, big, n, &r);
     check_problem(&r, 413, "too large", "chunked too large");
     harness_response_free(&r);
+    harness_get(h, "/metrics", &r);
+    check(r.body && strstr(r.body, "perfcast_http_requests_total{route=\"/v1/experiments\","
+                                   "method=\"POST\",status=\"413\"} 3\n"),
+          "413 answers counted under their route");
+    harness_response_free(&r);
     /* just under the limit is read (and then judged as JSON) */
     char *doc = doc_with("padded", NULL, NULL);
     size_t dlen = strlen(doc);

@@ -100,6 +100,13 @@ static void test_routing(void)
     r = call(&ctx, "GET", "/v1/experiments/7");
     check(r.status == 503 && header(&r, "Retry-After"), "before migrations: %d", r.status);
     api_response_free(&r);
+    r = call(&ctx, "GET", "/ready"); /* answers without asking the (absent) store */
+    check(r.status == 503 && header(&r, "Retry-After"), "ready before migrations: %d", r.status);
+    api_response_free(&r);
+    check(api_route_of("/v1/experiments/5") &&
+              !strcmp(api_route_of("/v1/experiments/5"), "/v1/experiments/{id}") &&
+              api_route_of("/nope") == NULL,
+          "api_route_of");
 
     r = call(&ctx, "GET", "/nothing/here");
     check(r.status == 404 && !strcmp(r.content_type, "application/problem+json") &&
