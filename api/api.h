@@ -14,11 +14,13 @@
 
 #include "api/http.h"
 #include "api/metrics.h"
+#include "api/model_cache.h"
 #include "store/db.h"
 
 typedef struct api_ctx {
     store *db;
     api_metrics *metrics;
+    model_cache *models; /* newest application models per experiment, for predict */
     /* Set by the server once migrations are applied; until then routes that
      * need the database answer 503 with Retry-After. */
     _Atomic int schema_ready;

@@ -394,10 +394,13 @@ void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_experiment_delete(c, id, &err) : err.code;
     store_release(ctx->db, c);
-    if (rc)
+    if (rc) {
         api_store_problem(resp, &err);
-    else
-        api_send_empty(resp, 204);
+        return;
+    }
+    if (ctx->models)
+        model_cache_forget(ctx->models, id);
+    api_send_empty(resp, 204);
 }
 
 /* A query parameter as an integer in [min, max]; absent -> dflt. */

@@ -20,4 +20,12 @@ void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_experiment_get(api_ctx *ctx, api_request *req, api_response *resp);
 void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp);
 
+/* models.c: what refits produced */
+void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_models_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_predict(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* fit.c: stateless fitting */
+void api_fit(api_ctx *ctx, api_request *req, api_response *resp);
+
 #endif

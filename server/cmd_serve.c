@@ -27,6 +27,7 @@
 #include "server/workers.h"
 
 #define DRAIN_SECONDS 10
+#define MODEL_CACHE_MAX_AGE_MS 1000 /* a refit reaches predictions within 1 s */
 
 static void usage(FILE *to)
 {
@@ -123,11 +124,14 @@ int cmd_serve(int argc, char **argv)
              (json_int_t)cfg.max_body, "max_connections", cfg.max_connections, "http_timeout",
              cfg.http_timeout);
 
-    api_ctx api = {.db = store_open(cfg.database_url, cfg.db_pool), .metrics = api_metrics_new()};
+    api_ctx api = {.db = store_open(cfg.database_url, cfg.db_pool),
+                   .metrics = api_metrics_new(),
+                   .models = model_cache_new(MODEL_CACHE_MAX_AGE_MS)};
     srv_workers workers = {0};
     srv_http http = {.quiesced_fd = -1};
     int status = 1;
-    if (!api.db || !api.metrics || api_metrics_add_collector(api.metrics, pool_metrics, api.db)) {
+    if (!api.db || !api.metrics || !api.models ||
+        api_metrics_add_collector(api.metrics, pool_metrics, api.db)) {
         srv_logf(&log, SRV_LOG_ERROR, "out of memory", NULL);
         goto out;
     }
@@ -157,6 +161,7 @@ out:
     srv_workers_stop(&workers);
     store_close(api.db);
     api_metrics_free(api.metrics);
+    model_cache_free(api.models);
     srv_logf(&log, status ? SRV_LOG_ERROR : SRV_LOG_INFO, "stopped", "{s:i}", "exit_status",
              status);
     srv_log_destroy(&log);

@@ -1,0 +1,359 @@
+/*
+ * fit.c — POST /v1/fit: models for the points a caller sends, nothing stored.
+ *
+ * The body is an Extra-P input file (text, JSON, JSON Lines, TaLPas: format
+ * from ?format=, else recognized from the bytes) or perfcast's own
+ * {"parameters":["ranks"],"points":[{"point":[2],"values":[1.2,1.3]}],
+ *  "callpath":"...","metric":"...","measure":"mean|median","options":{...},
+ *  "predict":[[64],[128]]}. Answers {"models":[...]}: one model per
+ * (callpath, metric) in the shape `perfcast model --json` prints, with
+ * predictions and 95% intervals at the requested points for perfcast JSON.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "api/model_json.h"
+#include "ingest/extrap.h"
+#include "modeling/modeler.h"
+
+#define FIT_MAX_POINTS 100000
+#define FIT_MAX_REPS 10000
+
+static ingest_format format_of(const api_request *req, api_response *resp, int *is_perfcast)
+{
+    const char *f = api_query(req, "format");
+    *is_perfcast = 0;
+    if (f && !strcmp(f, "perfcast")) {
+        *is_perfcast = 1;
+        return INGEST_FORMAT_UNKNOWN;
+    }
+    if (f) {
+        static const struct {
+            const char *name;
+            ingest_format fmt;
+        } names[] = {{"extrap-text", INGEST_FORMAT_EXTRAP_TEXT},
+                     {"extrap-json", INGEST_FORMAT_EXTRAP_JSON},
+                     {"extrap-jsonl", INGEST_FORMAT_EXTRAP_JSONL},
+                     {"talpas", INGEST_FORMAT_TALPAS}};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (!strcmp(names[i].name, f))
+                return names[i].fmt;
+        api_problem(resp, 415, "format",
+                    "unknown format \"%.40s\" (perfcast, extrap-text, extrap-json, extrap-jsonl, "
+                    "talpas)",
+                    f);
+        return (ingest_format)-1;
+    }
+    /* recognize: a JSON object with "points" is perfcast's; else Extra-P's */
+    size_t i = 0;
+    while (i < req->body_len && strchr(" \t\r\n", req->body[i]))
+        i++;
+    if (i < req->body_len && req->body[i] == '{') {
+        if (memmem(req->body, req->body_len, "\"points\"", 8) &&
+            !memmem(req->body, req->body_len, "\"measurements\"", 14)) {
+            *is_perfcast = 1;
+            return INGEST_FORMAT_UNKNOWN;
+        }
+        const char *nl = memchr(req->body + i, '\n', req->body_len - i);
+        int talpas = nl && memchr(req->body + i, ';', (size_t)(nl - req->body - i)) != NULL;
+        return talpas ? INGEST_FORMAT_TALPAS : INGEST_FORMAT_EXTRAP_JSON;
+    }
+    return INGEST_FORMAT_EXTRAP_TEXT;
+}
+
+static json_t *fit_one(pmnf_modeler *m, const pmnf_data *d, const char *const *names,
+                       const char *callpath, const char *metric, api_response *resp)
+{
+    pmnf_model model;
+    char err[256];
+    if (pmnf_fit(m, d, &model, err, sizeof err) < 0) {
+        api_problem(resp, 400, NULL, "%s;%s: %s", callpath, metric, err);
+        return NULL;
+    }
+    json_t *o = api_model_to_json(&model, names, 0);
+    json_object_set_new(o, "callpath", json_string(callpath));
+    json_object_set_new(o, "metric", json_string(metric));
+    return o;
+}
+
+static void fit_extrap(api_ctx *ctx, api_request *req, api_response *resp, ingest_format fmt,
+                       const pmnf_options *o)
+{
+    (void)ctx;
+    ingest_experiment e;
+    ingest_error ie;
+    if (ingest_extrap_read(req->body, req->body_len, fmt, &e, &ie) < 0) {
+        api_problem(resp, 400, NULL, "%s", ie.msg);
+        return;
+    }
+    pmnf_modeler *m = pmnf_modeler_new(o);
+    json_t *models = json_array();
+    double *coords = NULL, *values = NULL, *scratch = NULL;
+    int ok = m && models;
+    for (int i = 0; ok && i < e.nseries; i++) {
+        const ingest_series *s = &e.series[i];
+        free(coords);
+        free(values);
+        free(scratch);
+        coords = malloc(sizeof(double) * (size_t)s->npoints * e.nparams);
+        values = malloc(sizeof(double) * (size_t)s->npoints);
+        scratch = malloc(sizeof(double) * (size_t)(s->rep_start[s->npoints] + 1));
+        if (!coords || !values || !scratch) {
+            ok = 0;
+            break;
+        }
+        for (int j = 0; j < s->npoints; j++) {
+            memcpy(coords + (size_t)j * e.nparams, e.coords + (size_t)s->coord[j] * e.nparams,
+                   sizeof(double) * (size_t)e.nparams);
+            values[j] = pmnf_aggregate(s->values + s->rep_start[j],
+                                       s->rep_start[j + 1] - s->rep_start[j], o->measure, scratch);
+        }
+        pmnf_data d = {e.nparams, s->npoints, coords, values};
+        json_t *one = fit_one(m, &d, (const char *const *)e.params, e.callpaths[s->callpath],
+                              e.metrics[s->metric], resp);
+        if (!one) {
+            ok = -1;
+            break;
+        }
+        json_array_append_new(models, one);
+    }
+    free(coords);
+    free(values);
+    free(scratch);
+    pmnf_modeler_free(m);
+    ingest_experiment_free(&e);
+    if (ok == 1)
+        api_send_json(resp, 200, json_pack("{s:o}", "models", models));
+    else
+        json_decref(models);
+    if (ok == 0)
+        api_problem(resp, 500, NULL, "out of memory");
+}
+
+/* ---- perfcast's JSON ------------------------------------------------------ */
+
+static int read_names(const json_t *doc, api_response *resp, const char **names, int *n)
+{
+    const json_t *p = json_object_get(doc, "parameters");
+    if (!json_is_array(p) || json_array_size(p) < 1 || json_array_size(p) > PMNF_MAX_PARAMS) {
+        api_problem(resp, 400, "parameters", "must be an array of 1 to %d names", PMNF_MAX_PARAMS);
+        return -1;
+    }
+    *n = (int)json_array_size(p);
+    for (int i = 0; i < *n; i++) {
+        names[i] = json_string_value(json_array_get(p, (size_t)i));
+        if (!names[i] || !*names[i]) {
+            api_problem(resp, 400, "parameters", "item %d must be a non-empty string", i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_number(const json_t *v, double *out)
+{
+    if (!json_is_number(v))
+        return -1;
+    *out = json_number_value(v);
+    return isfinite(*out) ? 0 : -1;
+}
+
+/* points -> coords and aggregated values */
+static int read_points(const json_t *doc, int nparams, pmnf_measure measure, api_response *resp,
+                       double **coords, double **values, int *npoints)
+{
+    const json_t *pts = json_object_get(doc, "points");
+    size_t n = json_array_size(pts);
+    if (!json_is_array(pts) || n < 1 || n > FIT_MAX_POINTS) {
+        api_problem(resp, 400, "points", "must be an array of 1 to %d points", FIT_MAX_POINTS);
+        return -1;
+    }
+    *coords = malloc(sizeof(double) * n * (size_t)nparams);
+    *values = malloc(sizeof(double) * n);
+    double *scratch = malloc(sizeof(double) * FIT_MAX_REPS);
+    if (!*coords || !*values || !scratch) {
+        free(scratch);
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_t *pt = json_array_get(pts, i);
+        const json_t *c = json_object_get(pt, "point"), *v = json_object_get(pt, "values");
+        char field[64];
+        snprintf(field, sizeof field, "points[%zu].point", i);
+        if (!json_is_array(c) || json_array_size(c) != (size_t)nparams) {
+            api_problem(resp, 400, field, "must be an array of %d numbers", nparams);
+            free(scratch);
+            return -1;
+        }
+        for (int q = 0; q < nparams; q++)
+            if (read_number(json_array_get(c, (size_t)q), *coords + i * nparams + q) < 0) {
+                api_problem(resp, 400, field, "item %d is not a finite number", q);
+                free(scratch);
+                return -1;
+            }
+        snprintf(field, sizeof field, "points[%zu].values", i);
+        size_t nv = json_array_size(v);
+        if (!json_is_array(v) || nv < 1 || nv > FIT_MAX_REPS) {
+            api_problem(resp, 400, field, "must be an array of 1 to %d numbers", FIT_MAX_REPS);
+            free(scratch);
+            return -1;
+        }
+        double *tmp = malloc(sizeof(double) * nv);
+        for (size_t r = 0; tmp && r < nv; r++)
+            if (read_number(json_array_get(v, r), &tmp[r]) < 0) {
+                api_problem(resp, 400, field, "item %zu is not a finite number", r);
+                free(tmp);
+                free(scratch);
+                return -1;
+            }
+        if (!tmp) {
+            free(scratch);
+            api_problem(resp, 500, NULL, "out of memory");
+            return -1;
+        }
+        (*values)[i] = pmnf_aggregate(tmp, (int)nv, measure, scratch);
+        free(tmp);
+    }
+    free(scratch);
+    *npoints = (int)n;
+    return 0;
+}
+
+static int read_options(const json_t *doc, api_response *resp, pmnf_options *o)
+{
+    const char *measure = json_string_value(json_object_get(doc, "measure"));
+    char err[256];
+    if (measure && pmnf_options_set(o, "measure", measure, err, sizeof err) < 0) {
+        api_problem(resp, 400, "measure", "must be \"mean\" or \"median\"");
+        return -1;
+    }
+    const json_t *opts = json_object_get(doc, "options");
+    if (opts && !json_is_object(opts)) {
+        api_problem(resp, 400, "options", "must be an object");
+        return -1;
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)opts, key, v)
+    {
+        char text[256];
+        if (json_is_string(v))
+            snprintf(text, sizeof text, "%s", json_string_value(v));
+        else if (json_is_boolean(v))
+            snprintf(text, sizeof text, "%s", json_is_true(v) ? "true" : "false");
+        else if (json_is_number(v))
+            snprintf(text, sizeof text, "%.17g", json_number_value(v));
+        else
+            text[0] = '\0';
+        if (pmnf_options_set(o, key, text, err, sizeof err) < 0) {
+            char field[128];
+            snprintf(field, sizeof field, "options.%.100s", key);
+            api_problem(resp, 400, field, "%s", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static json_t *predictions(const json_t *doc, const pmnf_model *model, int nparams,
+                           api_response *resp, int *bad)
+{
+    const json_t *ask = json_object_get(doc, "predict");
+    json_t *out = json_array();
+    *bad = 0;
+    if (!ask)
+        return out;
+    if (!json_is_array(ask) || json_array_size(ask) > 10000) {
+        api_problem(resp, 400, "predict", "must be an array of points");
+        *bad = 1;
+        return out;
+    }
+    for (size_t i = 0; i < json_array_size(ask); i++) {
+        const json_t *p = json_array_get(ask, i);
+        double point[PMNF_MAX_PARAMS], v, lo, hi;
+        int ok = json_is_array(p) && json_array_size(p) == (size_t)nparams;
+        for (int q = 0; ok && q < nparams; q++)
+            ok = read_number(json_array_get(p, (size_t)q), &point[q]) == 0;
+        if (!ok) {
+            char field[48];
+            snprintf(field, sizeof field, "predict[%zu]", i);
+            api_problem(resp, 400, field, "must be an array of %d finite numbers", nparams);
+            *bad = 1;
+            return out;
+        }
+        int no_interval = pmnf_predict(model, point, &v, &lo, &hi);
+        json_array_append_new(out, json_pack("{s:o, s:f, s:o}", "point",
+                                             json_pack("[]"), "value", v, "interval",
+                                             no_interval ? json_null() : json_pack("[f, f]", lo, hi)));
+        json_t *pj = json_object_get(json_array_get(out, i), "point");
+        for (int q = 0; q < nparams; q++)
+            json_array_append_new(pj, json_real(point[q]));
+    }
+    return out;
+}
+
+static void fit_perfcast(api_request *req, api_response *resp, pmnf_options *o)
+{
+    json_t *doc;
+    if (api_parse_object(req, resp, &doc) < 0)
+        return;
+    const char *names[PMNF_MAX_PARAMS];
+    int nparams;
+    double *coords = NULL, *values = NULL;
+    int npoints;
+    if (read_names(doc, resp, names, &nparams) < 0 || read_options(doc, resp, o) < 0 ||
+        read_points(doc, nparams, o->measure, resp, &coords, &values, &npoints) < 0) {
+        free(coords);
+        free(values);
+        json_decref(doc);
+        return;
+    }
+    const char *callpath = json_string_value(json_object_get(doc, "callpath"));
+    const char *metric = json_string_value(json_object_get(doc, "metric"));
+    pmnf_modeler *m = pmnf_modeler_new(o);
+    pmnf_model model;
+    char err[256];
+    pmnf_data d = {nparams, npoints, coords, values};
+    if (!m || pmnf_fit(m, &d, &model, err, sizeof err) < 0) {
+        api_problem(resp, 400, "points", "%s", m ? err : "out of memory");
+    } else {
+        json_t *one = api_model_to_json(&model, names, 0);
+        json_object_set_new(one, "callpath", json_string(callpath ? callpath : "<root>"));
+        json_object_set_new(one, "metric", json_string(metric ? metric : "<default>"));
+        int bad;
+        json_t *pred = predictions(doc, &model, nparams, resp, &bad);
+        json_object_set_new(one, "predictions", pred);
+        if (!bad)
+            api_send_json(resp, 200, json_pack("{s:[o]}", "models", one));
+        else
+            json_decref(one);
+    }
+    pmnf_modeler_free(m);
+    free(coords);
+    free(values);
+    json_decref(doc);
+}
+
+void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int is_perfcast;
+    ingest_format fmt = format_of(req, resp, &is_perfcast);
+    if ((int)fmt < 0)
+        return;
+    pmnf_options o;
+    pmnf_options_default(&o);
+    const char *measure = api_query(req, "measure");
+    char err[256];
+    if (measure && pmnf_options_set(&o, "measure", measure, err, sizeof err) < 0) {
+        api_problem(resp, 400, "measure", "must be mean or median");
+        return;
+    }
+    if (is_perfcast)
+        fit_perfcast(req, resp, &o);
+    else
+        fit_extrap(ctx, req, resp, fmt, &o);
+}

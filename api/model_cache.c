@@ -1,0 +1,207 @@
+/*
+ * model_cache.c — newest application models per experiment, in memory (see
+ * model_cache.h). A small open-addressing table of reference-counted,
+ * immutable entries under one mutex; loading happens outside the lock.
+ */
+#include "api/model_cache.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/model_json.h"
+#include "store/experiments.h"
+#include "store/models.h"
+
+#define CACHE_SLOTS 1024 /* experiments held at once; the oldest entry is replaced */
+
+struct model_cache {
+    pthread_mutex_t lock;
+    int64_t max_age_ms;
+    cached_models *slots[CACHE_SLOTS];
+};
+
+static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+model_cache *model_cache_new(int64_t max_age_ms)
+{
+    model_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->lock, NULL);
+    c->max_age_ms = max_age_ms;
+    return c;
+}
+
+static void unref_locked(cached_models *m)
+{
+    if (m && --m->refs == 0)
+        free(m);
+}
+
+void model_cache_free(model_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        unref_locked(c->slots[i]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static int slot_of(int64_t experiment)
+{
+    return (int)((uint64_t)experiment * 11400714819323198485ULL >> 54) % CACHE_SLOTS;
+}
+
+static int metric_slot(cached_models *m, const char *metric)
+{
+    for (int i = 0; i < m->nmetrics; i++)
+        if (!strcmp(m->metrics[i], metric))
+            return i;
+    if (m->nmetrics == CACHE_MAX_METRICS || strlen(metric) >= sizeof m->metrics[0])
+        return -1;
+    strcpy(m->metrics[m->nmetrics], metric);
+    return m->nmetrics++;
+}
+
+static int part_index(const char *name)
+{
+    for (int i = 0; i < CACHE_PARTS; i++)
+        if (!strcmp(part_names[i], name))
+            return i;
+    return -1;
+}
+
+static void load_parts(cached_models *m, const store_model_row *rows, int n)
+{
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    for (int i = 0; i < n; i++) {
+        int part = part_index(rows[i].name);
+        int metric = metric_slot(m, rows[i].metric);
+        if (part < 0 || metric < 0)
+            continue;
+        cached_part *p = &m->parts[metric][part];
+        json_t *doc = rows[i].model_json ? json_loads(rows[i].model_json, 0, NULL) : NULL;
+        if (doc && api_model_from_json(doc, names, m->nparams, &p->model) == 0) {
+            p->present = 1;
+            snprintf(p->function, sizeof p->function, "%s", rows[i].function ? rows[i].function : "");
+        } else {
+            snprintf(p->reason, sizeof p->reason, "%s", rows[i].reason ? rows[i].reason : "not modeled");
+        }
+        json_decref(doc);
+    }
+}
+
+static void load_max_measured(cached_models *m, const store_measurement_row *rows, int n)
+{
+    for (int q = 0; q < m->nparams; q++)
+        m->max_measured[q] = 0;
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < m->nparams && q < rows[i].nparams; q++)
+            if (rows[i].point[q] > m->max_measured[q])
+                m->max_measured[q] = rows[i].point[q];
+}
+
+static cached_models *load(store *db, int64_t experiment, store_error *err)
+{
+    PGconn *c = store_acquire(db, err);
+    if (!c)
+        return NULL;
+    cached_models *m = calloc(1, sizeof *m);
+    store_experiment e;
+    int rc = m ? store_experiment_get(c, experiment, &e, err)
+               : store_error_set(err, STORE_INTERNAL, "out of memory");
+    if (rc) {
+        store_release(db, c);
+        free(m);
+        return NULL;
+    }
+    m->experiment = experiment;
+    m->nparams = e.nparams < PMNF_MAX_PARAMS ? e.nparams : PMNF_MAX_PARAMS;
+    for (int i = 0; i < m->nparams; i++)
+        snprintf(m->params[i], sizeof m->params[i], "%s", e.parameters[i]);
+    snprintf(m->scaling, sizeof m->scaling, "%s", e.scaling ? e.scaling : "weak");
+    store_experiment_free(&e);
+    rc = store_model_set_latest(c, experiment, &m->set_id, &m->set_number, NULL, 0, err);
+    if (rc == STORE_NOT_FOUND)
+        store_error_set(err, STORE_CONFLICT,
+                        "experiment %" PRId64 " has no models yet: upload profiles and wait for "
+                        "its job to finish",
+                        experiment);
+    store_model_row *rows = NULL;
+    store_measurement_row *meas = NULL;
+    int nrows = 0, nmeas = 0;
+    store_model_filter f = {.level = "application", .phase = "epoch", .limit = 10000};
+    if (!rc)
+        rc = store_models_read(c, m->set_id, &f, &rows, &nrows, err);
+    store_model_filter fm = {.level = "application", .name = "epoch", .limit = 100000};
+    if (!rc)
+        rc = store_measurements_read(c, m->set_id, &fm, &meas, &nmeas, err);
+    store_release(db, c);
+    if (rc) {
+        store_model_rows_free(rows, nrows);
+        free(m);
+        return NULL;
+    }
+    load_parts(m, rows, nrows);
+    load_max_measured(m, meas, nmeas);
+    store_model_rows_free(rows, nrows);
+    store_measurement_rows_free(meas, nmeas);
+    m->loaded_ms = now_ms();
+    return m;
+}
+
+const cached_models *model_cache_get(model_cache *c, store *db, int64_t experiment,
+                                     store_error *err)
+{
+    int slot = slot_of(experiment);
+    pthread_mutex_lock(&c->lock);
+    cached_models *m = c->slots[slot];
+    if (m && m->experiment == experiment && now_ms() - m->loaded_ms <= c->max_age_ms) {
+        m->refs++;
+        pthread_mutex_unlock(&c->lock);
+        return m;
+    }
+    pthread_mutex_unlock(&c->lock);
+    m = load(db, experiment, err);
+    if (!m)
+        return NULL;
+    pthread_mutex_lock(&c->lock);
+    unref_locked(c->slots[slot]);
+    m->refs = 2; /* the cache's and the caller's */
+    c->slots[slot] = m;
+    pthread_mutex_unlock(&c->lock);
+    return m;
+}
+
+void model_cache_release(model_cache *c, const cached_models *m)
+{
+    pthread_mutex_lock(&c->lock);
+    unref_locked((cached_models *)m);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void model_cache_forget(model_cache *c, int64_t experiment)
+{
+    int slot = slot_of(experiment);
+    pthread_mutex_lock(&c->lock);
+    cached_models *m = c->slots[slot];
+    if (m && m->experiment == experiment) {
+        unref_locked(m);
+        c->slots[slot] = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+}

@@ -1,0 +1,439 @@
+/*
+ * models.c — what a refit produced, read back: aggregated measurements, the
+ * models of the newest model set (filtered, sorted by growth, paginated),
+ * and predictions at any point with 95% intervals.
+ *
+ * Prediction of the epoch: the computation, communication and memory parts
+ * are modeled separately, and the epoch value is their sum (each part
+ * predicted by its own PMNF model); its interval half-width is the root sum
+ * of squares of the parts' half-widths (parts' errors taken as independent).
+ * A single PMNF function cannot follow a sum whose parts behave differently
+ * (computation falling as 1/x, communication growing as log2(x)^2); the sum
+ * of the parts' models can. The epoch's own model is used only when a part
+ * has no model.
+ *
+ * Pagination: cursors are "<model set id>.<offset>", so paging through a
+ * list stays on the model set it started on even when a refit lands.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "api/model_json.h"
+#include "store/experiments.h"
+#include "store/models.h"
+
+#define PAGE_DEFAULT 100
+#define PAGE_MAX 1000
+#define EXTRAPOLATION_FACTOR 4.0 /* warn beyond 4x the largest measured value */
+
+/* ---- shared: experiment, model set, paging ------------------------------ */
+
+typedef struct listing {
+    store_experiment e;
+    int64_t set_id;
+    int set_number;
+    long offset;
+    int limit;
+    int has_set;
+} listing;
+
+static int parse_limit(const api_request *req, api_response *resp, int *limit)
+{
+    const char *t = api_query(req, "limit");
+    *limit = PAGE_DEFAULT;
+    if (!t)
+        return 0;
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || v < 1 || v > PAGE_MAX) {
+        api_problem(resp, 400, "limit", "must be an integer from 1 to %d, got \"%.40s\"", PAGE_MAX,
+                    t);
+        return -1;
+    }
+    *limit = (int)v;
+    return 0;
+}
+
+/* "<set>.<offset>" */
+static int parse_cursor(const char *t, int64_t *set, long *offset)
+{
+    char *end;
+    long long s = strtoll(t, &end, 10);
+    if (end == t || *end != '.' || s < 1)
+        return -1;
+    const char *o = end + 1;
+    long off = strtol(o, &end, 10);
+    if (end == o || *end || off < 0)
+        return -1;
+    *set = s;
+    *offset = off;
+    return 0;
+}
+
+/* Loads the experiment and picks the model set (newest, or the cursor's).
+ * Returns 0, or -1 after answering. has_set is 0 when there is none yet. */
+static int open_listing(api_ctx *ctx, const api_request *req, api_response *resp, PGconn *c,
+                        listing *l)
+{
+    int64_t id;
+    store_error err = {0};
+    memset(l, 0, sizeof *l);
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0 || parse_limit(req, resp, &l->limit) < 0)
+        return -1;
+    if (store_experiment_get(c, id, &l->e, &err)) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    const char *cursor = api_query(req, "cursor");
+    if (cursor) {
+        if (parse_cursor(cursor, &l->set_id, &l->offset) < 0) {
+            api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cursor);
+            store_experiment_free(&l->e);
+            return -1;
+        }
+        l->has_set = 1;
+        return 0;
+    }
+    int rc = store_model_set_latest(c, id, &l->set_id, &l->set_number, NULL, 0, &err);
+    if (rc && rc != STORE_NOT_FOUND) {
+        api_store_problem(resp, &err);
+        store_experiment_free(&l->e);
+        return -1;
+    }
+    l->has_set = rc == STORE_OK;
+    (void)ctx;
+    return 0;
+}
+
+static json_t *next_cursor(const listing *l, int got)
+{
+    if (got < l->limit)
+        return json_null();
+    char text[48];
+    snprintf(text, sizeof text, "%" PRId64 ".%ld", l->set_id, l->offset + got);
+    return json_string(text);
+}
+
+static json_t *point_json(const double *point, int n, const store_experiment *e)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < n && i < e->nparams; i++)
+        json_object_set_new(o, e->parameters[i], json_real(point[i]));
+    return o;
+}
+
+static json_t *doubles_json(const double *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        json_array_append_new(a, json_real(v[i]));
+    return a;
+}
+
+/* Optional text filter; values of enumerations are checked. */
+static int enum_filter(const api_request *req, api_response *resp, const char *name,
+                       const char *const *allowed, const char **out)
+{
+    *out = api_query(req, name);
+    if (!*out || !allowed)
+        return 0;
+    for (int i = 0; allowed[i]; i++)
+        if (!strcmp(allowed[i], *out))
+            return 0;
+    api_problem(resp, 400, name, "unknown value \"%.40s\"", *out);
+    return -1;
+}
+
+static const char *const levels[] = {"callpath", "application", NULL};
+static const char *const categories[] = {"comp", "comm", "mem", "host", NULL};
+static const char *const model_phases[] = {"epoch", "between", NULL};
+static const char *const measurement_phases[] = {"train", "validation", "between", "epoch", NULL};
+
+/* ---- GET /v1/experiments/{id}/measurements -------------------------------- */
+
+void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    store_error err = {0};
+    store_model_filter f = {0};
+    if (enum_filter(req, resp, "level", levels, &f.level) < 0 ||
+        enum_filter(req, resp, "category", categories, &f.category) < 0 ||
+        enum_filter(req, resp, "phase", measurement_phases, &f.phase) < 0 ||
+        enum_filter(req, resp, "metric", NULL, &f.metric) < 0 ||
+        enum_filter(req, resp, "name", NULL, &f.name) < 0)
+        return;
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (!c) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    listing l;
+    if (open_listing(ctx, req, resp, c, &l) < 0) {
+        store_release(ctx->db, c);
+        return;
+    }
+    store_measurement_row *rows = NULL;
+    int n = 0;
+    f.offset = l.offset;
+    f.limit = l.limit;
+    if (l.has_set && store_measurements_read(c, l.set_id, &f, &rows, &n, &err)) {
+        store_release(ctx->db, c);
+        store_experiment_free(&l.e);
+        api_store_problem(resp, &err);
+        return;
+    }
+    store_release(ctx->db, c);
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++) {
+        const store_measurement_row *m = &rows[i];
+        json_t *ranks = json_array();
+        for (int k = 0; k < m->nranks; k++)
+            json_array_append_new(ranks, json_pack("{s:i, s:f}", "rank", m->rank_ids[k], "value",
+                                                   m->ranks[k]));
+        json_array_append_new(
+            list, json_pack("{s:o, s:s, s:s, s:s?, s:s, s:s, s:f, s:o, s:o}", "point",
+                            point_json(m->point, m->nparams, &l.e), "level", m->level, "name",
+                            m->name, "category", m->category, "metric", m->metric, "phase",
+                            m->phase, "value", m->value, "repetitions",
+                            doubles_json(m->reps, m->nreps), "ranks", ranks));
+    }
+    api_send_json(resp, 200,
+                  json_pack("{s:o, s:o, s:o}", "model_set",
+                            l.has_set ? json_integer(l.set_id) : json_null(), "measurements", list,
+                            "next_cursor", l.has_set ? next_cursor(&l, n) : json_null()));
+    store_measurement_rows_free(rows, n);
+    store_experiment_free(&l.e);
+}
+
+/* ---- GET /v1/experiments/{id}/models -------------------------------------- */
+
+static json_t *model_view(const store_model_row *m)
+{
+    json_t *doc = m->model_json ? json_loads(m->model_json, 0, NULL) : NULL;
+    json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:s}", "callpath", m->name, "category",
+                          m->category, "metric", m->metric, "level", m->level, "phase", m->phase);
+    if (!o) {
+        json_decref(doc);
+        return NULL;
+    }
+    if (doc) {
+        static const char *const copy[] = {"function", "constant", "terms", "smape", "rss",
+                                           "adjusted_r2", "cv_smape", "points", "warnings"};
+        for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++) {
+            json_t *v = json_object_get(doc, copy[i]);
+            if (v)
+                json_object_set(o, copy[i], v);
+        }
+        json_object_set_new(o, "growth", json_pack("{s:f, s:f}", "poly", m->growth_poly, "log",
+                                                   m->growth_log));
+    } else {
+        json_object_set_new(o, "function", json_null());
+        json_object_set_new(o, "points", json_integer(m->points));
+        json_object_set_new(o, "reason", json_string(m->reason ? m->reason : "not modeled"));
+    }
+    json_decref(doc);
+    return o;
+}
+
+void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    static const char *const sorts[] = {"growth", "name", NULL};
+    store_error err = {0};
+    store_model_filter f = {0};
+    const char *sort;
+    if (enum_filter(req, resp, "level", levels, &f.level) < 0 ||
+        enum_filter(req, resp, "category", categories, &f.category) < 0 ||
+        enum_filter(req, resp, "phase", model_phases, &f.phase) < 0 ||
+        enum_filter(req, resp, "sort", sorts, &sort) < 0 ||
+        enum_filter(req, resp, "metric", NULL, &f.metric) < 0 ||
+        enum_filter(req, resp, "callpath", NULL, &f.name) < 0)
+        return;
+    f.by_growth = sort && !strcmp(sort, "growth");
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (!c) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    listing l;
+    if (open_listing(ctx, req, resp, c, &l) < 0) {
+        store_release(ctx->db, c);
+        return;
+    }
+    store_model_row *rows = NULL;
+    int n = 0;
+    f.offset = l.offset;
+    f.limit = l.limit;
+    if (l.has_set && store_models_read(c, l.set_id, &f, &rows, &n, &err)) {
+        store_release(ctx->db, c);
+        store_experiment_free(&l.e);
+        api_store_problem(resp, &err);
+        return;
+    }
+    store_release(ctx->db, c);
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(list, model_view(&rows[i]));
+    api_send_json(resp, 200,
+                  json_pack("{s:o, s:o, s:o}", "model_set",
+                            l.has_set ? json_integer(l.set_id) : json_null(), "models", list,
+                            "next_cursor", l.has_set ? next_cursor(&l, n) : json_null()));
+    store_model_rows_free(rows, n);
+    store_experiment_free(&l.e);
+}
+
+/* ---- GET /v1/experiments/{id}/predict -------------------------------------- */
+
+/* The point from the query: every parameter, a finite number > 0. */
+static int parse_point(const api_request *req, api_response *resp, const cached_models *m,
+                       double *point)
+{
+    for (int i = 0; i < m->nparams; i++) {
+        const char *t = api_query(req, m->params[i]);
+        if (!t) {
+            api_problem(resp, 400, m->params[i], "missing: the point needs a value of every "
+                                                 "parameter");
+            return -1;
+        }
+        char *end;
+        point[i] = strtod(t, &end);
+        if (end == t || *end || !isfinite(point[i]) || point[i] <= 0) {
+            api_problem(resp, 400, m->params[i], "must be a finite number > 0, got \"%.40s\"", t);
+            return -1;
+        }
+    }
+    for (size_t q = 0; q < req->nquery; q++) {
+        const char *name = req->query[q].name;
+        int known = !strcmp(name, "metric");
+        for (int i = 0; i < m->nparams && !known; i++)
+            known = !strcmp(name, m->params[i]);
+        if (!known) {
+            api_problem(resp, 400, name, "not a parameter of this experiment");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+typedef struct prediction {
+    double value, lo, hi;
+    int has_interval;
+} prediction;
+
+static prediction predict_part(const cached_part *p, const double *point)
+{
+    prediction r;
+    r.has_interval = pmnf_predict(&p->model, point, &r.value, &r.lo, &r.hi) == 0;
+    return r;
+}
+
+static json_t *prediction_json(const char *metric, const prediction *p, const char *function)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, metric, json_real(p->value));
+    json_object_set_new(o, "interval", p->has_interval ? json_pack("[f, f]", p->lo, p->hi)
+                                                       : json_null());
+    if (function)
+        json_object_set_new(o, "function", json_string(function));
+    return o;
+}
+
+/* Epoch = comp + comm + mem when every part has a model, else the epoch model. */
+static prediction compose_epoch(const cached_part *parts, const double *point, int *composed)
+{
+    *composed = parts[0].present && parts[1].present && parts[2].present;
+    if (!*composed)
+        return predict_part(&parts[3], point);
+    prediction sum = {0, 0, 0, 1};
+    double half2 = 0;
+    for (int i = 0; i < 3; i++) {
+        prediction p = predict_part(&parts[i], point);
+        sum.value += p.value;
+        sum.has_interval &= p.has_interval;
+        double half = (p.hi - p.lo) / 2;
+        half2 += half * half;
+    }
+    sum.lo = sum.value - sqrt(half2);
+    sum.hi = sum.value + sqrt(half2);
+    return sum;
+}
+
+static json_t *extrapolation_json(const cached_models *m, const double *point)
+{
+    json_t *beyond = json_array(), *max = json_object();
+    for (int i = 0; i < m->nparams; i++) {
+        json_object_set_new(max, m->params[i], json_real(m->max_measured[i]));
+        if (point[i] > EXTRAPOLATION_FACTOR * m->max_measured[i])
+            json_array_append_new(beyond, json_string(m->params[i]));
+    }
+    int warn = json_array_size(beyond) > 0;
+    return json_pack("{s:b, s:o, s:o, s:s?}", "beyond_4x", warn, "parameters", beyond,
+                     "max_measured", max, "warning",
+                     warn ? "the point lies beyond 4x the largest measured value of a parameter: "
+                            "prediction errors grow with the distance"
+                          : NULL);
+}
+
+void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0)
+        return;
+    store_error err = {0};
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
+    if (!m) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    double point[PMNF_MAX_PARAMS];
+    const char *metric = api_query(req, "metric");
+    if (!metric)
+        metric = "time";
+    int slot = -1;
+    for (int i = 0; i < m->nmetrics; i++)
+        if (!strcmp(m->metrics[i], metric))
+            slot = i;
+    if (parse_point(req, resp, m, point) < 0) {
+        model_cache_release(ctx->models, m);
+        return;
+    }
+    if (slot < 0) {
+        api_problem(resp, 400, "metric", "no models of metric \"%.60s\" in model set %d", metric,
+                    m->set_number);
+        model_cache_release(ctx->models, m);
+        return;
+    }
+    const cached_part *parts = m->parts[slot];
+    int composed;
+    prediction epoch = compose_epoch(parts, point, &composed);
+    if (!composed && !parts[3].present) {
+        api_problem(resp, 409, NULL, "the epoch of metric \"%.60s\" has no model: %s", metric,
+                    parts[3].reason);
+        model_cache_release(ctx->models, m);
+        return;
+    }
+    json_t *doc = json_pack("{s:I, s:i, s:s, s:o}", "experiment", (json_int_t)id, "model_set",
+                            m->set_number, "metric", metric, "point",
+                            json_object());
+    json_t *pt = json_object_get(doc, "point");
+    for (int i = 0; i < m->nparams; i++)
+        json_object_set_new(pt, m->params[i], json_real(point[i]));
+    json_t *ej = prediction_json(metric, &epoch, composed ? NULL : parts[3].function);
+    json_object_set_new(ej, "composed_from",
+                        composed ? json_pack("[s, s, s]", "comp", "comm", "mem") : json_array());
+    json_object_set_new(doc, "epoch", ej);
+    static const char *const names[3] = {"comp", "comm", "mem"};
+    for (int i = 0; i < 3; i++) {
+        if (parts[i].present) {
+            prediction p = predict_part(&parts[i], point);
+            json_object_set_new(doc, names[i], prediction_json(metric, &p, parts[i].function));
+        } else {
+            json_object_set_new(doc, names[i], json_null());
+        }
+    }
+    json_object_set_new(doc, "extrapolation", extrapolation_json(m, point));
+    model_cache_release(ctx->models, m);
+    api_send_json(resp, 200, doc);
+}

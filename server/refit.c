@@ -1,0 +1,647 @@
+/*
+ * refit.c — a job's work: all stored profiles of an experiment -> a new model
+ * set (see refit.h).
+ *
+ *   1. load the experiment and the normalized rows of all its profiles;
+ *   2. per coordinate: aggregate (medians over steps, ranks, repetitions;
+ *      warm-up excluded; phases apart) — modeling/aggregate.c;
+ *   3. per coordinate: steps per epoch n_t, n_v from the training set-up,
+ *      G and M evaluated for the coordinate (Extra-Deep Eq. 2-3);
+ *   4. per callpath and metric: the per-epoch value n_t·V_train + n_v·V_val
+ *      ('epoch') and, kept apart, the work between steps n_t·V_between
+ *      ('between'); per metric the application values comp, comm, mem (sums
+ *      over the category's callpaths, Eq. 8-10) and epoch = comp+comm+mem;
+ *   5. fit every series measured at enough coordinates (5 values of every
+ *      parameter, Extra-P's minimum) with one shared modeler; a strong-scaling
+ *      experiment's modeler also tries negative exponents;
+ *   6. write measurements and models as one new model set, in one transaction.
+ */
+#include "server/refit.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/model_json.h"
+#include "ingest/profile.h"
+#include "modeling/aggregate.h"
+#include "modeling/expr.h"
+#include "modeling/modeler.h"
+#include "store/experiments.h"
+#include "store/models.h"
+
+#define MIN_VALUES_PER_PARAMETER 5
+
+enum { PART_COMP = 0, PART_COMM = 1, PART_MEM = 2, PART_EPOCH = 3, NPARTS = 4 };
+static const char *const part_names[NPARTS] = {"comp", "comm", "mem", "epoch"};
+enum { SERIES_EPOCH = 0, SERIES_BETWEEN = 1 };
+
+typedef struct refit_setup {
+    agg_training training;
+    expr g, m;
+    int warmup_steps;
+    int strong;
+} refit_setup;
+
+/* Everything malloc'ed for one refit, freed at its end. */
+typedef struct arena {
+    void **ptrs;
+    size_t n, cap;
+} arena;
+
+static void *arena_keep(arena *a, void *p)
+{
+    if (!p)
+        return NULL;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 256;
+        void **v = realloc(a->ptrs, sizeof(void *) * cap);
+        if (!v) {
+            free(p);
+            return NULL;
+        }
+        a->ptrs = v;
+        a->cap = cap;
+    }
+    a->ptrs[a->n++] = p;
+    return p;
+}
+
+static void arena_free(arena *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->ptrs[i]);
+    free(a->ptrs);
+    memset(a, 0, sizeof *a);
+}
+
+/* One modeled quantity: a value per coordinate where it was measured. */
+typedef struct series {
+    double *value;       /* npoints */
+    unsigned char *seen; /* npoints */
+} series;
+
+typedef struct refit_state {
+    const store_experiment *e;
+    const store_fit_data *d;
+    refit_setup setup;
+    agg_result *agg;     /* per point */
+    double *n_t, *n_v;   /* per point */
+    series *cp;          /* [callpath][metric][2] */
+    series *app;         /* [part][metric] */
+    arena mem;
+    store_measurement *meas;
+    size_t nmeas, meas_cap;
+    store_model *models;
+    size_t nmodels, models_cap;
+} refit_state;
+
+/* ---- set-up from the experiment ------------------------------------------ */
+
+static int number_field(const json_t *o, const char *key, double *out)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_number(v))
+        return -1;
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* data_parallel / model_parallel: an expression text or a number. */
+static int expr_field(const json_t *o, const char *key, const char *fallback,
+                      const store_experiment *e, expr *out, char *err, size_t errcap)
+{
+    const json_t *v = json_object_get(o, key);
+    char text[64];
+    const char *src = fallback;
+    if (json_is_string(v)) {
+        src = json_string_value(v);
+    } else if (json_is_number(v)) {
+        snprintf(text, sizeof text, "%.17g", json_number_value(v));
+        src = text;
+    }
+    char why[160];
+    if (expr_compile(src, (const char *const *)e->parameters, e->nparams, out, why, sizeof why) <
+        0) {
+        snprintf(err, errcap, "training.%s: %s", key, why);
+        return -1;
+    }
+    return 0;
+}
+
+static int setup_from_experiment(const store_experiment *e, refit_setup *s, char *err,
+                                 size_t errcap)
+{
+    memset(s, 0, sizeof *s);
+    const json_t *t = json_object_get(e->spec, "training");
+    if (!json_is_object(t) || number_field(t, "train_samples", &s->training.train_samples) < 0 ||
+        number_field(t, "batch_size", &s->training.batch_size) < 0) {
+        snprintf(err, errcap, "the experiment has no training set-up (train_samples, batch_size)");
+        return -1;
+    }
+    if (number_field(t, "validation_samples", &s->training.validation_samples) < 0)
+        s->training.validation_samples = 0;
+    double warm = 0;
+    if (number_field(t, "warmup_steps", &warm) == 0)
+        s->warmup_steps = (int)warm;
+    const char *first = e->nparams > 0 ? e->parameters[0] : "1";
+    if (expr_field(t, "data_parallel", first, e, &s->g, err, errcap) < 0 ||
+        expr_field(t, "model_parallel", "1", e, &s->m, err, errcap) < 0)
+        return -1;
+    s->strong = e->scaling && !strcmp(e->scaling, "strong");
+    return 0;
+}
+
+/* ---- aggregation per coordinate ------------------------------------------------ */
+
+static int aggregate_points(refit_state *st, char *err, size_t errcap)
+{
+    const store_fit_data *d = st->d;
+    size_t start = 0;
+    agg_row *rows = malloc(sizeof(agg_row) * (d->nrows ? d->nrows : 1));
+    if (!rows)
+        return -1;
+    for (int p = 0; p < d->npoints; p++) {
+        size_t end = start, n = 0;
+        while (end < d->nrows && d->rows[end].point == p) {
+            const store_fit_row *r = &d->rows[end++];
+            rows[n++] = (agg_row){r->repetition, r->rank, r->phase, r->step, r->callpath,
+                                  r->metric, r->value};
+        }
+        start = end;
+        if (agg_coordinate(rows, n, st->setup.warmup_steps, &st->agg[p]) < 0) {
+            free(rows);
+            return -1;
+        }
+        const double *pt = d->points + (size_t)p * d->nparams;
+        double g, m;
+        if (expr_eval(&st->setup.g, pt, &g) < 0 || expr_eval(&st->setup.m, pt, &m) < 0 ||
+            agg_steps_per_epoch(&st->setup.training, g, m, &st->n_t[p], &st->n_v[p]) < 0) {
+            snprintf(err, errcap,
+                     "data_parallel/model_parallel/batch_size give no positive steps per epoch at "
+                     "coordinate %d",
+                     p + 1);
+            free(rows);
+            return -2;
+        }
+    }
+    free(rows);
+    return 0;
+}
+
+/* ---- measurements ------------------------------------------------------------------- */
+
+static store_measurement *new_measurement(refit_state *st)
+{
+    if (st->nmeas == st->meas_cap) {
+        size_t cap = st->meas_cap ? st->meas_cap * 2 : 1024;
+        store_measurement *v = realloc(st->meas, sizeof *v * cap);
+        if (!v)
+            return NULL;
+        st->meas = v;
+        st->meas_cap = cap;
+    }
+    store_measurement *m = &st->meas[st->nmeas++];
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+static const char *phase_text(int phase)
+{
+    return phase == 0 ? "train" : phase == 1 ? "validation" : "between";
+}
+
+/* The aggregated per-step value as measured, one row per phase. */
+static int add_raw_measurement(refit_state *st, int p, const agg_value *v)
+{
+    store_measurement *m = new_measurement(st);
+    if (!m)
+        return -1;
+    m->point = st->d->points + (size_t)p * st->d->nparams;
+    m->level = "callpath";
+    m->name = st->d->callpaths[v->callpath];
+    m->category = profile_category_name(st->d->categories[v->callpath]);
+    m->metric = st->d->metrics[v->metric];
+    m->phase = phase_text(v->phase);
+    m->value = v->value;
+    m->nreps = v->nreps;
+    m->reps = v->reps;
+    m->nranks = v->nranks;
+    m->ranks = v->ranks;
+    m->rank_ids = v->rank_ids;
+    return 0;
+}
+
+/* An extrapolated value built up from scaled per-phase values: value, per
+ * repetition (by position) and per rank (by rank id). */
+typedef struct accum {
+    double value;
+    int nreps;
+    double *reps;
+    int nranks;
+    double *ranks;
+    int *rank_ids;
+    int cap_ranks;
+} accum;
+
+static int accum_add(accum *a, const agg_value *v, double scale)
+{
+    a->value += scale * v->value;
+    if (a->nreps == 0 && v->nreps > 0) {
+        a->reps = calloc((size_t)v->nreps, sizeof(double));
+        if (!a->reps)
+            return -1;
+        a->nreps = v->nreps;
+    }
+    for (int r = 0; r < a->nreps && r < v->nreps; r++)
+        a->reps[r] += scale * v->reps[r];
+    for (int k = 0; k < v->nranks; k++) {
+        int at = 0;
+        while (at < a->nranks && a->rank_ids[at] != v->rank_ids[k])
+            at++;
+        if (at == a->nranks) {
+            if (a->nranks == a->cap_ranks) {
+                int cap = a->cap_ranks ? a->cap_ranks * 2 : 16;
+                double *rv = realloc(a->ranks, sizeof(double) * (size_t)cap);
+                if (!rv)
+                    return -1;
+                a->ranks = rv;
+                int *ri = realloc(a->rank_ids, sizeof(int) * (size_t)cap);
+                if (!ri)
+                    return -1;
+                a->rank_ids = ri;
+                a->cap_ranks = cap;
+            }
+            a->ranks[at] = 0;
+            a->rank_ids[at] = v->rank_ids[k];
+            a->nranks++;
+        }
+        a->ranks[at] += scale * v->ranks[k];
+    }
+    return 0;
+}
+
+static void accum_free(accum *a)
+{
+    free(a->reps);
+    free(a->ranks);
+    free(a->rank_ids);
+    memset(a, 0, sizeof *a);
+}
+
+static int add_accum_measurement(refit_state *st, int p, const char *level, const char *name,
+                                 const char *category, int metric, const char *phase, accum *a)
+{
+    store_measurement *m = new_measurement(st);
+    if (!m || (a->reps && !arena_keep(&st->mem, a->reps)) ||
+        (a->ranks && !arena_keep(&st->mem, a->ranks)) ||
+        (a->rank_ids && !arena_keep(&st->mem, a->rank_ids)))
+        return -1;
+    m->point = st->d->points + (size_t)p * st->d->nparams;
+    m->level = level;
+    m->name = name;
+    m->category = category;
+    m->metric = st->d->metrics[metric];
+    m->phase = phase;
+    m->value = a->value;
+    m->nreps = a->nreps;
+    m->reps = a->reps;
+    m->nranks = a->nranks;
+    m->ranks = a->ranks;
+    m->rank_ids = a->rank_ids;
+    return 0;
+}
+
+static series *cp_series(refit_state *st, int callpath, int metric, int which)
+{
+    return &st->cp[((size_t)callpath * st->d->nmetrics + (size_t)metric) * 2 + (size_t)which];
+}
+
+static series *app_series(refit_state *st, int part, int metric)
+{
+    return &st->app[(size_t)part * st->d->nmetrics + (size_t)metric];
+}
+
+static void series_set(series *s, int p, double v)
+{
+    s->value[p] = v;
+    s->seen[p] = 1;
+}
+
+/* Step 4 for one coordinate: epoch and between values per callpath and the
+ * application parts, as measurements and as series values. */
+static int extrapolate_point(refit_state *st, int p)
+{
+    const agg_result *r = &st->agg[p];
+    int nm = st->d->nmetrics;
+    accum *parts = calloc((size_t)NPARTS * nm, sizeof(accum));
+    unsigned char *part_seen = calloc((size_t)nm, 1);
+    if (!parts || !part_seen) {
+        free(parts);
+        free(part_seen);
+        return -1;
+    }
+    int rc = 0;
+    size_t i = 0;
+    while (i < r->nvalues && rc == 0) {
+        /* values are sorted by (callpath, metric, phase): one group at a time */
+        int c = r->values[i].callpath, m = r->values[i].metric;
+        accum epoch = {0}, between = {0};
+        int has_epoch = 0, has_between = 0;
+        for (; i < r->nvalues && r->values[i].callpath == c && r->values[i].metric == m; i++) {
+            const agg_value *v = &r->values[i];
+            rc |= add_raw_measurement(st, p, v);
+            int category = st->d->categories[c];
+            if (v->phase == 2) {
+                rc |= accum_add(&between, v, st->n_t[p]);
+                has_between = 1;
+                continue;
+            }
+            double scale = v->phase == 0 ? st->n_t[p] : st->n_v[p];
+            rc |= accum_add(&epoch, v, scale);
+            has_epoch = 1;
+            if (category <= PROFILE_MEM) {
+                rc |= accum_add(&parts[(size_t)category * nm + m], v, scale);
+                rc |= accum_add(&parts[(size_t)PART_EPOCH * nm + m], v, scale);
+                part_seen[m] = 1;
+            }
+        }
+        const char *name = st->d->callpaths[c];
+        const char *cat = profile_category_name(st->d->categories[c]);
+        if (has_epoch) {
+            series_set(cp_series(st, c, m, SERIES_EPOCH), p, epoch.value);
+            rc |= add_accum_measurement(st, p, "callpath", name, cat, m, "epoch", &epoch);
+        } else {
+            accum_free(&epoch);
+        }
+        if (has_between) {
+            series_set(cp_series(st, c, m, SERIES_BETWEEN), p, between.value);
+            rc |= add_accum_measurement(st, p, "callpath", name, cat, m, "between", &between);
+        } else {
+            accum_free(&between);
+        }
+    }
+    for (int m = 0; m < nm; m++) {
+        for (int part = 0; part < NPARTS; part++) {
+            accum *a = &parts[(size_t)part * nm + m];
+            if (!part_seen[m] || rc) {
+                accum_free(a);
+                continue;
+            }
+            /* a category without callpaths at this coordinate contributes 0 */
+            series_set(app_series(st, part, m), p, a->value);
+            rc |= add_accum_measurement(st, p, "application", part_names[part],
+                                        part == PART_EPOCH ? NULL : part_names[part], m, "epoch",
+                                        a);
+        }
+    }
+    free(parts);
+    free(part_seen);
+    return rc ? -1 : 0;
+}
+
+/* ---- fitting --------------------------------------------------------------------------- */
+
+static store_model *new_model(refit_state *st)
+{
+    if (st->nmodels == st->models_cap) {
+        size_t cap = st->models_cap ? st->models_cap * 2 : 256;
+        store_model *v = realloc(st->models, sizeof *v * cap);
+        if (!v)
+            return NULL;
+        st->models = v;
+        st->models_cap = cap;
+    }
+    store_model *m = &st->models[st->nmodels++];
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+/* Fewest distinct values of any parameter among the coordinates used. */
+static int fewest_distinct(const double *coords, int n, int nparams)
+{
+    int fewest = n;
+    for (int q = 0; q < nparams; q++) {
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
+            distinct += !seen;
+        }
+        if (distinct < fewest)
+            fewest = distinct;
+    }
+    return fewest;
+}
+
+static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, store_model *out,
+                      double *coords, double *values)
+{
+    const store_fit_data *d = st->d;
+    int n = 0;
+    for (int p = 0; p < d->npoints; p++) {
+        if (!s->seen[p])
+            continue;
+        memcpy(coords + (size_t)n * d->nparams, d->points + (size_t)p * d->nparams,
+               sizeof(double) * (size_t)d->nparams);
+        values[n++] = s->value[p];
+    }
+    out->points = n;
+    int distinct = fewest_distinct(coords, n, d->nparams);
+    if (distinct < MIN_VALUES_PER_PARAMETER) {
+        char *why = malloc(200);
+        if (!why)
+            return -1;
+        snprintf(why, 200,
+                 "measured at %d coordinate(s) with %d distinct value(s) of a parameter; at least "
+                 "%d values of every parameter are needed",
+                 n, distinct, MIN_VALUES_PER_PARAMETER);
+        out->reason = arena_keep(&st->mem, why);
+        return out->reason ? 0 : -1;
+    }
+    pmnf_data data = {d->nparams, n, coords, values};
+    pmnf_model model;
+    char err[256];
+    if (pmnf_fit(modeler, &data, &model, err, sizeof err) < 0) {
+        char *why = strdup(err);
+        out->reason = arena_keep(&st->mem, why);
+        return out->reason ? 0 : -1;
+    }
+    json_t *doc = api_model_to_json(&model, (const char *const *)st->e->parameters, 1);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    char *function = doc ? strdup(json_string_value(json_object_get(doc, "function"))) : NULL;
+    json_decref(doc);
+    out->model_json = arena_keep(&st->mem, text);
+    out->function = arena_keep(&st->mem, function);
+    api_model_growth(&model.f, &out->growth_poly, &out->growth_log);
+    return out->model_json && out->function ? 0 : -1;
+}
+
+static int fit_all(refit_state *st)
+{
+    const store_fit_data *d = st->d;
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.allow_negative_exponents = st->setup.strong;
+    pmnf_modeler *modeler = pmnf_modeler_new(&o);
+    double *coords = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * d->nparams);
+    double *values = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1));
+    int rc = modeler && coords && values ? 0 : -1;
+    for (int part = 0; part < NPARTS && rc == 0; part++) {
+        for (int m = 0; m < d->nmetrics && rc == 0; m++) {
+            const series *s = app_series(st, part, m);
+            store_model *out = new_model(st);
+            if (!out) {
+                rc = -1;
+                break;
+            }
+            out->level = "application";
+            out->name = part_names[part];
+            out->category = part == PART_EPOCH ? NULL : part_names[part];
+            out->metric = d->metrics[m];
+            out->phase = "epoch";
+            rc = fit_series(st, modeler, s, out, coords, values);
+        }
+    }
+    for (int c = 0; c < d->ncallpaths && rc == 0; c++) {
+        for (int m = 0; m < d->nmetrics && rc == 0; m++) {
+            for (int which = 0; which < 2 && rc == 0; which++) {
+                const series *s = cp_series(st, c, m, which);
+                int any = 0;
+                for (int p = 0; p < d->npoints; p++)
+                    any |= s->seen[p];
+                if (!any)
+                    continue;
+                store_model *out = new_model(st);
+                if (!out) {
+                    rc = -1;
+                    break;
+                }
+                out->level = "callpath";
+                out->name = d->callpaths[c];
+                out->category = profile_category_name(d->categories[c]);
+                out->metric = d->metrics[m];
+                out->phase = which == SERIES_EPOCH ? "epoch" : "between";
+                rc = fit_series(st, modeler, s, out, coords, values);
+            }
+        }
+    }
+    pmnf_modeler_free(modeler);
+    free(coords);
+    free(values);
+    return rc;
+}
+
+/* ---- the whole refit ---------------------------------------------------------------------- */
+
+static int state_alloc(refit_state *st)
+{
+    const store_fit_data *d = st->d;
+    size_t np = (size_t)(d->npoints ? d->npoints : 1);
+    size_t ncp = (size_t)d->ncallpaths * d->nmetrics * 2, napp = (size_t)NPARTS * d->nmetrics;
+    st->agg = calloc(np, sizeof(agg_result));
+    st->n_t = calloc(np, sizeof(double));
+    st->n_v = calloc(np, sizeof(double));
+    st->cp = calloc(ncp ? ncp : 1, sizeof(series));
+    st->app = calloc(napp ? napp : 1, sizeof(series));
+    if (!st->agg || !st->n_t || !st->n_v || !st->cp || !st->app)
+        return -1;
+    /* one block per kind for all series' values and flags */
+    size_t total = ncp + napp;
+    double *vals = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof(double)));
+    unsigned char *seen = arena_keep(&st->mem, calloc(total ? total * np : 1, 1));
+    if (!vals || !seen)
+        return -1;
+    for (size_t i = 0; i < ncp; i++)
+        st->cp[i] = (series){vals + i * np, seen + i * np};
+    for (size_t i = 0; i < napp; i++)
+        st->app[i] = (series){vals + (ncp + i) * np, seen + (ncp + i) * np};
+    return 0;
+}
+
+static void state_free(refit_state *st)
+{
+    if (st->agg)
+        for (int p = 0; p < st->d->npoints; p++)
+            agg_result_free(&st->agg[p]);
+    free(st->agg);
+    free(st->n_t);
+    free(st->n_v);
+    free(st->cp);
+    free(st->app);
+    free(st->meas);
+    free(st->models);
+    arena_free(&st->mem);
+}
+
+/* Steps 2-5 over loaded data; fills st->meas and st->models. */
+static int compute(refit_state *st, char *err, size_t errcap)
+{
+    if (state_alloc(st) < 0) {
+        snprintf(err, errcap, "out of memory");
+        return REFIT_TRANSIENT;
+    }
+    int rc = aggregate_points(st, err, errcap);
+    if (rc == -2)
+        return REFIT_FAILED;
+    for (int p = 0; p < st->d->npoints && rc == 0; p++)
+        rc = extrapolate_point(st, p);
+    if (rc == 0)
+        rc = fit_all(st);
+    if (rc < 0) {
+        snprintf(err, errcap, "out of memory");
+        return REFIT_TRANSIENT;
+    }
+    return REFIT_OK;
+}
+
+static int store_outcome(const store_error *se, char *err, size_t errcap)
+{
+    snprintf(err, errcap, "%s", se->msg);
+    return se->code == STORE_UNAVAILABLE || se->code == STORE_INTERNAL ? REFIT_TRANSIENT
+                                                                         : REFIT_FAILED;
+}
+
+int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_set_id, char *err,
+              size_t errcap)
+{
+    store_error se = {0};
+    PGconn *c = store_acquire(s, &se);
+    if (!c)
+        return store_outcome(&se, err, errcap);
+    store_experiment e;
+    store_fit_data d;
+    memset(&d, 0, sizeof d);
+    if (store_experiment_get(c, experiment_id, &e, &se)) {
+        store_release(s, c);
+        return store_outcome(&se, err, errcap);
+    }
+    refit_state st;
+    memset(&st, 0, sizeof st);
+    st.e = &e;
+    st.d = &d;
+    int rc = setup_from_experiment(&e, &st.setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
+    if (rc == REFIT_OK && store_fit_data_load(c, experiment_id, e.nparams, &d, &se))
+        rc = store_outcome(&se, err, errcap);
+    /* the computation needs no connection: give it back meanwhile */
+    store_release(s, c);
+    if (rc == REFIT_OK)
+        rc = compute(&st, err, errcap);
+    if (rc == REFIT_OK) {
+        int number;
+        c = store_acquire(s, &se);
+        if (!c || store_model_set_write(c, experiment_id, job_id, e.nparams, st.meas, st.nmeas,
+                                        st.models, st.nmodels, model_set_id, &number, &se))
+            rc = store_outcome(&se, err, errcap);
+        if (c)
+            store_release(s, c);
+    }
+    state_free(&st);
+    store_fit_data_free(&d);
+    store_experiment_free(&e);
+    return rc;
+}
