@@ -16,12 +16,20 @@
 #include "store/experiments.h"
 #include "store/models.h"
 
-#define CACHE_SLOTS 1024 /* experiments held at once; the oldest entry is replaced */
+#define CACHE_SLOTS 1024 /* experiments held at once; a colliding entry is replaced */
+#define PAGE_SLOTS 512   /* rendered pages held at once, direct-mapped by key */
+
+typedef struct cached_page {
+    char *key;
+    char *body;
+    size_t len;
+} cached_page;
 
 struct model_cache {
     pthread_mutex_t lock;
     int64_t max_age_ms;
     cached_models *slots[CACHE_SLOTS];
+    cached_page pages[PAGE_SLOTS];
 };
 
 static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
@@ -55,6 +63,10 @@ void model_cache_free(model_cache *c)
         return;
     for (int i = 0; i < CACHE_SLOTS; i++)
         unref_locked(c->slots[i]);
+    for (int i = 0; i < PAGE_SLOTS; i++) {
+        free(c->pages[i].key);
+        free(c->pages[i].body);
+    }
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -203,5 +215,48 @@ void model_cache_forget(model_cache *c, int64_t experiment)
         unref_locked(m);
         c->slots[slot] = NULL;
     }
+    pthread_mutex_unlock(&c->lock);
+}
+
+static int page_slot(const char *key)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return (int)(h % PAGE_SLOTS);
+}
+
+int model_cache_page_get(model_cache *c, const char *key, char **body, size_t *len)
+{
+    cached_page *pg = &c->pages[page_slot(key)];
+    int found = 0;
+    pthread_mutex_lock(&c->lock);
+    if (pg->key && !strcmp(pg->key, key)) {
+        *body = malloc(pg->len + 1);
+        if (*body) {
+            memcpy(*body, pg->body, pg->len + 1);
+            *len = pg->len;
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return found;
+}
+
+void model_cache_page_put(model_cache *c, const char *key, const char *body, size_t len)
+{
+    char *k = strdup(key), *b = malloc(len + 1);
+    if (!k || !b) {
+        free(k);
+        free(b);
+        return;
+    }
+    memcpy(b, body, len);
+    b[len] = '\0';
+    cached_page *pg = &c->pages[page_slot(key)];
+    pthread_mutex_lock(&c->lock);
+    free(pg->key);
+    free(pg->body);
+    *pg = (cached_page){k, b, len};
     pthread_mutex_unlock(&c->lock);
 }

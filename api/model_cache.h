@@ -54,6 +54,12 @@ const cached_models *model_cache_get(model_cache *c, store *db, int64_t experime
                                      store_error *err);
 void model_cache_release(model_cache *c, const cached_models *m);
 
+/* Rendered responses of immutable model sets (model lists), by key (e.g.
+ * "<set id>|<canonical query>"). get copies the body into *body (malloc'ed)
+ * and returns 1 when present; put stores a copy (best effort). */
+int model_cache_page_get(model_cache *c, const char *key, char **body, size_t *len);
+void model_cache_page_put(model_cache *c, const char *key, const char *body, size_t len);
+
 /* Drops the experiment's entry (after a delete). */
 void model_cache_forget(model_cache *c, int64_t experiment);
 

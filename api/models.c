@@ -238,37 +238,73 @@ static json_t *model_view(const store_model_row *m)
     return o;
 }
 
+/* The set a listing reads: the cursor's, else the newest (from the model
+ * cache, so a listing a dashboard polls costs no database round trip).
+ * 0 = none yet, 1 = *set chosen, -1 = answered. */
+static int listing_set(api_ctx *ctx, const api_request *req, api_response *resp, int64_t id,
+                       int64_t *set, long *offset)
+{
+    const char *cursor = api_query(req, "cursor");
+    store_error err = {0};
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
+    if (!m && err.code != STORE_CONFLICT) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    *offset = 0;
+    if (m) {
+        *set = m->set_id;
+        model_cache_release(ctx->models, m);
+    }
+    if (cursor && parse_cursor(cursor, set, offset) < 0) {
+        api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cursor);
+        return -1;
+    }
+    return m || cursor ? 1 : 0;
+}
+
 void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const sorts[] = {"growth", "name", NULL};
     store_error err = {0};
     store_model_filter f = {0};
     const char *sort;
-    if (enum_filter(req, resp, "level", levels, &f.level) < 0 ||
+    int64_t id;
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0 ||
+        enum_filter(req, resp, "level", levels, &f.level) < 0 ||
         enum_filter(req, resp, "category", categories, &f.category) < 0 ||
         enum_filter(req, resp, "phase", model_phases, &f.phase) < 0 ||
         enum_filter(req, resp, "sort", sorts, &sort) < 0 ||
         enum_filter(req, resp, "metric", NULL, &f.metric) < 0 ||
-        enum_filter(req, resp, "callpath", NULL, &f.name) < 0)
+        enum_filter(req, resp, "callpath", NULL, &f.name) < 0 || parse_limit(req, resp, &f.limit) < 0)
         return;
     f.by_growth = sort && !strcmp(sort, "growth");
+    listing l = {.limit = f.limit};
+    int have = listing_set(ctx, req, resp, id, &l.set_id, &l.offset);
+    if (have < 0)
+        return;
+    if (!have) {
+        api_send_json(resp, 200, json_pack("{s:n, s:[], s:n}", "model_set", "models",
+                                           "next_cursor"));
+        return;
+    }
+    f.offset = l.offset;
+    /* model sets never change: a rendered page is good for as long as it is kept */
+    char key[1024];
+    snprintf(key, sizeof key, "%" PRId64 "|%ld|%d|%d|%s|%s|%s|%s|%.600s", l.set_id, l.offset,
+             f.limit, f.by_growth, f.metric ? f.metric : "", f.level ? f.level : "",
+             f.category ? f.category : "", f.phase ? f.phase : "", f.name ? f.name : "");
+    char *body;
+    size_t len;
+    if (model_cache_page_get(ctx->models, key, &body, &len)) {
+        api_send_body(resp, 200, "application/json", body, len);
+        return;
+    }
     PGconn *c = store_acquire(ctx->db, &err);
-    if (!c) {
-        api_store_problem(resp, &err);
-        return;
-    }
-    listing l;
-    if (open_listing(ctx, req, resp, c, &l) < 0) {
-        store_release(ctx->db, c);
-        return;
-    }
     store_model_row *rows = NULL;
     int n = 0;
-    f.offset = l.offset;
-    f.limit = l.limit;
-    if (l.has_set && store_models_read(c, l.set_id, &f, &rows, &n, &err)) {
+    if (!c || store_models_read(c, l.set_id, &f, &rows, &n, &err)) {
         store_release(ctx->db, c);
-        store_experiment_free(&l.e);
         api_store_problem(resp, &err);
         return;
     }
@@ -276,12 +312,17 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(list, model_view(&rows[i]));
-    api_send_json(resp, 200,
-                  json_pack("{s:o, s:o, s:o}", "model_set",
-                            l.has_set ? json_integer(l.set_id) : json_null(), "models", list,
-                            "next_cursor", l.has_set ? next_cursor(&l, n) : json_null()));
     store_model_rows_free(rows, n);
-    store_experiment_free(&l.e);
+    json_t *doc = json_pack("{s:I, s:o, s:o}", "model_set", (json_int_t)l.set_id, "models", list,
+                            "next_cursor", next_cursor(&l, n));
+    body = doc ? api_json_text(doc, &len) : NULL;
+    json_decref(doc);
+    if (!body) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return;
+    }
+    model_cache_page_put(ctx->models, key, body, len);
+    api_send_body(resp, 200, "application/json", body, len);
 }
 
 /* ---- GET /v1/experiments/{id}/predict -------------------------------------- */

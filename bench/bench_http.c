@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/wrk.h"
 #include "tests/harness.h"
 
 static double now_s(void)
@@ -62,48 +63,11 @@ static int startup(harness *h)
     return 0;
 }
 
-/* Seconds in wrk's latency notation ("812.00us", "1.20ms", "2.00s"). */
-static double wrk_seconds(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (!strncmp(end, "us", 2))
-        return v / 1e6;
-    if (!strncmp(end, "ms", 2))
-        return v / 1e3;
-    if (!strncmp(end, "m", 1))
-        return v * 60;
-    return v;
-}
-
 static int health(harness *h, int seconds, int connections)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd,
-             "wrk -t2 -c%d -d%ds --latency http://127.0.0.1:%d/health 2>&1", connections,
-             seconds, harness_port(h));
-    FILE *p = popen(cmd, "r");
-    char line[512], p50[32] = "", p99[32] = "";
-    double rps = -1;
-    long non2xx = 0, errors = 0;
-    while (p && fgets(line, sizeof line, p)) {
-        sscanf(line, " Requests/sec: %lf", &rps);
-        sscanf(line, " 50%% %31s", p50);
-        sscanf(line, " 99%% %31s", p99);
-        sscanf(line, " Non-2xx or 3xx responses: %ld", &non2xx);
-        if (strstr(line, "Socket errors"))
-            errors = 1;
-    }
-    int rc = p ? pclose(p) : -1;
-    if (rc != 0 || rps < 0) {
-        printf("{\"figure\": \"http_health\", \"error\": \"wrk did not run (is it installed?)\"}\n");
-        return -1;
-    }
-    printf("{\"figure\": \"http_health\", \"tool\": \"wrk -t2 -c%d -d%ds\", \"requests_per_s\": %.0f, "
-           "\"p50_ms\": %.3f, \"p99_ms\": %.3f, \"non_2xx\": %ld, \"socket_errors\": %s}\n",
-           connections, seconds, rps, wrk_seconds(p50) * 1e3, wrk_seconds(p99) * 1e3, non2xx,
-           errors ? "true" : "false");
-    return 0;
+    char url[96];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/health", harness_port(h));
+    return wrk_run("http_health", url, seconds, connections);
 }
 
 static int create(harness *h)

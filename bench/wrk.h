@@ -1,0 +1,58 @@
+/*
+ * wrk.h — runs wrk (Debian package) against one URL and prints its figure as
+ * one JSON line: requests/s, p50 and p99 latency, non-2xx responses, socket
+ * errors. Shared by the service benchmarks; header-only.
+ */
+#ifndef PERFCAST_BENCH_WRK_H
+#define PERFCAST_BENCH_WRK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Seconds in wrk's latency notation ("812.00us", "1.20ms", "2.00s"). */
+static double wrk_seconds(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!strncmp(end, "us", 2))
+        return v / 1e6;
+    if (!strncmp(end, "ms", 2))
+        return v / 1e3;
+    if (!strncmp(end, "m", 1))
+        return v * 60;
+    return v;
+}
+
+/* Runs `wrk -t2 -cC -dSs --latency url` and prints {"figure": figure, ...}.
+ * Returns 0, or -1 (after printing an error line) when wrk did not run. */
+static int wrk_run(const char *figure, const char *url, int seconds, int connections)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "wrk -t2 -c%d -d%ds --latency '%s' 2>&1", connections, seconds, url);
+    FILE *p = popen(cmd, "r");
+    char line[512], p50[32] = "", p99[32] = "";
+    double rps = -1;
+    long non2xx = 0, errors = 0;
+    while (p && fgets(line, sizeof line, p)) {
+        sscanf(line, " Requests/sec: %lf", &rps);
+        sscanf(line, " 50%% %31s", p50);
+        sscanf(line, " 99%% %31s", p99);
+        sscanf(line, " Non-2xx or 3xx responses: %ld", &non2xx);
+        if (strstr(line, "Socket errors"))
+            errors = 1;
+    }
+    int rc = p ? pclose(p) : -1;
+    if (rc != 0 || rps < 0) {
+        printf("{\"figure\": \"%s\", \"error\": \"wrk did not run (is it installed?)\"}\n", figure);
+        return -1;
+    }
+    printf("{\"figure\": \"%s\", \"tool\": \"wrk -t2 -c%d -d%ds\", \"requests_per_s\": %.0f, "
+           "\"p50_ms\": %.3f, \"p99_ms\": %.3f, \"non_2xx\": %ld, \"socket_errors\": %s}\n",
+           figure, connections, seconds, rps, wrk_seconds(p50) * 1e3, wrk_seconds(p99) * 1e3,
+           non2xx, errors ? "true" : "false");
+    fflush(stdout);
+    return 0;
+}
+
+#endif
