@@ -6,6 +6,8 @@
 #ifndef PERFCAST_API_HANDLERS_H
 #define PERFCAST_API_HANDLERS_H
 
+#include <stdio.h>
+
 #include "api/api.h"
 
 /* ops.c: operating endpoints */
@@ -19,6 +21,13 @@ void api_experiment_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_experiment_get(api_ctx *ctx, api_request *req, api_response *resp);
 void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* profiles.c */
+void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* jobs.c; api_jobs_metrics is a /metrics collector (api/metrics.h) over a store */
+void api_job_get(api_ctx *ctx, api_request *req, api_response *resp);
+void api_jobs_metrics(void *db, FILE *out);
 
 /* models.c: what refits produced */
 void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp);

@@ -56,7 +56,7 @@ static void pool_metrics(void *arg, FILE *out)
 static int schema_ready(api_ctx *api, srv_workers *workers, const srv_config *cfg, srv_log *log)
 {
     char err[256];
-    if (srv_workers_start(workers, cfg->workers, 0 /* default lease */, api->db, log, err,
+    if (srv_workers_start(workers, cfg->workers, cfg->job_lease, api->db, log, err,
                           sizeof err)) {
         srv_logf(log, SRV_LOG_ERROR, "cannot start the workers", "{s:s}", "error", err);
         return -1;
@@ -131,7 +131,8 @@ int cmd_serve(int argc, char **argv)
     srv_http http = {.quiesced_fd = -1};
     int status = 1;
     if (!api.db || !api.metrics || !api.models ||
-        api_metrics_add_collector(api.metrics, pool_metrics, api.db)) {
+        api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
+        api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db)) {
         srv_logf(&log, SRV_LOG_ERROR, "out of memory", NULL);
         goto out;
     }

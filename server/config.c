@@ -25,6 +25,8 @@ const char srv_config_usage[] =
     "  --max-connections N     simultaneous HTTP connections, default 1024\n"
     "                          (PERFCAST_MAX_CONNECTIONS)\n"
     "  --http-timeout SECONDS  idle HTTP connection timeout, default 60 (PERFCAST_HTTP_TIMEOUT)\n"
+    "  --job-lease SECONDS     lease of a claimed job, renewed while it runs, default 30\n"
+    "                          (PERFCAST_JOB_LEASE)\n"
     "  --log-level LEVEL       debug, info, warn or error, default info (PERFCAST_LOG_LEVEL)\n";
 
 static int parse_int(const char *s, long min, long max, int *out)
@@ -110,6 +112,9 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
     } else if (!strcmp(key, "http-timeout")) {
         if (parse_int(val, 1, 86400, &cfg->http_timeout))
             want = "a number of seconds from 1 to 86400";
+    } else if (!strcmp(key, "job-lease")) {
+        if (parse_int(val, 1, 86400, &cfg->job_lease))
+            want = "a number of seconds from 1 to 86400";
     } else if (!strcmp(key, "log-level")) {
         cfg->log_level = srv_log_level_from_name(val);
         if (cfg->log_level < 0)
@@ -137,6 +142,7 @@ static const struct {
     {"PERFCAST_DB_POOL", "db-pool"},
     {"PERFCAST_MAX_CONNECTIONS", "max-connections"},
     {"PERFCAST_HTTP_TIMEOUT", "http-timeout"},
+    {"PERFCAST_JOB_LEASE", "job-lease"},
     {"PERFCAST_LOG_LEVEL", "log-level"},
 };
 
@@ -154,6 +160,7 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
     cfg->db_pool = 0; /* derived below unless set */
     cfg->max_connections = 1024;
     cfg->http_timeout = 60;
+    cfg->job_lease = 30;
     cfg->log_level = SRV_LOG_INFO;
 
     for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {

@@ -10,6 +10,7 @@
  *   PERFCAST_DB_POOL        --db-pool N          http threads + workers, at most 32
  *   PERFCAST_MAX_CONNECTIONS --max-connections N 1024
  *   PERFCAST_HTTP_TIMEOUT   --http-timeout SECONDS 60 (idle connection timeout)
+ *   PERFCAST_JOB_LEASE      --job-lease SECONDS  30 (a claimed job's lease; heartbeats renew it)
  *   PERFCAST_LOG_LEVEL      --log-level LEVEL    info (debug, info, warn, error)
  */
 #ifndef PERFCAST_SERVER_CONFIG_H
@@ -27,6 +28,7 @@ typedef struct srv_config {
     int db_pool;
     int max_connections;
     int http_timeout;
+    int job_lease; /* seconds */
     int log_level; /* srv_log level */
 } srv_config;
 

@@ -1,25 +1,372 @@
 /*
- * workers.c — the background worker pool (see server/workers.h). No job
- * kinds exist yet: start records its inputs and launches nothing.
+ * workers.c — the worker pool (see server/workers.h).
+ *
+ * Worker thread: claim (pool connection, taken only for the statement) ->
+ * refit_run() -> done or fail (again a short-lived pool connection) -> claim
+ * again at once; when nothing is claimable, wait on the condition variable
+ * for the listener's next notification or one second, whichever is first.
+ * A worker publishes its current claim in its slot so that the listener can
+ * extend the lease; the claim's attempt number fences every update, so a
+ * worker that lost its lease cannot overwrite the new holder's attempt.
+ *
+ * Listener thread: a connection of its own (store_connect(), outside the
+ * pool, so that it never takes a slot requests or refits wait for), LISTEN
+ * perfcast_jobs, poll() on its socket and on the stop pipe with a timeout
+ * that falls due at the next heartbeat. A broken connection is closed and
+ * opened again a second later; after reconnecting, workers are woken once,
+ * since notifications sent meanwhile were lost.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "server/refit.h"
 #include "server/workers.h"
+#include "store/jobs.h"
+
+#define POLL_SECONDS 1      /* workers look for work at least this often */
+#define FINISH_TRIES 10     /* recording an outcome while the database is away */
+
+struct srv_worker {
+    srv_workers *pool;
+    int index;
+    pthread_t thread;
+    char name[128];         /* jobs.worker: host/pid/index */
+    int busy;               /* holds claim (guarded by pool->mu) */
+    int claim_failing;      /* the last claim failed: log only the first of a run */
+    store_job_claim claim;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static int stopping(srv_workers *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int s = w->stopping;
+    pthread_mutex_unlock(&w->mu);
+    return s;
+}
+
+/* Wakes every idle worker: a notification may mean several jobs. */
+static void wake_all(srv_workers *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->generation++;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Waits for a wake-up newer than gen, stop, or POLL_SECONDS. */
+static void wait_for_work(srv_workers *w, unsigned long gen)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += POLL_SECONDS;
+    pthread_mutex_lock(&w->mu);
+    while (!w->stopping && w->generation == gen)
+        if (pthread_cond_timedwait(&w->wake, &w->mu, &until) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Claims one job into me->claim. 1 claimed, 0 none, -1 database trouble. */
+static int claim(srv_worker *me)
+{
+    srv_workers *w = me->pool;
+    store_error err = {0};
+    PGconn *c = store_acquire(w->db, &err);
+    int rc = c ? store_job_claim_next(c, me->name, w->lease, &me->claim, &err) : err.code;
+    store_release(w->db, c);
+    if (rc == STORE_OK || rc == STORE_NOT_FOUND) {
+        if (me->claim_failing)
+            srv_logf(w->log, SRV_LOG_INFO, "claiming jobs again", "{s:s}", "worker", me->name);
+        me->claim_failing = 0;
+        return rc == STORE_OK;
+    }
+    if (!me->claim_failing)
+        srv_logf(w->log, rc == STORE_UNAVAILABLE ? SRV_LOG_WARN : SRV_LOG_ERROR,
+                 "cannot claim a job", "{s:s, s:s}", "worker", me->name, "error", err.msg);
+    me->claim_failing = 1;
+    return -1;
+}
+
+/* Records the outcome of me->claim: done (model_set > 0) or failed. Retries
+ * while the database is unreachable; gives up to the lease after that. */
+static void finish(srv_worker *me, int outcome, int64_t model_set, const char *msg)
+{
+    srv_workers *w = me->pool;
+    for (int tries = 0;; tries++) {
+        store_error err = {0};
+        int requeued = 0;
+        PGconn *c = store_acquire(w->db, &err);
+        int rc = !c ? err.code
+                 : outcome == REFIT_OK
+                     ? store_job_done(c, &me->claim, me->name, model_set, &err)
+                     : store_job_fail(c, &me->claim, me->name, msg, outcome == REFIT_TRANSIENT,
+                                      &requeued, &err);
+        store_release(w->db, c);
+        if (rc == STORE_OK) {
+            if (outcome == REFIT_OK)
+                srv_logf(w->log, SRV_LOG_INFO, "job done", "{s:I, s:I, s:i, s:I, s:s}", "job",
+                         (json_int_t)me->claim.job_id, "experiment",
+                         (json_int_t)me->claim.experiment_id, "attempt", me->claim.attempt,
+                         "model_set", (json_int_t)model_set, "worker", me->name);
+            else
+                srv_logf(w->log, SRV_LOG_WARN, requeued ? "job attempt failed, queued again"
+                                                        : "job failed",
+                         "{s:I, s:I, s:i, s:s, s:s}", "job", (json_int_t)me->claim.job_id,
+                         "experiment", (json_int_t)me->claim.experiment_id, "attempt",
+                         me->claim.attempt, "error", msg, "worker", me->name);
+            return;
+        }
+        if (rc != STORE_UNAVAILABLE || tries + 1 >= FINISH_TRIES) {
+            srv_logf(w->log, SRV_LOG_ERROR, "cannot record a job's outcome; its lease decides",
+                     "{s:I, s:i, s:s, s:s}", "job", (json_int_t)me->claim.job_id, "attempt",
+                     me->claim.attempt, "error", err.msg, "worker", me->name);
+            return;
+        }
+        sleep_s(1);
+    }
+}
+
+static void run_job(srv_worker *me)
+{
+    srv_workers *w = me->pool;
+    pthread_mutex_lock(&w->mu);
+    me->busy = 1;
+    pthread_mutex_unlock(&w->mu);
+    srv_logf(w->log, SRV_LOG_INFO, "job started", "{s:I, s:I, s:i, s:s}", "job",
+             (json_int_t)me->claim.job_id, "experiment", (json_int_t)me->claim.experiment_id,
+             "attempt", me->claim.attempt, "worker", me->name);
+    int64_t set = 0;
+    char msg[512] = "";
+    double t0 = now_s();
+    int outcome =
+        refit_run(w->db, me->claim.experiment_id, me->claim.job_id, &set, msg, sizeof msg);
+    if (outcome != REFIT_OK && outcome != REFIT_TRANSIENT)
+        outcome = REFIT_FAILED;
+    if (outcome != REFIT_OK && !*msg)
+        snprintf(msg, sizeof msg, "refit failed without a reason");
+    srv_logf(w->log, SRV_LOG_DEBUG, "refit finished", "{s:I, s:f, s:i}", "job",
+             (json_int_t)me->claim.job_id, "seconds", now_s() - t0, "outcome", outcome);
+    finish(me, outcome, set, msg);
+    pthread_mutex_lock(&w->mu);
+    me->busy = 0;
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    srv_worker *me = arg;
+    srv_workers *w = me->pool;
+    while (!stopping(w)) {
+        pthread_mutex_lock(&w->mu);
+        unsigned long gen = w->generation;
+        pthread_mutex_unlock(&w->mu);
+        int got = claim(me);
+        if (got == 1) {
+            run_job(me);
+            continue; /* there may be more: claim again before waiting */
+        }
+        wait_for_work(w, gen);
+    }
+    return NULL;
+}
+
+/* ---- listener ------------------------------------------------------------- */
+
+/* Extends the lease of every job a worker of this process is on. */
+static void heartbeat(srv_workers *w, PGconn *c)
+{
+    for (int i = 0; i < w->nthreads; i++) {
+        srv_worker *me = &w->slots[i];
+        pthread_mutex_lock(&w->mu);
+        int busy = me->busy;
+        store_job_claim cl = me->claim;
+        pthread_mutex_unlock(&w->mu);
+        if (!busy)
+            continue;
+        store_error err = {0};
+        if (store_job_heartbeat(c, &cl, me->name, w->lease, &err))
+            srv_logf(w->log, SRV_LOG_WARN, "cannot extend a job's lease", "{s:I, s:s, s:s}",
+                     "job", (json_int_t)cl.job_id, "worker", me->name, "error", err.msg);
+    }
+    store_error err = {0};
+    int reaped = 0;
+    if (store_job_reap(c, &reaped, &err))
+        srv_logf(w->log, SRV_LOG_WARN, "cannot fail expired jobs", "{s:s}", "error", err.msg);
+    else if (reaped)
+        srv_logf(w->log, SRV_LOG_WARN, "jobs failed: lease expired with no attempts left",
+                 "{s:i}", "jobs", reaped);
+}
+
+/* A connection of its own that LISTENs, or NULL (logged once per outage). */
+static PGconn *listen_conn(srv_workers *w, int *failing)
+{
+    store_error err = {0};
+    PGconn *c = store_connect(w->db, &err);
+    PGresult *r = c ? PQexec(c, "LISTEN " STORE_JOBS_CHANNEL) : NULL;
+    if (c && PQresultStatus(r) == PGRES_COMMAND_OK) {
+        PQclear(r);
+        if (*failing)
+            srv_logf(w->log, SRV_LOG_INFO, "listening for jobs again", NULL);
+        *failing = 0;
+        return c;
+    }
+    if (c)
+        store_fail(c, r, &err);
+    if (!*failing)
+        srv_logf(w->log, SRV_LOG_WARN, "cannot listen for jobs; polling meanwhile", "{s:s}",
+                 "error", err.msg);
+    *failing = 1;
+    PQfinish(c);
+    return NULL;
+}
+
+static void *listener_main(void *arg)
+{
+    srv_workers *w = arg;
+    PGconn *c = NULL;
+    int failing = 0;
+    double every = w->lease / 3 > 0.05 ? w->lease / 3 : 0.05;
+    double next_beat = now_s();
+    for (;;) {
+        if (!c && (c = listen_conn(w, &failing)))
+            wake_all(w); /* notifications sent while not listening are lost */
+        double t = now_s();
+        if (c && t >= next_beat) {
+            heartbeat(w, c);
+            next_beat = t + every;
+        }
+        double wait = c ? next_beat - now_s() : 1.0;
+        if (wait < 0)
+            wait = 0;
+        if (wait > 1.0)
+            wait = 1.0;
+        /* poll, not select: with many HTTP connections the socket's number
+         * may be past FD_SETSIZE */
+        struct pollfd fds[2] = {{.fd = w->stop_pipe[0], .events = POLLIN},
+                                {.fd = c ? PQsocket(c) : -1, .events = POLLIN}};
+        int n = poll(fds, 2, (int)(wait * 1000) + 1);
+        if (n < 0 && errno != EINTR)
+            sleep_s(0.1);
+        if (n > 0 && (fds[0].revents & POLLIN))
+            break;
+        if (c && n > 0 && fds[1].fd >= 0 && fds[1].revents) {
+            int woke = 0;
+            if (!PQconsumeInput(c) || PQstatus(c) != CONNECTION_OK) {
+                srv_logf(w->log, SRV_LOG_WARN, "job listener lost its connection",
+                         "{s:s}", "error", PQerrorMessage(c));
+                PQfinish(c);
+                c = NULL;
+                continue;
+            }
+            PGnotify *note;
+            while ((note = PQnotifies(c))) {
+                woke = 1;
+                PQfreemem(note);
+            }
+            if (woke)
+                wake_all(w);
+        }
+        if (c && PQstatus(c) != CONNECTION_OK) {
+            PQfinish(c);
+            c = NULL;
+        }
+    }
+    PQfinish(c);
+    return NULL;
+}
+
+/* ---- start and stop ------------------------------------------------------- */
 
 int srv_workers_start(srv_workers *w, int nthreads, double lease_seconds, store *db, srv_log *log,
                       char *err, size_t errcap)
 {
-    (void)lease_seconds;
-    (void)err;
-    (void)errcap;
     memset(w, 0, sizeof *w);
-    w->nthreads = nthreads;
+    w->nthreads = nthreads > 0 ? nthreads : 0;
+    w->lease = lease_seconds > 0 ? lease_seconds : SRV_WORKERS_LEASE_DEFAULT;
     w->db = db;
     w->log = log;
+    w->stop_pipe[0] = w->stop_pipe[1] = -1;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    if (w->nthreads == 0)
+        return 0;
+    w->slots = calloc((size_t)w->nthreads, sizeof *w->slots);
+    if (!w->slots || pipe2(w->stop_pipe, O_CLOEXEC)) {
+        snprintf(err, errcap, "cannot set up the workers: %s",
+                 w->slots ? strerror(errno) : "out of memory");
+        srv_workers_stop(w);
+        return -1;
+    }
+    char host[64] = "";
+    if (gethostname(host, sizeof host))
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    for (int i = 0; i < w->nthreads; i++) {
+        srv_worker *me = &w->slots[i];
+        me->pool = w;
+        me->index = i;
+        snprintf(me->name, sizeof me->name, "%s/%ld/%d", host, (long)getpid(), i);
+    }
+    int e = pthread_create(&w->listener, NULL, listener_main, w);
+    w->listener_started = !e;
+    for (int i = 0; !e && i < w->nthreads; i++) {
+        e = pthread_create(&w->slots[i].thread, NULL, worker_main, &w->slots[i]);
+        w->running += !e;
+    }
+    if (e) {
+        snprintf(err, errcap, "cannot start a worker thread: %s", strerror(e));
+        srv_workers_stop(w);
+        return -1;
+    }
+    srv_logf(log, SRV_LOG_INFO, "workers started", "{s:i, s:f}", "workers", w->nthreads,
+             "lease_seconds", w->lease);
     return 0;
 }
 
 void srv_workers_stop(srv_workers *w)
 {
-    w->running = 0;
+    if (!w->db) /* never started */
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->stopping = 1;
+    pthread_cond_broadcast(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    /* workers first: the listener keeps their leases alive until they end */
+    for (int i = 0; i < w->running; i++)
+        pthread_join(w->slots[i].thread, NULL);
+    if (w->listener_started) {
+        ssize_t n;
+        do
+            n = write(w->stop_pipe[1], "x", 1);
+        while (n < 0 && errno == EINTR);
+        pthread_join(w->listener, NULL);
+    }
+    for (int i = 0; i < 2; i++)
+        if (w->stop_pipe[i] >= 0)
+            close(w->stop_pipe[i]);
+    free(w->slots);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->mu);
+    memset(w, 0, sizeof *w);
 }

@@ -152,6 +152,11 @@ static PGconn *conn_open(const store *s, store_error *err)
     return NULL;
 }
 
+PGconn *store_connect(store *s, store_error *err)
+{
+    return conn_open(s, err);
+}
+
 PGconn *store_acquire(store *s, store_error *err)
 {
     pthread_mutex_lock(&s->mu);

@@ -36,6 +36,11 @@ void store_close(store *s);
  * connections are re-established here; when the database is unreachable
  * returns NULL with STORE_UNAVAILABLE. */
 PGconn *store_acquire(store *s, store_error *err);
+/* A new connection of its own, outside the pool, for a long-lived session
+ * such as the workers' LISTEN; the caller closes it with PQfinish(). NULL
+ * with STORE_UNAVAILABLE when the database is unreachable. */
+PGconn *store_connect(store *s, store_error *err);
+
 /* Gives the connection back; a connection left inside a transaction or in a
  * bad state is rolled back or reset first. */
 void store_release(store *s, PGconn *c);

@@ -1,0 +1,75 @@
+/*
+ * jobs.c — GET /v1/jobs/{id}, where an upload's 202 points, and the jobs-by-
+ * state figures of /metrics.
+ *
+ * View of a job: {"id","experiment","state":"queued|running|done|failed",
+ * "attempts","max_attempts","error":null|"...","model_set":null|N,
+ * "worker":null|"host/pid/n","created_at","started_at","finished_at",
+ * "lease_until"} — model_set is the set's number within the experiment (as
+ * the model endpoints show it), timestamps RFC 3339 UTC or null.
+ */
+#include <stdio.h>
+
+#include "api/handlers.h"
+#include "store/jobs.h"
+
+static json_t *string_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *job_view(const store_job *j)
+{
+    json_t *v = json_pack("{s:I, s:I, s:s, s:i, s:i}", "id", (json_int_t)j->id, "experiment",
+                          (json_int_t)j->experiment_id, "state", store_job_state_name(j->state),
+                          "attempts", j->attempts, "max_attempts", j->max_attempts);
+    if (!v)
+        return NULL;
+    json_object_set_new(v, "error", string_or_null(j->error));
+    json_object_set_new(v, "model_set",
+                        j->model_set_number > 0 ? json_integer(j->model_set_number) : json_null());
+    json_object_set_new(v, "worker", string_or_null(j->worker));
+    json_object_set_new(v, "created_at", string_or_null(j->created_at));
+    json_object_set_new(v, "started_at", string_or_null(j->started_at));
+    json_object_set_new(v, "finished_at", string_or_null(j->finished_at));
+    json_object_set_new(v, "lease_until", string_or_null(j->lease_until));
+    return v;
+}
+
+void api_job_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "job", &id))
+        return;
+    store_error err;
+    store_job j;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_job_get(c, id, &j, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 200, job_view(&j));
+    store_job_free(&j);
+}
+
+void api_jobs_metrics(void *arg, FILE *out)
+{
+    store *db = arg;
+    store_error err;
+    int64_t counts[STORE_JOB_NSTATES];
+    PGconn *c = store_acquire(db, &err);
+    int rc = c ? store_job_counts(c, counts, &err) : err.code;
+    store_release(db, c);
+    fputs("# HELP perfcast_jobs Refit jobs in the database by state.\n"
+          "# TYPE perfcast_jobs gauge\n",
+          out);
+    if (rc) {
+        fputs("# perfcast_jobs: the database did not answer\n", out);
+        return;
+    }
+    for (int s = 0; s < STORE_JOB_NSTATES; s++)
+        fprintf(out, "perfcast_jobs{state=\"%s\"} %lld\n", store_job_state_name(s),
+                (long long)counts[s]);
+}

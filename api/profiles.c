@@ -1,0 +1,259 @@
+/*
+ * profiles.c — POST /v1/experiments/{id}/profiles: one profile upload.
+ *
+ * The body is read by the format's reader (perfcast JSON for now:
+ * ?format=perfcast, or Content-Type application/json) into a normalized
+ * profile; a malformed body answers 400 with the reader's JSON path or
+ * line/offset and stores nothing. The coordinate comes from the body's
+ * "point", from query parameters named like the experiment's parameters
+ * (?ranks=8), or from both when they agree; the repetition likewise (body
+ * "repetition" or ?repetition=N). Then store_profile_add() commits the raw
+ * bytes, the rows and the refit job in one transaction, and only then the
+ * answer goes out:
+ *
+ *   202 {"profile","job","experiment","duplicate":false}, Location: the job
+ *   200 the same with "duplicate":true and the first upload's ids
+ *
+ * so a 202 means the upload survives a crash of the process right after.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/handlers.h"
+#include "ingest/profile.h"
+#include "store/experiments.h"
+#include "store/profiles.h"
+
+/* Query parameters that are not coordinates. */
+static int reserved_query(const char *name)
+{
+    return !strcmp(name, "format") || !strcmp(name, "repetition");
+}
+
+/* 400 for a body the reader refused: its message, and where. */
+static void reader_problem(api_response *resp, const ingest_error *ie)
+{
+    char detail[400];
+    snprintf(detail, sizeof detail, "malformed profile: %s", ie->msg);
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", "about:blank", "title",
+                            api_status_title(400), "status", 400, "detail", detail);
+    if (doc && ie->line > 0)
+        json_object_set_new(doc, "line", json_integer(ie->line));
+    if (doc && ie->offset >= 0)
+        json_object_set_new(doc, "offset", json_integer(ie->offset));
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!text) {
+        api_problem(resp, 400, NULL, "%s", detail);
+        return;
+    }
+    api_send_body(resp, 400, "application/problem+json", text, strlen(text));
+}
+
+/* The media type of a Content-Type value is application/json (parameters
+ * such as charset allowed). */
+static int is_json(const char *ct)
+{
+    while (*ct == ' ')
+        ct++;
+    size_t n = strlen("application/json");
+    return !strncasecmp(ct, "application/json", n) &&
+           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* Which reader: 0 perfcast JSON, or -1 after answering 415. */
+static int choose_format(const api_request *req, api_response *resp)
+{
+    const char *fmt = api_query(req, "format");
+    if (fmt) {
+        if (!strcmp(fmt, "perfcast"))
+            return 0;
+        api_problem(resp, 415, "format", "\"%.40s\" is not supported; supported: perfcast", fmt);
+        return -1;
+    }
+    const char *ct = api_header(req, "Content-Type");
+    if (!ct || is_json(ct))
+        return 0;
+    api_problem(resp, 415, NULL,
+                "Content-Type \"%.60s\" is not supported: send a perfcast JSON profile as "
+                "application/json, or say ?format=perfcast",
+                ct);
+    return -1;
+}
+
+static int param_index(const store_experiment *e, const char *name)
+{
+    for (int i = 0; i < e->nparams; i++)
+        if (!strcmp(e->parameters[i], name))
+            return i;
+    return -1;
+}
+
+/* "ranks, batch" for messages. */
+static void param_list(const store_experiment *e, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < e->nparams && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", e->parameters[i]);
+}
+
+/* point[0..e->nparams) in the experiment's order from the body's point and
+ * the query. Returns 0, or -1 after answering 400. */
+static int resolve_point(const api_request *req, const profile *p, const store_experiment *e,
+                         double *point, api_response *resp)
+{
+    char names[300], field[120];
+    param_list(e, names, sizeof names);
+    int have[64] = {0}; /* experiments have at most a handful of parameters */
+    if (e->nparams > 64) {
+        api_problem(resp, 500, NULL, "experiment has too many parameters");
+        return -1;
+    }
+    for (int k = 0; k < p->nparams; k++) {
+        int i = param_index(e, p->param_names[k]);
+        snprintf(field, sizeof field, "point.%.100s", p->param_names[k]);
+        if (i < 0) {
+            api_problem(resp, 400, field, "not a parameter of this experiment (parameters: %s)",
+                        names);
+            return -1;
+        }
+        point[i] = p->point[k];
+        have[i] = 1;
+    }
+    for (size_t k = 0; k < req->nquery; k++) {
+        const char *name = req->query[k].name, *text = req->query[k].value;
+        if (!name || reserved_query(name))
+            continue;
+        int i = param_index(e, name);
+        if (i < 0) {
+            api_problem(resp, 400, NULL,
+                        "query parameter \"%.100s\" is not a parameter of this experiment "
+                        "(parameters: %s) nor format or repetition",
+                        name, names);
+            return -1;
+        }
+        char *end = NULL;
+        errno = 0;
+        double v = text && *text ? strtod(text, &end) : NAN;
+        if (!end || *end || errno || !isfinite(v)) {
+            api_problem(resp, 400, name, "expected a finite number, got \"%.40s\"",
+                        text ? text : "");
+            return -1;
+        }
+        if (have[i] == 1 && point[i] != v) {
+            api_problem(resp, 400, name, "the body's point says %.17g, the query %.17g", point[i],
+                        v);
+            return -1;
+        }
+        if (have[i] == 2 && point[i] != v) {
+            api_problem(resp, 400, name, "given twice in the query: %.17g and %.17g", point[i], v);
+            return -1;
+        }
+        point[i] = v;
+        have[i] = have[i] ? have[i] : 2;
+    }
+    for (int i = 0; i < e->nparams; i++)
+        if (!have[i]) {
+            snprintf(field, sizeof field, "point.%.100s", e->parameters[i]);
+            api_problem(resp, 400, field,
+                        "no value; give it in the body's \"point\" or as ?%.100s=VALUE",
+                        e->parameters[i]);
+            return -1;
+        }
+    return 0;
+}
+
+/* The repetition from the body (p) and ?repetition=N. Returns 0 or -1 after
+ * answering 400. */
+static int resolve_repetition(const api_request *req, const profile *p, int *rep,
+                              api_response *resp)
+{
+    *rep = p->repetition;
+    const char *text = api_query(req, "repetition");
+    if (!text)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    long q = *text >= '0' && *text <= '9' ? strtol(text, &end, 10) : 0;
+    if (!end || *end || errno || q < 1 || q > INT_MAX) {
+        api_problem(resp, 400, "repetition", "expected an integer >= 1, got \"%.40s\"", text);
+        return -1;
+    }
+    if (q == p->repetition)
+        return 0;
+    /* the reader says 1 both when the body says 1 and when it says nothing:
+     * look at the body (it parsed a moment ago) to tell which */
+    int body_says = p->repetition != 1;
+    if (!body_says) {
+        json_t *doc = json_loadb(req->body, req->body_len, 0, NULL);
+        body_says = json_object_get(doc, "repetition") != NULL;
+        json_decref(doc);
+    }
+    if (body_says) {
+        api_problem(resp, 400, "repetition", "the body says %d, the query %ld", p->repetition, q);
+        return -1;
+    }
+    *rep = (int)q;
+    return 0;
+}
+
+void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp_id;
+    if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp))
+        return;
+    profile prof;
+    ingest_error ie;
+    if (ingest_profile_json(req->body, req->body_len, &prof, &ie)) {
+        reader_problem(resp, &ie);
+        return;
+    }
+    store_error err = {0};
+    store_experiment e = {0};
+    double *point = NULL;
+    store_upload_result res = {0};
+    int rep = 1;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_get(c, exp_id, &e, &err) : err.code;
+    if (rc) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    point = calloc(e.nparams > 0 ? (size_t)e.nparams : 1, sizeof *point);
+    if (!point) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    if (resolve_point(req, &prof, &e, point, resp) || resolve_repetition(req, &prof, &rep, resp))
+        goto done;
+    store_upload u = {.experiment_id = exp_id,
+                      .format = "perfcast",
+                      .raw = req->body,
+                      .raw_len = req->body_len,
+                      .point = point,
+                      .npoint = e.nparams,
+                      .repetition = rep,
+                      .prof = &prof};
+    rc = store_profile_add(c, &u, &res, &err);
+    if (rc) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    api_send_json(resp, res.duplicate ? 200 : 202,
+                  json_pack("{s:I, s:I, s:I, s:b}", "profile", (json_int_t)res.profile_id, "job",
+                            (json_int_t)res.job_id, "experiment", (json_int_t)exp_id,
+                            "duplicate", res.duplicate));
+    api_add_header(resp, "Location", "/v1/jobs/%" PRId64, res.job_id);
+done:
+    store_release(ctx->db, c);
+    free(point);
+    store_experiment_free(&e);
+    profile_free(&prof);
+}

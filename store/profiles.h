@@ -1,0 +1,56 @@
+/*
+ * profiles.h — storing one upload: the raw bytes, the normalized rows and
+ * the refit job it queues, all in one transaction.
+ *
+ * store_profile_add() is the whole upload path below the API: when it
+ * returns STORE_OK the upload is committed (raw bytes, callpaths, rows, the
+ * job, the profile's link to the job) and a notification on channel
+ * "perfcast_jobs" has gone out to the workers; on any error nothing of it is
+ * stored. Uploading the same bytes to the same experiment again stores
+ * nothing and answers the first upload's profile and job (duplicate = 1), so
+ * a client that lost the answer can simply send again.
+ *
+ * The point (one value per experiment parameter, in the experiment's order)
+ * is resolved by the caller (api/profiles.c: from the body and the query);
+ * here it is only checked to have the experiment's number of values.
+ */
+#ifndef PERFCAST_STORE_PROFILES_H
+#define PERFCAST_STORE_PROFILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/profile.h"
+#include "store/db.h"
+#include "store/jobs.h"
+
+typedef struct store_upload {
+    int64_t experiment_id;
+    const char *format;    /* "perfcast", ... */
+    const void *raw;       /* the bytes as uploaded */
+    size_t raw_len;
+    const double *point;   /* npoint values in the experiment's parameter order */
+    int npoint;
+    int repetition;        /* >= 1 */
+    const profile *prof;   /* the normalized profile read from raw */
+} store_upload;
+
+typedef struct store_upload_result {
+    int64_t profile_id;
+    int64_t job_id;
+    int duplicate;         /* 1: these bytes were stored before; the ids are the first upload's */
+} store_upload_result;
+
+/* Stores upload u (see above). Unknown experiment -> STORE_NOT_FOUND; a point
+ * of the wrong length, a callpath whose category differs from the one stored
+ * for the experiment, or values the schema refuses -> STORE_INVALID with a
+ * message naming the fault; database down -> STORE_UNAVAILABLE. */
+int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out,
+                      store_error *err);
+
+/* Profiles of experiment exp and their normalized rows, for tests and
+ * /metrics-style checks. */
+int store_profile_counts(PGconn *c, int64_t exp, int64_t *profiles, int64_t *rows,
+                         store_error *err);
+
+#endif
