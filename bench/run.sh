@@ -3,7 +3,7 @@
 #
 # Prints one JSON object per line per figure ("figure": machine, speed_1param,
 # speed_2param, modeler_cache, accuracy, http_startup, http_health,
-# http_create), then a human summary on lines
+# http_create, upload_serial, upload_parallel), then a human summary on lines
 # starting with "# ". Data and outputs go to BUILD/bench-data/. Every step
 # runs under BUILD/bench/rusage with a time limit (BENCH_TIMEOUT seconds,
 # default 120), so a hung or crashing step becomes an {"error": ...} line and
@@ -147,7 +147,21 @@ http_service() {
     done <"$DATA/http.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_http; do
+# Uploads of a 200-callpath x 8-rank x 5-step profile (bench/bench_upload.c).
+upload_service() {
+    if ! measure "$DATA/upload.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_upload"; then
+        cat "$DATA/upload.out" 2>/dev/null | grep '"error"'
+        fail upload_service "$ru"; return
+    fi
+    cat "$DATA/upload.out"
+    while read -r line; do
+        say "$(jget figure "$line" | tr -d '"'): $(jget uploads_per_s "$line") uploads/s from" \
+            "$(jget clients "$line") client(s) ($(jget rows_per_s "$line") rows/s), p50" \
+            "$(jget p50_ms "$line") ms, p99 $(jget p99_ms "$line") ms"
+    done <"$DATA/upload.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_http bench_upload; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -161,6 +175,7 @@ accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203
 accuracy 2 0.15 2000 204
 http_service
+upload_service
 
 echo
 cat "$summary"
