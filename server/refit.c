@@ -599,11 +599,13 @@ static int compute(refit_state *st, char *err, size_t errcap)
     return REFIT_OK;
 }
 
+/* Store errors are worth a retry unless the data itself is refused (an
+ * experiment deleted meanwhile: NOT_FOUND; invalid values: INVALID). */
 static int store_outcome(const store_error *se, char *err, size_t errcap)
 {
     snprintf(err, errcap, "%s", se->msg);
-    return se->code == STORE_UNAVAILABLE || se->code == STORE_INTERNAL ? REFIT_TRANSIENT
-                                                                         : REFIT_FAILED;
+    return se->code == STORE_NOT_FOUND || se->code == STORE_INVALID ? REFIT_FAILED
+                                                                     : REFIT_TRANSIENT;
 }
 
 int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_set_id, char *err,

@@ -336,6 +336,12 @@ static int insert_set(PGconn *c, const char *exp, const char *job, int64_t *set_
                       store_error *err)
 {
     const char *vals[] = {exp, job};
+    /* writers of one experiment take numbers one at a time */
+    PGresult *l = PQexecParams(c, "SELECT pg_advisory_xact_lock(7474, $1::int)", 1, NULL, vals,
+                               NULL, NULL, 0);
+    if (PQresultStatus(l) != PGRES_TUPLES_OK)
+        return store_fail(c, l, err);
+    PQclear(l);
     PGresult *r = PQexecParams(
         c,
         "INSERT INTO model_sets (experiment_id, number, job_id) "
