@@ -161,7 +161,27 @@ upload_service() {
     done <"$DATA/upload.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_http bench_upload; do
+# From uploads to models, then predict and the model list under wrk
+# (bench/bench_models.c).
+model_service() {
+    if ! measure "$DATA/models.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_models"; then
+        cat "$DATA/models.out" 2>/dev/null | grep '"error"'
+        fail model_service "$ru"; return
+    fi
+    cat "$DATA/models.out"
+    while read -r line; do
+        case $(jget figure "$line") in
+        *service_refit*) say "service_refit: $(jget uploads "$line") uploads ($(jget mb_uploaded "$line") MB) to" \
+            "models ready in $(jget upload_to_models_s "$line") s, $(jget after_last_upload_s "$line") s after the last upload" ;;
+        *service_predict*) say "service_predict: $(jget requests_per_s "$line") req/s, p99 $(jget p99_ms "$line") ms" \
+            "($(jget tool "$line" | tr -d '"'); target >= 30000 req/s, p99 <= 10 ms)" ;;
+        *service_models*) say "service_models: $(jget requests_per_s "$line") req/s, p99 $(jget p99_ms "$line") ms" \
+            "($(jget tool "$line" | tr -d '"'), 100 models a page)" ;;
+        esac
+    done <"$DATA/models.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_http bench_upload bench_models; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -176,6 +196,7 @@ accuracy 2 0.05 2000 203
 accuracy 2 0.15 2000 204
 http_service
 upload_service
+model_service
 
 echo
 cat "$summary"
