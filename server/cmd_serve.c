@@ -132,7 +132,8 @@ int cmd_serve(int argc, char **argv)
     int status = 1;
     if (!api.db || !api.metrics || !api.models ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
-        api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db)) {
+        api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db) ||
+        api_metrics_add_collector(api.metrics, srv_workers_metrics, &workers)) {
         srv_logf(&log, SRV_LOG_ERROR, "out of memory", NULL);
         goto out;
     }

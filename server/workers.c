@@ -167,9 +167,11 @@ static void run_job(srv_worker *me)
         snprintf(msg, sizeof msg, "refit failed without a reason");
     srv_logf(w->log, SRV_LOG_DEBUG, "refit finished", "{s:I, s:f, s:i}", "job",
              (json_int_t)me->claim.job_id, "seconds", now_s() - t0, "outcome", outcome);
+    double took = now_s() - t0;
     finish(me, outcome, set, msg);
     pthread_mutex_lock(&w->mu);
     me->busy = 0;
+    api_histogram_observe(outcome == REFIT_OK ? &w->fit_seconds : &w->fit_failed_seconds, took);
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -369,4 +371,19 @@ void srv_workers_stop(srv_workers *w)
     pthread_cond_destroy(&w->wake);
     pthread_mutex_destroy(&w->mu);
     memset(w, 0, sizeof *w);
+}
+
+void srv_workers_metrics(void *arg, FILE *out)
+{
+    srv_workers *w = arg;
+    api_histogram ok, failed;
+    pthread_mutex_lock(&w->mu);
+    ok = w->fit_seconds;
+    failed = w->fit_failed_seconds;
+    pthread_mutex_unlock(&w->mu);
+    fputs("# HELP perfcast_fit_duration_seconds Duration of refits (aggregate, fit, write), by "
+          "outcome.\n# TYPE perfcast_fit_duration_seconds histogram\n",
+          out);
+    api_histogram_write(&ok, out, "perfcast_fit_duration_seconds", "outcome=\"done\"");
+    api_histogram_write(&failed, out, "perfcast_fit_duration_seconds", "outcome=\"failed\"");
 }

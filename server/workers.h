@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "server/log.h"
+#include "api/metrics.h"
 #include "store/db.h"
 
 #define SRV_WORKERS_LEASE_DEFAULT 30.0 /* seconds (PERFCAST_JOB_LEASE) */
@@ -52,6 +53,8 @@ typedef struct srv_workers {
     pthread_cond_t wake;
     unsigned long generation; /* bumped on every notification */
     int stopping;
+    api_histogram fit_seconds;     /* durations of refits, by outcome */
+    api_histogram fit_failed_seconds;
 } srv_workers;
 
 /* Starts nthreads workers (0: none, the pool only idles) and the listener
@@ -62,5 +65,9 @@ int srv_workers_start(srv_workers *w, int nthreads, double lease_seconds, store 
 /* Stops them and waits (a worker first finishes its current job); safe on a
  * pool that never started. */
 void srv_workers_stop(srv_workers *w);
+
+/* /metrics collector (api/metrics.h): perfcast_fit_duration_seconds, a
+ * histogram of refit durations by outcome. arg is the srv_workers. */
+void srv_workers_metrics(void *arg, FILE *out);
 
 #endif

@@ -299,6 +299,17 @@ static void test_case_study(harness *h)
     json_decref(list);
 }
 
+/* Refits show up in /metrics as a histogram of their durations. */
+static void test_fit_metrics(harness *h)
+{
+    harness_response r;
+    harness_get(h, "/metrics", &r);
+    const char *line = r.body ? strstr(r.body, "perfcast_fit_duration_seconds_count{outcome=\"done\"} ") : NULL;
+    long done = line ? strtol(line + strlen("perfcast_fit_duration_seconds_count{outcome=\"done\"} "), NULL, 10) : -1;
+    check(done >= 2, "refits counted in /metrics: %ld", done);
+    harness_response_free(&r);
+}
+
 static void split_strong(double x, workload *w)
 {
     w->comp = 1200 / x;
@@ -376,6 +387,7 @@ int main(void)
     test_case_study_noisy(h);
     test_composition(h);
     test_fit(h);
+    test_fit_metrics(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
