@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/formula.h"
 #include "api/handlers.h"
 #include "modeling/expr.h"
 #include "store/experiments.h"
@@ -34,7 +35,7 @@ static const char *const top_keys[] = {"name", "parameters", "scaling", "trainin
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
                                             NULL};
-static const char *const cost_keys[] = {"cores_per_rank", "price_per_core_hour", NULL};
+static const char *const cost_keys[] = {"cores_per_rank", "price_per_core_hour", "formula", NULL};
 
 /* --- validation ---------------------------------------------------------- */
 
@@ -269,6 +270,7 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
 
     const json_t *cost = json_object_get(doc, "cost");
     double cores = 0, price = 0;
+    const json_t *formula_text = NULL;
     if (cost) {
         if (!json_is_object(cost))
             return fault(&ck, "cost", "must be an object", cost);
@@ -276,15 +278,29 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
             get_number(&ck, cost, "cores_per_rank", "cost.cores_per_rank", 1, &cores) ||
             get_number(&ck, cost, "price_per_core_hour", "cost.price_per_core_hour", 0, &price))
             return -1;
+        /* money per epoch over T, ranks and the parameters (api/formula.h) */
+        formula_text = json_object_get(cost, "formula");
+        if (formula_text && !json_is_string(formula_text))
+            return fault(&ck, "cost.formula", "must be a string", formula_text);
+        if (formula_text) {
+            formula f;
+            char msg[256];
+            if (formula_compile(json_string_value(formula_text), names, (int)np, &f, msg,
+                                sizeof msg))
+                return fault(&ck, "cost.formula", msg, NULL);
+            formula_free(&f);
+        }
     }
 
     e->spec = json_pack("{s:{s:I, s:I, s:I, s:s, s:s, s:I}}", "training", "train_samples", train,
                         "validation_samples", valid, "batch_size", batch, "data_parallel", dp,
                         "model_parallel", mp, "warmup_steps", warmup);
-    if (e->spec && cost)
-        json_object_set_new(e->spec, "cost",
-                            json_pack("{s:f, s:f}", "cores_per_rank", cores,
-                                      "price_per_core_hour", price));
+    if (e->spec && cost) {
+        json_t *c = json_pack("{s:f, s:f}", "cores_per_rank", cores, "price_per_core_hour", price);
+        if (c && formula_text)
+            json_object_set(c, "formula", (json_t *)formula_text);
+        json_object_set_new(e->spec, "cost", c);
+    }
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);

@@ -34,6 +34,13 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_models_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_predict(api_ctx *ctx, api_request *req, api_response *resp);
 
+/* analyses over the newest models (api/predict.h, api/analysis_data.h) */
+void api_scaling(api_ctx *ctx, api_request *req, api_response *resp);        /* scaling.c */
+void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp);    /* bottlenecks.c */
+void api_cost(api_ctx *ctx, api_request *req, api_response *resp);           /* cost.c */
+void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* configurations.c */
+void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
+
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);
 

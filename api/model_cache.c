@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 
 #define CACHE_SLOTS 1024 /* experiments held at once; a colliding entry is replaced */
 #define PAGE_SLOTS 512   /* rendered pages held at once, direct-mapped by key */
+#define BLOB_SLOTS 256   /* derived data of model sets held at once, direct-mapped by key */
+#define PAGE_BUDGET (64u << 20) /* bytes of rendered pages held at once */
 
 typedef struct cached_page {
     char *key;
@@ -30,6 +33,8 @@ struct model_cache {
     int64_t max_age_ms;
     cached_models *slots[CACHE_SLOTS];
     cached_page pages[PAGE_SLOTS];
+    size_t page_bytes; /* sum of the pages' lengths, at most PAGE_BUDGET */
+    cache_blob *blobs[BLOB_SLOTS];
 };
 
 static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
@@ -57,6 +62,15 @@ static void unref_locked(cached_models *m)
         free(m);
 }
 
+static void blob_unref_locked(cache_blob *b)
+{
+    if (b && --b->refs == 0) {
+        if (b->free_data)
+            b->free_data(b->data);
+        free(b);
+    }
+}
+
 void model_cache_free(model_cache *c)
 {
     if (!c)
@@ -67,6 +81,8 @@ void model_cache_free(model_cache *c)
         free(c->pages[i].key);
         free(c->pages[i].body);
     }
+    for (int i = 0; i < BLOB_SLOTS; i++)
+        blob_unref_locked(c->blobs[i]);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -127,6 +143,43 @@ static void load_max_measured(cached_models *m, const store_measurement_row *row
                 m->max_measured[q] = rows[i].point[q];
 }
 
+/* The training degrees and the cost set-up from the experiment's spec. */
+static void load_setup(cached_models *m, const store_experiment *e)
+{
+    const json_t *t = json_object_get(e->spec, "training");
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    const char *g = json_string_value(json_object_get(t, "data_parallel"));
+    const char *mp = json_string_value(json_object_get(t, "model_parallel"));
+    char why[160];
+    /* validated at creation; a degree that no longer compiles gives 0 ranks */
+    if (expr_compile(g ? g : (m->nparams ? m->params[0] : "1"), names, m->nparams,
+                     &m->data_parallel, why, sizeof why))
+        memset(&m->data_parallel, 0, sizeof m->data_parallel);
+    if (expr_compile(mp ? mp : "1", names, m->nparams, &m->model_parallel, why, sizeof why))
+        memset(&m->model_parallel, 0, sizeof m->model_parallel);
+    const json_t *cost = json_object_get(e->spec, "cost");
+    m->has_cost = json_is_object(cost);
+    m->cores_per_rank = m->has_cost ? json_number_value(json_object_get(cost, "cores_per_rank")) : 1;
+    if (!(m->cores_per_rank > 0))
+        m->cores_per_rank = 1;
+    m->price_per_core_hour =
+        m->has_cost ? json_number_value(json_object_get(cost, "price_per_core_hour")) : NAN;
+    const char *f = json_string_value(json_object_get(cost, "formula"));
+    snprintf(m->formula, sizeof m->formula, "%s", f ? f : "");
+}
+
+double cached_ranks(const cached_models *m, const double *point)
+{
+    double g, mp;
+    if (m->data_parallel.nops == 0 || m->model_parallel.nops == 0 ||
+        expr_eval(&m->data_parallel, point, &g) || expr_eval(&m->model_parallel, point, &mp))
+        return 0;
+    double r = g * mp;
+    return isfinite(r) && r > 0 ? r : 0;
+}
+
 static cached_models *load(store *db, int64_t experiment, store_error *err)
 {
     PGconn *c = store_acquire(db, err);
@@ -146,6 +199,7 @@ static cached_models *load(store *db, int64_t experiment, store_error *err)
     for (int i = 0; i < m->nparams; i++)
         snprintf(m->params[i], sizeof m->params[i], "%s", e.parameters[i]);
     snprintf(m->scaling, sizeof m->scaling, "%s", e.scaling ? e.scaling : "weak");
+    load_setup(m, &e);
     store_experiment_free(&e);
     rc = store_model_set_latest(c, experiment, &m->set_id, &m->set_number, NULL, 0, err);
     if (rc == STORE_NOT_FOUND)
@@ -255,8 +309,78 @@ void model_cache_page_put(model_cache *c, const char *key, const char *body, siz
     b[len] = '\0';
     cached_page *pg = &c->pages[page_slot(key)];
     pthread_mutex_lock(&c->lock);
+    if (c->page_bytes - pg->len + len > PAGE_BUDGET) {
+        /* large analysis answers: keep within the budget rather than evict at random */
+        pthread_mutex_unlock(&c->lock);
+        free(k);
+        free(b);
+        return;
+    }
+    c->page_bytes = c->page_bytes - pg->len + len;
     free(pg->key);
     free(pg->body);
     *pg = (cached_page){k, b, len};
+    pthread_mutex_unlock(&c->lock);
+}
+
+static int blob_slot(const char *key)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return (int)(h % BLOB_SLOTS);
+}
+
+const cache_blob *model_cache_blob_get(model_cache *c, const char *key)
+{
+    int slot = blob_slot(key);
+    pthread_mutex_lock(&c->lock);
+    cache_blob *b = c->blobs[slot];
+    if (b && !strcmp(b->key, key))
+        b->refs++;
+    else
+        b = NULL;
+    pthread_mutex_unlock(&c->lock);
+    return b;
+}
+
+const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data,
+                                       void (*free_data)(void *))
+{
+    cache_blob *b = calloc(1, sizeof *b);
+    if (!b || strlen(key) >= sizeof b->key) {
+        free(b);
+        if (free_data)
+            free_data(data);
+        return NULL;
+    }
+    snprintf(b->key, sizeof b->key, "%s", key);
+    b->data = data;
+    b->free_data = free_data;
+    int slot = blob_slot(key);
+    pthread_mutex_lock(&c->lock);
+    cache_blob *old = c->blobs[slot];
+    if (old && !strcmp(old->key, key)) {
+        /* another request built the same data meanwhile: keep the first */
+        old->refs++;
+        pthread_mutex_unlock(&c->lock);
+        if (free_data)
+            free_data(data);
+        free(b);
+        return old;
+    }
+    blob_unref_locked(old);
+    b->refs = 2; /* the cache's and the caller's */
+    c->blobs[slot] = b;
+    pthread_mutex_unlock(&c->lock);
+    return b;
+}
+
+void model_cache_blob_release(model_cache *c, const cache_blob *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&c->lock);
+    blob_unref_locked((cache_blob *)b);
     pthread_mutex_unlock(&c->lock);
 }

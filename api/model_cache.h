@@ -5,6 +5,11 @@
  * round trip. An entry is reloaded when it is older than the cache's
  * max_age_ms: a refit becomes visible to predictions within that time, on
  * every replica, without any coordination. Thread-safe.
+ *
+ * Next to it, immutable data derived from one model set ("blobs": the
+ * callpath models and measurements an analysis needs, parsed and
+ * summarized), by key; a model set never changes, so a blob whose key names
+ * its set is good for as long as it is kept.
  */
 #ifndef PERFCAST_API_MODEL_CACHE_H
 #define PERFCAST_API_MODEL_CACHE_H
@@ -12,6 +17,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "api/formula.h"
+#include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/db.h"
 
@@ -37,6 +44,12 @@ typedef struct cached_models {
     int nmetrics;
     char metrics[CACHE_MAX_METRICS][64];
     cached_part parts[CACHE_MAX_METRICS][CACHE_PARTS];
+    /* from the experiment: ranks of a point = data_parallel × model_parallel */
+    expr data_parallel, model_parallel;
+    int has_cost;                   /* the experiment has a cost set-up */
+    double cores_per_rank;          /* ρ; 1 without a cost set-up */
+    double price_per_core_hour;     /* NaN without a cost set-up */
+    char formula[FORMULA_MAX_TEXT + 1]; /* cost.formula, "" when none */
     int64_t loaded_ms;
     int refs;           /* owned by the cache and by readers */
 } cached_models;
@@ -54,11 +67,34 @@ const cached_models *model_cache_get(model_cache *c, store *db, int64_t experime
                                      store_error *err);
 void model_cache_release(model_cache *c, const cached_models *m);
 
-/* Rendered responses of immutable model sets (model lists), by key (e.g.
- * "<set id>|<canonical query>"). get copies the body into *body (malloc'ed)
- * and returns 1 when present; put stores a copy (best effort). */
+/* Rendered responses of immutable model sets (model lists, analyses), by
+ * key (e.g. "<set id>|<canonical query>"). get copies the body into *body
+ * (malloc'ed) and returns 1 when present; put stores a copy (best effort:
+ * not when the pages held would exceed 64 MiB). */
 int model_cache_page_get(model_cache *c, const char *key, char **body, size_t *len);
 void model_cache_page_put(model_cache *c, const char *key, const char *body, size_t len);
+
+/* The ranks of a point (data_parallel × model_parallel); 0 when the
+ * degrees cannot be evaluated there. */
+double cached_ranks(const cached_models *m, const double *point);
+
+/* Derived data of a model set, shared read-only by the requests holding a
+ * reference. */
+typedef struct cache_blob {
+    char key[96];
+    void *data;
+    void (*free_data)(void *);
+    int refs;
+} cache_blob;
+
+/* The blob under key, referenced, or NULL. */
+const cache_blob *model_cache_blob_get(model_cache *c, const char *key);
+/* Stores data under key (taking ownership; a blob already there under the
+ * same key wins and data is freed) and returns a reference; NULL when out
+ * of memory (data freed). */
+const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data,
+                                       void (*free_data)(void *));
+void model_cache_blob_release(model_cache *c, const cache_blob *b);
 
 /* Drops the experiment's entry (after a delete). */
 void model_cache_forget(model_cache *c, int64_t experiment);

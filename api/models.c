@@ -3,14 +3,14 @@
  * models of the newest model set (filtered, sorted by growth, paginated),
  * and predictions at any point with 95% intervals.
  *
- * Prediction of the epoch: the computation, communication and memory parts
- * are modeled separately, and the epoch value is their sum (each part
- * predicted by its own PMNF model); its interval half-width is the root sum
- * of squares of the parts' half-widths (parts' errors taken as independent).
- * A single PMNF function cannot follow a sum whose parts behave differently
- * (computation falling as 1/x, communication growing as log2(x)^2); the sum
- * of the parts' models can. The epoch's own model is used only when a part
- * has no model.
+ * Prediction of the epoch (api/predict.h): the computation, communication
+ * and memory parts are modeled separately, and the epoch value is their sum
+ * (each part predicted by its own PMNF model); its interval half-width is
+ * the root sum of squares of the parts' half-widths (parts' errors taken as
+ * independent). A single PMNF function cannot follow a sum whose parts
+ * behave differently (computation falling as 1/x, communication growing as
+ * log2(x)^2); the sum of the parts' models can. The epoch's own model is
+ * used only when a part has no model.
  *
  * Pagination: cursors are "<model set id>.<offset>", so paging through a
  * list stays on the model set it started on even when a refit lands.
@@ -23,12 +23,12 @@
 
 #include "api/handlers.h"
 #include "api/model_json.h"
+#include "api/predict.h"
 #include "store/experiments.h"
 #include "store/models.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX 1000
-#define EXTRAPOLATION_FACTOR 4.0 /* warn beyond 4x the largest measured value */
 
 /* ---- shared: experiment, model set, paging ------------------------------ */
 
@@ -199,6 +199,10 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
                             m->name, "category", m->category, "metric", m->metric, "phase",
                             m->phase, "value", m->value, "repetitions",
                             doubles_json(m->reps, m->nreps), "ranks", ranks));
+        /* load-imbalance factor per repetition, when the set has it */
+        if (m->lif_reps)
+            json_object_set_new(json_array_get(list, json_array_size(list) - 1),
+                                "lif_repetitions", doubles_json(m->lif_reps, m->nlif));
     }
     api_send_json(resp, 200,
                   json_pack("{s:o, s:o, s:o}", "model_set",
@@ -327,49 +331,6 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
 
 /* ---- GET /v1/experiments/{id}/predict -------------------------------------- */
 
-/* The point from the query: every parameter, a finite number > 0. */
-static int parse_point(const api_request *req, api_response *resp, const cached_models *m,
-                       double *point)
-{
-    for (int i = 0; i < m->nparams; i++) {
-        const char *t = api_query(req, m->params[i]);
-        if (!t) {
-            api_problem(resp, 400, m->params[i], "missing: the point needs a value of every "
-                                                 "parameter");
-            return -1;
-        }
-        char *end;
-        point[i] = strtod(t, &end);
-        if (end == t || *end || !isfinite(point[i]) || point[i] <= 0) {
-            api_problem(resp, 400, m->params[i], "must be a finite number > 0, got \"%.40s\"", t);
-            return -1;
-        }
-    }
-    for (size_t q = 0; q < req->nquery; q++) {
-        const char *name = req->query[q].name;
-        int known = !strcmp(name, "metric");
-        for (int i = 0; i < m->nparams && !known; i++)
-            known = !strcmp(name, m->params[i]);
-        if (!known) {
-            api_problem(resp, 400, name, "not a parameter of this experiment");
-            return -1;
-        }
-    }
-    return 0;
-}
-
-typedef struct prediction {
-    double value, lo, hi;
-    int has_interval;
-} prediction;
-
-static prediction predict_part(const cached_part *p, const double *point)
-{
-    prediction r;
-    r.has_interval = pmnf_predict(&p->model, point, &r.value, &r.lo, &r.hi) == 0;
-    return r;
-}
-
 static json_t *prediction_json(const char *metric, const prediction *p, const char *function)
 {
     json_t *o = json_object();
@@ -381,62 +342,19 @@ static json_t *prediction_json(const char *metric, const prediction *p, const ch
     return o;
 }
 
-/* Epoch = comp + comm + mem when every part has a model, else the epoch model. */
-static prediction compose_epoch(const cached_part *parts, const double *point, int *composed)
-{
-    *composed = parts[0].present && parts[1].present && parts[2].present;
-    if (!*composed)
-        return predict_part(&parts[3], point);
-    prediction sum = {0, 0, 0, 1};
-    double half2 = 0;
-    for (int i = 0; i < 3; i++) {
-        prediction p = predict_part(&parts[i], point);
-        sum.value += p.value;
-        sum.has_interval &= p.has_interval;
-        double half = (p.hi - p.lo) / 2;
-        half2 += half * half;
-    }
-    sum.lo = sum.value - sqrt(half2);
-    sum.hi = sum.value + sqrt(half2);
-    return sum;
-}
-
-static json_t *extrapolation_json(const cached_models *m, const double *point)
-{
-    json_t *beyond = json_array(), *max = json_object();
-    for (int i = 0; i < m->nparams; i++) {
-        json_object_set_new(max, m->params[i], json_real(m->max_measured[i]));
-        if (point[i] > EXTRAPOLATION_FACTOR * m->max_measured[i])
-            json_array_append_new(beyond, json_string(m->params[i]));
-    }
-    int warn = json_array_size(beyond) > 0;
-    return json_pack("{s:b, s:o, s:o, s:s?}", "beyond_4x", warn, "parameters", beyond,
-                     "max_measured", max, "warning",
-                     warn ? "the point lies beyond 4x the largest measured value of a parameter: "
-                            "prediction errors grow with the distance"
-                          : NULL);
-}
-
 void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id;
-    if (api_path_id(req, resp, "id", "experiment", &id) < 0)
+    const cached_models *m = predict_models(ctx, req, resp, &id);
+    if (!m)
         return;
-    store_error err = {0};
-    const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
-    if (!m) {
-        api_store_problem(resp, &err);
-        return;
-    }
+    static const char *const allowed[] = {"metric", NULL};
     double point[PMNF_MAX_PARAMS];
     const char *metric = api_query(req, "metric");
     if (!metric)
         metric = "time";
-    int slot = -1;
-    for (int i = 0; i < m->nmetrics; i++)
-        if (!strcmp(m->metrics[i], metric))
-            slot = i;
-    if (parse_point(req, resp, m, point) < 0) {
+    int slot = predict_metric_slot(m, metric);
+    if (predict_query_point(req, resp, m, allowed, point) < 0) {
         model_cache_release(ctx->models, m);
         return;
     }
@@ -448,7 +366,7 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const cached_part *parts = m->parts[slot];
     int composed;
-    prediction epoch = compose_epoch(parts, point, &composed);
+    prediction epoch = predict_epoch(parts, point, &composed);
     if (!composed && !parts[3].present) {
         api_problem(resp, 409, NULL, "the epoch of metric \"%.60s\" has no model: %s", metric,
                     parts[3].reason);
@@ -456,11 +374,7 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     json_t *doc = json_pack("{s:I, s:i, s:s, s:o}", "experiment", (json_int_t)id, "model_set",
-                            m->set_number, "metric", metric, "point",
-                            json_object());
-    json_t *pt = json_object_get(doc, "point");
-    for (int i = 0; i < m->nparams; i++)
-        json_object_set_new(pt, m->params[i], json_real(point[i]));
+                            m->set_number, "metric", metric, "point", predict_point_json(m, point));
     json_t *ej = prediction_json(metric, &epoch, composed ? NULL : parts[3].function);
     json_object_set_new(ej, "composed_from",
                         composed ? json_pack("[s, s, s]", "comp", "comm", "mem") : json_array());
@@ -474,7 +388,7 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
             json_object_set_new(doc, names[i], json_null());
         }
     }
-    json_object_set_new(doc, "extrapolation", extrapolation_json(m, point));
+    json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, point));
     model_cache_release(ctx->models, m);
     api_send_json(resp, 200, doc);
 }

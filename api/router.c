@@ -27,6 +27,11 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, API_ROUTE_DB},
     {"GET", "/v1/experiments/{id}/models", api_models_list, API_ROUTE_DB},
     {"GET", "/v1/experiments/{id}/predict", api_predict, API_ROUTE_DB},
+    {"GET", "/v1/experiments/{id}/scaling", api_scaling, API_ROUTE_DB},
+    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, API_ROUTE_DB},
+    {"GET", "/v1/experiments/{id}/cost", api_cost, API_ROUTE_DB},
+    {"POST", "/v1/experiments/{id}/configurations", api_configurations, API_ROUTE_DB},
+    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, API_ROUTE_DB},
     {"POST", "/v1/fit", api_fit, 0},
 };
 

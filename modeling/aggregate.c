@@ -9,8 +9,9 @@
  *      unless they are all that rank has of that callpath;
  *   2. per repetition, the median over ranks of v(k,r) -> V(r);
  *   3. the median over repetitions of V(r) -> V.
- * Per rank, the median over repetitions of v(k,r) is kept too: the load-
- * imbalance analysis needs the spread over ranks, which step 2 hides.
+ * Per rank, the median over repetitions of v(k,r) is kept too, and v(k,r)
+ * itself: the load-imbalance analysis needs the spread over ranks, which
+ * step 2 hides, per repetition.
  *
  * The rows are sorted once by (callpath, metric, phase, repetition, rank,
  * step), radix-sorted on a packed key when the ranges allow (the usual case),
@@ -301,12 +302,15 @@ static double rank_step_median(const agg_row *rows, size_t n, int warmup, agg_wo
 static int finish_value(agg_value *v, size_t nkr, agg_work *w)
 {
     size_t nreps = 0, nranks = 0;
+    /* the step medians are all taken: step_index holds the repetition numbers now */
+    int *rep_ids = w->step_index;
     for (size_t i = 0; i < nkr;) {
         size_t j = i;
         while (j < nkr && w->kr[j].repetition == w->kr[i].repetition)
             j++;
         for (size_t k = i; k < j; k++)
             w->steps[k - i] = w->kr[k].value;
+        rep_ids[nreps] = w->kr[i].repetition;
         w->per_rep[nreps++] = agg_median(w->steps, j - i, w->scratch);
         i = j;
     }
@@ -317,8 +321,11 @@ static int finish_value(agg_value *v, size_t nkr, agg_work *w)
     v->reps = malloc(nreps * sizeof(*v->reps));
     v->ranks = malloc(nranks * sizeof(*v->ranks));
     v->rank_ids = malloc(nranks * sizeof(*v->rank_ids));
-    if (!v->reps || !v->ranks || !v->rank_ids)
+    v->rank_reps = malloc(nranks * nreps * sizeof(*v->rank_reps));
+    if (!v->reps || !v->ranks || !v->rank_ids || !v->rank_reps)
         return -1;
+    for (size_t i = 0; i < nranks * nreps; i++)
+        v->rank_reps[i] = NAN;
     memcpy(v->reps, w->per_rep, nreps * sizeof(*v->reps));
     v->nreps = (int)nreps;
     v->value = agg_median(w->per_rep, nreps, w->scratch);
@@ -328,8 +335,18 @@ static int finish_value(agg_value *v, size_t nkr, agg_work *w)
         size_t j = i;
         while (j < nkr && w->kr[j].rank == w->kr[i].rank)
             j++;
-        for (size_t k = i; k < j; k++)
+        for (size_t k = i; k < j; k++) {
             w->steps[k - i] = w->kr[k].value;
+            size_t lo = 0, hi = nreps; /* the repetition's position, by bisection */
+            while (hi - lo > 1) {
+                size_t mid = (lo + hi) / 2;
+                if (rep_ids[mid] <= w->kr[k].repetition)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            v->rank_reps[r * nreps + lo] = w->kr[k].value;
+        }
         v->rank_ids[r] = w->kr[i].rank;
         v->ranks[r++] = agg_median(w->steps, j - i, w->scratch);
         i = j;
@@ -365,6 +382,7 @@ void agg_result_free(agg_result *r)
         free(r->values[i].reps);
         free(r->values[i].ranks);
         free(r->values[i].rank_ids);
+        free(r->values[i].rank_reps);
     }
     free(r->values);
     memset(r, 0, sizeof(*r));

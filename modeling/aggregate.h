@@ -32,6 +32,9 @@ typedef struct agg_value {
     double *ranks;       /* per rank (ascending rank): median over repetitions of
                             the rank's median over steps */
     int *rank_ids;       /* the rank numbers */
+    double *rank_reps;   /* nranks x nreps, rank-major: [k*nreps + r] is rank k's median
+                            over steps in repetition r (NaN when the rank has no value
+                            there); what the load-imbalance factor per repetition needs */
 } agg_value;
 
 typedef struct agg_result {

@@ -11,6 +11,9 @@
  *      ('epoch') and, kept apart, the work between steps n_t·V_between
  *      ('between'); per metric the application values comp, comm, mem (sums
  *      over the category's callpaths, Eq. 8-10) and epoch = comp+comm+mem;
+ *      every measurement also carries its load-imbalance factor per
+ *      repetition (max/mean over the ranks' values of that repetition, of the
+ *      same sums per rank);
  *   5. fit every series measured at enough coordinates (5 values of every
  *      parameter, Extra-P's minimum) with one shared modeler; a strong-scaling
  *      experiment's modeler also tries negative exponents;
@@ -29,6 +32,7 @@
 #include "ingest/profile.h"
 #include "modeling/aggregate.h"
 #include "modeling/expr.h"
+#include "modeling/imbalance.h"
 #include "modeling/modeler.h"
 #include "store/experiments.h"
 #include "store/models.h"
@@ -214,11 +218,30 @@ static const char *phase_text(int phase)
     return phase == 0 ? "train" : phase == 1 ? "validation" : "between";
 }
 
+/* LIF per repetition of a rank-major nranks x nreps matrix, kept in the arena. */
+static double *lif_of(refit_state *st, const double *rank_reps, int nranks, int nreps)
+{
+    if (!rank_reps || nreps == 0)
+        return NULL;
+    double *lif = arena_keep(&st->mem, malloc(sizeof(double) * (size_t)nreps));
+    if (!lif)
+        return NULL;
+    imb_lif_reps(rank_reps, nranks, nreps, lif);
+    /* no rank with a value, or nothing but zeros: nothing is out of balance */
+    for (int r = 0; r < nreps; r++)
+        if (!isfinite(lif[r]))
+            lif[r] = 1;
+    return lif;
+}
+
 /* The aggregated per-step value as measured, one row per phase. */
 static int add_raw_measurement(refit_state *st, int p, const agg_value *v)
 {
     store_measurement *m = new_measurement(st);
     if (!m)
+        return -1;
+    m->lif_reps = lif_of(st, v->rank_reps, v->nranks, v->nreps);
+    if (v->nreps > 0 && !m->lif_reps)
         return -1;
     m->point = st->d->points + (size_t)p * st->d->nparams;
     m->level = "callpath";
@@ -236,7 +259,8 @@ static int add_raw_measurement(refit_state *st, int p, const agg_value *v)
 }
 
 /* An extrapolated value built up from scaled per-phase values: value, per
- * repetition (by position) and per rank (by rank id). */
+ * repetition (by position), per rank (by rank id) and per rank and
+ * repetition (for the load-imbalance factor of the sum). */
 typedef struct accum {
     double value;
     int nreps;
@@ -244,6 +268,7 @@ typedef struct accum {
     int nranks;
     double *ranks;
     int *rank_ids;
+    double *rank_reps; /* cap_ranks x nreps, rank-major */
     int cap_ranks;
 } accum;
 
@@ -273,13 +298,25 @@ static int accum_add(accum *a, const agg_value *v, double scale)
                 if (!ri)
                     return -1;
                 a->rank_ids = ri;
+                if (a->nreps > 0) {
+                    double *rr = realloc(a->rank_reps, sizeof(double) * (size_t)cap * a->nreps);
+                    if (!rr)
+                        return -1;
+                    a->rank_reps = rr;
+                }
                 a->cap_ranks = cap;
             }
             a->ranks[at] = 0;
             a->rank_ids[at] = v->rank_ids[k];
+            for (int r = 0; r < a->nreps; r++)
+                a->rank_reps[(size_t)at * a->nreps + r] = 0;
             a->nranks++;
         }
         a->ranks[at] += scale * v->ranks[k];
+        /* NaN (the rank missing from a repetition) stays NaN in the sum */
+        for (int r = 0; r < a->nreps && r < v->nreps && v->rank_reps; r++)
+            a->rank_reps[(size_t)at * a->nreps + r] +=
+                scale * v->rank_reps[(size_t)k * v->nreps + r];
     }
     return 0;
 }
@@ -289,6 +326,7 @@ static void accum_free(accum *a)
     free(a->reps);
     free(a->ranks);
     free(a->rank_ids);
+    free(a->rank_reps);
     memset(a, 0, sizeof *a);
 }
 
@@ -296,7 +334,14 @@ static int add_accum_measurement(refit_state *st, int p, const char *level, cons
                                  const char *category, int metric, const char *phase, accum *a)
 {
     store_measurement *m = new_measurement(st);
-    if (!m || (a->reps && !arena_keep(&st->mem, a->reps)) ||
+    if (!m)
+        return -1;
+    m->lif_reps = lif_of(st, a->rank_reps, a->nranks, a->nreps);
+    free(a->rank_reps);
+    a->rank_reps = NULL;
+    if (a->nreps > 0 && !m->lif_reps)
+        return -1;
+    if ((a->reps && !arena_keep(&st->mem, a->reps)) ||
         (a->ranks && !arena_keep(&st->mem, a->ranks)) ||
         (a->rank_ids && !arena_keep(&st->mem, a->rank_ids)))
         return -1;

@@ -303,12 +303,14 @@ static json_t *measurement_json(const store_measurement *m, int nparams)
     char *reps = array_literal(m->reps, m->nreps);
     char *ranks = array_literal(m->ranks, m->nranks);
     char *ids = int_array_literal(m->rank_ids, m->nranks);
+    char *lif = m->lif_reps ? array_literal(m->lif_reps, m->nreps) : NULL;
     json_t *o = NULL;
-    if (point && reps && ranks && ids)
-        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s}", "point", point,
+    if (point && reps && ranks && ids && (lif || !m->lif_reps))
+        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s, s:s?}", "point", point,
                       "level", m->level, "name", m->name, "category", m->category, "metric",
                       m->metric, "phase", m->phase, "value", m->value, "reps", reps, "ranks",
-                      ranks, "rank_ids", ids);
+                      ranks, "rank_ids", ids, "lif", lif);
+    free(lif);
     free(point);
     free(reps);
     free(ranks);
@@ -396,10 +398,10 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         rc = insert_json_rows(
             c,
             "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
-            "value, repetitions, rank_values, rank_ids) "
+            "value, repetitions, rank_values, rank_ids, lif_reps) "
             "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "
             "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "
-            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[] "
+            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, mdoc, err);
     }
@@ -541,7 +543,7 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
     PGresult *r = PQexecParams(
         c,
         "SELECT point::text, level, name, category, metric, phase, value, repetitions::text, "
-        "rank_values::text, rank_ids::text FROM measurements" FILTER_SQL
+        "rank_values::text, rank_ids::text, lif_reps::text FROM measurements" FILTER_SQL
         "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
         8, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
@@ -561,7 +563,9 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
         m->nreps = parse_double_array(PQgetvalue(r, i, 7), &m->reps);
         m->nranks = parse_double_array(PQgetvalue(r, i, 8), &m->ranks);
         int nids = parse_int_array(PQgetvalue(r, i, 9), &m->rank_ids);
-        if (m->nparams < 0 || m->nreps < 0 || m->nranks < 0 || nids != m->nranks)
+        if (!PQgetisnull(r, i, 10))
+            m->nlif = parse_double_array(PQgetvalue(r, i, 10), &m->lif_reps);
+        if (m->nparams < 0 || m->nreps < 0 || m->nranks < 0 || nids != m->nranks || m->nlif < 0)
             rc = store_error_set(err, STORE_INTERNAL, "cannot read a stored measurement");
     }
     PQclear(r);
@@ -586,6 +590,7 @@ void store_measurement_rows_free(store_measurement_row *v, int n)
         free(v[i].reps);
         free(v[i].ranks);
         free(v[i].rank_ids);
+        free(v[i].lif_reps);
     }
     free(v);
 }

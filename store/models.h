@@ -58,6 +58,7 @@ typedef struct store_measurement {
     int nranks;
     const double *ranks;
     const int *rank_ids;
+    const double *lif_reps; /* nreps load-imbalance factors (max/mean over ranks), or NULL */
 } store_measurement;
 
 typedef struct store_model {
@@ -116,6 +117,9 @@ typedef struct store_measurement_row {
     double *ranks;
     int *rank_ids;
     int nranks;
+    double *lif_reps; /* nlif values (one per repetition); NULL in sets written before
+                         they were kept */
+    int nlif;
 } store_measurement_row;
 
 int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter *f,

@@ -1,0 +1,230 @@
+/*
+ * imbalance.c — GET /v1/experiments/{id}/imbalance[?metric=time][&limit=100]
+ * [&lif=step|comp|comm|mem][&at=ranks:64]: how unevenly the work is spread
+ * over the ranks (paper 004 §IV).
+ *
+ * LIF = max over ranks / mean over ranks (Eq. 8; 1 = balanced) of the
+ * ranks' per-epoch values, taken per repetition, then the median over the
+ * repetitions with its spread (smallest, largest): per measured coordinate
+ * for the whole step (all comp, comm and mem callpaths summed per rank) and
+ * each category, and per callpath. The PMNF model of the LIF over the
+ * parameters (per group and callpath), predicted at `at` with a 95% interval
+ * when asked. And paper 004's regression of the epoch time on the parameters
+ * and the LIF of one group (`lif`, default the whole step),
+ * T = b0 + b1·x1 + ... + b_LIF·LIF, least squares over one observation per
+ * coordinate and repetition, with standard errors and R². Callpaths are
+ * ranked by their LIF at the largest measured coordinate.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/analysis_data.h"
+#include "api/handlers.h"
+#include "api/predict.h"
+
+#define LIMIT_DEFAULT 100
+#define LIMIT_MAX 10000
+
+/* the groups in the order of the answer: the whole step first */
+static const int group_order[AD_GROUPS] = {3, 0, 1, 2};
+static const char *const group_names[AD_GROUPS] = {"comp", "comm", "mem", "step"};
+
+static json_t *summary_json(const imb_summary *s)
+{
+    if (s->n == 0)
+        return json_null();
+    return json_pack("{s:o, s:o, s:o, s:i}", "lif", predict_number(s->median), "min",
+                     predict_number(s->min), "max", predict_number(s->max), "repetitions", s->n);
+}
+
+static json_t *fit_at(const ad_fit *f, const double *point)
+{
+    if (!f->present)
+        return json_null();
+    prediction p;
+    p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
+    return predict_json(&p);
+}
+
+static json_t *regression_json(const ad_app *a, const cached_models *m, int g)
+{
+    if (!a->reg_ok[g])
+        return json_pack("{s:s, s:n, s:s}", "lif", group_names[g], "coefficients", "reason",
+                         a->reg_why[g]);
+    const imb_regression *r = &a->reg[g];
+    char formula[600];
+    size_t n = (size_t)snprintf(formula, sizeof formula, "T = b0");
+    json_t *coefs = json_array();
+    json_array_append_new(coefs, json_pack("{s:s, s:f, s:f}", "name", "intercept", "value",
+                                           r->coef[0], "std_error", r->se[0]));
+    for (int i = 0; i < m->nparams; i++) {
+        if (n < sizeof formula)
+            n += (size_t)snprintf(formula + n, sizeof formula - n, " + b%d·%s", i + 1,
+                                  m->params[i]);
+        json_array_append_new(coefs, json_pack("{s:s, s:f, s:f}", "name", m->params[i], "value",
+                                               r->coef[i + 1], "std_error", r->se[i + 1]));
+    }
+    if (n < sizeof formula)
+        snprintf(formula + n, sizeof formula - n, " + b%d·LIF", m->nparams + 1);
+    json_array_append_new(coefs, json_pack("{s:s, s:f, s:f}", "name", "lif", "value",
+                                           r->coef[m->nparams + 1], "std_error",
+                                           r->se[m->nparams + 1]));
+    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:f, s:i}", "lif", group_names[g],
+                     "formula", formula, "observations",
+                     a->lif_per_rep ? "one per coordinate and repetition" : "one per coordinate",
+                     "n", r->nobs, "coefficients", coefs, "r2", predict_number(r->r2),
+                     "adjusted_r2", predict_number(r->adjusted_r2), "rss", r->rss, "dof", r->dof);
+}
+
+typedef struct ranked {
+    const ad_callpath *c;
+    double now;
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    int an = isfinite(a->now), bn = isfinite(b->now);
+    if (an != bn)
+        return bn - an;
+    if (an && a->now != b->now)
+        return a->now > b->now ? -1 : 1;
+    return strcmp(a->c->name, b->c->name);
+}
+
+void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    static const char *const allowed[] = {"metric", "limit", "lif", "at", NULL};
+    int64_t id;
+    const cached_models *m = predict_models(ctx, req, resp, &id);
+    if (!m)
+        return;
+    char key[PREDICT_KEY_MAX];
+    predict_page_key(m, req, key, sizeof key);
+    if (predict_page_send(ctx, key, resp)) {
+        model_cache_release(ctx->models, m);
+        return;
+    }
+    const cache_blob *aref = NULL, *cref = NULL;
+    ranked *list = NULL;
+    long limit;
+    double at[PMNF_MAX_PARAMS];
+    const char *metric = api_query(req, "metric"), *lif = api_query(req, "lif");
+    const char *at_text = api_query(req, "at");
+    metric = metric ? metric : "time";
+    int slot = predict_metric_slot(m, metric), reg_group = 3;
+    if (predict_check_query(req, resp, m, allowed, 0) < 0 ||
+        predict_query_long(req, resp, "limit", 1, LIMIT_MAX, LIMIT_DEFAULT, &limit) < 0 ||
+        (at_text && predict_parse_at(at_text, "at", resp, m, at) < 0))
+        goto done;
+    if (lif) {
+        reg_group = -1;
+        for (int g = 0; g < AD_GROUPS; g++)
+            if (!strcmp(lif, group_names[g]))
+                reg_group = g;
+        if (reg_group < 0) {
+            api_problem(resp, 400, "lif", "must be step, comp, comm or mem, got \"%.40s\"", lif);
+            goto done;
+        }
+    }
+    if (slot < 0) {
+        api_problem(resp, 400, "metric", "no models of metric \"%.60s\" in model set %d", metric,
+                    m->set_number);
+        goto done;
+    }
+    store_error err = {0};
+    const ad_app *app = ad_app_get(ctx, m, slot, &aref, &err);
+    const ad_callpaths *cps = app ? ad_callpaths_get(ctx, m, slot, app, &cref, &err) : NULL;
+    if (!cps) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    json_t *points = json_array();
+    for (int p = 0; p < app->npoints; p++) {
+        const double *pt = app->coords + (size_t)p * m->nparams;
+        json_t *o = json_pack("{s:o, s:o}", "point", predict_point_json(m, pt), "ranks",
+                              predict_number(app->ranks[p]));
+        for (int k = 0; k < AD_GROUPS; k++) {
+            int g = group_order[k];
+            json_object_set_new(o, group_names[g], summary_json(&app->lif[g][p]));
+        }
+        json_array_append_new(points, o);
+    }
+    json_t *models = json_object();
+    for (int k = 0; k < AD_GROUPS; k++) {
+        int g = group_order[k];
+        json_t *f = ad_fit_json(&app->lif_model[g], m);
+        if (at_text && app->lif_model[g].present)
+            json_object_set_new(f, "at_point", fit_at(&app->lif_model[g], at));
+        json_object_set_new(models, group_names[g], f);
+    }
+    list = malloc(sizeof *list * (size_t)(cps->n ? cps->n : 1));
+    if (!list) {
+        json_decref(points);
+        json_decref(models);
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    int n = 0;
+    for (int i = 0; i < cps->n; i++) {
+        const ad_callpath *c = &cps->v[i];
+        /* at the largest measured coordinate, else the last one it was measured at */
+        double now = NAN;
+        for (int p = 0; p < cps->npoints; p++)
+            if (c->lif[p].n > 0)
+                now = c->lif[p].median;
+        if (cps->npoints > 0 && c->lif[app->largest].n > 0)
+            now = c->lif[app->largest].median;
+        list[n++] = (ranked){c, now};
+    }
+    qsort(list, (size_t)n, sizeof *list, cmp_ranked);
+    json_t *items = json_array();
+    for (int i = 0; i < n && i < limit; i++) {
+        const ad_callpath *c = list[i].c;
+        json_t *series = json_array();
+        for (int p = 0; p < cps->npoints; p++) {
+            if (c->lif[p].n == 0)
+                continue; /* not measured there */
+            json_t *s = summary_json(&c->lif[p]);
+            json_object_set_new(s, "point",
+                                predict_point_json(m, app->coords + (size_t)p * m->nparams));
+            json_array_append_new(series, s);
+        }
+        json_t *model = c->lif_model.present
+                            ? json_pack("{s:s, s:o}", "function", c->lif_model.function, "smape",
+                                        predict_number(c->lif_model.model.smape))
+                            : json_pack("{s:n, s:s}", "function", "reason", c->lif_model.reason);
+        json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "rank", i + 1, "callpath",
+                              c->name, "category", c->category, "lif_now",
+                              predict_number(list[i].now), "lif", series, "model", model);
+        if (at_text)
+            json_object_set_new(o, "lif_at", fit_at(&c->lif_model, at));
+        json_array_append_new(items, o);
+    }
+    json_t *doc = json_pack(
+        "{s:I, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:i, s:{s:s, s:s}}", "experiment",
+        (json_int_t)id, "model_set", m->set_number, "metric", metric, "definition",
+        "LIF = max over ranks / mean over ranks of the ranks' per-epoch values (1 = balanced); "
+        "per repetition, then the median over repetitions with its range",
+        "lif_source",
+        app->lif_per_rep ? "per repetition"
+                         : "the ranks' medians over repetitions (this model set predates "
+                           "per-repetition values; no spread)",
+        "now",
+        predict_point_json(m, app->npoints ? app->coords + (size_t)app->largest * m->nparams : at),
+        "points", points, "models", models, "callpaths", items, "callpaths_total", cps->n,
+        "units", "lif", "ratio max/mean over ranks", "regression", "T in the metric's unit");
+    json_object_set_new(doc, "regression", regression_json(app, m, reg_group));
+    if (at_text) {
+        json_object_set_new(doc, "at", predict_point_json(m, at));
+        json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
+    }
+    predict_page_store(ctx, key, resp, doc);
+done:
+    free(list);
+    model_cache_blob_release(ctx->models, cref);
+    model_cache_blob_release(ctx->models, aref);
+    model_cache_release(ctx->models, m);
+}

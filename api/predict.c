@@ -1,0 +1,284 @@
+/*
+ * predict.c — predictions with intervals, the composed epoch, points from
+ * queries and the extrapolation warning, shared by every answer that
+ * predicts (see predict.h).
+ */
+#include "api/predict.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+prediction predict_part(const cached_part *p, const double *point)
+{
+    prediction r;
+    r.has_interval = pmnf_predict(&p->model, point, &r.value, &r.lo, &r.hi) == 0;
+    return r;
+}
+
+prediction predict_epoch(const cached_part *parts, const double *point, int *composed)
+{
+    *composed = parts[0].present && parts[1].present && parts[2].present;
+    if (!*composed) {
+        if (parts[3].present)
+            return predict_part(&parts[3], point);
+        return (prediction){NAN, NAN, NAN, 0};
+    }
+    prediction sum = {0, 0, 0, 1};
+    double half2 = 0;
+    for (int i = 0; i < 3; i++) {
+        prediction p = predict_part(&parts[i], point);
+        sum.value += p.value;
+        sum.has_interval &= p.has_interval;
+        double half = (p.hi - p.lo) / 2;
+        half2 += half * half;
+    }
+    sum.lo = sum.value - sqrt(half2);
+    sum.hi = sum.value + sqrt(half2);
+    return sum;
+}
+
+prediction predict_map(const prediction *p, double (*f)(double t, const void *arg),
+                       const void *arg)
+{
+    prediction r = {f(p->value, arg), 0, 0, p->has_interval};
+    double a = f(p->lo, arg), b = f(p->hi, arg);
+    r.lo = a < b ? a : b;
+    r.hi = a < b ? b : a;
+    return r;
+}
+
+int predict_metric_slot(const cached_models *m, const char *metric)
+{
+    for (int i = 0; i < m->nmetrics; i++)
+        if (!strcmp(m->metrics[i], metric))
+            return i;
+    return -1;
+}
+
+const char *predict_unit(const char *metric)
+{
+    if (!strcmp(metric, "time"))
+        return "s";
+    if (!strcmp(metric, "bytes"))
+        return "B";
+    if (!strcmp(metric, "visits"))
+        return "calls";
+    return metric;
+}
+
+int predict_beyond(const cached_models *m, const double *point)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (point[i] > PREDICT_EXTRAPOLATION_FACTOR * m->max_measured[i])
+            return 1;
+    return 0;
+}
+
+json_t *predict_extrapolation_json(const cached_models *m, const double *point)
+{
+    json_t *beyond = json_array(), *max = json_object();
+    for (int i = 0; i < m->nparams; i++) {
+        json_object_set_new(max, m->params[i], json_real(m->max_measured[i]));
+        if (point[i] > PREDICT_EXTRAPOLATION_FACTOR * m->max_measured[i])
+            json_array_append_new(beyond, json_string(m->params[i]));
+    }
+    int warn = json_array_size(beyond) > 0;
+    return json_pack("{s:b, s:o, s:o, s:s?}", "beyond_4x", warn, "parameters", beyond,
+                     "max_measured", max, "warning",
+                     warn ? "the point lies beyond 4x the largest measured value of a parameter: "
+                            "prediction errors grow with the distance"
+                          : NULL);
+}
+
+json_t *predict_point_json(const cached_models *m, const double *point)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < m->nparams; i++)
+        json_object_set_new(o, m->params[i], json_real(point[i]));
+    return o;
+}
+
+json_t *predict_number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *predict_json(const prediction *p)
+{
+    json_t *interval = p->has_interval && isfinite(p->lo) && isfinite(p->hi)
+                           ? json_pack("[f, f]", p->lo, p->hi)
+                           : json_null();
+    return json_pack("{s:o, s:o}", "value", predict_number(p->value), "interval", interval);
+}
+
+int predict_positive(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || isspace((unsigned char)*text) || !isfinite(v) || v <= 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int predict_check_query(const api_request *req, api_response *resp, const cached_models *m,
+                        const char *const *allowed, int params_ok)
+{
+    for (size_t q = 0; q < req->nquery; q++) {
+        const char *name = req->query[q].name;
+        int known = 0;
+        for (int i = 0; allowed && allowed[i] && !known; i++)
+            known = !strcmp(name, allowed[i]);
+        for (int i = 0; params_ok && i < m->nparams && !known; i++)
+            known = !strcmp(name, m->params[i]);
+        if (!known) {
+            api_problem(resp, 400, name, params_ok ? "neither a parameter of this experiment nor "
+                                                     "an option of this endpoint"
+                                                   : "not an option of this endpoint");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int predict_query_point(const api_request *req, api_response *resp, const cached_models *m,
+                        const char *const *allowed, double *point)
+{
+    for (int i = 0; i < m->nparams; i++) {
+        const char *t = api_query(req, m->params[i]);
+        if (!t) {
+            api_problem(resp, 400, m->params[i], "missing: the point needs a value of every "
+                                                 "parameter");
+            return -1;
+        }
+        if (predict_positive(t, &point[i]) < 0) {
+            api_problem(resp, 400, m->params[i], "must be a finite number > 0, got \"%.40s\"", t);
+            return -1;
+        }
+    }
+    return predict_check_query(req, resp, m, allowed, 1);
+}
+
+int predict_parse_at(const char *text, const char *field, api_response *resp,
+                     const cached_models *m, double *point)
+{
+    int seen[PMNF_MAX_PARAMS] = {0};
+    const char *p = text;
+    while (*p) {
+        const char *colon = strchr(p, ':');
+        const char *comma = strchrnul(p, ',');
+        if (!colon || colon > comma) {
+            api_problem(resp, 400, field,
+                        "must be name:value pairs separated by commas, e.g. \"%s:256\", got "
+                        "\"%.60s\"",
+                        m->params[0], text);
+            return -1;
+        }
+        size_t nlen = (size_t)(colon - p);
+        int which = -1;
+        for (int i = 0; i < m->nparams; i++)
+            if (strlen(m->params[i]) == nlen && !memcmp(m->params[i], p, nlen))
+                which = i;
+        if (which < 0) {
+            api_problem(resp, 400, field, "\"%.*s\" is not a parameter of this experiment",
+                        (int)(nlen < 64 ? nlen : 64), p);
+            return -1;
+        }
+        char num[64];
+        size_t vlen = (size_t)(comma - colon - 1);
+        snprintf(num, sizeof num, "%.*s", (int)(vlen < 63 ? vlen : 63), colon + 1);
+        if (vlen >= sizeof num || predict_positive(num, &point[which]) < 0) {
+            api_problem(resp, 400, field, "%s must be a finite number > 0, got \"%s\"",
+                        m->params[which], num);
+            return -1;
+        }
+        if (seen[which]++) {
+            api_problem(resp, 400, field, "%s is given twice", m->params[which]);
+            return -1;
+        }
+        p = *comma ? comma + 1 : comma;
+    }
+    for (int i = 0; i < m->nparams; i++)
+        if (!seen[i]) {
+            api_problem(resp, 400, field, "the point needs a value of every parameter: %s is "
+                                          "missing",
+                        m->params[i]);
+            return -1;
+        }
+    return 0;
+}
+
+int predict_query_long(const api_request *req, api_response *resp, const char *name, long min,
+                       long max, long dflt, long *out)
+{
+    const char *t = api_query(req, name);
+    *out = dflt;
+    if (!t)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || errno || v < min || v > max || isspace((unsigned char)*t)) {
+        api_problem(resp, 400, name, "must be an integer from %ld to %ld, got \"%.40s\"", min, max,
+                    t);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+const cached_models *predict_models(api_ctx *ctx, const api_request *req, api_response *resp,
+                                    int64_t *id)
+{
+    if (api_path_id(req, resp, "id", "experiment", id) < 0)
+        return NULL;
+    store_error err = {0};
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, *id, &err);
+    if (!m)
+        api_store_problem(resp, &err);
+    return m;
+}
+
+void predict_page_key(const cached_models *m, const api_request *req, char *key, size_t cap)
+{
+    size_t n = (size_t)snprintf(key, cap, "%" PRId64 "|%s %s|", m->set_id, req->method,
+                                req->route ? req->route : req->path);
+    for (size_t q = 0; q < req->nquery && n < cap; q++)
+        n += (size_t)snprintf(key + n, cap - n, "%s=%s&", req->query[q].name,
+                              req->query[q].value ? req->query[q].value : "");
+    if (n < cap && req->body_len)
+        n += (size_t)snprintf(key + n, cap - n, "|%.*s", (int)req->body_len, req->body);
+    /* too long, or a body with a NUL in it: not kept */
+    if (n >= cap || (req->body_len && strlen(req->body) != req->body_len))
+        key[0] = '\0';
+}
+
+int predict_page_send(api_ctx *ctx, const char *key, api_response *resp)
+{
+    char *body;
+    size_t len;
+    if (!key[0] || !model_cache_page_get(ctx->models, key, &body, &len))
+        return 0;
+    api_send_body(resp, 200, "application/json", body, len);
+    return 1;
+}
+
+void predict_page_store(api_ctx *ctx, const char *key, api_response *resp, json_t *doc)
+{
+    size_t len;
+    char *body = doc ? api_json_text(doc, &len) : NULL;
+    json_decref(doc);
+    if (!body) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return;
+    }
+    if (key[0])
+        model_cache_page_put(ctx->models, key, body, len);
+    api_send_body(resp, 200, "application/json", body, len);
+}

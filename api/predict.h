@@ -1,0 +1,94 @@
+/*
+ * predict.h — what every prediction-bearing answer shares (predict,
+ * scaling, bottlenecks, cost, configurations, imbalance): the point a
+ * request names, predictions with 95% intervals from the cached models,
+ * the epoch composed from its parts, and the extrapolation warning beyond
+ * 4x the largest measured value of a parameter (errors grow with the
+ * distance, paper 000 §4.3).
+ *
+ * Epoch = comp + comm + mem, each part predicted by its own PMNF model, the
+ * interval half-width the root sum of squares of the parts' (their errors
+ * taken as independent); the epoch's own model only when a part has none.
+ */
+#ifndef PERFCAST_API_PREDICT_H
+#define PERFCAST_API_PREDICT_H
+
+#include <jansson.h>
+
+#include "api/api.h"
+
+#define PREDICT_EXTRAPOLATION_FACTOR 4.0
+
+typedef struct prediction {
+    double value, lo, hi;
+    int has_interval; /* 0: lo = hi = value (too few points for an interval) */
+} prediction;
+
+prediction predict_part(const cached_part *p, const double *point);
+/* *composed = 1 when the parts were summed, 0 when the epoch model was used
+ * (then parts[3] may be absent too: check parts[3].present). */
+prediction predict_epoch(const cached_part *parts, const double *point, int *composed);
+/* The prediction's range mapped through a monotone f of T: f at lo and hi,
+ * ordered, value f(value). */
+prediction predict_map(const prediction *p, double (*f)(double t, const void *arg),
+                       const void *arg);
+
+/* The metric's slot in m, or -1. */
+int predict_metric_slot(const cached_models *m, const char *metric);
+/* The unit of a metric's values: "s" for time, "B" for bytes, "calls" for
+ * visits, else the metric's name. */
+const char *predict_unit(const char *metric);
+
+/* 1 when a coordinate of point lies beyond 4x the parameter's largest
+ * measured value. */
+int predict_beyond(const cached_models *m, const double *point);
+/* {"beyond_4x","parameters":[..],"max_measured":{..},"warning"?} */
+json_t *predict_extrapolation_json(const cached_models *m, const double *point);
+
+/* {"<param>":value, ...} */
+json_t *predict_point_json(const cached_models *m, const double *point);
+/* A number, or null when it is not finite. */
+json_t *predict_number(double v);
+/* {"value":v,"interval":[lo,hi]|null} */
+json_t *predict_json(const prediction *p);
+
+/* The point from query parameters named like the experiment's parameters,
+ * every one a finite number > 0. Query names that are neither parameters
+ * nor in allowed (NULL-terminated, may be NULL) answer 400. 0, or -1 after
+ * answering. */
+int predict_query_point(const api_request *req, api_response *resp, const cached_models *m,
+                        const char *const *allowed, double *point);
+/* A point written "ranks:256,batch:32" (every parameter once) in query
+ * parameter `field`. 0, or -1 after answering 400 naming field. */
+int predict_parse_at(const char *text, const char *field, api_response *resp,
+                     const cached_models *m, double *point);
+
+/* Every query name in allowed (NULL-terminated) or a parameter of m when
+ * params_ok; else 400 naming it. 0 / -1. */
+int predict_check_query(const api_request *req, api_response *resp, const cached_models *m,
+                        const char *const *allowed, int params_ok);
+
+/* An integer query value in [min, max] (dflt when absent). 0 / -1 after 400. */
+int predict_query_long(const api_request *req, api_response *resp, const char *name, long min,
+                       long max, long dflt, long *out);
+/* A finite number > 0 from text; 0 / -1. */
+int predict_positive(const char *text, double *out);
+
+/* Answers depend only on the model set and the request, and model sets never
+ * change: a rendered answer is kept in the model cache's pages under a key
+ * naming the set, the route, the query as sent and the body. */
+#define PREDICT_KEY_MAX 2048
+/* The key into key (cap bytes); "" when the request is too long to keep. */
+void predict_page_key(const cached_models *m, const api_request *req, char *key, size_t cap);
+/* 1 when the answer under key was kept, and has been sent (200). */
+int predict_page_send(api_ctx *ctx, const char *key, api_response *resp);
+/* Renders doc (the reference is stolen) as the 200 answer, keeping it
+ * under key unless key is "". */
+void predict_page_store(api_ctx *ctx, const char *key, api_response *resp, json_t *doc);
+
+/* The cached models of the experiment in the request path, answering
+ * 404/409/503 itself when there are none (NULL). */
+const cached_models *predict_models(api_ctx *ctx, const api_request *req,
+                                    api_response *resp, int64_t *id);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * scaling.c — GET /v1/experiments/{id}/scaling (Q2): how the epoch time,
+ * its parts, the speedup and the parallel efficiency change along one
+ * parameter, as arrays of points a dashboard plots directly.
+ *
+ *   ?from=2&to=64&step=2 | ?values=2,4,8   the values of `parameter`
+ *   &parameter=ranks                        default: the first parameter
+ *   &<other parameter>=v                    fixed values of the others
+ *                                           (default: the baseline's)
+ *   &metric=time
+ *
+ * Per point: epoch, comp, comm, mem (value and 95% interval), Extra-Deep's
+ * speedup Δ (percent, relative to the first measured coordinate P_1, Eq. 11)
+ * with the ideal Δ_t and the efficiency ε = Δ_a/Δ_t (percent, Eq. 13), the
+ * conventional speedup T_1/T_k and efficiency (× x_1/x_k for strong
+ * scaling), the PMNF models of Δ and ε evaluated there, and whether the
+ * point lies beyond 4x the largest measured value. T_1 is the measured epoch
+ * at P_1; intervals of the derived numbers are those of T_k carried through.
+ * Without from/to/values the points are the measured values of the parameter.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/analysis_data.h"
+#include "api/handlers.h"
+#include "api/predict.h"
+#include "modeling/scaling.h"
+
+#define SCALING_MAX_POINTS 10000
+
+typedef struct versus {
+    double t1, x1, xk, dt;
+    int strong;
+} versus;
+
+static double f_speedup_pct(double t, const void *a)
+{
+    return scl_speedup_pct(((const versus *)a)->t1, t);
+}
+
+static double f_efficiency_pct(double t, const void *a)
+{
+    const versus *v = a;
+    return scl_efficiency_pct(scl_speedup_pct(v->t1, t), v->dt);
+}
+
+static double f_speedup(double t, const void *a)
+{
+    return t > 0 ? scl_speedup(((const versus *)a)->t1, t) : NAN;
+}
+
+static double f_efficiency(double t, const void *a)
+{
+    const versus *v = a;
+    return t > 0 ? scl_efficiency(v->t1, t, v->x1, v->xk, v->strong) : NAN;
+}
+
+/* The values of the varied parameter: from/to/step, values, or the
+ * measured ones. Returns the count, or -1 after answering. */
+static int axis_values(const api_request *req, api_response *resp, const ad_app *app, int param,
+                       double **out)
+{
+    const char *from = api_query(req, "from"), *to = api_query(req, "to");
+    const char *step = api_query(req, "step"), *values = api_query(req, "values");
+    double *v = NULL;
+    int n = 0;
+    if (values && (from || to || step)) {
+        api_problem(resp, 400, "values", "give either values or from/to/step, not both");
+        return -1;
+    }
+    if (values) {
+        v = malloc(sizeof(double) * SCALING_MAX_POINTS);
+        const char *p = values;
+        while (v && *p) {
+            char num[64];
+            const char *comma = strchrnul(p, ',');
+            size_t len = (size_t)(comma - p);
+            snprintf(num, sizeof num, "%.*s", (int)(len < 63 ? len : 63), p);
+            if (n == SCALING_MAX_POINTS) {
+                api_problem(resp, 400, "values", "at most %d values", SCALING_MAX_POINTS);
+                free(v);
+                return -1;
+            }
+            if (len >= sizeof num || predict_positive(num, &v[n]) < 0) {
+                api_problem(resp, 400, "values",
+                            "must be numbers > 0 separated by commas, got \"%.40s\"", num);
+                free(v);
+                return -1;
+            }
+            n++;
+            p = *comma ? comma + 1 : comma;
+        }
+    } else if (from || to || step) {
+        double a, b, s = 1;
+        if (!from || predict_positive(from, &a) < 0) {
+            api_problem(resp, 400, "from", "must be a number > 0 (with to and step)");
+            return -1;
+        }
+        if (!to || predict_positive(to, &b) < 0 || b < a) {
+            api_problem(resp, 400, "to", "must be a number >= from");
+            return -1;
+        }
+        if (step && predict_positive(step, &s) < 0) {
+            api_problem(resp, 400, "step", "must be a number > 0");
+            return -1;
+        }
+        double count = floor((b - a) / s + 1e-9) + 1;
+        if (count > SCALING_MAX_POINTS) {
+            api_problem(resp, 400, "step", "from/to/step give %.0f points; at most %d", count,
+                        SCALING_MAX_POINTS);
+            return -1;
+        }
+        v = malloc(sizeof(double) * (size_t)count);
+        for (int i = 0; v && i < (int)count; i++)
+            v[n++] = a + i * s;
+    } else {
+        v = malloc(sizeof(double) * (size_t)(app->npoints ? app->npoints : 1));
+        for (int p = 0; v && p < app->npoints; p++) {
+            double x = app->coords[(size_t)p * app->nparams + param];
+            int seen = 0;
+            for (int i = 0; i < n && !seen; i++)
+                seen = v[i] == x;
+            if (!seen)
+                v[n++] = x;
+        }
+    }
+    if (!v) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    *out = v;
+    return n;
+}
+
+static json_t *model_at(const ad_fit *f, const double *point)
+{
+    if (!f->present)
+        return json_null();
+    prediction p;
+    p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
+    return predict_json(&p);
+}
+
+static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot,
+                             const double *point)
+{
+    const cached_part *parts = m->parts[slot];
+    int composed;
+    prediction t = predict_epoch(parts, point, &composed);
+    double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
+    versus vs = {t1, app->npoints ? app->ranks[app->baseline] : NAN, cached_ranks(m, point), 0,
+                 !strcmp(m->scaling, "strong")};
+    vs.dt = scl_ideal_speedup_pct(vs.x1, vs.xk);
+    json_t *o = json_pack("{s:o, s:o, s:o}", "point", predict_point_json(m, point), "ranks",
+                          predict_number(vs.xk), "epoch", predict_json(&t));
+    static const char *const names[3] = {"comp", "comm", "mem"};
+    for (int i = 0; i < 3; i++) {
+        prediction p = predict_part(&parts[i], point);
+        json_object_set_new(o, names[i], parts[i].present ? predict_json(&p) : json_null());
+    }
+    prediction d = predict_map(&t, f_speedup_pct, &vs);
+    prediction e = predict_map(&t, f_efficiency_pct, &vs);
+    prediction s = predict_map(&t, f_speedup, &vs);
+    prediction pe = predict_map(&t, f_efficiency, &vs);
+    json_object_set_new(o, "speedup_pct", predict_json(&d));
+    json_object_set_new(o, "ideal_speedup_pct", predict_number(vs.dt));
+    json_object_set_new(o, "efficiency_pct", predict_json(&e));
+    json_object_set_new(o, "speedup", predict_json(&s));
+    json_object_set_new(o, "efficiency", predict_json(&pe));
+    json_object_set_new(o, "speedup_pct_model", model_at(&app->speedup, point));
+    json_object_set_new(o, "efficiency_pct_model", model_at(&app->efficiency, point));
+    json_object_set_new(o, "beyond_4x", json_boolean(predict_beyond(m, point)));
+    return o;
+}
+
+void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    static const char *const allowed[] = {"from", "to", "step", "values", "parameter", "metric",
+                                          NULL};
+    int64_t id;
+    const cached_models *m = predict_models(ctx, req, resp, &id);
+    if (!m)
+        return;
+    char key[PREDICT_KEY_MAX];
+    predict_page_key(m, req, key, sizeof key);
+    if (predict_page_send(ctx, key, resp)) {
+        model_cache_release(ctx->models, m);
+        return;
+    }
+    const cache_blob *ref = NULL;
+    double *xs = NULL;
+    const char *metric = api_query(req, "metric");
+    metric = metric ? metric : "time";
+    int slot = predict_metric_slot(m, metric);
+    const char *pname = api_query(req, "parameter");
+    int param = pname ? -1 : 0;
+    for (int i = 0; pname && i < m->nparams; i++)
+        if (!strcmp(pname, m->params[i]))
+            param = i;
+    if (predict_check_query(req, resp, m, allowed, 1) < 0)
+        goto done;
+    if (slot < 0) {
+        api_problem(resp, 400, "metric", "no models of metric \"%.60s\" in model set %d", metric,
+                    m->set_number);
+        goto done;
+    }
+    if (param < 0) {
+        api_problem(resp, 400, "parameter", "\"%.60s\" is not a parameter of this experiment",
+                    pname);
+        goto done;
+    }
+    const cached_part *parts = m->parts[slot];
+    if (!(parts[0].present && parts[1].present && parts[2].present) && !parts[3].present) {
+        api_problem(resp, 409, NULL, "the epoch of metric \"%.60s\" has no model: %s", metric,
+                    parts[3].reason);
+        goto done;
+    }
+    store_error err = {0};
+    const ad_app *app = ad_app_get(ctx, m, slot, &ref, &err);
+    if (!app) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    if (app->npoints == 0) {
+        api_problem(resp, 409, NULL, "model set %d has no measured epoch of metric \"%.60s\"",
+                    m->set_number, metric);
+        goto done;
+    }
+    /* the other parameters: as given, else the baseline's */
+    double base[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++) {
+        base[i] = app->coords[(size_t)app->baseline * m->nparams + i];
+        const char *t = api_query(req, m->params[i]);
+        if (i == param && t) {
+            api_problem(resp, 400, m->params[i], "is the varied parameter: give its values with "
+                                                 "from/to/step or values");
+            goto done;
+        }
+        if (t && predict_positive(t, &base[i]) < 0) {
+            api_problem(resp, 400, m->params[i], "must be a finite number > 0, got \"%.40s\"", t);
+            goto done;
+        }
+    }
+    int n = axis_values(req, resp, app, param, &xs);
+    if (n < 0)
+        goto done;
+    json_t *points = json_array();
+    for (int k = 0; k < n; k++) {
+        double point[PMNF_MAX_PARAMS];
+        memcpy(point, base, sizeof point);
+        point[param] = xs[k];
+        json_array_append_new(points, scaling_point(m, app, slot, point));
+    }
+    json_t *measured = json_array();
+    for (int p = 0; p < app->npoints; p++) {
+        const double *pt = app->coords + (size_t)p * m->nparams;
+        json_array_append_new(
+            measured, json_pack("{s:o, s:o, s:o, s:o, s:o}", "point", predict_point_json(m, pt),
+                                "ranks", predict_number(app->ranks[p]), "epoch",
+                                predict_number(app->value[AD_GROUPS - 1][p]), "speedup_pct",
+                                predict_number(app->speedup_pct[p]), "efficiency_pct",
+                                predict_number(app->efficiency_pct[p])));
+    }
+    const double *bp = app->coords + (size_t)app->baseline * m->nparams;
+    double last[PMNF_MAX_PARAMS];
+    memcpy(last, base, sizeof last);
+    if (n > 0)
+        last[param] = xs[n - 1];
+    const char *unit = predict_unit(metric);
+    json_t *doc = json_pack(
+        "{s:I, s:i, s:s, s:s, s:s, s:{s:o, s:o, s:o}, s:o, s:o, s:{s:o, s:o}, s:o, s:{s:s, s:s, "
+        "s:s, s:s, s:s, s:s, s:s, s:s, s:s}}",
+        "experiment", (json_int_t)id, "model_set", m->set_number, "metric", metric, "scaling",
+        m->scaling, "parameter", m->params[param], "baseline", "point",
+        predict_point_json(m, bp), "ranks", predict_number(app->ranks[app->baseline]), "epoch",
+        predict_number(app->value[AD_GROUPS - 1][app->baseline]), "points", points, "measured",
+        measured, "models", "speedup_pct", ad_fit_json(&app->speedup, m), "efficiency_pct",
+        ad_fit_json(&app->efficiency, m), "extrapolation", predict_extrapolation_json(m, last),
+        "units", "epoch", unit, "comp", unit, "comm", unit, "mem", unit, "speedup_pct", "%",
+        "ideal_speedup_pct", "%", "efficiency_pct", "%", "speedup", "ratio T_1/T_k",
+        "efficiency", !strcmp(m->scaling, "strong") ? "ratio (T_1·x_1)/(T_k·x_k)" : "ratio T_1/T_k");
+    predict_page_store(ctx, key, resp, doc);
+done:
+    free(xs);
+    model_cache_blob_release(ctx->models, ref);
+    model_cache_release(ctx->models, m);
+}
