@@ -181,7 +181,32 @@ model_service() {
     done <"$DATA/models.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_http bench_upload bench_models; do
+# The analysis endpoints under wrk at 16 connections (bench/bench_analyses.c):
+# configurations over 1,000 candidates, imbalance for 200 callpaths,
+# bottlenecks, scaling, cost; repeated requests (answers kept per model set)
+# and requests that all differ (computed and rendered each time).
+analyses_service() {
+    if ! measure "$DATA/analyses.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_analyses" \
+        --wrk-connections 16; then
+        cat "$DATA/analyses.out" 2>/dev/null | grep '"error"'
+        fail analyses_service "$ru"; return
+    fi
+    cat "$DATA/analyses.out"
+    while read -r line; do
+        fig=$(jget figure "$line" | tr -d '"')
+        case $fig in
+        analyses_setup) say "analyses_setup: $(jget callpaths "$line") callpaths x $(jget ranks "$line") ranks," \
+            "models in $(jget upload_to_models_s "$line") s; first answers build the per-set data" ;;
+        analyses_*)
+            p99=$(jget p99_ms "$line")
+            verdict=$(awk "BEGIN { print ($p99 <= 20) ? \"meets\" : \"misses\" }")
+            say "$fig: $(jget requests_per_s "$line") req/s, p50 $(jget p50_ms "$line") ms, p99 $p99 ms" \
+                "($(jget tool "$line" | tr -d '"'); $verdict the p99 <= 20 ms target)" ;;
+        esac
+    done <"$DATA/analyses.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_http bench_upload bench_models bench_analyses; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -197,6 +222,7 @@ accuracy 2 0.15 2000 204
 http_service
 upload_service
 model_service
+analyses_service
 
 echo
 cat "$summary"

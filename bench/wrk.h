@@ -24,12 +24,17 @@ static double wrk_seconds(const char *s)
     return v;
 }
 
-/* Runs `wrk -t2 -cC -dSs --latency url` and prints {"figure": figure, ...}.
- * Returns 0, or -1 (after printing an error line) when wrk did not run. */
-static int wrk_run(const char *figure, const char *url, int seconds, int connections)
+/* Runs `wrk -t2 -cC -dSs --latency [-s script] url` and prints {"figure":
+ * figure, ...}; script (a Lua file, e.g. setting wrk.method and wrk.body for
+ * a POST) may be NULL. Returns 0, or -1 (after printing an error line) when
+ * wrk did not run. */
+static __attribute__((unused)) int wrk_run_script(const char *figure, const char *url,
+                                                  int seconds, int connections,
+                                                  const char *script)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "wrk -t2 -c%d -d%ds --latency '%s' 2>&1", connections, seconds, url);
+    snprintf(cmd, sizeof cmd, "wrk -t2 -c%d -d%ds --latency %s%s%s '%s' 2>&1", connections,
+             seconds, script ? "-s '" : "", script ? script : "", script ? "'" : "", url);
     FILE *p = popen(cmd, "r");
     char line[512], p50[32] = "", p99[32] = "";
     double rps = -1;
@@ -53,6 +58,12 @@ static int wrk_run(const char *figure, const char *url, int seconds, int connect
            non2xx, errors ? "true" : "false");
     fflush(stdout);
     return 0;
+}
+
+static __attribute__((unused)) int wrk_run(const char *figure, const char *url, int seconds,
+                                           int connections)
+{
+    return wrk_run_script(figure, url, seconds, connections, NULL);
 }
 
 #endif
