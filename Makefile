@@ -10,6 +10,8 @@
 CC       ?= cc
 BUILD    ?= build
 PKGS     := gsl jansson libmatheval libmicrohttpd libpq libcrypto
+# trace readers: yajl (streaming JSON), SQLite (Nsight Systems exports), zlib (gzip)
+PKGS     += yajl sqlite3 zlib
 OPT      ?= -O2
 SAN      ?=
 CFLAGS   ?=
@@ -70,7 +72,7 @@ $(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c bench/gen_core.h tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
@@ -95,8 +97,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC)
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \
 	  name=$$(basename $$f); corpus=tests/fuzz/corpus/$${name#fuzz_}; mkdir -p $(BUILD)/fuzz/work-$$name; \
+	  dict=tests/fuzz/$${name#fuzz_}.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
 	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz/work-$$name $$corpus >$(BUILD)/fuzz/$$name.log 2>&1 \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$dict $(BUILD)/fuzz/work-$$name $$corpus >$(BUILD)/fuzz/$$name.log 2>&1 \
 	    || { tail -40 $(BUILD)/fuzz/$$name.log; exit 1; }; \
 	  grep -E "^Done|stat::number_of_executed_units" $(BUILD)/fuzz/$$name.log | tail -1; \
 	done

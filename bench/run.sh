@@ -2,16 +2,19 @@
 # bench/run.sh BUILD — perfcast's speed and accuracy figures (`make bench`).
 #
 # Prints one JSON object per line per figure ("figure": machine, speed_1param,
-# speed_2param, modeler_cache, accuracy, http_startup, http_health,
-# http_create, upload_serial, upload_parallel), then a human summary on lines
-# starting with "# ". Data and outputs go to BUILD/bench-data/. Every step
-# runs under BUILD/bench/rusage with a time limit (BENCH_TIMEOUT seconds,
-# default 120), so a hung or crashing step becomes an {"error": ...} line and
-# the others still run; the exit status is 1 when any step failed.
+# speed_2param, modeler_cache, accuracy, ingest_plain, ingest_gzip,
+# http_startup, http_health, http_create, upload_serial, upload_parallel, ...),
+# then a human summary on lines starting with "# ". Data and outputs go to
+# BUILD/bench-data/. Every step runs under BUILD/bench/rusage with a time
+# limit (BENCH_TIMEOUT seconds, default 120), so a hung or crashing step
+# becomes an {"error": ...} line and the others still run; the exit status is
+# 1 when any step failed.
 #
 # Reference rates: Extra-P documents ~13 ms per single-parameter model
 # (76.9 models/s) and ~25 ms per two-parameter model (40 models/s); perfcast's
-# targets are 100,000 and 20,000 models/s.
+# targets are 100,000 and 20,000 models/s. HTA parses the 35 MB one-rank
+# Kineto trace of an 8-rank job in 2.9 s (12.1 MB/s, 232 MB RSS); perfcast's
+# target is 200 MB/s of uncompressed JSON and 15x HTA, peak RSS <= 128 MB.
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
@@ -127,6 +130,24 @@ accuracy() {
         "p90 $(jget extrapolation_ape_p90 "$s") % ($(jget missing "$s") of $n missing)"
 }
 
+# `perfcast ingest` on a generated Kineto trace of BENCH_INGEST_MB (default
+# 500) MB of JSON, plain and gzip (bench/bench_ingest.c).
+ingest() {
+    mb=${BENCH_INGEST_MB:-500}
+    if ! measure "$DATA/ingest.out" "$B/bench_ingest" --mb "$mb" --dir "$DATA" --perfcast "$PERFCAST"; then
+        cat "$DATA/ingest.out" 2>/dev/null | grep '"error"'
+        fail ingest "$ru"; return
+    fi
+    cat "$DATA/ingest.out"
+    while read -r line; do
+        say "$(jget figure "$line" | tr -d '"'): $(jget json_mb "$line") MB of JSON" \
+            "($(jget file_mb "$line") MB file, $(jget events "$line") events) in $(jget wall_s "$line") s =" \
+            "$(jget mb_per_s "$line") MB/s, peak RSS $(jget max_rss_mb "$line") MB;" \
+            "$(jget speedup_vs_hta "$line")x HTA (12.1 MB/s), $(jget fraction_of_target "$line")x the 200 MB/s" \
+            "target; the 35 MB trace would take $(jget seconds_for_35mb "$line") s"
+    done <"$DATA/ingest.out"
+}
+
 # The service against a private PostgreSQL (bench/bench_http.c): start-up,
 # GET /health under wrk, experiment creation.
 http_service() {
@@ -206,7 +227,7 @@ analyses_service() {
     done <"$DATA/analyses.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_http bench_upload bench_models bench_analyses; do
+for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -219,6 +240,7 @@ accuracy 1 0.05 2000 201
 accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203
 accuracy 2 0.15 2000 204
+ingest
 http_service
 upload_service
 model_service

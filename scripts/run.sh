@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 BUILD=${BUILD:-build}
 
-PACKAGES="build-essential pkg-config libgsl-dev libjansson-dev libmatheval-dev libmicrohttpd-dev libpq-dev libssl-dev postgresql curl"
+PACKAGES="build-essential pkg-config libgsl-dev libjansson-dev libmatheval-dev libmicrohttpd-dev libpq-dev libssl-dev libyajl-dev libsqlite3-dev zlib1g-dev postgresql curl"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -12,6 +12,7 @@
 #include "store/db.h"
 
 int cmd_model(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 

@@ -4,6 +4,7 @@
  *   perfcast serve [...]        the HTTP service (cmd_serve.c)
  *   perfcast migrate [...]      apply database migrations and exit
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
+ *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -27,6 +28,10 @@ static void usage(FILE *to)
           "             [--options KEY=VALUE ...] [--json]\n"
           "        fit a PMNF model per (callpath, metric) of an Extra-P input file and print\n"
           "        'callpath;metric;model' lines (or JSON lines with --json)\n"
+          "  ingest FILE [--format kineto|nsys|perfcast] [--rank N] [--markers LIST] [--json]\n"
+          "        read a profile (PyTorch profiler trace, .json or .json.gz; Nsight Systems\n"
+          "        SQLite export; perfcast JSON) and print its steps, categories and\n"
+          "        callpaths (one JSON document with --json)\n"
           "  help   this text\n",
           to);
 }
@@ -44,6 +49,8 @@ int main(int argc, char **argv)
         return cmd_migrate(argc - 1, argv + 1);
     if (!strcmp(cmd, "model"))
         return cmd_model(argc - 1, argv + 1);
+    if (!strcmp(cmd, "ingest"))
+        return cmd_ingest(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

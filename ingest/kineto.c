@@ -1,0 +1,977 @@
+/*
+ * kineto.c — reader of PyTorch profiler (Kineto) traces: Chrome trace-event
+ * JSON, plain or gzip, one rank per file (trace.h says what it produces).
+ *
+ * The JSON is parsed as a stream with yajl's callback parser, chunk by
+ * chunk from stream.c, so memory does not grow with the trace: no document
+ * is built, only one event at a time is held, and the sums live in
+ * stepsum.c. What the reader takes from the document:
+ *
+ *   distributedInfo.rank / .world_size   the rank (or the caller's)
+ *   traceEvents[] with ph "X":
+ *     cat kernel                  device: comm (NCCL/collective name) or comp
+ *     cat gpu_memcpy, gpu_memset  device: mem, args.bytes -> "bytes"
+ *     cat cuda_runtime/_driver    host; also the launch time of the device
+ *                                 events with the same args.correlation
+ *     cat cpu_op, user_annotation host; "ProfilerStep#N" is a step instead
+ *   (older Kineto: Kernel, Memcpy, Memset, Runtime, Operator likewise)
+ * Everything else (flows, metadata, python_function, gpu_user_annotation,
+ * cuda_sync, ...) is skipped. A ProfilerStep may also be a "B"/"E" pair of
+ * the same name. Times are in microseconds.
+ *
+ * Device events are placed by their launch: the cuda_runtime event with the
+ * same args.correlation (or, for a device event without one, the same
+ * args."External id"). Kineto writes each device event next to its launch,
+ * before or after it; the reader keeps the launches it has seen in a
+ * direct-mapped table (by correlation id modulo its size) and the device
+ * events still waiting for their launch in a bounded FIFO (max_inflight).
+ * A device event whose launch is never found (or was pushed out of those
+ * windows by a trace in some other order) is placed by its own start and
+ * counted in info->unmatched.
+ *
+ * Steps usually come before the events they contain (Kineto writes one
+ * thread's CPU events in time order, then the GPU events); stepsum.c holds
+ * the events whose step is not known yet, and when the trace's order
+ * defeats that (too many held, steps out of order) the input is read a
+ * second time with every step known. Memory stays bounded either way.
+ *
+ * Hostile input: invalid UTF-8 (yajl checks strings), nesting deeper than
+ * KT_MAX_DEPTH, a token longer than KT_MAX_QUIET bytes, names longer than
+ * INGEST_MAX_NAME, truncated or corrupt gzip, missing or non-finite ts/dur,
+ * negative dur or bytes, steps without duration, overlapping or never
+ * ending — each is an error naming the byte offset or the event's index.
+ * Events with equal or negative timestamps are fine: only order matters.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yajl/yajl_parse.h>
+
+#include "common/numtext.h"
+#include "ingest/stepsum.h"
+#include "ingest/stream.h"
+#include "ingest/trace.h"
+
+#define KT_MAX_DEPTH 64
+#define KT_MAX_QUIET ((size_t)8 << 20) /* bytes without a complete token */
+#define KT_LAUNCHES (1u << 17)         /* launch table entries (per id kind), at most */
+#define KT_MAX_OPEN 16                 /* "B" ProfilerSteps open at once */
+
+enum kt_ctx { KT_ROOT = 1, KT_EVENTS, KT_EVENT, KT_ARGS, KT_DIST, KT_SKIP };
+
+enum kt_key {
+    K_NONE = 0, K_TRACE_EVENTS, K_DIST, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS,
+    K_CORR, K_EXT, K_BYTES, K_RANK, K_WORLD,
+};
+
+enum kt_kind { EV_IGNORE = 0, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_HOST };
+
+typedef struct kt_event {
+    long long index;   /* position in traceEvents */
+    int kind;
+    char ph;
+    int has_ts, has_dur, has_corr, has_ext, has_bytes, has_name;
+    int bad;           /* a key we use had a value of the wrong type: its K_ */
+    int name_too_long;
+    double ts, dur, bytes;
+    long long corr, ext;
+    size_t name_len;
+} kt_event;
+
+/* A device event waiting for its launch: in a hash chain by key and in a
+ * FIFO by age (doubly linked, oldest at head). */
+typedef struct kt_inflight {
+    unsigned long long key; /* corr << 1, or ext << 1 | 1 */
+    double ts, dur, bytes;
+    int cp;
+    int hnext;         /* next in the hash chain, -1 */
+    int prev, next;    /* FIFO neighbours, -1 */
+} kt_inflight;
+
+typedef struct kt_open_step {
+    char label[64];
+    size_t len;
+    double ts;
+} kt_open_step;
+
+typedef struct kt_reader {
+    const ingest_trace_options *opt;
+    ingest_error *err;
+    ingest_sum *sum;
+    int pass;
+    int failed;        /* a callback filled err */
+
+    /* parse state */
+    unsigned char ctx[KT_MAX_DEPTH + 1];
+    int depth;
+    int key;
+    int seen_events, seen_dist;
+    long long nevents;
+    kt_event ev;
+    char *name;
+    size_t name_cap;
+    unsigned long long calls; /* callbacks so far: progress for the quiet guard */
+
+    /* distributedInfo */
+    int has_rank, has_world;
+    long long rank, world;
+
+    /* launches: correlation and External id -> launch ts, direct-mapped */
+    unsigned long long *corr_key, *ext_key; /* id + 1; 0 empty */
+    double *corr_ts, *ext_ts;
+    size_t nlaunch;    /* entries: a power of 2, by the input's size */
+
+    /* device events waiting for their launch */
+    kt_inflight *fl;
+    int *fl_bucket;
+    int fl_cap, fl_nbuckets, fl_free, fl_head, fl_tail, fl_count;
+    long long unmatched;
+
+    kt_open_step open[KT_MAX_OPEN];
+    int nopen;
+} kt_reader;
+
+static int kt_fail(kt_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int kt_fail(kt_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err->msg, sizeof r->err->msg, fmt, ap);
+    va_end(ap);
+    r->err->line = 0;
+    r->err->offset = -1;
+    r->failed = 1;
+    return 0; /* yajl: cancel */
+}
+
+/* Bytes of the event's name to quote, not cutting a UTF-8 sequence. */
+static int kt_shown(const kt_reader *r)
+{
+    size_t n = r->ev.has_name ? r->ev.name_len : 0;
+    if (n > 40) {
+        n = 40;
+        while (n > 0 && ((unsigned char)r->name[n] & 0xC0) == 0x80)
+            n--;
+    }
+    return (int)n;
+}
+
+/* "traceEvents[12] (\"aten::mm\")" for messages. */
+static int kt_event_fail(kt_reader *r, const char *what)
+{
+    if (r->ev.has_name)
+        return kt_fail(r, "traceEvents[%lld] (\"%.*s\"): %s", r->ev.index, kt_shown(r), r->name,
+                       what);
+    return kt_fail(r, "traceEvents[%lld]: %s", r->ev.index, what);
+}
+
+/* Prefixes the message a helper left in err with the event's index. */
+static int kt_wrap(kt_reader *r, long long index)
+{
+    char msg[sizeof r->err->msg];
+    memcpy(msg, r->err->msg, sizeof msg);
+    return kt_fail(r, "traceEvents[%lld]: %s", index, msg);
+}
+
+/* ---- device events waiting for their launch ----------------------------------- */
+
+/* The waiting room: max_inflight entries, fewer for a small input (an event
+ * takes well over 64 bytes of JSON). */
+static int fl_init(kt_reader *r, size_t hint)
+{
+    size_t cap = r->opt->max_inflight > 0 ? r->opt->max_inflight : 65536;
+    if (cap > (1u << 24))
+        cap = 1u << 24;
+    if (cap > hint / 64 + 16)
+        cap = hint / 64 + 16;
+    r->fl_cap = (int)cap;
+    r->fl_nbuckets = 1;
+    while ((size_t)r->fl_nbuckets < cap)
+        r->fl_nbuckets <<= 1;
+    r->fl = malloc(cap * sizeof *r->fl);
+    r->fl_bucket = malloc((size_t)r->fl_nbuckets * sizeof *r->fl_bucket);
+    return r->fl && r->fl_bucket ? 0 : -1;
+}
+
+static void fl_reset(kt_reader *r)
+{
+    for (int i = 0; i < r->fl_nbuckets; i++)
+        r->fl_bucket[i] = -1;
+    for (int i = 0; i < r->fl_cap; i++)
+        r->fl[i].next = i + 1 < r->fl_cap ? i + 1 : -1;
+    r->fl_free = 0;
+    r->fl_head = r->fl_tail = -1;
+    r->fl_count = 0;
+}
+
+static int fl_bucket_of(const kt_reader *r, unsigned long long key)
+{
+    return (int)((key * 0x9e3779b97f4a7c15ull) >> 40) & (r->fl_nbuckets - 1);
+}
+
+/* Unlinks entry i from its hash chain and the FIFO and frees it. */
+static void fl_remove(kt_reader *r, int i)
+{
+    kt_inflight *e = &r->fl[i];
+    int *link = &r->fl_bucket[fl_bucket_of(r, e->key)];
+    while (*link != i)
+        link = &r->fl[*link].hnext;
+    *link = e->hnext;
+    if (e->prev >= 0)
+        r->fl[e->prev].next = e->next;
+    else
+        r->fl_head = e->next;
+    if (e->next >= 0)
+        r->fl[e->next].prev = e->prev;
+    else
+        r->fl_tail = e->prev;
+    e->next = r->fl_free;
+    r->fl_free = i;
+    r->fl_count--;
+}
+
+/* Places device event e by time t and counts it. */
+static int fl_place(kt_reader *r, const kt_inflight *e, double t)
+{
+    if (ingest_sum_add(r->sum, t, e->cp, e->dur, e->bytes, r->err) < 0) {
+        r->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* The oldest waiting event gives up: placed by its own start. */
+static int fl_evict_oldest(kt_reader *r)
+{
+    int i = r->fl_head;
+    kt_inflight e = r->fl[i];
+    fl_remove(r, i);
+    r->unmatched++;
+    return fl_place(r, &e, e.ts);
+}
+
+static int fl_put(kt_reader *r, unsigned long long key, double ts, double dur, double bytes,
+                  int cp)
+{
+    if (r->fl_free < 0 && !fl_evict_oldest(r))
+        return 0;
+    int i = r->fl_free;
+    kt_inflight *e = &r->fl[i];
+    r->fl_free = e->next;
+    int b = fl_bucket_of(r, key);
+    *e = (kt_inflight){.key = key, .ts = ts, .dur = dur, .bytes = bytes, .cp = cp,
+                       .hnext = r->fl_bucket[b], .prev = r->fl_tail, .next = -1};
+    r->fl_bucket[b] = i;
+    if (r->fl_tail >= 0)
+        r->fl[r->fl_tail].next = i;
+    else
+        r->fl_head = i;
+    r->fl_tail = i;
+    r->fl_count++;
+    return 1;
+}
+
+/* A launch at t arrived: places every device event waiting for key. */
+static int fl_match(kt_reader *r, unsigned long long key, double t)
+{
+    if (r->fl_count == 0)
+        return 1;
+    int i = r->fl_bucket[fl_bucket_of(r, key)];
+    while (i >= 0) {
+        int next = r->fl[i].hnext;
+        if (r->fl[i].key == key) {
+            kt_inflight e = r->fl[i];
+            fl_remove(r, i);
+            if (!fl_place(r, &e, t))
+                return 0;
+        }
+        i = next;
+    }
+    return 1;
+}
+
+/* End of a pass: what still waits is placed by its own start. */
+static int fl_drain(kt_reader *r)
+{
+    while (r->fl_head >= 0)
+        if (!fl_evict_oldest(r))
+            return 0;
+    return 1;
+}
+
+/* ---- launches ---------------------------------------------------------------------- */
+
+static void launch_put(size_t n, unsigned long long *keys, double *ts, long long id, double t)
+{
+    size_t i = (size_t)id & (n - 1);
+    keys[i] = (unsigned long long)id + 1;
+    ts[i] = t;
+}
+
+static int launch_get(size_t n, const unsigned long long *keys, const double *ts, long long id,
+                      double *t)
+{
+    size_t i = (size_t)id & (n - 1);
+    if (keys[i] != (unsigned long long)id + 1)
+        return 0;
+    *t = ts[i];
+    return 1;
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+
+static int kind_of_cat(const char *s, size_t n)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
+    if (IS("kernel") || IS("Kernel"))
+        return EV_KERNEL;
+    if (IS("cpu_op") || IS("user_annotation") || IS("Operator"))
+        return EV_HOST;
+    if (IS("cuda_runtime") || IS("cuda_driver") || IS("Runtime"))
+        return EV_RUNTIME;
+    if (IS("gpu_memcpy") || IS("Memcpy"))
+        return EV_MEMCPY;
+    if (IS("gpu_memset") || IS("Memset"))
+        return EV_MEMSET;
+#undef IS
+    return EV_IGNORE;
+}
+
+static int is_step_name(const char *s, size_t n)
+{
+    return n > 13 && !memcmp(s, "ProfilerStep#", 13);
+}
+
+/* A "B"/"E" ProfilerStep pair. */
+static int step_begin_end(kt_reader *r)
+{
+    kt_event *e = &r->ev;
+    if (r->pass > 1)
+        return 1;
+    if (!e->has_ts || !isfinite(e->ts))
+        return kt_event_fail(r, "expected a finite number in \"ts\"");
+    if (e->ph == 'B') {
+        if (r->nopen == KT_MAX_OPEN)
+            return kt_event_fail(r, "too many ProfilerSteps begun and not ended");
+        kt_open_step *o = &r->open[r->nopen++];
+        o->len = e->name_len < sizeof o->label ? e->name_len : sizeof o->label - 1;
+        memcpy(o->label, r->name, o->len);
+        o->label[o->len] = '\0';
+        o->ts = e->ts;
+        return 1;
+    }
+    for (int i = r->nopen - 1; i >= 0; i--) {
+        kt_open_step *o = &r->open[i];
+        if (o->len == (e->name_len < sizeof o->label ? e->name_len : sizeof o->label - 1) &&
+            !memcmp(o->label, r->name, o->len)) {
+            if (ingest_sum_step(r->sum, o->ts, e->ts, r->name, e->name_len, r->err) < 0)
+                return kt_wrap(r, e->index);
+            r->open[i] = r->open[--r->nopen];
+            return 1;
+        }
+    }
+    return kt_event_fail(r, "ProfilerStep ends (ph \"E\") but never began");
+}
+
+static int add_event(kt_reader *r, double t, int cp, double bytes)
+{
+    if (ingest_sum_add(r->sum, t, cp, r->ev.dur, bytes, r->err) < 0)
+        return kt_wrap(r, r->ev.index);
+    return 1;
+}
+
+static int end_event(kt_reader *r)
+{
+    kt_event *e = &r->ev;
+    if (e->kind == EV_IGNORE)
+        return 1;
+    if (e->bad) {
+        static const char *const what[] = {
+            [K_PH] = "\"ph\" must be a string", [K_NAME] = "\"name\" must be a string",
+            [K_TS] = "\"ts\" must be a number", [K_DUR] = "\"dur\" must be a number",
+            [K_CORR] = "args.correlation must be an integer",
+            [K_EXT] = "args.\"External id\" must be an integer",
+            [K_BYTES] = "args.bytes must be a number"};
+        return kt_event_fail(r, e->bad < (int)(sizeof what / sizeof *what) && what[e->bad]
+                                    ? what[e->bad] : "a member has the wrong type");
+    }
+    if (!e->has_name)
+        return kt_event_fail(r, "no \"name\"");
+    if (e->name_too_long)
+        return kt_event_fail(r, "name longer than 65536 bytes");
+    int step = e->kind == EV_HOST && is_step_name(r->name, e->name_len);
+    if (step && (e->ph == 'B' || e->ph == 'E'))
+        return step_begin_end(r);
+    if (e->ph != 'X')
+        return 1;
+    if (!e->has_ts || !isfinite(e->ts))
+        return kt_event_fail(r, "expected a finite number in \"ts\"");
+    if (!e->has_dur)
+        return kt_event_fail(r, step ? "a ProfilerStep without \"dur\" (a step that never ended)"
+                                     : "no \"dur\"");
+    if (!isfinite(e->dur) || e->dur < 0)
+        return kt_event_fail(r, "\"dur\" must be a finite number >= 0");
+    if (step) {
+        if (ingest_sum_step(r->sum, e->ts, e->ts + e->dur, r->name, e->name_len, r->err) < 0)
+            return kt_wrap(r, e->index);
+        return 1;
+    }
+    if (e->has_bytes && (!isfinite(e->bytes) || e->bytes < 0))
+        return kt_event_fail(r, "args.bytes must be a finite number >= 0");
+    int category = e->kind == EV_KERNEL ? ingest_kernel_category(r->name, e->name_len)
+                   : e->kind == EV_MEMCPY || e->kind == EV_MEMSET ? PROFILE_MEM
+                                                                   : PROFILE_HOST;
+    int cp = ingest_sum_callpath(r->sum, r->name, e->name_len, category, r->err);
+    if (cp < 0)
+        return kt_wrap(r, e->index);
+    if (e->kind == EV_HOST)
+        return add_event(r, e->ts, cp, -1);
+    if (e->kind == EV_RUNTIME) {
+        if (!add_event(r, e->ts, cp, -1))
+            return 0;
+        if (e->has_corr) {
+            launch_put(r->nlaunch, r->corr_key, r->corr_ts, e->corr, e->ts);
+            if (!fl_match(r, (unsigned long long)e->corr << 1, e->ts))
+                return 0;
+        }
+        if (e->has_ext) {
+            launch_put(r->nlaunch, r->ext_key, r->ext_ts, e->ext, e->ts);
+            if (!fl_match(r, (unsigned long long)e->ext << 1 | 1, e->ts))
+                return 0;
+        }
+        return 1;
+    }
+    /* a device event: by its launch */
+    double bytes = e->kind == EV_KERNEL ? -1 : e->has_bytes ? e->bytes : 0;
+    double t;
+    if (e->has_corr) {
+        if (launch_get(r->nlaunch, r->corr_key, r->corr_ts, e->corr, &t))
+            return add_event(r, t, cp, bytes);
+        return fl_put(r, (unsigned long long)e->corr << 1, e->ts, e->dur, bytes, cp);
+    }
+    if (e->has_ext) {
+        if (launch_get(r->nlaunch, r->ext_key, r->ext_ts, e->ext, &t))
+            return add_event(r, t, cp, bytes);
+        return fl_put(r, (unsigned long long)e->ext << 1 | 1, e->ts, e->dur, bytes, cp);
+    }
+    r->unmatched++;
+    return add_event(r, e->ts, cp, bytes);
+}
+
+/* ---- yajl callbacks ----------------------------------------------------------------- */
+
+static int cb_start(kt_reader *r, int is_map)
+{
+    r->calls++;
+    if (r->depth >= KT_MAX_DEPTH)
+        return kt_fail(r, "arrays and objects nested deeper than %d", KT_MAX_DEPTH);
+    int parent = r->depth ? r->ctx[r->depth] : 0;
+    int ctx = KT_SKIP;
+    switch (parent) {
+    case 0:
+        ctx = is_map ? KT_ROOT : KT_EVENTS;
+        if (!is_map)
+            r->seen_events = 1;
+        break;
+    case KT_ROOT:
+        if (r->key == K_TRACE_EVENTS) {
+            if (is_map)
+                return kt_fail(r, "traceEvents: expected an array");
+            if (r->seen_events)
+                return kt_fail(r, "traceEvents appears twice");
+            r->seen_events = 1;
+            ctx = KT_EVENTS;
+        } else if (r->key == K_DIST) {
+            if (!is_map)
+                return kt_fail(r, "distributedInfo: expected an object");
+            if (r->seen_dist)
+                return kt_fail(r, "distributedInfo appears twice");
+            r->seen_dist = 1;
+            ctx = KT_DIST;
+        }
+        break;
+    case KT_EVENTS:
+        if (!is_map)
+            return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
+        ctx = KT_EVENT;
+        memset(&r->ev, 0, sizeof r->ev);
+        r->ev.index = r->nevents++;
+        break;
+    case KT_EVENT:
+        if (r->key == K_ARGS && is_map)
+            ctx = KT_ARGS;
+        else if (r->key >= K_PH && r->key <= K_DUR && !r->ev.bad)
+            r->ev.bad = r->key;
+        break;
+    case KT_ARGS:
+        if (r->key >= K_CORR && r->key <= K_BYTES && !r->ev.bad)
+            r->ev.bad = r->key;
+        break;
+    }
+    r->ctx[++r->depth] = (unsigned char)ctx;
+    r->key = K_NONE;
+    return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+    return cb_start(ctx, 1);
+}
+
+static int cb_start_array(void *ctx)
+{
+    return cb_start(ctx, 0);
+}
+
+static int cb_end(void *ctx)
+{
+    kt_reader *r = ctx;
+    r->calls++;
+    int c = r->ctx[r->depth--];
+    r->key = K_NONE;
+    if (c == KT_EVENT)
+        return end_event(r);
+    return 1;
+}
+
+#define KEY_IS(lit) (n == sizeof(lit) - 1 && !memcmp(k, lit, n))
+
+static int cb_key(void *ctx, const unsigned char *key, size_t n)
+{
+    kt_reader *r = ctx;
+    const char *k = (const char *)key;
+    r->calls++;
+    r->key = K_NONE;
+    switch (r->ctx[r->depth]) {
+    case KT_EVENT:
+        switch (n) {
+        case 2:
+            r->key = k[0] == 'p' && k[1] == 'h' ? K_PH : k[0] == 't' && k[1] == 's' ? K_TS : K_NONE;
+            break;
+        case 3:
+            r->key = KEY_IS("cat") ? K_CAT : KEY_IS("dur") ? K_DUR : K_NONE;
+            break;
+        case 4:
+            r->key = KEY_IS("name") ? K_NAME : KEY_IS("args") ? K_ARGS : K_NONE;
+            break;
+        }
+        break;
+    case KT_ARGS:
+        if (n == 11)
+            r->key = KEY_IS("correlation") ? K_CORR : KEY_IS("External id") ? K_EXT : K_NONE;
+        else if (KEY_IS("bytes"))
+            r->key = K_BYTES;
+        break;
+    case KT_ROOT:
+        r->key = KEY_IS("traceEvents") ? K_TRACE_EVENTS : KEY_IS("distributedInfo") ? K_DIST : K_NONE;
+        break;
+    case KT_DIST:
+        r->key = KEY_IS("rank") ? K_RANK : KEY_IS("world_size") ? K_WORLD : K_NONE;
+        break;
+    }
+    return 1;
+}
+
+#undef KEY_IS
+
+/* A JSON number that is an integer of at most 18 digits. */
+static int parse_id(const char *s, size_t n, long long *out)
+{
+    if (n == 0 || n > 18)
+        return -1;
+    long long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+    kt_reader *r = ctx;
+    r->calls++;
+    int key = r->key;
+    r->key = K_NONE;
+    int c = r->ctx[r->depth];
+    double d;
+    if (c == KT_EVENT) {
+        if (key == K_TS || key == K_DUR) {
+            if (numtext_parse(s, n, &d) != n)
+                d = NAN;
+            if (key == K_TS) {
+                r->ev.ts = d;
+                r->ev.has_ts = 1;
+            } else {
+                r->ev.dur = d;
+                r->ev.has_dur = 1;
+            }
+        } else if (key >= K_PH && key <= K_NAME && !r->ev.bad) {
+            r->ev.bad = key;
+        }
+    } else if (c == KT_ARGS) {
+        if (key == K_CORR || key == K_EXT) {
+            long long id;
+            if (parse_id(s, n, &id) < 0) {
+                if (!r->ev.bad)
+                    r->ev.bad = key;
+            } else if (key == K_CORR) {
+                r->ev.corr = id;
+                r->ev.has_corr = 1;
+            } else {
+                r->ev.ext = id;
+                r->ev.has_ext = 1;
+            }
+        } else if (key == K_BYTES) {
+            if (numtext_parse(s, n, &d) != n)
+                d = NAN;
+            r->ev.bytes = d;
+            r->ev.has_bytes = 1;
+        }
+    } else if (c == KT_EVENTS) {
+        return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
+    } else if (c == KT_DIST && (key == K_RANK || key == K_WORLD)) {
+        long long v;
+        if (parse_id(s, n, &v) < 0 || v > INT_MAX)
+            return kt_fail(r, "distributedInfo.%s: expected an integer >= 0",
+                           key == K_RANK ? "rank" : "world_size");
+        if (key == K_RANK) {
+            r->rank = v;
+            r->has_rank = 1;
+        } else {
+            r->world = v;
+            r->has_world = 1;
+        }
+    } else if (c == 0) {
+        return kt_fail(r, "expected a JSON object with \"traceEvents\"");
+    }
+    return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *str, size_t n)
+{
+    kt_reader *r = ctx;
+    const char *s = (const char *)str;
+    r->calls++;
+    int key = r->key;
+    r->key = K_NONE;
+    int c = r->ctx[r->depth];
+    if (c == KT_EVENT) {
+        switch (key) {
+        case K_CAT:
+            r->ev.kind = kind_of_cat(s, n);
+            break;
+        case K_PH:
+            r->ev.ph = n == 1 ? s[0] : '?';
+            break;
+        case K_NAME:
+            if (n > INGEST_MAX_NAME) {
+                r->ev.name_too_long = 1;
+                n = 0;
+            }
+            if (n + 1 > r->name_cap) {
+                size_t cap = r->name_cap ? r->name_cap : 256;
+                while (cap < n + 1)
+                    cap *= 2;
+                char *p = realloc(r->name, cap);
+                if (!p)
+                    return kt_fail(r, "out of memory");
+                r->name = p;
+                r->name_cap = cap;
+            }
+            memcpy(r->name, s, n);
+            r->name[n] = '\0';
+            r->ev.name_len = n;
+            r->ev.has_name = 1;
+            break;
+        case K_TS:
+        case K_DUR:
+            if (!r->ev.bad)
+                r->ev.bad = key;
+            break;
+        }
+    } else if (c == KT_ARGS) {
+        if ((key == K_CORR || key == K_EXT || key == K_BYTES) && !r->ev.bad)
+            r->ev.bad = key;
+    } else if (c == KT_EVENTS) {
+        return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
+    } else if (c == KT_DIST && (key == K_RANK || key == K_WORLD)) {
+        return kt_fail(r, "distributedInfo.%s: expected an integer >= 0",
+                       key == K_RANK ? "rank" : "world_size");
+    } else if (c == 0) {
+        return kt_fail(r, "expected a JSON object with \"traceEvents\"");
+    }
+    return 1;
+}
+
+/* null, true, false */
+static int cb_other(kt_reader *r)
+{
+    r->calls++;
+    int key = r->key;
+    r->key = K_NONE;
+    int c = r->ctx[r->depth];
+    if (c == KT_EVENT && key >= K_PH && key <= K_DUR && key != K_CAT && !r->ev.bad)
+        r->ev.bad = key;
+    else if (c == KT_ARGS && key >= K_CORR && key <= K_BYTES && !r->ev.bad)
+        r->ev.bad = key;
+    else if (c == KT_EVENTS)
+        return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
+    else if (c == KT_DIST && (key == K_RANK || key == K_WORLD))
+        return kt_fail(r, "distributedInfo.%s: expected an integer >= 0",
+                       key == K_RANK ? "rank" : "world_size");
+    else if (c == 0)
+        return kt_fail(r, "expected a JSON object with \"traceEvents\"");
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    return cb_other(ctx);
+}
+
+static int cb_bool(void *ctx, int b)
+{
+    (void)b;
+    return cb_other(ctx);
+}
+
+static const yajl_callbacks kt_callbacks = {
+    .yajl_null = cb_null,
+    .yajl_boolean = cb_bool,
+    .yajl_number = cb_number,
+    .yajl_string = cb_string,
+    .yajl_start_map = cb_start_map,
+    .yajl_map_key = cb_key,
+    .yajl_end_map = cb_end,
+    .yajl_start_array = cb_start_array,
+    .yajl_end_array = cb_end,
+};
+
+/* ---- passes ------------------------------------------------------------------------ */
+
+/* yajl's message for status st at the parser's position, as one clean line. */
+static void yajl_message(kt_reader *r, yajl_handle h, unsigned long long base)
+{
+    unsigned char *m = yajl_get_error(h, 0, NULL, 0);
+    const char *text = m ? (const char *)m : "invalid JSON";
+    unsigned long long at = base + yajl_get_bytes_consumed(h);
+    snprintf(r->err->msg, sizeof r->err->msg, "byte %llu: %s", at, text);
+    for (char *c = r->err->msg; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
+    for (size_t n = strlen(r->err->msg); n > 0 && r->err->msg[n - 1] == ' ';)
+        r->err->msg[--n] = '\0';
+    r->err->line = 0;
+    r->err->offset = at > LONG_MAX ? LONG_MAX : (long)at;
+    if (m)
+        yajl_free_error(h, m);
+}
+
+/* Adds the byte offset to a message a callback wrote. */
+static void at_byte(kt_reader *r, unsigned long long at)
+{
+    char msg[sizeof r->err->msg + 32];
+    snprintf(msg, sizeof msg, "byte %llu: %s", at, r->err->msg);
+    snprintf(r->err->msg, sizeof r->err->msg, "%.*s", (int)sizeof r->err->msg - 1, msg);
+    r->err->offset = at > LONG_MAX ? LONG_MAX : (long)at;
+}
+
+static void pass_reset(kt_reader *r)
+{
+    r->depth = 0;
+    r->key = K_NONE;
+    r->seen_events = r->seen_dist = 0;
+    r->nevents = 0;
+    r->has_rank = r->has_world = 0;
+    r->nopen = 0;
+    r->unmatched = 0;
+    memset(r->corr_key, 0, r->nlaunch * sizeof *r->corr_key);
+    memset(r->ext_key, 0, r->nlaunch * sizeof *r->ext_key);
+    fl_reset(r);
+}
+
+/* One pass over the stream. 0, or -1 with r->err. */
+static int run_pass(kt_reader *r, ingest_stream *st, unsigned long long *bytes)
+{
+    pass_reset(r);
+    yajl_handle h = yajl_alloc(&kt_callbacks, NULL, r);
+    if (!h) {
+        kt_fail(r, "out of memory");
+        return -1;
+    }
+    unsigned long long base = 0, quiet = 0;
+    const char *p;
+    size_t n;
+    int got, rc = 0;
+    while ((got = ingest_stream_next(st, &p, &n, r->err)) > 0) {
+        unsigned long long calls = r->calls;
+        yajl_status s = yajl_parse(h, (const unsigned char *)p, n);
+        if (s != yajl_status_ok) {
+            if (r->failed)
+                at_byte(r, base + yajl_get_bytes_consumed(h));
+            else
+                yajl_message(r, h, base);
+            rc = -1;
+            break;
+        }
+        quiet = r->calls == calls ? quiet + n : 0;
+        if (quiet > KT_MAX_QUIET) {
+            kt_fail(r, "byte %llu: no JSON token ends within %zu MiB (an over-long string or "
+                       "number)", base + n, KT_MAX_QUIET >> 20);
+            rc = -1;
+            break;
+        }
+        base += n;
+    }
+    if (got < 0)
+        rc = -1;
+    if (rc == 0 && base == 0) {
+        kt_fail(r, "the input is empty");
+        rc = -1;
+    }
+    if (rc == 0) {
+        yajl_status s = yajl_complete_parse(h);
+        if (s != yajl_status_ok) {
+            if (r->failed)
+                at_byte(r, base);
+            else
+                yajl_message(r, h, base);
+            rc = -1;
+        }
+    }
+    yajl_free(h);
+    if (rc == 0 && !r->seen_events) {
+        kt_fail(r, "no \"traceEvents\" array: not a Chrome trace / Kineto file");
+        rc = -1;
+    }
+    if (rc == 0 && r->nopen > 0) {
+        kt_fail(r, "\"%s\" begins (ph \"B\") at ts %.17g but never ends", r->open[0].label,
+                r->open[0].ts);
+        rc = -1;
+    }
+    if (rc == 0 && !fl_drain(r))
+        rc = -1;
+    *bytes = base;
+    return rc;
+}
+
+static int resolve_rank(kt_reader *r, ingest_trace_info *info)
+{
+    if (r->has_rank && r->has_world && r->rank >= r->world) {
+        kt_fail(r, "distributedInfo: rank %lld is not below world_size %lld", r->rank, r->world);
+        return -1;
+    }
+    if (r->has_world && r->world < 1) {
+        kt_fail(r, "distributedInfo.world_size: expected an integer >= 1");
+        return -1;
+    }
+    int rank = r->has_rank ? (int)r->rank : 0;
+    if (r->opt->rank >= 0) {
+        if (r->has_rank && r->rank != r->opt->rank) {
+            kt_fail(r, "rank %d was given, but the trace's distributedInfo says rank %lld",
+                    r->opt->rank, r->rank);
+            return -1;
+        }
+        rank = r->opt->rank;
+    }
+    info->rank = rank;
+    info->world_size = r->has_world ? (int)r->world : 0;
+    return 0;
+}
+
+void ingest_trace_options_default(ingest_trace_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rank = -1;
+}
+
+void ingest_trace_info_free(ingest_trace_info *info)
+{
+    if (!info)
+        return;
+    free(info->steps);
+    memset(info, 0, sizeof *info);
+}
+
+int ingest_kineto(const ingest_input *in, const ingest_trace_options *o, profile *out,
+                  ingest_trace_info *info_out, ingest_error *err)
+{
+    ingest_trace_options defaults;
+    if (!o) {
+        ingest_trace_options_default(&defaults);
+        o = &defaults;
+    }
+    memset(out, 0, sizeof *out);
+    memset(err, 0, sizeof *err);
+    err->offset = -1;
+    ingest_trace_info info = {0};
+    kt_reader r = {.opt = o, .err = err};
+    ingest_stream *st = NULL;
+    int rc = -1;
+    size_t max_bytes = o->max_bytes ? o->max_bytes : (size_t)64 << 30;
+    if (!(r.sum = ingest_sum_new(o, err)) ||
+        !(st = ingest_stream_open(in, o->no_threads, max_bytes, err)))
+        goto done;
+    info.gzip = ingest_stream_is_gzip(st);
+    /* tables sized by the input: a small upload does not pay for a big one */
+    size_t hint = in->data ? in->len : 0;
+    struct stat sb;
+    if (!in->data && fstat(in->fd, &sb) == 0 && sb.st_size > 0)
+        hint = (size_t)sb.st_size;
+    if (info.gzip)
+        hint = hint > SIZE_MAX / 16 ? SIZE_MAX : hint * 16;
+    r.nlaunch = 1024;
+    while (r.nlaunch < KT_LAUNCHES && r.nlaunch < hint / 256)
+        r.nlaunch *= 2;
+    r.corr_key = calloc(r.nlaunch, sizeof *r.corr_key);
+    r.ext_key = calloc(r.nlaunch, sizeof *r.ext_key);
+    r.corr_ts = malloc(r.nlaunch * sizeof *r.corr_ts);
+    r.ext_ts = malloc(r.nlaunch * sizeof *r.ext_ts);
+    if (!r.corr_key || !r.ext_key || !r.corr_ts || !r.ext_ts || fl_init(&r, hint) < 0) {
+        kt_fail(&r, "out of memory");
+        goto done;
+    }
+    r.pass = 1;
+    if (run_pass(&r, st, &info.bytes) < 0)
+        goto done;
+    if (ingest_sum_second_pass(r.sum)) {
+        r.pass = 2;
+        if (ingest_sum_restart(r.sum, err) < 0 || ingest_stream_rewind(st, err) < 0 ||
+            run_pass(&r, st, &info.bytes) < 0)
+            goto done;
+    }
+    info.passes = r.pass;
+    info.unmatched = r.unmatched;
+    if (resolve_rank(&r, &info) < 0 ||
+        ingest_sum_finish(r.sum, info.rank, 1e-6, out, &info, err) < 0)
+        goto done;
+    rc = 0;
+done:
+    ingest_stream_close(st);
+    ingest_sum_free(r.sum);
+    free(r.corr_key);
+    free(r.ext_key);
+    free(r.corr_ts);
+    free(r.ext_ts);
+    free(r.fl);
+    free(r.fl_bucket);
+    free(r.name);
+    if (rc < 0) {
+        profile_free(out);
+        ingest_trace_info_free(&info);
+        ingest_clean_message(err->msg);
+    }
+    if (info_out)
+        *info_out = info;
+    else
+        ingest_trace_info_free(&info);
+    return rc;
+}
