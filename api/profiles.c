@@ -1,17 +1,29 @@
 /*
  * profiles.c — POST /v1/experiments/{id}/profiles: one profile upload.
  *
- * The body is read by the format's reader (perfcast JSON for now:
- * ?format=perfcast, or Content-Type application/json) into a normalized
- * profile; a malformed body answers 400 with the reader's JSON path or
- * line/offset and stores nothing. The coordinate comes from the body's
- * "point", from query parameters named like the experiment's parameters
- * (?ranks=8), or from both when they agree; the repetition likewise (body
- * "repetition" or ?repetition=N). Then store_profile_add() commits the raw
- * bytes, the rows and the refit job in one transaction, and only then the
- * answer goes out:
+ * The body is one of the profile formats (ingest/format.h): perfcast's JSON
+ * profile, a PyTorch profiler (Kineto) trace of one rank, plain or gzip, or
+ * an Nsight Systems SQLite export of one rank. ?format= names it; otherwise
+ * the Content-Type does (application/gzip: Kineto; application/vnd.sqlite3:
+ * nsys), and application/json, application/octet-stream, text/plain or no
+ * Content-Type leave it to the bytes (gzip magic, SQLite header, JSON keys;
+ * JSON that says nothing else goes to the perfcast reader, whose message
+ * then names the fault). Anything else answers 415, Extra-P files included
+ * (aggregated points, not a profile: POST /v1/fit takes them). A trace's
+ * rank comes from the trace (distributedInfo) or ?rank=N, which must agree
+ * when both say; ?markers= sets an Nsight export's step markers.
  *
- *   202 {"profile","job","experiment","duplicate":false}, Location: the job
+ * A malformed body answers 400 with the reader's JSON path, event index or
+ * byte offset and stores nothing. The coordinate comes from the body's
+ * "point" (perfcast JSON), from query parameters named like the
+ * experiment's parameters (?ranks=8), or from both when they agree; the
+ * repetition likewise (body "repetition" or ?repetition=N). One upload per
+ * rank: the traces of one run are uploads with the same point and
+ * repetition. Then store_profile_add() commits the raw bytes, the rows and
+ * the refit job in one transaction, and only then the answer goes out:
+ *
+ *   202 {"profile","job","experiment","duplicate":false,"format",
+ *        ["rank","steps" for traces]}, Location: the job
  *   200 the same with "duplicate":true and the first upload's ids
  *
  * so a 202 means the upload survives a crash of the process right after.
@@ -26,21 +38,24 @@
 #include <strings.h>
 
 #include "api/handlers.h"
+#include "ingest/format.h"
 #include "ingest/profile.h"
+#include "ingest/trace.h"
 #include "store/experiments.h"
 #include "store/profiles.h"
 
 /* Query parameters that are not coordinates. */
 static int reserved_query(const char *name)
 {
-    return !strcmp(name, "format") || !strcmp(name, "repetition");
+    return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
+           !strcmp(name, "markers");
 }
 
 /* 400 for a body the reader refused: its message, and where. */
-static void reader_problem(api_response *resp, const ingest_error *ie)
+static void reader_problem(api_response *resp, ingest_kind kind, const ingest_error *ie)
 {
     char detail[400];
-    snprintf(detail, sizeof detail, "malformed profile: %s", ie->msg);
+    snprintf(detail, sizeof detail, "malformed profile (%s): %s", ingest_kind_name(kind), ie->msg);
     json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", "about:blank", "title",
                             api_status_title(400), "status", 400, "detail", detail);
     if (doc && ie->line > 0)
@@ -56,35 +71,78 @@ static void reader_problem(api_response *resp, const ingest_error *ie)
     api_send_body(resp, 400, "application/problem+json", text, strlen(text));
 }
 
-/* The media type of a Content-Type value is application/json (parameters
- * such as charset allowed). */
-static int is_json(const char *ct)
+/* 415 for a format that is not a profile. */
+static int not_a_profile(api_response *resp, ingest_kind k, const char *how)
 {
-    while (*ct == ' ')
-        ct++;
-    size_t n = strlen("application/json");
-    return !strncasecmp(ct, "application/json", n) &&
-           (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+    api_problem(resp, 415, NULL,
+                "%s says %s: Extra-P files hold aggregated points, not a profile of one run; "
+                "POST them to /v1/fit, or upload kineto, nsys or perfcast",
+                how, ingest_kind_name(k));
+    return -1;
 }
 
-/* Which reader: 0 perfcast JSON, or -1 after answering 415. */
-static int choose_format(const api_request *req, api_response *resp)
+/* Which reader: ?format=, else the Content-Type, else the bytes. Returns
+ * the kind, or -1 after answering 415. */
+static int choose_format(const api_request *req, api_response *resp, ingest_kind *out)
 {
     const char *fmt = api_query(req, "format");
     if (fmt) {
-        if (!strcmp(fmt, "perfcast"))
-            return 0;
-        api_problem(resp, 415, "format", "\"%.40s\" is not supported; supported: perfcast", fmt);
-        return -1;
+        ingest_kind k = ingest_kind_from_name(fmt);
+        if (k == INGEST_KIND_UNKNOWN) {
+            api_problem(resp, 415, "format", "\"%.40s\" is not a format; profiles are kineto, "
+                        "nsys or perfcast", fmt);
+            return -1;
+        }
+        if (!ingest_kind_is_profile(k))
+            return not_a_profile(resp, k, "?format=");
+        *out = k;
+        return 0;
     }
     const char *ct = api_header(req, "Content-Type");
-    if (!ct || is_json(ct))
+    int sniff;
+    ingest_kind k = ingest_kind_from_content_type(ct, &sniff);
+    if (!sniff && k == INGEST_KIND_UNKNOWN) {
+        api_problem(resp, 415, NULL,
+                    "Content-Type \"%.60s\" is not supported: send application/json (perfcast "
+                    "JSON or a Kineto trace), application/gzip (a Kineto trace), "
+                    "application/vnd.sqlite3 (an Nsight Systems export), or say ?format=",
+                    ct);
+        return -1;
+    }
+    if (sniff) {
+        k = ingest_sniff(req->body, req->body_len);
+        /* JSON that says nothing else is left to the perfcast reader */
+        int json = !ct || !*ct || !strncasecmp(ct, "application/json", 16);
+        if (k == INGEST_KIND_UNKNOWN && json)
+            k = INGEST_KIND_PERFCAST;
+        if (k == INGEST_KIND_UNKNOWN) {
+            api_problem(resp, 415, NULL,
+                        "cannot tell the format from the body; say ?format=kineto, nsys or "
+                        "perfcast");
+            return -1;
+        }
+        if (!ingest_kind_is_profile(k))
+            return not_a_profile(resp, k, "the body");
+    }
+    *out = k;
+    return 0;
+}
+
+/* ?rank=N into o->rank (-1 when absent). 0, or -1 after answering 400. */
+static int query_rank(const api_request *req, ingest_trace_options *o, api_response *resp)
+{
+    const char *text = api_query(req, "rank");
+    if (!text)
         return 0;
-    api_problem(resp, 415, NULL,
-                "Content-Type \"%.60s\" is not supported: send a perfcast JSON profile as "
-                "application/json, or say ?format=perfcast",
-                ct);
-    return -1;
+    char *end = NULL;
+    errno = 0;
+    long v = *text >= '0' && *text <= '9' ? strtol(text, &end, 10) : -1;
+    if (!end || *end || errno || v < 0 || v > INT_MAX) {
+        api_problem(resp, 400, "rank", "expected an integer >= 0, got \"%.40s\"", text);
+        return -1;
+    }
+    o->rank = (int)v;
+    return 0;
 }
 
 static int param_index(const store_experiment *e, const char *name)
@@ -172,7 +230,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
 
 /* The repetition from the body (p) and ?repetition=N. Returns 0 or -1 after
  * answering 400. */
-static int resolve_repetition(const api_request *req, const profile *p, int *rep,
+static int resolve_repetition(const api_request *req, ingest_kind kind, const profile *p, int *rep,
                               api_response *resp)
 {
     *rep = p->repetition;
@@ -191,7 +249,7 @@ static int resolve_repetition(const api_request *req, const profile *p, int *rep
     /* the reader says 1 both when the body says 1 and when it says nothing:
      * look at the body (it parsed a moment ago) to tell which */
     int body_says = p->repetition != 1;
-    if (!body_says) {
+    if (!body_says && kind == INGEST_KIND_PERFCAST) {
         json_t *doc = json_loadb(req->body, req->body_len, 0, NULL);
         body_says = json_object_get(doc, "repetition") != NULL;
         json_decref(doc);
@@ -207,14 +265,30 @@ static int resolve_repetition(const api_request *req, const profile *p, int *rep
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t exp_id;
-    if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp))
+    ingest_kind kind = INGEST_KIND_UNKNOWN;
+    ingest_trace_options opts;
+    ingest_trace_options_default(&opts);
+    if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp, &kind) ||
+        query_rank(req, &opts, resp))
         return;
+    opts.markers = api_query(req, "markers");
+    /* a gzip trace may expand, but not without bound */
+    opts.max_bytes = req->body_len > ((size_t)1 << 24) ? req->body_len * 64 : (size_t)1 << 30;
     profile prof;
+    ingest_trace_info info;
     ingest_error ie;
-    if (ingest_profile_json(req->body, req->body_len, &prof, &ie)) {
-        reader_problem(resp, &ie);
+    if (ingest_read_profile(kind, req->body, req->body_len, &opts, &prof, &info, &ie)) {
+        reader_problem(resp, kind, &ie);
         return;
     }
+    if (kind == INGEST_KIND_PERFCAST && opts.rank >= 0)
+        for (size_t i = 0; i < prof.nrows; i++)
+            if (prof.rows[i].rank != opts.rank) {
+                api_problem(resp, 400, "rank", "?rank=%d, but the profile has rank %d",
+                            opts.rank, prof.rows[i].rank);
+                profile_free(&prof);
+                return;
+            }
     store_error err = {0};
     store_experiment e = {0};
     double *point = NULL;
@@ -231,10 +305,11 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
-    if (resolve_point(req, &prof, &e, point, resp) || resolve_repetition(req, &prof, &rep, resp))
+    if (resolve_point(req, &prof, &e, point, resp) ||
+        resolve_repetition(req, kind, &prof, &rep, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
-                      .format = "perfcast",
+                      .format = ingest_kind_name(kind),
                       .raw = req->body,
                       .raw_len = req->body_len,
                       .point = point,
@@ -246,14 +321,19 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    api_send_json(resp, res.duplicate ? 200 : 202,
-                  json_pack("{s:I, s:I, s:I, s:b}", "profile", (json_int_t)res.profile_id, "job",
-                            (json_int_t)res.job_id, "experiment", (json_int_t)exp_id,
-                            "duplicate", res.duplicate));
+    json_t *doc = json_pack("{s:I, s:I, s:I, s:b, s:s}", "profile", (json_int_t)res.profile_id,
+                            "job", (json_int_t)res.job_id, "experiment", (json_int_t)exp_id,
+                            "duplicate", res.duplicate, "format", ingest_kind_name(kind));
+    if (doc && kind != INGEST_KIND_PERFCAST) {
+        json_object_set_new(doc, "rank", json_integer(info.rank));
+        json_object_set_new(doc, "steps", json_integer(info.nsteps ? info.nsteps : 1));
+    }
+    api_send_json(resp, res.duplicate ? 200 : 202, doc);
     api_add_header(resp, "Location", "/v1/jobs/%" PRId64, res.job_id);
 done:
     store_release(ctx->db, c);
     free(point);
     store_experiment_free(&e);
     profile_free(&prof);
+    ingest_trace_info_free(&info);
 }

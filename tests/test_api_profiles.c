@@ -350,8 +350,11 @@ static void test_refusals(harness *h)
     harness_response_free(&r);
 
     /* formats */
+    post(h, exp, "?format=talpas", json_header, good, strlen(good), &r);
+    check_problem(&r, 415, "talpas", "unsupported format");
+    harness_response_free(&r);
     post(h, exp, "?format=kineto", json_header, good, strlen(good), &r);
-    check_problem(&r, 415, "kineto", "unsupported format");
+    check_problem(&r, 400, "malformed profile (kineto)", "perfcast JSON read as a trace");
     harness_response_free(&r);
     post(h, exp, NULL, "Content-Type: text/csv\r\n", good, strlen(good), &r);
     check_problem(&r, 415, "text/csv", "unsupported content type");
