@@ -8,6 +8,7 @@
  * "lease_until"} — model_set is the set's number within the experiment (as
  * the model endpoints show it), timestamps RFC 3339 UTC or null.
  */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "api/handlers.h"
@@ -52,6 +53,27 @@ void api_job_get(api_ctx *ctx, api_request *req, api_response *resp)
     }
     api_send_json(resp, 200, job_view(&j));
     store_job_free(&j);
+}
+
+/* POST /v1/experiments/{id}/refit: aggregation and fitting on demand, e.g.
+ * once every rank of a coordinate is uploaded with ?refit=defer. Joins the
+ * queued refit when there is one. */
+void api_experiment_refit(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id, job = 0;
+    if (api_path_id(req, resp, "id", "experiment", &id))
+        return;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_job_enqueue(c, id, &job, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 202, json_pack("{s:I, s:I}", "job", (json_int_t)job, "experiment",
+                                       (json_int_t)id));
+    api_add_header(resp, "Location", "/v1/jobs/%" PRId64, job);
 }
 
 void api_jobs_metrics(void *arg, FILE *out)

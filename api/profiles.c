@@ -48,7 +48,7 @@
 static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
-           !strcmp(name, "markers");
+           !strcmp(name, "markers") || !strcmp(name, "refit");
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -193,7 +193,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
         if (i < 0) {
             api_problem(resp, 400, NULL,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format or repetition",
+                        "(parameters: %s) nor format, repetition, rank, markers or refit",
                         name, names);
             return -1;
         }
@@ -272,6 +272,12 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         query_rank(req, &opts, resp))
         return;
     opts.markers = api_query(req, "markers");
+    const char *refit = api_query(req, "refit");
+    if (refit && strcmp(refit, "now") && strcmp(refit, "defer")) {
+        api_problem(resp, 400, "refit", "must be \"now\" (default) or \"defer\", got \"%.40s\"",
+                    refit);
+        return;
+    }
     /* a gzip trace may expand, but not without bound */
     opts.max_bytes = req->body_len > ((size_t)1 << 24) ? req->body_len * 64 : (size_t)1 << 30;
     profile prof;
@@ -315,21 +321,24 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .point = point,
                       .npoint = e.nparams,
                       .repetition = rep,
-                      .prof = &prof};
+                      .prof = &prof,
+                      .defer_refit = refit && !strcmp(refit, "defer")};
     rc = store_profile_add(c, &u, &res, &err);
     if (rc) {
         api_store_problem(resp, &err);
         goto done;
     }
-    json_t *doc = json_pack("{s:I, s:I, s:I, s:b, s:s}", "profile", (json_int_t)res.profile_id,
-                            "job", (json_int_t)res.job_id, "experiment", (json_int_t)exp_id,
-                            "duplicate", res.duplicate, "format", ingest_kind_name(kind));
+    json_t *doc = json_pack("{s:I, s:o, s:I, s:b, s:s}", "profile", (json_int_t)res.profile_id,
+                            "job", res.job_id ? json_integer(res.job_id) : json_null(),
+                            "experiment", (json_int_t)exp_id, "duplicate", res.duplicate,
+                            "format", ingest_kind_name(kind));
     if (doc && kind != INGEST_KIND_PERFCAST) {
         json_object_set_new(doc, "rank", json_integer(info.rank));
         json_object_set_new(doc, "steps", json_integer(info.nsteps ? info.nsteps : 1));
     }
     api_send_json(resp, res.duplicate ? 200 : 202, doc);
-    api_add_header(resp, "Location", "/v1/jobs/%" PRId64, res.job_id);
+    if (res.job_id)
+        api_add_header(resp, "Location", "/v1/jobs/%" PRId64, res.job_id);
 done:
     store_release(ctx->db, c);
     free(point);

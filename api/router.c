@@ -24,6 +24,7 @@ static const api_route routes[] = {
     {"DELETE", "/v1/experiments/{id}", api_experiment_delete, API_ROUTE_DB},
     {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, API_ROUTE_DB},
     {"GET", "/v1/jobs/{id}", api_job_get, API_ROUTE_DB},
+    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, API_ROUTE_DB},
     {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, API_ROUTE_DB},
     {"GET", "/v1/experiments/{id}/models", api_models_list, API_ROUTE_DB},
     {"GET", "/v1/experiments/{id}/predict", api_predict, API_ROUTE_DB},

@@ -373,3 +373,27 @@ int store_job_counts(PGconn *c, int64_t counts[STORE_JOB_NSTATES], store_error *
     PQclear(r);
     return STORE_OK;
 }
+
+int store_job_enqueue(PGconn *c, int64_t exp, int64_t *job_id, store_error *err)
+{
+    char e[24];
+    snprintf(e, sizeof e, "%" PRId64, exp);
+    const char *vals[] = {e};
+    PGresult *r = PQexecParams(
+        c,
+        "WITH x AS (SELECT id FROM experiments WHERE id = $1), "
+        "j AS (INSERT INTO jobs (experiment_id) SELECT id FROM x "
+        "  ON CONFLICT (experiment_id) WHERE state = 'queued' "
+        "  DO UPDATE SET state = EXCLUDED.state RETURNING id) "
+        "SELECT id, pg_notify('" STORE_JOBS_CHANNEL "', id::text) FROM j",
+        1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = STORE_OK;
+    if (PQntuples(r) == 1)
+        *job_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    else
+        rc = store_error_set(err, STORE_NOT_FOUND, "no experiment with id %s", e);
+    PQclear(r);
+    return rc;
+}

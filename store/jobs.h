@@ -55,6 +55,12 @@ typedef struct store_job_claim {
 
 const char *store_job_state_name(int state);
 
+/* Queues a refit of experiment exp, or joins the one already queued, and
+ * notifies the workers (at COMMIT of the caller's transaction, or at once
+ * outside one). The job's id into *job_id. Unknown experiment ->
+ * STORE_NOT_FOUND. */
+int store_job_enqueue(PGconn *c, int64_t exp, int64_t *job_id, store_error *err);
+
 /* Job id into *out (free with store_job_free). Unknown -> STORE_NOT_FOUND. */
 int store_job_get(PGconn *c, int64_t id, store_job *out, store_error *err);
 void store_job_free(store_job *j);

@@ -288,27 +288,23 @@ static int insert_rows(PGconn *c, const profile *p, int64_t profile_id, const in
 
 /* Queues the refit (or joins the queued one), links it to the profile and
  * notifies the workers (delivered at COMMIT). */
-static int enqueue_job(PGconn *c, const char *exp, int64_t profile_id, int64_t *job_id,
+static int enqueue_job(PGconn *c, int64_t exp, int64_t profile_id, int64_t *job_id,
                        store_error *err)
 {
-    char pid[24];
+    int rc = store_job_enqueue(c, exp, job_id, err);
+    if (rc)
+        return rc;
+    char pid[24], jid[24];
     snprintf(pid, sizeof pid, "%" PRId64, profile_id);
-    const char *vals[] = {exp, pid};
-    PGresult *r = PQexecParams(
-        c,
-        "WITH j AS (INSERT INTO jobs (experiment_id) VALUES ($1) "
-        "  ON CONFLICT (experiment_id) WHERE state = 'queued' "
-        "  DO UPDATE SET state = EXCLUDED.state RETURNING id), "
-        "u AS (UPDATE profiles p SET job_id = j.id FROM j WHERE p.id = $2 RETURNING j.id) "
-        "SELECT id, pg_notify('" STORE_JOBS_CHANNEL "', id::text) FROM u",
-        2, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+    snprintf(jid, sizeof jid, "%" PRId64, *job_id);
+    const char *vals[] = {pid, jid};
+    PGresult *r = PQexecParams(c, "UPDATE profiles SET job_id = $2 WHERE id = $1", 2, NULL, vals,
+                               NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
-    int rc = STORE_OK;
-    if (PQntuples(r) == 1)
-        *job_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    else
-        rc = store_error_set(err, STORE_INTERNAL, "the job was not linked to profile %s", pid);
+    rc = strcmp(PQcmdTuples(r), "1")
+             ? store_error_set(err, STORE_INTERNAL, "the job was not linked to profile %s", pid)
+             : STORE_OK;
     PQclear(r);
     return rc;
 }
@@ -351,8 +347,8 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
         rc = upsert_callpaths(c, p, exp, cp_ids, err);
     if (!rc && !out->duplicate)
         rc = insert_rows(c, p, out->profile_id, cp_ids, err);
-    if (!rc && !out->duplicate)
-        rc = enqueue_job(c, exp, out->profile_id, &out->job_id, err);
+    if (!rc && !out->duplicate && !u->defer_refit)
+        rc = enqueue_job(c, u->experiment_id, out->profile_id, &out->job_id, err);
     free(cp_ids);
     pgarray_free(&up.point);
     if (rc || out->duplicate) {

@@ -33,11 +33,12 @@ typedef struct store_upload {
     int npoint;
     int repetition;        /* >= 1 */
     const profile *prof;   /* the normalized profile read from raw */
+    int defer_refit;       /* 1: store only; a later store_job_enqueue() refits */
 } store_upload;
 
 typedef struct store_upload_result {
     int64_t profile_id;
-    int64_t job_id;
+    int64_t job_id;        /* 0 when the refit was deferred */
     int duplicate;         /* 1: these bytes were stored before; the ids are the first upload's */
 } store_upload_result;
 

@@ -524,6 +524,60 @@ static void test_workers(harness *h)
     check(all_done(h, exp, 20), "every job of the experiment done");
 }
 
+/* ?refit=defer stores uploads without queueing anything; POST .../refit then
+ * aggregates and fits them all in one job. */
+static void test_deferred_refit(harness *h)
+{
+    long exp = create(h, "deferred");
+    for (int i = 0; i < 5; i++) {
+        for (int part = 0; part < 2; part++) { /* two uploads per coordinate, e.g. two ranks */
+            char point[64];
+            snprintf(point, sizeof point, "\"point\":{\"ranks\":%d},", 2 << i);
+            char *b = profile(point, 4, (1 + i) * (1 + part));
+            harness_response r;
+            post(h, exp, "?refit=defer", json_header, b, strlen(b), &r);
+            json_t *j = harness_json(&r);
+            char loc[64] = "";
+            check(r.status == 202 && json_is_null(json_object_get(j, "job")) &&
+                      !harness_header(&r, "Location", loc, sizeof loc),
+                  "deferred upload: %d %s", r.status, r.body ? r.body : "");
+            json_decref(j);
+            harness_response_free(&r);
+            free(b);
+        }
+    }
+    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 0,
+          "deferred uploads queue no job");
+    harness_response r;
+    post(h, exp, "?refit=later", json_header, "{}", 2, &r);
+    check(r.status == 400 && r.body && strstr(r.body, "refit"), "bad refit value: %d", r.status);
+    harness_response_free(&r);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
+    harness_request(h, "POST", path, NULL, NULL, 0, &r);
+    json_t *j = harness_json(&r);
+    long job = (long)json_integer_value(json_object_get(j, "job"));
+    char loc[64] = "", want[64];
+    snprintf(want, sizeof want, "/v1/jobs/%ld", job);
+    harness_header(&r, "Location", loc, sizeof loc);
+    check(r.status == 202 && job > 0 && !strcmp(loc, want), "refit on demand: %d %s", r.status,
+          r.body ? r.body : "");
+    json_decref(j);
+    harness_response_free(&r);
+    json_t *done = wait_job(h, job, "done", 20);
+    check(!strcmp(job_state(done), "done"), "the on-demand job finishes: %s", dump(done));
+    json_decref(done);
+    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 1,
+          "one job for all ten uploads");
+    check(sql_long(h, "SELECT count(DISTINCT point) FROM measurements m JOIN model_sets s ON "
+                      "s.id = m.model_set_id WHERE s.experiment_id = %ld",
+                   exp) == 5,
+          "the model set covers the five coordinates");
+    harness_request(h, "POST", "/v1/experiments/999999/refit", NULL, NULL, 0, &r);
+    check(r.status == 404, "refit of an unknown experiment: %d", r.status);
+    harness_response_free(&r);
+}
+
 /* The job of experiment exp that a worker is on, once there is one (0 after
  * seconds). */
 static long running_job(harness *h, long exp, double seconds)
@@ -639,6 +693,7 @@ int main(void)
         return check_summary();
     int failed = check_failed_count;
     test_workers(h);
+    test_deferred_refit(h);
     test_kill_mid_fit(h);
     test_heartbeat(h);
     harness_close(h, check_failed_count > failed);
