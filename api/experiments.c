@@ -31,7 +31,9 @@
 #define LIST_MAX 1000
 
 /* The fields of the creation document, in the order views show them. */
-static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost", NULL};
+static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
+                                       "markers", NULL};
+#define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
                                             NULL};
@@ -292,6 +294,19 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
         }
     }
 
+    /* step/epoch markers of Nsight Systems exports: comma-separated name parts */
+    const json_t *markers = json_object_get(doc, "markers");
+    if (markers) {
+        const char *mk = json_string_value(markers);
+        size_t len = mk ? strlen(mk) : 0;
+        int empty_part = !mk || len == 0 || mk[0] == ',' || mk[len - 1] == ',' || strstr(mk, ",,");
+        if (!mk || len > MAX_MARKERS || empty_part)
+            return fault(&ck, "markers",
+                         "must be a string of 1 to 256 bytes: comma-separated, non-empty parts "
+                         "of NVTX range names (e.g. \"step,epoch\")",
+                         mk ? NULL : markers);
+    }
+
     e->spec = json_pack("{s:{s:I, s:I, s:I, s:s, s:s, s:I}}", "training", "train_samples", train,
                         "validation_samples", valid, "batch_size", batch, "data_parallel", dp,
                         "model_parallel", mp, "warmup_steps", warmup);
@@ -301,6 +316,8 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
             json_object_set(c, "formula", (json_t *)formula_text);
         json_object_set_new(e->spec, "cost", c);
     }
+    if (e->spec && markers)
+        json_object_set(e->spec, "markers", (json_t *)markers);
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);

@@ -280,11 +280,24 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     }
     /* a gzip trace may expand, but not without bound */
     opts.max_bytes = req->body_len > ((size_t)1 << 24) ? req->body_len * 64 : (size_t)1 << 30;
+    store_error err = {0};
+    store_experiment e = {0};
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_get(c, exp_id, &e, &err) : err.code;
+    store_release(ctx->db, c); /* not held while the body is read */
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    /* the experiment's markers unless the upload names its own */
+    if (!opts.markers)
+        opts.markers = json_string_value(json_object_get(e.spec, "markers"));
     profile prof;
     ingest_trace_info info;
     ingest_error ie;
     if (ingest_read_profile(kind, req->body, req->body_len, &opts, &prof, &info, &ie)) {
         reader_problem(resp, kind, &ie);
+        store_experiment_free(&e);
         return;
     }
     if (kind == INGEST_KIND_PERFCAST && opts.rank >= 0)
@@ -293,19 +306,14 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                 api_problem(resp, 400, "rank", "?rank=%d, but the profile has rank %d",
                             opts.rank, prof.rows[i].rank);
                 profile_free(&prof);
+                ingest_trace_info_free(&info);
+                store_experiment_free(&e);
                 return;
             }
-    store_error err = {0};
-    store_experiment e = {0};
     double *point = NULL;
     store_upload_result res = {0};
     int rep = 1;
-    PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_experiment_get(c, exp_id, &e, &err) : err.code;
-    if (rc) {
-        api_store_problem(resp, &err);
-        goto done;
-    }
+    c = NULL;
     point = calloc(e.nparams > 0 ? (size_t)e.nparams : 1, sizeof *point);
     if (!point) {
         api_problem(resp, 500, NULL, "out of memory");
@@ -323,7 +331,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .repetition = rep,
                       .prof = &prof,
                       .defer_refit = refit && !strcmp(refit, "defer")};
-    rc = store_profile_add(c, &u, &res, &err);
+    c = store_acquire(ctx->db, &err);
+    rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc) {
         api_store_problem(resp, &err);
         goto done;

@@ -218,6 +218,22 @@ static void test_uploads(harness *h)
     check(r.status == 202 && r.body && strstr(r.body, "\"steps\":1"), "nsys markers: %d %s",
           r.status, r.body ? r.body : "");
     harness_response_free(&r);
+    /* the experiment's markers apply when the upload names none */
+    long marked = create(h, "{\"name\":\"nsys-experiment-markers\",\"parameters\":[\"ranks\"],"
+                            "\"scaling\":\"weak\",\"markers\":\"epoch\",\"training\":{"
+                            "\"train_samples\":1000,\"batch_size\":8,\"data_parallel\":\"ranks\"}}");
+    post(h, marked, "?ranks=4", "application/vnd.sqlite3", db, dlen, &r);
+    check(r.status == 202 && r.body && strstr(r.body, "\"steps\":1"),
+          "experiment markers: %d %s", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    harness_post(h, "/v1/experiments",
+                 "{\"name\":\"bad-markers\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                 "\"markers\":\"step,,epoch\",\"training\":{\"train_samples\":1000,"
+                 "\"batch_size\":8,\"data_parallel\":\"ranks\"}}",
+                 &r);
+    check(r.status == 400 && r.body && strstr(r.body, "\"field\":\"markers\""),
+          "empty marker part refused: %d %s", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
     free(db);
     free(r0);
     free(r1);
