@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/service_profile.h"
 #include "bench/wrk.h"
 #include "tests/harness.h"
 
@@ -45,48 +46,10 @@ static const char *const configurations_body =
     "{\"max_time_s\":40000,\"max_cost\":5000,\"epochs\":90,"
     "\"candidates\":{\"ranks\":{\"min\":2,\"max\":2000,\"step\":2}}}";
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double jitter(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return 1 + 0.02 * ((double)(*s >> 11) / 9007199254740992.0 - 0.5);
-}
-
-/* Callpath i takes (1 + i%7) * (1 + 0.1 * x^(i%3 / 2)) ms per step; every
- * tenth callpath runs 20% slower on rank 0. */
 static char *profile(double x, int repetition, uint64_t *seed)
 {
-    static const char *const cats[] = {"comp", "comp", "comm", "mem"};
-    json_t *ranks = json_array();
-    for (int r = 0; r < RANKS; r++) {
-        json_t *steps = json_array();
-        for (int s = 0; s < STEPS; s++) {
-            json_t *cps = json_array();
-            for (int i = 0; i < CALLPATHS; i++) {
-                char name[48];
-                snprintf(name, sizeof name, "kernel_%03d", i);
-                double t = (1 + i % 7) * (1 + 0.1 * pow(x, (i % 3) / 2.0)) * 1e-3 * jitter(seed);
-                if (i % 10 == 0 && r == 0)
-                    t *= 1.2;
-                json_array_append_new(cps, json_pack("{s:s, s:s, s:{s:f}}", "name", name,
-                                                     "category", cats[i % 4], "metrics", "time",
-                                                     t));
-            }
-            json_array_append_new(steps, json_pack("{s:o}", "callpaths", cps));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", steps));
-    }
-    json_t *doc = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", repetition,
-                            "ranks", ranks);
-    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(doc);
-    return text;
+    const bench_shape shape = {RANKS, STEPS, CALLPATHS, 1, 0};
+    return bench_profile(&shape, x, repetition, seed);
 }
 
 static long field(const harness_response *r, const char *name)
@@ -113,10 +76,10 @@ static double timed(harness *h, const char *method, const char *path, const char
                     int *status, size_t *bytes)
 {
     harness_response r;
-    double t = now_s();
+    double t = bench_now_s();
     harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
                     body ? strlen(body) : 0, &r);
-    t = now_s() - t;
+    t = bench_now_s() - t;
     *status = r.status;
     *bytes = r.body_len;
     harness_response_free(&r);
@@ -164,7 +127,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
     long last_job = 0;
     int failed = 0;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (int rep = 1; rep <= REPS; rep++)
         for (int i = 0; i < 5; i++) {
             char *body = profile(xs[i], rep, &seed);
@@ -174,11 +137,11 @@ int main(int argc, char **argv)
             harness_response_free(&r);
             free(body);
         }
-    while (!job_done(h, last_job) && now_s() - t0 < 300) {
+    while (!job_done(h, last_job) && bench_now_s() - t0 < 300) {
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL);
     }
-    double ready = now_s() - t0;
+    double ready = bench_now_s() - t0;
 
     char imbalance[160], bottlenecks[160], scaling[160], cost[160], configurations[160];
     snprintf(imbalance, sizeof imbalance, "/v1/experiments/%ld/imbalance?limit=200", exp);

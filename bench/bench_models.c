@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/service_profile.h"
 #include "bench/wrk.h"
 #include "tests/harness.h"
 
@@ -28,45 +29,10 @@
 #define RANKS 8
 #define STEPS 5
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double jitter(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return 1 + 0.02 * ((double)(*s >> 11) / 9007199254740992.0 - 0.5);
-}
-
-/* A profile whose callpath i takes (1 + i%7) * (1 + 0.1 * x^(i%3 / 2)) ms per step. */
 static char *profile(double x, int repetition, uint64_t *seed)
 {
-    static const char *const cats[] = {"comp", "comp", "comm", "mem"};
-    json_t *ranks = json_array();
-    for (int r = 0; r < RANKS; r++) {
-        json_t *steps = json_array();
-        for (int s = 0; s < STEPS; s++) {
-            json_t *cps = json_array();
-            for (int i = 0; i < CALLPATHS; i++) {
-                char name[48];
-                snprintf(name, sizeof name, "kernel_%03d", i);
-                double t = (1 + i % 7) * (1 + 0.1 * pow(x, (i % 3) / 2.0)) * 1e-3 * jitter(seed);
-                json_array_append_new(cps, json_pack("{s:s, s:s, s:{s:f, s:i}}", "name", name,
-                                                     "category", cats[i % 4], "metrics", "time", t,
-                                                     "visits", 1 + i % 5));
-            }
-            json_array_append_new(steps, json_pack("{s:o}", "callpaths", cps));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", steps));
-    }
-    json_t *doc = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", repetition,
-                            "ranks", ranks);
-    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(doc);
-    return text;
+    const bench_shape shape = {RANKS, STEPS, CALLPATHS, 0, 1};
+    return bench_profile(&shape, x, repetition, seed);
 }
 
 static long job_of(const harness_response *r)
@@ -120,13 +86,13 @@ int main(int argc, char **argv)
     double bytes = 0, upload_wall = 0;
     int uploads = 0, failed = 0;
     long last_job = 0;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     for (int rep = 1; rep <= 4; rep++) {
         for (int i = 0; i < 5; i++) {
             char *body = profile(xs[i], rep, &seed);
-            double t = now_s();
+            double t = bench_now_s();
             harness_post(h, path, body, &r);
-            upload_wall += now_s() - t;
+            upload_wall += bench_now_s() - t;
             failed += r.status != 202;
             last_job = job_of(&r);
             bytes += (double)strlen(body);
@@ -135,11 +101,11 @@ int main(int argc, char **argv)
             free(body);
         }
     }
-    while (!job_done(h, last_job) && now_s() - t0 < 300) {
+    while (!job_done(h, last_job) && bench_now_s() - t0 < 300) {
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL);
     }
-    double ready = now_s() - t0;
+    double ready = bench_now_s() - t0;
     printf("{\"figure\": \"service_refit\", \"points\": 5, \"repetitions\": 4, \"callpaths\": %d, "
            "\"ranks\": %d, \"uploads\": %d, \"failed_uploads\": %d, \"mb_uploaded\": %.1f, "
            "\"upload_to_models_s\": %.3f, \"after_last_upload_s\": %.3f}\n",
