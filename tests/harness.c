@@ -847,3 +847,25 @@ int harness_wait_status(harness *h, const char *path, int want, double seconds)
         sleep_ms(50);
     }
 }
+
+int harness_wait_job(harness *h, long job, double seconds)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%ld", job);
+    for (double waited = 0; waited <= seconds; waited += 0.05) {
+        harness_response r;
+        harness_get(h, path, &r);
+        json_t *doc = harness_json(&r);
+        const char *state = json_string_value(json_object_get(doc, "state"));
+        int done = state && !strcmp(state, "done"), failed = state && !strcmp(state, "failed");
+        if (failed)
+            fprintf(stderr, "job %ld failed: %s\n", job, r.body);
+        json_decref(doc);
+        harness_response_free(&r);
+        if (done || failed)
+            return done;
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}

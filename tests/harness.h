@@ -90,6 +90,10 @@ int harness_header(const harness_response *r, const char *name, char *out, size_
 json_t *harness_json(const harness_response *r);
 void harness_response_free(harness_response *r);
 
+/* Polls GET /v1/jobs/{job} until the job is done (1) or failed or seconds
+ * pass (0; a failed job's document goes to stderr). */
+int harness_wait_job(harness *h, long job, double seconds);
+
 /* Polls GET path until it answers want (or seconds pass); 1 reached, 0 not. */
 int harness_wait_status(harness *h, const char *path, int want, double seconds);
 

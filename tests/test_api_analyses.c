@@ -82,24 +82,7 @@ static long upload(harness *h, long exp, json_t *profile)
 
 static int wait_job(harness *h, long job)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/v1/jobs/%ld", job);
-    for (int i = 0; i < 1200; i++) {
-        harness_response r;
-        harness_get(h, path, &r);
-        json_t *doc = harness_json(&r);
-        const char *state = json_string_value(json_object_get(doc, "state"));
-        int done = state && !strcmp(state, "done"), failed = state && !strcmp(state, "failed");
-        if (failed)
-            fprintf(stderr, "job failed: %s\n", r.body);
-        json_decref(doc);
-        harness_response_free(&r);
-        if (done || failed)
-            return done;
-        struct timespec ts = {0, 50000000};
-        nanosleep(&ts, NULL);
-    }
-    return 0;
+    return harness_wait_job(h, job, 60);
 }
 
 static json_t *request(harness *h, const char *method, const char *path, const char *body,

@@ -130,24 +130,7 @@ static long upload_all(harness *h, long exp, const double *xs, int n,
 
 static int wait_job(harness *h, long job)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/v1/jobs/%ld", job);
-    for (int i = 0; i < 600; i++) {
-        harness_response r;
-        harness_get(h, path, &r);
-        json_t *doc = harness_json(&r);
-        const char *state = json_string_value(json_object_get(doc, "state"));
-        int done = state && !strcmp(state, "done"), failed = state && !strcmp(state, "failed");
-        if (failed)
-            fprintf(stderr, "job failed: %s\n", r.body);
-        json_decref(doc);
-        harness_response_free(&r);
-        if (done || failed)
-            return done;
-        struct timespec ts = {0, 50000000};
-        nanosleep(&ts, NULL);
-    }
-    return 0;
+    return harness_wait_job(h, job, 30);
 }
 
 static json_t *get_json(harness *h, const char *path, int want)
