@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/model_json.h"
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
 #include "server/commands.h"
@@ -120,35 +121,35 @@ static int series_prepare(const ingest_experiment *e, const ingest_series *s, pm
     return 0;
 }
 
-static json_t *model_json(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
-                          const char *function)
+/* The model as `perfcast model --json` prints it: the API's model document
+ * (api/model_json.h) with the callpath and metric first. */
+static json_t *model_json(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m)
 {
-    json_t *terms = json_array();
-    for (int t = 0; t < m->f.nterms; t++) {
-        const pmnf_term *term = &m->f.terms[t];
-        json_t *factors = json_array();
-        for (int k = 0; k < term->nfactors; k++)
-            json_array_append_new(factors, json_pack("{s:s, s:f, s:f}", "parameter",
-                                                     e->params[term->factors[k].param], "poly",
-                                                     term->factors[k].poly, "log",
-                                                     term->factors[k].log));
-        json_array_append_new(terms, json_pack("{s:f, s:o}", "coefficient", term->coef, "factors",
-                                               factors));
+    json_t *doc = api_model_to_json(m, (const char *const *)e->params, 0);
+    json_t *o = json_pack("{s:s, s:s}", "callpath", e->callpaths[s->callpath], "metric",
+                          e->metrics[s->metric]);
+    if (!doc || !o) {
+        json_decref(doc);
+        json_decref(o);
+        return NULL;
     }
-    json_t *warnings = json_array();
-    for (unsigned bit = 1; bit <= PMNF_WARN_NO_INTERVAL; bit <<= 1)
-        if (m->warnings & bit)
-            json_array_append_new(warnings, json_string(pmnf_warning_text(bit)));
-    return json_pack("{s:s, s:s, s:s, s:f, s:o, s:f, s:f, s:f, s:f, s:i, s:o}", "callpath",
-                     e->callpaths[s->callpath], "metric", e->metrics[s->metric], "function",
-                     function, "constant", m->f.constant, "terms", terms, "rss", m->rss, "smape",
-                     m->smape, "adjusted_r2", m->ar2, "cv_smape", m->cv_smape, "points",
-                     m->npoints, "warnings", warnings);
+    json_object_update(o, doc);
+    json_decref(doc);
+    return o;
 }
 
 static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
                        int as_json, char **text, size_t *text_cap)
 {
+    if (as_json) {
+        json_t *o = model_json(e, s, m);
+        if (!o)
+            return -1;
+        json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(o);
+        return 0;
+    }
     size_t need = pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
     if (need >= *text_cap) {
         char *t = realloc(*text, need + 1);
@@ -158,21 +159,12 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
         *text_cap = need + 1;
         pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
     }
-    if (!as_json) {
-        fputs(e->callpaths[s->callpath], stdout);
-        putchar(';');
-        fputs(e->metrics[s->metric], stdout);
-        putchar(';');
-        fputs(*text, stdout);
-        putchar('\n');
-        return 0;
-    }
-    json_t *o = model_json(e, s, m, *text);
-    if (!o)
-        return -1;
-    json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    fputs(e->callpaths[s->callpath], stdout);
+    putchar(';');
+    fputs(e->metrics[s->metric], stdout);
+    putchar(';');
+    fputs(*text, stdout);
     putchar('\n');
-    json_decref(o);
     return 0;
 }
 
