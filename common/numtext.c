@@ -30,13 +30,16 @@ static const double exact_pow10[] = {
 };
 
 #if LDBL_MANT_DIG == 64
+/* 10^k = 5^k * 2^k, exact in a 64-bit mantissa up to 5^27 */
+static const long double pow10l_table[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+};
+
 static long double pow10l_exact(int k)
 {
-    /* 10^k = 5^k * 2^k: exact in 64 bits up to 5^27 */
-    long double r = 1;
-    for (int i = 0; i < k; i++)
-        r *= 10;
-    return r;
+    return pow10l_table[k];
 }
 
 /* M * 10^e, when rounding through long double is provably exact; 0 else. */
@@ -176,10 +179,11 @@ static int digits_at(double v, int e10, int p, uint64_t *d, int *e)
     if (k > 27 || k < -27)
         return 0;
     long double scaled = k >= 0 ? (long double)v * pow10l_exact(k) : (long double)v / pow10l_exact(-k);
-    /* within a few units of the last place of a halfway point, the
-     * rounding of the exact product cannot be known from this one */
+    /* scaled is the exact product rounded once (v and 10^k are exact), so
+     * it is off by at most half a unit of its last place: within one unit of
+     * a halfway point the exact product's rounding cannot be known from it */
     long double half_gap = fabsl(scaled - floorl(scaled) - 0.5L);
-    if (half_gap < ldexpl(4, ilogbl(scaled) - 63))
+    if (half_gap <= ldexpl(1, ilogbl(scaled) - 63))
         return 0;
     long double r = rintl(scaled); /* ties to even, as repr() */
     uint64_t lo = (uint64_t)pow10l_exact(p - 1), hi = lo * 10;
@@ -205,6 +209,19 @@ static int digits_at(double v, int e10, int p, uint64_t *d, int *e)
 #endif
 
 /* Shortest digits by binary search; falls back to snprintf. */
+/* Digits at precision p if they read back as v: 1; they do not: 0;
+ * undecidable here: -1. */
+static int try_precision(double v, int e10, int p, uint64_t *d, int *e)
+{
+    int at = digits_at(v, e10, p, d, e);
+    if (at == 0)
+        return -1;
+    return at == 1 && reads_back(*d, *e, v);
+}
+
+/* Shortest digits: 17 always read back; most computed values need 16 or 17,
+ * so 16 and 15 are tried first, then a binary search below 15. 0 sends the
+ * value to snprintf. */
 static int shortest(double v, uint64_t *digits, int *exp10)
 {
     int e10 = (int)floor(log10(v));
@@ -218,17 +235,28 @@ static int shortest(double v, uint64_t *digits, int *exp10)
         e10 += rc == -1 ? 1 : -1;
         rc = digits_at(v, e10, 17, &d, &e);
     }
-    if (rc != 1 || !reads_back(d, e, v))
+    if (rc != 1)
         return 0;
-    int lo = 1, hi = 17;
+    /* correctly rounded to 17 digits (digits_at refuses what it cannot round) */
     uint64_t best_d = d;
     int best_e = e;
-    while (lo < hi) {
+    int hi = 17;
+    for (int p = 16; p >= 15; p--) {
+        int ok = try_precision(v, e10, p, &d, &e);
+        if (ok < 0)
+            return 0;
+        if (!ok)
+            goto done;
+        best_d = d;
+        best_e = e;
+        hi = p;
+    }
+    for (int lo = 1; lo < hi;) {
         int mid = (lo + hi) / 2;
-        int at = digits_at(v, e10, mid, &d, &e);
-        if (at == 0)
+        int ok = try_precision(v, e10, mid, &d, &e);
+        if (ok < 0)
             return 0; /* undecidable here: let snprintf do it */
-        if (at == 1 && reads_back(d, e, v)) {
+        if (ok) {
             hi = mid;
             best_d = d;
             best_e = e;
@@ -236,6 +264,7 @@ static int shortest(double v, uint64_t *digits, int *exp10)
             lo = mid + 1;
         }
     }
+done:
     *digits = best_d;
     *exp10 = best_e;
     return 1;
@@ -285,7 +314,17 @@ int numtext_format_shortest(double v, char *buf)
         e++;
     }
     char digits[24];
-    int n = sprintf(digits, "%llu", (unsigned long long)d);
+    int n = 0;
+    uint64_t x = d;
+    do {
+        digits[n++] = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    for (int i = 0; i < n / 2; i++) {
+        char t = digits[i];
+        digits[i] = digits[n - 1 - i];
+        digits[n - 1 - i] = t;
+    }
     int point = n + e; /* decimal point after this many digits */
     int sci = point - 1; /* exponent in scientific notation */
     if (sci < -4 || sci >= 16) {
