@@ -8,7 +8,8 @@
  *      makes the caller an admin of the default tenant while no token
  *      exists and the server may run open.
  *   2. May they: the token's scope covers the route's, else 403.
- *   3. Is it theirs: for routes whose {id} is an experiment or a job, the
+ *   3. Not too often: the token's request rate (api/limits.h), else 429.
+ *   4. Is it theirs: for routes whose {id} is an experiment or a job, the
  *      owning tenant must be the caller's, else 404 with the same words as
  *      for an id that does not exist, so another tenant's ids stay unseen.
  *
@@ -123,10 +124,10 @@ int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_respon
                        store_scope_name(r->scope));
         rc = -1;
     }
+    if (!rc && ctx->limits && api_limits_request(ctx->limits, req, resp))
+        rc = -1; /* over the rate: before any further query */
     if (!rc && scoped)
         rc = owned(c, r, id, req, resp);
     store_release(ctx->db, c);
-    if (!rc && ctx->limits && api_limits_request(ctx->limits, req, resp))
-        rc = -1;
     return rc;
 }

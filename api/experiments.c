@@ -426,7 +426,7 @@ void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     store_error err;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_experiment_delete(c, id, &err) : err.code;
+    int rc = c ? store_experiment_delete(c, id, req->tenant_id, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);

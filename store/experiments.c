@@ -158,13 +158,14 @@ int store_experiment_list(PGconn *c, int64_t tenant, int64_t after, int limit,
     return STORE_OK;
 }
 
-int store_experiment_delete(PGconn *c, int64_t id, store_error *err)
+int store_experiment_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err)
 {
-    char idtext[24];
+    char idtext[24], tenanttext[24];
     snprintf(idtext, sizeof idtext, "%" PRId64, id);
-    const char *vals[] = {idtext};
-    PGresult *r = PQexecParams(c, "DELETE FROM experiments WHERE id = $1", 1, NULL, vals, NULL,
-                               NULL, 0);
+    snprintf(tenanttext, sizeof tenanttext, "%" PRId64, tenant);
+    const char *vals[] = {idtext, tenanttext};
+    PGresult *r = PQexecParams(c, "DELETE FROM experiments WHERE id = $1 AND tenant_id = $2", 2,
+                               NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
     int gone = atoi(PQcmdTuples(r));

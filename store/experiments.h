@@ -40,9 +40,10 @@ int store_experiment_get(PGconn *c, int64_t id, store_experiment *out, store_err
 int store_experiment_list(PGconn *c, int64_t tenant, int64_t after, int limit,
                           store_experiment **out, int *n, store_error *err);
 
-/* Deletes experiment id and everything that belongs to it (profiles, jobs,
- * models: ON DELETE CASCADE). Unknown id -> STORE_NOT_FOUND. */
-int store_experiment_delete(PGconn *c, int64_t id, store_error *err);
+/* Deletes experiment id of tenant and everything that belongs to it
+ * (profiles, jobs, models: ON DELETE CASCADE). Unknown id, or another
+ * tenant's -> STORE_NOT_FOUND. */
+int store_experiment_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err);
 
 /* Frees what e owns (not e itself) and zeroes it. */
 void store_experiment_free(store_experiment *e);

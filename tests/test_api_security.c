@@ -552,6 +552,21 @@ static void test_injection(harness *h)
         s = status_of(h, "GET", paths[i], alpha_read, NULL);
         check(s == 404 || s == 400, "%s: %d", paths[i], s);
     }
+    /* and in query parameters: refused or not found, never executed, never a 5xx */
+    long exp = create_experiment(h, alpha_write, "query-injection");
+    static const char *const queries[] = {
+        "models?metric=%27%3B%20DROP%20TABLE%20models%3B--", "models?callpath=..%2F..%2F",
+        "predict?ranks=1%27%20OR%20%271%27=%271", "measurements?name=%00",
+        "scaling?values=1,2%27", "bottlenecks?at=ranks:%27",
+        "imbalance?metric=x%22%7D", "cost?ranks=1e400"};
+    for (size_t i = 0; i < sizeof queries / sizeof *queries; i++) {
+        char url[256];
+        snprintf(url, sizeof url, "/v1/experiments/%ld/%s", exp, queries[i]);
+        s = status_of(h, "GET", url, alpha_read, NULL);
+        check(s >= 200 && s < 500, "%s: %d", url, s);
+    }
+    harness_sql(h, "SELECT count(*) FROM models", n, sizeof n);
+    check(*n >= '0' && *n <= '9', "the models table is still there: %s", n);
 }
 
 /* --- hostile clients ---------------------------------------------------- */
