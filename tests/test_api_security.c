@@ -11,12 +11,15 @@
  *     read, write and admin tokens, each answer's status asserted; every
  *     operation needs an entry in `expect` below, so a new route cannot be
  *     left out, and the scope openapi.json states must be the router's;
- *   - injection and traversal in names, the rate limit, a huge declared
- *     Content-Length, an upload cut off halfway, slow clients.
+ *   - injection and traversal in names and queries, the rate limit, a
+ *     tenant's concurrent uploads, a huge declared Content-Length, an
+ *     upload cut off halfway, long headers and queries, deep JSON, slow
+ *     clients, and the audit lines.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -692,6 +695,72 @@ static void test_limits(harness *h)
     free(deep);
 }
 
+/* Uploads of one tenant at once, over PERFCAST_MAX_UPLOADS (1 on this
+ * server): a slow (large) profile sent by several threads together. */
+typedef struct upload_job {
+    harness *h;
+    const char *path, *body;
+    size_t len;
+    int status;
+    char retry[16];
+} upload_job;
+
+static void *upload_thread(void *arg)
+{
+    upload_job *u = arg;
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "Authorization: Bearer %s\r\n", alpha_write);
+    harness_response r;
+    harness_request(u->h, "POST", u->path, hdr, u->body, u->len, &r);
+    u->status = r.status;
+    harness_header(&r, "Retry-After", u->retry, sizeof u->retry);
+    harness_response_free(&r);
+    return NULL;
+}
+
+static void test_upload_concurrency(harness *h)
+{
+    long exp = create_experiment(h, alpha_write, "concurrent-uploads");
+    size_t cap = 8 << 20, n = 0;
+    char *body = malloc(cap);
+    n += (size_t)snprintf(body + n, cap - n,
+                          "{\"point\":{\"ranks\":2},\"repetition\":1,\"ranks\":[{\"rank\":0,"
+                          "\"steps\":[{\"phase\":\"train\",\"callpaths\":[");
+    for (int i = 0; i < 40000 && n + 200 < cap; i++)
+        n += (size_t)snprintf(body + n, cap - n,
+                              "%s{\"name\":\"kernel_%d\",\"category\":\"comp\",\"metrics\":"
+                              "{\"time\":%d.5,\"visits\":3}}",
+                              i ? "," : "", i, i % 97 + 1);
+    n += (size_t)snprintf(body + n, cap - n, "]}]}]}");
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
+    enum { T = 8 };
+    upload_job jobs[T];
+    pthread_t th[T];
+    for (int i = 0; i < T; i++) {
+        jobs[i] = (upload_job){.h = h, .path = path, .body = body, .len = n};
+        pthread_create(&th[i], NULL, upload_thread, &jobs[i]);
+    }
+    int refused = 0, stored = 0, other = 0;
+    for (int i = 0; i < T; i++) {
+        pthread_join(th[i], NULL);
+        if (jobs[i].status == 429 && atoi(jobs[i].retry) >= 1)
+            refused++;
+        else if (jobs[i].status == 202 || jobs[i].status == 200)
+            stored++;
+        else
+            other++;
+    }
+    printf("# %d concurrent uploads of one tenant, 1 allowed: %d answered 429, %d taken\n", T,
+           refused, stored);
+    check(refused > 0 && stored > 0 && !other,
+          "%d uploads of one tenant at once, 1 allowed: %d refused with 429, %d taken, %d else",
+          T, refused, stored, other);
+    check(status_of(h, "GET", "/v1/experiments?limit=1", beta_admin, NULL) == 200,
+          "another tenant is served meanwhile");
+    free(body);
+}
+
 /* 200 connections trickling one byte a second do not slow /health down. */
 static void test_slow_clients(harness *h)
 {
@@ -744,7 +813,8 @@ static void test_audit(harness *h)
 
 int main(void)
 {
-    const char *env[] = {"PERFCAST_DB_POOL=8", "PERFCAST_HTTP_TIMEOUT=5", NULL};
+    const char *env[] = {"PERFCAST_DB_POOL=8", "PERFCAST_HTTP_TIMEOUT=5", "PERFCAST_MAX_UPLOADS=1",
+                         NULL};
     harness_opts o = {.env = env};
     harness *h = harness_open(&o);
     check(h != NULL, "harness: PostgreSQL and the server did not start");
@@ -758,6 +828,7 @@ int main(void)
     test_injection(h);
     test_limits(h);
     test_slow_clients(h);
+    test_upload_concurrency(h);
     test_audit(h);
     test_rate_limit(h);
     harness_close(h, check_failed_count > 0);
