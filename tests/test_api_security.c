@@ -500,6 +500,26 @@ static void test_matrix(harness *h)
         mine += xid == bexp;
     }
     check(r.status == 200 && !theirs && mine == 1, "beta lists only its own: %s", r.body);
+    /* a cursor naming alpha's model set, on beta's own experiment */
+    char q[128], set[32];
+    snprintf(q, sizeof q, "SELECT max(id) FROM model_sets WHERE experiment_id = %ld", exp);
+    harness_sql(h, q, set, sizeof set);
+    check(atol(set) > 0, "alpha has a model set");
+    static const char *const lists[] = {"models", "measurements"};
+    for (int k = 0; k < 2; k++) {
+        char url[160];
+        snprintf(url, sizeof url, "/v1/experiments/%ld/%s?cursor=%s.0", bexp, lists[k], set);
+        harness_response cr;
+        call(h, "GET", url, beta_admin, NULL, &cr);
+        check(cr.status == 400 && cr.body && !strstr(cr.body, "kernel") && !strstr(cr.body, "ncclKernel") &&
+                  !strstr(cr.body, "volta"),
+              "%s with another tenant's model set as cursor: %d %.200s", lists[k], cr.status,
+              cr.body ? cr.body : "");
+        harness_response_free(&cr);
+        snprintf(url, sizeof url, "/v1/experiments/%ld/%s?cursor=%s.0", exp, lists[k], set);
+        check(status_of(h, "GET", url, alpha_read, NULL) == 200, "%s: the owner's own cursor works",
+              lists[k]);
+    }
     json_decref(list);
     harness_response_free(&r);
 }
