@@ -24,11 +24,19 @@ typedef struct api_ctx {
     /* Set by the server once migrations are applied; until then routes that
      * need the database answer 503 with Retry-After. */
     _Atomic int schema_ready;
+    /* Open mode allowed (api/auth.h): the server listens on loopback or was
+     * started --insecure. Zero: every /v1 request needs a token. */
+    int open_ok;
+    _Atomic int tokens_exist; /* set once a token is seen to exist: open mode is over */
+    struct api_limits *limits; /* per-token rate and per-tenant uploads; NULL: none */
 } api_ctx;
 
 /* Route flags */
 enum {
-    API_ROUTE_DB = 1, /* needs the database schema */
+    API_ROUTE_DB = 1,         /* needs the database schema */
+    API_ROUTE_EXPERIMENT = 2, /* {id} is an experiment: answered 404 unless the caller's tenant's */
+    API_ROUTE_JOB = 4,        /* {id} is a job: likewise, by its experiment */
+    API_ROUTE_UPLOAD = 8,     /* counts against the tenant's concurrent uploads */
 };
 
 typedef void (*api_handler)(api_ctx *ctx, api_request *req, api_response *resp);
@@ -38,9 +46,13 @@ typedef struct api_route {
     const char *pattern; /* "/v1/experiments/{id}": {name} matches one segment */
     api_handler handler;
     int flags;
+    int scope; /* STORE_SCOPE_READ/WRITE/ADMIN a token needs (store/tokens.h); 0: open route */
 } api_route;
 
-/* Routes req (sets req->route, req->params) and runs its handler, or answers
+/* Routes req (sets req->route, req->params), checks who asks (api/auth.h:
+ * 401 without a usable token, 403 when its scope is short of the route's,
+ * 404 for another tenant's experiment or job, 429 over the rate limit;
+ * sets req->tenant_id, token_id, scope) and runs its handler, or answers
  * 404 / 405 (with Allow) as application/problem+json. resp starts zeroed;
  * the caller frees it with api_response_free(). */
 void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp);
@@ -48,6 +60,10 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp);
 /* The pattern of the first route whose path matches (any method), NULL when
  * none: for metrics and logs of requests answered before dispatch (413). */
 const char *api_route_of(const char *path);
+
+/* The flags of the route serving method on path, 0 when none: the server
+ * picks an upload's body limit by it before the body is read. */
+int api_route_flags_of(const char *method, const char *path);
 
 /* The route table, for tests and the OpenAPI consistency check. */
 const api_route *api_routes(size_t *n);

@@ -388,6 +388,7 @@ void api_experiment_create(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     store_error err;
+    e.tenant_id = req->tenant_id;
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_experiment_create(c, &e, &err) : err.code;
     store_release(ctx->db, c);
@@ -425,7 +426,7 @@ void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     store_error err;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_experiment_delete(c, id, &err) : err.code;
+    int rc = c ? store_experiment_delete(c, id, req->tenant_id, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);
@@ -466,7 +467,7 @@ void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp)
     int n = 0;
     PGconn *c = store_acquire(ctx->db, &err);
     /* one more than asked tells whether there is a next page */
-    int rc = c ? store_experiment_list(c, after, (int)limit + 1, &v, &n, &err) : err.code;
+    int rc = c ? store_experiment_list(c, req->tenant_id, after, (int)limit + 1, &v, &n, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "api/api.h"
+#include "store/tokens.h"
 
 /* ops.c: operating endpoints */
 void api_health(api_ctx *ctx, api_request *req, api_response *resp);
@@ -41,6 +42,15 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp);    /* 
 void api_cost(api_ctx *ctx, api_request *req, api_response *resp);           /* cost.c */
 void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* configurations.c */
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
+
+/* tokens.c: the caller's tenant's tokens (admin scope) */
+void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_token_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_token_revoke(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* authorize.c: who asks, may they, and is the {id} theirs (api_dispatch
+ * calls it for every route with a scope). 0 go on, -1 resp is the answer. */
+int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_response *resp);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

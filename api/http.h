@@ -20,7 +20,7 @@
 #include "store/db.h"
 
 #define API_MAX_PATH_PARAMS 4
-#define API_MAX_RESPONSE_HEADERS 4
+#define API_MAX_RESPONSE_HEADERS 5
 #define API_RETRY_AFTER_SECONDS 1 /* Retry-After on 503 */
 
 typedef struct api_kv {
@@ -42,6 +42,10 @@ typedef struct api_request {
     api_kv params[API_MAX_PATH_PARAMS]; /* {name} segments, values in param_buf */
     size_t nparams;
     char param_buf[256];
+    /* set by the router's authorization (api/auth.h) */
+    int64_t tenant_id; /* the caller's tenant; 0 before authorization */
+    int64_t token_id;  /* 0 in open mode */
+    int scope;         /* STORE_SCOPE_* of the token */
 } api_request;
 
 typedef struct api_response {
@@ -55,6 +59,7 @@ typedef struct api_response {
     } headers[API_MAX_RESPONSE_HEADERS];
     size_t nheaders;
     char error[256];           /* why a 5xx happened, for the log; never sent */
+    char audit_sha256[65];     /* an upload's profile SHA-256 (hex), for the audit line */
 } api_response;
 
 /* Lookups: first match, NULL when absent. Header names ignore case. */

@@ -90,7 +90,17 @@ static int open_listing(api_ctx *ctx, const api_request *req, api_response *resp
     }
     const char *cursor = api_query(req, "cursor");
     if (cursor) {
-        if (parse_cursor(cursor, &l->set_id, &l->offset) < 0) {
+        int bad = parse_cursor(cursor, &l->set_id, &l->offset) < 0;
+        if (!bad) { /* a set of this experiment only: ids of others' sets are guessable */
+            int rc = store_model_set_of(c, l->set_id, id, &err);
+            if (rc && rc != STORE_NOT_FOUND) {
+                api_store_problem(resp, &err);
+                store_experiment_free(&l->e);
+                return -1;
+            }
+            bad = rc == STORE_NOT_FOUND;
+        }
+        if (bad) {
             api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cursor);
             store_experiment_free(&l->e);
             return -1;
@@ -260,7 +270,18 @@ static int listing_set(api_ctx *ctx, const api_request *req, api_response *resp,
         *set = m->set_id;
         model_cache_release(ctx->models, m);
     }
-    if (cursor && parse_cursor(cursor, set, offset) < 0) {
+    int bad = cursor && parse_cursor(cursor, set, offset) < 0;
+    if (cursor && !bad) { /* a set of this experiment only: ids of others' sets are guessable */
+        PGconn *c = store_acquire(ctx->db, &err);
+        int rc = c ? store_model_set_of(c, *set, id, &err) : err.code;
+        store_release(ctx->db, c);
+        if (rc && rc != STORE_NOT_FOUND) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+        bad = rc == STORE_NOT_FOUND;
+    }
+    if (bad) {
         api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cursor);
         return -1;
     }

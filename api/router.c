@@ -7,34 +7,54 @@
  * literal segments and {name} segments; the first route whose pattern and
  * method match wins. A path that matches a pattern under another method
  * answers 405 with Allow; no pattern at all, 404.
+ *
+ * Each route names the scope a token needs (0: open, no token asked) and
+ * whether its {id} is an experiment or a job, which api_authorize()
+ * (api/authorize.c) checks belongs to the caller's tenant before the
+ * handler runs, so no handler can forget it.
  */
+#include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/handlers.h"
+#include "api/limits.h"
 
+#define R STORE_SCOPE_READ
+#define W STORE_SCOPE_WRITE
+#define A STORE_SCOPE_ADMIN
+#define DB API_ROUTE_DB
+#define EXP (API_ROUTE_DB | API_ROUTE_EXPERIMENT)
 static const api_route routes[] = {
-    {"GET", "/health", api_health, 0},
-    {"GET", "/ready", api_ready, 0},
-    {"GET", "/metrics", api_metrics_get, 0},
-    {"GET", "/openapi.json", api_openapi, 0},
-    {"GET", "/v1/experiments", api_experiment_list, API_ROUTE_DB},
-    {"POST", "/v1/experiments", api_experiment_create, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}", api_experiment_get, API_ROUTE_DB},
-    {"DELETE", "/v1/experiments/{id}", api_experiment_delete, API_ROUTE_DB},
-    {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, API_ROUTE_DB},
-    {"GET", "/v1/jobs/{id}", api_job_get, API_ROUTE_DB},
-    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/models", api_models_list, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/predict", api_predict, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/scaling", api_scaling, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/cost", api_cost, API_ROUTE_DB},
-    {"POST", "/v1/experiments/{id}/configurations", api_configurations, API_ROUTE_DB},
-    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, API_ROUTE_DB},
-    {"POST", "/v1/fit", api_fit, 0},
+    {"GET", "/health", api_health, 0, 0},
+    {"GET", "/ready", api_ready, 0, 0},
+    {"GET", "/metrics", api_metrics_get, 0, 0},
+    {"GET", "/openapi.json", api_openapi, 0, 0},
+    {"GET", "/v1/experiments", api_experiment_list, DB, R},
+    {"POST", "/v1/experiments", api_experiment_create, DB, W},
+    {"GET", "/v1/experiments/{id}", api_experiment_get, EXP, R},
+    {"DELETE", "/v1/experiments/{id}", api_experiment_delete, EXP, W},
+    {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, EXP | API_ROUTE_UPLOAD, W},
+    {"GET", "/v1/jobs/{id}", api_job_get, DB | API_ROUTE_JOB, R},
+    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP, W},
+    {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R},
+    {"GET", "/v1/experiments/{id}/models", api_models_list, EXP, R},
+    {"GET", "/v1/experiments/{id}/predict", api_predict, EXP, R},
+    {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP, R},
+    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP, R},
+    {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R},
+    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W},
+    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R},
+    {"POST", "/v1/fit", api_fit, 0, W},
+    {"POST", "/v1/tokens", api_token_create, DB, A},
+    {"GET", "/v1/tokens", api_token_list, DB, A},
+    {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A},
 };
+#undef R
+#undef W
+#undef A
+#undef DB
+#undef EXP
 
 const api_route *api_routes(size_t *n)
 {
@@ -83,6 +103,23 @@ const char *api_route_of(const char *path)
     return NULL;
 }
 
+static void body_sha256(const api_request *req, char hex[65])
+{
+    unsigned char d[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)req->body, req->body_len, d);
+    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+int api_route_flags_of(const char *method, const char *path)
+{
+    api_request scratch;
+    for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
+        if (!strcmp(routes[i].method, method) && match(routes[i].pattern, path, &scratch))
+            return routes[i].flags;
+    return 0;
+}
+
 void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
 {
     const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
@@ -105,7 +142,18 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
             api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
             return;
         }
-        r->handler(ctx, req, resp);
+        if (r->scope && api_authorize(ctx, r, req, resp))
+            return;
+        if ((r->flags & API_ROUTE_UPLOAD) && ctx->limits) {
+            if (api_limits_upload_begin(ctx->limits, req, resp))
+                return;
+            r->handler(ctx, req, resp);
+            api_limits_upload_end(ctx->limits, req);
+        } else {
+            r->handler(ctx, req, resp);
+        }
+        if (r->flags & API_ROUTE_UPLOAD) /* the profile's digest, for the audit line */
+            body_sha256(req, resp->audit_sha256);
         return;
     }
     req->nparams = 0;

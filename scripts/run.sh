@@ -82,7 +82,9 @@ url="http://$listen"
 case "$listen" in 0.0.0.0:*|:*) url="http://127.0.0.1:${listen##*:}";; esac
 cat <<EOT
 
-perfcast serves on $url (Ctrl-C stops it). Try:
+perfcast serves on $url (Ctrl-C stops it). While no API token exists it runs
+open on loopback (no Authorization needed); \`$bin token create --tenant NAME
+--scope admin\` ends that (README, "Security"). Try:
 
   curl -s $url/health
   curl -s -X POST $url/v1/experiments -H 'Content-Type: application/json' \\

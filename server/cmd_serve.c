@@ -7,12 +7,18 @@
  * answers, /ready and database routes answer 503 — and the main thread
  * retries the migrations every second until they are applied.
  *
+ * Authentication (api/auth.h): on a loopback address without any token the
+ * service runs open, and says so in its log; on any other address it
+ * refuses to start while no token exists, unless --insecure. Once a token
+ * exists every /v1 request needs one.
+ *
  * Signals: SIGINT and SIGTERM are blocked in every thread and taken by the
  * main thread with sigtimedwait(), so no handler and no global state is
  * needed. On either, the daemon stops accepting, requests in progress get
  * up to DRAIN_SECONDS to finish, then the daemon, the workers and the pool
  * stop in that order, and the process exits 0.
  */
+#include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +26,7 @@
 
 #include "api/api.h"
 #include "api/handlers.h"
+#include "api/limits.h"
 #include "server/commands.h"
 #include "server/config.h"
 #include "server/http.h"
@@ -50,6 +57,53 @@ static void pool_metrics(void *arg, FILE *out)
             "perfcast_db_pool_connections{state=\"open\"} %d\n"
             "perfcast_db_pool_connections{state=\"in_use\"} %d\n",
             size, connected, busy);
+}
+
+/* Whether host (as configured) names a loopback address only. */
+static int is_loopback(const char *host)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (!strcmp(host, "localhost"))
+        return 1;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6);
+    return 0;
+}
+
+/* Decides open mode; -1 when the service must not start. */
+static int auth_mode(api_ctx *api, const srv_config *cfg, srv_log *log)
+{
+    int loopback = is_loopback(cfg->listen_host);
+    api->open_ok = loopback || cfg->insecure;
+    int exist = -1; /* unknown: the database is not reachable yet */
+    if (api->schema_ready) {
+        store_error err;
+        PGconn *c = store_acquire(api->db, &err);
+        if (c && !store_tokens_exist(c, &exist, &err))
+            api->tokens_exist = exist;
+        else
+            exist = -1;
+        store_release(api->db, c);
+    }
+    if (!api->open_ok && exist == 0) {
+        srv_logf(log, SRV_LOG_ERROR, "refusing to serve without tokens on a non-loopback address",
+                 "{s:s, s:s}", "listen_host", *cfg->listen_host ? cfg->listen_host : "*", "hint",
+                 "create a token first (perfcast token create --tenant NAME --scope admin), "
+                 "listen on 127.0.0.1, or pass --insecure (PERFCAST_INSECURE=1)");
+        return -1;
+    }
+    const char *mode = exist == 0 ? "open" : "tokens";
+    srv_logf(log, exist == 0 ? SRV_LOG_WARN : SRV_LOG_INFO, "authentication", "{s:s, s:s}",
+             "mode", mode, "detail",
+             exist == 0 ? "OPEN MODE: no API token exists, every request acts as an admin of the "
+                          "default tenant; creating the first token ends open mode"
+             : exist < 0 ? "the database is not reachable yet; /v1 requests need a token "
+                           "unless none exists once it is"
+                         : "every /v1 request needs an Authorization: Bearer token");
+    return 0;
 }
 
 /* Migrations done: workers start, database routes open. 0 or -1. */
@@ -126,11 +180,12 @@ int cmd_serve(int argc, char **argv)
 
     api_ctx api = {.db = store_open(cfg.database_url, cfg.db_pool),
                    .metrics = api_metrics_new(),
-                   .models = model_cache_new(MODEL_CACHE_MAX_AGE_MS)};
+                   .models = model_cache_new(MODEL_CACHE_MAX_AGE_MS),
+                   .limits = api_limits_new(cfg.rate_limit, cfg.rate_burst, cfg.max_uploads)};
     srv_workers workers = {0};
     srv_http http = {.quiesced_fd = -1};
     int status = 1;
-    if (!api.db || !api.metrics || !api.models ||
+    if (!api.db || !api.metrics || !api.models || !api.limits ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, srv_workers_metrics, &workers)) {
@@ -140,6 +195,10 @@ int cmd_serve(int argc, char **argv)
     int m = srv_migrate(&log, api.db, 0);
     if (m < 0 || (m == 1 && schema_ready(&api, &workers, &cfg, &log)))
         goto out;
+    if (auth_mode(&api, &cfg, &log)) {
+        status = 2;
+        goto out;
+    }
     if (srv_http_start(&http, &cfg, &api, &log, err, sizeof err)) {
         srv_logf(&log, SRV_LOG_ERROR, "cannot serve", "{s:s}", "error", err);
         goto out;
@@ -164,6 +223,7 @@ out:
     store_close(api.db);
     api_metrics_free(api.metrics);
     model_cache_free(api.models);
+    api_limits_free(api.limits);
     srv_logf(&log, status ? SRV_LOG_ERROR : SRV_LOG_INFO, "stopped", "{s:i}", "exit_status",
              status);
     srv_log_destroy(&log);

@@ -27,7 +27,16 @@ const char srv_config_usage[] =
     "  --http-timeout SECONDS  idle HTTP connection timeout, default 60 (PERFCAST_HTTP_TIMEOUT)\n"
     "  --job-lease SECONDS     lease of a claimed job, renewed while it runs, default 30\n"
     "                          (PERFCAST_JOB_LEASE)\n"
-    "  --log-level LEVEL       debug, info, warn or error, default info (PERFCAST_LOG_LEVEL)\n";
+    "  --log-level LEVEL       debug, info, warn or error, default info (PERFCAST_LOG_LEVEL)\n"
+    "  --insecure              serve without tokens (open mode) on a non-loopback address\n"
+    "                          (PERFCAST_INSECURE=1)\n"
+    "  --rate-limit N          requests per second per token, default 50, 0 off\n"
+    "                          (PERFCAST_RATE_LIMIT)\n"
+    "  --rate-burst N          requests a token may burst, default 100 (PERFCAST_RATE_BURST)\n"
+    "  --max-uploads N         uploads in progress per tenant, default 4, 0 off\n"
+    "                          (PERFCAST_MAX_UPLOADS)\n"
+    "  --max-request-body SIZE largest body of routes other than uploads, default 16MiB\n"
+    "                          (PERFCAST_MAX_REQUEST_BODY)\n";
 
 static int parse_int(const char *s, long min, long max, int *out)
 {
@@ -115,6 +124,23 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
     } else if (!strcmp(key, "job-lease")) {
         if (parse_int(val, 1, 86400, &cfg->job_lease))
             want = "a number of seconds from 1 to 86400";
+    } else if (!strcmp(key, "insecure")) {
+        if (parse_int(val, 0, 1, &cfg->insecure))
+            want = "0 or 1";
+    } else if (!strcmp(key, "rate-limit") || !strcmp(key, "rate-burst")) {
+        int v;
+        if (parse_int(val, 0, 1000000, &v))
+            want = "an integer from 0 to 1000000";
+        else if (key[5] == 'l')
+            cfg->rate_limit = v;
+        else
+            cfg->rate_burst = v;
+    } else if (!strcmp(key, "max-uploads")) {
+        if (parse_int(val, 0, 100000, &cfg->max_uploads))
+            want = "an integer from 0 to 100000";
+    } else if (!strcmp(key, "max-request-body")) {
+        if (parse_size(val, &cfg->max_request_body))
+            want = "a size in bytes > 0, optionally with K, M or G (KiB, MiB, GiB), at most 1T";
     } else if (!strcmp(key, "log-level")) {
         cfg->log_level = srv_log_level_from_name(val);
         if (cfg->log_level < 0)
@@ -144,6 +170,11 @@ static const struct {
     {"PERFCAST_HTTP_TIMEOUT", "http-timeout"},
     {"PERFCAST_JOB_LEASE", "job-lease"},
     {"PERFCAST_LOG_LEVEL", "log-level"},
+    {"PERFCAST_INSECURE", "insecure"},
+    {"PERFCAST_RATE_LIMIT", "rate-limit"},
+    {"PERFCAST_RATE_BURST", "rate-burst"},
+    {"PERFCAST_MAX_UPLOADS", "max-uploads"},
+    {"PERFCAST_MAX_REQUEST_BODY", "max-request-body"},
 };
 
 int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t errcap)
@@ -162,6 +193,10 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
     cfg->http_timeout = 60;
     cfg->job_lease = 30;
     cfg->log_level = SRV_LOG_INFO;
+    cfg->rate_limit = 50;
+    cfg->rate_burst = 100;
+    cfg->max_uploads = 4;
+    cfg->max_request_body = (size_t)16 << 20;
 
     for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {
         const char *v = getenv(env_names[i].env);
@@ -187,6 +222,8 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
         key[klen] = '\0';
         if (eq) {
             val = eq + 1;
+        } else if (!strcmp(key, "insecure")) {
+            val = "1"; /* a switch */
         } else if (i + 1 < argc) {
             val = argv[++i];
         } else {

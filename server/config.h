@@ -12,6 +12,12 @@
  *   PERFCAST_HTTP_TIMEOUT   --http-timeout SECONDS 60 (idle connection timeout)
  *   PERFCAST_JOB_LEASE      --job-lease SECONDS  30 (a claimed job's lease; heartbeats renew it)
  *   PERFCAST_LOG_LEVEL      --log-level LEVEL    info (debug, info, warn, error)
+ *   PERFCAST_INSECURE=1     --insecure           serve without tokens on a non-loopback address
+ *   PERFCAST_RATE_LIMIT     --rate-limit N       requests per second per token, 50 (0: off)
+ *   PERFCAST_RATE_BURST     --rate-burst N       a token's burst, 100
+ *   PERFCAST_MAX_UPLOADS    --max-uploads N      uploads in progress per tenant, 4 (0: off)
+ *   PERFCAST_MAX_REQUEST_BODY --max-request-body SIZE  body limit of routes other than
+ *                                                uploads, 16MiB
  */
 #ifndef PERFCAST_SERVER_CONFIG_H
 #define PERFCAST_SERVER_CONFIG_H
@@ -30,6 +36,10 @@ typedef struct srv_config {
     int http_timeout;
     int job_lease; /* seconds */
     int log_level; /* srv_log level */
+    int insecure;  /* open mode allowed on any address */
+    double rate_limit, rate_burst;
+    int max_uploads;
+    size_t max_request_body; /* non-upload routes; max_body is the uploads' */
 } srv_config;
 
 /* Fills cfg from the environment and argv (argv[0] is the command name).

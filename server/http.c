@@ -38,11 +38,16 @@ typedef struct srv_request {
     char path[256];
     char *body;
     size_t len, cap;
-    int too_large; /* over max_body: the rest is dropped, 413 at the end */
+    size_t limit;  /* body limit of this request's route */
+    int too_large; /* over limit: the rest is dropped, 413 at the end */
     int no_memory;
     int status;    /* of the queued response; 0 while none */
     const char *route;
     char error[256];
+    /* for the audit line of a write */
+    int audited;
+    int64_t tenant_id, token_id;
+    char sha256[65];
 } srv_request;
 
 typedef struct kv_vec {
@@ -101,21 +106,21 @@ static enum MHD_Result queue(struct MHD_Connection *conn, srv_request *r, api_re
     return ret;
 }
 
-static enum MHD_Result too_large(struct MHD_Connection *conn, srv_request *r, size_t limit,
-                                 const char *how)
+static enum MHD_Result too_large(srv_http *h, struct MHD_Connection *conn, srv_request *r,
+                                 size_t limit, const char *how)
 {
     api_response resp = {0};
-    api_problem(&resp, 413, NULL, "the request body %s; the limit is %zu bytes (PERFCAST_MAX_BODY)",
-                how, limit);
+    api_problem(&resp, 413, NULL, "the request body %s; the limit is %zu bytes (%s)", how, limit,
+                limit == h->max_body ? "PERFCAST_MAX_BODY" : "PERFCAST_MAX_REQUEST_BODY");
     return queue(conn, r, &resp);
 }
 
 /* Appends one chunk of body; past the limit, drops it all and remembers. */
-static void append_body(srv_http *h, srv_request *r, const char *data, size_t n)
+static void append_body(srv_request *r, const char *data, size_t n)
 {
     if (r->too_large || r->no_memory)
         return;
-    if (n > h->max_body - r->len) {
+    if (n > r->limit - r->len) {
         r->too_large = 1;
         free(r->body);
         r->body = NULL;
@@ -126,8 +131,8 @@ static void append_body(srv_http *h, srv_request *r, const char *data, size_t n)
         size_t cap = r->cap ? r->cap : 4096;
         while (cap < r->len + n + 1)
             cap *= 2;
-        if (cap > h->max_body + 1)
-            cap = h->max_body + 1;
+        if (cap > r->limit + 1)
+            cap = r->limit + 1;
         char *nb = realloc(r->body, cap);
         if (!nb) {
             r->no_memory = 1;
@@ -150,7 +155,7 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
     api_response resp = {0};
     if (r->too_large) {
         r->route = api_route_of(url);
-        return too_large(conn, r, h->max_body, "is too large");
+        return too_large(h, conn, r, r->limit, "is too large");
     }
     if (r->no_memory) {
         api_problem(&resp, 503, NULL, "cannot hold the request body now; retry later");
@@ -177,6 +182,11 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
         };
         api_dispatch(h->api, &req, &resp);
         r->route = req.route;
+        r->audited = req.route && !strncmp(req.route, "/v1/", 4) && strcmp(method, "GET") &&
+                     strcmp(method, "HEAD");
+        r->tenant_id = req.tenant_id;
+        r->token_id = req.token_id;
+        snprintf(r->sha256, sizeof r->sha256, "%s", resp.audit_sha256);
     }
     free(headers.v);
     free(query.v);
@@ -201,15 +211,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(r->path, sizeof r->path, "%s", url);
         *con_cls = r;
         h->inflight++;
+        r->limit = api_route_flags_of(method, url) & API_ROUTE_UPLOAD ? h->max_body
+                   : h->max_request_body < h->max_body ? h->max_request_body
+                                                       : h->max_body;
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
             char *end;
             errno = 0;
             unsigned long long declared = strtoull(cl, &end, 10);
-            if (!errno && !*end && declared > h->max_body) {
+            if (!errno && !*end && declared > r->limit) {
                 r->route = api_route_of(url);
-                return too_large(conn, r, h->max_body, "declared by Content-Length is too large");
+                return too_large(h, conn, r, r->limit, "declared by Content-Length is too large");
             }
             if (!errno && !*end && declared) {
                 r->cap = (declared < FIRST_BODY_RESERVE ? declared : FIRST_BODY_RESERVE) + 1;
@@ -223,9 +236,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (*upload_data_size) {
         if (!r->status) {
             int before = r->too_large;
-            append_body(h, r, upload_data, *upload_data_size);
+            append_body(r, upload_data, *upload_data_size);
             if (!before && r->too_large)
-                too_large(conn, r, h->max_body, "is too large"); /* now, if the library lets us */
+                too_large(h, conn, r, r->limit, "is too large"); /* now, if the library lets us */
         }
         *upload_data_size = 0;
         return MHD_YES;
@@ -257,6 +270,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                  r->error[0] ? r->error : NULL, "end",
                  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : end);
     }
+    if (r->audited) /* never the token: its id */
+        srv_logf(h->log, SRV_LOG_AUDIT, "audit", "{s:s, s:s, s:s, s:I, s:I, s:s*, s:i}", "method",
+                 r->method_text, "route", route, "path", r->path, "tenant",
+                 (json_int_t)r->tenant_id, "token", (json_int_t)r->token_id, "profile_sha256",
+                 r->sha256[0] ? r->sha256 : NULL, "status", r->status);
     free(r->body);
     free(r);
     *con_cls = NULL;
@@ -327,6 +345,7 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
     memset(h, 0, sizeof *h);
     h->quiesced_fd = -1;
     h->max_body = cfg->max_body;
+    h->max_request_body = cfg->max_request_body ? cfg->max_request_body : cfg->max_body;
     h->api = api;
     h->log = log;
     int fd = open_listener(h, cfg->listen_host, cfg->listen_port, err, errcap);

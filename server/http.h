@@ -20,7 +20,8 @@ typedef struct srv_http {
     int quiesced_fd; /* the listening socket once quiesced, else -1 */
     char host[256];  /* as bound, for logs */
     int port;        /* as bound (also when PERFCAST_LISTEN asked for port 0) */
-    size_t max_body;
+    size_t max_body;         /* uploads */
+    size_t max_request_body; /* every other route */
     api_ctx *api;
     srv_log *log;
     _Atomic int inflight; /* requests between their first byte and completion */

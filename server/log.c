@@ -11,7 +11,7 @@
 
 #include "server/log.h"
 
-static const char *const level_names[] = {"debug", "info", "warn", "error"};
+static const char *const level_names[] = {"debug", "info", "warn", "error", "audit"};
 
 void srv_log_init(srv_log *l, FILE *out, int level)
 {

@@ -9,7 +9,9 @@
 #include <pthread.h>
 #include <stdio.h>
 
-enum { SRV_LOG_DEBUG = 0, SRV_LOG_INFO = 1, SRV_LOG_WARN = 2, SRV_LOG_ERROR = 3 };
+/* SRV_LOG_AUDIT lines (one per write request, server/http.c) are written
+ * whatever the level; it cannot be chosen as a level itself. */
+enum { SRV_LOG_DEBUG = 0, SRV_LOG_INFO = 1, SRV_LOG_WARN = 2, SRV_LOG_ERROR = 3, SRV_LOG_AUDIT = 4 };
 
 typedef struct srv_log {
     FILE *out;

@@ -3,6 +3,7 @@
  *
  *   perfcast serve [...]        the HTTP service (cmd_serve.c)
  *   perfcast migrate [...]      apply database migrations and exit
+ *   perfcast token ACTION [...] create, list or revoke API tokens (cmd_token.c)
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
  *
@@ -24,6 +25,10 @@ static void usage(FILE *to)
           "        DATABASE_URL and PERFCAST_* variables); applies migrations at start\n"
           "  migrate [--database-url URL]\n"
           "        apply pending database migrations and exit\n"
+          "  token create --tenant NAME --scope read|write|admin [--expires 30d]\n"
+          "  token list [--tenant NAME]\n"
+          "  token revoke ID\n"
+          "        manage API tokens (DATABASE_URL); a new token is printed once\n"
           "  model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
           "             [--options KEY=VALUE ...] [--json]\n"
           "        fit a PMNF model per (callpath, metric) of an Extra-P input file and print\n"
@@ -47,6 +52,8 @@ int main(int argc, char **argv)
         return cmd_serve(argc - 1, argv + 1);
     if (!strcmp(cmd, "migrate"))
         return cmd_migrate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "token"))
+        return cmd_token(argc - 1, argv + 1);
     if (!strcmp(cmd, "model"))
         return cmd_model(argc - 1, argv + 1);
     if (!strcmp(cmd, "ingest"))

@@ -14,7 +14,7 @@
 
 #define EXPERIMENT_COLUMNS                                                                  \
     "id, name, array_to_json(parameters)::text, scaling, spec::text, "                     \
-    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), tenant_id"
 
 void store_experiment_free(store_experiment *e)
 {
@@ -45,6 +45,7 @@ static int experiment_from_row(PGresult *r, int i, store_experiment *e, store_er
     e->scaling = strdup(PQgetvalue(r, i, 3));
     e->spec = json_loads(PQgetvalue(r, i, 4), 0, NULL);
     snprintf(e->created_at, sizeof e->created_at, "%s", PQgetvalue(r, i, 5));
+    e->tenant_id = strtoll(PQgetvalue(r, i, 6), NULL, 10);
     json_t *params = json_loads(PQgetvalue(r, i, 2), 0, NULL);
     size_t np = json_array_size(params);
     e->parameters = calloc(np ? np : 1, sizeof *e->parameters);
@@ -80,15 +81,18 @@ int store_experiment_create(PGconn *c, store_experiment *e, store_error *err)
         free(spec_text);
         return store_error_set(err, STORE_INTERNAL, "cannot encode the experiment");
     }
-    const char *vals[] = {e->name, params_text, e->scaling, spec_text};
+    char tenanttext[24];
+    snprintf(tenanttext, sizeof tenanttext, "%" PRId64,
+             e->tenant_id ? e->tenant_id : (int64_t)1);
+    const char *vals[] = {e->name, params_text, e->scaling, spec_text, tenanttext};
     PGresult *r = PQexecParams(
         c,
-        "INSERT INTO experiments (name, parameters, scaling, spec) "
+        "INSERT INTO experiments (name, parameters, scaling, spec, tenant_id) "
         "VALUES ($1, ARRAY(SELECT p FROM jsonb_array_elements_text($2::jsonb) "
-        "WITH ORDINALITY AS t(p, i) ORDER BY i), $3, $4::jsonb) "
+        "WITH ORDINALITY AS t(p, i) ORDER BY i), $3, $4::jsonb, $5) "
         "RETURNING id, to_char(created_at AT TIME ZONE 'UTC', "
         "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')",
-        4, NULL, vals, NULL, NULL, 0);
+        5, NULL, vals, NULL, NULL, 0);
     free(params_text);
     free(spec_text);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
@@ -120,19 +124,20 @@ int store_experiment_get(PGconn *c, int64_t id, store_experiment *out, store_err
     return rc;
 }
 
-int store_experiment_list(PGconn *c, int64_t after, int limit, store_experiment **out, int *n,
-                          store_error *err)
+int store_experiment_list(PGconn *c, int64_t tenant, int64_t after, int limit,
+                          store_experiment **out, int *n, store_error *err)
 {
     *out = NULL;
     *n = 0;
-    char aftertext[24], limittext[16];
+    char aftertext[24], limittext[16], tenanttext[24];
     snprintf(aftertext, sizeof aftertext, "%" PRId64, after);
     snprintf(limittext, sizeof limittext, "%d", limit);
-    const char *vals[] = {aftertext, limittext};
+    snprintf(tenanttext, sizeof tenanttext, "%" PRId64, tenant);
+    const char *vals[] = {aftertext, limittext, tenanttext};
     PGresult *r = PQexecParams(c,
                                "SELECT " EXPERIMENT_COLUMNS " FROM experiments WHERE id > $1 "
-                               "ORDER BY id LIMIT $2",
-                               2, NULL, vals, NULL, NULL, 0);
+                               "AND tenant_id = $3 ORDER BY id LIMIT $2",
+                               3, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);
@@ -153,13 +158,14 @@ int store_experiment_list(PGconn *c, int64_t after, int limit, store_experiment 
     return STORE_OK;
 }
 
-int store_experiment_delete(PGconn *c, int64_t id, store_error *err)
+int store_experiment_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err)
 {
-    char idtext[24];
+    char idtext[24], tenanttext[24];
     snprintf(idtext, sizeof idtext, "%" PRId64, id);
-    const char *vals[] = {idtext};
-    PGresult *r = PQexecParams(c, "DELETE FROM experiments WHERE id = $1", 1, NULL, vals, NULL,
-                               NULL, 0);
+    snprintf(tenanttext, sizeof tenanttext, "%" PRId64, tenant);
+    const char *vals[] = {idtext, tenanttext};
+    PGresult *r = PQexecParams(c, "DELETE FROM experiments WHERE id = $1 AND tenant_id = $2", 2,
+                               NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
     int gone = atoi(PQcmdTuples(r));

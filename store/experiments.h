@@ -18,6 +18,7 @@
 
 typedef struct store_experiment {
     int64_t id;
+    int64_t tenant_id;  /* the owner (store/tokens.h); names are unique per tenant */
     char *name;
     int nparams;
     char **parameters;  /* nparams names, in order */
@@ -26,7 +27,7 @@ typedef struct store_experiment {
     char created_at[40]; /* RFC 3339, UTC */
 } store_experiment;
 
-/* Inserts e (name, parameters, scaling, spec) and fills e->id and
+/* Inserts e (tenant_id, name, parameters, scaling, spec) and fills e->id and
  * e->created_at. A taken name -> STORE_CONFLICT. */
 int store_experiment_create(PGconn *c, store_experiment *e, store_error *err);
 
@@ -34,14 +35,15 @@ int store_experiment_create(PGconn *c, store_experiment *e, store_error *err);
  * Unknown id -> STORE_NOT_FOUND. */
 int store_experiment_get(PGconn *c, int64_t id, store_experiment *out, store_error *err);
 
-/* Up to limit experiments with id > after, by id, into a new array *out of *n
- * (free with store_experiment_list_free). */
-int store_experiment_list(PGconn *c, int64_t after, int limit, store_experiment **out, int *n,
-                          store_error *err);
+/* Up to limit experiments of tenant with id > after, by id, into a new
+ * array *out of *n (free with store_experiment_list_free). */
+int store_experiment_list(PGconn *c, int64_t tenant, int64_t after, int limit,
+                          store_experiment **out, int *n, store_error *err);
 
-/* Deletes experiment id and everything that belongs to it (profiles, jobs,
- * models: ON DELETE CASCADE). Unknown id -> STORE_NOT_FOUND. */
-int store_experiment_delete(PGconn *c, int64_t id, store_error *err);
+/* Deletes experiment id of tenant and everything that belongs to it
+ * (profiles, jobs, models: ON DELETE CASCADE). Unknown id, or another
+ * tenant's -> STORE_NOT_FOUND. */
+int store_experiment_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err);
 
 /* Frees what e owns (not e itself) and zeroes it. */
 void store_experiment_free(store_experiment *e);

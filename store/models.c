@@ -426,6 +426,23 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
 
 /* ---- reads -------------------------------------------------------------------- */
 
+int store_model_set_of(PGconn *c, int64_t set_id, int64_t exp, store_error *err)
+{
+    char settext[24], exptext[24];
+    snprintf(settext, sizeof settext, "%" PRId64, set_id);
+    snprintf(exptext, sizeof exptext, "%" PRId64, exp);
+    const char *vals[] = {settext, exptext};
+    PGresult *r = PQexecParams(c, "SELECT 1 FROM model_sets WHERE id = $1 AND experiment_id = $2",
+                               2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int found = PQntuples(r) == 1;
+    PQclear(r);
+    return found ? STORE_OK
+                 : store_error_set(err, STORE_NOT_FOUND, "model set %" PRId64
+                                   " is not experiment %" PRId64 "'s", set_id, exp);
+}
+
 int store_model_set_latest(PGconn *c, int64_t exp, int64_t *set_id, int *number, char *created_at,
                            size_t created_cap, store_error *err)
 {

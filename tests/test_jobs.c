@@ -18,6 +18,7 @@
 #include "store/experiments.h"
 #include "store/jobs.h"
 #include "store/profiles.h"
+#include "store/tokens.h"
 #include "tests/check.h"
 #include "tests/harness.h"
 
@@ -618,7 +619,7 @@ static void test_delete_cascade(PGconn *c)
     check(ua.rc == STORE_OK && ub.rc == STORE_OK && uc.rc == STORE_OK, "uploads");
     long total = sql_long("SELECT count(*) FROM profile_rows");
     store_error err = {0};
-    check(store_experiment_delete(c, gone, &err) == STORE_OK, "delete: %s", err.msg);
+    check(store_experiment_delete(c, gone, STORE_DEFAULT_TENANT, &err) == STORE_OK, "delete: %s", err.msg);
     check(sql_long("SELECT count(*) FROM profile_rows WHERE profile_id IN (%" PRId64 ", %" PRId64
                    ")",
                    ub.res.profile_id, uc.res.profile_id) == 0,
