@@ -869,3 +869,24 @@ int harness_wait_job(harness *h, long job, double seconds)
     }
     return 0;
 }
+
+double harness_now(void)
+{
+    return now_s();
+}
+
+void harness_sleep(double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+long harness_sql_long(harness *h, const char *fmt, ...)
+{
+    char sql[1024], out[64] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    return harness_sql(h, sql, out, sizeof out) ? -1 : atol(out);
+}

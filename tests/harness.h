@@ -90,6 +90,13 @@ int harness_header(const harness_response *r, const char *name, char *out, size_
 json_t *harness_json(const harness_response *r);
 void harness_response_free(harness_response *r);
 
+/* Small things every API test needs: monotonic seconds, sleeping for
+ * fractional seconds, and the first column of a query (printf-formatted) as
+ * an integer, -1 when the query fails. */
+double harness_now(void);
+void harness_sleep(double seconds);
+long harness_sql_long(harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Polls GET /v1/jobs/{job} until the job is done (1) or failed or seconds
  * pass (0; a failed job's document goes to stderr). */
 int harness_wait_job(harness *h, long job, double seconds);

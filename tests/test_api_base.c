@@ -21,13 +21,6 @@ static const char base_doc[] =
     "\"data_parallel\":\"ranks\",\"model_parallel\":\"1\",\"warmup_steps\":2},"
     "\"cost\":{\"cores_per_rank\":4,\"price_per_core_hour\":0.05}}";
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The base document with name replaced and the value at a dotted path set
  * (value_json NULL: removed). Returned as text (free). */
 static char *doc_with(const char *name, const char *path, const char *value_json)
@@ -412,10 +405,10 @@ static void test_methods_and_limits(harness *h)
              "POST /v1/experiments HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Content-Length: %d\r\n\r\n",
              MAX_BODY + 1);
-    double t0 = now_s();
+    double t0 = harness_now();
     harness_raw(h, raw, strlen(raw), &r);
     check_problem(&r, 413, "Content-Length", "declared too large");
-    check(now_s() - t0 < 5, "413 took %.1f s: waited for the body", now_s() - t0);
+    check(harness_now() - t0 < 5, "413 took %.1f s: waited for the body", harness_now() - t0);
     harness_response_free(&r);
     /* the same with Expect: 100-continue: 413 instead of 100 */
     snprintf(raw, sizeof raw,

@@ -21,30 +21,6 @@
 
 #define DATA "tests/data/kineto/"
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long sql_long(harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static long sql_long(harness *h, const char *fmt, ...)
-{
-    char sql[1024], out[64] = "";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return harness_sql(h, sql, out, sizeof out) ? -1 : atol(out);
-}
-
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -91,7 +67,7 @@ static void check_problem(harness_response *r, int status, const char *needle, c
 
 static long profiles_of(harness *h, long exp)
 {
-    return sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp);
+    return harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp);
 }
 
 /* ---- uploads -------------------------------------------------------------------- */
@@ -125,18 +101,18 @@ static void test_uploads(harness *h)
     long p1 = (long)json_integer_value(json_object_get(j, "profile"));
     json_decref(j);
     harness_response_free(&r);
-    check(sql_long(h, "SELECT count(DISTINCT rank) FROM profile_rows WHERE profile_id IN (%ld, %ld)",
+    check(harness_sql_long(h, "SELECT count(DISTINCT rank) FROM profile_rows WHERE profile_id IN (%ld, %ld)",
                    p0, p1) == 2,
           "two ranks stored");
-    check(sql_long(h, "SELECT count(*) FROM profiles WHERE id IN (%ld, %ld) AND format = 'kineto' "
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE id IN (%ld, %ld) AND format = 'kineto' "
                       "AND point = '{128}'",
                    p0, p1) == 2,
           "format and point stored");
-    check(sql_long(h, "SELECT count(DISTINCT step) FROM profile_rows WHERE profile_id = %ld AND "
+    check(harness_sql_long(h, "SELECT count(DISTINCT step) FROM profile_rows WHERE profile_id = %ld AND "
                       "phase = 0", p0) == 2,
           "two steps stored");
     /* the comm callpath got its category */
-    check(sql_long(h, "SELECT count(*) FROM callpaths WHERE experiment_id = %ld AND category = "
+    check(harness_sql_long(h, "SELECT count(*) FROM callpaths WHERE experiment_id = %ld AND category = "
                       "'comm' AND name LIKE 'ncclKernel_SendRecv%%'", exp) == 1,
           "the NCCL kernel is comm");
     /* the same bytes again */
@@ -310,12 +286,12 @@ static void test_end_to_end(harness *h)
             free(b.p);
         }
     /* every job of the experiment done */
-    double until = now_s() + 60;
-    while (sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state <> 'done'",
+    double until = harness_now() + 60;
+    while (harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state <> 'done'",
                     exp) != 0 &&
-           now_s() < until)
-        sleep_s(0.2);
-    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state <> 'done'",
+           harness_now() < until)
+        harness_sleep(0.2);
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state <> 'done'",
                    exp) == 0,
           "refit jobs done (last %ld)", last_job);
     char path[256];

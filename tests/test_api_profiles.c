@@ -27,30 +27,6 @@ static const char experiment_doc[] =
 
 static const char *const json_header = "Content-Type: application/json\r\n";
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long sql_long(harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static long sql_long(harness *h, const char *fmt, ...)
-{
-    char sql[1024], out[64] = "";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return harness_sql(h, sql, out, sizeof out) ? -1 : atol(out);
-}
-
 static long create(harness *h, const char *name)
 {
     char doc[1024];
@@ -150,10 +126,10 @@ typedef struct counts {
 
 static counts count_all(harness *h)
 {
-    counts c = {sql_long(h, "SELECT count(*) FROM profiles"),
-                sql_long(h, "SELECT count(*) FROM profile_rows"),
-                sql_long(h, "SELECT count(*) FROM callpaths"),
-                sql_long(h, "SELECT count(*) FROM jobs")};
+    counts c = {harness_sql_long(h, "SELECT count(*) FROM profiles"),
+                harness_sql_long(h, "SELECT count(*) FROM profile_rows"),
+                harness_sql_long(h, "SELECT count(*) FROM callpaths"),
+                harness_sql_long(h, "SELECT count(*) FROM jobs")};
     return c;
 }
 
@@ -203,14 +179,14 @@ static void test_upload(harness *h)
     snprintf(want, sizeof want, "/v1/jobs/%ld", a.job);
     check(!strcmp(a.location, want), "Location \"%s\", want %s", a.location, want);
     /* 2 ranks x 3 steps x 4 callpaths x 2 metrics + 1 gap row */
-    check(sql_long(h, "SELECT count(*) FROM profile_rows WHERE profile_id = %ld", a.profile) == 49,
+    check(harness_sql_long(h, "SELECT count(*) FROM profile_rows WHERE profile_id = %ld", a.profile) == 49,
           "rows of the upload");
-    check(sql_long(h, "SELECT count(*) FROM profile_rows WHERE profile_id = %ld AND phase = 2",
+    check(harness_sql_long(h, "SELECT count(*) FROM profile_rows WHERE profile_id = %ld AND phase = 2",
                    a.profile) == 1,
           "the between-steps row");
-    check(sql_long(h, "SELECT count(*) FROM callpaths WHERE experiment_id = %ld", exp) == 5,
+    check(harness_sql_long(h, "SELECT count(*) FROM callpaths WHERE experiment_id = %ld", exp) == 5,
           "callpaths");
-    check(sql_long(h, "SELECT count(*) FROM profiles WHERE id = %ld AND job_id = %ld AND "
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE id = %ld AND job_id = %ld AND "
                       "point = '{8}' AND length(raw) = %zu",
                    a.profile, a.job, strlen(body)) == 1,
           "profile row with raw bytes, point and job");
@@ -244,9 +220,9 @@ static void test_upload(harness *h)
               c.status, c.job);
         free(b);
     }
-    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 1,
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 1,
           "four uploads, one job");
-    check(sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld AND job_id = %ld",
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld AND job_id = %ld",
                    exp, a.job) == 4,
           "four profiles name it");
     free(body);
@@ -258,7 +234,7 @@ static void test_point_and_repetition(harness *h)
     char *nopoint = profile("", 2, 3);
     upload_answer a = upload(h, exp, "?ranks=12&repetition=2", nopoint);
     check(a.status == 202, "point from the query: %d", a.status);
-    check(sql_long(h, "SELECT count(*) FROM profiles WHERE id = %ld AND point = '{12}' AND "
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE id = %ld AND point = '{12}' AND "
                       "repetition = 2",
                    a.profile) == 1,
           "point and repetition stored from the query");
@@ -391,7 +367,7 @@ static void test_metrics_and_openapi(harness *h)
 {
     harness_response r;
     harness_get(h, "/metrics", &r);
-    long queued = sql_long(h, "SELECT count(*) FROM jobs WHERE state = 'queued'");
+    long queued = harness_sql_long(h, "SELECT count(*) FROM jobs WHERE state = 'queued'");
     char want[64];
     snprintf(want, sizeof want, "perfcast_jobs{state=\"queued\"} %ld\n", queued);
     check(r.status == 200 && r.body && strstr(r.body, want) &&
@@ -424,7 +400,7 @@ static void test_kill_after_ack(harness *h)
     check(st == 200 && !strcmp(job_state(j), "queued"), "job after the restart: %d %s", st,
           job_state(j));
     json_decref(j);
-    check(sql_long(h, "SELECT count(*) FROM profile_rows WHERE profile_id = %ld", a.profile) ==
+    check(harness_sql_long(h, "SELECT count(*) FROM profile_rows WHERE profile_id = %ld", a.profile) ==
               2 * 3 * 50 * 2 + 1,
           "every row of the acknowledged upload");
     upload_answer d = upload(h, exp, NULL, body);
@@ -449,12 +425,12 @@ static void test_database_down(harness *h)
     check(!harness_pg_start(h), "start PostgreSQL");
     /* a client honouring Retry-After */
     upload_answer a = {0};
-    double until = now_s() + 15;
+    double until = harness_now() + 15;
     do {
         a = upload(h, exp, NULL, body);
         if (a.status == 503)
-            sleep_s(1);
-    } while (a.status == 503 && now_s() < until);
+            harness_sleep(1);
+    } while (a.status == 503 && harness_now() < until);
     check(a.status == 202, "upload once the database is back: %d", a.status);
     counts after = count_all(h);
     check(after.profiles == before.profiles + 1 && after.rows == before.rows + 2 * 3 * 3 * 2 + 1,
@@ -483,30 +459,30 @@ static long upload_five(harness *h, long exp, double scale)
 
 static json_t *wait_job(harness *h, long job, const char *state, double seconds)
 {
-    double until = now_s() + seconds;
+    double until = harness_now() + seconds;
     for (;;) {
         int st;
         json_t *j = get_job(h, job, &st);
-        if (!strcmp(job_state(j), state) || now_s() > until)
+        if (!strcmp(job_state(j), state) || harness_now() > until)
             return j;
         json_decref(j);
-        sleep_s(0.1);
+        harness_sleep(0.1);
     }
 }
 
 /* Every job of exp done (within seconds); 1 yes, 0 no. */
 static int all_done(harness *h, long exp, double seconds)
 {
-    double until = now_s() + seconds;
+    double until = harness_now() + seconds;
     for (;;) {
-        long open = sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state "
+        long open = harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state "
                                 "<> 'done'",
                              exp);
         if (open == 0)
             return 1;
-        if (now_s() > until)
+        if (harness_now() > until)
             return 0;
-        sleep_s(0.1);
+        harness_sleep(0.1);
     }
 }
 
@@ -546,7 +522,7 @@ static void test_deferred_refit(harness *h)
             free(b);
         }
     }
-    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 0,
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 0,
           "deferred uploads queue no job");
     harness_response r;
     post(h, exp, "?refit=later", json_header, "{}", 2, &r);
@@ -567,9 +543,9 @@ static void test_deferred_refit(harness *h)
     json_t *done = wait_job(h, job, "done", 20);
     check(!strcmp(job_state(done), "done"), "the on-demand job finishes: %s", dump(done));
     json_decref(done);
-    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 1,
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp) == 1,
           "one job for all ten uploads");
-    check(sql_long(h, "SELECT count(DISTINCT point) FROM measurements m JOIN model_sets s ON "
+    check(harness_sql_long(h, "SELECT count(DISTINCT point) FROM measurements m JOIN model_sets s ON "
                       "s.id = m.model_set_id WHERE s.experiment_id = %ld",
                    exp) == 5,
           "the model set covers the five coordinates");
@@ -582,13 +558,13 @@ static void test_deferred_refit(harness *h)
  * seconds). */
 static long running_job(harness *h, long exp, double seconds)
 {
-    double until = now_s() + seconds;
+    double until = harness_now() + seconds;
     long id;
-    while ((id = sql_long(h, "SELECT coalesce(max(id), 0) FROM jobs WHERE experiment_id = %ld "
+    while ((id = harness_sql_long(h, "SELECT coalesce(max(id), 0) FROM jobs WHERE experiment_id = %ld "
                              "AND state = 'running'",
                           exp)) <= 0 &&
-           now_s() < until)
-        sleep_s(0.05);
+           harness_now() < until)
+        harness_sleep(0.05);
     return id;
 }
 
@@ -621,10 +597,10 @@ static void test_kill_mid_fit(harness *h)
     upload_five(h, exp, 2);
     long job = running_job(h, exp, 10);
     check(job > 0, "a job of the experiment is running");
-    sleep_s(0.5); /* well inside the refit, waiting for the lock */
+    harness_sleep(0.5); /* well inside the refit, waiting for the lock */
     check(!harness_server_kill(h), "kill -9 during the refit");
     release_refits(blocker);
-    check(sql_long(h, "SELECT count(*) FROM jobs WHERE id = %ld AND state = 'running' AND "
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE id = %ld AND state = 'running' AND "
                       "attempts = 1",
                    job) == 1,
           "the killed job is left running, attempt 1");
@@ -635,8 +611,8 @@ static void test_kill_mid_fit(harness *h)
           "interrupted job done on its second attempt: %s", dump(j));
     json_decref(j);
     check(all_done(h, exp, 20), "every job of the experiment done");
-    long jobs = sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp);
-    check(sql_long(h, "SELECT count(*) FROM model_sets WHERE experiment_id = %ld", exp) == jobs,
+    long jobs = harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld", exp);
+    check(harness_sql_long(h, "SELECT count(*) FROM model_sets WHERE experiment_id = %ld", exp) == jobs,
           "one model set per job (%ld): the interrupted attempt left none", jobs);
 }
 
@@ -649,12 +625,12 @@ static void test_heartbeat(harness *h)
     upload_five(h, exp, 3);
     long job = running_job(h, exp, 10);
     check(job > 0, "a job of the experiment is running");
-    sleep_s(4.5); /* more than twice the 2-second lease */
+    harness_sleep(4.5); /* more than twice the 2-second lease */
     json_t *j = wait_job(h, job, "running", 0);
     check(!strcmp(job_state(j), "running") && json_integer_value(json_object_get(j, "attempts")) == 1,
           "after 2 leases: still attempt 1 (%s)", dump(j));
     json_decref(j);
-    check(sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state = "
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state = "
                       "'running'",
                    exp) == 1,
           "no second refit of the experiment meanwhile");

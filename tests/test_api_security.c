@@ -33,13 +33,6 @@
 #include "tests/check.h"
 #include "tests/harness.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static const char *bin(void)
 {
     return getenv("PERFCAST_BIN") ? getenv("PERFCAST_BIN") : "build/perfcast";
@@ -164,7 +157,7 @@ static int wait_job(harness *h, const char *token, long job)
 {
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld", job);
-    for (double t0 = now_s(); now_s() - t0 < 60; usleep(50000)) {
+    for (double t0 = harness_now(); harness_now() - t0 < 60; usleep(50000)) {
         harness_response r;
         call(h, "GET", path, token, NULL, &r);
         json_t *d = harness_json(&r);
@@ -610,9 +603,9 @@ static void test_rate_limit(harness *h)
 {
     /* this server: 50/s, burst 100 (the defaults) */
     int limited = 0, served = 0;
-    double t0 = now_s();
+    double t0 = harness_now();
     char retry[32] = "";
-    for (int i = 0; i < 10000 && now_s() - t0 < 60; i++) {
+    for (int i = 0; i < 10000 && harness_now() - t0 < 60; i++) {
         harness_response r;
         call(h, "GET", "/v1/experiments?limit=1", alpha_read, NULL, &r);
         if (r.status == 429) {
@@ -627,7 +620,7 @@ static void test_rate_limit(harness *h)
             check(status_of(h, "GET", "/v1/experiments?limit=1", beta_admin, NULL) == 200,
                   "another token is served while the first is limited (%d)", i + 1);
     }
-    double secs = now_s() - t0;
+    double secs = harness_now() - t0;
     check(limited > 0 && atoi(retry) >= 1, "over the rate: %d answered 429, Retry-After %s",
           limited, retry);
     check(served <= 100 + (int)(secs * 50) + 5, "served %d in %.1f s: at most burst + rate", served,
@@ -648,10 +641,10 @@ static void test_limits(harness *h)
                      "Content-Length: 10737418240\r\nContent-Type: application/json\r\n\r\n{",
                      path, alpha_write);
     harness_response r;
-    double t0 = now_s();
+    double t0 = harness_now();
     harness_raw(h, req, (size_t)n, &r);
-    check(r.status == 413 && now_s() - t0 < 2, "10 GB Content-Length: %d in %.2f s", r.status,
-          now_s() - t0);
+    check(r.status == 413 && harness_now() - t0 < 2, "10 GB Content-Length: %d in %.2f s", r.status,
+          harness_now() - t0);
     harness_response_free(&r);
 
     /* an upload cut off halfway stores nothing */
@@ -800,9 +793,9 @@ static void test_slow_clients(harness *h)
                 fds[i] = -1;
             }
         for (int k = 0; k < 5; k++) {
-            double t0 = now_s();
+            double t0 = harness_now();
             int st = status_of(h, "GET", "/health", NULL, NULL);
-            double dt = now_s() - t0;
+            double dt = harness_now() - t0;
             check(st == 200, "/health among slow clients: %d", st);
             if (dt > worst)
                 worst = dt;

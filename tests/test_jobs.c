@@ -25,12 +25,6 @@
 static harness *H;
 static store *S;
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
 static long sql_long(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static long sql_long(const char *fmt, ...)
 {
@@ -440,7 +434,7 @@ static void test_leases(PGconn *c)
     check(store_job_claim_next(c, "t/new", 30, &b, &err) == STORE_NOT_FOUND,
           "a live lease is not claimable");
     check(store_job_heartbeat(c, &a, "t/old", 1.0, &err) == STORE_OK, "heartbeat: %s", err.msg);
-    sleep_s(1.3);
+    harness_sleep(1.3);
     int rc = store_job_claim_next(c, "t/new", 30, &b, &err);
     check(rc == STORE_OK && b.job_id == a.job_id && b.attempt == 2,
           "expired lease reclaimed: %d %" PRId64 " attempt %d", rc, b.job_id, b.attempt);
@@ -484,7 +478,7 @@ static void test_one_per_experiment(PGconn *c)
           rc, b.job_id);
     /* the first worker dies: once its lease is out, the oldest job goes
      * first, and the queued one waits for it again */
-    sleep_s(1.3);
+    harness_sleep(1.3);
     rc = store_job_claim_next(c, "t/2", 30, &b, &err);
     check(rc == STORE_OK && b.job_id == a.job_id && b.attempt == 2,
           "expired job reclaimed first: %d %" PRId64, rc, b.job_id);
@@ -577,7 +571,7 @@ static void test_reap_and_counts(PGconn *c)
     store_job_claim a, b;
     check(store_job_claim_next(c, "t/dead", 0.5, &a, &err) == STORE_OK, "claim a");
     check(store_job_claim_next(c, "t/alive", 30, &b, &err) == STORE_OK, "claim b");
-    sleep_s(0.8);
+    harness_sleep(0.8);
     store_job_claim x;
     check(store_job_claim_next(c, "t/x", 30, &x, &err) == STORE_NOT_FOUND,
           "expired with no attempts left: not claimable");
