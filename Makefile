@@ -3,6 +3,7 @@
 #   make test       unit, CLI and API tests (API tests start a private
 #                   PostgreSQL), ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test-readme  the README's examples, run and their answers compared
 #   make bench      speed and accuracy figures
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
 #   make run        install what is missing, build, start PostgreSQL when
@@ -40,7 +41,7 @@ BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan bench fuzz run clean
+.PHONY: all test test-asan test-readme bench fuzz run clean
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
@@ -78,6 +79,11 @@ $(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/service_pr
 
 test: $(BUILD)/perfcast $(TESTS)
 	@tests/run.sh $(BUILD)
+
+# The README's shell examples, run in order against a fresh server and
+# database, their answers compared with the ones the README shows.
+test-readme: $(BUILD)/perfcast
+	@python3 tests/readme_test.py $(BUILD)
 
 # tests/lsan.supp: libmatheval leaks the partial tree of a formula it cannot parse
 test-asan:

@@ -47,6 +47,10 @@ typedef struct api_route {
     api_handler handler;
     int flags;
     int scope; /* STORE_SCOPE_READ/WRITE/ADMIN a token needs (store/tokens.h); 0: open route */
+    /* The query parameters the route takes, space-separated ("" none): the
+     * router answers 400 naming any other. NULL: the handler checks its own
+     * (routes whose query names the experiment's parameters). */
+    const char *query;
 } api_route;
 
 /* Routes req (sets req->route, req->params), checks who asks (api/auth.h:

@@ -458,10 +458,21 @@ static int query_int(const api_request *req, api_response *resp, const char *nam
 
 void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    /* one paging scheme on every listing: ?cursor= from the last page's
+     * next_cursor (here the last id seen, opaque to clients) */
     long long limit, after;
-    if (query_int(req, resp, "limit", 1, LIST_MAX, LIST_DEFAULT, &limit) ||
-        query_int(req, resp, "after", 0, INT64_MAX, 0, &after))
+    if (query_int(req, resp, "limit", 1, LIST_MAX, LIST_DEFAULT, &limit))
         return;
+    const char *cursor = api_query(req, "cursor");
+    after = 0;
+    if (cursor) {
+        char *end;
+        after = strtoll(cursor, &end, 10);
+        if (!isdigit((unsigned char)*cursor) || *end || after < 1) {
+            api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cursor);
+            return;
+        }
+    }
     store_error err;
     store_experiment *v = NULL;
     int n = 0;
@@ -481,11 +492,10 @@ void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp)
         json_array_append_new(items, experiment_view(&v[i]));
     json_t *next = json_null();
     if (more) {
-        char link[96];
-        snprintf(link, sizeof link, "/v1/experiments?after=%" PRId64 "&limit=%lld", v[n - 1].id,
-                 limit);
-        next = json_string(link);
+        char text[32];
+        snprintf(text, sizeof text, "%" PRId64, v[n - 1].id);
+        next = json_string(text);
     }
     store_experiment_list_free(v, total);
-    api_send_json(resp, 200, json_pack("{s:o, s:o}", "experiments", items, "next", next));
+    api_send_json(resp, 200, json_pack("{s:o, s:o}", "experiments", items, "next_cursor", next));
 }

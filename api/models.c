@@ -92,7 +92,7 @@ static int open_listing(api_ctx *ctx, const api_request *req, api_response *resp
     if (cursor) {
         int bad = parse_cursor(cursor, &l->set_id, &l->offset) < 0;
         if (!bad) { /* a set of this experiment only: ids of others' sets are guessable */
-            int rc = store_model_set_of(c, l->set_id, id, &err);
+            int rc = store_model_set_of(c, l->set_id, id, &l->set_number, &err);
             if (rc && rc != STORE_NOT_FOUND) {
                 api_store_problem(resp, &err);
                 store_experiment_free(&l->e);
@@ -216,7 +216,7 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
     }
     api_send_json(resp, 200,
                   json_pack("{s:o, s:o, s:o}", "model_set",
-                            l.has_set ? json_integer(l.set_id) : json_null(), "measurements", list,
+                            l.has_set ? json_integer(l.set_number) : json_null(), "measurements", list,
                             "next_cursor", l.has_set ? next_cursor(&l, n) : json_null()));
     store_measurement_rows_free(rows, n);
     store_experiment_free(&l.e);
@@ -256,7 +256,7 @@ static json_t *model_view(const store_model_row *m)
  * cache, so a listing a dashboard polls costs no database round trip).
  * 0 = none yet, 1 = *set chosen, -1 = answered. */
 static int listing_set(api_ctx *ctx, const api_request *req, api_response *resp, int64_t id,
-                       int64_t *set, long *offset)
+                       int64_t *set, int *number, long *offset)
 {
     const char *cursor = api_query(req, "cursor");
     store_error err = {0};
@@ -268,12 +268,13 @@ static int listing_set(api_ctx *ctx, const api_request *req, api_response *resp,
     *offset = 0;
     if (m) {
         *set = m->set_id;
+        *number = m->set_number;
         model_cache_release(ctx->models, m);
     }
     int bad = cursor && parse_cursor(cursor, set, offset) < 0;
     if (cursor && !bad) { /* a set of this experiment only: ids of others' sets are guessable */
         PGconn *c = store_acquire(ctx->db, &err);
-        int rc = c ? store_model_set_of(c, *set, id, &err) : err.code;
+        int rc = c ? store_model_set_of(c, *set, id, number, &err) : err.code;
         store_release(ctx->db, c);
         if (rc && rc != STORE_NOT_FOUND) {
             api_store_problem(resp, &err);
@@ -305,7 +306,7 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     f.by_growth = sort && !strcmp(sort, "growth");
     listing l = {.limit = f.limit};
-    int have = listing_set(ctx, req, resp, id, &l.set_id, &l.offset);
+    int have = listing_set(ctx, req, resp, id, &l.set_id, &l.set_number, &l.offset);
     if (have < 0)
         return;
     if (!have) {
@@ -338,7 +339,7 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
     for (int i = 0; i < n; i++)
         json_array_append_new(list, model_view(&rows[i]));
     store_model_rows_free(rows, n);
-    json_t *doc = json_pack("{s:I, s:o, s:o}", "model_set", (json_int_t)l.set_id, "models", list,
+    json_t *doc = json_pack("{s:i, s:o, s:o}", "model_set", l.set_number, "models", list,
                             "next_cursor", next_cursor(&l, n));
     body = doc ? api_json_text(doc, &len) : NULL;
     json_decref(doc);
@@ -410,6 +411,10 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
         }
     }
     json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, point));
+    const char *unit = predict_unit(metric);
+    json_object_set_new(doc, "units", json_pack("{s:s, s:s, s:s, s:s, s:s}", "epoch", unit, "comp",
+                                                unit, "comm", unit, "mem", unit, "interval",
+                                                "95% prediction interval, same unit"));
     model_cache_release(ctx->models, m);
     api_send_json(resp, 200, doc);
 }

@@ -16,6 +16,7 @@
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/handlers.h"
 #include "api/limits.h"
@@ -26,29 +27,31 @@
 #define DB API_ROUTE_DB
 #define EXP (API_ROUTE_DB | API_ROUTE_EXPERIMENT)
 static const api_route routes[] = {
-    {"GET", "/health", api_health, 0, 0},
-    {"GET", "/ready", api_ready, 0, 0},
-    {"GET", "/metrics", api_metrics_get, 0, 0},
-    {"GET", "/openapi.json", api_openapi, 0, 0},
-    {"GET", "/v1/experiments", api_experiment_list, DB, R},
-    {"POST", "/v1/experiments", api_experiment_create, DB, W},
-    {"GET", "/v1/experiments/{id}", api_experiment_get, EXP, R},
-    {"DELETE", "/v1/experiments/{id}", api_experiment_delete, EXP, W},
-    {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, EXP | API_ROUTE_UPLOAD, W},
-    {"GET", "/v1/jobs/{id}", api_job_get, DB | API_ROUTE_JOB, R},
-    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP, W},
-    {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R},
-    {"GET", "/v1/experiments/{id}/models", api_models_list, EXP, R},
-    {"GET", "/v1/experiments/{id}/predict", api_predict, EXP, R},
-    {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP, R},
-    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP, R},
-    {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R},
-    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W},
-    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R},
-    {"POST", "/v1/fit", api_fit, 0, W},
-    {"POST", "/v1/tokens", api_token_create, DB, A},
-    {"GET", "/v1/tokens", api_token_list, DB, A},
-    {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A},
+    {"GET", "/health", api_health, 0, 0, ""},
+    {"GET", "/ready", api_ready, 0, 0, ""},
+    {"GET", "/metrics", api_metrics_get, 0, 0, ""},
+    {"GET", "/openapi.json", api_openapi, 0, 0, ""},
+    {"GET", "/v1/experiments", api_experiment_list, DB, R, "limit cursor"},
+    {"POST", "/v1/experiments", api_experiment_create, DB, W, ""},
+    {"GET", "/v1/experiments/{id}", api_experiment_get, EXP, R, ""},
+    {"DELETE", "/v1/experiments/{id}", api_experiment_delete, EXP, W, ""},
+    {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, EXP | API_ROUTE_UPLOAD, W, NULL},
+    {"GET", "/v1/jobs/{id}", api_job_get, DB | API_ROUTE_JOB, R, ""},
+    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP, W, ""},
+    {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R,
+     "level category phase metric name limit cursor"},
+    {"GET", "/v1/experiments/{id}/models", api_models_list, EXP, R,
+     "level category phase sort metric callpath limit cursor"},
+    {"GET", "/v1/experiments/{id}/predict", api_predict, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R, NULL},
+    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W, ""},
+    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R, NULL},
+    {"POST", "/v1/fit", api_fit, 0, W, "format measure"},
+    {"POST", "/v1/tokens", api_token_create, DB, A, ""},
+    {"GET", "/v1/tokens", api_token_list, DB, A, ""},
+    {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A, ""},
 };
 #undef R
 #undef W
@@ -120,6 +123,64 @@ int api_route_flags_of(const char *method, const char *path)
     return 0;
 }
 
+/* 1 when name is a word of the space-separated list. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchrnul(p, ' ');
+        if ((size_t)(e - p) == n && !memcmp(p, name, n))
+            return 1;
+        p = *e ? e + 1 : e;
+    }
+    return 0;
+}
+
+/* One convention for the query on every route: a parameter given twice is
+ * refused (which one would count?), and so is one the route does not take
+ * (a typo must not silently select defaults). 0, or -1 after answering 400. */
+static int check_query(const api_route *r, const api_request *req, api_response *resp)
+{
+    for (size_t i = 0; i < req->nquery; i++) {
+        const char *name = req->query[i].name ? req->query[i].name : "";
+        for (size_t k = 0; k < i; k++)
+            if (req->query[k].name && !strcmp(req->query[k].name, name)) {
+                api_problem(resp, 400, name, "given more than once in the query");
+                return -1;
+            }
+        if (r->query && !listed(r->query, name)) {
+            if (*r->query)
+                api_problem(resp, 400, name, "unknown query parameter; %s takes: %s", r->pattern,
+                            r->query);
+            else
+                api_problem(resp, 400, name, "unknown query parameter; %s takes none", r->pattern);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* JSON routes read JSON: a body declared as something else is refused with
+ * 415 rather than parsed on a guess (uploads sniff their formats instead).
+ * No Content-Type at all is taken as JSON. 0, or -1 after answering. */
+static int check_media_type(const api_route *r, const api_request *req, api_response *resp)
+{
+    if ((r->flags & API_ROUTE_UPLOAD) || !req->body_len)
+        return 0;
+    const char *ct = api_header(req, "Content-Type");
+    if (!ct)
+        return 0;
+    size_t n = strcspn(ct, ";");
+    while (n && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
+        n--;
+    if ((n == 16 && !strncasecmp(ct, "application/json", 16)) ||
+        (n > 5 && !strncasecmp(ct + n - 5, "+json", 5)))
+        return 0;
+    api_problem(resp, 415, "Content-Type", "%s takes application/json, not \"%.*s\"", r->pattern,
+                (int)(n > 60 ? 60 : n), ct);
+    return -1;
+}
+
 void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
 {
     const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
@@ -143,6 +204,8 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
             return;
         }
         if (r->scope && api_authorize(ctx, r, req, resp))
+            return;
+        if (check_query(r, req, resp) || check_media_type(r, req, resp))
             return;
         if ((r->flags & API_ROUTE_UPLOAD) && ctx->limits) {
             if (api_limits_upload_begin(ctx->limits, req, resp))

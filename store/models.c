@@ -426,17 +426,19 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
 
 /* ---- reads -------------------------------------------------------------------- */
 
-int store_model_set_of(PGconn *c, int64_t set_id, int64_t exp, store_error *err)
+int store_model_set_of(PGconn *c, int64_t set_id, int64_t exp, int *number, store_error *err)
 {
     char settext[24], exptext[24];
     snprintf(settext, sizeof settext, "%" PRId64, set_id);
     snprintf(exptext, sizeof exptext, "%" PRId64, exp);
     const char *vals[] = {settext, exptext};
-    PGresult *r = PQexecParams(c, "SELECT 1 FROM model_sets WHERE id = $1 AND experiment_id = $2",
+    PGresult *r = PQexecParams(c, "SELECT number FROM model_sets WHERE id = $1 AND experiment_id = $2",
                                2, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int found = PQntuples(r) == 1;
+    if (found && number)
+        *number = atoi(PQgetvalue(r, 0, 0));
     PQclear(r);
     return found ? STORE_OK
                  : store_error_set(err, STORE_NOT_FOUND, "model set %" PRId64

@@ -83,8 +83,9 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
 /* ---- reads ------------------------------------------------------------------ */
 
 /* Whether model set set_id belongs to experiment exp (a cursor names a set
- * by id): STORE_OK, or STORE_NOT_FOUND. */
-int store_model_set_of(PGconn *c, int64_t set_id, int64_t exp, store_error *err);
+ * by id): STORE_OK with its number within exp (when number is not NULL),
+ * or STORE_NOT_FOUND. */
+int store_model_set_of(PGconn *c, int64_t set_id, int64_t exp, int *number, store_error *err);
 
 /* The newest model set of exp; STORE_NOT_FOUND when there is none yet. */
 int store_model_set_latest(PGconn *c, int64_t exp, int64_t *set_id, int *number, char *created_at,

@@ -230,7 +230,7 @@ static void test_experiments(harness *h)
     harness_get(h, "/v1/experiments", &r);
     json_t *list = harness_json(&r);
     check(r.status == 200 && (long)json_array_size(json_object_get(list, "experiments")) == total &&
-              json_is_null(json_object_get(list, "next")),
+              json_is_null(json_object_get(list, "next_cursor")),
           "list: %d, %zu of %ld", r.status, json_array_size(json_object_get(list, "experiments")),
           total);
     json_decref(list);
@@ -249,18 +249,28 @@ static void test_experiments(harness *h)
         }
         seen += (long)json_array_size(items);
         pages++;
-        const char *n = json_string_value(json_object_get(list, "next"));
-        snprintf(next, sizeof next, "%s", n ? n : "");
+        const char *n = json_string_value(json_object_get(list, "next_cursor"));
+        if (n)
+            snprintf(next, sizeof next, "/v1/experiments?limit=2&cursor=%s", n);
+        else
+            *next = '\0';
         json_decref(list);
         harness_response_free(&r);
     }
     check(seen == total && pages == (total + 1) / 2 && ordered,
           "paging by 2: %ld of %ld in %ld pages", seen, total, pages);
     const char *bad_limits[] = {"/v1/experiments?limit=0", "/v1/experiments?limit=1001",
-                                "/v1/experiments?limit=x", "/v1/experiments?after=-1"};
-    for (size_t i = 0; i < 4; i++) {
+                                "/v1/experiments?limit=x", "/v1/experiments?cursor=-1",
+                                "/v1/experiments?cursor=x1", "/v1/experiments?after=1",
+                                "/v1/experiments?limit=2&limit=3"};
+    const char *bad_fields[] = {"limit", "limit", "limit", "cursor", "cursor", "after", "limit"};
+    for (size_t i = 0; i < sizeof bad_limits / sizeof *bad_limits; i++) {
         harness_get(h, bad_limits[i], &r);
-        check_problem(&r, 400, strstr(bad_limits[i], "after") ? "after" : "limit", bad_limits[i]);
+        check_problem(&r, 400, bad_fields[i], bad_limits[i]);
+        json_t *doc = harness_json(&r);
+        check(doc && !strcmp(json_string_value(json_object_get(doc, "field")) ?: "", bad_fields[i]),
+              "%s names field %s", bad_limits[i], bad_fields[i]);
+        json_decref(doc);
         harness_response_free(&r);
     }
 
@@ -591,6 +601,59 @@ static void test_command_line(harness *h)
     check(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "perfcast migrate on a current schema: %d", rc);
 }
 
+/* One convention on every route: unknown and repeated query parameters are
+ * refused naming them; JSON routes refuse bodies declared as another media
+ * type with 415; predict names its units. */
+static void test_conventions(harness *h)
+{
+    struct {
+        const char *path, *field;
+    } bad[] = {
+        {"/health?verbose=1", "verbose"},
+        {"/v1/experiments?limit=1&limit=2", "limit"},
+        {"/v1/experiments?sort=name", "sort"},
+        {"/v1/tokens?tenant=x", "tenant"},
+    };
+    harness_response r;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        harness_get(h, bad[i].path, &r);
+        json_t *doc = harness_json(&r);
+        const char *field = json_string_value(json_object_get(doc, "field"));
+        check(r.status == 400 && field && !strcmp(field, bad[i].field), "%s: %d field %s",
+              bad[i].path, r.status, field ? field : "(none)");
+        json_decref(doc);
+        harness_response_free(&r);
+    }
+    long exp = create(h, "conventions");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?levl=application", exp);
+    harness_get(h, path, &r);
+    check_problem(&r, 400, "levl", "misspelt filter on models");
+    harness_response_free(&r);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/measurements?metric=time&metric=visits", exp);
+    harness_get(h, path, &r);
+    check_problem(&r, 400, "more than once", "repeated filter on measurements");
+    harness_response_free(&r);
+
+    const char *body = "{\"name\":\"media-type\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                       "\"training\":{\"train_samples\":100,\"batch_size\":10,\"data_parallel\":\"ranks\"}}";
+    harness_request(h, "POST", "/v1/experiments", "Content-Type: text/plain\r\n", body,
+                    strlen(body), &r);
+    check_problem(&r, 415, "Content-Type", "experiment as text/plain");
+    harness_response_free(&r);
+    harness_request(h, "POST", "/v1/fit", "Content-Type: application/x-www-form-urlencoded\r\n",
+                    "{}", 2, &r);
+    check_problem(&r, 415, "application/json", "fit as a form");
+    harness_response_free(&r);
+    check(harness_sql_long(h, "SELECT count(*) FROM experiments WHERE name = 'media-type'") == 0,
+          "nothing stored from a refused media type");
+    harness_request(h, "POST", "/v1/experiments", "Content-Type: application/json; charset=utf-8\r\n",
+                    body, strlen(body), &r);
+    check(r.status == 201, "application/json with a charset is JSON: %d %s", r.status,
+          r.body ? r.body : "");
+    harness_response_free(&r);
+}
+
 int main(void)
 {
     const char *env[] = {"PERFCAST_MAX_BODY=65536", "PERFCAST_DB_POOL=4", NULL};
@@ -603,6 +666,7 @@ int main(void)
     test_experiments(h);
     test_validation(h);
     test_methods_and_limits(h);
+    test_conventions(h);
     test_database_outage(h);
     test_server_restarts(h);
     test_command_line(h);

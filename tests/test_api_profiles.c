@@ -645,6 +645,38 @@ static void test_heartbeat(harness *h)
     check(!harness_server_start(h) && harness_wait_status(h, "/ready", 200, 10), "start again");
 }
 
+/* One meaning of model_set everywhere: the set's number within the
+ * experiment (1, 2, ...), in jobs, listings and analyses alike. Run after
+ * other experiments have sets, so that ids and numbers differ. */
+static void test_model_set_numbers(harness *h)
+{
+    long exp = create(h, "set-numbers");
+    long job = upload_five(h, exp, 1);
+    json_t *j = wait_job(h, job, "done", 20);
+    json_int_t set = json_integer_value(json_object_get(j, "model_set"));
+    json_decref(j);
+    check(all_done(h, exp, 20), "every job of the experiment done");
+    long last = harness_sql_long(h, "SELECT max(number) FROM model_sets WHERE experiment_id = %ld",
+                                 exp);
+    long last_id = harness_sql_long(h, "SELECT max(id) FROM model_sets WHERE experiment_id = %ld",
+                                    exp);
+    check(last_id != last, "earlier experiments' sets make ids and numbers differ (%ld, %ld)",
+          last_id, last);
+    static const char *const views[] = {"models", "measurements", "predict?ranks=12"};
+    for (int k = 0; k < 3; k++) {
+        char url[160];
+        harness_response r;
+        snprintf(url, sizeof url, "/v1/experiments/%ld/%s", exp, views[k]);
+        harness_get(h, url, &r);
+        json_t *doc = harness_json(&r);
+        json_int_t got = json_integer_value(json_object_get(doc, "model_set"));
+        check(r.status == 200 && got == last && got >= set,
+              "%s: model_set %lld is the set's number %ld", views[k], (long long)got, last);
+        json_decref(doc);
+        harness_response_free(&r);
+    }
+}
+
 int main(void)
 {
     const char *env[] = {"PERFCAST_WORKERS=0", "PERFCAST_MAX_BODY=4MiB", NULL};
@@ -672,6 +704,7 @@ int main(void)
     test_deferred_refit(h);
     test_kill_mid_fit(h);
     test_heartbeat(h);
+    test_model_set_numbers(h);
     harness_close(h, check_failed_count > failed);
     return check_summary();
 }

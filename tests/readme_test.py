@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""readme_test.py — runs the README's shell examples, in order, against a
+fresh perfcast and a fresh PostgreSQL, and compares what each prints with
+the answer the README shows under it (`make test-readme`).
+
+How the README is read (README.md, "Examples in this README"):
+  * every ```sh block is run, in document order, by one bash process, so a
+    variable captured in one block (id=$(...)) is there in the next;
+  * a block right after the line `<!-- readme-test: skip -->` is not run
+    (it needs something a test cannot have: Docker, a second terminal, ...);
+    after `<!-- readme-test: fresh -->` the server and database are new;
+  * in a block, the `#` lines right below a command are its answer; a `#`
+    line after a blank line or at the top of a block is prose;
+  * answers are compared with all white space removed; `...` stands for
+    anything; numbers are compared to a relative tolerance of 1e-6 (the
+    last digits of a floating-point result may differ between libm builds).
+The examples talk to http://127.0.0.1:8080; the runner serves on a free
+port and rewrites that address in commands and answers.
+
+The openapi.json examples of requests are checked too: each request body
+example of an operation must be valid JSON (they are pasted by hand).
+
+Prints one line per failing example and ends with "N passed, N failed".
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+TOL = 1e-6
+ADDR = "127.0.0.1:8080"
+NUM = r"(?<![\w.])(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\d.])"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+class Postgres:
+    """A private cluster in a temporary directory (as the postgres user when
+    run as root: PostgreSQL refuses root)."""
+
+    def __init__(self):
+        bins = sorted(d for d in os.listdir("/usr/lib/postgresql") if d.isdigit())
+        if not bins:
+            raise SystemExit("readme_test: PostgreSQL server binaries not found")
+        self.bin = "/usr/lib/postgresql/%s/bin" % bins[-1]
+        self.dir = tempfile.mkdtemp(prefix="perfcast-readme-")
+        self.as_pg = []
+        if os.getuid() == 0:
+            shutil.chown(self.dir, "postgres")
+            self.as_pg = ["runuser", "-u", "postgres", "--", "env", "-C", "/"]
+        self.port = free_port()
+        data = os.path.join(self.dir, "pg")
+        self.run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                 "--no-instructions")
+        self.run("pg_ctl", "-D", data, "-l", os.path.join(self.dir, "postgres.log"), "-w",
+                 "-t", "30", "-o", "-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off"
+                 % (self.port, self.dir), "start")
+        self.url = "postgresql://postgres@127.0.0.1:%d/postgres" % self.port
+
+    def run(self, prog, *args):
+        subprocess.run(self.as_pg + [os.path.join(self.bin, prog)] + list(args), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        try:
+            self.run("pg_ctl", "-D", os.path.join(self.dir, "pg"), "-m", "immediate", "-w",
+                     "stop")
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Server:
+    def __init__(self, binary, db_url):
+        self.port = free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="perfcast-readme-log-", delete=False)
+        env = dict(os.environ, DATABASE_URL=db_url, PERFCAST_LISTEN="127.0.0.1:%d" % self.port)
+        self.proc = subprocess.Popen([binary, "serve"], env=env, stdout=self.log,
+                                     stderr=self.log)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/ready" % self.port, timeout=1)
+                return
+            except Exception:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+        raise SystemExit("readme_test: the server did not start; see " + self.log.name)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.unlink(self.log.name)
+
+
+def blocks(text):
+    """(line number, directive, lines) of each ```sh block."""
+    lines = text.split("\n")
+    out, i, directive = [], 0, None
+    while i < len(lines):
+        m = re.match(r"<!--\s*readme-test:\s*(\w+)", lines[i])
+        if m:
+            directive = m.group(1)
+        elif lines[i].strip() == "```sh":
+            start, body = i + 1, []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "```":
+                body.append(lines[i])
+                i += 1
+            out.append((start + 1, directive, body))
+            directive = None
+        elif lines[i].strip():
+            directive = None
+        i += 1
+    return out
+
+
+def examples(first_line, body):
+    """(line number, command text, expected answer or None) of a block."""
+    out, cmd, cmd_line, expect = [], [], 0, None
+
+    def flush():
+        if cmd:
+            out.append((cmd_line, "\n".join(cmd), None if expect is None else "".join(expect)))
+
+    for n, line in enumerate(body):
+        if line.startswith("#"):
+            if cmd:  # an answer (or more of it)
+                if expect is None:
+                    expect = []
+                expect.append(line[1:])
+            continue  # prose
+        if not line.strip():
+            flush()
+            cmd, expect = [], None
+            continue
+        if expect is not None:  # a new command right after an answer
+            flush()
+            cmd, expect = [], None
+        if not cmd:
+            cmd_line = first_line + n
+        cmd.append(line)
+    flush()
+    return out
+
+
+def squeeze(s):
+    return re.sub(r"\s+", "", s)
+
+
+def matches(expected, actual):
+    """None when actual fits expected, else why not."""
+    e, a = squeeze(expected), squeeze(actual)
+    parts, numbers = [], []
+    for k, frag in enumerate(e.split("...")):
+        pos, rx = 0, ""
+        for m in re.finditer(NUM, frag):
+            rx += re.escape(frag[pos:m.start()]) + NUM
+            numbers.append(m.group(1))
+            pos = m.end()
+        rx += re.escape(frag[pos:])
+        parts.append(rx)
+    m = re.fullmatch("(?:.*?)".join(parts), a, re.S)
+    if not m:
+        return "the answer does not have the shape shown"
+    for want, got in zip(numbers, m.groups()):
+        w, g = float(want), float(got)
+        if abs(w - g) > max(TOL * max(abs(w), abs(g)), 1e-12):
+            return "%s where the README shows %s" % (got, want)
+    return None
+
+
+def run_all(items, port):
+    """Runs every command in one bash; returns [(output, status)]."""
+    script = ["set +e"]
+    for k, (_, cmd, _) in enumerate(items):
+        script.append(cmd.replace(ADDR, "127.0.0.1:%d" % port))
+        script.append("printf '\\n@@readme-test %d %%s@@\\n' $?" % k)
+    p = subprocess.run(["bash", "-c", "\n".join(script)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=900)
+    text = p.stdout.decode("utf-8", "replace")
+    res, pos = [], 0
+    for m in re.finditer(r"\n@@readme-test (\d+) (\d+)@@\n", text):
+        res.append((text[pos:m.start()], int(m.group(2))))
+        pos = m.end()
+    return res
+
+
+def check_openapi(path):
+    doc = json.load(open(path))
+    bad = []
+    for route, ops in doc.get("paths", {}).items():
+        for method, op in ops.items():
+            if not isinstance(op, dict):
+                continue
+            content = op.get("requestBody", {}).get("content", {})
+            for ctype, media in content.items():
+                for ex in [media.get("example")] + [
+                        v.get("value") for v in media.get("examples", {}).values()]:
+                    if isinstance(ex, str) and "json" in ctype:
+                        try:
+                            json.loads(ex)
+                        except ValueError as err:
+                            bad.append("%s %s: example is not JSON: %s" % (method, route, err))
+    return bad
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    readme = sys.argv[2] if len(sys.argv) > 2 else "README.md"
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    binary = os.path.abspath(os.path.join(build, "perfcast"))
+    text = open(readme).read()
+    groups, current = [], []  # runs of blocks served by one server
+    for first, directive, body in blocks(text):
+        if directive == "skip":
+            continue
+        if directive == "fresh" and current:
+            groups.append(current)
+            current = []
+        current.extend(examples(first, body))
+    if current:
+        groups.append(current)
+    passed = failed = 0
+    for items in groups:
+        pg = Postgres()
+        srv = None
+        try:
+            srv = Server(binary, pg.url)
+            env_port = srv.port
+            results = run_all(items, env_port)
+        finally:
+            if srv:
+                srv.stop()
+            pg.stop()
+        for k, (line, cmd, expect) in enumerate(items):
+            if k >= len(results):
+                print("README.md:%d: did not run (an earlier command ended the shell)" % line)
+                failed += 1
+                continue
+            out, status = results[k]
+            out = out.replace("127.0.0.1:%d" % env_port, ADDR)
+            why = None
+            if status != 0:
+                why = "exit status %d" % status
+            elif expect is not None:
+                why = matches(expect, out)
+            if why:
+                failed += 1
+                print("README.md:%d: %s\n  command: %s\n  printed: %s" %
+                      (line, why, cmd.split("\n")[0][:160], out.strip()[:600]))
+            else:
+                passed += 1
+    bad = check_openapi("api/openapi.json")
+    for why in bad:
+        print("api/openapi.json: " + why)
+    failed += 1 if bad else 0
+    passed += 0 if bad else 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
