@@ -563,7 +563,9 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
         c,
         "SELECT point::text, level, name, category, metric, phase, value, repetitions::text, "
         "rank_values::text, rank_ids::text, lif_reps::text FROM measurements" FILTER_SQL
-        "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
+        /* measurements.point, the array: a bare "point" would be the text
+         * output column and sort 10 before 2 */
+        "ORDER BY level DESC, name, metric, phase, measurements.point OFFSET $7 LIMIT $8",
         8, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);

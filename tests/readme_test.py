@@ -88,6 +88,7 @@ class Server:
         self.port = free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="perfcast-readme-log-", delete=False)
         env = dict(os.environ, DATABASE_URL=db_url, PERFCAST_LISTEN="127.0.0.1:%d" % self.port)
+        env.pop("PERFCAST_TOKEN", None)
         self.proc = subprocess.Popen([binary, "serve"], env=env, stdout=self.log,
                                      stderr=self.log)
         deadline = time.time() + 30
@@ -165,31 +166,61 @@ def squeeze(s):
     return re.sub(r"\s+", "", s)
 
 
-def matches(expected, actual):
-    """None when actual fits expected, else why not."""
-    e, a = squeeze(expected), squeeze(actual)
-    parts, numbers = [], []
-    for k, frag in enumerate(e.split("...")):
-        pos, rx = 0, ""
-        for m in re.finditer(NUM, frag):
-            rx += re.escape(frag[pos:m.start()]) + NUM
-            numbers.append(m.group(1))
-            pos = m.end()
-        rx += re.escape(frag[pos:])
-        parts.append(rx)
-    m = re.fullmatch("(?:.*?)".join(parts), a, re.S)
-    if not m:
-        return "the answer does not have the shape shown"
-    for want, got in zip(numbers, m.groups()):
-        w, g = float(want), float(got)
-        if abs(w - g) > max(TOL * max(abs(w), abs(g)), 1e-12):
-            return "%s where the README shows %s" % (got, want)
+def fragment_regex(frag):
+    """A fragment of an answer as a regular expression whose groups are its
+    numbers, and those numbers."""
+    pos, rx, numbers = 0, "", []
+    for m in re.finditer(NUM, frag):
+        rx += re.escape(frag[pos:m.start()]) + NUM
+        numbers.append(m.group(1))
+        pos = m.end()
+    return re.compile(rx + re.escape(frag[pos:])), numbers
+
+
+def numbers_differ(want, got):
+    """None when the numbers agree within TOL, else the first that does not."""
+    for w, g in zip(want, got):
+        a, b = float(w), float(g)
+        if abs(a - b) > max(TOL * max(abs(a), abs(b)), 1e-12):
+            return "%s where the README shows %s" % (g, w)
     return None
 
 
-def run_all(items, port):
-    """Runs every command in one bash; returns [(output, status)]."""
-    script = ["set +e"]
+def matches(expected, actual):
+    """None when actual fits expected, else why not. The fragments between
+    `...` are found in order, each at its first place where its numbers
+    agree; the first must start the answer and the last end it, unless the
+    README puts `...` there."""
+    e, a = squeeze(expected), squeeze(actual)
+    frags = e.split("...")
+    pos = 0
+    for k, frag in enumerate(frags):
+        if not frag:
+            continue
+        rx, want = fragment_regex(frag)
+        first = k == 0
+        last = k == len(frags) - 1
+        found, why = None, None
+        for m in rx.finditer(a, pos):
+            if first and m.start() != 0:
+                break
+            if last and m.end() != len(a):
+                continue
+            why = numbers_differ(want, m.groups())
+            if not why:
+                found = m
+                break
+        if not found:
+            return why or ("the answer does not have the shape shown (from %r on)" % frag[:80])
+        pos = found.end()
+    return None
+
+
+def run_all(items, port, db_url):
+    """Runs every command in one bash; returns [(output, status)]. The
+    examples' commands see DATABASE_URL of the test's database (the README
+    writes `export DATABASE_URL=${DATABASE_URL:-...}`)."""
+    script = ["set +e", "export DATABASE_URL='%s'" % db_url]
     for k, (_, cmd, _) in enumerate(items):
         script.append(cmd.replace(ADDR, "127.0.0.1:%d" % port))
         script.append("printf '\\n@@readme-test %d %%s@@\\n' $?" % k)
@@ -223,6 +254,9 @@ def check_openapi(path):
 
 
 def main():
+    # a killed run still stops its server and database (the finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(1))
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     readme = sys.argv[2] if len(sys.argv) > 2 else "README.md"
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -245,7 +279,7 @@ def main():
         try:
             srv = Server(binary, pg.url)
             env_port = srv.port
-            results = run_all(items, env_port)
+            results = run_all(items, env_port, pg.url)
         finally:
             if srv:
                 srv.stop()
@@ -257,6 +291,9 @@ def main():
                 continue
             out, status = results[k]
             out = out.replace("127.0.0.1:%d" % env_port, ADDR)
+            if os.environ.get("README_TEST_DUMP"):  # every answer, for writing the README
+                with open(os.environ["README_TEST_DUMP"], "a") as f:
+                    f.write("==== README.md:%d\n%s\n" % (line, out))
             why = None
             if status != 0:
                 why = "exit status %d" % status
