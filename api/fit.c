@@ -70,7 +70,7 @@ static json_t *fit_one(pmnf_modeler *m, const pmnf_data *d, const char *const *n
     pmnf_model model;
     char err[256];
     if (pmnf_fit(m, d, &model, err, sizeof err) < 0) {
-        api_problem(resp, 400, NULL, "%s;%s: %s", callpath, metric, err);
+        api_problem(resp, 400, "points", "%s;%s: %s", callpath, metric, err);
         return NULL;
     }
     json_t *o = api_model_to_json(&model, names, 0);
@@ -86,7 +86,7 @@ static void fit_extrap(api_ctx *ctx, api_request *req, api_response *resp, inges
     ingest_experiment e;
     ingest_error ie;
     if (ingest_extrap_read(req->body, req->body_len, fmt, &e, &ie) < 0) {
-        api_problem(resp, 400, NULL, "%s", ie.msg);
+        api_problem(resp, 400, "body", "%s", ie.msg);
         return;
     }
     pmnf_modeler *m = pmnf_modeler_new(o);

@@ -153,7 +153,10 @@ void api_store_problem(api_response *resp, const store_error *err)
         api_problem(resp, 409, NULL, "%s", err->msg);
         break;
     case STORE_INVALID:
-        api_problem(resp, 400, NULL, "%s", err->msg);
+        if (err->field[0])
+            api_problem(resp, 400, err->field, "%s", err->msg);
+        else
+            api_problem(resp, 400, "body", "%s", err->msg);
         break;
     case STORE_UNAVAILABLE:
         api_problem(resp, 503, NULL, "the database is unavailable; retry later");
@@ -172,18 +175,18 @@ int api_parse_object(const api_request *req, api_response *resp, json_t **out)
     json_error_t je;
     *out = NULL;
     if (req->body_len == 0) {
-        api_problem(resp, 400, NULL, "the request body is empty; expected a JSON object");
+        api_problem(resp, 400, "body", "the request body is empty; expected a JSON object");
         return -1;
     }
     json_t *doc = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
-        api_problem(resp, 400, NULL, "malformed JSON at line %d, column %d (byte offset %d): %s",
+        api_problem(resp, 400, "body", "malformed JSON at line %d, column %d (byte offset %d): %s",
                     je.line, je.column, je.position, je.text);
         return -1;
     }
     if (!json_is_object(doc)) {
         json_decref(doc);
-        api_problem(resp, 400, NULL, "the request body must be a JSON object");
+        api_problem(resp, 400, "body", "the request body must be a JSON object");
         return -1;
     }
     *out = doc;

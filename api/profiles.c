@@ -56,8 +56,9 @@ static void reader_problem(api_response *resp, ingest_kind kind, const ingest_er
 {
     char detail[400];
     snprintf(detail, sizeof detail, "malformed profile (%s): %s", ingest_kind_name(kind), ie->msg);
-    json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", "about:blank", "title",
-                            api_status_title(400), "status", 400, "detail", detail);
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "about:blank", "title",
+                            api_status_title(400), "status", 400, "detail", detail, "field",
+                            "body");
     if (doc && ie->line > 0)
         json_object_set_new(doc, "line", json_integer(ie->line));
     if (doc && ie->offset >= 0)
@@ -65,7 +66,7 @@ static void reader_problem(api_response *resp, ingest_kind kind, const ingest_er
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     if (!text) {
-        api_problem(resp, 400, NULL, "%s", detail);
+        api_problem(resp, 400, "body", "%s", detail);
         return;
     }
     api_send_body(resp, 400, "application/problem+json", text, strlen(text));
@@ -191,7 +192,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
             continue;
         int i = param_index(e, name);
         if (i < 0) {
-            api_problem(resp, 400, NULL,
+            api_problem(resp, 400, name,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
                         "(parameters: %s) nor format, repetition, rank, markers or refit",
                         name, names);

@@ -48,7 +48,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R, NULL},
     {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W, ""},
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R, NULL},
-    {"POST", "/v1/fit", api_fit, 0, W, "format measure"},
+    {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure"},
     {"POST", "/v1/tokens", api_token_create, DB, A, ""},
     {"GET", "/v1/tokens", api_token_list, DB, A, ""},
     {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A, ""},
@@ -176,8 +176,12 @@ static int check_media_type(const api_route *r, const api_request *req, api_resp
     if ((n == 16 && !strncasecmp(ct, "application/json", 16)) ||
         (n > 5 && !strncasecmp(ct + n - 5, "+json", 5)))
         return 0;
-    api_problem(resp, 415, "Content-Type", "%s takes application/json, not \"%.*s\"", r->pattern,
-                (int)(n > 60 ? 60 : n), ct);
+    int text = r->flags & API_ROUTE_TEXT;
+    if (text && ((n == 10 && !strncasecmp(ct, "text/plain", 10)) ||
+                 (n == 20 && !strncasecmp(ct, "application/x-ndjson", 20))))
+        return 0;
+    api_problem(resp, 415, "Content-Type", "%s takes application/json%s, not \"%.*s\"", r->pattern,
+                text ? " or text/plain" : "", (int)(n > 60 ? 60 : n), ct);
     return -1;
 }
 

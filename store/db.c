@@ -54,6 +54,7 @@ int store_error_set(store_error *err, int code, const char *fmt, ...)
     if (!err)
         return code;
     err->code = code;
+    err->field[0] = '\0'; /* the caller names the field after this call, if it knows it */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);

@@ -22,6 +22,7 @@ enum {
 typedef struct store_error {
     int code;
     char msg[256];
+    char field[48]; /* the input at fault for STORE_INVALID, "" when not known */
 } store_error;
 
 typedef struct store store;

@@ -102,6 +102,8 @@ static int check_experiment(PGconn *c, const store_upload *u, const char *exp, c
         rc = store_error_set(err, STORE_INVALID,
                              "point: %d values for an experiment with %d parameters", u->npoint,
                              nparams);
+    if (rc == STORE_INVALID && err)
+        snprintf(err->field, sizeof err->field, "point");
     PQclear(r);
     return rc;
 }
@@ -202,6 +204,8 @@ static int upsert_callpaths(PGconn *c, const profile *p, const char *exp, int64_
                                  "callpath \"%.80s\" has category \"%s\" in this experiment, "
                                  "the upload says \"%s\"",
                                  p->callpaths[i].name, stored, mine ? mine : "?");
+            if (err)
+                snprintf(err->field, sizeof err->field, "category");
             break;
         }
         ids[i] = strtoll(PQgetvalue(r, k, 1), NULL, 10);
