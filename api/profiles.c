@@ -38,6 +38,7 @@
 #include <strings.h>
 
 #include "api/handlers.h"
+#include "api/training.h"
 #include "ingest/format.h"
 #include "ingest/profile.h"
 #include "ingest/trace.h"
@@ -262,6 +263,26 @@ static int resolve_repetition(const api_request *req, ingest_kind kind, const pr
     return 0;
 }
 
+/* The training set-up must give at least one training step at the upload's
+ * coordinate (it may depend on the parameters: D_t = "50000*x1"). Returns 0,
+ * or -1 after answering 400 naming the set-up's field. */
+static int check_training_at(const store_experiment *e, const double *point, api_response *resp)
+{
+    const json_t *t = json_object_get(e->spec, "training");
+    training_setup s;
+    char field[64], msg[400];
+    double n_t, n_v;
+    if (!json_is_object(t))
+        return 0; /* nothing to check; the refit says what is missing */
+    if (training_compile(t, (const char *const *)e->parameters, e->nparams, &s, field,
+                         sizeof field, msg, sizeof msg) == 0 &&
+        training_steps_at(&s, point, (const char *const *)e->parameters, e->nparams, &n_t, &n_v,
+                          field, sizeof field, msg, sizeof msg) == 0)
+        return 0;
+    api_problem(resp, 400, field, "%s (the experiment's training set-up)", msg);
+    return -1;
+}
+
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t exp_id;
@@ -320,7 +341,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
-        resolve_repetition(req, kind, &prof, &rep, resp))
+        resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
                       .format = ingest_kind_name(kind),

@@ -6,7 +6,8 @@
  *   2. per coordinate: aggregate (medians over steps, ranks, repetitions;
  *      warm-up excluded; phases apart) — modeling/aggregate.c;
  *   3. per coordinate: steps per epoch n_t, n_v from the training set-up,
- *      G and M evaluated for the coordinate (Extra-Deep Eq. 2-3);
+ *      D_t, D_v, B, G and M evaluated for the coordinate (Extra-Deep Eq. 2-3,
+ *      api/training.h);
  *   4. per callpath and metric: the per-epoch value n_t·V_train + n_v·V_val
  *      ('epoch') and, kept apart, the work between steps n_t·V_between
  *      ('between'); per metric the application values comp, comm, mem (sums
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "api/model_json.h"
+#include "api/training.h"
 #include "ingest/profile.h"
 #include "modeling/aggregate.h"
 #include "modeling/expr.h"
@@ -44,8 +46,7 @@ static const char *const part_names[NPARTS] = {"comp", "comm", "mem", "epoch"};
 enum { SERIES_EPOCH = 0, SERIES_BETWEEN = 1 };
 
 typedef struct refit_setup {
-    agg_training training;
-    expr g, m;
+    training_setup training; /* D_t, D_v, B, G, M per coordinate (api/training.h) */
     int warmup_steps;
     int strong;
 } refit_setup;
@@ -105,56 +106,22 @@ typedef struct refit_state {
 
 /* ---- set-up from the experiment ------------------------------------------ */
 
-static int number_field(const json_t *o, const char *key, double *out)
-{
-    const json_t *v = json_object_get(o, key);
-    if (!json_is_number(v))
-        return -1;
-    *out = json_number_value(v);
-    return 0;
-}
-
-/* data_parallel / model_parallel: an expression text or a number. */
-static int expr_field(const json_t *o, const char *key, const char *fallback,
-                      const store_experiment *e, expr *out, char *err, size_t errcap)
-{
-    const json_t *v = json_object_get(o, key);
-    char text[64];
-    const char *src = fallback;
-    if (json_is_string(v)) {
-        src = json_string_value(v);
-    } else if (json_is_number(v)) {
-        snprintf(text, sizeof text, "%.17g", json_number_value(v));
-        src = text;
-    }
-    char why[160];
-    if (expr_compile(src, (const char *const *)e->parameters, e->nparams, out, why, sizeof why) <
-        0) {
-        snprintf(err, errcap, "training.%s: %s", key, why);
-        return -1;
-    }
-    return 0;
-}
-
 static int setup_from_experiment(const store_experiment *e, refit_setup *s, char *err,
                                  size_t errcap)
 {
     memset(s, 0, sizeof *s);
     const json_t *t = json_object_get(e->spec, "training");
-    if (!json_is_object(t) || number_field(t, "train_samples", &s->training.train_samples) < 0 ||
-        number_field(t, "batch_size", &s->training.batch_size) < 0) {
+    char field[64], why[400];
+    if (!json_is_object(t)) {
         snprintf(err, errcap, "the experiment has no training set-up (train_samples, batch_size)");
         return -1;
     }
-    if (number_field(t, "validation_samples", &s->training.validation_samples) < 0)
-        s->training.validation_samples = 0;
-    double warm = 0;
-    if (number_field(t, "warmup_steps", &warm) == 0)
-        s->warmup_steps = (int)warm;
-    const char *first = e->nparams > 0 ? e->parameters[0] : "1";
-    if (expr_field(t, "data_parallel", first, e, &s->g, err, errcap) < 0 ||
-        expr_field(t, "model_parallel", "1", e, &s->m, err, errcap) < 0)
+    if (training_compile(t, (const char *const *)e->parameters, e->nparams, &s->training, field,
+                         sizeof field, why, sizeof why) < 0) {
+        snprintf(err, errcap, "%s: %s", field, why);
         return -1;
+    }
+    s->warmup_steps = s->training.warmup_steps;
     s->strong = e->scaling && !strcmp(e->scaling, "strong");
     return 0;
 }
@@ -181,13 +148,11 @@ static int aggregate_points(refit_state *st, char *err, size_t errcap)
             return -1;
         }
         const double *pt = d->points + (size_t)p * d->nparams;
-        double g, m;
-        if (expr_eval(&st->setup.g, pt, &g) < 0 || expr_eval(&st->setup.m, pt, &m) < 0 ||
-            agg_steps_per_epoch(&st->setup.training, g, m, &st->n_t[p], &st->n_v[p]) < 0) {
-            snprintf(err, errcap,
-                     "data_parallel/model_parallel/batch_size give no positive steps per epoch at "
-                     "coordinate %d",
-                     p + 1);
+        char field[64], why[400];
+        if (training_steps_at(&st->setup.training, pt, (const char *const *)st->e->parameters,
+                              st->e->nparams, &st->n_t[p], &st->n_v[p], field, sizeof field, why,
+                              sizeof why) < 0) {
+            snprintf(err, errcap, "%s: %s", field, why);
             free(rows);
             return -2;
         }

@@ -1,0 +1,251 @@
+/*
+ * test_api_papers.c — Extra-Deep (paper 000) and Kavarakuntla et al. (paper
+ * 004) over real HTTP against a real PostgreSQL, expectations computed by
+ * hand from the papers' formulas:
+ *
+ *  - training set-ups as expressions of the parameters: the weak-scaling
+ *    case study D_t = 50000·x1, G = x1, B = 256 gives n_t = 195 steps at
+ *    every x1, so a kernel of 0.01 s per step costs 1.95 s per epoch at
+ *    every coordinate; faults at creation and at an upload's coordinate
+ *    answer 400 naming the field and store nothing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check.h"
+#include "tests/harness.h"
+
+/* POST; returns the parsed answer (or NULL) and the status in *status. */
+static json_t *post(harness *h, const char *path, const char *body, int *status)
+{
+    harness_response r;
+    harness_post(h, path, body, &r);
+    json_t *doc = harness_json(&r);
+    *status = r.status;
+    harness_response_free(&r);
+    return doc;
+}
+
+static json_t *get(harness *h, const char *path, int *status)
+{
+    harness_response r;
+    harness_get(h, path, &r);
+    json_t *doc = harness_json(&r);
+    *status = r.status;
+    harness_response_free(&r);
+    return doc;
+}
+
+static const char *dump(const json_t *j)
+{
+    static char buf[2048];
+    char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    snprintf(buf, sizeof buf, "%s", t ? t : "(none)");
+    free(t);
+    return buf;
+}
+
+/* Creates an experiment from a document; its id, or -1. */
+static long create(harness *h, const char *doc)
+{
+    int st;
+    json_t *e = post(h, "/v1/experiments", doc, &st);
+    long id = st == 201 ? (long)json_integer_value(json_object_get(e, "id")) : -1;
+    check(id > 0, "create: %d %s", st, dump(e));
+    json_decref(e);
+    return id;
+}
+
+/* A 400 whose "field" is want. */
+static void check_field(const json_t *doc, int status, const char *want, const char *what)
+{
+    const char *f = json_string_value(json_object_get(doc, "field"));
+    check(status == 400 && f && !strcmp(f, want), "%s: %d %s (want field %s)", what, status,
+          dump(doc), want);
+}
+
+/* One kernel of one callpath in a step. */
+typedef struct kern {
+    const char *name, *category;
+    double time;
+} kern;
+
+/* A perfcast profile: nranks ranks, nsteps train steps each; kernel k of
+ * kernels[] is in step s of rank r when present(r, s, k). */
+static char *profile(double x, int nranks, int nsteps, const kern *kernels, int nk,
+                     int (*present)(int r, int s, int k), const kern *between, int nb)
+{
+    json_t *ranks = json_array();
+    for (int r = 0; r < nranks; r++) {
+        json_t *steps = json_array();
+        for (int s = 0; s < nsteps; s++) {
+            json_t *cps = json_array();
+            for (int k = 0; k < nk; k++)
+                if (!present || present(r, s, k))
+                    json_array_append_new(cps, json_pack("{s:s, s:s, s:{s:f}}", "name",
+                                                         kernels[k].name, "category",
+                                                         kernels[k].category, "metrics", "time",
+                                                         kernels[k].time));
+            json_array_append_new(steps, json_pack("{s:s, s:o}", "phase", "train", "callpaths",
+                                                   cps));
+        }
+        json_t *rank = json_pack("{s:i, s:o}", "rank", r, "steps", steps);
+        if (nb > 0) {
+            json_t *cps = json_array();
+            for (int k = 0; k < nb; k++)
+                json_array_append_new(cps, json_pack("{s:s, s:s, s:{s:f}}", "name",
+                                                     between[k].name, "category",
+                                                     between[k].category, "metrics", "time",
+                                                     between[k].time));
+            json_object_set_new(rank, "between_steps",
+                                json_pack("[{s:o}]", "callpaths", cps));
+        }
+        json_array_append_new(ranks, rank);
+    }
+    json_t *doc = json_pack("{s:{s:f}, s:i, s:o}", "point", "x1", x, "repetition", 1, "ranks",
+                            ranks);
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    return text;
+}
+
+/* Uploads a profile; the job id (0 when refused). */
+static long upload(harness *h, long exp, const char *body, int *status, json_t **answer)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
+    json_t *doc = post(h, path, body, status);
+    long job = (long)json_integer_value(json_object_get(doc, "job"));
+    if (answer)
+        *answer = doc;
+    else
+        json_decref(doc);
+    return job;
+}
+
+/* The value of the measurement (level, name, phase) at x1, NAN if absent. */
+static double measurement(harness *h, long exp, const char *level, const char *name,
+                          const char *phase, double x1)
+{
+    char path[256];
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/measurements?level=%s&name=%s&metric=time&phase=%s&limit=1000",
+             exp, level, name, phase);
+    int st;
+    json_t *doc = get(h, path, &st);
+    json_t *list = json_object_get(doc, "measurements");
+    double v = NAN;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *m = json_array_get(list, i);
+        if (json_number_value(json_object_get(json_object_get(m, "point"), "x1")) == x1)
+            v = json_number_value(json_object_get(m, "value"));
+    }
+    json_decref(doc);
+    return v;
+}
+
+/* ---- training set-ups as expressions ------------------------------------------ */
+
+static void test_setup_expressions(harness *h)
+{
+    long exp = create(h, "{\"name\":\"weak-case-study\",\"parameters\":[\"x1\"],\"scaling\":"
+                         "\"weak\",\"training\":{\"train_samples\":\"50000*x1\","
+                         "\"validation_samples\":\"10000*x1\",\"batch_size\":256,"
+                         "\"data_parallel\":\"x1\"}}");
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld", exp);
+    int st;
+    json_t *e = get(h, path, &st);
+    json_t *tr = json_object_get(e, "training");
+    check(st == 200 && json_is_string(json_object_get(tr, "train_samples")) &&
+              !strcmp(json_string_value(json_object_get(tr, "train_samples")), "50000*x1") &&
+              json_integer_value(json_object_get(tr, "batch_size")) == 256,
+          "view keeps the expression: %s", dump(e));
+    json_decref(e);
+
+    kern k[] = {{"gemm", "comp", 0.01}};
+    const double xs[] = {2, 4, 6, 8, 10};
+    long job = 0;
+    for (int i = 0; i < 5; i++) {
+        char *body = profile(xs[i], 2, 3, k, 1, NULL, NULL, 0);
+        job = upload(h, exp, body, &st, NULL);
+        check(st == 202, "upload at %g: %d", xs[i], st);
+        free(body);
+    }
+    check(harness_wait_job(h, job, 30), "refit");
+    /* n_t = floor(50000·x1/x1/256) = 195 at every x1: 195 × 0.01 s */
+    for (int i = 0; i < 5; i++) {
+        double v = measurement(h, exp, "callpath", "gemm", "epoch", xs[i]);
+        check(check_close(v, 1.95, 1e-9, 1), "epoch of gemm at x1=%g: %.17g, want 1.95", xs[i], v);
+        v = measurement(h, exp, "application", "epoch", "epoch", xs[i]);
+        check(check_close(v, 1.95, 1e-9, 1), "application epoch at x1=%g: %.17g", xs[i], v);
+    }
+
+    /* faults at creation name the field */
+    static const struct {
+        const char *training, *field;
+    } bad[] = {
+        {"\"train_samples\":\"50000*nodes\",\"batch_size\":256", "training.train_samples"},
+        {"\"train_samples\":\"50000*\",\"batch_size\":256", "training.train_samples"},
+        {"\"train_samples\":1000,\"batch_size\":\"x2\"", "training.batch_size"},
+        {"\"train_samples\":1000,\"batch_size\":\"0\"", "training.batch_size"},
+        {"\"train_samples\":1000,\"batch_size\":\"2-3\"", "training.batch_size"},
+        {"\"train_samples\":1000,\"validation_samples\":\"-1\",\"batch_size\":1",
+         "training.validation_samples"},
+        {"\"train_samples\":1000,\"batch_size\":2.5", "training.batch_size"},
+        /* floor(100/(1/1)/256) = 0 steps at every coordinate */
+        {"\"train_samples\":100,\"batch_size\":256,\"data_parallel\":1", "training.train_samples"},
+    };
+    long before = harness_sql_long(h, "SELECT count(*) FROM experiments");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc,
+                 "{\"name\":\"bad-setup\",\"parameters\":[\"x1\"],\"scaling\":\"weak\","
+                 "\"training\":{%s}}",
+                 bad[i].training);
+        json_t *p = post(h, "/v1/experiments", doc, &st);
+        check_field(p, st, bad[i].field, bad[i].training);
+        json_decref(p);
+    }
+    check(harness_sql_long(h, "SELECT count(*) FROM experiments") == before,
+          "refused set-ups stored nothing");
+
+    /* a set-up with no step at an upload's coordinate: 400 at the upload */
+    long exp2 = create(h, "{\"name\":\"batch-per-x1\",\"parameters\":[\"x1\"],\"scaling\":"
+                          "\"weak\",\"training\":{\"train_samples\":1000,"
+                          "\"batch_size\":\"x1-2\",\"data_parallel\":1}}");
+    long profiles = harness_sql_long(h, "SELECT count(*) FROM profiles");
+    char *body = profile(2, 1, 2, k, 1, NULL, NULL, 0);
+    json_t *p = NULL;
+    upload(h, exp2, body, &st, &p);
+    free(body);
+    check_field(p, st, "training.batch_size", "batch_size x1-2 at x1=2");
+    json_decref(p);
+    /* B = 998 at x1 = 1000: floor(1000/998) = 1 step; at x1 = 600, B = 598: 1 step;
+     * at x1 = 400, B = 398: floor(2.51) = 2 steps: all accepted */
+    body = profile(400, 1, 2, k, 1, NULL, NULL, 0);
+    upload(h, exp2, body, &st, NULL);
+    free(body);
+    check(st == 202, "upload at x1=400: %d", st);
+    /* train_samples 1000 with B = 1998 at x1 = 2000: no step */
+    body = profile(2000, 1, 2, k, 1, NULL, NULL, 0);
+    upload(h, exp2, body, &st, &p);
+    free(body);
+    check_field(p, st, "training.train_samples", "no step at x1=2000");
+    json_decref(p);
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles") == profiles + 1,
+          "refused uploads stored nothing");
+}
+
+int main(void)
+{
+    harness *h = harness_open(NULL);
+    check(h != NULL, "harness");
+    if (!h)
+        return check_summary();
+    test_setup_expressions(h);
+    harness_close(h, check_failed_count > 0);
+    return check_summary();
+}
