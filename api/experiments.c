@@ -33,7 +33,7 @@
 
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
-                                       "markers", NULL};
+                                       "markers", "measure", NULL};
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
@@ -406,6 +406,17 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     }
     if (e->spec && markers)
         json_object_set(e->spec, "markers", (json_t *)markers);
+    /* how steps and ranks are summarized: the median (Extra-Deep), or the
+     * mean, for periodic work (a kernel every 4th step) */
+    const json_t *measure = json_object_get(doc, "measure");
+    if (measure) {
+        const char *ms = json_string_value(measure);
+        if (!ms || (strcmp(ms, "median") && strcmp(ms, "mean")))
+            return fault(&ck, "measure", "must be \"median\" or \"mean\"",
+                         ms ? NULL : measure);
+        if (e->spec)
+            json_object_set(e->spec, "measure", (json_t *)measure);
+    }
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);

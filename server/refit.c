@@ -11,7 +11,9 @@
  *   4. per callpath and metric: the per-epoch value n_t·V_train + n_v·V_val
  *      ('epoch') and, kept apart, the work between steps n_t·V_between
  *      ('between'); per metric the application values comp, comm, mem (sums
- *      over the category's callpaths, Eq. 8-10) and epoch = comp+comm+mem;
+ *      over the category's callpaths, Eq. 8-10, the work between steps
+ *      included: n_t·V_between) and epoch = comp+comm+mem, and 'between', the
+ *      part of them done between steps, shown on its own;
  *      every measurement also carries its load-imbalance factor per
  *      repetition (max/mean over the ranks' values of that repetition, of the
  *      same sums per rank);
@@ -41,13 +43,14 @@
 
 #define MIN_VALUES_PER_PARAMETER 5
 
-enum { PART_COMP = 0, PART_COMM = 1, PART_MEM = 2, PART_EPOCH = 3, NPARTS = 4 };
-static const char *const part_names[NPARTS] = {"comp", "comm", "mem", "epoch"};
+enum { PART_COMP = 0, PART_COMM = 1, PART_MEM = 2, PART_EPOCH = 3, PART_BETWEEN = 4, NPARTS = 5 };
+static const char *const part_names[NPARTS] = {"comp", "comm", "mem", "epoch", "between"};
 enum { SERIES_EPOCH = 0, SERIES_BETWEEN = 1 };
 
 typedef struct refit_setup {
     training_setup training; /* D_t, D_v, B, G, M per coordinate (api/training.h) */
     int warmup_steps;
+    agg_measure measure; /* the experiment's "measure": median (default) or mean */
     int strong;
 } refit_setup;
 
@@ -122,6 +125,8 @@ static int setup_from_experiment(const store_experiment *e, refit_setup *s, char
         return -1;
     }
     s->warmup_steps = s->training.warmup_steps;
+    const char *measure = json_string_value(json_object_get(e->spec, "measure"));
+    s->measure = measure && !strcmp(measure, "mean") ? AGG_MEAN : AGG_MEDIAN;
     s->strong = e->scaling && !strcmp(e->scaling, "strong");
     return 0;
 }
@@ -143,7 +148,8 @@ static int aggregate_points(refit_state *st, char *err, size_t errcap)
                                   r->metric, r->value};
         }
         start = end;
-        if (agg_coordinate(rows, n, st->setup.warmup_steps, &st->agg[p]) < 0) {
+        agg_options o = {st->setup.warmup_steps, st->setup.measure};
+        if (agg_coordinate_with(rows, n, &o, &st->agg[p]) < 0) {
             free(rows);
             return -1;
         }
@@ -366,8 +372,18 @@ static int extrapolate_point(refit_state *st, int p)
             rc |= add_raw_measurement(st, p, v);
             int category = st->d->categories[c];
             if (v->phase == 2) {
+                /* work between steps, once per training step: its own series
+                 * per callpath, and part of F_epoch and of its category (the
+                 * application models filter nothing), shown apart as
+                 * "between" too */
                 rc |= accum_add(&between, v, st->n_t[p]);
                 has_between = 1;
+                if (category <= PROFILE_MEM) {
+                    rc |= accum_add(&parts[(size_t)category * nm + m], v, st->n_t[p]);
+                    rc |= accum_add(&parts[(size_t)PART_EPOCH * nm + m], v, st->n_t[p]);
+                    rc |= accum_add(&parts[(size_t)PART_BETWEEN * nm + m], v, st->n_t[p]);
+                    part_seen[m] = 1;
+                }
                 continue;
             }
             double scale = v->phase == 0 ? st->n_t[p] : st->n_v[p];
@@ -404,7 +420,7 @@ static int extrapolate_point(refit_state *st, int p)
             /* a category without callpaths at this coordinate contributes 0 */
             series_set(app_series(st, part, m), p, a->value);
             rc |= add_accum_measurement(st, p, "application", part_names[part],
-                                        part == PART_EPOCH ? NULL : part_names[part], m, "epoch",
+                                        part <= PART_MEM ? part_names[part] : NULL, m, "epoch",
                                         a);
         }
     }
@@ -511,7 +527,7 @@ static int fit_all(refit_state *st)
             }
             out->level = "application";
             out->name = part_names[part];
-            out->category = part == PART_EPOCH ? NULL : part_names[part];
+            out->category = part <= PART_MEM ? part_names[part] : NULL;
             out->metric = d->metrics[m];
             out->phase = "epoch";
             rc = fit_series(st, modeler, s, out, coords, values);
