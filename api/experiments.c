@@ -21,6 +21,7 @@
 #include "api/formula.h"
 #include "api/handlers.h"
 #include "api/training.h"
+#include "ingest/phase.h"
 #include "modeling/expr.h"
 #include "store/experiments.h"
 
@@ -33,7 +34,7 @@
 
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
-                                       "markers", "measure", NULL};
+                                       "markers", "measure", "validation_markers", NULL};
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
@@ -406,6 +407,18 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     }
     if (e->spec && markers)
         json_object_set(e->spec, "markers", (json_t *)markers);
+    /* name parts of validation steps in traces (ingest/phase.h) */
+    const json_t *vmarkers = json_object_get(doc, "validation_markers");
+    if (vmarkers) {
+        if (ingest_phase_check(json_string_value(vmarkers)))
+            return fault(&ck, "validation_markers",
+                         "must be a string of 1 to 256 bytes: comma-separated, non-empty parts "
+                         "of the names of validation steps or of ranges around them (e.g. "
+                         "\"val,eval\")",
+                         json_is_string(vmarkers) ? NULL : vmarkers);
+        if (e->spec)
+            json_object_set(e->spec, "validation_markers", (json_t *)vmarkers);
+    }
     /* how steps and ranks are summarized: the median (Extra-Deep), or the
      * mean, for periodic work (a kernel every 4th step) */
     const json_t *measure = json_object_get(doc, "measure");

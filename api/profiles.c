@@ -40,6 +40,7 @@
 #include "api/handlers.h"
 #include "api/training.h"
 #include "ingest/format.h"
+#include "ingest/phase.h"
 #include "ingest/profile.h"
 #include "ingest/trace.h"
 #include "store/experiments.h"
@@ -49,7 +50,8 @@
 static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
-           !strcmp(name, "markers") || !strcmp(name, "refit");
+           !strcmp(name, "markers") || !strcmp(name, "refit") || !strcmp(name, "phase") ||
+           !strcmp(name, "validation_markers");
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -146,6 +148,43 @@ static int query_rank(const api_request *req, ingest_trace_options *o, api_respo
     return 0;
 }
 
+/* ?phase=train|validation (every step's phase) and ?validation_markers=
+ * (patterns of validation steps, ingest/phase.h) into o. 0, or -1 after
+ * answering 400. */
+static int query_phase(const api_request *req, ingest_trace_options *o, api_response *resp)
+{
+    const char *phase = api_query(req, "phase");
+    if (phase) {
+        if (!strcmp(phase, "train"))
+            o->phase = INGEST_PHASE_TRAIN;
+        else if (!strcmp(phase, "validation"))
+            o->phase = INGEST_PHASE_VALIDATION;
+        else {
+            api_problem(resp, 400, "phase", "must be \"train\" or \"validation\", got \"%.40s\"",
+                        phase);
+            return -1;
+        }
+    }
+    const char *v = api_query(req, "validation_markers");
+    if (v && ingest_phase_check(v)) {
+        api_problem(resp, 400, "validation_markers",
+                    "must be 1 to 256 bytes of comma-separated, non-empty name parts (e.g. "
+                    "\"val,eval\")");
+        return -1;
+    }
+    o->validation = v;
+    return 0;
+}
+
+/* ?phase= on perfcast's own JSON: every step (not the gaps) takes it. */
+static void force_phase(profile *p, int phase)
+{
+    int ph = phase == INGEST_PHASE_VALIDATION ? PROFILE_VALIDATION : PROFILE_TRAIN;
+    for (size_t i = 0; phase && i < p->nrows; i++)
+        if (p->rows[i].phase != PROFILE_BETWEEN)
+            p->rows[i].phase = ph;
+}
+
 static int param_index(const store_experiment *e, const char *name)
 {
     for (int i = 0; i < e->nparams; i++)
@@ -194,7 +233,8 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
         if (i < 0) {
             api_problem(resp, 400, NULL,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format, repetition, rank, markers or refit",
+                        "(parameters: %s) nor format, repetition, rank, markers, refit, phase "
+                        "or validation_markers",
                         name, names);
             return -1;
         }
@@ -290,7 +330,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     ingest_trace_options opts;
     ingest_trace_options_default(&opts);
     if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp, &kind) ||
-        query_rank(req, &opts, resp))
+        query_rank(req, &opts, resp) || query_phase(req, &opts, resp))
         return;
     opts.markers = api_query(req, "markers");
     const char *refit = api_query(req, "refit");
@@ -313,6 +353,9 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     /* the experiment's markers unless the upload names its own */
     if (!opts.markers)
         opts.markers = json_string_value(json_object_get(e.spec, "markers"));
+    /* likewise the names of validation steps */
+    if (!opts.validation)
+        opts.validation = json_string_value(json_object_get(e.spec, "validation_markers"));
     profile prof;
     ingest_trace_info info;
     ingest_error ie;
@@ -321,6 +364,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         store_experiment_free(&e);
         return;
     }
+    if (kind == INGEST_KIND_PERFCAST)
+        force_phase(&prof, opts.phase);
     if (kind == INGEST_KIND_PERFCAST && opts.rank >= 0)
         for (size_t i = 0; i < prof.nrows; i++)
             if (prof.rows[i].rank != opts.rank) {
@@ -365,6 +410,13 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     if (doc && kind != INGEST_KIND_PERFCAST) {
         json_object_set_new(doc, "rank", json_integer(info.rank));
         json_object_set_new(doc, "steps", json_integer(info.nsteps ? info.nsteps : 1));
+        json_object_set_new(doc, "validation_steps", json_integer(info.nvalidation));
+        /* patterns someone chose that found nothing: say so */
+        if (opts.validation && !opts.phase && info.nvalidation == 0)
+            json_object_set_new(
+                doc, "warnings",
+                json_pack("[s]", "validation_markers matched no step and no range around one: "
+                                 "every step of this trace counts as a training step"));
     }
     api_send_json(resp, res.duplicate ? 200 : 202, doc);
     if (res.job_id)

@@ -12,6 +12,9 @@
  *    in the others (median 0; with "measure":"mean" its per-step share
  *    0.4/8), and the work between steps is part of F_epoch and of its
  *    category, and shown as the application part "between".
+ *  - validation steps in Kineto traces: steps inside a record_function
+ *    range "validation" count n_v times, the others n_t times; ?phase=
+ *    overrides, custom patterns that match nothing give a warning.
  */
 #include <math.h>
 #include <stdio.h>
@@ -328,6 +331,117 @@ static void test_eq1_aggregation(harness *h)
     json_decref(models);
 }
 
+/* ---- validation steps in traces ------------------------------------------------ */
+
+/* Four ProfilerSteps of 100 us with a 10 us aten::mm each; steps 3 and 4
+ * inside a record_function range named annot. */
+static char *kineto_trace(const char *annot)
+{
+    static int run;
+    char *buf = malloc(4096);
+    /* a metadata event that differs per trace: no two uploads are the same bytes */
+    size_t n = (size_t)snprintf(buf, 4096,
+                                "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\","
+                                "\"pid\":1,\"args\":{\"name\":\"run %d\"}},",
+                                ++run);
+    for (int s = 0; s < 4; s++)
+        n += (size_t)snprintf(buf + n, 4096 - n,
+                              "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+                              "\"ProfilerStep#%d\",\"ts\":%d,\"dur\":100},"
+                              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                              "\"ts\":%d,\"dur\":10},",
+                              s + 1, s * 100, s * 100 + 10);
+    snprintf(buf + n, 4096 - n,
+             "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"%s\",\"ts\":195,"
+             "\"dur\":205}]}",
+             annot);
+    return buf;
+}
+
+static void test_validation_steps(harness *h)
+{
+    /* n_t = floor(400·x1/(x1·100)) = 4, n_v = floor(200·x1/(x1·100)) = 2 */
+    long exp = create(h, "{\"name\":\"val-steps\",\"parameters\":[\"x1\"],\"scaling\":"
+                         "\"weak\",\"training\":{\"train_samples\":\"400*x1\","
+                         "\"validation_samples\":\"200*x1\",\"batch_size\":100,"
+                         "\"data_parallel\":\"x1\"}}");
+    static const struct {
+        const char *query, *annot;
+        int nval, warning;
+        double epoch;
+    } cases[] = {
+        /* 4·10 us + 2·10 us */
+        {"x1=2", "validation", 2, 0, 60e-6},
+        /* every step trains: 4·10 us */
+        {"x1=4&phase=train", "validation", 0, 0, 40e-6},
+        {"x1=6&validation_markers=holdout", "validation", 0, 1, 40e-6},
+        {"x1=8&validation_markers=holdout", "holdout", 2, 0, 60e-6},
+        /* every step validates: 2·10 us */
+        {"x1=10&phase=validation", "data", 4, 0, 20e-6},
+    };
+    long job = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?format=kineto&%s", exp,
+                 cases[i].query);
+        char *body = kineto_trace(cases[i].annot);
+        int st;
+        json_t *a = post(h, path, body, &st);
+        free(body);
+        job = (long)json_integer_value(json_object_get(a, "job"));
+        json_t *w = json_object_get(a, "warnings");
+        check(st == 202 && json_integer_value(json_object_get(a, "validation_steps")) ==
+                               cases[i].nval &&
+                  (cases[i].warning ? json_array_size(w) == 1 : w == NULL),
+              "%s: %d %s", cases[i].query, st, dump(a));
+        json_decref(a);
+    }
+    check(harness_wait_job(h, job, 30), "refit");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double x1 = atof(cases[i].query + 3);
+        double v = measurement(h, exp, "callpath", "aten::mm", "epoch", x1);
+        check(check_close(v, cases[i].epoch, 1e-9, 0), "%s: F(aten::mm) %.17g, want %g",
+              cases[i].query, v, cases[i].epoch);
+    }
+
+    /* refusals name the field and store nothing */
+    long before = harness_sql_long(h, "SELECT count(*) FROM profiles");
+    static const char *const bad[][2] = {{"phase=test", "phase"},
+                                         {"validation_markers=val,,eval", "validation_markers"}};
+    for (int i = 0; i < 2; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?format=kineto&x1=12&%s", exp,
+                 bad[i][0]);
+        char *body = kineto_trace("validation");
+        int st;
+        json_t *a = post(h, path, body, &st);
+        free(body);
+        check_field(a, st, bad[i][1], bad[i][0]);
+        json_decref(a);
+    }
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles") == before, "nothing stored");
+    int st;
+    json_t *a = post(h, "/v1/experiments",
+                     "{\"name\":\"bad-vm\",\"parameters\":[\"x1\"],\"scaling\":\"weak\","
+                     "\"validation_markers\":\"\",\"training\":{\"train_samples\":1000,"
+                     "\"batch_size\":1,\"data_parallel\":\"x1\"}}",
+                     &st);
+    check_field(a, st, "validation_markers", "empty validation_markers");
+    json_decref(a);
+    /* the experiment's patterns apply to its uploads */
+    long exp2 = create(h, "{\"name\":\"val-markers\",\"parameters\":[\"x1\"],\"scaling\":"
+                          "\"weak\",\"validation_markers\":\"holdout\",\"training\":{"
+                          "\"train_samples\":1000,\"batch_size\":1,\"data_parallel\":\"x1\"}}");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?format=kineto&x1=2", exp2);
+    char *body = kineto_trace("holdout");
+    a = post(h, path, body, &st);
+    free(body);
+    check(st == 202 && json_integer_value(json_object_get(a, "validation_steps")) == 2,
+          "experiment's validation_markers: %d %s", st, dump(a));
+    json_decref(a);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -336,6 +450,7 @@ int main(void)
         return check_summary();
     test_setup_expressions(h);
     test_eq1_aggregation(h);
+    test_validation_steps(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
