@@ -15,6 +15,11 @@
  *  - validation steps in Kineto traces: steps inside a record_function
  *    range "validation" count n_v times, the others n_t times; ?phase=
  *    overrides, custom patterns that match nothing give a warning.
+ *  - Δ, ε and cost per kernel and per part (Eq. 11-14): strong scaling with
+ *    a kernel taking 1200/x1 s per epoch and one taking 2 s: at x1 = 10,
+ *    Δ = (600 - 120)/6 = 80 % and 0 %, ε = 80/400 = 20 %; the first
+ *    benefits most; core-hours 1200/3600 at every x1; Q5 under a deadline
+ *    picks the feasible candidate with the highest ε model value.
  */
 #include <math.h>
 #include <stdio.h>
@@ -442,6 +447,118 @@ static void test_validation_steps(harness *h)
     json_decref(a);
 }
 
+/* ---- Δ, ε and cost per kernel and part; Q5 by the ε model -------------------------- */
+
+static double num(const json_t *o, const char *path)
+{
+    char key[64];
+    const char *dot;
+    while ((dot = strchr(path, '.'))) {
+        snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
+        o = json_object_get(o, key);
+        path = dot + 1;
+    }
+    return json_is_number(json_object_get(o, path)) ? json_number_value(json_object_get(o, path))
+                                                    : NAN;
+}
+
+static const json_t *named(const json_t *list, const char *name)
+{
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const char *n = json_string_value(json_object_get(json_array_get(list, i), "name"));
+        if (n && !strcmp(n, name))
+            return json_array_get(list, i);
+    }
+    return NULL;
+}
+
+static void test_speedups(harness *h)
+{
+    long exp = create(h, "{\"name\":\"strong-speedups\",\"parameters\":[\"x1\"],"
+                         "\"scaling\":\"strong\",\"training\":{\"train_samples\":50000,"
+                         "\"batch_size\":256,\"data_parallel\":\"x1\"}}");
+    const double xs[] = {2, 4, 6, 8, 10};
+    long job = 0;
+    int st;
+    for (int i = 0; i < 5; i++) {
+        /* n_t = floor(50000/(x1·256)): per-step values that give the epochs exactly */
+        double n_t = floor(50000 / (xs[i] * 256));
+        kern k[] = {{"gemm", "comp", 1200 / xs[i] / n_t}, {"allreduce", "comm", 2 / n_t}};
+        char *body = profile(xs[i], 2, 3, k, 2, NULL, NULL, 0);
+        job = upload(h, exp, body, &st, NULL);
+        check(st == 202, "upload at %g: %d", xs[i], st);
+        free(body);
+    }
+    check(harness_wait_job(h, job, 30), "refit");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups", exp);
+    json_t *d = get(h, path, &st);
+    check(st == 200 && num(d, "at.x1") == 10, "speedups: %d %s", st, dump(d));
+    const json_t *kernels = json_object_get(d, "callpaths"), *parts = json_object_get(d, "parts");
+    const json_t *gemm = named(kernels, "gemm"), *ar = named(kernels, "allreduce");
+    const json_t *comp = named(parts, "comp"), *epoch = named(parts, "epoch");
+    check(gemm && check_close(num(gemm, "at.speedup_pct"), 80, 1e-6, 1) &&
+              check_close(num(gemm, "at.efficiency_pct"), 20, 1e-6, 1) &&
+              check_close(num(gemm, "at.core_hours"), 1200.0 / 3600, 1e-6, 1e-3),
+          "gemm at x1=10: Δ %g (80), ε %g (20), core-h %g (1/3)", num(gemm, "at.speedup_pct"),
+          num(gemm, "at.efficiency_pct"), num(gemm, "at.core_hours"));
+    /* ε of a kernel that does not scale: 100 at P_1, 0 elsewhere (measured) */
+    const json_t *ar10 = ar ? json_array_get(json_object_get(ar, "measured"), 4) : NULL;
+    check(ar && fabs(num(ar, "at.speedup_pct")) < 1e-6 && num(ar10, "point.x1") == 10 &&
+              fabs(num(ar10, "efficiency_pct")) < 1e-9 &&
+              num(json_array_get(json_object_get(ar, "measured"), 0), "efficiency_pct") == 100,
+          "allreduce: Δ %g (0), measured ε at 10 %g (0)", num(ar, "at.speedup_pct"),
+          num(ar10, "efficiency_pct"));
+    check(comp && check_close(num(comp, "at.speedup_pct"), 80, 1e-6, 1), "comp part Δ %g",
+          comp ? num(comp, "at.speedup_pct") : NAN);
+    /* the epoch: T = 1200/x1 + 2: Δ(10) = (602 - 122)/6.02 */
+    check(epoch && check_close(num(epoch, "at.speedup_pct"), 480 / 6.02, 1e-6, 1),
+          "epoch Δ %g, want %g", epoch ? num(epoch, "at.speedup_pct") : NAN, 480 / 6.02);
+    /* measured at x1 = 4: Δ = (600 - 300)/6 = 50, ε = 50/100·100 = 50 */
+    const json_t *m4 = gemm ? json_array_get(json_object_get(gemm, "measured"), 1) : NULL;
+    check(m4 && num(m4, "point.x1") == 4 && check_close(num(m4, "speedup_pct"), 50, 1e-9, 1) &&
+              check_close(num(m4, "efficiency_pct"), 50, 1e-9, 1),
+          "gemm measured at 4: %s", dump(m4));
+    check(gemm && json_is_string(json_object_get(json_object_get(json_object_get(gemm, "models"),
+                                                                 "speedup_pct"),
+                                                 "function")),
+          "a speedup model of the kernel");
+    const char *most = json_string_value(
+        json_object_get(json_array_get(json_object_get(json_object_get(d, "ranking"), "most"), 0),
+                        "name"));
+    const char *least = json_string_value(
+        json_object_get(json_array_get(json_object_get(json_object_get(d, "ranking"), "least"), 0),
+                        "name"));
+    check(most && least && !strcmp(most, "gemm") && !strcmp(least, "allreduce"),
+          "ranking: most %s, least %s", most ? most : "-", least ? least : "-");
+    json_decref(d);
+
+    /* at an extrapolated point, from the models: Δ(40) = 100 - 200/40 = 95 */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?x1=40", exp);
+    d = get(h, path, &st);
+    gemm = named(json_object_get(d, "callpaths"), "gemm");
+    check(st == 200 && gemm && check_close(num(gemm, "at.speedup_pct"), 95, 1e-4, 1),
+          "gemm Δ at 40: %g, want 95", gemm ? num(gemm, "at.speedup_pct") : NAN);
+    json_decref(d);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?metric=joules", exp);
+    d = get(h, path, &st);
+    check_field(d, st, "metric", "unknown metric");
+    json_decref(d);
+
+    /* Q5, strong scaling: feasible under 200 s are x1 >= 8 (T(8) = 152); the
+     * ε model falls with x1, so the recommendation is 8 */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", exp);
+    d = post(h, path,
+             "{\"max_time_s\":200,\"epochs\":1,\"candidates\":{\"x1\":{\"values\":[2,4,8,16,32]}}}",
+             &st);
+    const json_t *rec = json_object_get(d, "recommended");
+    const char *reason = json_string_value(json_object_get(rec, "reason"));
+    check(st == 200 && num(rec, "point.x1") == 8 && reason && strstr(reason, "efficiency model") &&
+              json_is_number(json_object_get(rec, "efficiency_pct_model")),
+          "Q5 by the ε model: %s", dump(rec));
+    json_decref(d);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -451,6 +568,7 @@ int main(void)
     test_setup_expressions(h);
     test_eq1_aggregation(h);
     test_validation_steps(h);
+    test_speedups(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
