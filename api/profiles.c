@@ -51,7 +51,7 @@ static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
            !strcmp(name, "markers") || !strcmp(name, "refit") || !strcmp(name, "phase") ||
-           !strcmp(name, "validation_markers");
+           !strcmp(name, "validation_markers") || !strcmp(name, "use");
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -233,8 +233,8 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
         if (i < 0) {
             api_problem(resp, 400, NULL,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format, repetition, rank, markers, refit, phase "
-                        "or validation_markers",
+                        "(parameters: %s) nor format, repetition, rank, markers, refit, phase, "
+                        "validation_markers or use",
                         name, names);
             return -1;
         }
@@ -333,6 +333,13 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         query_rank(req, &opts, resp) || query_phase(req, &opts, resp))
         return;
     opts.markers = api_query(req, "markers");
+    /* ?use=evaluation: held out from fitting, compared with the models */
+    const char *use = api_query(req, "use");
+    if (use && strcmp(use, "fit") && strcmp(use, "evaluation")) {
+        api_problem(resp, 400, "use", "must be \"fit\" (default) or \"evaluation\", got \"%.40s\"",
+                    use);
+        return;
+    }
     const char *refit = api_query(req, "refit");
     if (refit && strcmp(refit, "now") && strcmp(refit, "defer")) {
         api_problem(resp, 400, "refit", "must be \"now\" (default) or \"defer\", got \"%.40s\"",
@@ -396,7 +403,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .npoint = e.nparams,
                       .repetition = rep,
                       .prof = &prof,
-                      .defer_refit = refit && !strcmp(refit, "defer")};
+                      .defer_refit = refit && !strcmp(refit, "defer"),
+                      .evaluation = use && !strcmp(use, "evaluation")};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc) {
@@ -407,6 +415,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                             "job", res.job_id ? json_integer(res.job_id) : json_null(),
                             "experiment", (json_int_t)exp_id, "duplicate", res.duplicate,
                             "format", ingest_kind_name(kind));
+    if (doc && use && !strcmp(use, "evaluation"))
+        json_object_set_new(doc, "use", json_string("evaluation"));
     if (doc && kind != INGEST_KIND_PERFCAST) {
         json_object_set_new(doc, "rank", json_integer(info.rank));
         json_object_set_new(doc, "steps", json_integer(info.nsteps ? info.nsteps : 1));

@@ -46,6 +46,7 @@ static const api_route routes[] = {
     {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W},
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R},
     {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R},
+    {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R},
     {"POST", "/v1/fit", api_fit, 0, W},
     {"POST", "/v1/tokens", api_token_create, DB, A},
     {"GET", "/v1/tokens", api_token_list, DB, A},

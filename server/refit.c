@@ -21,6 +21,12 @@
  *      parameter, Extra-P's minimum) with one shared modeler; a strong-scaling
  *      experiment's modeler also tries negative exponents;
  *   6. write measurements and models as one new model set, in one transaction.
+ *
+ * Coordinates of evaluation-only uploads (Extra-Deep §4's P+) go through
+ * steps 2-4 like the others but write no measurements and are not fitted:
+ * each model carries, in its document's "accuracy", the percentage error at
+ * every modelling point and at every evaluation point and the medians of
+ * both (GET /v1/experiments/{id}/accuracy).
  */
 #include "server/refit.h"
 
@@ -34,6 +40,7 @@
 #include "api/model_json.h"
 #include "api/training.h"
 #include "ingest/profile.h"
+#include "modeling/accuracy.h"
 #include "modeling/aggregate.h"
 #include "modeling/expr.h"
 #include "modeling/imbalance.h"
@@ -464,13 +471,52 @@ static int fewest_distinct(const double *coords, int n, int nparams)
     return fewest;
 }
 
+static int is_evaluation(const store_fit_data *d, int p)
+{
+    return d->evaluation && d->evaluation[p];
+}
+
+/* {"points":[{"point":[..],"measured","predicted","error_pct"}],"median_error_pct"}
+ * over the points of one kind (evaluation 0: modelling points, 1: held out). */
+static json_t *accuracy_kind(refit_state *st, const series *s, const pmnf_model *model, int eval)
+{
+    const store_fit_data *d = st->d;
+    json_t *pts = json_array();
+    double *err = malloc(sizeof(double) * 3 * (size_t)(d->npoints ? d->npoints : 1));
+    size_t n = 0;
+    for (int p = 0; pts && err && p < d->npoints; p++) {
+        if (!s->seen[p] || is_evaluation(d, p) != eval)
+            continue;
+        const double *pt = d->points + (size_t)p * d->nparams;
+        double pred = pmnf_eval(&model->f, pt), e = acc_error_pct(pred, s->value[p]);
+        err[n++] = e;
+        json_t *coords = json_array();
+        for (int q = 0; q < d->nparams; q++)
+            json_array_append_new(coords, json_real(pt[q]));
+        json_array_append_new(pts, json_pack("{s:o, s:f, s:o, s:o}", "point", coords, "measured",
+                                             s->value[p], "predicted",
+                                             isfinite(pred) ? json_real(pred) : json_null(),
+                                             "error_pct", isfinite(e) ? json_real(e) : json_null()));
+    }
+    double med = err ? acc_median(err, n, err + d->npoints) : NAN;
+    free(err);
+    return json_pack("{s:o, s:o}", "points", pts ? pts : json_array(), "median_error_pct",
+                     isfinite(med) ? json_real(med) : json_null());
+}
+
+static json_t *accuracy_json(refit_state *st, const series *s, const pmnf_model *model)
+{
+    return json_pack("{s:o, s:o}", "modeling", accuracy_kind(st, s, model, 0), "evaluation",
+                     accuracy_kind(st, s, model, 1));
+}
+
 static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, store_model *out,
                       double *coords, double *values)
 {
     const store_fit_data *d = st->d;
     int n = 0;
     for (int p = 0; p < d->npoints; p++) {
-        if (!s->seen[p])
+        if (!s->seen[p] || is_evaluation(d, p))
             continue;
         memcpy(coords + (size_t)n * d->nparams, d->points + (size_t)p * d->nparams,
                sizeof(double) * (size_t)d->nparams);
@@ -498,6 +544,8 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
         return out->reason ? 0 : -1;
     }
     json_t *doc = api_model_to_json(&model, (const char *const *)st->e->parameters, 1);
+    if (doc)
+        json_object_set_new(doc, "accuracy", accuracy_json(st, s, &model));
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     char *function = doc ? strdup(json_string_value(json_object_get(doc, "function"))) : NULL;
     json_decref(doc);
@@ -614,8 +662,14 @@ static int compute(refit_state *st, char *err, size_t errcap)
     int rc = aggregate_points(st, err, errcap);
     if (rc == -2)
         return REFIT_FAILED;
-    for (int p = 0; p < st->d->npoints && rc == 0; p++)
+    for (int p = 0; p < st->d->npoints && rc == 0; p++) {
+        size_t kept = st->nmeas;
         rc = extrapolate_point(st, p);
+        /* held out: its values are in the series, for the accuracy, but it is
+         * no measurement of the model set */
+        if (is_evaluation(st->d, p))
+            st->nmeas = kept;
+    }
     if (rc == 0)
         rc = fit_all(st);
     if (rc < 0) {

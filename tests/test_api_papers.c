@@ -20,6 +20,10 @@
  *    Δ = (600 - 120)/6 = 80 % and 0 %, ε = 80/400 = 20 %; the first
  *    benefits most; core-hours 1200/3600 at every x1; Q5 under a deadline
  *    picks the feasible candidate with the highest ε model value.
+ *  - held-out accuracy (§4): a kernel of 10 + 2·x1 s per epoch fitted at
+ *    x1 = 2..10; evaluation-only uploads at 12 (on the law: 0 % error) and
+ *    16 (measured 46.2 against 42 predicted: 4.2/46.2 = 9.0909 %) change no
+ *    model and give a median evaluation error of 4.5454 %.
  */
 #include <math.h>
 #include <stdio.h>
@@ -559,6 +563,121 @@ static void test_speedups(harness *h)
     json_decref(d);
 }
 
+/* ---- held-out accuracy ---------------------------------------------------------- */
+
+static char *function_of(harness *h, long exp, const char *level, const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?level=%s&metric=time&limit=1000", exp,
+             level);
+    int st;
+    json_t *d = get(h, path, &st);
+    char *f = NULL;
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(d, "models"), i, m)
+    {
+        const char *cp = json_string_value(json_object_get(m, "callpath"));
+        const char *phase = json_string_value(json_object_get(m, "phase"));
+        if (cp && !strcmp(cp, name) && phase && !strcmp(phase, "epoch"))
+            f = json_is_string(json_object_get(m, "function"))
+                    ? strdup(json_string_value(json_object_get(m, "function")))
+                    : NULL;
+    }
+    json_decref(d);
+    return f;
+}
+
+static void test_accuracy(harness *h)
+{
+    long exp = create(h, "{\"name\":\"held-out\",\"parameters\":[\"x1\"],\"scaling\":"
+                         "\"weak\",\"training\":{\"train_samples\":\"1024*x1\","
+                         "\"batch_size\":256,\"data_parallel\":\"x1\"}}");
+    int st;
+    long job = 0;
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/accuracy", exp);
+    json_t *a = get(h, path, &st);
+    check(st == 409, "accuracy before any model: %d", st);
+    json_decref(a);
+    /* n_t = 4: per-step 0.25·T(x1) */
+    const double xs[] = {2, 4, 6, 8, 10};
+    for (int i = 0; i < 5; i++) {
+        kern k[] = {{"gemm", "comp", (10 + 2 * xs[i]) / 4}};
+        char *body = profile(xs[i], 2, 3, k, 1, NULL, NULL, 0);
+        job = upload(h, exp, body, &st, NULL);
+        free(body);
+    }
+    check(harness_wait_job(h, job, 30), "refit");
+    a = get(h, path, &st);
+    const json_t *w = json_object_get(a, "warnings");
+    check(st == 200 && json_array_size(w) == 1 &&
+              strstr(json_string_value(json_array_get(w, 0)), "no evaluation-only upload"),
+          "no evaluation points: a warning: %s", dump(a));
+    json_decref(a);
+    char *before = function_of(h, exp, "callpath", "gemm");
+    char *app_before = function_of(h, exp, "application", "epoch");
+
+    const struct {
+        double x, per_epoch;
+    } held[] = {{12, 34}, {16, 46.2}};
+    for (int i = 0; i < 2; i++) {
+        kern k[] = {{"gemm", "comp", held[i].per_epoch / 4}};
+        char *body = profile(held[i].x, 2, 3, k, 1, NULL, NULL, 0);
+        char up[160];
+        snprintf(up, sizeof up, "/v1/experiments/%ld/profiles?use=evaluation", exp);
+        json_t *r = post(h, up, body, &st);
+        free(body);
+        check(st == 202 && !strcmp(json_string_value(json_object_get(r, "use")) ? json_string_value(json_object_get(r, "use")) : "", "evaluation"),
+              "evaluation upload: %d %s", st, dump(r));
+        job = (long)json_integer_value(json_object_get(r, "job"));
+        json_decref(r);
+    }
+    check(harness_wait_job(h, job, 30), "refit with held-out points");
+    harness_sleep(1.2); /* answers follow a refit within 1 s (the model cache's age) */
+    char *after = function_of(h, exp, "callpath", "gemm");
+    char *app_after = function_of(h, exp, "application", "epoch");
+    check(before && after && !strcmp(before, after) && app_before && app_after &&
+              !strcmp(app_before, app_after),
+          "evaluation uploads change no model: %s / %s", before ? before : "-",
+          after ? after : "-");
+    free(before);
+    free(after);
+    free(app_before);
+    free(app_after);
+    check(isnan(measurement(h, exp, "callpath", "gemm", "epoch", 16)),
+          "a held-out point is no measurement");
+
+    a = get(h, path, &st);
+    const json_t *gemm = named(json_object_get(a, "callpaths"), "gemm");
+    const json_t *epoch = named(json_object_get(a, "application"), "epoch");
+    const json_t *ev = json_object_get(gemm, "evaluation");
+    const json_t *p16 = json_array_get(json_object_get(ev, "points"), 1);
+    check(st == 200 && json_array_size(json_object_get(a, "evaluation_points")) == 2 &&
+              json_array_size(json_object_get(a, "warnings")) == 0,
+          "accuracy: %d %s", st, dump(a));
+    check(gemm && check_close(num(ev, "median_error_pct"), 4.2 / 46.2 * 100 / 2, 1e-6, 1e-9) &&
+              num(p16, "point.x1") == 16 && check_close(num(p16, "predicted"), 42, 1e-9, 1) &&
+              check_close(num(p16, "measured"), 46.2, 1e-12, 1) &&
+              check_close(num(p16, "error_pct"), 4.2 / 46.2 * 100, 1e-6, 1e-9),
+          "gemm at the held-out points: %s", dump(ev));
+    check(gemm && fabs(num(json_object_get(gemm, "modeling"), "median_error_pct")) < 1e-6 &&
+              json_array_size(json_object_get(json_object_get(gemm, "modeling"), "points")) == 5,
+          "gemm at the modelling points: %s", dump(json_object_get(gemm, "modeling")));
+    check(epoch && check_close(num(json_object_get(epoch, "evaluation"), "median_error_pct"),
+                               4.2 / 46.2 * 100 / 2, 1e-6, 1e-9),
+          "application epoch's predictive power: %s", dump(epoch));
+    json_decref(a);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?use=test&x1=3", exp);
+    a = post(h, path, "{}", &st);
+    check_field(a, st, "use", "use=test");
+    json_decref(a);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/accuracy?level=kernel", exp);
+    a = get(h, path, &st);
+    check_field(a, st, "level", "level=kernel");
+    json_decref(a);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -569,6 +688,7 @@ int main(void)
     test_eq1_aggregation(h);
     test_validation_steps(h);
     test_speedups(h);
+    test_accuracy(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
