@@ -301,10 +301,14 @@ static ad_app *app_build(const cached_models *m, int slot, store_measurement_row
     int is_time = !strcmp(m->metrics[slot], "time");
     const double *t = a->value[AD_GROUPS - 1];
     for (int q = 0; q < np; q++) {
-        double d = scl_speedup_pct(t[a->baseline], t[q]);
-        double dt = scl_ideal_speedup_pct(a->ranks[a->baseline], a->ranks[q]);
+        /* P_1: the first point of the series along x_1 through q (with
+         * several parameters, at q's values of the others) */
+        int b = scl_series_baseline(a->coords, np, m->nparams, a->coords + (size_t)q * m->nparams,
+                                    t);
+        double d = b >= 0 ? scl_speedup_pct(t[b], t[q]) : NAN;
+        double dt = b >= 0 ? scl_ideal_speedup_pct(a->ranks[b], a->ranks[q]) : NAN;
         a->speedup_pct[q] = d;
-        a->efficiency_pct[q] = q == a->baseline ? 100 : scl_efficiency_pct(d, dt);
+        a->efficiency_pct[q] = q == b ? 100 : scl_efficiency_pct(d, dt);
         a->core_hours[q] = is_time ? t[q] * a->ranks[q] * m->cores_per_rank / 3600 : NAN;
     }
     pmnf_modeler *mod = new_modeler(m, 0), *lif_mod = new_modeler(m, 1);

@@ -9,11 +9,15 @@
  *
  * Every candidate of the product of the ranges (at most 10,000) gets its
  * predicted time, core-hours and cost for all the epochs (95% intervals),
- * its parallel efficiency relative to the first measured coordinate, and its
+ * its parallel efficiency relative to P_1 of its series along x_1 (the
+ * first measured point at its values of the other parameters) and the
+ * efficiency model ε(x) there (efficiency_pct_model), and its
  * feasibility (every limit given is met by the prediction). The
  * recommendation: the stated objective, else for weak scaling the smallest
  * feasible allocation (cheapest and most efficient there, §3.3) and for
- * strong scaling the highest parallel efficiency inside the feasible set.
+ * strong scaling the highest parallel efficiency inside the feasible set,
+ * read from the ε model when there is one (Extra-Deep Fig. 4b), else from
+ * the predicted times.
  * The time/cost Pareto front is over all candidates. When nothing is
  * feasible, "recommended" is null and "nothing_feasible" says why and lists
  * the closest candidates (smallest largest ratio of value to limit).
@@ -237,6 +241,8 @@ typedef struct extra {
     double point[PMNF_MAX_PARAMS];
     prediction time, core_hours, cost;
     int beyond;
+    double efficiency;     /* the ratio shown, relative to the series' P_1 */
+    double efficiency_pct; /* Extra-Deep's ε model at the point (NaN without one) */
 } extra;
 
 static json_t *candidate_json(const cached_models *m, const cfg_candidate *c, const extra *x,
@@ -246,9 +252,10 @@ static json_t *candidate_json(const cached_models *m, const cfg_candidate *c, co
                           predict_point_json(m, x->point), "ranks", predict_number(c->ranks),
                           "time_s", predict_number(c->time), "core_hours",
                           predict_number(c->core_hours), "cost", predict_number(c->cost),
-                          "efficiency", predict_number(c->efficiency), "feasible", c->feasible);
+                          "efficiency", predict_number(x->efficiency), "feasible", c->feasible);
     if (!full || !o)
         return o;
+    json_object_set_new(o, "efficiency_pct_model", predict_number(x->efficiency_pct));
     json_t *iv = json_object();
     const prediction *p[3] = {&x->time, &x->core_hours, &x->cost};
     static const char *const names[3] = {"time_s", "core_hours", "cost"};
@@ -272,7 +279,8 @@ static const char *rule_text(cfg_objective rule, int objective_given)
         return objective_given ? "objective efficient: the highest parallel efficiency among the "
                                  "feasible candidates"
                                : "strong scaling: the highest parallel efficiency among the "
-                                 "feasible candidates (Extra-Deep §3.3)";
+                                 "feasible candidates, by the efficiency model when there is one "
+                                 "(Extra-Deep §3.3, Fig. 4b)";
     case CFG_CHEAPEST:
         return "objective cheapest: the lowest cost among the feasible candidates";
     case CFG_FASTEST:
@@ -352,6 +360,8 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
     double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
     double x1 = app->npoints ? app->ranks[app->baseline] : NAN;
     double k = (double)r.epochs;
+    /* strong scaling chooses by the ε model (Extra-Deep Fig. 4b) when there is one */
+    int by_model = strong && app->efficiency.present;
     for (int i = 0; i < n; i++) {
         extra *x = &ex[i];
         cfg_grid_point(r.ranges, m->nparams, (size_t)i, x->point);
@@ -367,11 +377,21 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                c2 = cost_money(&ce, t.hi, ranks, x->point) * k;
         x->cost = (prediction){c0, c1 < c2 ? c1 : c2, c1 < c2 ? c2 : c1, t.has_interval};
         x->beyond = predict_beyond(m, x->point);
+        /* relative to P_1 of the candidate's series along x_1 */
+        int b = scl_series_baseline(app->coords, app->npoints, m->nparams, x->point,
+                                    app->value[AD_GROUPS - 1]);
+        double bt = b >= 0 ? app->value[AD_GROUPS - 1][b] : t1,
+               bx = b >= 0 ? app->ranks[b] : x1;
+        x->efficiency = scl_efficiency(bt, t.value, bx, ranks, strong);
+        x->efficiency_pct = NAN;
+        if (app->efficiency.present)
+            x->efficiency_pct = pmnf_eval(&app->efficiency.model.f, x->point);
         cand[i] = (cfg_candidate){.ranks = ranks,
                                   .time = x->time.value,
                                   .core_hours = x->core_hours.value,
                                   .cost = isfinite(c0) ? c0 : NAN,
-                                  .efficiency = scl_efficiency(t1, t.value, x1, ranks, strong),
+                                  .efficiency = by_model ? x->efficiency_pct / 100
+                                                         : x->efficiency,
                                   .valid = isfinite(t.value) && t.value > 0 && ranks > 0};
     }
     cfg_check(&r.limits, cand, n);

@@ -20,6 +20,8 @@
 
 #include "api/formula.h"
 #include "api/handlers.h"
+#include "api/training.h"
+#include "ingest/phase.h"
 #include "modeling/expr.h"
 #include "store/experiments.h"
 
@@ -32,7 +34,7 @@
 
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
-                                       "markers", NULL};
+                                       "markers", "measure", "validation_markers", NULL};
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
@@ -193,6 +195,72 @@ static int get_degree(checker *ck, const json_t *obj, const char *key, const cha
     return 0;
 }
 
+/* A sample count or batch size (train_samples, validation_samples,
+ * batch_size): an integer >= min, or an expression of the parameters
+ * (modeling/expr.h) such as "50000*x1" or "x2". One without parameters must
+ * be >= min too. Absent -> dflt, or required when dflt < 0. *out: a new
+ * reference to what is stored (the integer, or the text). */
+static int get_quantity(checker *ck, const json_t *obj, const char *key, const char *field,
+                        const char *const *names, int nnames, json_int_t min, json_int_t dflt,
+                        json_t **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    char msg[256];
+    *out = NULL;
+    if (!v) {
+        if (dflt < 0)
+            return fault(ck, field, "is required", NULL);
+        *out = json_integer(dflt);
+        return 0;
+    }
+    snprintf(msg, sizeof msg, "must be an integer >= %" JSON_INTEGER_FORMAT
+             " or an expression of the parameters", min);
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < min)
+            return fault(ck, field, msg, v);
+        *out = json_integer(json_integer_value(v));
+        return 0;
+    }
+    if (!json_is_string(v))
+        return fault(ck, field, msg, v);
+    const char *s = json_string_value(v);
+    if (!*s || strlen(s) > EXPR_MAX_TEXT) {
+        snprintf(msg, sizeof msg, "must be 1 to %d characters", EXPR_MAX_TEXT);
+        return fault(ck, field, msg, NULL);
+    }
+    expr e;
+    if (expr_compile(s, names, nnames, &e, msg, sizeof msg))
+        return fault(ck, field, msg, NULL);
+    int uses = 0;
+    for (int i = 0; i < nnames; i++)
+        uses |= expr_uses(&e, i);
+    double zeros[MAX_PARAMS] = {0}, x;
+    if (!uses && (expr_eval(&e, zeros, &x) || !(x >= (double)min))) {
+        snprintf(msg, sizeof msg, "must be >= %" JSON_INTEGER_FORMAT, min);
+        return fault(ck, field, msg, NULL);
+    }
+    *out = json_string(s);
+    return 0;
+}
+
+/* The set-up as a whole: when nothing in it depends on a parameter, it must
+ * give at least one training step per epoch (one that depends on parameters
+ * is checked at each uploaded coordinate, api/profiles.c). */
+static int check_steps(checker *ck, const json_t *training, const char *const *names, int nnames)
+{
+    training_setup s;
+    char field[64], msg[400];
+    if (training_compile(training, names, nnames, &s, field, sizeof field, msg, sizeof msg))
+        return fault(ck, field, msg, NULL);
+    for (int k = 0; k < TRAINING_NEXPR; k++)
+        if (!training_is_constant(&s, k, nnames))
+            return 0;
+    double zeros[MAX_PARAMS] = {0}, n_t, n_v;
+    if (training_steps_at(&s, zeros, NULL, 0, &n_t, &n_v, field, sizeof field, msg, sizeof msg))
+        return fault(ck, field, msg, NULL);
+    return 0;
+}
+
 /* Validates the creation document into e (name, parameters, scaling, spec);
  * on a fault answers 400 and returns -1. e owns what it holds either way. */
 static int validate_create(const json_t *doc, api_response *resp, store_experiment *e)
@@ -258,16 +326,40 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
         return fault(&ck, "training", "must be an object", tr);
     if (only_known(&ck, tr, "training.", training_keys))
         return -1;
-    json_int_t train, valid, batch, warmup;
+    json_int_t warmup;
+    json_t *train = NULL, *valid = NULL, *batch = NULL;
     char dp[MAX_DEGREE], mp[MAX_DEGREE];
-    if (get_int(&ck, tr, "train_samples", "training.train_samples", 1, -1, &train) ||
-        get_int(&ck, tr, "validation_samples", "training.validation_samples", 0, 0, &valid) ||
-        get_int(&ck, tr, "batch_size", "training.batch_size", 1, -1, &batch) ||
+    if (get_quantity(&ck, tr, "train_samples", "training.train_samples", names, (int)np, 1, -1,
+                     &train) ||
+        get_quantity(&ck, tr, "validation_samples", "training.validation_samples", names,
+                     (int)np, 0, 0, &valid) ||
+        get_quantity(&ck, tr, "batch_size", "training.batch_size", names, (int)np, 1, -1,
+                     &batch) ||
         get_degree(&ck, tr, "data_parallel", "training.data_parallel", names, (int)np, NULL, dp,
                    sizeof dp) ||
         get_degree(&ck, tr, "model_parallel", "training.model_parallel", names, (int)np, "1", mp,
                    sizeof mp) ||
-        get_int(&ck, tr, "warmup_steps", "training.warmup_steps", 0, 0, &warmup))
+        get_int(&ck, tr, "warmup_steps", "training.warmup_steps", 0, 0, &warmup)) {
+        json_decref(train);
+        json_decref(valid);
+        json_decref(batch);
+        return -1;
+    }
+    json_t *normalized = json_pack("{s:o, s:o, s:o, s:s, s:s, s:I}", "train_samples", train,
+                                   "validation_samples", valid, "batch_size", batch,
+                                   "data_parallel", dp, "model_parallel", mp, "warmup_steps",
+                                   warmup);
+    if (!normalized) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    /* e owns it from here, whatever comes */
+    e->spec = json_pack("{s:o}", "training", normalized);
+    if (!e->spec) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    if (check_steps(&ck, normalized, names, (int)np))
         return -1;
 
     const json_t *cost = json_object_get(doc, "cost");
@@ -307,9 +399,6 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
                          mk ? NULL : markers);
     }
 
-    e->spec = json_pack("{s:{s:I, s:I, s:I, s:s, s:s, s:I}}", "training", "train_samples", train,
-                        "validation_samples", valid, "batch_size", batch, "data_parallel", dp,
-                        "model_parallel", mp, "warmup_steps", warmup);
     if (e->spec && cost) {
         json_t *c = json_pack("{s:f, s:f}", "cores_per_rank", cores, "price_per_core_hour", price);
         if (c && formula_text)
@@ -318,6 +407,29 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     }
     if (e->spec && markers)
         json_object_set(e->spec, "markers", (json_t *)markers);
+    /* name parts of validation steps in traces (ingest/phase.h) */
+    const json_t *vmarkers = json_object_get(doc, "validation_markers");
+    if (vmarkers) {
+        if (ingest_phase_check(json_string_value(vmarkers)))
+            return fault(&ck, "validation_markers",
+                         "must be a string of 1 to 256 bytes: comma-separated, non-empty parts "
+                         "of the names of validation steps or of ranges around them (e.g. "
+                         "\"val,eval\")",
+                         json_is_string(vmarkers) ? NULL : vmarkers);
+        if (e->spec)
+            json_object_set(e->spec, "validation_markers", (json_t *)vmarkers);
+    }
+    /* how steps and ranks are summarized: the median (Extra-Deep), or the
+     * mean, for periodic work (a kernel every 4th step) */
+    const json_t *measure = json_object_get(doc, "measure");
+    if (measure) {
+        const char *ms = json_string_value(measure);
+        if (!ms || (strcmp(ms, "median") && strcmp(ms, "mean")))
+            return fault(&ck, "measure", "must be \"median\" or \"mean\"",
+                         ms ? NULL : measure);
+        if (e->spec)
+            json_object_set(e->spec, "measure", (json_t *)measure);
+    }
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);

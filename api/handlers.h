@@ -42,6 +42,8 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp);    /* 
 void api_cost(api_ctx *ctx, api_request *req, api_response *resp);           /* cost.c */
 void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* configurations.c */
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
+void api_speedups(api_ctx *ctx, api_request *req, api_response *resp);      /* speedups.c */
+void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp);      /* accuracy.c */
 
 /* tokens.c: the caller's tenant's tokens (admin scope) */
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);

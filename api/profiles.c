@@ -38,7 +38,9 @@
 #include <strings.h>
 
 #include "api/handlers.h"
+#include "api/training.h"
 #include "ingest/format.h"
+#include "ingest/phase.h"
 #include "ingest/profile.h"
 #include "ingest/trace.h"
 #include "store/experiments.h"
@@ -48,7 +50,8 @@
 static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
-           !strcmp(name, "markers") || !strcmp(name, "refit");
+           !strcmp(name, "markers") || !strcmp(name, "refit") || !strcmp(name, "phase") ||
+           !strcmp(name, "validation_markers") || !strcmp(name, "use");
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -146,6 +149,43 @@ static int query_rank(const api_request *req, ingest_trace_options *o, api_respo
     return 0;
 }
 
+/* ?phase=train|validation (every step's phase) and ?validation_markers=
+ * (patterns of validation steps, ingest/phase.h) into o. 0, or -1 after
+ * answering 400. */
+static int query_phase(const api_request *req, ingest_trace_options *o, api_response *resp)
+{
+    const char *phase = api_query(req, "phase");
+    if (phase) {
+        if (!strcmp(phase, "train"))
+            o->phase = INGEST_PHASE_TRAIN;
+        else if (!strcmp(phase, "validation"))
+            o->phase = INGEST_PHASE_VALIDATION;
+        else {
+            api_problem(resp, 400, "phase", "must be \"train\" or \"validation\", got \"%.40s\"",
+                        phase);
+            return -1;
+        }
+    }
+    const char *v = api_query(req, "validation_markers");
+    if (v && ingest_phase_check(v)) {
+        api_problem(resp, 400, "validation_markers",
+                    "must be 1 to 256 bytes of comma-separated, non-empty name parts (e.g. "
+                    "\"val,eval\")");
+        return -1;
+    }
+    o->validation = v;
+    return 0;
+}
+
+/* ?phase= on perfcast's own JSON: every step (not the gaps) takes it. */
+static void force_phase(profile *p, int phase)
+{
+    int ph = phase == INGEST_PHASE_VALIDATION ? PROFILE_VALIDATION : PROFILE_TRAIN;
+    for (size_t i = 0; phase && i < p->nrows; i++)
+        if (p->rows[i].phase != PROFILE_BETWEEN)
+            p->rows[i].phase = ph;
+}
+
 static int param_index(const store_experiment *e, const char *name)
 {
     for (int i = 0; i < e->nparams; i++)
@@ -194,7 +234,8 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
         if (i < 0) {
             api_problem(resp, 400, name,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format, repetition, rank, markers or refit",
+                        "(parameters: %s) nor format, repetition, rank, markers, refit, phase, "
+                        "validation_markers or use",
                         name, names);
             return -1;
         }
@@ -263,6 +304,26 @@ static int resolve_repetition(const api_request *req, ingest_kind kind, const pr
     return 0;
 }
 
+/* The training set-up must give at least one training step at the upload's
+ * coordinate (it may depend on the parameters: D_t = "50000*x1"). Returns 0,
+ * or -1 after answering 400 naming the set-up's field. */
+static int check_training_at(const store_experiment *e, const double *point, api_response *resp)
+{
+    const json_t *t = json_object_get(e->spec, "training");
+    training_setup s;
+    char field[64], msg[400];
+    double n_t, n_v;
+    if (!json_is_object(t))
+        return 0; /* nothing to check; the refit says what is missing */
+    if (training_compile(t, (const char *const *)e->parameters, e->nparams, &s, field,
+                         sizeof field, msg, sizeof msg) == 0 &&
+        training_steps_at(&s, point, (const char *const *)e->parameters, e->nparams, &n_t, &n_v,
+                          field, sizeof field, msg, sizeof msg) == 0)
+        return 0;
+    api_problem(resp, 400, field, "%s (the experiment's training set-up)", msg);
+    return -1;
+}
+
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t exp_id;
@@ -270,9 +331,16 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     ingest_trace_options opts;
     ingest_trace_options_default(&opts);
     if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp, &kind) ||
-        query_rank(req, &opts, resp))
+        query_rank(req, &opts, resp) || query_phase(req, &opts, resp))
         return;
     opts.markers = api_query(req, "markers");
+    /* ?use=evaluation: held out from fitting, compared with the models */
+    const char *use = api_query(req, "use");
+    if (use && strcmp(use, "fit") && strcmp(use, "evaluation")) {
+        api_problem(resp, 400, "use", "must be \"fit\" (default) or \"evaluation\", got \"%.40s\"",
+                    use);
+        return;
+    }
     const char *refit = api_query(req, "refit");
     if (refit && strcmp(refit, "now") && strcmp(refit, "defer")) {
         api_problem(resp, 400, "refit", "must be \"now\" (default) or \"defer\", got \"%.40s\"",
@@ -293,6 +361,9 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     /* the experiment's markers unless the upload names its own */
     if (!opts.markers)
         opts.markers = json_string_value(json_object_get(e.spec, "markers"));
+    /* likewise the names of validation steps */
+    if (!opts.validation)
+        opts.validation = json_string_value(json_object_get(e.spec, "validation_markers"));
     profile prof;
     ingest_trace_info info;
     ingest_error ie;
@@ -301,6 +372,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         store_experiment_free(&e);
         return;
     }
+    if (kind == INGEST_KIND_PERFCAST)
+        force_phase(&prof, opts.phase);
     if (kind == INGEST_KIND_PERFCAST && opts.rank >= 0)
         for (size_t i = 0; i < prof.nrows; i++)
             if (prof.rows[i].rank != opts.rank) {
@@ -321,7 +394,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
-        resolve_repetition(req, kind, &prof, &rep, resp))
+        resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
                       .format = ingest_kind_name(kind),
@@ -331,7 +404,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .npoint = e.nparams,
                       .repetition = rep,
                       .prof = &prof,
-                      .defer_refit = refit && !strcmp(refit, "defer")};
+                      .defer_refit = refit && !strcmp(refit, "defer"),
+                      .evaluation = use && !strcmp(use, "evaluation")};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc) {
@@ -342,9 +416,18 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                             "job", res.job_id ? json_integer(res.job_id) : json_null(),
                             "experiment", (json_int_t)exp_id, "duplicate", res.duplicate,
                             "format", ingest_kind_name(kind));
+    if (doc && use && !strcmp(use, "evaluation"))
+        json_object_set_new(doc, "use", json_string("evaluation"));
     if (doc && kind != INGEST_KIND_PERFCAST) {
         json_object_set_new(doc, "rank", json_integer(info.rank));
         json_object_set_new(doc, "steps", json_integer(info.nsteps ? info.nsteps : 1));
+        json_object_set_new(doc, "validation_steps", json_integer(info.nvalidation));
+        /* patterns someone chose that found nothing: say so */
+        if (opts.validation && !opts.phase && info.nvalidation == 0)
+            json_object_set_new(
+                doc, "warnings",
+                json_pack("[s]", "validation_markers matched no step and no range around one: "
+                                 "every step of this trace counts as a training step"));
     }
     api_send_json(resp, res.duplicate ? 200 : 202, doc);
     if (res.job_id)

@@ -48,6 +48,8 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R, NULL},
     {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W, ""},
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R, NULL},
     {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure"},
     {"POST", "/v1/tokens", api_token_create, DB, A, ""},
     {"GET", "/v1/tokens", api_token_list, DB, A, ""},

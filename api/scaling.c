@@ -10,7 +10,8 @@
  *   &metric=time
  *
  * Per point: epoch, comp, comm, mem (value and 95% interval), Extra-Deep's
- * speedup Δ (percent, relative to the first measured coordinate P_1, Eq. 11)
+ * speedup Δ (percent, relative to P_1, the first measured point of the series
+ * along the first parameter x_1 at the point's values of the others, Eq. 11)
  * with the ideal Δ_t and the efficiency ε = Δ_a/Δ_t (percent, Eq. 13), the
  * conventional speedup T_1/T_k and efficiency (× x_1/x_k for strong
  * scaling), the PMNF models of Δ and ε evaluated there, and whether the
@@ -149,8 +150,14 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
     const cached_part *parts = m->parts[slot];
     int composed;
     prediction t = predict_epoch(parts, point, &composed);
-    double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
-    versus vs = {t1, app->npoints ? app->ranks[app->baseline] : NAN, cached_ranks(m, point), 0,
+    /* P_1: the first measured point of the series along x_1 at this point's
+     * values of the other parameters; the first coordinate when there is none */
+    int b = scl_series_baseline(app->coords, app->npoints, m->nparams, point,
+                                app->value[AD_GROUPS - 1]);
+    if (b < 0)
+        b = app->baseline;
+    double t1 = app->npoints ? app->value[AD_GROUPS - 1][b] : NAN;
+    versus vs = {t1, app->npoints ? app->ranks[b] : NAN, cached_ranks(m, point), 0,
                  !strcmp(m->scaling, "strong")};
     vs.dt = scl_ideal_speedup_pct(vs.x1, vs.xk);
     json_t *o = json_pack("{s:o, s:o, s:o}", "point", predict_point_json(m, point), "ranks",

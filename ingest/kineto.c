@@ -74,6 +74,7 @@ enum kt_kind { EV_IGNORE = 0, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_HO
 typedef struct kt_event {
     long long index;   /* position in traceEvents */
     int kind;
+    int annotation;    /* cat user_annotation: a record_function range */
     char ph;
     int has_ts, has_dur, has_corr, has_ext, has_bytes, has_name;
     int bad;           /* a key we use had a value of the wrong type: its K_ */
@@ -429,8 +430,12 @@ static int end_event(kt_reader *r)
     int cp = ingest_sum_callpath(r->sum, r->name, e->name_len, category, r->err);
     if (cp < 0)
         return kt_wrap(r, e->index);
-    if (e->kind == EV_HOST)
+    if (e->kind == EV_HOST) {
+        /* a record_function range named like validation marks its steps */
+        if (e->annotation && ingest_sum_range(r->sum, e->ts, e->ts + e->dur, r->name, e->name_len, r->err) < 0)
+            return kt_wrap(r, e->index);
         return add_event(r, e->ts, cp, -1);
+    }
     if (e->kind == EV_RUNTIME) {
         if (!add_event(r, e->ts, cp, -1))
             return 0;
@@ -667,6 +672,7 @@ static int cb_string(void *ctx, const unsigned char *str, size_t n)
         switch (key) {
         case K_CAT:
             r->ev.kind = kind_of_cat(s, n);
+            r->ev.annotation = n == 15 && !memcmp(s, "user_annotation", 15);
             break;
         case K_PH:
             r->ev.ph = n == 1 ? s[0] : '?';

@@ -413,6 +413,12 @@ static int nvtx_row(ns_reader *r, sqlite3_stmt *st)
     size_t len = name ? (size_t)sqlite3_column_bytes(st, 2) : 0;
     if (!name || len == 0 || is_marker(r, name, len) || sqlite3_column_type(st, 1) == SQLITE_NULL)
         return 0;
+    /* a range named like validation marks the steps it contains */
+    double start, end;
+    if (col_range(r, st, &start, &end) < 0)
+        return -1;
+    if (ingest_sum_range(r->sum, start, end, name, len, r->err) < 0)
+        return ns_wrap(r);
     return named_row(r, st, PROFILE_HOST, 0);
 }
 
@@ -475,6 +481,9 @@ static int marker_row(ns_reader *r, sqlite3_stmt *st)
         m->v = v;
         m->cap = cap;
     }
+    /* an epoch marker named like validation marks the steps it contains */
+    if (ingest_sum_range(r->sum, start, end, name, len, r->err) < 0)
+        return ns_wrap(r);
     ns_marker *k = &m->v[m->n++];
     k->start = start;
     k->end = end;

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "ingest/stepsum.h"
+#include "ingest/phase.h"
 
 #define SUM_MAX_PROBE 4096
 #define SUM_GAP 0x80000000u /* slot bit: a gap, not a step */
@@ -48,6 +49,10 @@ typedef struct sum_step {
     double start, end;
     char label[64];
 } sum_step;
+
+typedef struct sum_window {
+    double start, end;
+} sum_window;
 
 typedef struct sum_pending {
     double t, dur, bytes;
@@ -94,6 +99,15 @@ struct ingest_sum {
     size_t npending, pending_cap;
 
     long long events;
+
+    /* validation phase (phase.h): patterns, ranges that matched, the
+     * upload's override (0 none, else the phase of every step) */
+    ingest_phase_patterns vpat;
+    sum_window *windows;
+    size_t nwindows, windows_cap;
+    int force_phase;
+    int second;          /* in a second pass: ranges already known */
+    int nvalidation;     /* steps found to be validation steps */
 };
 
 static int sum_fail(ingest_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -244,6 +258,8 @@ ingest_sum *ingest_sum_new(const ingest_trace_options *o, ingest_error *err)
     s->max_pending = o->max_pending > 0 ? o->max_pending : (size_t)1 << 19;
     s->max_arena = (size_t)64 << 20;
     s->last = -1;
+    ingest_phase_compile(o->validation, &s->vpat);
+    s->force_phase = o->phase;
     return s;
 }
 
@@ -259,6 +275,7 @@ void ingest_sum_free(ingest_sum *s)
     free(s->cells);
     free(s->cell_index);
     free(s->pending);
+    free(s->windows);
     free(s);
 }
 
@@ -393,6 +410,69 @@ int ingest_sum_step(ingest_sum *s, double start, double end, const char *label, 
     st->start = start;
     st->end = end;
     memcpy(st->label, shown, sizeof shown);
+    return 0;
+}
+
+int ingest_sum_range(ingest_sum *s, double start, double end, const char *name, size_t len,
+                     ingest_error *err)
+{
+    /* operator names ("aten::add", "autograd::engine::evaluate_function")
+     * are not annotations */
+    if (s->second || s->force_phase || !(end > start) ||
+        ingest_contains_nocase(name, len, "::", 2) || !ingest_phase_match(&s->vpat, name, len))
+        return 0;
+    if (s->nwindows >= (size_t)s->max_steps)
+        return sum_fail(err, "more than %d validation ranges (the limit)", s->max_steps);
+    if (grow((void **)&s->windows, &s->windows_cap, s->nwindows + 1, sizeof *s->windows) < 0)
+        return sum_fail(err, "out of memory");
+    s->windows[s->nwindows++] = (sum_window){start, end};
+    return 0;
+}
+
+static int cmp_window(const void *a, const void *b)
+{
+    const sum_window *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* phase[i] of every step: the override, else validation when the step's
+ * label matches a pattern or its midpoint lies in a matching range (windows
+ * sorted by start, a running maximum of their ends answering "does any range
+ * starting before t end after it" by one bisection). */
+static int step_phases(ingest_sum *s, unsigned char *phase)
+{
+    double *reach = NULL;
+    if (s->nwindows > 0) {
+        qsort(s->windows, s->nwindows, sizeof *s->windows, cmp_window);
+        reach = malloc(s->nwindows * sizeof *reach);
+        if (!reach)
+            return -1;
+        for (size_t i = 0; i < s->nwindows; i++)
+            reach[i] = i && reach[i - 1] > s->windows[i].end ? reach[i - 1] : s->windows[i].end;
+    }
+    s->nvalidation = 0;
+    for (int i = 0; i < s->nsteps; i++) {
+        const sum_step *st = &s->steps[i];
+        int v;
+        if (s->force_phase) {
+            v = s->force_phase == INGEST_PHASE_VALIDATION;
+        } else {
+            v = ingest_phase_match(&s->vpat, st->label, strlen(st->label));
+            double mid = st->start + (st->end - st->start) / 2;
+            size_t lo = 0, hi = s->nwindows; /* windows with start <= mid: [0, lo) */
+            while (!v && lo < hi) {
+                size_t m = (lo + hi) / 2;
+                if (s->windows[m].start <= mid)
+                    lo = m + 1;
+                else
+                    hi = m;
+            }
+            v = v || (lo > 0 && reach[lo - 1] > mid);
+        }
+        phase[i] = v ? PROFILE_VALIDATION : PROFILE_TRAIN;
+        s->nvalidation += v;
+    }
+    free(reach);
     return 0;
 }
 
@@ -590,6 +670,7 @@ int ingest_sum_restart(ingest_sum *s, ingest_error *err)
         memset(s->totals, 0, (size_t)s->ncps * sizeof *s->totals);
     s->events = 0;
     s->overflow = s->unordered = 0;
+    s->second = 1;
     return 0;
 }
 
@@ -684,17 +765,25 @@ static int build_rows(ingest_sum *s, int rank, double scale, profile *out, inges
     int any_bytes = 0;
     size_t cap = 0;
     if (s->nsteps == 0) {
-        /* a trace without steps is one step: the totals */
+        /* a trace without steps is one step: the totals (validation only
+         * when the upload says so) */
+        int ph = s->force_phase == INGEST_PHASE_VALIDATION ? PROFILE_VALIDATION : PROFILE_TRAIN;
+        s->nvalidation = ph == PROFILE_VALIDATION;
         for (int i = 0; i < s->ncps; i++)
             any_bytes |= s->totals[i].has_bytes;
         for (int i = 0; i < s->ncps; i++) {
             const sum_total *t = &s->totals[i];
-            if (push_row(out, &cap, rank, PROFILE_TRAIN, 0, i, 0, t->time * scale, err) < 0 ||
-                push_row(out, &cap, rank, PROFILE_TRAIN, 0, i, 1, (double)t->visits, err) < 0 ||
-                (t->has_bytes && push_row(out, &cap, rank, PROFILE_TRAIN, 0, i, 2, t->bytes, err) < 0))
+            if (push_row(out, &cap, rank, ph, 0, i, 0, t->time * scale, err) < 0 ||
+                push_row(out, &cap, rank, ph, 0, i, 1, (double)t->visits, err) < 0 ||
+                (t->has_bytes && push_row(out, &cap, rank, ph, 0, i, 2, t->bytes, err) < 0))
                 return -1;
         }
     } else {
+        unsigned char *phase = malloc((size_t)s->nsteps);
+        if (!phase || step_phases(s, phase) < 0) {
+            free(phase);
+            return sum_fail(err, "out of memory");
+        }
         if (s->ncells > 1)
             qsort(s->cells, s->ncells, sizeof *s->cells, cmp_cell);
         for (size_t i = 0; i < s->ncells; i++)
@@ -703,13 +792,16 @@ static int build_rows(ingest_sum *s, int rank, double scale, profile *out, inges
             const sum_cell *c = &s->cells[i];
             uint32_t slot = (uint32_t)(c->key >> 32);
             int cp = (int)(uint32_t)c->key;
-            int phase = slot & SUM_GAP ? PROFILE_BETWEEN : PROFILE_TRAIN;
             int step = (int)(slot & ~SUM_GAP);
-            if (push_row(out, &cap, rank, phase, step, cp, 0, c->time * scale, err) < 0 ||
-                push_row(out, &cap, rank, phase, step, cp, 1, (double)c->visits, err) < 0 ||
-                (c->has_bytes && push_row(out, &cap, rank, phase, step, cp, 2, c->bytes, err) < 0))
+            int ph = slot & SUM_GAP ? PROFILE_BETWEEN : phase[step];
+            if (push_row(out, &cap, rank, ph, step, cp, 0, c->time * scale, err) < 0 ||
+                push_row(out, &cap, rank, ph, step, cp, 1, (double)c->visits, err) < 0 ||
+                (c->has_bytes && push_row(out, &cap, rank, ph, step, cp, 2, c->bytes, err) < 0)) {
+                free(phase);
                 return -1;
+            }
         }
+        free(phase);
         /* the index is stale after sorting; nothing is added any more */
         s->ncells = 0;
     }
@@ -750,6 +842,7 @@ int ingest_sum_finish(ingest_sum *s, int rank, double scale, profile *out,
     }
     if (info) {
         info->nsteps = s->nsteps;
+        info->nvalidation = s->nvalidation;
         info->events = s->events;
         free(info->steps);
         info->steps = NULL;

@@ -47,6 +47,14 @@ int ingest_sum_callpath(ingest_sum *s, const char *name, size_t len, int categor
 int ingest_sum_step(ingest_sum *s, double start, double end, const char *label, size_t len,
                     ingest_error *err);
 
+/* A named range of the trace (an annotation, an NVTX range, a marker): when
+ * its name matches the validation patterns (phase.h; o->validation), steps
+ * whose midpoint it contains are validation steps. Ignored in a second pass
+ * and when the upload sets every step's phase. -1 with err beyond max_steps
+ * such ranges. */
+int ingest_sum_range(ingest_sum *s, double start, double end, const char *name, size_t len,
+                     ingest_error *err);
+
 /* Sorts and checks the steps and enters final mode. -1 with err when two
  * steps overlap. */
 int ingest_sum_steps_done(ingest_sum *s, ingest_error *err);

@@ -7,8 +7,11 @@
  * What both readers do (design.md §3, §7):
  *   - steps: Kineto "ProfilerStep#N" annotations; Nsight Systems NVTX ranges
  *     whose name contains a step marker ("step", "epoch" unless told
- *     otherwise). Steps are phase "train", indexed in time order. A trace
- *     without steps is one step.
+ *     otherwise), indexed in time order. A trace without steps is one step.
+ *     A step is phase "validation" when its name or a range around it (a
+ *     record_function / user annotation, an NVTX range) matches the
+ *     validation patterns (ingest/phase.h: "val,eval" unless told
+ *     otherwise), else "train"; o->phase sets every step's phase instead.
  *   - every execution is summed into the step (or the gap between steps)
  *     that contains its key time: host-side events by their start, device
  *     events (kernels, memcpy, memset) by the start of the CUDA API call
@@ -42,6 +45,8 @@ typedef struct ingest_input {
     int fd;
 } ingest_input;
 
+enum { INGEST_PHASE_AUTO = 0, INGEST_PHASE_TRAIN = 1, INGEST_PHASE_VALIDATION = 2 };
+
 typedef struct ingest_trace_options {
     int rank;            /* >= 0: the caller's rank for this trace; it must agree
                             with distributedInfo.rank when the trace has one.
@@ -49,6 +54,12 @@ typedef struct ingest_trace_options {
     const char *markers; /* nsys: comma-separated substrings that make an NVTX
                             range a step marker (case-insensitive); NULL or ""
                             for "step,epoch" */
+    const char *validation; /* comma-separated name parts of validation steps
+                            or of ranges around them (ingest/phase.h); NULL
+                            or "" for "val,eval" */
+    int phase;           /* INGEST_PHASE_AUTO (0): each step's phase from the
+                            patterns; INGEST_PHASE_TRAIN or
+                            INGEST_PHASE_VALIDATION: every step's */
     int no_threads;      /* 1: inflate gzip in the calling thread (fuzzing);
                             0: in a helper thread, overlapping the parser */
     /* limits; 0 takes the default in brackets */
@@ -73,6 +84,7 @@ typedef struct ingest_trace_info {
     int rank;            /* the rank of the profile's rows */
     int world_size;      /* 0 when the trace does not say */
     int nsteps;          /* 0: the trace had no steps and is one step */
+    int nvalidation;     /* of the steps, validation steps */
     ingest_trace_step *steps; /* nsteps, in time order */
     long long events;    /* events summed into the profile */
     long long unmatched; /* device events placed by their own start because

@@ -5,13 +5,23 @@
  *
  * For each (callpath, metric, phase):
  *   1. per rank k and repetition r, the median over steps of the step sums
- *      -> v(k,r); warm-up train steps (index < warmup_steps) are left out
- *      unless they are all that rank has of that callpath;
+ *      -> v(k,r), a step in which the callpath did not run counting as 0
+ *      (Eq. 1: the sum over no executions); warm-up train steps (index <
+ *      warmup_steps) are left out unless they are all that rank has;
  *   2. per repetition, the median over ranks of v(k,r) -> V(r);
  *   3. the median over repetitions of V(r) -> V.
  * Per rank, the median over repetitions of v(k,r) is kept too, and v(k,r)
  * itself: the load-imbalance analysis needs the spread over ranks, which
  * step 2 hides, per repetition.
+ *
+ * Which steps and ranks there are comes from all rows of the coordinate, not
+ * from the callpath's own (the frame): the steps of a (phase, repetition,
+ * rank) are those in which anything was recorded, the ranks of a (phase,
+ * repetition) those with any step of that phase. A callpath absent from one
+ * of them counts 0 there, so a kernel that ran in 1 of 4 steps on 1 of 2
+ * ranks is not charged as if it ran in every step. With AGG_MEAN, steps 1
+ * and 2 take means instead of medians: the per-step share of periodic work
+ * (a checkpoint every 4th step), which a median would read as 0.
  *
  * The rows are sorted once by (callpath, metric, phase, repetition, rank,
  * step), radix-sorted on a packed key when the ranges allow (the usual case),
@@ -88,11 +98,6 @@ static int cmp_row(const void *a, const void *b)
 static int same_series(const agg_row *x, const agg_row *y)
 {
     return x->callpath == y->callpath && x->metric == y->metric && x->phase == y->phase;
-}
-
-static int same_rank(const agg_row *x, const agg_row *y)
-{
-    return same_series(x, y) && x->repetition == y->repetition && x->rank == y->rank;
 }
 
 /* ---- sorting ---------------------------------------------------------------
@@ -225,6 +230,92 @@ static int sort_rows(const agg_row *rows, size_t n, agg_row *sorted)
     return 0;
 }
 
+/* ---- the frame: which steps and ranks there are (Eq. 1's absent = 0) ----------- */
+
+/* The steps of one (phase, repetition, rank): frame.steps[s0..s1), ascending. */
+typedef struct frame_cell {
+    int phase, repetition, rank;
+    size_t s0, s1;
+} frame_cell;
+
+typedef struct agg_frame {
+    int *steps;
+    frame_cell *cells; /* ascending (phase, repetition, rank) */
+    size_t ncells;
+} agg_frame;
+
+static void frame_free(agg_frame *f)
+{
+    free(f->steps);
+    free(f->cells);
+    memset(f, 0, sizeof *f);
+}
+
+/* The distinct (phase, repetition, rank, step) of rows[0..n). */
+static int frame_build(const agg_row *rows, size_t n, agg_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    agg_row *keys = malloc(n * sizeof(*keys)), *sorted = malloc(n * sizeof(*sorted));
+    f->steps = malloc(n * sizeof(*f->steps));
+    f->cells = malloc(n * sizeof(*f->cells));
+    if (!keys || !sorted || !f->steps || !f->cells)
+        goto fail;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (agg_row){.repetition = rows[i].repetition, .rank = rows[i].rank,
+                            .phase = rows[i].phase, .step = rows[i].step};
+    if (sort_rows(keys, n, sorted) < 0)
+        goto fail;
+    size_t nsteps = 0;
+    for (size_t i = 0; i < n; i++) {
+        const agg_row *r = &sorted[i];
+        frame_cell *c = f->ncells ? &f->cells[f->ncells - 1] : NULL;
+        if (!c || c->phase != r->phase || c->repetition != r->repetition || c->rank != r->rank) {
+            c = &f->cells[f->ncells++];
+            *c = (frame_cell){r->phase, r->repetition, r->rank, nsteps, nsteps};
+        } else if (f->steps[nsteps - 1] == r->step) {
+            continue;
+        }
+        f->steps[nsteps++] = r->step;
+        c->s1 = nsteps;
+    }
+    free(keys);
+    free(sorted);
+    return 0;
+fail:
+    free(keys);
+    free(sorted);
+    frame_free(f);
+    return -1;
+}
+
+/* First cell of phase (cells[ncells] when none). */
+static size_t frame_phase_start(const agg_frame *f, int phase)
+{
+    size_t lo = 0, hi = f->ncells;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (f->cells[mid].phase < phase)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static double mean_of(const double *v, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    return sum / (double)n;
+}
+
+/* The median or, with AGG_MEAN, the mean of v[0..n) (n > 0). */
+static double center(const double *v, size_t n, agg_measure m, double *scratch)
+{
+    return m == AGG_MEAN ? mean_of(v, n) : agg_median(v, n, scratch);
+}
+
 /* The step-median of one rank in one repetition. */
 typedef struct rank_median {
     int repetition;
@@ -273,33 +364,9 @@ static int work_alloc(agg_work *w, size_t n)
     return -1;
 }
 
-/* Median over the steps of rows[0..n) (one rank, one repetition, one series,
- * ascending step). Rows of the same step are summed first; train steps below
- * warmup are dropped unless no other step is left. */
-static double rank_step_median(const agg_row *rows, size_t n, int warmup, agg_work *w)
-{
-    size_t nsteps = 0, kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (nsteps > 0 && w->step_index[nsteps - 1] == rows[i].step) {
-            w->steps[nsteps - 1] += rows[i].value;
-            continue;
-        }
-        w->step_index[nsteps] = rows[i].step;
-        w->steps[nsteps++] = rows[i].value;
-    }
-    if (rows[0].phase == 0 && warmup > 0) {
-        for (size_t i = 0; i < nsteps; i++)
-            if (w->step_index[i] >= warmup)
-                w->steps[kept++] = w->steps[i];
-        if (kept > 0)
-            nsteps = kept;
-    }
-    return agg_median(w->steps, nsteps, w->scratch);
-}
-
 /* Fills v from the v(k,r) of one series (w->kr[0..nkr), ascending (repetition,
  * rank)): medians over ranks per repetition, over repetitions, and per rank. */
-static int finish_value(agg_value *v, size_t nkr, agg_work *w)
+static int finish_value(agg_value *v, size_t nkr, agg_measure measure, agg_work *w)
 {
     size_t nreps = 0, nranks = 0;
     /* the step medians are all taken: step_index holds the repetition numbers now */
@@ -311,7 +378,7 @@ static int finish_value(agg_value *v, size_t nkr, agg_work *w)
         for (size_t k = i; k < j; k++)
             w->steps[k - i] = w->kr[k].value;
         rep_ids[nreps] = w->kr[i].repetition;
-        w->per_rep[nreps++] = agg_median(w->steps, j - i, w->scratch);
+        w->per_rep[nreps++] = center(w->steps, j - i, measure, w->scratch);
         i = j;
     }
     qsort(w->kr, nkr, sizeof(*w->kr), cmp_rank_median);
@@ -355,23 +422,49 @@ static int finish_value(agg_value *v, size_t nkr, agg_work *w)
     return 0;
 }
 
-/* Aggregates the series rows[0..n) (one callpath, metric and phase). */
-static int aggregate_series(const agg_row *rows, size_t n, int warmup, agg_work *w,
-                            agg_value *v)
+/* v(k,r) of one cell for the series rows[*at..n): the step sums at the
+ * cell's steps, 0 where the series has no row; train steps below warmup
+ * dropped unless no other step is left; then their median (or mean).
+ * Advances *at past the cell's rows. */
+static double cell_value(const agg_row *rows, size_t n, size_t *at, const agg_frame *f,
+                         const frame_cell *c, const agg_options *o, agg_work *w)
 {
-    size_t nkr = 0;
+    size_t i = *at, nsteps = 0, kept = 0;
+    for (size_t s = c->s0; s < c->s1; s++) {
+        double sum = 0;
+        while (i < n && rows[i].repetition == c->repetition && rows[i].rank == c->rank &&
+               rows[i].step == f->steps[s])
+            sum += rows[i++].value;
+        w->step_index[nsteps] = f->steps[s];
+        w->steps[nsteps++] = sum;
+    }
+    *at = i;
+    if (c->phase == 0 && o->warmup_steps > 0) {
+        for (size_t s = 0; s < nsteps; s++)
+            if (w->step_index[s] >= o->warmup_steps)
+                w->steps[kept++] = w->steps[s];
+        if (kept > 0)
+            nsteps = kept;
+    }
+    return center(w->steps, nsteps, o->measure, w->scratch);
+}
+
+/* Aggregates the series rows[0..n) (one callpath, metric and phase) over
+ * every cell of its phase in the frame. */
+static int aggregate_series(const agg_row *rows, size_t n, const agg_frame *f,
+                            const agg_options *o, agg_work *w, agg_value *v)
+{
+    size_t nkr = 0, at = 0;
     v->callpath = rows[0].callpath;
     v->metric = rows[0].metric;
     v->phase = rows[0].phase;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && same_rank(&rows[j], &rows[i]))
-            j++;
-        w->kr[nkr++] = (rank_median){rows[i].repetition, rows[i].rank,
-                                     rank_step_median(rows + i, j - i, warmup, w)};
-        i = j;
+    for (size_t c = frame_phase_start(f, v->phase); c < f->ncells && f->cells[c].phase == v->phase;
+         c++) {
+        const frame_cell *cell = &f->cells[c];
+        w->kr[nkr++] = (rank_median){cell->repetition, cell->rank,
+                                     cell_value(rows, n, &at, f, cell, o, w)};
     }
-    return finish_value(v, nkr, w);
+    return finish_value(v, nkr, o->measure, w);
 }
 
 /* ---- entry points ---------------------------------------------------------- */
@@ -390,14 +483,23 @@ void agg_result_free(agg_result *r)
 
 int agg_coordinate(const agg_row *rows, size_t nrows, int warmup_steps, agg_result *out)
 {
+    agg_options o = {warmup_steps, AGG_MEDIAN};
+    return agg_coordinate_with(rows, nrows, &o, out);
+}
+
+int agg_coordinate_with(const agg_row *rows, size_t nrows, const agg_options *o,
+                        agg_result *out)
+{
     agg_work w = {0};
+    agg_frame f = {0};
     agg_row *sorted = NULL;
     size_t nseries = 0;
     memset(out, 0, sizeof(*out));
     if (nrows == 0)
         return 0;
     sorted = malloc(nrows * sizeof(*sorted));
-    if (!sorted || work_alloc(&w, nrows) < 0 || sort_rows(rows, nrows, sorted) < 0)
+    if (!sorted || work_alloc(&w, nrows) < 0 || sort_rows(rows, nrows, sorted) < 0 ||
+        frame_build(rows, nrows, &f) < 0)
         goto fail;
     for (size_t i = 0; i < nrows; i++)
         nseries += i == 0 || !same_series(&sorted[i], &sorted[i - 1]);
@@ -410,16 +512,18 @@ int agg_coordinate(const agg_row *rows, size_t nrows, int warmup_steps, agg_resu
             j++;
         /* counted before filling, so agg_result_free sees this value's arrays */
         out->nvalues++;
-        if (aggregate_series(sorted + i, j - i, warmup_steps, &w, &out->values[out->nvalues - 1]) < 0)
+        if (aggregate_series(sorted + i, j - i, &f, o, &w, &out->values[out->nvalues - 1]) < 0)
             goto fail;
         i = j;
     }
     free(sorted);
     work_free(&w);
+    frame_free(&f);
     return 0;
 fail:
     free(sorted);
     work_free(&w);
+    frame_free(&f);
     agg_result_free(out);
     return -1;
 }

@@ -42,11 +42,24 @@ typedef struct agg_result {
     agg_value *values;   /* sorted by (callpath, metric, phase) */
 } agg_result;
 
+/* How v(k,r) and V(r) are taken: the median (Extra-Deep) or the mean (the
+ * per-step share of periodic work). */
+typedef enum agg_measure { AGG_MEDIAN = 0, AGG_MEAN = 1 } agg_measure;
+
+typedef struct agg_options {
+    int warmup_steps;
+    agg_measure measure;
+} agg_options;
+
 /* Aggregates the rows of one coordinate. Steps with index < warmup_steps
  * (train phase; validation and between-steps rows are not warm-up) are
- * excluded unless that would leave a rank of a callpath with no step, in
- * which case its steps are all kept. A callpath missing from a step counts
- * as absent, not as zero. Returns 0 or -1 (out of memory). */
+ * excluded unless that would leave a rank with no step, in which case its
+ * steps are all kept. A callpath missing from a step that exists (some
+ * callpath was recorded in it) or from a rank that has steps of the phase
+ * counts as 0 there (Eq. 1). Returns 0 or -1 (out of memory). */
+int agg_coordinate_with(const agg_row *rows, size_t nrows, const agg_options *o,
+                        agg_result *out);
+/* The same with the median and warmup_steps. */
 int agg_coordinate(const agg_row *rows, size_t nrows, int warmup_steps, agg_result *out);
 void agg_result_free(agg_result *r);
 

@@ -4,6 +4,9 @@
  */
 #include "modeling/scaling.h"
 
+#include <math.h>
+#include <stddef.h>
+
 double scl_speedup_pct(double t1, double tk)
 {
     return (t1 - tk) / (t1 / 100);
@@ -33,4 +36,41 @@ void scl_range(double f_lo, double f_hi, double *lo, double *hi)
 {
     *lo = f_lo < f_hi ? f_lo : f_hi;
     *hi = f_lo < f_hi ? f_hi : f_lo;
+}
+
+int scl_series_baseline(const double *coords, int npoints, int nparams, const double *point,
+                        const double *values)
+{
+    int best = -1;
+    for (int i = 0; i < npoints; i++) {
+        const double *c = coords + (size_t)i * nparams;
+        int same = 1;
+        for (int j = 1; j < nparams && same; j++)
+            same = c[j] == point[j];
+        if (!same || (values && !isfinite(values[i])))
+            continue;
+        if (best < 0 || c[0] < coords[(size_t)best * nparams])
+            best = i;
+    }
+    return best;
+}
+
+void scl_series_derived(const double *coords, int npoints, int nparams, const double *values,
+                        const double *ranks, double cores_per_rank, double *speedup_pct,
+                        double *efficiency_pct, double *core_hours)
+{
+    for (int q = 0; q < npoints; q++) {
+        speedup_pct[q] = efficiency_pct[q] = core_hours[q] = NAN;
+        if (!isfinite(values[q]))
+            continue;
+        core_hours[q] = values[q] * ranks[q] * cores_per_rank / 3600;
+        int b = scl_series_baseline(coords, npoints, nparams, coords + (size_t)q * nparams,
+                                    values);
+        if (b < 0)
+            continue;
+        double d = scl_speedup_pct(values[b], values[q]);
+        speedup_pct[q] = b == q ? 0 : d;
+        efficiency_pct[q] =
+            b == q ? 100 : scl_efficiency_pct(d, scl_ideal_speedup_pct(ranks[b], ranks[q]));
+    }
 }

@@ -21,6 +21,22 @@ double scl_efficiency_pct(double delta_a, double delta_t);
 double scl_speedup(double t1, double tk);
 double scl_efficiency(double t1, double tk, double x1, double xk, int strong);
 
+/* P_1 of coordinate q (Extra-Deep §3.1): the first point of the series
+ * along x_1 (parameter 0) through q, i.e. the coordinate with the same
+ * values of the other parameters and the smallest x_1 where values[] is
+ * finite (values may be NULL: every coordinate counts). coords: npoints x
+ * nparams. Returns its index, or -1 when there is none. */
+int scl_series_baseline(const double *coords, int npoints, int nparams, const double *point,
+                        const double *values);
+
+/* Δ, ε (percent) and core-hours (T·ranks·ρ/3600) of one series (a kernel,
+ * a part, the epoch) at each of its coordinates, against P_1 of the
+ * coordinate's series along x_1 (scl_series_baseline over values): Eq.
+ * 11-14 per kernel. values[i] NaN: not measured there (all three NaN). */
+void scl_series_derived(const double *coords, int npoints, int nparams, const double *values,
+                        const double *ranks, double cores_per_rank, double *speedup_pct,
+                        double *efficiency_pct, double *core_hours);
+
 /* The range of f(T) for T in [lo, hi] when f is monotone in T: f at both
  * ends, ordered. */
 void scl_range(double f_lo, double f_hi, double *lo, double *hi);

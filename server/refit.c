@@ -6,11 +6,14 @@
  *   2. per coordinate: aggregate (medians over steps, ranks, repetitions;
  *      warm-up excluded; phases apart) — modeling/aggregate.c;
  *   3. per coordinate: steps per epoch n_t, n_v from the training set-up,
- *      G and M evaluated for the coordinate (Extra-Deep Eq. 2-3);
+ *      D_t, D_v, B, G and M evaluated for the coordinate (Extra-Deep Eq. 2-3,
+ *      api/training.h);
  *   4. per callpath and metric: the per-epoch value n_t·V_train + n_v·V_val
  *      ('epoch') and, kept apart, the work between steps n_t·V_between
  *      ('between'); per metric the application values comp, comm, mem (sums
- *      over the category's callpaths, Eq. 8-10) and epoch = comp+comm+mem;
+ *      over the category's callpaths, Eq. 8-10, the work between steps
+ *      included: n_t·V_between) and epoch = comp+comm+mem, and 'between', the
+ *      part of them done between steps, shown on its own;
  *      every measurement also carries its load-imbalance factor per
  *      repetition (max/mean over the ranks' values of that repetition, of the
  *      same sums per rank);
@@ -18,6 +21,12 @@
  *      parameter, Extra-P's minimum) with one shared modeler; a strong-scaling
  *      experiment's modeler also tries negative exponents;
  *   6. write measurements and models as one new model set, in one transaction.
+ *
+ * Coordinates of evaluation-only uploads (Extra-Deep §4's P+) go through
+ * steps 2-4 like the others but write no measurements and are not fitted:
+ * each model carries, in its document's "accuracy", the percentage error at
+ * every modelling point and at every evaluation point and the medians of
+ * both (GET /v1/experiments/{id}/accuracy).
  */
 #include "server/refit.h"
 
@@ -29,7 +38,9 @@
 #include <string.h>
 
 #include "api/model_json.h"
+#include "api/training.h"
 #include "ingest/profile.h"
+#include "modeling/accuracy.h"
 #include "modeling/aggregate.h"
 #include "modeling/expr.h"
 #include "modeling/imbalance.h"
@@ -39,14 +50,14 @@
 
 #define MIN_VALUES_PER_PARAMETER 5
 
-enum { PART_COMP = 0, PART_COMM = 1, PART_MEM = 2, PART_EPOCH = 3, NPARTS = 4 };
-static const char *const part_names[NPARTS] = {"comp", "comm", "mem", "epoch"};
+enum { PART_COMP = 0, PART_COMM = 1, PART_MEM = 2, PART_EPOCH = 3, PART_BETWEEN = 4, NPARTS = 5 };
+static const char *const part_names[NPARTS] = {"comp", "comm", "mem", "epoch", "between"};
 enum { SERIES_EPOCH = 0, SERIES_BETWEEN = 1 };
 
 typedef struct refit_setup {
-    agg_training training;
-    expr g, m;
+    training_setup training; /* D_t, D_v, B, G, M per coordinate (api/training.h) */
     int warmup_steps;
+    agg_measure measure; /* the experiment's "measure": median (default) or mean */
     int strong;
 } refit_setup;
 
@@ -105,56 +116,24 @@ typedef struct refit_state {
 
 /* ---- set-up from the experiment ------------------------------------------ */
 
-static int number_field(const json_t *o, const char *key, double *out)
-{
-    const json_t *v = json_object_get(o, key);
-    if (!json_is_number(v))
-        return -1;
-    *out = json_number_value(v);
-    return 0;
-}
-
-/* data_parallel / model_parallel: an expression text or a number. */
-static int expr_field(const json_t *o, const char *key, const char *fallback,
-                      const store_experiment *e, expr *out, char *err, size_t errcap)
-{
-    const json_t *v = json_object_get(o, key);
-    char text[64];
-    const char *src = fallback;
-    if (json_is_string(v)) {
-        src = json_string_value(v);
-    } else if (json_is_number(v)) {
-        snprintf(text, sizeof text, "%.17g", json_number_value(v));
-        src = text;
-    }
-    char why[160];
-    if (expr_compile(src, (const char *const *)e->parameters, e->nparams, out, why, sizeof why) <
-        0) {
-        snprintf(err, errcap, "training.%s: %s", key, why);
-        return -1;
-    }
-    return 0;
-}
-
 static int setup_from_experiment(const store_experiment *e, refit_setup *s, char *err,
                                  size_t errcap)
 {
     memset(s, 0, sizeof *s);
     const json_t *t = json_object_get(e->spec, "training");
-    if (!json_is_object(t) || number_field(t, "train_samples", &s->training.train_samples) < 0 ||
-        number_field(t, "batch_size", &s->training.batch_size) < 0) {
+    char field[64], why[400];
+    if (!json_is_object(t)) {
         snprintf(err, errcap, "the experiment has no training set-up (train_samples, batch_size)");
         return -1;
     }
-    if (number_field(t, "validation_samples", &s->training.validation_samples) < 0)
-        s->training.validation_samples = 0;
-    double warm = 0;
-    if (number_field(t, "warmup_steps", &warm) == 0)
-        s->warmup_steps = (int)warm;
-    const char *first = e->nparams > 0 ? e->parameters[0] : "1";
-    if (expr_field(t, "data_parallel", first, e, &s->g, err, errcap) < 0 ||
-        expr_field(t, "model_parallel", "1", e, &s->m, err, errcap) < 0)
+    if (training_compile(t, (const char *const *)e->parameters, e->nparams, &s->training, field,
+                         sizeof field, why, sizeof why) < 0) {
+        snprintf(err, errcap, "%s: %s", field, why);
         return -1;
+    }
+    s->warmup_steps = s->training.warmup_steps;
+    const char *measure = json_string_value(json_object_get(e->spec, "measure"));
+    s->measure = measure && !strcmp(measure, "mean") ? AGG_MEAN : AGG_MEDIAN;
     s->strong = e->scaling && !strcmp(e->scaling, "strong");
     return 0;
 }
@@ -176,18 +155,17 @@ static int aggregate_points(refit_state *st, char *err, size_t errcap)
                                   r->metric, r->value};
         }
         start = end;
-        if (agg_coordinate(rows, n, st->setup.warmup_steps, &st->agg[p]) < 0) {
+        agg_options o = {st->setup.warmup_steps, st->setup.measure};
+        if (agg_coordinate_with(rows, n, &o, &st->agg[p]) < 0) {
             free(rows);
             return -1;
         }
         const double *pt = d->points + (size_t)p * d->nparams;
-        double g, m;
-        if (expr_eval(&st->setup.g, pt, &g) < 0 || expr_eval(&st->setup.m, pt, &m) < 0 ||
-            agg_steps_per_epoch(&st->setup.training, g, m, &st->n_t[p], &st->n_v[p]) < 0) {
-            snprintf(err, errcap,
-                     "data_parallel/model_parallel/batch_size give no positive steps per epoch at "
-                     "coordinate %d",
-                     p + 1);
+        char field[64], why[400];
+        if (training_steps_at(&st->setup.training, pt, (const char *const *)st->e->parameters,
+                              st->e->nparams, &st->n_t[p], &st->n_v[p], field, sizeof field, why,
+                              sizeof why) < 0) {
+            snprintf(err, errcap, "%s: %s", field, why);
             free(rows);
             return -2;
         }
@@ -401,8 +379,18 @@ static int extrapolate_point(refit_state *st, int p)
             rc |= add_raw_measurement(st, p, v);
             int category = st->d->categories[c];
             if (v->phase == 2) {
+                /* work between steps, once per training step: its own series
+                 * per callpath, and part of F_epoch and of its category (the
+                 * application models filter nothing), shown apart as
+                 * "between" too */
                 rc |= accum_add(&between, v, st->n_t[p]);
                 has_between = 1;
+                if (category <= PROFILE_MEM) {
+                    rc |= accum_add(&parts[(size_t)category * nm + m], v, st->n_t[p]);
+                    rc |= accum_add(&parts[(size_t)PART_EPOCH * nm + m], v, st->n_t[p]);
+                    rc |= accum_add(&parts[(size_t)PART_BETWEEN * nm + m], v, st->n_t[p]);
+                    part_seen[m] = 1;
+                }
                 continue;
             }
             double scale = v->phase == 0 ? st->n_t[p] : st->n_v[p];
@@ -439,7 +427,7 @@ static int extrapolate_point(refit_state *st, int p)
             /* a category without callpaths at this coordinate contributes 0 */
             series_set(app_series(st, part, m), p, a->value);
             rc |= add_accum_measurement(st, p, "application", part_names[part],
-                                        part == PART_EPOCH ? NULL : part_names[part], m, "epoch",
+                                        part <= PART_MEM ? part_names[part] : NULL, m, "epoch",
                                         a);
         }
     }
@@ -483,13 +471,52 @@ static int fewest_distinct(const double *coords, int n, int nparams)
     return fewest;
 }
 
+static int is_evaluation(const store_fit_data *d, int p)
+{
+    return d->evaluation && d->evaluation[p];
+}
+
+/* {"points":[{"point":[..],"measured","predicted","error_pct"}],"median_error_pct"}
+ * over the points of one kind (evaluation 0: modelling points, 1: held out). */
+static json_t *accuracy_kind(refit_state *st, const series *s, const pmnf_model *model, int eval)
+{
+    const store_fit_data *d = st->d;
+    json_t *pts = json_array();
+    double *err = malloc(sizeof(double) * 3 * (size_t)(d->npoints ? d->npoints : 1));
+    size_t n = 0;
+    for (int p = 0; pts && err && p < d->npoints; p++) {
+        if (!s->seen[p] || is_evaluation(d, p) != eval)
+            continue;
+        const double *pt = d->points + (size_t)p * d->nparams;
+        double pred = pmnf_eval(&model->f, pt), e = acc_error_pct(pred, s->value[p]);
+        err[n++] = e;
+        json_t *coords = json_array();
+        for (int q = 0; q < d->nparams; q++)
+            json_array_append_new(coords, json_real(pt[q]));
+        json_array_append_new(pts, json_pack("{s:o, s:f, s:o, s:o}", "point", coords, "measured",
+                                             s->value[p], "predicted",
+                                             isfinite(pred) ? json_real(pred) : json_null(),
+                                             "error_pct", isfinite(e) ? json_real(e) : json_null()));
+    }
+    double med = err ? acc_median(err, n, err + d->npoints) : NAN;
+    free(err);
+    return json_pack("{s:o, s:o}", "points", pts ? pts : json_array(), "median_error_pct",
+                     isfinite(med) ? json_real(med) : json_null());
+}
+
+static json_t *accuracy_json(refit_state *st, const series *s, const pmnf_model *model)
+{
+    return json_pack("{s:o, s:o}", "modeling", accuracy_kind(st, s, model, 0), "evaluation",
+                     accuracy_kind(st, s, model, 1));
+}
+
 static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, store_model *out,
                       double *coords, double *values)
 {
     const store_fit_data *d = st->d;
     int n = 0;
     for (int p = 0; p < d->npoints; p++) {
-        if (!s->seen[p])
+        if (!s->seen[p] || is_evaluation(d, p))
             continue;
         memcpy(coords + (size_t)n * d->nparams, d->points + (size_t)p * d->nparams,
                sizeof(double) * (size_t)d->nparams);
@@ -517,6 +544,8 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
         return out->reason ? 0 : -1;
     }
     json_t *doc = api_model_to_json(&model, (const char *const *)st->e->parameters, 1);
+    if (doc)
+        json_object_set_new(doc, "accuracy", accuracy_json(st, s, &model));
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     char *function = doc ? strdup(json_string_value(json_object_get(doc, "function"))) : NULL;
     json_decref(doc);
@@ -546,7 +575,7 @@ static int fit_all(refit_state *st)
             }
             out->level = "application";
             out->name = part_names[part];
-            out->category = part == PART_EPOCH ? NULL : part_names[part];
+            out->category = part <= PART_MEM ? part_names[part] : NULL;
             out->metric = d->metrics[m];
             out->phase = "epoch";
             rc = fit_series(st, modeler, s, out, coords, values);
@@ -633,8 +662,14 @@ static int compute(refit_state *st, char *err, size_t errcap)
     int rc = aggregate_points(st, err, errcap);
     if (rc == -2)
         return REFIT_FAILED;
-    for (int p = 0; p < st->d->npoints && rc == 0; p++)
+    for (int p = 0; p < st->d->npoints && rc == 0; p++) {
+        size_t kept = st->nmeas;
         rc = extrapolate_point(st, p);
+        /* held out: its values are in the series, for the accuracy, but it is
+         * no measurement of the model set */
+        if (is_evaluation(st->d, p))
+            st->nmeas = kept;
+    }
     if (rc == 0)
         rc = fit_all(st);
     if (rc < 0) {

@@ -132,6 +132,7 @@ void store_fit_data_free(store_fit_data *d)
     free(d->categories);
     free(d->metrics);
     free(d->points);
+    free(d->evaluation);
     free(d->rows);
     memset(d, 0, sizeof *d);
 }
@@ -208,11 +209,19 @@ static int metric_index(store_fit_data *d, const char *name)
     return d->nmetrics++;
 }
 
-/* Point index of text "{2,4}", appended when new (rows arrive ordered by point). */
+/* Point index of text "{2,4}" (evaluation: "t" or "f" prefixed), appended
+ * when new (rows arrive ordered by evaluation, point). */
 static int point_index(store_fit_data *d, const char *text, char **last_text, store_error *err)
 {
     if (*last_text && !strcmp(*last_text, text))
         return d->npoints - 1;
+    int eval = text[0] == 't';
+    text++;
+    unsigned char *ev = realloc(d->evaluation, (size_t)d->npoints + 1);
+    if (!ev)
+        return store_error_set(err, STORE_INTERNAL, "out of memory"), -1;
+    d->evaluation = ev;
+    d->evaluation[d->npoints] = (unsigned char)eval;
     double *v;
     int n = parse_double_array(text, &v);
     if (n != d->nparams) {
@@ -223,7 +232,7 @@ static int point_index(store_fit_data *d, const char *text, char **last_text, st
         return -1;
     }
     double *pts = realloc(d->points, sizeof(double) * (size_t)(d->npoints + 1) * d->nparams);
-    char *copy = strdup(text);
+    char *copy = strdup(text - 1);
     if (!pts || !copy) {
         free(v);
         free(copy);
@@ -256,9 +265,10 @@ int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out
     const char *vals[] = {idtext};
     PGresult *r = PQexecParams(
         c,
-        "SELECT p.point::text, p.repetition, r.rank, r.phase, r.step, r.callpath_id, r.metric, "
+        "SELECT CASE WHEN p.evaluation THEN 't' ELSE 'f' END || p.point::text, p.repetition, "
+        "r.rank, r.phase, r.step, r.callpath_id, r.metric, "
         "r.value FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
-        "WHERE p.experiment_id = $1 ORDER BY p.point, p.id",
+        "WHERE p.experiment_id = $1 ORDER BY p.evaluation, p.point, p.id",
         1, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         free(ids);

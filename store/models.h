@@ -30,6 +30,8 @@ typedef struct store_fit_data {
     int nparams;
     int npoints;
     double *points;          /* npoints x nparams */
+    unsigned char *evaluation; /* per point: 1 when its uploads are evaluation-only (not
+                                  fitted; a coordinate with both kinds is two points) */
     int ncallpaths;
     char **callpaths;
     int *categories;         /* profile_category per callpath */
@@ -39,7 +41,8 @@ typedef struct store_fit_data {
     store_fit_row *rows;     /* grouped by point (ascending point index) */
 } store_fit_data;
 
-/* All rows of all profiles of experiment exp (nparams parameters). */
+/* All rows of all profiles of experiment exp (nparams parameters); the
+ * points of fitting uploads first, then those of evaluation-only ones. */
 int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out, store_error *err);
 void store_fit_data_free(store_fit_data *d);
 

@@ -116,15 +116,16 @@ static int insert_profile(PGconn *c, const store_upload *u, const char *exp, con
     char ranks[16], size[24];
     snprintf(ranks, sizeof ranks, "%d", u->prof->nranks);
     snprintf(size, sizeof size, "%zu", u->raw_len);
-    const char *vals[] = {exp, sha, up->point.buf, up->rep, u->format, ranks, size, u->raw};
-    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len};
-    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1};
+    const char *vals[] = {exp,   sha,  up->point.buf, up->rep, u->format,
+                          ranks, size, u->raw,        u->evaluation ? "t" : "f"};
+    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len, 0};
+    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 0};
     PGresult *r = PQexecParams(
         c,
-        "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw) "
-        "VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8) "
+        "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw, "
+        "evaluation) VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8, $9::boolean) "
         "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
-        8, NULL, vals, lens, fmts, 0);
+        9, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     if (PQntuples(r) == 1) {

@@ -34,6 +34,7 @@ typedef struct store_upload {
     int repetition;        /* >= 1 */
     const profile *prof;   /* the normalized profile read from raw */
     int defer_refit;       /* 1: store only; a later store_job_enqueue() refits */
+    int evaluation;        /* 1: not fitted, compared with the models (accuracy) */
 } store_upload;
 
 typedef struct store_upload_result {

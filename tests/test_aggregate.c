@@ -333,6 +333,83 @@ static void test_large(void)
     free(rows);
 }
 
+/* Eq. 1: a callpath absent from a step or a rank counts 0 there. Two ranks,
+ * four train steps; "gemm" (callpath 0) = 1 in every step of both ranks,
+ * "ckpt" (callpath 1) = 0.4 in step 2 of rank 0 only, "sync" (callpath 2) =
+ * 2 in steps 0, 2, 3 of both ranks.
+ *   median: ckpt rank 0 {0,0,0.4,0} -> 0, rank 1 {0,0,0,0} -> 0: V = 0
+ *           (skipping absences would give 0.4, as if it ran in every step);
+ *           sync {2,0,2,2} -> 2 per rank: V = 2
+ *   mean:   ckpt rank 0 0.4/4 = 0.1, rank 1 0: V = 0.05 = 0.4 / (4·2);
+ *           sync 6/4 = 1.5 per rank: V = 1.5 */
+static size_t sparse_rows(agg_row *rows)
+{
+    size_t n = 0;
+    for (int k = 0; k < 2; k++)
+        for (int s = 0; s < 4; s++) {
+            rows[n++] = (agg_row){1, k, 0, s, 0, 0, 1.0};
+            if (s != 1)
+                rows[n++] = (agg_row){1, k, 0, s, 2, 0, 2.0};
+        }
+    rows[n++] = (agg_row){1, 0, 0, 2, 1, 0, 0.4};
+    shuffle(rows, n);
+    return n;
+}
+
+static void test_absent_is_zero(void)
+{
+    agg_row rows[32];
+    size_t n = sparse_rows(rows);
+    agg_result r;
+    check(agg_coordinate(rows, n, 0, &r) == 0 && r.nvalues == 3, "three series");
+    const agg_value *gemm = find(&r, 0, 0, 0), *ckpt = find(&r, 1, 0, 0), *sync = find(&r, 2, 0, 0);
+    check(gemm && gemm->value == 1, "gemm %g", gemm ? gemm->value : -1);
+    check(ckpt && ckpt->value == 0 && ckpt->nranks == 2 && ckpt->ranks[0] == 0 &&
+              ckpt->ranks[1] == 0,
+          "ckpt in 1 of 4 steps on 1 of 2 ranks: median %g, want 0", ckpt ? ckpt->value : -1);
+    check(sync && sync->value == 2, "sync in 3 of 4 steps: median %g, want 2",
+          sync ? sync->value : -1);
+    agg_result_free(&r);
+
+    agg_options mean = {0, AGG_MEAN};
+    check(agg_coordinate_with(rows, n, &mean, &r) == 0 && r.nvalues == 3, "mean: three series");
+    gemm = find(&r, 0, 0, 0), ckpt = find(&r, 1, 0, 0), sync = find(&r, 2, 0, 0);
+    check(gemm && gemm->value == 1, "mean gemm %g", gemm ? gemm->value : -1);
+    check(ckpt && check_close(ckpt->value, 0.05, 1e-15, 0) && ckpt->nranks == 2 &&
+              check_close(ckpt->ranks[0], 0.1, 1e-15, 0) && ckpt->ranks[1] == 0,
+          "mean ckpt %g, want 0.4/8 = 0.05", ckpt ? ckpt->value : -1);
+    check(sync && sync->value == 1.5, "mean sync %g, want 6/4", sync ? sync->value : -1);
+    agg_result_free(&r);
+
+    /* warm-up 1: a callpath that ran only in the warm-up step of a rank whose
+     * other steps exist counts 0 there (its warm-up run is not kept in place
+     * of the steps it missed). gemm in steps 0..3, "init" in step 0 only. */
+    n = 0;
+    for (int s = 0; s < 4; s++)
+        rows[n++] = (agg_row){1, 0, 0, s, 0, 0, 1.0};
+    rows[n++] = (agg_row){1, 0, 0, 0, 1, 0, 9.0};
+    check(agg_coordinate(rows, n, 1, &r) == 0 && r.nvalues == 2, "warm-up: two series");
+    const agg_value *init = find(&r, 1, 0, 0);
+    check(init && init->value == 0, "init only in warm-up: %g, want 0", init ? init->value : -1);
+    agg_result_free(&r);
+
+    /* a repetition without the callpath: rep 1 {4, 4}, rep 2 {0, 0} (gemm ran):
+     * V(1) = 4, V(2) = 0, V = 2; per rank median{4, 0} = 2 */
+    n = 0;
+    for (int rep = 1; rep <= 2; rep++)
+        for (int k = 0; k < 2; k++) {
+            rows[n++] = (agg_row){rep, k, 0, 0, 0, 0, 1.0};
+            if (rep == 1)
+                rows[n++] = (agg_row){rep, k, 0, 0, 1, 0, 4.0};
+        }
+    check(agg_coordinate(rows, n, 0, &r) == 0, "repetitions");
+    const agg_value *v = find(&r, 1, 0, 0);
+    check(v && v->value == 2 && v->nreps == 2 && v->reps[0] == 4 && v->reps[1] == 0 &&
+              v->nranks == 2 && v->ranks[0] == 2,
+          "absent from repetition 2: %g", v ? v->value : -1);
+    agg_result_free(&r);
+}
+
 static void test_steps_per_epoch(void)
 {
     agg_training t = {.train_samples = 50000, .validation_samples = 10000, .batch_size = 256};
@@ -377,6 +454,7 @@ int main(void)
     test_straggler();
     test_order();
     test_large();
+    test_absent_is_zero();
     test_steps_per_epoch();
     return check_summary();
 }

@@ -116,6 +116,35 @@ static void test_scaling(void)
     check(fabs(scl_efficiency_pct(d, dt) - 25) < 1e-12, "ε = 25%% for ideal 2 -> 8");
 }
 
+/* P_1 per series along x_1 with two parameters, and Δ/ε/core-hours of one
+ * series (Eq. 11-14 per kernel). Coordinates (x1, x2), ascending:
+ * (2,32) (2,64) (4,32) (4,64) (8,32) (8,64); times 100 90 60 50 40 30. */
+static void test_series_baseline(void)
+{
+    const double coords[] = {2, 32, 2, 64, 4, 32, 4, 64, 8, 32, 8, 64};
+    double t[] = {100, 90, 60, 50, 40, 30};
+    const double p84[] = {8, 64}, p832[] = {8, 32}, p816[] = {8, 16};
+    check(scl_series_baseline(coords, 6, 2, p84, t) == 1, "P_1 of (8,64) is (2,64)");
+    check(scl_series_baseline(coords, 6, 2, p832, t) == 0, "P_1 of (8,32) is (2,32)");
+    check(scl_series_baseline(coords, 6, 2, p816, t) == -1, "no series at x2 = 16");
+    t[1] = NAN;
+    check(scl_series_baseline(coords, 6, 2, p84, t) == 3, "not measured at (2,64): (4,64)");
+    check(scl_series_baseline(coords, 6, 2, p84, NULL) == 1, "without values");
+    t[1] = 90;
+    const double ranks[] = {2, 2, 4, 4, 8, 8};
+    double d[6], e[6], ch[6];
+    scl_series_derived(coords, 6, 2, t, ranks, 4, d, e, ch);
+    /* x2 = 32: Δ = 0, (100-60)/1 = 40, 60; Δ_t = 0, 100, 300; ε = 100, 40, 20
+     * x2 = 64: Δ = 0, (90-50)/0.9 = 44.4.., (90-30)/0.9 = 66.6..; ε = 100, 44.4.., 22.2.. */
+    check(d[0] == 0 && d[2] == 40 && d[4] == 60 && e[0] == 100 && e[2] == 40 && e[4] == 20,
+          "x2 = 32: Δ %g %g %g, ε %g %g %g", d[0], d[2], d[4], e[0], e[2], e[4]);
+    check(d[1] == 0 && check_close(d[3], 400.0 / 9, 1e-12, 0) &&
+              check_close(d[5], 600.0 / 9, 1e-12, 0) && check_close(e[5], 200.0 / 9, 1e-12, 0),
+          "x2 = 64 against its own P_1: Δ %g %g, ε %g", d[3], d[5], e[5]);
+    /* core-hours T·ranks·ρ/3600 */
+    check(check_close(ch[4], 40.0 * 8 * 4 / 3600, 1e-12, 0), "core-hours %g", ch[4]);
+}
+
 static cfg_candidate cand(double ranks, double time, double ch, double cost, double eff)
 {
     return (cfg_candidate){.ranks = ranks, .time = time, .core_hours = ch, .cost = cost,
@@ -206,6 +235,7 @@ int main(void)
     test_rank_matrix();
     test_regression();
     test_scaling();
+    test_series_baseline();
     test_configs();
     test_formula();
     return check_summary();

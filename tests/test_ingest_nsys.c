@@ -342,9 +342,55 @@ static void test_refusals(void)
     expect_error("empty export", schema, "no kernels, copies or host events");
 }
 
+/* Validation steps: an NVTX range "validation" around the second step
+ * makes it a validation step; so does a step range named "Val Step 1";
+ * the override sets every step. The NCCL kernel launched in step 1 (300 ns)
+ * lands in that step's phase. */
+static void test_validation_steps(void)
+{
+    static const struct {
+        const char *extra, *patterns;
+        int phase, want1, nval;
+    } cases[] = {
+        {NVTX(1100, 2100, 59, "'validation'", NULL), NULL, INGEST_PHASE_AUTO, PROFILE_VALIDATION, 1},
+        {"UPDATE NVTX_EVENTS SET text = 'Val Step 1' WHERE text = 'Train Step 1';", NULL,
+         INGEST_PHASE_AUTO, PROFILE_VALIDATION, 1},
+        {"", NULL, INGEST_PHASE_AUTO, PROFILE_TRAIN, 0},
+        {NVTX(1100, 2100, 59, "'validation'", NULL), "holdout", INGEST_PHASE_AUTO, PROFILE_TRAIN, 0},
+        {"", NULL, INGEST_PHASE_VALIDATION, PROFILE_VALIDATION, 2},
+    };
+    const char *nccl = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, ncclDevKernelArgs*)";
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *a = join(schema, standard_rows), *sql = join(a, cases[i].extra);
+        free(a);
+        size_t len;
+        unsigned char *db = build(sql, &len);
+        free(sql);
+        profile p;
+        ingest_trace_info info;
+        ingest_error err;
+        ingest_trace_options o;
+        ingest_trace_options_default(&o);
+        o.validation = cases[i].patterns;
+        o.phase = cases[i].phase;
+        int rc = db ? ingest_nsys_memory(db, len, &o, &p, &info, &err) : -1;
+        check(rc == 0, "case %zu: %s", i, rc ? err.msg : "");
+        free(db);
+        if (rc)
+            continue;
+        double v = value_of(&p, cases[i].want1, 1, nccl, "time");
+        check(close_to(v, 300e-9) && info.nvalidation == cases[i].nval,
+              "case %zu: NCCL kernel of step 1 in phase %d: %g, %d validation steps", i,
+              cases[i].want1, v, info.nvalidation);
+        profile_free(&p);
+        ingest_trace_info_free(&info);
+    }
+}
+
 int main(void)
 {
     test_standard();
     test_refusals();
+    test_validation_steps();
     return check_summary();
 }
