@@ -156,13 +156,13 @@ static void test_problem_and_json(void)
           "problem: %s", r.body);
     api_response_free(&r);
 
-    store_error e = {STORE_UNAVAILABLE, "connection refused"};
+    store_error e = {.code = STORE_UNAVAILABLE, .msg = "connection refused"};
     api_store_problem(&r, &e);
     check(r.status == 503 && header(&r, "Retry-After") && !strstr(r.body, "refused") &&
               strstr(r.error, "refused"),
           "unavailable: %d %s / %s", r.status, r.body, r.error);
     api_response_free(&r);
-    e = (store_error){STORE_INTERNAL, "syntax error at or near"};
+    e = (store_error){.code = STORE_INTERNAL, .msg = "syntax error at or near"};
     api_store_problem(&r, &e);
     check(r.status == 500 && !strstr(r.body, "syntax") && strstr(r.error, "syntax"),
           "internal errors are logged, not sent: %s", r.body);
