@@ -35,6 +35,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}", api_experiment_get, EXP, R},
     {"DELETE", "/v1/experiments/{id}", api_experiment_delete, EXP, W},
     {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, EXP | API_ROUTE_UPLOAD, W},
+    {"DELETE", "/v1/experiments/{id}/profiles/{pid}", api_profile_delete, EXP, W},
     {"GET", "/v1/jobs/{id}", api_job_get, DB | API_ROUTE_JOB, R},
     {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP, W},
     {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R},

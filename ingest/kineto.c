@@ -498,6 +498,11 @@ static int cb_start(kt_reader *r, int is_map)
     case KT_EVENTS:
         if (!is_map)
             return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
+        if (r->opt->max_events > 0 && r->nevents >= r->opt->max_events) {
+            kt_fail(r, "traceEvents: more than %lld events (the limit)", r->opt->max_events);
+            r->err->limit = 1;
+            return 0;
+        }
         ctx = KT_EVENT;
         memset(&r->ev, 0, sizeof r->ev);
         r->ev.index = r->nevents++;
