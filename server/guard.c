@@ -93,13 +93,17 @@ static void check(srv_guard *g)
     int live = 0;
     for (srv_guard_conn *c = g->head; c; c = c->next)
         live += !c->closing;
+    /* Under pressure every connection still in its header block after the
+     * grace goes, not just enough of them: connections waiting in the
+     * listen backlog are accepted in arrival order, so a probe behind a
+     * queue of slow clients gets in only once that queue has drained. */
     int room = g->cfg.max_connections - g->cfg.reserve;
-    for (srv_guard_conn *c = g->head; c && live > room; c = c->next)
-        if (!c->closing && c->phase == PH_HEADERS && now - c->since > g->cfg.evict_grace) {
-            shut(c);
-            live--;
-            evict_now++;
-        }
+    if (live > room)
+        for (srv_guard_conn *c = g->head; c; c = c->next)
+            if (!c->closing && c->phase == PH_HEADERS && now - c->since > g->cfg.evict_grace) {
+                shut(c);
+                evict_now++;
+            }
     g->deadline_closed += shut_now;
     g->evicted += evict_now;
     if ((shut_now || evict_now) && srv_log_enabled(g->log, SRV_LOG_DEBUG))

@@ -23,8 +23,8 @@
  * It caps the connections of one client address (srv_guard_open), and
  * it keeps room for /health and /ready when the connection table is
  * full: while more than max_connections - reserve connections are open, it
- * closes connections still in HEADERS after evict_grace seconds, oldest
- * first, so that a probe (whose headers arrive at once) finds a free slot.
+ * closes every connection still in HEADERS after evict_grace seconds, so
+ * that a probe (whose headers arrive at once) finds a free slot.
  *
  * Thread-safe: the daemon's threads report phases; one thread of the guard
  * checks the deadlines four times a second.

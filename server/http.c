@@ -616,7 +616,7 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
                            .min_body_rate = (double)cfg->min_body_rate,
                            .max_connections = cfg->max_connections,
                            .reserve = reserve < 1 ? 1 : reserve > 16 ? 16 : reserve,
-                           .evict_grace = 1.0,
+                           .evict_grace = 0.5,
                            .max_per_address = cfg->max_connections_per_address};
     h->guard = srv_guard_new(&gc, log);
     if (!h->guard) {
