@@ -29,6 +29,10 @@ typedef struct api_ctx {
     int open_ok;
     _Atomic int tokens_exist; /* set once a token is seen to exist: open mode is over */
     struct api_limits *limits; /* per-token rate and per-tenant uploads; NULL: none */
+    /* caps of one upload's content (0: none; README "Limits and hardening") */
+    int max_callpaths;            /* distinct callpaths of one upload: 413 beyond */
+    int max_experiment_callpaths; /* distinct callpaths of one experiment: 413 beyond */
+    long long max_trace_events;   /* events of one trace after decompression: 413 beyond */
 } api_ctx;
 
 /* Route flags */
@@ -61,6 +65,18 @@ typedef struct api_route {
  * 404 / 405 (with Allow) as application/problem+json. resp starts zeroed;
  * the caller frees it with api_response_free(). */
 void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* Admission from the headers alone, before any of the body is read
+ * (server/http.c): routes req (its body is still empty), then checks what
+ * api_dispatch() would check — the schema, the token, its scope and rate,
+ * the tenant of the {id} — and takes one of the tenant's upload slots for an
+ * upload route. Returns 0 when admitted (req->preauthorized = 1, identity
+ * set, req->upload_held when a slot was taken: give it back with
+ * api_admit_release() once the request is over), or -1 with resp the
+ * refusal (401, 403, 404, 429, 503). Unknown paths and methods are
+ * admitted: dispatch answers them 404/405 with no body read either way. */
+int api_admit(api_ctx *ctx, api_request *req, api_response *resp);
+void api_admit_release(api_ctx *ctx, api_request *req);
 
 /* The pattern of the first route whose path matches (any method), NULL when
  * none: for metrics and logs of requests answered before dispatch (413). */

@@ -4,6 +4,8 @@
  *
  *   1. Who: the bearer token's row (store/tokens.h), its secret's hash
  *      compared in constant time, neither revoked nor expired — else 401
+ *      (an address with too many refused tokens lately: 429 before the
+ *      lookup, api/limits.h)
  *      with WWW-Authenticate. Without Authorization, open mode (api/auth.h)
  *      makes the caller an admin of the default tenant while no token
  *      exists and the server may run open.
@@ -55,15 +57,22 @@ static int identify(api_ctx *ctx, PGconn *c, api_request *req, api_response *res
     }
     if (!authz)
         return unauthorized(resp, 0, "this resource needs an Authorization: Bearer token");
+    /* an address that keeps sending bad tokens is refused before the lookup */
+    if (api_limits_bad_token_check(ctx->limits, req->client_addr, resp))
+        return -1;
     const char *token = auth_bearer(authz);
     int64_t id;
     unsigned char sha[32];
-    if (!token || auth_token_parse(token, &id, sha))
+    if (!token || auth_token_parse(token, &id, sha)) {
+        api_limits_bad_token_note(ctx->limits, req->client_addr);
         return unauthorized(resp, 1, "the Authorization header holds no valid bearer token");
+    }
     store_token t;
     int rc = store_token_get(c, id, &t, &err);
-    if (rc == STORE_NOT_FOUND || (!rc && (!auth_hash_equal(t.sha256, sha) || !t.usable)))
+    if (rc == STORE_NOT_FOUND || (!rc && (!auth_hash_equal(t.sha256, sha) || !t.usable))) {
+        api_limits_bad_token_note(ctx->limits, req->client_addr);
         return unauthorized(resp, 1, "the token is unknown, revoked or expired");
+    }
     if (rc) {
         api_store_problem(resp, &err);
         return -1;

@@ -14,6 +14,7 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,28 @@ static int valid_param_name(const char *s)
     return 1;
 }
 
+/* The sample coordinates a created experiment's expressions are tried at:
+ * trial t gives parameter i the value 2^((7t(i+1) + 3i) mod 21), so the
+ * diagonal (all equal) and mixed coordinates from 1 to 2^20 both occur. */
+#define SAMPLE_TRIALS 64
+static void sample_point(int t, int nnames, double *point)
+{
+    for (int i = 0; i < nnames; i++)
+        point[i] = ldexp(1.0, (7 * t * (i + 1) + 3 * i) % 21);
+}
+
+/* Is e a finite number > 0 at one of the sample coordinates? */
+static int degree_positive_somewhere(const expr *e, int nnames, double *point)
+{
+    for (int t = 0; t < SAMPLE_TRIALS; t++) {
+        double v;
+        sample_point(t, nnames, point);
+        if (!expr_eval(e, point, &v) && isfinite(v) && v > 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Checks one degree of parallelism (data_parallel G, model_parallel M): an
  * arithmetic expression over the experiment's parameters (modeling/expr.h),
  * e.g. "ranks", "ranks/4", "4". One without parameters must be > 0. Returns
@@ -152,15 +175,26 @@ static int check_degree(const char *text, const char *const *names, int nnames, 
     expr e;
     if (expr_compile(text, names, nnames, &e, msg, msgcap))
         return -1;
+    int uses = 0;
     for (int i = 0; i < nnames; i++)
-        if (expr_uses(&e, i))
-            return 0;
+        uses |= expr_uses(&e, i);
     double zeros[MAX_PARAMS] = {0}, v;
-    if (expr_eval(&e, zeros, &v) || !(v > 0)) {
-        snprintf(msg, msgcap, "must be > 0");
-        return -1;
+    if (!uses) {
+        if (expr_eval(&e, zeros, &v) || !(v > 0)) {
+            snprintf(msg, msgcap, "must be > 0");
+            return -1;
+        }
+        return 0;
     }
-    return 0;
+    /* One over parameters must be a finite number > 0 somewhere, else no
+     * coordinate has a positive number of steps per epoch ("ranks/0",
+     * "ranks-ranks") and every analysis would fail later */
+    double point[MAX_PARAMS];
+    if (degree_positive_somewhere(&e, nnames, point))
+        return 0;
+    snprintf(msg, msgcap, "is never a finite number > 0 (tried every parameter at 1 to 2^20): "
+                          "no coordinate would have a positive number of steps per epoch");
+    return -1;
 }
 
 /* A degree given as a string or a positive integer; normalized to text into
@@ -382,7 +416,20 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
             if (formula_compile(json_string_value(formula_text), names, (int)np, &f, msg,
                                 sizeof msg))
                 return fault(&ck, "cost.formula", msg, NULL);
+            /* money must come out finite somewhere ("T/0" never does) */
+            int finite = 0;
+            double point[MAX_PARAMS];
+            for (int t = 0; t < SAMPLE_TRIALS && !finite; t++) {
+                sample_point(t, (int)np, point);
+                double ranks = ldexp(1.0, t % 21);
+                finite = isfinite(formula_eval(&f, 100.0 * (t + 1), ranks, cores, price, point));
+            }
             formula_free(&f);
+            if (!finite)
+                return fault(&ck, "cost.formula",
+                             "is never a finite number (tried T from 100 to 6400 s, ranks and "
+                             "every parameter at 1 to 2^20): a division by zero?",
+                             NULL);
         }
     }
 

@@ -46,6 +46,10 @@ typedef struct api_request {
     int64_t tenant_id; /* the caller's tenant; 0 before authorization */
     int64_t token_id;  /* 0 in open mode */
     int scope;         /* STORE_SCOPE_* of the token */
+    /* request acceptance (server/http.c, api_admit() in api/router.c) */
+    const char *client_addr; /* numeric peer address, for per-address limits; may be NULL */
+    int preauthorized; /* 1: api_admit() checked it from the headers; dispatch skips the checks */
+    int upload_held;   /* 1: api_admit() holds one of the tenant's upload slots */
 } api_request;
 
 typedef struct api_response {

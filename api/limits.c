@@ -25,9 +25,11 @@ typedef struct slot {
 struct api_limits {
     double rate, burst;
     int uploads;
+    double bad_rate, bad_burst; /* failed token checks per client address */
     pthread_mutex_t mu;
     slot buckets[SLOTS];
     slot tenants[SLOTS];
+    slot addresses[SLOTS]; /* keyed by a hash of the numeric address */
 };
 
 static double now_s(void)
@@ -45,6 +47,8 @@ api_limits *api_limits_new(double rate, double burst, int uploads)
     l->rate = rate;
     l->burst = burst < 1 ? 1 : burst;
     l->uploads = uploads;
+    l->bad_rate = API_LIMITS_BAD_TOKEN_RATE;
+    l->bad_burst = API_LIMITS_BAD_TOKEN_BURST;
     pthread_mutex_init(&l->mu, NULL);
     return l;
 }
@@ -145,5 +149,63 @@ void api_limits_upload_end(api_limits *l, const api_request *req)
     slot *s = find(l->tenants, req->tenant_id + 1, now_s(), &fresh);
     if (s->uploads > 0)
         s->uploads--;
+    pthread_mutex_unlock(&l->mu);
+}
+
+void api_limits_set_bad_tokens(api_limits *l, double rate, double burst)
+{
+    l->bad_rate = rate;
+    l->bad_burst = burst < 1 ? 1 : burst;
+}
+
+/* A client address as a table key: FNV-1a, never 0. */
+static int64_t address_key(const char *addr)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)addr; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    h &= 0x7fffffffffffffffULL;
+    return h ? (int64_t)h : 1;
+}
+
+/* The address's bucket of failed token checks, refilled to now. Under mu. */
+static slot *address_bucket(api_limits *l, const char *addr, double now)
+{
+    int fresh;
+    slot *s = find(l->addresses, address_key(addr), now, &fresh);
+    if (fresh)
+        s->tokens = l->bad_burst;
+    s->tokens += (now - s->last) * l->bad_rate;
+    if (s->tokens > l->bad_burst)
+        s->tokens = l->bad_burst;
+    s->last = now;
+    return s;
+}
+
+int api_limits_bad_token_check(api_limits *l, const char *addr, api_response *resp)
+{
+    if (!l || l->bad_rate <= 0 || !addr)
+        return 0;
+    double wait = 0;
+    pthread_mutex_lock(&l->mu);
+    slot *s = address_bucket(l, addr, now_s());
+    if (s->tokens < 1)
+        wait = (1 - s->tokens) / l->bad_rate;
+    pthread_mutex_unlock(&l->mu);
+    if (wait > 0) {
+        too_many(resp, wait,
+                 "too many invalid tokens from this address (PERFCAST_BAD_TOKEN_RATE)");
+        return -1;
+    }
+    return 0;
+}
+
+void api_limits_bad_token_note(api_limits *l, const char *addr)
+{
+    if (!l || l->bad_rate <= 0 || !addr)
+        return;
+    pthread_mutex_lock(&l->mu);
+    slot *s = address_bucket(l, addr, now_s());
+    s->tokens -= 1;
     pthread_mutex_unlock(&l->mu);
 }

@@ -32,8 +32,12 @@ void api_ready(api_ctx *ctx, api_request *req, api_response *resp)
                                 store_schema_latest()));
         return;
     }
-    api_problem(resp, 503, NULL, "not ready: %s", err.msg);
+    /* anonymous callers learn only that the database is out of reach; the
+     * detail (host, port, libpq's words) goes to the request's log line */
+    api_problem(resp, 503, NULL, "not ready: %s",
+                ctx->schema_ready ? "database unavailable" : err.msg);
     api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+    snprintf(resp->error, sizeof resp->error, "not ready: %.200s", err.msg);
 }
 
 void api_metrics_get(api_ctx *ctx, api_request *req, api_response *resp)

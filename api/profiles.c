@@ -27,6 +27,13 @@
  *   200 the same with "duplicate":true and the first upload's ids
  *
  * so a 202 means the upload survives a crash of the process right after.
+ *
+ * Other bytes at the coordinate, repetition and ranks of a stored profile
+ * answer 409 naming all three (merging them would silently blend two
+ * different measurements); ?replace=true replaces the stored profile in the
+ * same transaction, and DELETE .../profiles/{pid} removes one. Caps
+ * (README "Limits and hardening"): distinct callpaths per upload and per
+ * experiment, events per trace after decompression: 413 naming the cap.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,7 +58,7 @@ static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
            !strcmp(name, "markers") || !strcmp(name, "refit") || !strcmp(name, "phase") ||
-           !strcmp(name, "validation_markers") || !strcmp(name, "use");
+           !strcmp(name, "validation_markers") || !strcmp(name, "use") || !strcmp(name, "replace");
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -235,7 +242,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
             api_problem(resp, 400, name,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
                         "(parameters: %s) nor format, repetition, rank, markers, refit, phase, "
-                        "validation_markers or use",
+                        "validation_markers, use or replace",
                         name, names);
             return -1;
         }
@@ -324,6 +331,57 @@ static int check_training_at(const store_experiment *e, const double *point, api
     return -1;
 }
 
+/* 413 for an upload beyond one of the configured caps, naming it. */
+static void over_cap(api_response *resp, const char *field, const char *what, long long got,
+                     long long limit, const char *variable)
+{
+    api_problem(resp, 413, field, "the upload holds %s%lld %s; the limit is %lld (%s)",
+                got > 0 ? "" : "more than ", got > 0 ? got : limit, what, limit, variable);
+}
+
+/* 409: other bytes at the coordinate, repetition and ranks of a stored
+ * profile. The document names all three, the stored profile, and the two
+ * ways to replace it on purpose. */
+static void conflict_problem(api_response *resp, const store_experiment *e, const double *point,
+                             int rep, int64_t exp_id, const store_upload_result *res)
+{
+    char coord[400] = "";
+    size_t n = 0;
+    json_t *pt = json_object();
+    for (int i = 0; i < e->nparams && n < sizeof coord; i++) {
+        n += (size_t)snprintf(coord + n, sizeof coord - n, "%s%s=%.17g", i ? ", " : "",
+                              e->parameters[i], point[i]);
+        json_object_set_new(pt, e->parameters[i], json_real(point[i]));
+    }
+    char detail[900];
+    snprintf(detail, sizeof detail,
+             "profile %" PRId64 " already holds coordinate %s, repetition %d, ranks %s with other "
+             "bytes; to replace it, DELETE /v1/experiments/%" PRId64 "/profiles/%" PRId64
+             " first or upload again with ?replace=true",
+             res->conflict_profile, coord, rep, res->conflict_ranks, exp_id,
+             res->conflict_profile);
+    json_t *ranks = json_array();
+    for (const char *p = res->conflict_ranks; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        json_array_append_new(ranks, json_integer(v));
+        p = *end == ',' ? end + 1 : end;
+    }
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s, s:o, s:i, s:o, s:I}", "type", "about:blank",
+                            "title", api_status_title(409), "status", 409, "detail", detail,
+                            "point", pt, "repetition", rep, "ranks", ranks, "profile",
+                            (json_int_t)res->conflict_profile);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!text) {
+        api_problem(resp, 409, NULL, "%s", detail);
+        return;
+    }
+    api_send_body(resp, 409, "application/problem+json", text, strlen(text));
+}
+
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t exp_id;
@@ -341,10 +399,19 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                     use);
         return;
     }
+    opts.max_events = ctx->max_trace_events;
     const char *refit = api_query(req, "refit");
     if (refit && strcmp(refit, "now") && strcmp(refit, "defer")) {
         api_problem(resp, 400, "refit", "must be \"now\" (default) or \"defer\", got \"%.40s\"",
                     refit);
+        return;
+    }
+    /* ?replace=true: other bytes at the same coordinate, repetition and
+     * ranks replace the stored profile instead of answering 409 */
+    const char *replace = api_query(req, "replace");
+    if (replace && strcmp(replace, "true") && strcmp(replace, "false")) {
+        api_problem(resp, 400, "replace", "must be \"true\" or \"false\", got \"%.40s\"",
+                    replace);
         return;
     }
     /* a gzip trace may expand, but not without bound */
@@ -366,9 +433,20 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         opts.validation = json_string_value(json_object_get(e.spec, "validation_markers"));
     profile prof;
     ingest_trace_info info;
-    ingest_error ie;
+    ingest_error ie = {0};
     if (ingest_read_profile(kind, req->body, req->body_len, &opts, &prof, &info, &ie)) {
-        reader_problem(resp, kind, &ie);
+        if (ie.limit)
+            over_cap(resp, NULL, "events", 0, ctx->max_trace_events, "PERFCAST_MAX_TRACE_EVENTS");
+        else
+            reader_problem(resp, kind, &ie);
+        store_experiment_free(&e);
+        return;
+    }
+    if (ctx->max_callpaths > 0 && prof.ncallpaths > ctx->max_callpaths) {
+        over_cap(resp, "callpaths", "distinct callpaths", prof.ncallpaths, ctx->max_callpaths,
+                 "PERFCAST_MAX_CALLPATHS");
+        profile_free(&prof);
+        ingest_trace_info_free(&info);
         store_experiment_free(&e);
         return;
     }
@@ -405,9 +483,22 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .repetition = rep,
                       .prof = &prof,
                       .defer_refit = refit && !strcmp(refit, "defer"),
-                      .evaluation = use && !strcmp(use, "evaluation")};
+                      .evaluation = use && !strcmp(use, "evaluation"),
+                      .replace = replace && !strcmp(replace, "true"),
+                      .max_experiment_callpaths = ctx->max_experiment_callpaths};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
+    if (rc == STORE_CONFLICT && res.conflict_profile) {
+        conflict_problem(resp, &e, point, rep, exp_id, &res);
+        goto done;
+    }
+    if (rc == STORE_INVALID && res.callpaths_after) {
+        api_problem(resp, 413, "callpaths",
+                    "the experiment would hold %lld distinct callpaths; the limit is %d "
+                    "(PERFCAST_MAX_EXPERIMENT_CALLPATHS)",
+                    res.callpaths_after, ctx->max_experiment_callpaths);
+        goto done;
+    }
     if (rc) {
         api_store_problem(resp, &err);
         goto done;
@@ -418,6 +509,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                             "format", ingest_kind_name(kind));
     if (doc && use && !strcmp(use, "evaluation"))
         json_object_set_new(doc, "use", json_string("evaluation"));
+    if (doc && res.replaced)
+        json_object_set_new(doc, "replaced", json_integer(res.replaced));
     if (doc && kind != INGEST_KIND_PERFCAST) {
         json_object_set_new(doc, "rank", json_integer(info.rank));
         json_object_set_new(doc, "steps", json_integer(info.nsteps ? info.nsteps : 1));
@@ -438,4 +531,30 @@ done:
     store_experiment_free(&e);
     profile_free(&prof);
     ingest_trace_info_free(&info);
+}
+
+/* DELETE /v1/experiments/{id}/profiles/{pid}: the profile and its rows go,
+ * and a refit of what is left is queued: 202 {"profile","deleted":true,
+ * "job","experiment"} + Location of the job; another experiment's or an
+ * unknown profile: 404. */
+void api_profile_delete(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp_id, pid, job = 0;
+    if (api_path_id(req, resp, "id", "experiment", &exp_id) ||
+        api_path_id(req, resp, "pid", "profile", &pid))
+        return;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_profile_delete(c, exp_id, pid, &job, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 202,
+                  json_pack("{s:I, s:b, s:o, s:I}", "profile", (json_int_t)pid, "deleted", 1,
+                            "job", job ? json_integer(job) : json_null(), "experiment",
+                            (json_int_t)exp_id));
+    if (job)
+        api_add_header(resp, "Location", "/v1/jobs/%" PRId64, job);
 }

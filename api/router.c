@@ -50,6 +50,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R, NULL},
+    {"DELETE", "/v1/experiments/{id}/profiles/{pid}", api_profile_delete, EXP, W, ""},
     {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure"},
     {"POST", "/v1/tokens", api_token_create, DB, A, ""},
     {"GET", "/v1/tokens", api_token_list, DB, A, ""},
@@ -167,7 +168,8 @@ static int check_query(const api_route *r, const api_request *req, api_response 
  * No Content-Type at all is taken as JSON. 0, or -1 after answering. */
 static int check_media_type(const api_route *r, const api_request *req, api_response *resp)
 {
-    if ((r->flags & API_ROUTE_UPLOAD) || !req->body_len)
+    if ((r->flags & API_ROUTE_UPLOAD) || !strcmp(req->method, "GET") ||
+        !strcmp(req->method, "HEAD") || !strcmp(req->method, "DELETE"))
         return 0;
     const char *ct = api_header(req, "Content-Type");
     if (!ct)
@@ -187,45 +189,84 @@ static int check_media_type(const api_route *r, const api_request *req, api_resp
     return -1;
 }
 
-void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
+/* The route serving req (sets req->route, req->params), or NULL with the
+ * methods the path allows in allow ("" when no pattern matches). */
+static const api_route *find_route(api_request *req, char *allow, size_t allowcap)
 {
     const char *method = strcmp(req->method, "HEAD") ? req->method : "GET";
-    char allow[64] = "";
+    allow[0] = '\0';
     req->route = NULL;
     for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
         const api_route *r = &routes[i];
         if (!match(r->pattern, req->path, req))
             continue;
-        if (strcmp(r->method, method)) {
-            size_t n = strlen(allow);
-            snprintf(allow + n, sizeof allow - n, "%s%s%s", n ? ", " : "", r->method,
-                     strcmp(r->method, "GET") ? "" : ", HEAD");
-            req->route = r->pattern;
-            continue;
-        }
         req->route = r->pattern;
-        if ((r->flags & API_ROUTE_DB) && !ctx->schema_ready) {
-            api_problem(resp, 503, NULL, "the database schema is not ready yet; retry later");
-            api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
-            return;
-        }
-        if (r->scope && api_authorize(ctx, r, req, resp))
-            return;
-        if (check_query(r, req, resp) || check_media_type(r, req, resp))
-            return;
-        if ((r->flags & API_ROUTE_UPLOAD) && ctx->limits) {
-            if (api_limits_upload_begin(ctx->limits, req, resp))
+        if (!strcmp(r->method, method))
+            return r;
+        size_t n = strlen(allow);
+        snprintf(allow + n, allowcap - n, "%s%s%s", n ? ", " : "", r->method,
+                 strcmp(r->method, "GET") ? "" : ", HEAD");
+    }
+    req->nparams = 0;
+    return NULL;
+}
+
+/* What stands between a request and its handler: the schema, who asks
+ * (api/authorize.c) and the tenant's upload slots. 0, or -1 answered. */
+static int check_route(api_ctx *ctx, const api_route *r, api_request *req, api_response *resp)
+{
+    if ((r->flags & API_ROUTE_DB) && !ctx->schema_ready) {
+        api_problem(resp, 503, NULL, "the database schema is not ready yet; retry later");
+        api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+        return -1;
+    }
+    if (r->scope && api_authorize(ctx, r, req, resp))
+        return -1;
+    if (check_query(r, req, resp) || check_media_type(r, req, resp))
+        return -1;
+    if ((r->flags & API_ROUTE_UPLOAD) && ctx->limits) {
+        if (api_limits_upload_begin(ctx->limits, req, resp))
+            return -1;
+        req->upload_held = 1;
+    }
+    return 0;
+}
+
+int api_admit(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    char allow[64];
+    const api_route *r = find_route(req, allow, sizeof allow);
+    if (r && check_route(ctx, r, req, resp))
+        return -1;
+    req->preauthorized = r != NULL;
+    return 0;
+}
+
+void api_admit_release(api_ctx *ctx, api_request *req)
+{
+    if (req->upload_held && ctx->limits)
+        api_limits_upload_end(ctx->limits, req);
+    req->upload_held = 0;
+}
+
+void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    char allow[64];
+    const api_route *r = find_route(req, allow, sizeof allow);
+    if (r) {
+        int own_slot = 0; /* a slot taken here, not by api_admit() */
+        if (!req->preauthorized) {
+            if (check_route(ctx, r, req, resp))
                 return;
-            r->handler(ctx, req, resp);
-            api_limits_upload_end(ctx->limits, req);
-        } else {
-            r->handler(ctx, req, resp);
+            own_slot = req->upload_held;
         }
+        r->handler(ctx, req, resp);
+        if (own_slot)
+            api_admit_release(ctx, req);
         if (r->flags & API_ROUTE_UPLOAD) /* the profile's digest, for the audit line */
             body_sha256(req, resp->audit_sha256);
         return;
     }
-    req->nparams = 0;
     if (*allow) {
         api_problem(resp, 405, NULL, "%s is not allowed on %s; allowed: %s", req->method,
                     req->path, allow);

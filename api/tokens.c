@@ -19,6 +19,18 @@ void api_token_create(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *doc;
     if (api_parse_object(req, resp, &doc))
         return;
+    /* unknown fields are refused, as on the experiment routes: a "tenant"
+     * that silently did nothing would mislead */
+    const char *key;
+    json_t *val;
+    json_object_foreach(doc, key, val)
+    {
+        if (strcmp(key, "scope") && strcmp(key, "expires_in")) {
+            api_problem(resp, 400, key, "unknown field (known: scope, expires_in)");
+            json_decref(doc);
+            return;
+        }
+    }
     const char *scope_name = json_string_value(json_object_get(doc, "scope"));
     int scope = store_scope_from_name(scope_name);
     json_t *exp = json_object_get(doc, "expires_in");

@@ -227,7 +227,31 @@ analyses_service() {
     done <"$DATA/analyses.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses; do
+# The service against hostile clients (bench/bench_hostile.c): six anonymous
+# 512 MiB uploads, 1,100 slow connections while /health is probed, an upload
+# over the callpath cap and a refit just under it.
+hostile_service() {
+    if ! measure "$DATA/hostile.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_hostile"; then
+        cat "$DATA/hostile.out" 2>/dev/null | grep '"error"'
+        fail hostile_service "$ru"; return
+    fi
+    cat "$DATA/hostile.out"
+    while read -r line; do
+        case $(jget figure "$line") in
+        *hostile_anonymous*) say "hostile_anonymous: $(jget answered_401 "$line") of $(jget uploads "$line")" \
+            "anonymous 512 MiB uploads answered 401 after at most $(jget most_body_mb_taken "$line") MB of body;" \
+            "server RSS growth $(jget rss_growth_mb "$line") MB (target <= 64)" ;;
+        *hostile_slowloris*) say "hostile_slowloris: $(jget answered_within_2s "$line") of $(jget probes "$line")" \
+            "/health probes answered within 2 s among $(jget slow_connections "$line") slow connections;" \
+            "p50 $(jget p50_ms "$line") ms, worst $(jget worst_ms "$line") ms ($(jget p50_vs_baseline "$line")x the p50 before)" ;;
+        *hostile_callpaths*) say "hostile_callpaths: over the cap of $(jget cap "$line"): $(jget over_cap_status "$line");" \
+            "just under: refit $(jget job_state "$line" | tr -d '"') in $(jget refit_s "$line") s, peak RSS" \
+            "$(jget rss_peak_mb "$line") MB (target <= 1024), after/before $(jget after_vs_before "$line") (target <= 2)" ;;
+        esac
+    done <"$DATA/hostile.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -245,6 +269,7 @@ http_service
 upload_service
 model_service
 analyses_service
+hostile_service
 
 echo
 cat "$summary"

@@ -64,6 +64,8 @@ typedef struct ingest_error {
     long line;   /* 1-based line of the fault, 0 when not line-oriented */
     long offset; /* byte offset of the fault, -1 when unknown */
     char msg[256];
+    int limit;   /* 1: a configured limit was passed (e.g. max_events), not a fault of
+                    the input; the caller zeroes it, the reader sets it */
 } ingest_error;
 
 /* Format by file name: .txt -> text (TaLPas when the first non-blank

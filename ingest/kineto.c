@@ -503,6 +503,11 @@ static int cb_start(kt_reader *r, int is_map)
     case KT_EVENTS:
         if (!is_map)
             return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
+        if (r->opt->max_events > 0 && r->nevents >= r->opt->max_events) {
+            kt_fail(r, "traceEvents: more than %lld events (the limit)", r->opt->max_events);
+            r->err->limit = 1;
+            return 0;
+        }
         ctx = KT_EVENT;
         memset(&r->ev, 0, sizeof r->ev);
         r->ev.index = r->nevents++;
@@ -817,8 +822,15 @@ static int run_pass(kt_reader *r, ingest_stream *st, unsigned long long *bytes)
     const char *p;
     size_t n;
     int got, rc = 0;
+    int only_ws = 1; /* nothing but JSON whitespace so far: no value has begun */
     while ((got = ingest_stream_next(st, &p, &n, r->err)) > 0) {
         unsigned long long calls = r->calls;
+        for (size_t i = 0; only_ws && i < n; i++)
+            only_ws = p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r';
+        if (only_ws) { /* whitespace before any value costs yajl no buffer */
+            base += n;
+            continue;
+        }
         yajl_status s = yajl_parse(h, (const unsigned char *)p, n);
         if (s != yajl_status_ok) {
             if (r->failed)
@@ -841,6 +853,9 @@ static int run_pass(kt_reader *r, ingest_stream *st, unsigned long long *bytes)
         rc = -1;
     if (rc == 0 && base == 0) {
         kt_fail(r, "the input is empty");
+        rc = -1;
+    } else if (rc == 0 && only_ws) {
+        kt_fail(r, "the input holds no JSON value: %llu bytes of whitespace only", base);
         rc = -1;
     }
     if (rc == 0) {

@@ -71,6 +71,7 @@ typedef struct ns_reader {
     sqlite3 *db;
     const ingest_trace_options *opt;
     ingest_error *err;
+    long long events; /* rows read from event tables, for max_events */
     ingest_sum *sum;
     char markers[NS_MAX_MARKERS][64];
     size_t marker_len[NS_MAX_MARKERS];
@@ -260,6 +261,12 @@ static int ns_query(ns_reader *r, const char *table, const char *sql, ns_row_fn 
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         r->row++;
+        if (r->opt->max_events > 0 && ++r->events > r->opt->max_events) {
+            sqlite3_finalize(st);
+            ns_fail(r, "%s: more than %lld events (the limit)", table, r->opt->max_events);
+            r->err->limit = 1;
+            return -1;
+        }
         if (fn(r, st) < 0) {
             sqlite3_finalize(st);
             return -1;

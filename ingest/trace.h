@@ -69,6 +69,9 @@ typedef struct ingest_trace_options {
     size_t max_cells;    /* (step or gap, callpath) pairs [1,048,576] */
     size_t max_pending;  /* events held until their step is known [524,288];
                             beyond, the reader makes a second pass */
+    long long max_events; /* events of the trace (Kineto traceEvents, nsys rows),
+                             counted after decompression; 0: no limit. Beyond:
+                             an error with err->limit = 1 */
     size_t max_inflight; /* device events held until their launch is seen
                             [65,536]; beyond, the oldest is placed by its own
                             start and counted in unmatched */

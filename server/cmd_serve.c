@@ -185,6 +185,11 @@ int cmd_serve(int argc, char **argv)
     srv_workers workers = {0};
     srv_http http = {.quiesced_fd = -1};
     int status = 1;
+    if (api.limits) /* refused tokens per client address (api/limits.h) */
+        api_limits_set_bad_tokens(api.limits, cfg.bad_token_rate, 20 * cfg.bad_token_rate);
+    api.max_callpaths = cfg.max_callpaths;
+    api.max_experiment_callpaths = cfg.max_experiment_callpaths;
+    api.max_trace_events = cfg.max_trace_events;
     if (!api.db || !api.metrics || !api.models || !api.limits ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db) ||

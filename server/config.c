@@ -36,7 +36,21 @@ const char srv_config_usage[] =
     "  --max-uploads N         uploads in progress per tenant, default 4, 0 off\n"
     "                          (PERFCAST_MAX_UPLOADS)\n"
     "  --max-request-body SIZE largest body of routes other than uploads, default 16MiB\n"
-    "                          (PERFCAST_MAX_REQUEST_BODY)\n";
+    "                          (PERFCAST_MAX_REQUEST_BODY)\n"
+    "  --header-timeout SECONDS   a request's whole header block, default 10\n"
+    "                          (PERFCAST_HEADER_TIMEOUT)\n"
+    "  --min-body-rate BYTES   bytes per second a body must average, default 1024, 0 off\n"
+    "                          (PERFCAST_MIN_BODY_RATE)\n"
+    "  --max-connections-per-address N  default 64, 0 off\n"
+    "                          (PERFCAST_MAX_CONNECTIONS_PER_ADDRESS)\n"
+    "  --bad-token-rate N      refused tokens per second per address, default 1, 0 off\n"
+    "                          (PERFCAST_BAD_TOKEN_RATE)\n"
+    "  --max-callpaths N       distinct callpaths of one upload, default 20000\n"
+    "                          (PERFCAST_MAX_CALLPATHS)\n"
+    "  --max-experiment-callpaths N  distinct callpaths of one experiment, default 50000\n"
+    "                          (PERFCAST_MAX_EXPERIMENT_CALLPATHS)\n"
+    "  --max-trace-events N    events of one trace after decompression, default 20000000\n"
+    "                          (PERFCAST_MAX_TRACE_EVENTS)\n";
 
 static int parse_int(const char *s, long min, long max, int *out)
 {
@@ -141,6 +155,33 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
     } else if (!strcmp(key, "max-request-body")) {
         if (parse_size(val, &cfg->max_request_body))
             want = "a size in bytes > 0, optionally with K, M or G (KiB, MiB, GiB), at most 1T";
+    } else if (!strcmp(key, "header-timeout")) {
+        if (parse_int(val, 1, 3600, &cfg->header_timeout))
+            want = "a number of seconds from 1 to 3600";
+    } else if (!strcmp(key, "min-body-rate")) {
+        if (parse_int(val, 0, 1 << 30, &cfg->min_body_rate))
+            want = "bytes per second from 0 to 1073741824";
+    } else if (!strcmp(key, "max-connections-per-address")) {
+        if (parse_int(val, 0, 1000000, &cfg->max_connections_per_address))
+            want = "an integer from 0 to 1000000";
+    } else if (!strcmp(key, "bad-token-rate")) {
+        int v;
+        if (parse_int(val, 0, 1000000, &v))
+            want = "an integer from 0 to 1000000";
+        else
+            cfg->bad_token_rate = v;
+    } else if (!strcmp(key, "max-callpaths")) {
+        if (parse_int(val, 1, 100000000, &cfg->max_callpaths))
+            want = "an integer from 1 to 100000000";
+    } else if (!strcmp(key, "max-experiment-callpaths")) {
+        if (parse_int(val, 1, 100000000, &cfg->max_experiment_callpaths))
+            want = "an integer from 1 to 100000000";
+    } else if (!strcmp(key, "max-trace-events")) {
+        int v;
+        if (parse_int(val, 1, 2000000000, &v))
+            want = "an integer from 1 to 2000000000";
+        else
+            cfg->max_trace_events = v;
     } else if (!strcmp(key, "log-level")) {
         cfg->log_level = srv_log_level_from_name(val);
         if (cfg->log_level < 0)
@@ -175,6 +216,13 @@ static const struct {
     {"PERFCAST_RATE_BURST", "rate-burst"},
     {"PERFCAST_MAX_UPLOADS", "max-uploads"},
     {"PERFCAST_MAX_REQUEST_BODY", "max-request-body"},
+    {"PERFCAST_HEADER_TIMEOUT", "header-timeout"},
+    {"PERFCAST_MIN_BODY_RATE", "min-body-rate"},
+    {"PERFCAST_MAX_CONNECTIONS_PER_ADDRESS", "max-connections-per-address"},
+    {"PERFCAST_BAD_TOKEN_RATE", "bad-token-rate"},
+    {"PERFCAST_MAX_CALLPATHS", "max-callpaths"},
+    {"PERFCAST_MAX_EXPERIMENT_CALLPATHS", "max-experiment-callpaths"},
+    {"PERFCAST_MAX_TRACE_EVENTS", "max-trace-events"},
 };
 
 int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t errcap)
@@ -197,6 +245,13 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
     cfg->rate_burst = 100;
     cfg->max_uploads = 4;
     cfg->max_request_body = (size_t)16 << 20;
+    cfg->header_timeout = 10;
+    cfg->min_body_rate = 1024;
+    cfg->max_connections_per_address = 64;
+    cfg->bad_token_rate = 1;
+    cfg->max_callpaths = 20000;
+    cfg->max_experiment_callpaths = 50000;
+    cfg->max_trace_events = 20000000;
 
     for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {
         const char *v = getenv(env_names[i].env);

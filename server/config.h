@@ -40,6 +40,14 @@ typedef struct srv_config {
     double rate_limit, rate_burst;
     int max_uploads;
     size_t max_request_body; /* non-upload routes; max_body is the uploads' */
+    /* request acceptance (README "Limits and hardening") */
+    int header_timeout;              /* seconds for a request's header block */
+    int min_body_rate;               /* bytes per second a body must average; 0 off */
+    int max_connections_per_address; /* 0: no cap */
+    double bad_token_rate;           /* refused tokens per second per address; 0 off */
+    int max_callpaths;               /* distinct callpaths of one upload */
+    int max_experiment_callpaths;    /* distinct callpaths of one experiment */
+    long long max_trace_events;      /* events of one trace, after decompression */
 } srv_config;
 
 /* Fills cfg from the environment and argv (argv[0] is the command name).

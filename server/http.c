@@ -10,9 +10,29 @@
  * api_dispatch() and its response is queued. on_completed() runs when the
  * response has been sent or the connection died: it records the metrics and
  * writes the request's log line.
+ *
+ * Request acceptance (hostile clients):
+ *   - Headers are enough to refuse. At the first call api_admit() checks
+ *     the token, its scope and rate, the {id}'s tenant and the tenant's
+ *     upload slots; a refusal is answered at once and the connection closes
+ *     without any of the body being read (libmicrohttpd does not read the
+ *     body of a request answered before it). No body memory is reserved
+ *     before admission.
+ *   - An admitted upload's body goes to a spool file (unlinked, in
+ *     PERFCAST_SPOOL_DIR) once it passes SPOOL_AT bytes, and is mapped
+ *     read-only for the handler, so the process holds at most SPOOL_AT
+ *     bytes of anyone's body in its heap; the mapped pages are clean file
+ *     pages the kernel can drop. Other routes' bodies stay in memory, up to
+ *     PERFCAST_MAX_REQUEST_BODY.
+ *   - Slow clients: server/guard.h gives every phase of a connection a
+ *     deadline and keeps slots free for health probes;
+ *     PERFCAST_MAX_CONNECTIONS_PER_ADDRESS caps one address's connections.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -24,7 +44,9 @@
 
 #include "server/http.h"
 
-#define FIRST_BODY_RESERVE ((size_t)64 << 20) /* never reserve more up front */
+#define FIRST_BODY_RESERVE ((size_t)1 << 20) /* never reserve more up front */
+/* An upload's body goes to a spool file once it is larger than this. */
+#define SPOOL_AT ((size_t)1 << 20)
 /* Per-connection buffer (headers, body reads). libmicrohttpd clears what a
  * request used when the next one starts on the connection, so bigger costs
  * every keep-alive request; 16 KiB reads bodies fast enough and holds any
@@ -36,8 +58,12 @@ typedef struct srv_request {
     const char *method; /* a literal, for metrics */
     char method_text[16];
     char path[256];
-    char *body;
+    char *body;    /* in memory, or the spool file's mapping (mapped) */
     size_t len, cap;
+    int spool_fd;  /* -1, or the spool file holding the body so far */
+    int mapped;    /* body is an mmap of spool_fd, len + 1 bytes */
+    int upload;    /* the route is an upload: its body may be spooled */
+    int spool_failed;
     size_t limit;  /* body limit of this request's route */
     int too_large; /* over limit: the rest is dropped, 413 at the end */
     int no_memory;
@@ -48,6 +74,10 @@ typedef struct srv_request {
     int audited;
     int64_t tenant_id, token_id;
     char sha256[65];
+    /* admission from the headers (api_admit) */
+    int preauthorized, upload_held, scope;
+    char addr[INET6_ADDRSTRLEN];
+    srv_guard_conn *guard;
 } srv_request;
 
 typedef struct kv_vec {
@@ -115,16 +145,86 @@ static enum MHD_Result too_large(srv_http *h, struct MHD_Connection *conn, srv_r
     return queue(conn, r, &resp);
 }
 
+/* write(2) all of n bytes. 0, or -1. */
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* An unlinked file in PERFCAST_SPOOL_DIR (else TMPDIR, else /tmp). */
+static int spool_open(void)
+{
+    const char *dir = getenv("PERFCAST_SPOOL_DIR");
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/perfcast-spool-XXXXXX", dir);
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
+}
+
+/* Moves the body so far to a spool file; later chunks are written there. */
+static int spool_start(srv_request *r)
+{
+    r->spool_fd = spool_open();
+    if (r->spool_fd < 0 || write_all(r->spool_fd, r->body ? r->body : "", r->len)) {
+        r->spool_failed = 1;
+        return -1;
+    }
+    free(r->body);
+    r->body = NULL;
+    r->cap = 0;
+    return 0;
+}
+
+/* Drops the body, in memory or spooled. */
+static void drop_body(srv_request *r)
+{
+    if (r->mapped)
+        munmap(r->body, r->len + 1);
+    else
+        free(r->body);
+    if (r->spool_fd >= 0)
+        close(r->spool_fd);
+    r->spool_fd = -1;
+    r->mapped = 0;
+    r->body = NULL;
+    r->len = r->cap = 0;
+}
+
 /* Appends one chunk of body; past the limit, drops it all and remembers. */
 static void append_body(srv_request *r, const char *data, size_t n)
 {
-    if (r->too_large || r->no_memory)
+    if (r->too_large || r->no_memory || r->spool_failed)
         return;
     if (n > r->limit - r->len) {
         r->too_large = 1;
-        free(r->body);
-        r->body = NULL;
-        r->len = r->cap = 0;
+        drop_body(r);
+        return;
+    }
+    if (r->upload && r->spool_fd < 0 && r->len + n > SPOOL_AT && spool_start(r))
+        return;
+    if (r->spool_fd >= 0) {
+        if (write_all(r->spool_fd, data, n))
+            r->spool_failed = 1;
+        else
+            r->len += n;
         return;
     }
     if (r->len + n + 1 > r->cap) {
@@ -157,6 +257,23 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
         r->route = api_route_of(url);
         return too_large(h, conn, r, r->limit, "is too large");
     }
+    if (r->spool_fd >= 0 && !r->spool_failed) { /* map it, NUL-terminated like any body */
+        void *m = write_all(r->spool_fd, "", 1) ? MAP_FAILED
+                  : mmap(NULL, r->len + 1, PROT_READ, MAP_PRIVATE, r->spool_fd, 0);
+        if (m == MAP_FAILED) {
+            r->spool_failed = 1;
+        } else {
+            r->body = m;
+            r->mapped = 1;
+        }
+    }
+    if (r->spool_failed) {
+        api_problem(&resp, 503, NULL, "cannot hold the request body now; retry later");
+        api_add_header(&resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+        snprintf(resp.error, sizeof resp.error, "cannot spool a %zu-byte body: %s", r->len,
+                 strerror(errno));
+        return queue(conn, r, &resp);
+    }
     if (r->no_memory) {
         api_problem(&resp, 503, NULL, "cannot hold the request body now; retry later");
         api_add_header(&resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
@@ -179,6 +296,12 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
             .nheaders = headers.n,
             .body = r->body ? r->body : "",
             .body_len = r->len,
+            .tenant_id = r->tenant_id,
+            .token_id = r->token_id,
+            .scope = r->scope,
+            .client_addr = r->addr[0] ? r->addr : NULL,
+            .preauthorized = r->preauthorized,
+            .upload_held = r->upload_held,
         };
         api_dispatch(h->api, &req, &resp);
         r->route = req.route;
@@ -191,6 +314,67 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
     free(headers.v);
     free(query.v);
     return queue(conn, r, &resp);
+}
+
+/* The peer's numeric address into r->addr ("" when unknown). */
+static void client_address(struct MHD_Connection *conn, srv_request *r)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    r->addr[0] = '\0';
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    socklen_t len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                               : sizeof(struct sockaddr_in);
+    if (getnameinfo(sa, len, r->addr, sizeof r->addr, NULL, 0, NI_NUMERICHOST))
+        r->addr[0] = '\0';
+}
+
+static srv_guard_conn *guard_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* Admission from the headers (api_admit): 0 to read the body, or -1 after
+ * queueing the refusal (the body is then never read). */
+static int admit(srv_http *h, struct MHD_Connection *conn, srv_request *r, const char *url,
+                 const char *method)
+{
+    api_response resp = {0};
+    kv_vec headers = {0}, query = {0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, collect_kv, &headers);
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_kv, &query);
+    int refused = 0;
+    if (headers.failed || query.failed) {
+        api_problem(&resp, 503, NULL, "out of memory; retry later");
+        api_add_header(&resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+        refused = 1;
+    } else {
+        api_request req = {.method = method,
+                           .path = url,
+                           .query = query.v,
+                           .nquery = query.n,
+                           .headers = headers.v,
+                           .nheaders = headers.n,
+                           .body = "",
+                           .client_addr = r->addr[0] ? r->addr : NULL};
+        refused = api_admit(h->api, &req, &resp) != 0;
+        r->route = req.route;
+        r->tenant_id = req.tenant_id;
+        r->token_id = req.token_id;
+        r->scope = req.scope;
+        r->preauthorized = req.preauthorized;
+        r->upload_held = req.upload_held;
+    }
+    free(headers.v);
+    free(query.v);
+    if (!refused)
+        return 0;
+    queue(conn, r, &resp);
+    return -1;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -206,34 +390,59 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!r)
             return MHD_NO;
         r->start_ns = now_ns();
+        r->spool_fd = -1;
+        r->guard = guard_of(conn);
+        srv_guard_body(h->guard, r->guard);
+        client_address(conn, r);
         r->method = api_metrics_method(method);
         snprintf(r->method_text, sizeof r->method_text, "%s", method);
         snprintf(r->path, sizeof r->path, "%s", url);
         *con_cls = r;
         h->inflight++;
-        r->limit = api_route_flags_of(method, url) & API_ROUTE_UPLOAD ? h->max_body
+        r->upload = (api_route_flags_of(method, url) & API_ROUTE_UPLOAD) != 0;
+        r->limit = r->upload ? h->max_body
                    : h->max_request_body < h->max_body ? h->max_request_body
                                                        : h->max_body;
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        unsigned long long declared = 0;
         if (cl) {
             char *end;
             errno = 0;
-            unsigned long long declared = strtoull(cl, &end, 10);
+            declared = strtoull(cl, &end, 10);
             if (!errno && !*end && declared > r->limit) {
                 r->route = api_route_of(url);
                 return too_large(h, conn, r, r->limit, "declared by Content-Length is too large");
             }
-            if (!errno && !*end && declared) {
-                r->cap = (declared < FIRST_BODY_RESERVE ? declared : FIRST_BODY_RESERVE) + 1;
-                r->body = malloc(r->cap);
-                if (!r->body)
-                    r->cap = 0;
-            }
+            if (errno || *end)
+                declared = 0;
+        }
+        /* one address's connections beyond its cap serve probes only */
+        if (srv_guard_over_cap(r->guard) && strcmp(url, "/health") && strcmp(url, "/ready")) {
+            api_response resp = {0};
+            r->route = api_route_of(url);
+            api_problem(&resp, 429, NULL,
+                        "too many connections from this address; the limit is %d "
+                        "(PERFCAST_MAX_CONNECTIONS_PER_ADDRESS)",
+                        h->max_per_address);
+            api_add_header(&resp, "Retry-After", "%d", 1);
+            api_add_header(&resp, "Connection", "close");
+            queue(conn, r, &resp);
+            return MHD_YES;
+        }
+        /* who asks, may they, is there room: from the headers, body unread */
+        if (admit(h, conn, r, url, method))
+            return MHD_YES;
+        if (declared && !(r->upload && declared > SPOOL_AT)) {
+            r->cap = (declared < FIRST_BODY_RESERVE ? declared : FIRST_BODY_RESERVE) + 1;
+            r->body = malloc(r->cap);
+            if (!r->body)
+                r->cap = 0;
         }
         return MHD_YES;
     }
     if (*upload_data_size) {
+        srv_guard_body_bytes(r->guard, *upload_data_size);
         if (!r->status) {
             int before = r->too_large;
             append_body(r, upload_data, *upload_data_size);
@@ -243,8 +452,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (r->status) /* answered already (413) */
+    if (r->status) /* answered already (413, or refused from the headers) */
         return MHD_YES;
+    srv_guard_busy(h->guard, r->guard);
     return dispatch(h, conn, r, url, method);
 }
 
@@ -275,10 +485,54 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                  r->method_text, "route", route, "path", r->path, "tenant",
                  (json_int_t)r->tenant_id, "token", (json_int_t)r->token_id, "profile_sha256",
                  r->sha256[0] ? r->sha256 : NULL, "status", r->status);
-    free(r->body);
+    if (r->upload_held) { /* the tenant's upload slot taken by api_admit() */
+        api_request req = {.tenant_id = r->tenant_id, .upload_held = 1};
+        api_admit_release(h->api, &req);
+    }
+    srv_guard_idle(h->guard, guard_of(conn));
+    drop_body(r);
     free(r);
     *con_cls = NULL;
     h->inflight--;
+}
+
+/* Connections come and go: the guard tracks each (server/guard.h). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    srv_http *h = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *ai =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        srv_guard_addr addr = {0}, *ap = NULL;
+        if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET) {
+            const struct sockaddr_in *in = (const void *)ai->client_addr;
+            addr.family = AF_INET;
+            memcpy(addr.bytes, &in->sin_addr, 4);
+            ap = &addr;
+        } else if (ai && ai->client_addr && ai->client_addr->sa_family == AF_INET6) {
+            const struct sockaddr_in6 *in6 = (const void *)ai->client_addr;
+            addr.family = AF_INET6;
+            memcpy(addr.bytes, &in6->sin6_addr, 16);
+            ap = &addr;
+        }
+        *socket_context = ci ? srv_guard_open(h->guard, ci->connect_fd, ap) : NULL;
+    } else {
+        srv_guard_close(h->guard, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
+/* A request line arrived: a kept-alive connection's next header block is
+ * timed from here. The return value becomes the request's context: none. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)uri;
+    srv_http *h = cls;
+    srv_guard_request_line(h->guard, guard_of(conn));
+    return NULL;
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
@@ -348,9 +602,33 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
     h->max_request_body = cfg->max_request_body ? cfg->max_request_body : cfg->max_body;
     h->api = api;
     h->log = log;
-    int fd = open_listener(h, cfg->listen_host, cfg->listen_port, err, errcap);
-    if (fd < 0)
+    h->max_per_address = cfg->max_connections_per_address;
+    /* every connection is a descriptor: the soft limit (often 1024) must
+     * not be what refuses them first */
+    struct rlimit rl;
+    if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    int reserve = cfg->max_connections / 8;
+    srv_guard_config gc = {.header_timeout = cfg->header_timeout,
+                           .idle_timeout = cfg->http_timeout,
+                           .min_body_rate = (double)cfg->min_body_rate,
+                           .max_connections = cfg->max_connections,
+                           .reserve = reserve < 1 ? 1 : reserve > 16 ? 16 : reserve,
+                           .evict_grace = 0.5,
+                           .max_per_address = cfg->max_connections_per_address};
+    h->guard = srv_guard_new(&gc, log);
+    if (!h->guard) {
+        snprintf(err, errcap, "cannot start the connection guard");
         return -1;
+    }
+    int fd = open_listener(h, cfg->listen_host, cfg->listen_port, err, errcap);
+    if (fd < 0) {
+        srv_guard_free(h->guard);
+        h->guard = NULL;
+        return -1;
+    }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
     h->daemon = MHD_start_daemon(
@@ -359,9 +637,14 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)cfg->http_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+        /* request acceptance: per-address cap, deadlines (server/guard.h) */
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
+        MHD_OPTION_END);
     if (!h->daemon) {
         close(fd);
+        srv_guard_free(h->guard);
+        h->guard = NULL;
         snprintf(err, errcap, "cannot start the HTTP daemon on %s:%d", h->host, h->port);
         return -1;
     }
@@ -385,6 +668,8 @@ void srv_http_stop(srv_http *h)
         MHD_stop_daemon(h->daemon);
     if (h->quiesced_fd >= 0)
         close(h->quiesced_fd);
+    srv_guard_free(h->guard); /* after the daemon: no connection reports any more */
+    h->guard = NULL;
     h->daemon = NULL;
     h->quiesced_fd = -1;
 }

@@ -11,6 +11,7 @@
 
 #include "api/api.h"
 #include "server/config.h"
+#include "server/guard.h"
 #include "server/log.h"
 
 struct MHD_Daemon;
@@ -25,6 +26,8 @@ typedef struct srv_http {
     api_ctx *api;
     srv_log *log;
     _Atomic int inflight; /* requests between their first byte and completion */
+    srv_guard *guard;     /* deadlines of slow connections (server/guard.h) */
+    int max_per_address;  /* connections of one client address (guard's cap) */
 } srv_http;
 
 /* Binds cfg's address and starts serving. Returns 0, or -1 with err. */

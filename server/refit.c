@@ -112,6 +112,7 @@ typedef struct refit_state {
     size_t nmeas, meas_cap;
     store_model *models;
     size_t nmodels, models_cap;
+    const _Atomic int *cancel; /* non-zero: stop (the job is gone); may be NULL */
 } refit_state;
 
 /* ---- set-up from the experiment ------------------------------------------ */
@@ -582,6 +583,10 @@ static int fit_all(refit_state *st)
         }
     }
     for (int c = 0; c < d->ncallpaths && rc == 0; c++) {
+        if (st->cancel && *st->cancel) { /* deleted meanwhile: stop soon */
+            rc = -3;
+            break;
+        }
         for (int m = 0; m < d->nmetrics && rc == 0; m++) {
             for (int which = 0; which < 2 && rc == 0; which++) {
                 const series *s = cp_series(st, c, m, which);
@@ -672,6 +677,8 @@ static int compute(refit_state *st, char *err, size_t errcap)
     }
     if (rc == 0)
         rc = fit_all(st);
+    if (rc == -3)
+        return REFIT_CANCELLED;
     if (rc < 0) {
         snprintf(err, errcap, "out of memory");
         return REFIT_TRANSIENT;
@@ -691,6 +698,13 @@ static int store_outcome(const store_error *se, char *err, size_t errcap)
 int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_set_id, char *err,
               size_t errcap)
 {
+    return refit_run_cancellable(s, experiment_id, job_id, model_set_id, err, errcap, NULL);
+}
+
+int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
+                          int64_t *model_set_id, char *err, size_t errcap,
+                          const _Atomic int *cancel)
+{
     store_error se = {0};
     PGconn *c = store_acquire(s, &se);
     if (!c)
@@ -706,6 +720,7 @@ int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_se
     memset(&st, 0, sizeof st);
     st.e = &e;
     st.d = &d;
+    st.cancel = cancel;
     int rc = setup_from_experiment(&e, &st.setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
     if (rc == REFIT_OK && store_fit_data_load(c, experiment_id, e.nparams, &d, &se))
         rc = store_outcome(&se, err, errcap);
@@ -713,6 +728,10 @@ int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_se
     store_release(s, c);
     if (rc == REFIT_OK)
         rc = compute(&st, err, errcap);
+    if (rc == REFIT_OK && cancel && *cancel)
+        rc = REFIT_CANCELLED;
+    if (rc == REFIT_CANCELLED)
+        snprintf(err, errcap, "cancelled: the job is gone (its experiment deleted?)");
     if (rc == REFIT_OK) {
         int number;
         c = store_acquire(s, &se);

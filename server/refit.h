@@ -17,11 +17,17 @@ enum {
     REFIT_OK = 0,
     REFIT_FAILED = -1,    /* the data cannot be modeled: keep the error, do not retry */
     REFIT_TRANSIENT = -2, /* database unavailable or similar: retry later */
+    REFIT_CANCELLED = -3, /* *cancel was set (the job is gone): nothing written */
 };
 
 /* Refits experiment_id for job_id. On REFIT_OK *model_set_id is the new set
  * (already committed). On failure err holds a one-line reason. */
 int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_set_id, char *err,
               size_t errcap);
+/* The same, looking at *cancel (set by another thread) between callpaths:
+ * once it is non-zero the refit stops and answers REFIT_CANCELLED. */
+int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
+                          int64_t *model_set_id, char *err, size_t errcap,
+                          const _Atomic int *cancel);
 
 #endif

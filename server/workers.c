@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ struct srv_worker {
     int busy;               /* holds claim (guarded by pool->mu) */
     int claim_failing;      /* the last claim failed: log only the first of a run */
     store_job_claim claim;
+    _Atomic int cancel;     /* set by the heartbeat when the job is no longer ours
+                               (deleted with its experiment, or its lease lost) */
 };
 
 static double now_s(void)
@@ -159,8 +162,20 @@ static void run_job(srv_worker *me)
     int64_t set = 0;
     char msg[512] = "";
     double t0 = now_s();
-    int outcome =
-        refit_run(w->db, me->claim.experiment_id, me->claim.job_id, &set, msg, sizeof msg);
+    me->cancel = 0;
+    int outcome = refit_run_cancellable(w->db, me->claim.experiment_id, me->claim.job_id, &set,
+                                        msg, sizeof msg, &me->cancel);
+    if (outcome == REFIT_CANCELLED || (outcome != REFIT_OK && me->cancel)) {
+        /* the job's row is gone or another worker's: nothing to record */
+        srv_logf(w->log, SRV_LOG_INFO, "job cancelled", "{s:I, s:I, s:f, s:s}", "job",
+                 (json_int_t)me->claim.job_id, "experiment", (json_int_t)me->claim.experiment_id,
+                 "seconds", now_s() - t0, "worker", me->name);
+        pthread_mutex_lock(&w->mu);
+        me->busy = 0;
+        pthread_mutex_unlock(&w->mu);
+        malloc_trim(0);
+        return;
+    }
     if (outcome != REFIT_OK && outcome != REFIT_TRANSIENT)
         outcome = REFIT_FAILED;
     if (outcome != REFIT_OK && !*msg)
@@ -173,6 +188,9 @@ static void run_job(srv_worker *me)
     me->busy = 0;
     api_histogram_observe(outcome == REFIT_OK ? &w->fit_seconds : &w->fit_failed_seconds, took);
     pthread_mutex_unlock(&w->mu);
+    /* a refit's memory is freed, but glibc keeps the pages of its arenas;
+     * give them back so the process returns to its size between jobs */
+    malloc_trim(0);
 }
 
 static void *worker_main(void *arg)
@@ -206,8 +224,13 @@ static void heartbeat(srv_workers *w, PGconn *c)
         pthread_mutex_unlock(&w->mu);
         if (!busy)
             continue;
+        if (me->cancel)
+            continue; /* told already; the refit stops at its next callpath */
         store_error err = {0};
-        if (store_job_heartbeat(c, &cl, me->name, w->lease, &err))
+        int rc = store_job_heartbeat(c, &cl, me->name, w->lease, &err);
+        if (rc == STORE_CONFLICT) /* no longer ours (deleted, or the lease lost): stop it */
+            me->cancel = 1;
+        else if (rc)
             srv_logf(w->log, SRV_LOG_WARN, "cannot extend a job's lease", "{s:I, s:s, s:s}",
                      "job", (json_int_t)cl.job_id, "worker", me->name, "error", err.msg);
     }

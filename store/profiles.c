@@ -4,6 +4,10 @@
  *   BEGIN
  *   experiment exists (locked against deletion) and has npoint parameters;
  *     the same sha256 already stored -> answer the first upload, store nothing
+ *   other bytes at the same point, repetition and ranks (rank_ids overlap,
+ *     under an advisory lock of the coordinate) -> CONFLICT, or with
+ *     u->replace the stored profiles are deleted first
+ *   the experiment's distinct callpaths after it within the cap, else INVALID
  *   INSERT the profile (raw bytes, point, ...) ON CONFLICT (experiment_id,
  *     sha256) DO NOTHING: an identical upload committing meanwhile makes this
  *     one a duplicate too
@@ -111,21 +115,24 @@ static int check_experiment(PGconn *c, const store_upload *u, const char *exp, c
 /* Inserts the profile row; on a concurrent identical upload fills out as a
  * duplicate instead. */
 static int insert_profile(PGconn *c, const store_upload *u, const char *exp, const char *sha,
-                          const upload_params *up, store_upload_result *out, store_error *err)
+                          const upload_params *up, const pgarray *rank_list,
+                          store_upload_result *out, store_error *err)
 {
     char ranks[16], size[24];
     snprintf(ranks, sizeof ranks, "%d", u->prof->nranks);
     snprintf(size, sizeof size, "%zu", u->raw_len);
-    const char *vals[] = {exp,   sha,  up->point.buf, up->rep, u->format,
-                          ranks, size, u->raw,        u->evaluation ? "t" : "f"};
-    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len, 0};
-    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 0};
+    const char *vals[] = {exp,   sha,  up->point.buf, up->rep,       u->format,
+                          ranks, size, u->raw,        rank_list->buf, u->evaluation ? "t" : "f"};
+    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len,
+                        (int)rank_list->len, 0};
+    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 1, 0};
     PGresult *r = PQexecParams(
         c,
         "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw, "
-        "evaluation) VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8, $9::boolean) "
+        "rank_ids, evaluation) VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8, $9::int4[], "
+        "$10::boolean) "
         "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
-        9, NULL, vals, lens, fmts, 0);
+        10, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     if (PQntuples(r) == 1) {
@@ -153,6 +160,124 @@ static int insert_profile(PGconn *c, const store_upload *u, const char *exp, con
         read_duplicate(r, 0, 0, out);
     PQclear(r);
     return rc;
+}
+
+/* The profile's distinct rank ids, ascending, as an int4[] (binary). */
+static int rank_ids(const profile *p, pgarray *out)
+{
+    int *ids = malloc((p->nrows ? p->nrows : 1) * sizeof *ids);
+    if (!ids)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrows; i++)
+        ids[n++] = p->rows[i].rank;
+    /* sort and unique: ranks are few, rows many; an insertion sort of the
+     * distinct values seen so far keeps this O(rows x ranks) */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = ids[i];
+        size_t j = 0;
+        while (j < k && ids[j] < v)
+            j++;
+        if (j < k && ids[j] == v)
+            continue;
+        memmove(ids + j + 1, ids + j, (k - j) * sizeof *ids);
+        ids[j] = v;
+        k++;
+    }
+    pgarray_init(out, PGARRAY_INT4, k, 4);
+    for (size_t i = 0; i < k; i++)
+        pgarray_int4(out, ids[i]);
+    free(ids);
+    return pgarray_finish(out) < 0 ? -1 : 0;
+}
+
+/* Other bytes at this coordinate, repetition and (overlapping) ranks?
+ * Uploads to one coordinate and repetition are serialized by an advisory
+ * lock for the rest of the transaction, so two conflicting uploads cannot
+ * both pass. With u->replace the profiles found are deleted; else
+ * STORE_CONFLICT naming the first one and the ranks both hold. */
+static int check_coordinate(PGconn *c, const store_upload *u, const char *exp,
+                            const upload_params *up, const pgarray *ranks,
+                            store_upload_result *out, store_error *err)
+{
+    const char *vals[] = {exp, up->point.buf, up->rep, ranks->buf};
+    const int lens[] = {0, (int)up->point.len, 0, (int)ranks->len};
+    const int fmts[] = {0, 1, 0, 1};
+    PGresult *r = PQexecParams(c,
+                               "SELECT pg_advisory_xact_lock(hashtext('perfcast profile ' || $1::text || "
+                               "'/' || $2::float8[]::text || '/' || $3::text))",
+                               3, NULL, vals, lens, fmts, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    r = PQexecParams(c,
+                     u->replace
+                         ? "WITH gone AS (DELETE FROM profiles WHERE experiment_id = $1 "
+                           "AND point = $2::float8[] AND repetition = $3::int4 "
+                           "AND rank_ids && $4::int4[] RETURNING id) "
+                           "SELECT id, '' FROM gone"
+                         : "SELECT id, array_to_string(ARRAY(SELECT unnest(rank_ids) "
+                           "INTERSECT SELECT unnest($4::int4[]) ORDER BY 1), ',') "
+                           "FROM profiles WHERE experiment_id = $1 AND point = $2::float8[] "
+                           "AND repetition = $3::int4 AND rank_ids && $4::int4[] "
+                           "ORDER BY id LIMIT 1",
+                     4, NULL, vals, lens, fmts, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = STORE_OK;
+    if (u->replace) {
+        out->replaced = PQntuples(r);
+    } else if (PQntuples(r) > 0) {
+        out->conflict_profile = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        snprintf(out->conflict_ranks, sizeof out->conflict_ranks, "%s", PQgetvalue(r, 0, 1));
+        rc = store_error_set(err, STORE_CONFLICT,
+                             "profile %s holds this coordinate, repetition and ranks %s with "
+                             "other bytes",
+                             PQgetvalue(r, 0, 0), out->conflict_ranks);
+    }
+    PQclear(r);
+    return rc;
+}
+
+/* The experiment's distinct callpaths once these are added must stay
+ * within u->max_experiment_callpaths: else STORE_INVALID and
+ * out->callpaths_after. */
+static int check_callpath_cap(PGconn *c, const store_upload *u, const char *exp,
+                              store_upload_result *out, store_error *err)
+{
+    if (u->max_experiment_callpaths <= 0)
+        return STORE_OK;
+    const profile *p = u->prof;
+    pgarray names;
+    pgarray_init(&names, PGARRAY_TEXT, (size_t)p->ncallpaths, 32);
+    for (int i = 0; i < p->ncallpaths; i++)
+        pgarray_text(&names, p->callpaths[i].name);
+    if (pgarray_finish(&names) < 0) {
+        pgarray_free(&names);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    const char *vals[] = {exp, names.buf};
+    const int lens[] = {0, (int)names.len};
+    const int fmts[] = {0, 1};
+    PGresult *r = PQexecParams(c,
+                               "SELECT (SELECT count(*) FROM callpaths WHERE experiment_id = $1) + "
+                               "(SELECT count(*) FROM unnest($2::text[]) AS t(n) WHERE NOT EXISTS "
+                               "(SELECT 1 FROM callpaths c WHERE c.experiment_id = $1 "
+                               "AND c.name = t.n))",
+                               2, NULL, vals, lens, fmts, 0);
+    pgarray_free(&names);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    long long after = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    if (after <= u->max_experiment_callpaths)
+        return STORE_OK;
+    out->callpaths_after = after;
+    return store_error_set(err, STORE_INVALID,
+                           "the experiment would hold %lld distinct callpaths; the limit is %d "
+                           "(PERFCAST_MAX_EXPERIMENT_CALLPATHS)",
+                           after, u->max_experiment_callpaths);
 }
 
 /* Upserts the profile's callpaths; ids[i] is the id of prof->callpaths[i]. */
@@ -336,8 +461,12 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
     pgarray_init(&up.point, PGARRAY_FLOAT8, (size_t)u->npoint, 8);
     for (int i = 0; i < u->npoint; i++)
         pgarray_float8(&up.point, u->point[i]);
-    if (pgarray_finish(&up.point) < 0) {
+    pgarray ranks;
+    int ranks_rc = rank_ids(p, &ranks);
+    if (pgarray_finish(&up.point) < 0 || ranks_rc) {
         pgarray_free(&up.point);
+        if (!ranks_rc)
+            pgarray_free(&ranks);
         free(cp_ids);
         return store_error_set(err, STORE_INTERNAL, "out of memory");
     }
@@ -347,7 +476,11 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
     if (!rc)
         rc = check_experiment(c, u, exp, (const char *)sha, &up, out, err);
     if (!rc && !out->duplicate)
-        rc = insert_profile(c, u, exp, (const char *)sha, &up, out, err);
+        rc = check_coordinate(c, u, exp, &up, &ranks, out, err);
+    if (!rc && !out->duplicate)
+        rc = check_callpath_cap(c, u, exp, out, err);
+    if (!rc && !out->duplicate)
+        rc = insert_profile(c, u, exp, (const char *)sha, &up, &ranks, out, err);
     if (!rc && !out->duplicate)
         rc = upsert_callpaths(c, p, exp, cp_ids, err);
     if (!rc && !out->duplicate)
@@ -356,10 +489,15 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
         rc = enqueue_job(c, u->experiment_id, out->profile_id, &out->job_id, err);
     free(cp_ids);
     pgarray_free(&up.point);
+    pgarray_free(&ranks);
     if (rc || out->duplicate) {
         rollback(c); /* a duplicate wrote nothing; ending it either way is the same */
-        if (rc)
-            memset(out, 0, sizeof *out);
+        if (rc) { /* keep only what names the conflict or the cap */
+            store_upload_result keep = {.conflict_profile = out->conflict_profile,
+                                        .callpaths_after = out->callpaths_after};
+            memcpy(keep.conflict_ranks, out->conflict_ranks, sizeof keep.conflict_ranks);
+            *out = keep;
+        }
         return rc;
     }
     r = PQexec(c, "COMMIT");
@@ -388,6 +526,46 @@ int store_profile_counts(PGconn *c, int64_t exp, int64_t *profiles, int64_t *row
         return store_fail(c, r, err);
     *profiles = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     *rows = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_profile_delete(PGconn *c, int64_t exp, int64_t pid, int64_t *job_id, store_error *err)
+{
+    *job_id = 0;
+    char e[24], p[24];
+    snprintf(e, sizeof e, "%" PRId64, exp);
+    snprintf(p, sizeof p, "%" PRId64, pid);
+    const char *vals[] = {e, p};
+    PGresult *r = PQexec(c, "BEGIN");
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
+    if (!rc) {
+        r = PQexecParams(c, "DELETE FROM profiles WHERE experiment_id = $1 AND id = $2", 2, NULL,
+                         vals, NULL, NULL, 0);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            rc = store_fail(c, r, err);
+        } else {
+            if (strcmp(PQcmdTuples(r), "1"))
+                rc = store_error_set(err, STORE_NOT_FOUND, "no profile with id %s in experiment %s",
+                                     p, e);
+            PQclear(r);
+        }
+    }
+    /* the models must forget it: refit what is left */
+    if (!rc)
+        rc = store_job_enqueue(c, exp, job_id, err);
+    if (rc) {
+        rollback(c);
+        *job_id = 0;
+        return rc;
+    }
+    r = PQexec(c, "COMMIT");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        rc = store_fail(c, r, err);
+        rollback(c);
+        *job_id = 0;
+        return rc;
+    }
     PQclear(r);
     return STORE_OK;
 }

@@ -8,7 +8,9 @@
  * "perfcast_jobs" has gone out to the workers; on any error nothing of it is
  * stored. Uploading the same bytes to the same experiment again stores
  * nothing and answers the first upload's profile and job (duplicate = 1), so
- * a client that lost the answer can simply send again.
+ * a client that lost the answer can simply send again. Other bytes at the
+ * coordinate, repetition and ranks of a stored profile are a conflict
+ * (STORE_CONFLICT, out->conflict_*), unless u->replace asks to replace it.
  *
  * The point (one value per experiment parameter, in the experiment's order)
  * is resolved by the caller (api/profiles.c: from the body and the query);
@@ -35,12 +37,22 @@ typedef struct store_upload {
     const profile *prof;   /* the normalized profile read from raw */
     int defer_refit;       /* 1: store only; a later store_job_enqueue() refits */
     int evaluation;        /* 1: not fitted, compared with the models (accuracy) */
+    int replace;           /* 1: profiles holding the same coordinate, repetition and
+                            * ranks are deleted in the same transaction */
+    int max_experiment_callpaths; /* the experiment's distinct callpaths after it; 0: no cap */
 } store_upload;
 
 typedef struct store_upload_result {
     int64_t profile_id;
     int64_t job_id;        /* 0 when the refit was deferred */
     int duplicate;         /* 1: these bytes were stored before; the ids are the first upload's */
+    int replaced;          /* profiles deleted by u->replace */
+    /* on STORE_CONFLICT for other bytes at the same coordinate, repetition
+     * and ranks: the stored profile and the ranks both hold ("0,1") */
+    int64_t conflict_profile;
+    char conflict_ranks[128];
+    /* on STORE_INVALID for the callpath cap: the count the upload would reach */
+    long long callpaths_after;
 } store_upload_result;
 
 /* Stores upload u (see above). Unknown experiment -> STORE_NOT_FOUND; a point
@@ -49,6 +61,11 @@ typedef struct store_upload_result {
  * message naming the fault; database down -> STORE_UNAVAILABLE. */
 int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out,
                       store_error *err);
+
+/* Deletes profile pid of experiment exp (its rows with it) and queues a
+ * refit (job_id; 0 when no refit is needed because nothing is left or
+ * defer). STORE_NOT_FOUND when exp has no such profile. */
+int store_profile_delete(PGconn *c, int64_t exp, int64_t pid, int64_t *job_id, store_error *err);
 
 /* Profiles of experiment exp and their normalized rows, for tests and
  * /metrics-style checks. */

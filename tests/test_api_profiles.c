@@ -506,12 +506,14 @@ static void test_deferred_refit(harness *h)
 {
     long exp = create(h, "deferred");
     for (int i = 0; i < 5; i++) {
-        for (int part = 0; part < 2; part++) { /* two uploads per coordinate, e.g. two ranks */
-            char point[64];
+        for (int part = 0; part < 2; part++) { /* two uploads per coordinate: two repetitions
+                                                   (the same ranks twice would conflict) */
+            char point[64], query[64];
             snprintf(point, sizeof point, "\"point\":{\"ranks\":%d},", 2 << i);
+            snprintf(query, sizeof query, "?refit=defer&repetition=%d", part + 1);
             char *b = profile(point, 4, (1 + i) * (1 + part));
             harness_response r;
-            post(h, exp, "?refit=defer", json_header, b, strlen(b), &r);
+            post(h, exp, query, json_header, b, strlen(b), &r);
             json_t *j = harness_json(&r);
             char loc[64] = "";
             check(r.status == 202 && json_is_null(json_object_get(j, "job")) &&

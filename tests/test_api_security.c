@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -828,6 +829,7 @@ static void test_audit(harness *h)
 
 int main(void)
 {
+    signal(SIGPIPE, SIG_IGN); /* the server may close a slow connection under a write */
     const char *env[] = {"PERFCAST_DB_POOL=8", "PERFCAST_HTTP_TIMEOUT=5", "PERFCAST_MAX_UPLOADS=1",
                          NULL};
     harness_opts o = {.env = env};
