@@ -73,8 +73,8 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp);
  * upload route. Returns 0 when admitted (req->preauthorized = 1, identity
  * set, req->upload_held when a slot was taken: give it back with
  * api_admit_release() once the request is over), or -1 with resp the
- * refusal (401, 403, 404, 429, 503). Unknown paths and methods are
- * admitted: dispatch answers them 404/405 with no body read either way. */
+ * refusal (401, 403, 404, 429, 503; 404/405 for a path or method no route
+ * serves). */
 int api_admit(api_ctx *ctx, api_request *req, api_response *resp);
 void api_admit_release(api_ctx *ctx, api_request *req);
 

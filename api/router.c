@@ -232,13 +232,29 @@ static int check_route(api_ctx *ctx, const api_route *r, api_request *req, api_r
     return 0;
 }
 
+/* 405 with Allow when the path has other methods, else 404. */
+static void unrouted(const api_request *req, const char *allow, api_response *resp)
+{
+    if (*allow) {
+        api_problem(resp, 405, NULL, "%s is not allowed on %s; allowed: %s", req->method,
+                    req->path, allow);
+        api_add_header(resp, "Allow", "%s", allow);
+    } else {
+        api_problem(resp, 404, NULL, "no such resource: %s", req->path);
+    }
+}
+
 int api_admit(api_ctx *ctx, api_request *req, api_response *resp)
 {
     char allow[64];
     const api_route *r = find_route(req, allow, sizeof allow);
-    if (r && check_route(ctx, r, req, resp))
+    if (!r) { /* nothing will read the body: answer now */
+        unrouted(req, allow, resp);
         return -1;
-    req->preauthorized = r != NULL;
+    }
+    if (check_route(ctx, r, req, resp))
+        return -1;
+    req->preauthorized = 1;
     return 0;
 }
 
@@ -267,11 +283,5 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
             body_sha256(req, resp->audit_sha256);
         return;
     }
-    if (*allow) {
-        api_problem(resp, 405, NULL, "%s is not allowed on %s; allowed: %s", req->method,
-                    req->path, allow);
-        api_add_header(resp, "Allow", "%s", allow);
-    } else {
-        api_problem(resp, 404, NULL, "no such resource: %s", req->path);
-    }
+    unrouted(req, allow, resp);
 }

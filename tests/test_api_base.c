@@ -500,6 +500,9 @@ static void test_database_outage(harness *h)
     harness_get(h, "/ready", &r);
     harness_header(&r, "Retry-After", retry, sizeof retry);
     check_problem(&r, 503, "not ready", "ready while down");
+    check(r.body && strstr(r.body, "database unavailable") && !strstr(r.body, "port") &&
+              !strstr(r.body, "127.0.0.1"),
+          "/ready names no database host or port: %s", r.body ? r.body : "");
     check(atoi(retry) >= 1, "ready Retry-After \"%s\"", retry);
     harness_response_free(&r);
     const char *paths[] = {"/v1/experiments", path};

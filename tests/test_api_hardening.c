@@ -17,6 +17,7 @@
  *     ?replace=true and DELETE .../profiles/{pid} replace on purpose;
  *   - caps: callpaths per upload and per experiment, events per trace,
  *     answered 413 naming the variable;
+ *   - deleting an experiment during its refit cancels the job quietly;
  *   - creation refuses degrees and cost formulas that are never usable;
  *     POST /v1/tokens refuses unknown fields; a gzip body of whitespace says
  *     it holds no JSON value.
@@ -649,6 +650,76 @@ static void test_table_full(harness *h)
             close(fds[i]);
 }
 
+/* ---- deleting an experiment during its refit ------------------------------ */
+
+static int log_has(harness *h, const char *text)
+{
+    char path[512], line[4096];
+    snprintf(path, sizeof path, "%s/server.log", harness_dir(h));
+    FILE *f = fopen(path, "r");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, text) != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static void test_cancel(void)
+{
+    const char *env[] = {"PERFCAST_JOB_LEASE=3", "PERFCAST_WORKERS=1", "PERFCAST_DB_POOL=4", NULL};
+    harness_opts o = {.env = env};
+    harness *h = harness_open(&o);
+    check(h != NULL, "harness for the cancel test");
+    if (!h)
+        return;
+    long exp = create(h, "deleted-while-fitting", NULL, NULL);
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
+    int stored = 0;
+    for (int x = 2; x <= 10; x += 2) {
+        char *b = profile(x, 1, 1, 6000, "kernel", 1.0 + 0.1 * x);
+        harness_response r;
+        harness_request(h, "POST", path, "Content-Type: application/json\r\n", b, strlen(b), &r);
+        stored += r.status == 202;
+        harness_response_free(&r);
+        free(b);
+    }
+    check(stored == 5, "five profiles of 6,000 callpaths: %d stored", stored);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
+    harness_response r;
+    harness_request(h, "POST", path, NULL, NULL, 0, &r);
+    json_t *j = harness_json(&r);
+    long job = (long)json_integer_value(json_object_get(j, "job"));
+    json_decref(j);
+    harness_response_free(&r);
+    int running = 0;
+    for (int i = 0; i < 200 && !running; i++) {
+        running = harness_sql_long(h, "SELECT count(*) FROM jobs WHERE id = %ld AND state = 'running'",
+                                   job) == 1;
+        if (!running)
+            harness_sleep(0.05);
+    }
+    check(running, "the refit runs");
+    snprintf(path, sizeof path, "/v1/experiments/%ld", exp);
+    harness_delete(h, path, &r);
+    check(r.status == 204, "DELETE the experiment during its refit: %d", r.status);
+    harness_response_free(&r);
+    int cancelled = 0;
+    double t0 = harness_now();
+    while (!cancelled && harness_now() - t0 < 30) {
+        cancelled = log_has(h, "\"msg\":\"job cancelled\"");
+        if (!cancelled)
+            harness_sleep(0.2);
+    }
+    check(cancelled, "the worker says the job is cancelled");
+    check(!log_has(h, "job failed") && !log_has(h, "cannot record") &&
+              !log_has(h, "cannot extend") && !log_has(h, "\"level\":\"error\""),
+          "and logs no failure for it");
+    check(harness_wait_status(h, "/health", 200, 5), "the server goes on");
+    harness_close(h, check_failed_count > 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -677,5 +748,6 @@ int main(void)
     /* tokens from here on */
     test_refused_from_headers(h);
     harness_close(h, check_failed_count > 0);
+    test_cancel();
     return check_summary();
 }

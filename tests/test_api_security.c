@@ -327,6 +327,7 @@ static const struct {
     {"GET", "/v1/experiments/{id}", "", NULL, 200},
     {"DELETE", "/v1/experiments/{id}", "", NULL, 204},
     {"POST", "/v1/experiments/{id}/profiles", "", "*profile*", 200},
+    {"DELETE", "/v1/experiments/{id}/profiles/{pid}", "", NULL, 202},
     {"GET", "/v1/jobs/{id}", "", NULL, 200},
     {"POST", "/v1/experiments/{id}/refit", "", NULL, 202},
     {"GET", "/v1/experiments/{id}/measurements", "", NULL, 200},
@@ -411,6 +412,17 @@ static void test_matrix(harness *h)
                     snprintf(name, sizeof name, "victim-%d", ++serial);
                     id = create_experiment(h, alpha_write, name);
                 }
+                long pid = 0; /* a profile of the victim, for .../profiles/{pid} */
+                if (strstr(path, "{pid}")) {
+                    char ppath[96];
+                    snprintf(ppath, sizeof ppath, "/v1/experiments/%ld/profiles", id);
+                    harness_response pr;
+                    call(h, "POST", ppath, alpha_write, profile, &pr);
+                    json_t *pd = harness_json(&pr);
+                    pid = (long)json_integer_value(json_object_get(pd, "profile"));
+                    json_decref(pd);
+                    harness_response_free(&pr);
+                }
                 if (!strcmp(path, "/v1/tokens/{id}")) {
                     harness_response tr;
                     call(h, "POST", "/v1/tokens", alpha_admin, "{\"scope\":\"read\"}", &tr);
@@ -427,6 +439,12 @@ static void test_matrix(harness *h)
                              brace + 4, expect[e].query);
                 else
                     snprintf(url, sizeof url, "%s%s", path, expect[e].query);
+                char *pbrace = strstr(url, "{pid}");
+                if (pbrace) {
+                    char tail[256];
+                    snprintf(tail, sizeof tail, "%s", pbrace + 5);
+                    snprintf(pbrace, sizeof url - (size_t)(pbrace - url), "%ld%s", pid, tail);
+                }
                 const char *body = expect[e].body;
                 size_t blen = body ? strlen(body) : 0;
                 if (body && !strcmp(body, "*create*")) {
@@ -809,6 +827,10 @@ static void test_slow_clients(harness *h)
     for (int i = 0; i < N; i++)
         if (fds[i] >= 0)
             close(fds[i]);
+    /* the server forgets them once it has seen them close: until then new
+     * connections from this address may be over PERFCAST_MAX_CONNECTIONS_PER_ADDRESS */
+    check(harness_wait_status(h, "/v1/experiments", 401, 10),
+          "connections from this address taken again after the slow ones closed");
 }
 
 static void test_audit(harness *h)
@@ -831,7 +853,8 @@ int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the server may close a slow connection under a write */
     const char *env[] = {"PERFCAST_DB_POOL=8", "PERFCAST_HTTP_TIMEOUT=5", "PERFCAST_MAX_UPLOADS=1",
-                         NULL};
+                         /* the concurrent uploads are slow ones of 40,000 callpaths */
+                         "PERFCAST_MAX_CALLPATHS=50000", NULL};
     harness_opts o = {.env = env};
     harness *h = harness_open(&o);
     check(h != NULL, "harness: PostgreSQL and the server did not start");

@@ -623,7 +623,7 @@ static void expect_error_str(const char *what, const char *text, const char *nee
 static void test_hostile_json(void)
 {
     expect_error_str("empty", "", "empty");
-    expect_error_str("blank", "  \n", "premature EOF");
+    expect_error_str("blank", "  \n", "no JSON value");
     expect_error_str("not JSON", "hello", "byte");
     expect_error_str("number", "42", "traceEvents");
     expect_error_str("no traceEvents", "{\"schemaVersion\":1}", "no \"traceEvents\"");
