@@ -43,6 +43,11 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp);           /* 
 void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* configurations.c */
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
 
+/* sweeps.c: repetition statistics, Taguchi sensitivity, sweep plans */
+void api_statistics(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp);
+
 /* tokens.c: the caller's tenant's tokens (admin scope) */
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_token_list(api_ctx *ctx, api_request *req, api_response *resp);
