@@ -285,6 +285,15 @@ static json_t *sensitivity_doc(const cached_models *m, const store_measurement_r
                      "runs", runs, "factors", factors);
 }
 
+static int cmp_row_point(const void *x, const void *y)
+{
+    const store_measurement_row *a = x, *b = y;
+    for (int i = 0; i < a->nparams && i < b->nparams; i++)
+        if (a->point[i] != b->point[i])
+            return a->point[i] < b->point[i] ? -1 : 1;
+    return 0;
+}
+
 static int sn_build(const cached_models *m, const store_measurement_row *rows, int n,
                     sn_input *in)
 {
@@ -362,6 +371,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
                     f.name, f.metric, f.level, f.phase, m->set_number);
         goto done;
     }
+    qsort(rows, (size_t)n, sizeof *rows, cmp_row_point); /* runs by point */
     if (sn_build(m, rows, n, &in) < 0) {
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
@@ -381,13 +391,12 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
         }
         goto done;
     }
-    json_t *doc = sensitivity_doc(m, rows, n, &in, &r, larger);
+    json_t *doc = json_pack("{s:I, s:i, s:s, s:s, s:s, s:s, s:s}", "experiment", (json_int_t)id,
+                            "model_set", m->set_number, "metric", f.metric, "level", f.level,
+                            "name", f.name, "phase", f.phase, "goal", goal);
+    json_object_update_new(doc, sensitivity_doc(m, rows, n, &in, &r, larger));
+    json_object_set_new(doc, "units", json_pack("{s:s}", "sn", "dB"));
     sweep_sensitivity_free(&r);
-    json_object_update_new(doc, json_pack("{s:I, s:i, s:s, s:s, s:s, s:s, s:s, s:{s:s}}",
-                                          "experiment", (json_int_t)id, "model_set",
-                                          m->set_number, "metric", f.metric, "level", f.level,
-                                          "name", f.name, "phase", f.phase, "goal", goal, "units",
-                                          "sn", "dB"));
     predict_page_store(ctx, key, resp, doc);
 done:
     sn_input_free(&in);
