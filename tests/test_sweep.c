@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sweep/sweep_advice.h"
 #include "sweep/sweep_legal.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_sensitivity.h"
@@ -233,6 +234,44 @@ static void test_plan(void)
     }
 }
 
+/* y = c0 + c1·x measured once at x = 1, 2, absolute noise 1, target 10:
+ * M = [[2,3],[3,5]], M⁻¹ = [[5,-3],[-3,2]], v = (1,10)M⁻¹(1,10)' = 5 - 60 + 200 = 145.
+ * A run at 4: M⁻¹g = (-7, 5), g(t)'M⁻¹g = 43, g'M⁻¹g = 13: Δv = 43²/(1 + 13) = 132.07;
+ * at 3: M⁻¹g = (-4, 3), 26, 5: Δv = 26²/6 = 112.67. */
+static void test_advice(void)
+{
+    pmnf_function f = {.nparams = 1, .constant = 1, .nterms = 1};
+    f.terms[0] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{0, 1, 0}}};
+    double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1};
+    int reps[2] = {1, 1};
+    sweep_adv_series s = {&f, 2, coords, reps, 0, 1};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000};
+    sweep_adv_result r;
+    char err[200];
+    check(sweep_advise(&p, &r, err, sizeof err) == 0, "advises: %s", err);
+    check(check_close(r.var_before, 145, 1e-9, 0), "variance before %g", r.var_before);
+    check(r.npicks == 1 && r.picks[0].cand == 3 && r.picks[0].runs == 1, "equal costs: x = 4");
+    check(check_close(r.var_after, 145 - 1849.0 / 14, 1e-9, 0), "after %g, want %g", r.var_after,
+          145 - 1849.0 / 14);
+    check(r.spent == 1, "one core-hour spent");
+    sweep_advice_free(&r);
+    cost[3] = 2; /* 132.07/2 < 112.67/1: the run at 3 is worth more per core-hour */
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.npicks == 1 && r.picks[0].cand == 2 &&
+              check_close(r.var_after, 145 - 676.0 / 6, 1e-9, 0),
+          "cost decides: x = 3");
+    sweep_advice_free(&r);
+    p.budget = 20;
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.spent <= 20 && r.nruns > 1 &&
+              r.var_after < r.var_before / 10,
+          "a larger budget buys more runs (%d, %g core-hours)", r.nruns, r.spent);
+    sweep_advice_free(&r);
+    double one[1] = {1};
+    s.npoints = 1;
+    s.coords = one;
+    check(sweep_advise(&p, &r, err, sizeof err) < 0 && strstr(err, "coefficients"),
+          "one point cannot determine two coefficients: %s", err);
+}
+
 int main(void)
 {
     sweep_quantiles_init(&q);
@@ -240,5 +279,6 @@ int main(void)
     test_sensitivity();
     test_legal();
     test_plan();
+    test_advice();
     return check_summary();
 }
