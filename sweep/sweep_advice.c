@@ -17,7 +17,30 @@ typedef struct series_state {
     int k;               /* coefficients */
     double minv[K * K];  /* M⁻¹ */
     double gt[K];        /* g(target) */
+    pmnf_function f;     /* the terms of g */
 } series_state;
+
+/* The fitted terms plus challengers: per parameter, its leading exponent
+ * raised by 1/2 and the leading term times log2 (what the modeler would
+ * have picked instead were the data a little different). */
+static pmnf_function challenged(const pmnf_function *f)
+{
+    pmnf_function a = *f;
+    for (int l = 0; l < f->nparams && a.nterms + 2 <= PMNF_MAX_TERMS; l++) {
+        double poly = 0, lg = 0;
+        for (int t = 0; t < f->nterms; t++) {
+            double tp, tl;
+            pmnf_term_exponents(&f->terms[t], l, &tp, &tl);
+            if (tp > poly || (tp == poly && tl > lg)) {
+                poly = tp;
+                lg = tl;
+            }
+        }
+        a.terms[a.nterms++] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{l, poly + 0.5, lg}}};
+        a.terms[a.nterms++] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{l, poly, lg + 1}}};
+    }
+    return a;
+}
 
 static int basis(const pmnf_function *f, const double *x, double *g)
 {
@@ -40,15 +63,16 @@ static double noise(const sweep_adv_series *s, const double *x)
     return s->sigma > 0 ? s->sigma : 1e-12;
 }
 
-static int init_series(const sweep_adv_series *s, const double *target, series_state *st,
-                       char *err, size_t errcap)
+static int init_series(const sweep_adv_series *s, const pmnf_function *terms,
+                       const double *target, series_state *st, char *err, size_t errcap)
 {
-    int k = s->f->nterms + 1;
+    st->f = *terms;
+    int k = st->f.nterms + 1;
     st->k = k;
     double m[K * K] = {0}, g[K];
     for (int i = 0; i < s->npoints; i++) {
         const double *x = s->coords + (size_t)i * s->f->nparams;
-        if (basis(s->f, x, g) < 0) {
+        if (basis(&st->f, x, g) < 0) {
             snprintf(err, errcap, "a term cannot be evaluated at a measured point");
             return -1;
         }
@@ -57,7 +81,7 @@ static int init_series(const sweep_adv_series *s, const double *target, series_s
             for (int b = 0; b < k; b++)
                 m[a * k + b] += w * g[a] * g[b];
     }
-    if (basis(s->f, target, st->gt) < 0) {
+    if (basis(&st->f, target, st->gt) < 0) {
         snprintf(err, errcap, "a term cannot be evaluated at the target");
         return -1;
     }
@@ -99,7 +123,7 @@ static double quad(const series_state *st, const double *a, const double *b)
 static double gain(const sweep_adv_series *s, const series_state *st, const double *x)
 {
     double g[K];
-    if (basis(s->f, x, g) < 0)
+    if (basis(&st->f, x, g) < 0)
         return 0;
     double sd = noise(s, x), c = quad(st, st->gt, g), d = quad(st, g, g);
     return c * c / (sd * sd + d);
@@ -108,7 +132,7 @@ static double gain(const sweep_adv_series *s, const series_state *st, const doub
 static void update(const sweep_adv_series *s, series_state *st, const double *x)
 {
     double g[K], u[K];
-    if (basis(s->f, x, g) < 0)
+    if (basis(&st->f, x, g) < 0)
         return;
     int k = st->k;
     double sd = noise(s, x), d = sd * sd;
@@ -139,7 +163,9 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         snprintf(err, errcap, "nothing to advise on");
         return -1;
     }
-    series_state *st = calloc((size_t)p->nseries, sizeof *st);
+    /* st[0..n): the fitted terms; st[n..2n): with challengers (the criterion when
+     * the measured points determine them) */
+    series_state *st = calloc((size_t)(2 * p->nseries), sizeof *st);
     int *slot = malloc(sizeof(int) * (size_t)(p->ncand ? p->ncand : 1));
     out->picks = calloc((size_t)(p->ncand ? p->ncand : 1), sizeof *out->picks);
     if (!st || !slot || !out->picks) {
@@ -149,13 +175,22 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         snprintf(err, errcap, "out of memory");
         return -1;
     }
-    for (int s = 0; s < p->nseries; s++)
-        if (init_series(&p->series[s], p->target, &st[s], err, errcap) < 0) {
+    int robust = p->robust;
+    for (int s = 0; s < p->nseries; s++) {
+        if (init_series(&p->series[s], p->series[s].f, p->target, &st[s], err, errcap) < 0) {
             free(st);
             free(slot);
             sweep_advice_free(out);
             return -1;
         }
+        pmnf_function c = challenged(p->series[s].f);
+        char e2[200];
+        if (robust &&
+            init_series(&p->series[s], &c, p->target, &st[p->nseries + s], e2, sizeof e2) < 0)
+            robust = 0;
+    }
+    const series_state *crit = robust ? st + p->nseries : st; /* the criterion's states */
+    out->robust = robust;
     for (int s = 0; s < p->nseries; s++)
         out->var_before += quad(&st[s], st[s].gt, st[s].gt);
     for (int c = 0; c < p->ncand; c++)
@@ -170,7 +205,7 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
             const double *x = p->cand + (size_t)c * p->nparams;
             double g = 0;
             for (int s = 0; s < p->nseries; s++)
-                g += gain(&p->series[s], &st[s], x);
+                g += gain(&p->series[s], &crit[s], x);
             if (g / p->cost[c] > best_rate) {
                 best_rate = g / p->cost[c];
                 best_gain = g;
@@ -180,8 +215,14 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         if (best < 0 || best_gain <= 1e-12 * var)
             break;
         const double *x = p->cand + (size_t)best * p->nparams;
-        for (int s = 0; s < p->nseries; s++)
+        double fitted_gain = 0;
+        for (int s = 0; s < p->nseries; s++) {
+            fitted_gain += gain(&p->series[s], &st[s], x);
             update(&p->series[s], &st[s], x);
+            if (robust)
+                update(&p->series[s], &st[p->nseries + s], x);
+        }
+        best_gain = fitted_gain;
         var -= best_gain;
         left -= p->cost[best];
         if (slot[best] < 0) {

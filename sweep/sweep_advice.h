@@ -21,9 +21,13 @@
  * itself against cost²; here the criterion is the variance where the
  * answer is wanted, in the model's own terms.
  *
- * What this cannot see: a wrong choice of terms (model error) is not in v.
- * Runs far from the measured range, which the criterion favours when they
- * are affordable, are also what reveals such errors.
+ * A wrong choice of terms (model error) is not in v, and a design for the
+ * fitted terms alone puts every run on as many points as there are
+ * coefficients, so the modeler could never learn it chose wrong. With
+ * `robust`, the criterion is the variance of a larger model: the fitted
+ * terms plus, per parameter, challengers next to its leading term
+ * (exponent + 1/2, one more log2 factor); the answer's variances stay the
+ * fitted model's.
  *
  * Pure: no I/O, no globals; the result is allocated (sweep_advice_free).
  */
@@ -53,6 +57,7 @@ typedef struct sweep_adv_problem {
     const double *cost;     /* ncand: core-hours of one run there (> 0) */
     double budget;          /* core-hours */
     int max_runs;           /* stop after this many runs (e.g. 1000) */
+    int robust;             /* 1: choose by the variance of the fitted terms plus challengers */
 } sweep_adv_problem;
 
 typedef struct sweep_adv_pick {
@@ -65,6 +70,7 @@ typedef struct sweep_adv_pick {
 typedef struct sweep_adv_result {
     double var_before, var_after; /* variance of the predicted mean at the target */
     double spent;                 /* core-hours of all picks */
+    int robust;                   /* the challengers were used (the points determine them) */
     int nruns;
     int npicks;
     sweep_adv_pick *picks;        /* by candidate, in the order first picked */

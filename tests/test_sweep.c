@@ -245,7 +245,7 @@ static void test_advice(void)
     double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1};
     int reps[2] = {1, 1};
     sweep_adv_series s = {&f, 2, coords, reps, 0, 1};
-    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0};
     sweep_adv_result r;
     char err[200];
     check(sweep_advise(&p, &r, err, sizeof err) == 0, "advises: %s", err);
