@@ -100,7 +100,7 @@ static int init_series(const sweep_adv_series *s, const pmnf_function *terms,
     gsl_set_error_handler(old);
     if (rc) {
         snprintf(err, errcap,
-                 "the measured points do not determine the model's %d coefficients", k);
+                 "the measured points do not determine the model's %d coefficients (%d points, first diagonal %g)", k, s->npoints, diag[0]);
         return -1;
     }
     memcpy(st->minv, m, sizeof(double) * (size_t)(k * k));

@@ -6,7 +6,9 @@
  * them (the plan goes from missing to complete), the core-hours of runs
  * still missing against the service's own predictions, the repetition
  * statistics against hand-computed t intervals, the Taguchi ranking against
- * S/N ratios computed here from the uploaded values, `perfcast sweep plan`
+ * S/N ratios computed here from the uploaded values, the advice for the
+ * next runs (within budget, priced like the plan, shrinking the interval),
+ * `perfcast sweep plan`
  * printing the service's commands, and bad input (4xx naming the field,
  * nothing stored).
  *
@@ -347,6 +349,69 @@ static void test_sensitivity(harness *h, long exp)
     json_decref(s);
 }
 
+static void test_advice(harness *h, long exp)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/advice", exp);
+    json_t *a = request(h, "POST", path,
+                        "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":0.5,"
+                        "\"epochs_per_run\":0.5}",
+                        200);
+    double spent = json_number_value(json_object_get(a, "spent_core_hours")), sum = 0;
+    json_t *recs = json_object_get(a, "recommendations"), *x;
+    size_t i;
+    int priced = 1;
+    json_array_foreach(recs, i, x)
+    {
+        sum += json_number_value(json_object_get(x, "core_hours"));
+        json_t *pt = json_object_get(x, "point");
+        double r = json_number_value(json_object_get(pt, "ranks"));
+        double t = json_number_value(json_object_get(pt, "threads"));
+        char pp[160];
+        snprintf(pp, sizeof pp, "/v1/experiments/%ld/predict?ranks=%g&threads=%g", exp, r, t);
+        json_t *pr = request(h, "GET", pp, NULL, 200);
+        double want = json_number_value(json_object_get(json_object_get(pr, "epoch"), "time")) *
+                      r * 4 / 3600 * 0.5;
+        priced &= fabs(json_number_value(json_object_get(x, "core_hours_per_run")) - want) <=
+                  1e-9 * want;
+        json_decref(pr);
+    }
+    check(json_array_size(recs) > 0 && spent > 0 && spent <= 0.5 && fabs(sum - spent) <= 1e-9,
+          "recommendations within the budget: %g core-hours in %zu points", spent,
+          json_array_size(recs));
+    check(priced, "a run costs epochs_per_run x predicted T x ranks x 4 / 3600");
+    double now = json_number_value(json_object_get(json_object_get(a, "mean_half_width_s"), "now"));
+    double after =
+        json_number_value(json_object_get(json_object_get(a, "mean_half_width_s"), "after"));
+    check(after < now && check_close(json_number_value(json_object_get(a, "expected_shrink_pct")),
+                                     100 * (1 - after / now), 1e-9, 0),
+          "the interval shrinks: %g -> %g", now, after);
+    check(json_number_value(json_object_get(json_object_get(json_object_get(a, "noise"), "comp"),
+                                            "cv")) > 0,
+          "noise from the repetitions");
+    json_decref(a);
+    struct {
+        const char *body, *field;
+    } bad[] = {
+        {"{\"target\":{\"ranks\":256},\"budget_core_hours\":1}", "target.threads"},
+        {"{\"target\":{\"ranks\":256,\"threads\":4,\"gpus\":2},\"budget_core_hours\":1}",
+         "target.gpus"},
+        {"{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":0}",
+         "budget_core_hours"},
+        {"{\"target\":{\"ranks\":256,\"threads\":4}}", "budget_core_hours"},
+        {"{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":1,"
+         "\"candidates\":{\"gpus\":[1]}}",
+         "candidates.gpus"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        json_t *d = request(h, "POST", path, bad[k].body, 400);
+        check(!strcmp(json_string_value(json_object_get(d, "field")) ?: "", bad[k].field),
+              "advice: field %s, want %s", json_string_value(json_object_get(d, "field")),
+              bad[k].field);
+        json_decref(d);
+    }
+}
+
 static void test_bad_input(harness *h, long exp)
 {
     char path[160];
@@ -412,6 +477,7 @@ int main(void)
     test_plan_and_upload(h, exp);
     test_statistics(h, exp);
     test_sensitivity(h, exp);
+    test_advice(h, exp);
     /* a metric that is zero everywhere: S/N refuses it (422 naming metric) */
     upload(h, exp, 2, 1, 4, 1);
     refit(h, exp);
