@@ -47,6 +47,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* 
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp);
+void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp);
 void api_advice(api_ctx *ctx, api_request *req, api_response *resp); /* advice.c */
 
 /* tokens.c: the caller's tenant's tokens (admin scope) */

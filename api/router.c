@@ -49,6 +49,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/sensitivity", api_sensitivity, EXP, R},
     {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R},
     {"POST", "/v1/experiments/{id}/advice", api_advice, EXP, R},
+    {"GET", "/v1/experiments/{id}/efficiency", api_efficiency, EXP, R},
     {"POST", "/v1/fit", api_fit, 0, W},
     {"POST", "/v1/tokens", api_token_create, DB, A},
     {"GET", "/v1/tokens", api_token_list, DB, A},

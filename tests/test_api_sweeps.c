@@ -17,6 +17,7 @@
  * 0.01·ranks s on every rank, scaled per repetition by 0.99, 1.00, 1.01; so
  * the epoch's repetitions are n_t·(2/threads + 0.2 + 0.01·ranks)·f_rep.
  */
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -412,6 +413,39 @@ static void test_advice(harness *h, long exp)
     }
 }
 
+/* SE along ranks with threads fixed: at threads 1, ranks 4 against ranks 2:
+ * means 222 and 50·(2.2 + 0.04) = 112, SDs 1% of them; the interval from each
+ * mean's 97.5% t interval (GSL's quantile) */
+static void test_efficiency(harness *h, long exp)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=ranks&baseline=2", exp);
+    json_t *e = request(h, "GET", path, NULL, 200);
+    json_t *groups = json_object_get(e, "groups");
+    json_t *g0 = json_array_get(groups, 0);
+    json_t *p1 = json_array_get(json_object_get(g0, "points"), 1);
+    json_t *se = json_object_get(p1, "se");
+    double t = gsl_cdf_tdist_Pinv(0.9875, 2), hb = t * 2.22 / sqrt(3.0), hy = t * 1.12 / sqrt(3.0);
+    check(json_array_size(groups) == 5 &&
+              json_number_value(json_object_get(json_object_get(g0, "fixed"), "threads")) == 1 &&
+              json_number_value(json_object_get(p1, "ranks")) == 4,
+          "5 groups by threads; threads 1, ranks 4 second");
+    check(check_close(json_number_value(json_object_get(se, "value")), 222.0 / 112, 1e-9, 0),
+          "SE_4 = 222/112, got %g", json_number_value(json_object_get(se, "value")));
+    json_t *iv = json_object_get(se, "interval");
+    check(check_close(json_number_value(json_array_get(iv, 0)), (222 - hb) / (112 + hy), 1e-6, 0) &&
+              check_close(json_number_value(json_array_get(iv, 1)), (222 + hb) / (112 - hy), 1e-6,
+                          0),
+          "SE interval");
+    json_t *last = json_array_get(groups, 4); /* threads 16: only ranks 2 and 4 are legal */
+    check(json_array_size(json_object_get(last, "points")) == 2, "threads 16: two points");
+    json_decref(e);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=ranks&baseline=3", exp);
+    json_decref(request(h, "GET", path, NULL, 400));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=gpus", exp);
+    json_decref(request(h, "GET", path, NULL, 400));
+}
+
 static void test_bad_input(harness *h, long exp)
 {
     char path[160];
@@ -478,6 +512,7 @@ int main(void)
     test_statistics(h, exp);
     test_sensitivity(h, exp);
     test_advice(h, exp);
+    test_efficiency(h, exp);
     /* a metric that is zero everywhere: S/N refuses it (422 naming metric) */
     upload(h, exp, 2, 1, 4, 1);
     refit(h, exp);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sweep/sweep_advice.h"
+#include "sweep/sweep_efficiency.h"
 #include "sweep/sweep_legal.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_sensitivity.h"
@@ -272,6 +273,24 @@ static void test_advice(void)
           "one point cannot determine two coefficients: %s", err);
 }
 
+/* base 222·(0.99, 1, 1.01), N 112·(...): SE = 222/112; each side's 97.5% t interval
+ * (t(0.9875, 2) = 6.2053468, tables; GSL agrees), the ratio's ends from theirs */
+static void test_efficiency(void)
+{
+    double b[3] = {222 * 0.99, 222, 222 * 1.01}, y[3] = {112 * 0.99, 112, 112 * 1.01};
+    sweep_ratio r = sweep_efficiency(b, 3, y, 3);
+    double t = gsl_cdf_tdist_Pinv(0.9875, 2);
+    check(check_close(t, 6.205346816, 1e-8, 0), "t(0.9875, 2) = %.10g", t);
+    double hb = t * 2.22 / sqrt(3.0), hy = t * 1.12 / sqrt(3.0);
+    check(check_close(r.value, 222.0 / 112, 1e-12, 0), "SE %g", r.value);
+    check(r.has_interval && check_close(r.lo, (222 - hb) / (112 + hy), 1e-9, 0) &&
+              check_close(r.hi, (222 + hb) / (112 - hy), 1e-9, 0),
+          "SE interval [%g, %g]", r.lo, r.hi);
+    r = sweep_efficiency(b, 1, y, 3);
+    check(!r.has_interval && check_close(r.value, 222 * 0.99 / 112, 1e-12, 0),
+          "one baseline repetition: no interval");
+}
+
 int main(void)
 {
     sweep_quantiles_init(&q);
@@ -280,5 +299,6 @@ int main(void)
     test_legal();
     test_plan();
     test_advice();
+    test_efficiency();
     return check_summary();
 }
