@@ -9,7 +9,7 @@
  *                      process: the same statistics with GSL's quantile
  *                      functions called for every coordinate (no cache).
  *   sweep_advice       advice-guided measurement against the full grid on
- *                      generated ground truth (4 laws × 5 seeds, 3% noise
+ *                      generated ground truth (4 laws × 16 seeds, 3% noise
  *                      per repetition, one parameter: ranks 2..32 step 2,
  *                      target 256 = 8× the largest): the core-hours
  *                      (T(x)·x/3600 per run) each strategy spends until the
@@ -24,7 +24,7 @@
  *                      The ratio advice/grid per workload and its median;
  *                      the goal is <= 0.5.
  *
- *   bench_sweep [--quick]
+ *   bench_sweep [--quick] [--seeds N]   (--quick: 2 seeds; default 16)
  */
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -292,7 +292,7 @@ static void bench_advice(int seeds)
     pmnf_options o;
     pmnf_options_default(&o);
     pmnf_modeler *mod = pmnf_modeler_new(&o);
-    double ratios[64];
+    double ratios[128];
     int nr = 0, grid_hits = 0, advice_hits = 0;
     for (size_t li = 0; li < sizeof laws / sizeof *laws; li++) {
         for (int seed = 1; seed <= seeds; seed++) {
@@ -324,8 +324,18 @@ static void bench_advice(int seeds)
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int seeds = 16;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            seeds = 2;
+        else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+            seeds = atoi(argv[++i]);
+    }
+    if (seeds < 1 || seeds > 16) {
+        fprintf(stderr, "usage: bench_sweep [--quick] [--seeds 1..16]\n");
+        return 2;
+    }
     bench_stats();
-    bench_advice(quick ? 2 : 5);
+    bench_advice(seeds);
     return 0;
 }

@@ -21,8 +21,9 @@ typedef struct series_state {
 } series_state;
 
 /* The fitted terms plus challengers: per parameter, its leading exponent
- * raised by 1/2 and the leading term times log2 (what the modeler would
- * have picked instead were the data a little different). */
+ * raised by 1/2 (and lowered, when that stays >= 0) and the leading term
+ * times log2 (what the modeler would have picked instead were the data a
+ * little different). */
 static pmnf_function challenged(const pmnf_function *f)
 {
     pmnf_function a = *f;
@@ -38,6 +39,9 @@ static pmnf_function challenged(const pmnf_function *f)
         }
         a.terms[a.nterms++] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{l, poly + 0.5, lg}}};
         a.terms[a.nterms++] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{l, poly, lg + 1}}};
+        if (poly >= 0.5 && a.nterms < PMNF_MAX_TERMS)
+            a.terms[a.nterms++] =
+                (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{l, poly - 0.5, lg}}};
     }
     return a;
 }

@@ -26,8 +26,8 @@
  * coefficients, so the modeler could never learn it chose wrong. With
  * `robust`, the criterion is the variance of a larger model: the fitted
  * terms plus, per parameter, challengers next to its leading term
- * (exponent + 1/2, one more log2 factor); the answer's variances stay the
- * fitted model's.
+ * (exponent + 1/2 and - 1/2, one more log2 factor); the answer's variances
+ * stay the fitted model's.
  *
  * Pure: no I/O, no globals; the result is allocated (sweep_advice_free).
  */
