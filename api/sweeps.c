@@ -112,6 +112,51 @@ static void row_label(const cached_models *m, const store_measurement_row *r, ch
         snprintf(buf + n, cap - n, " %s %s (phase %s)", r->name, r->metric, r->phase);
 }
 
+/* The warnings of an answer resting on rows: every row whose mean's 95%
+ * interval is wider than ±5% of the mean, and a count of single-repetition
+ * rows; NULL when out of memory. */
+static json_t *noisy_warnings(const cached_models *m, const store_measurement_row *rows, int n)
+{
+    json_t *w = json_array();
+    sweep_quantiles *q = malloc(sizeof *q);
+    int maxreps = 1, single = 0, noisy = 0;
+    for (int i = 0; i < n; i++)
+        maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
+    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
+    if (!w || !q || !scratch) {
+        free(q);
+        free(scratch);
+        json_decref(w);
+        return NULL;
+    }
+    sweep_quantiles_init(q);
+    char label[400];
+    for (int i = 0; i < n; i++) {
+        if (rows[i].nreps < 2) {
+            single += rows[i].nreps == 1;
+            continue;
+        }
+        sweep_stats st;
+        sweep_stats_compute(rows[i].reps, rows[i].nreps, 0.05, q, scratch, NULL, &st);
+        if (isfinite(st.rel_half_width) && st.rel_half_width > 0.05 && ++noisy <= WARNINGS_MAX) {
+            row_label(m, &rows[i], label, sizeof label);
+            json_array_append_new(w, json_sprintf("too noisy: %s: the mean's 95%% interval is "
+                                                  "±%.1f%% over %d repetitions",
+                                                  label, 100 * st.rel_half_width, st.n));
+        }
+    }
+    if (noisy > WARNINGS_MAX)
+        json_array_append_new(w, json_sprintf("%d too-noisy points in all; the first %d are named",
+                                              noisy, WARNINGS_MAX));
+    if (single)
+        json_array_append_new(w, json_sprintf("%d of %d points have one repetition: their "
+                                              "run-to-run variation is unknown",
+                                              single, n));
+    free(q);
+    free(scratch);
+    return w;
+}
+
 /* ---- GET /v1/experiments/{id}/statistics -------------------------------------- */
 
 static json_t *stats_json(const cached_models *m, const store_measurement_row *r,
@@ -400,6 +445,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
                             "name", f.name, "phase", f.phase, "goal", goal);
     json_object_update_new(doc, sensitivity_doc(m, rows, n, &in, &r, larger));
     json_object_set_new(doc, "units", json_pack("{s:s}", "sn", "dB"));
+    json_object_set_new(doc, "warnings", noisy_warnings(m, rows, n));
     sweep_sensitivity_free(&r);
     predict_page_store(ctx, key, resp, doc);
 done:
@@ -799,6 +845,7 @@ void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp)
         "each mean's 97.5% t interval, the ratio's ends from theirs: at least 95% (Bonferroni); "
         "null with fewer than 2 repetitions on a side",
         "groups", groups);
+    json_object_set_new(doc, "warnings", noisy_warnings(m, rows, n));
     predict_page_store(ctx, key, resp, doc);
 done:
     store_measurement_rows_free(rows, n);

@@ -347,6 +347,9 @@ static void test_sensitivity(harness *h, long exp)
                       range[first] / (range[0] + range[1]), 1e-9, 0),
           "normalised");
     check(json_array_size(json_object_get(s, "runs")) == 19, "19 runs");
+    check(json_is_array(json_object_get(s, "warnings")) &&
+              json_array_size(json_object_get(s, "warnings")) == 0,
+          "no point is too noisy at ±2.5%%");
     json_decref(s);
 }
 
