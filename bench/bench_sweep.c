@@ -24,9 +24,20 @@
  *                      The ratio advice/grid per workload and its median;
  *                      the goal is <= 0.5.
  *
- *   bench_sweep [--quick] [--seeds N]   (--quick: 2 seeds; default 16)
+ *   sweep_service      the same over HTTP against a private PostgreSQL
+ *                      (tests/harness.h): 10,000 coordinates × 10
+ *                      repetitions written as one model set's epoch
+ *                      measurements, then GET statistics (all 10,000, each
+ *                      request with another `target` so that none is served
+ *                      from the kept answers) and GET sensitivity (cold):
+ *                      milliseconds per answer, median of 5, against the
+ *                      50 ms target. Skipped with --no-service.
+ *
+ *   bench_sweep [--quick] [--seeds N] [--no-service]   (--quick: 2 seeds; default 16)
+ * PERFCAST_BIN names the server (bench/run.sh sets it).
  */
 #include <gsl/gsl_cdf.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +49,7 @@
 #include "sweep/sweep_advice.h"
 #include "sweep/sweep_sensitivity.h"
 #include "sweep/sweep_stats.h"
+#include "tests/harness.h"
 
 static uint64_t rng_state;
 
@@ -322,20 +334,104 @@ static void bench_advice(int seeds)
     pmnf_modeler_free(mod);
 }
 
+/* ---- over HTTP ------------------------------------------------------------------ */
+
+static double timed_get(harness *h, const char *path, int *status, size_t *bytes)
+{
+    harness_response r;
+    double t0 = now_ms();
+    harness_get(h, path, &r);
+    double t = now_ms() - t0;
+    *status = r.status;
+    *bytes = r.body_len;
+    harness_response_free(&r);
+    return t;
+}
+
+static double median5(double *v)
+{
+    qsort(v, 5, sizeof(double), cmp_double);
+    return v[2];
+}
+
+static void bench_service(void)
+{
+    harness *h = harness_open(NULL);
+    if (!h) {
+        printf("{\"figure\": \"sweep_service\", \"error\": \"harness\"}\n");
+        return;
+    }
+    harness_response r;
+    harness_post(h, "/v1/experiments",
+                 "{\"name\":\"bench-sweep\",\"parameters\":[\"ranks\",\"threads\"],"
+                 "\"scaling\":\"weak\",\"training\":{\"train_samples\":51200,\"batch_size\":256,"
+                 "\"data_parallel\":\"ranks\"}}",
+                 &r);
+    json_t *doc = harness_json(&r);
+    long id = (long)json_integer_value(json_object_get(doc, "id"));
+    json_decref(doc);
+    harness_response_free(&r);
+    char sql[1024], out[64];
+    snprintf(sql, sizeof sql,
+             "WITH s AS (INSERT INTO model_sets (experiment_id, number) VALUES (%ld, 1) RETURNING id) "
+             "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
+             "value, repetitions, rank_values, rank_ids) "
+             "SELECT s.id, ARRAY[(i %% 100) + 1, (i / 100) + 1]::float8[], 'application', 'epoch', "
+             "NULL, 'time', 'epoch', 100, "
+             "ARRAY(SELECT 100 + (i %% 100) + 3 * random() + 0 * i FROM generate_series(1, 10)), "
+             "'{}', '{}' FROM s, generate_series(0, 9999) i",
+             id);
+    if (id <= 0 || harness_sql(h, sql, out, sizeof out) < 0) {
+        printf("{\"figure\": \"sweep_service\", \"error\": \"setup\"}\n");
+        harness_close(h, 1);
+        return;
+    }
+    double st[5], sn[5];
+    int status = 0, bad = 0;
+    size_t bytes = 0, sbytes = 0;
+    char path[200];
+    for (int k = 0; k < 5; k++) {
+        snprintf(path, sizeof path,
+                 "/v1/experiments/%ld/statistics?level=application&name=epoch&limit=100000"
+                 "&target=0.0%d",
+                 id, k + 1);
+        st[k] = timed_get(h, path, &status, &bytes);
+        bad |= status != 200;
+        /* distinct requests: the phase filter given or not, goal smaller or larger */
+        static const char *const q[5] = {"", "?goal=larger", "?phase=epoch", "?phase=epoch&goal=larger",
+                                         "?level=application"};
+        snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity%s", id, q[k]);
+        sn[k] = timed_get(h, path, &status, &sbytes);
+        bad |= status != 200;
+    }
+    printf("{\"figure\": \"sweep_service\", \"coordinates\": 10000, \"repetitions\": 10, "
+           "\"statistics_ms\": %.2f, \"statistics_bytes\": %zu, \"sensitivity_ms\": %.2f, "
+           "\"sensitivity_bytes\": %zu, \"target_ms\": 50, \"statistics_ratio_to_target\": %.3f, "
+           "\"sensitivity_ratio_to_target\": %.3f, \"all_200\": %s}\n",
+           median5(st), bytes, median5(sn), sbytes, median5(st) / 50, median5(sn) / 50,
+           bad ? "false" : "true");
+    harness_close(h, bad);
+}
+
 int main(int argc, char **argv)
 {
-    int seeds = 16;
+    int seeds = 16, service = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             seeds = 2;
+        else if (!strcmp(argv[i], "--no-service"))
+            service = 0;
         else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
             seeds = atoi(argv[++i]);
     }
     if (seeds < 1 || seeds > 16) {
-        fprintf(stderr, "usage: bench_sweep [--quick] [--seeds 1..16]\n");
+        fprintf(stderr, "usage: bench_sweep [--quick] [--seeds 1..16] [--no-service]\n");
         return 2;
     }
     bench_stats();
     bench_advice(seeds);
+    fflush(stdout);
+    if (service)
+        bench_service();
     return 0;
 }

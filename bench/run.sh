@@ -228,11 +228,12 @@ analyses_service() {
 }
 
 # Repetition statistics and Taguchi sensitivity of 10,000 coordinates x 10
-# repetitions, and advice-guided measurement against the full grid on
-# generated ground truth (bench/bench_sweep.c; no server).
+# repetitions (computed, and answered over HTTP), and advice-guided
+# measurement against the full grid on generated ground truth
+# (bench/bench_sweep.c).
 sweep_figures() {
     [ -x "$B/bench_sweep" ] || { fail sweep "$B/bench_sweep is not built"; return; }
-    if ! measure "$DATA/sweep.out" "$B/bench_sweep"; then
+    if ! measure "$DATA/sweep.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_sweep"; then
         fail sweep "$ru"; return
     fi
     cat "$DATA/sweep.out"
@@ -245,6 +246,8 @@ sweep_figures() {
                 "median $(jget median_ratio "$line") over $(jget workloads "$line") workloads (goal <= 0.5;" \
                 "range $(jget min_ratio "$line")..$(jget max_ratio "$line"); reached 10%: advice" \
                 "$(jget advice_reached_10pct "$line"), grid $(jget grid_reached_10pct "$line"))" ;;
+        sweep_service) say "sweep_service: over HTTP, statistics of 10,000 coordinates $(jget statistics_ms "$line") ms" \
+                "($(jget statistics_bytes "$line") bytes), sensitivity $(jget sensitivity_ms "$line") ms (target 50 ms)" ;;
         esac
     done <"$DATA/sweep.out"
 }
