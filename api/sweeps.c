@@ -56,7 +56,7 @@ static store_measurement_row *read_rows(api_ctx *ctx, const cached_models *m,
     store_error err = {0};
     store_measurement_row *rows = NULL;
     PGconn *c = store_acquire(ctx->db, &err);
-    if (!c || store_measurements_read(c, m->set_id, f, &rows, n, &err)) {
+    if (!c || store_repetitions_read(c, m->set_id, f, &rows, n, &err)) {
         if (c)
             store_release(ctx->db, c);
         api_store_problem(resp, &err);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/models.h"
 
 typedef struct store_run {
     double *point;  /* nparams values, into the array's shared block */
@@ -22,5 +23,12 @@ typedef struct store_run {
 int store_runs_read(PGconn *c, int64_t exp, int nparams, store_run **out, int *n,
                     store_error *err);
 void store_runs_free(store_run *v, int n);
+
+/* The measurements of model set set_id through f (store/models.h), with
+ * only what statistics need: point, level, name, category, metric, phase
+ * and the per-repetition values (ranks, rank ids and LIFs left NULL), in
+ * store_measurements_read's order. Free with store_measurement_rows_free. */
+int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *f,
+                           store_measurement_row **out, int *n, store_error *err);
 
 #endif
