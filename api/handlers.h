@@ -46,6 +46,13 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* 
 void api_speedups(api_ctx *ctx, api_request *req, api_response *resp);      /* speedups.c */
 void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp);      /* accuracy.c */
 
+/* sweeps.c: repetition statistics, Taguchi sensitivity, sweep plans */
+void api_statistics(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp);
+void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp);
+void api_advice(api_ctx *ctx, api_request *req, api_response *resp); /* advice.c */
+
 /* tokens.c: the caller's tenant's tokens (admin scope) */
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_token_list(api_ctx *ctx, api_request *req, api_response *resp);

@@ -251,6 +251,31 @@ hostile_service() {
     done <"$DATA/hostile.out"
 }
 
+# Repetition statistics and Taguchi sensitivity of 10,000 coordinates x 10
+# repetitions (computed, and answered over HTTP), and advice-guided
+# measurement against the full grid on generated ground truth
+# (bench/bench_sweep.c).
+sweep_figures() {
+    [ -x "$B/bench_sweep" ] || { fail sweep "$B/bench_sweep is not built"; return; }
+    if ! measure "$DATA/sweep.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_sweep"; then
+        fail sweep "$ru"; return
+    fi
+    cat "$DATA/sweep.out"
+    while read -r line; do
+        case $(jget figure "$line" | tr -d '"') in
+        sweep_stats) say "sweep_stats: $(jget ms "$line") ms for $(jget coordinates "$line") coordinates x" \
+                "$(jget repetitions "$line") repetitions ($(jget ratio_to_target "$line") of the 50 ms target;" \
+                "$(jget speedup_vs_baseline "$line")x the uncached GSL baseline)" ;;
+        sweep_advice) say "sweep_advice: advice/grid core-hours to 10% error at 8x the largest point," \
+                "median $(jget median_ratio "$line") over $(jget workloads "$line") workloads (goal <= 0.5;" \
+                "range $(jget min_ratio "$line")..$(jget max_ratio "$line"); reached 10%: advice" \
+                "$(jget advice_reached_10pct "$line"), grid $(jget grid_reached_10pct "$line"))" ;;
+        sweep_service) say "sweep_service: over HTTP, statistics of 10,000 coordinates $(jget statistics_ms "$line") ms" \
+                "($(jget statistics_bytes "$line") bytes), sensitivity $(jget sensitivity_ms "$line") ms (target 50 ms)" ;;
+        esac
+    done <"$DATA/sweep.out"
+}
+
 for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
@@ -270,6 +295,7 @@ upload_service
 model_service
 analyses_service
 hostile_service
+sweep_figures
 
 echo
 cat "$summary"

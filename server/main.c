@@ -6,6 +6,8 @@
  *   perfcast token ACTION [...] create, list or revoke API tokens (cmd_token.c)
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
+ *   perfcast sweep plan FILE    the commands of a sweep (cmd_sweep.c)
+ *   perfcast sensitivity FILE   Taguchi S/N ranking of an Extra-P file's parameters
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -37,6 +39,12 @@ static void usage(FILE *to)
           "        read a profile (PyTorch profiler trace, .json or .json.gz; Nsight Systems\n"
           "        SQLite export; perfcast JSON) and print its steps, categories and\n"
           "        callpaths (one JSON document with --json)\n"
+          "  sweep plan FILE\n"
+          "        print the commands of a sweep definition (every legal point x repetition),\n"
+          "        or of a plan answered by the service (the missing runs), one per line\n"
+          "  sensitivity FILE [--goal smaller|larger]\n"
+          "        Taguchi S/N ranking of the parameters of an Extra-P input file per\n"
+          "        (callpath, metric): 'callpath;metric;rank;parameter;range;normalized;best'\n"
           "  help   this text\n",
           to);
 }
@@ -58,6 +66,10 @@ int main(int argc, char **argv)
         return cmd_model(argc - 1, argv + 1);
     if (!strcmp(cmd, "ingest"))
         return cmd_ingest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep"))
+        return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sensitivity"))
+        return cmd_sensitivity(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

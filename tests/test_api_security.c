@@ -341,6 +341,13 @@ static const struct {
     {"GET", "/v1/experiments/{id}/imbalance", "", NULL, 200},
     {"GET", "/v1/experiments/{id}/speedups", "", NULL, 200},
     {"GET", "/v1/experiments/{id}/accuracy", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/statistics", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/sensitivity", "", NULL, 200},
+    {"POST", "/v1/experiments/{id}/sweep/plan", "",
+     "{\"parameters\":{\"ranks\":[2,4]},\"command\":\"run {ranks}\"}", 200},
+    {"POST", "/v1/experiments/{id}/advice", "",
+     "{\"target\":{\"ranks\":64},\"budget_core_hours\":1}", 200},
+    {"GET", "/v1/experiments/{id}/efficiency", "", NULL, 200},
     {"POST", "/v1/fit", "",
      "{\"parameters\":[\"ranks\"],\"points\":[{\"point\":[2],\"values\":[5]},{\"point\":[4],"
      "\"values\":[9]},{\"point\":[8],\"values\":[17]},{\"point\":[16],\"values\":[33]},"

@@ -1,0 +1,853 @@
+/*
+ * sweeps.c — how trustworthy the measurements are and what to measure
+ * (paper 003 §2.1, §3.1), over the pure sweep/ module:
+ *
+ *   GET  /v1/experiments/{id}/statistics   repetition statistics of every
+ *        measurement of the newest model set (coordinate × callpath ×
+ *        metric × phase): n, mean, median, SD, CV, 95% intervals of the
+ *        mean (Student t) and of the median (order statistics), IQR
+ *        outliers, the repetitions needed for a relative half-width
+ *        (`target`, default 0.05); `warnings` name the points whose mean's
+ *        interval is wider than that, and those with one repetition.
+ *   GET  /v1/experiments/{id}/sensitivity  Taguchi S/N ratio per measured
+ *        coordinate of one series (default the application's epoch time,
+ *        smaller is better), the mean S/N per level of every parameter, the
+ *        range and the normalised ranking.
+ *   GET  /v1/experiments/{id}/efficiency   scaling efficiency SE_N =
+ *        t_baseline / t_N along one parameter, per combination of the other
+ *        parameters' values, from the repetitions (sweep_efficiency.h).
+ *   POST /v1/experiments/{id}/sweep/plan   a sweep definition
+ *        (sweep/sweep_plan.h) against the uploads: every legal point ×
+ *        repetition with its status (measured, missing, failed: its upload's
+ *        refit failed), the commands of what still has to run, and the
+ *        core-hours of that part by the current models (predicted epoch time
+ *        × ranks × cores_per_rank / 3600 × epochs_per_run per run).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "api/predict.h"
+#include "store/experiments.h"
+#include "store/models.h"
+#include "store/sweeps.h"
+#include "sweep/sweep_efficiency.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_sensitivity.h"
+#include "sweep/sweep_stats.h"
+
+#define STATS_LIMIT_DEFAULT 1000
+#define STATS_LIMIT_MAX 100000
+#define WARNINGS_MAX 50
+#define PLAN_RUNS_MAX 100000
+
+static json_t *interval(double lo, double hi)
+{
+    return json_pack("[o, o]", predict_number(lo), predict_number(hi));
+}
+
+/* Reads the newest set's measurements through f; NULL after answering. */
+static store_measurement_row *read_rows(api_ctx *ctx, const cached_models *m,
+                                        const store_model_filter *f, int *n,
+                                        api_response *resp)
+{
+    store_error err = {0};
+    store_measurement_row *rows = NULL;
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (!c || store_repetitions_read(c, m->set_id, f, &rows, n, &err)) {
+        if (c)
+            store_release(ctx->db, c);
+        api_store_problem(resp, &err);
+        return NULL;
+    }
+    store_release(ctx->db, c);
+    if (!rows) /* nothing matched: an empty answer, not an error */
+        rows = calloc(1, sizeof *rows);
+    if (!rows)
+        api_problem(resp, 500, NULL, "out of memory");
+    return rows;
+}
+
+static int filter_from_query(const api_request *req, api_response *resp, store_model_filter *f)
+{
+    static const char *const levels[] = {"callpath", "application", NULL};
+    static const char *const phases[] = {"train", "validation", "between", "epoch", NULL};
+    static const char *const cats[] = {"comp", "comm", "mem", "host", NULL};
+    struct {
+        const char *name;
+        const char *const *allowed;
+        const char **out;
+    } fs[] = {{"level", levels, &f->level}, {"phase", phases, &f->phase},
+              {"category", cats, &f->category}, {"metric", NULL, &f->metric},
+              {"name", NULL, &f->name}};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) {
+        const char *v = api_query(req, fs[i].name);
+        if (!v)
+            continue;
+        int ok = !fs[i].allowed;
+        for (int k = 0; fs[i].allowed && fs[i].allowed[k]; k++)
+            ok |= !strcmp(fs[i].allowed[k], v);
+        if (!ok) {
+            api_problem(resp, 400, fs[i].name, "unknown value \"%.40s\"", v);
+            return -1;
+        }
+        *fs[i].out = v;
+    }
+    return 0;
+}
+
+/* "ranks=8 epoch time (phase epoch)" */
+static void row_label(const cached_models *m, const store_measurement_row *r, char *buf,
+                      size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->nparams && i < r->nparams && n < cap; i++) {
+        char num[32];
+        sweep_format_number(r->point[i], num);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? "," : "", m->params[i], num);
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, " %s %s (phase %s)", r->name, r->metric, r->phase);
+}
+
+/* The warnings of an answer resting on rows: every row whose mean's 95%
+ * interval is wider than ±5% of the mean, and a count of single-repetition
+ * rows; NULL when out of memory. */
+static json_t *noisy_warnings(const cached_models *m, const store_measurement_row *rows, int n)
+{
+    json_t *w = json_array();
+    sweep_quantiles *q = malloc(sizeof *q);
+    int maxreps = 1, single = 0, noisy = 0;
+    for (int i = 0; i < n; i++)
+        maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
+    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
+    if (!w || !q || !scratch) {
+        free(q);
+        free(scratch);
+        json_decref(w);
+        return NULL;
+    }
+    sweep_quantiles_init(q);
+    char label[400];
+    for (int i = 0; i < n; i++) {
+        if (rows[i].nreps < 2) {
+            single += rows[i].nreps == 1;
+            continue;
+        }
+        sweep_stats st;
+        sweep_stats_compute(rows[i].reps, rows[i].nreps, 0.05, q, scratch, NULL, &st);
+        if (isfinite(st.rel_half_width) && st.rel_half_width > 0.05 && ++noisy <= WARNINGS_MAX) {
+            row_label(m, &rows[i], label, sizeof label);
+            json_array_append_new(w, json_sprintf("too noisy: %s: the mean's 95%% interval is "
+                                                  "±%.1f%% over %d repetitions",
+                                                  label, 100 * st.rel_half_width, st.n));
+        }
+    }
+    if (noisy > WARNINGS_MAX)
+        json_array_append_new(w, json_sprintf("%d too-noisy points in all; the first %d are named",
+                                              noisy, WARNINGS_MAX));
+    if (single)
+        json_array_append_new(w, json_sprintf("%d of %d points have one repetition: their "
+                                              "run-to-run variation is unknown",
+                                              single, n));
+    free(q);
+    free(scratch);
+    return w;
+}
+
+/* ---- GET /v1/experiments/{id}/statistics -------------------------------------- */
+
+static json_t *stats_json(const cached_models *m, const store_measurement_row *r,
+                          const sweep_stats *s, const int *outliers, double target)
+{
+    json_t *outl = json_array();
+    for (int k = 0; k < s->noutliers; k++)
+        json_array_append_new(outl, json_pack("{s:i, s:f}", "repetition", outliers[k] + 1,
+                                              "value", r->reps[outliers[k]]));
+    json_t *median_ci =
+        s->has_median_ci ? json_pack("{s:o, s:f, s:s}", "interval",
+                                     interval(s->median_lo, s->median_hi), "coverage",
+                                     s->median_coverage, "method", "order statistics")
+                         : json_null();
+    int noisy = s->has_mean_ci && isfinite(s->rel_half_width) && s->rel_half_width > target;
+    return json_pack(
+        "{s:o, s:s, s:s, s:s?, s:s, s:s, s:i, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+        "s:b}",
+        "point", predict_point_json(m, r->point), "level", r->level, "name", r->name,
+        "category", r->category, "metric", r->metric, "phase", r->phase, "n", s->n, "mean",
+        s->mean, "median", s->median, "sd", predict_number(s->sd), "cv", predict_number(s->cv),
+        "mean_ci", s->has_mean_ci ? interval(s->mean_lo, s->mean_hi) : json_null(),
+        "relative_half_width", predict_number(s->rel_half_width), "median_ci", median_ci,
+        "quartiles", interval(s->q1, s->q3), "outliers", outl, "repetitions_needed",
+        s->reps_needed >= 0 ? json_integer(s->reps_needed) : json_null(), "noisy", noisy);
+}
+
+void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    static const char *const allowed[] = {"metric", "level", "name", "category", "phase",
+                                          "target", "limit", "offset", NULL};
+    int64_t id;
+    const cached_models *m = predict_models(ctx, req, resp, &id);
+    if (!m)
+        return;
+    store_model_filter f = {0};
+    long limit, offset;
+    double target = 0.05;
+    const char *tt = api_query(req, "target");
+    if (predict_check_query(req, resp, m, allowed, 0) < 0 ||
+        filter_from_query(req, resp, &f) < 0 ||
+        predict_query_long(req, resp, "limit", 1, STATS_LIMIT_MAX, STATS_LIMIT_DEFAULT, &limit) < 0 ||
+        predict_query_long(req, resp, "offset", 0, 1000000000L, 0, &offset) < 0)
+        goto done;
+    if (tt && (predict_positive(tt, &target) < 0 || target >= 1)) {
+        api_problem(resp, 400, "target",
+                    "must be a relative half-width between 0 and 1 (0.05: ±5%%), got \"%.40s\"",
+                    tt);
+        goto done;
+    }
+    char key[PREDICT_KEY_MAX];
+    predict_page_key(m, req, key, sizeof key);
+    if (predict_page_send(ctx, key, resp))
+        goto done;
+    f.limit = (int)limit;
+    f.offset = offset;
+    int n = 0;
+    store_measurement_row *rows = read_rows(ctx, m, &f, &n, resp);
+    if (!rows)
+        goto done;
+    int maxreps = 1;
+    for (int i = 0; i < n; i++)
+        maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
+    sweep_quantiles *q = malloc(sizeof *q);
+    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
+    int *outl = malloc(sizeof(int) * (size_t)maxreps);
+    if (!q || !scratch || !outl) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto free_rows;
+    }
+    sweep_quantiles_init(q);
+    json_t *items = json_array(), *warnings = json_array();
+    int noisy = 0, single = 0, outlying = 0;
+    char label[400];
+    for (int i = 0; i < n; i++) {
+        const store_measurement_row *r = &rows[i];
+        if (r->nreps < 1)
+            continue;
+        sweep_stats s;
+        sweep_stats_compute(r->reps, r->nreps, target, q, scratch, outl, &s);
+        json_t *o = stats_json(m, r, &s, outl, target);
+        outlying += s.noutliers > 0;
+        if (json_is_true(json_object_get(o, "noisy"))) {
+            if (++noisy <= WARNINGS_MAX) {
+                row_label(m, r, label, sizeof label);
+                json_array_append_new(
+                    warnings, json_sprintf("too noisy: %s: the mean's 95%% interval is ±%.1f%% "
+                                           "(target ±%.1f%%); %ld repetitions needed, %d measured",
+                                           label, 100 * s.rel_half_width, 100 * target,
+                                           s.reps_needed, s.n));
+            }
+        } else if (s.n == 1 && ++single <= WARNINGS_MAX) {
+            row_label(m, r, label, sizeof label);
+            json_array_append_new(warnings,
+                                  json_sprintf("one repetition: %s has no interval", label));
+        }
+        json_array_append_new(items, o);
+    }
+    if (noisy > WARNINGS_MAX || single > WARNINGS_MAX)
+        json_array_append_new(warnings,
+                              json_sprintf("%d too noisy and %d single-repetition measurements "
+                                           "in all; the first %d of each are named",
+                                           noisy, single, WARNINGS_MAX));
+    json_t *doc = json_pack(
+        "{s:I, s:i, s:f, s:f, s:i, s:i, s:i, s:i, s:o, s:o, s:o}", "experiment", (json_int_t)id,
+        "model_set", m->set_number, "confidence", 0.95, "target", target, "measurements",
+        (int)json_array_size(items), "noisy", noisy, "single_repetition", single,
+        "with_outliers", outlying, "items", items, "warnings", warnings, "next_offset",
+        n == limit ? json_integer(offset + n) : json_null());
+    json_object_set_new(doc, "definitions",
+                        json_pack("{s:s, s:s, s:s, s:s}", "mean_ci",
+                                  "mean ± t(0.975, n-1)·SD/sqrt(n)", "median_ci",
+                                  "[x_(k), x_(n-k+1)], k the largest with 2·P(Binom(n,1/2) <= "
+                                  "k-1) <= 0.05 (none for n < 6)",
+                                  "outliers", "outside [Q1 - 1.5·IQR, Q3 + 1.5·IQR]",
+                                  "repetitions_needed",
+                                  "smallest m with t(0.975, m-1)·SD/sqrt(m) <= target·|mean|"));
+    predict_page_store(ctx, key, resp, doc);
+free_rows:
+    free(q);
+    free(scratch);
+    free(outl);
+    store_measurement_rows_free(rows, n);
+done:
+    model_cache_release(ctx->models, m);
+}
+
+/* ---- GET /v1/experiments/{id}/sensitivity --------------------------------------- */
+
+typedef struct sn_input {
+    int *level, *nlevels, *offset;
+    double *y, *distinct;
+} sn_input;
+
+static void sn_input_free(sn_input *s)
+{
+    free(s->level);
+    free(s->nlevels);
+    free(s->offset);
+    free(s->y);
+    free(s->distinct);
+}
+
+static json_t *sensitivity_doc(const cached_models *m, const store_measurement_row *rows, int n,
+                               const sn_input *in, const sweep_sn_result *r, int larger)
+{
+    int np = m->nparams;
+    json_t *runs = json_array(), *factors = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(runs, json_pack("{s:o, s:f, s:i}", "point",
+                                              predict_point_json(m, rows[i].point), "sn",
+                                              r->sn[i], "n", rows[i].nreps));
+    for (int k = 0; k < np; k++) {
+        int fi = r->order[k];
+        const sweep_sn_factor *fa = &r->factors[fi];
+        const double *vals = in->distinct + (size_t)fi * (n ? n : 1);
+        json_t *levels = json_array();
+        for (int l = 0; l < fa->nlevels; l++)
+            json_array_append_new(levels, json_pack("{s:f, s:o, s:i}", "level", vals[l],
+                                                    "mean_sn", predict_number(fa->mean_sn[l]),
+                                                    "runs", fa->runs[l]));
+        json_array_append_new(
+            factors, json_pack("{s:i, s:s, s:s, s:f, s:f, s:o, s:o}", "rank", fa->rank,
+                               "factor", m->params[fi], "kind", "parameter", "range", fa->range,
+                               "normalized", fa->normalized, "best_level",
+                               fa->best_level >= 0 ? json_real(vals[fa->best_level])
+                                                   : json_null(),
+                               "levels", levels));
+    }
+    return json_pack("{s:s, s:s, s:o, s:o}", "formula",
+                     larger ? "S/N = -10·log10((1/N)·Σ 1/y²) (larger is better)"
+                            : "S/N = -10·log10((1/N)·Σ y²) (smaller is better)",
+                     "ranking", "factors by the range (max - min) of their levels' mean S/N; "
+                                "normalized: range / Σ ranges",
+                     "runs", runs, "factors", factors);
+}
+
+static int cmp_row_point(const void *x, const void *y)
+{
+    const store_measurement_row *a = x, *b = y;
+    for (int i = 0; i < a->nparams && i < b->nparams; i++)
+        if (a->point[i] != b->point[i])
+            return a->point[i] < b->point[i] ? -1 : 1;
+    return 0;
+}
+
+static int sn_build(const cached_models *m, const store_measurement_row *rows, int n,
+                    sn_input *in)
+{
+    int np = m->nparams;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (size_t)rows[i].nreps;
+    memset(in, 0, sizeof *in);
+    in->level = malloc(sizeof(int) * (size_t)(n ? n : 1) * (size_t)np);
+    in->nlevels = malloc(sizeof(int) * (size_t)np);
+    in->offset = malloc(sizeof(int) * (size_t)(n + 1));
+    in->y = malloc(sizeof(double) * (total ? total : 1));
+    in->distinct = malloc(sizeof(double) * (size_t)(n ? n : 1) * (size_t)np);
+    double *col = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!in->level || !in->nlevels || !in->offset || !in->y || !in->distinct || !col) {
+        free(col);
+        return -1;
+    }
+    in->offset[0] = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(in->y + in->offset[i], rows[i].reps, sizeof(double) * (size_t)rows[i].nreps);
+        in->offset[i + 1] = in->offset[i] + rows[i].nreps;
+    }
+    for (int k = 0; k < np; k++) {
+        for (int i = 0; i < n; i++)
+            col[i] = rows[i].point[k];
+        in->nlevels[k] = sweep_levels_of(col, n, 1, in->distinct + (size_t)k * (n ? n : 1),
+                                         in->level + k, np);
+    }
+    free(col);
+    return 0;
+}
+
+void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
+    int64_t id;
+    const cached_models *m = predict_models(ctx, req, resp, &id);
+    if (!m)
+        return;
+    store_model_filter f = {0};
+    store_measurement_row *rows = NULL;
+    int n = 0;
+    sn_input in = {0};
+    if (predict_check_query(req, resp, m, allowed, 0) < 0 || filter_from_query(req, resp, &f) < 0)
+        goto done;
+    f.metric = f.metric ? f.metric : "time";
+    f.level = f.level ? f.level : "application";
+    f.name = f.name ? f.name : "epoch";
+    f.phase = f.phase ? f.phase : "epoch";
+    const char *goal = api_query(req, "goal");
+    if (!goal && strcmp(f.metric, "time") && strcmp(f.metric, "bytes")) {
+        api_problem(resp, 400, "goal",
+                    "missing: say whether larger or smaller values of metric \"%.60s\" are "
+                    "better (time and bytes: smaller by default)",
+                    f.metric);
+        goto done;
+    }
+    goal = goal ? goal : "smaller";
+    if (strcmp(goal, "smaller") && strcmp(goal, "larger")) {
+        api_problem(resp, 400, "goal", "must be smaller or larger, got \"%.40s\"", goal);
+        goto done;
+    }
+    int larger = !strcmp(goal, "larger");
+    char key[PREDICT_KEY_MAX];
+    predict_page_key(m, req, key, sizeof key);
+    if (predict_page_send(ctx, key, resp))
+        goto done;
+    f.limit = STATS_LIMIT_MAX;
+    if (!(rows = read_rows(ctx, m, &f, &n, resp)))
+        goto done;
+    if (n == 0) {
+        api_problem(resp, 404, "name",
+                    "no measurements of %.60s %.60s (level %s, phase %s) in model set %d",
+                    f.name, f.metric, f.level, f.phase, m->set_number);
+        goto done;
+    }
+    qsort(rows, (size_t)n, sizeof *rows, cmp_row_point); /* runs by point */
+    if (sn_build(m, rows, n, &in) < 0) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    sweep_sn_problem p = {m->nparams, n, in.nlevels, in.level, in.y, in.offset, larger};
+    sweep_sn_result r;
+    int bad;
+    char err[200], label[400];
+    if (sweep_sensitivity(&p, &r, &bad, err, sizeof err) < 0) {
+        if (bad >= 0) {
+            row_label(m, &rows[bad], label, sizeof label);
+            api_problem(resp, 422, "metric",
+                        "%s: a repetition is %s: S/N ratios need observations > 0", label,
+                        rows[bad].nreps ? "zero, negative or not finite" : "missing");
+        } else {
+            api_problem(resp, 500, NULL, "%s", err);
+        }
+        goto done;
+    }
+    json_t *doc = json_pack("{s:I, s:i, s:s, s:s, s:s, s:s, s:s}", "experiment", (json_int_t)id,
+                            "model_set", m->set_number, "metric", f.metric, "level", f.level,
+                            "name", f.name, "phase", f.phase, "goal", goal);
+    json_object_update_new(doc, sensitivity_doc(m, rows, n, &in, &r, larger));
+    json_object_set_new(doc, "units", json_pack("{s:s}", "sn", "dB"));
+    json_object_set_new(doc, "warnings", noisy_warnings(m, rows, n));
+    sweep_sensitivity_free(&r);
+    predict_page_store(ctx, key, resp, doc);
+done:
+    sn_input_free(&in);
+    store_measurement_rows_free(rows, n);
+    model_cache_release(ctx->models, m);
+}
+
+/* ---- POST /v1/experiments/{id}/sweep/plan --------------------------------------- */
+
+/* The sweep's names against the experiment: every varied parameter is one
+ * of its parameters, every parameter varied or constant; no factors yet.
+ * map[i] = the sweep's source of experiment parameter i: var index, or
+ * -1-k for constant k. */
+static int match_experiment(const sweep_def *d, const store_experiment *e, int *map,
+                            api_response *resp)
+{
+    for (int v = 0; v < d->nvars; v++) {
+        char field[160];
+        if (d->vars[v].levels) {
+            snprintf(field, sizeof field, "factors.%s", d->vars[v].name);
+            api_problem(resp, 400, field, "the experiment declares no factor \"%s\"",
+                        d->vars[v].name);
+            return -1;
+        }
+        int found = 0;
+        for (int i = 0; i < e->nparams; i++)
+            found |= !strcmp(e->parameters[i], d->vars[v].name);
+        if (!found) {
+            char names[300] = "";
+            size_t used = 0;
+            for (int i = 0; i < e->nparams && used < sizeof names; i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                         e->parameters[i]);
+            snprintf(field, sizeof field, "parameters.%s", d->vars[v].name);
+            api_problem(resp, 400, field, "not a parameter of the experiment (its parameters: %s)",
+                        names);
+            return -1;
+        }
+    }
+    for (int i = 0; i < e->nparams; i++) {
+        map[i] = 0x7fffffff;
+        for (int v = 0; v < d->nparams; v++)
+            if (!strcmp(d->vars[v].name, e->parameters[i]))
+                map[i] = v;
+        for (int k = 0; k < d->nconst && map[i] == 0x7fffffff; k++)
+            if (!strcmp(d->const_names[k], e->parameters[i]))
+                map[i] = -1 - k;
+        if (map[i] == 0x7fffffff) {
+            api_problem(resp, 400, "parameters",
+                        "parameter \"%s\" of the experiment is neither varied nor a constant",
+                        e->parameters[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int cmp_run(const double *a, const double *b, int np)
+{
+    for (int i = 0; i < np; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* The stored run of point and repetition, or NULL (runs ordered by point, repetition). */
+static const store_run *find_run(const store_run *runs, int n, int np, const double *point,
+                                 int rep)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        int c = cmp_run(runs[mid].point, point, np);
+        if (!c)
+            c = runs[mid].repetition < rep ? -1 : runs[mid].repetition > rep;
+        if (!c)
+            return &runs[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+typedef struct plan_cost {
+    const cached_models *m;
+    int slot;
+    double value, lo, hi;
+    int runs, unpriced;
+} plan_cost;
+
+static void cost_add(plan_cost *c, const double *point, double epochs)
+{
+    c->runs++;
+    if (!c->m || c->slot < 0) {
+        c->unpriced++;
+        return;
+    }
+    int composed;
+    prediction t = predict_epoch(c->m->parts[c->slot], point, &composed);
+    double ranks = cached_ranks(c->m, point);
+    double k = epochs * ranks * c->m->cores_per_rank / 3600;
+    if (!isfinite(t.value) || ranks <= 0) {
+        c->unpriced++;
+        return;
+    }
+    c->value += t.value * k;
+    c->lo += t.lo * k;
+    c->hi += t.hi * k;
+}
+
+static json_t *cost_json(const plan_cost *c, const sweep_def *d, const char *why)
+{
+    if (!c->m || c->slot < 0)
+        return json_pack("{s:n, s:i, s:s}", "core_hours", "runs", c->runs, "reason", why);
+    json_t *o = json_pack("{s:{s:f, s:o}, s:i, s:f, s:i, s:s}", "core_hours", "value", c->value,
+                          "interval", interval(c->lo, c->hi), "runs", c->runs, "epochs_per_run",
+                          d->epochs_per_run, "model_set", c->m->set_number, "basis",
+                          "per run: predicted epoch time × ranks × cores_per_rank / 3600 × "
+                          "epochs_per_run; the interval sums the runs' bounds");
+    if (c->unpriced)
+        json_object_set_new(o, "unpriced_runs", json_integer(c->unpriced));
+    return o;
+}
+
+static json_t *plan_point_json(const store_experiment *e, const double *point)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < e->nparams; i++)
+        json_object_set_new(o, e->parameters[i], json_real(point[i]));
+    return o;
+}
+
+static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment *e,
+                        const int *map, const store_run *runs, int nruns, api_response *resp)
+{
+    store_error err = {0};
+    plan_cost cost = {0};
+    char why[300] = "";
+    cost.m = model_cache_get(ctx->models, ctx->db, e->id, &err);
+    cost.slot = cost.m ? predict_metric_slot(cost.m, "time") : -1;
+    if (!cost.m)
+        snprintf(why, sizeof why, "%s", err.msg);
+    else if (cost.slot < 0)
+        snprintf(why, sizeof why, "model set %d has no time models", cost.m->set_number);
+    int idx[SWEEP_MAX_VARS], np = e->nparams;
+    double point[PMNF_MAX_PARAMS];
+    long legal = 0, counts[3] = {0, 0, 0};
+    static const char *const status_names[3] = {"measured", "missing", "failed"};
+    json_t *items = json_array(), *commands = json_array();
+    size_t cap = 8192;
+    char *cmd = malloc(cap);
+    sweep_def_first(d, idx);
+    do {
+        if (!sweep_def_legal(d, idx))
+            continue;
+        legal++;
+        for (int i = 0; i < np; i++)
+            point[i] = map[i] >= 0 ? d->vars[map[i]].values[idx[map[i]]]
+                                   : d->const_values[-1 - map[i]];
+        for (int rep = 1; rep <= d->repetitions; rep++) {
+            const store_run *r = find_run(runs, nruns, np, point, rep);
+            int st = r && r->ok ? 0 : r && r->failed ? 2 : 1;
+            counts[st]++;
+            json_t *o = json_pack("{s:o, s:i, s:s}", "point", plan_point_json(e, point),
+                                  "repetition", rep, "status", status_names[st]);
+            if (d->nvars > d->nparams) {
+                json_t *lv = json_object();
+                for (int v = d->nparams; v < d->nvars; v++)
+                    json_object_set_new(lv, d->vars[v].name,
+                                        json_string(d->vars[v].levels[idx[v]]));
+                json_object_set_new(o, "levels", lv);
+            }
+            if (st != 0) {
+                if (cmd && sweep_def_command(d, idx, rep, cmd, cap) >= 0) {
+                    json_object_set_new(o, "command", json_string(cmd));
+                    json_array_append_new(commands, json_string(cmd));
+                }
+                cost_add(&cost, point, d->epochs_per_run);
+            }
+            json_array_append_new(items, o);
+        }
+    } while (sweep_def_next(d, idx));
+    free(cmd);
+    json_t *doc = json_pack(
+        "{s:I, s:{s:I, s:I, s:I}, s:i, s:I, s:I, s:I, s:I, s:b, s:o, s:o, s:o}", "experiment",
+        (json_int_t)e->id, "points", "product", (json_int_t)d->product, "legal",
+        (json_int_t)legal, "illegal", (json_int_t)(d->product - legal), "repetitions",
+        d->repetitions, "runs", (json_int_t)(legal * d->repetitions), "measured",
+        (json_int_t)counts[0], "missing", (json_int_t)counts[1], "failed", (json_int_t)counts[2],
+        "complete", counts[1] + counts[2] == 0, "items", items, "commands", commands,
+        "missing_cost", cost_json(&cost, d, why));
+    if (cost.m)
+        model_cache_release(ctx->models, cost.m);
+    api_send_json(resp, 200, doc);
+}
+
+void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    json_t *body = NULL;
+    store_experiment e = {0};
+    sweep_def d;
+    memset(&d, 0, sizeof d);
+    store_run *runs = NULL;
+    int nruns = 0, map[PMNF_MAX_PARAMS];
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0 ||
+        api_parse_object(req, resp, &body) < 0)
+        return;
+    char field[200], msg[400];
+    if (sweep_def_parse(body, &d, field, sizeof field, msg, sizeof msg) < 0) {
+        api_problem(resp, 400, *field ? field : NULL, "%s", msg);
+        goto done;
+    }
+    store_error err = {0};
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (!c || store_experiment_get(c, id, &e, &err)) {
+        if (c)
+            store_release(ctx->db, c);
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    if (match_experiment(&d, &e, map, resp) < 0) {
+        store_release(ctx->db, c);
+        goto done;
+    }
+    /* legal points × repetitions, before anything is read */
+    long legal = 0;
+    int idx[SWEEP_MAX_VARS];
+    sweep_def_first(&d, idx);
+    do
+        legal += sweep_def_legal(&d, idx);
+    while (sweep_def_next(&d, idx));
+    if (legal * d.repetitions > PLAN_RUNS_MAX) {
+        store_release(ctx->db, c);
+        api_problem(resp, 400, "repetitions",
+                    "%ld legal points × %d repetitions is more than %d runs", legal,
+                    d.repetitions, PLAN_RUNS_MAX);
+        goto done;
+    }
+    int rc = store_runs_read(c, id, e.nparams, &runs, &nruns, &err);
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    plan_answer(ctx, &d, &e, map, runs, nruns, resp);
+done:
+    store_runs_free(runs, nruns);
+    sweep_def_free(&d);
+    store_experiment_free(&e);
+    json_decref(body);
+}
+
+/* ---- GET /v1/experiments/{id}/efficiency ---------------------------------------- */
+
+/* rows by the other parameters (the group), then by the scaling parameter */
+static int cmp_group(const store_measurement_row *a, const store_measurement_row *b, int q)
+{
+    for (int i = 0; i < a->nparams; i++)
+        if (i != q && a->point[i] != b->point[i])
+            return a->point[i] < b->point[i] ? -1 : 1;
+    return 0;
+}
+
+static void sort_rows(store_measurement_row *rows, int n, int q)
+{
+    /* insertion sort: stable, no shared state */
+    for (int i = 1; i < n; i++) {
+        store_measurement_row x = rows[i];
+        int j = i - 1;
+        while (j >= 0) {
+            int c = cmp_group(&rows[j], &x, q);
+            if (c < 0 || (c == 0 && rows[j].point[q] <= x.point[q]))
+                break;
+            rows[j + 1] = rows[j];
+            j--;
+        }
+        rows[j + 1] = x;
+    }
+}
+
+static json_t *ratio_json(const sweep_ratio *r)
+{
+    return json_pack("{s:o, s:o}", "value", predict_number(r->value), "interval",
+                     r->has_interval ? interval(r->lo, r->hi) : json_null());
+}
+
+static json_t *group_json(const cached_models *m, const store_measurement_row *rows, int a, int b,
+                          int q, const double *baseline)
+{
+    json_t *fixed = json_object();
+    for (int i = 0; i < m->nparams; i++)
+        if (i != q)
+            json_object_set_new(fixed, m->params[i], json_real(rows[a].point[i]));
+    int base = -1;
+    for (int i = a; i < b; i++)
+        if (baseline ? rows[i].point[q] == *baseline : base < 0)
+            base = i;
+    json_t *pts = json_array();
+    for (int i = a; i < b; i++) {
+        double mean = 0;
+        for (int k = 0; k < rows[i].nreps; k++)
+            mean += rows[i].reps[k] / rows[i].nreps;
+        json_t *o = json_pack("{s:f, s:f, s:i}", m->params[q], rows[i].point[q], "mean", mean,
+                              "n", rows[i].nreps);
+        if (base >= 0) {
+            sweep_ratio r = sweep_efficiency(rows[base].reps, rows[base].nreps, rows[i].reps,
+                                             rows[i].nreps);
+            json_object_set_new(o, "se", ratio_json(&r));
+        } else {
+            json_object_set_new(o, "se", json_null());
+        }
+        json_array_append_new(pts, o);
+    }
+    json_t *g = json_pack("{s:o, s:o, s:o}", "fixed", fixed, "baseline",
+                          base >= 0 ? json_real(rows[base].point[q]) : json_null(), "points", pts);
+    if (base < 0)
+        json_object_set_new(g, "reason", json_string("the baseline was not measured with these "
+                                                     "values of the other parameters"));
+    return g;
+}
+
+void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    static const char *const allowed[] = {"metric", "level", "name", "phase", "category",
+                                          "parameter", "baseline", NULL};
+    int64_t id;
+    const cached_models *m = predict_models(ctx, req, resp, &id);
+    if (!m)
+        return;
+    store_model_filter f = {0};
+    store_measurement_row *rows = NULL;
+    int n = 0, q = 0;
+    double baseline, *bp = NULL;
+    if (predict_check_query(req, resp, m, allowed, 0) < 0 || filter_from_query(req, resp, &f) < 0)
+        goto done;
+    const char *pq = api_query(req, "parameter"), *bq = api_query(req, "baseline");
+    if (pq) {
+        q = -1;
+        for (int i = 0; i < m->nparams; i++)
+            q = strcmp(m->params[i], pq) ? q : i;
+        if (q < 0) {
+            api_problem(resp, 400, "parameter", "not a parameter of the experiment: \"%.60s\"",
+                        pq);
+            goto done;
+        }
+    }
+    if (bq) {
+        if (predict_positive(bq, &baseline) < 0) {
+            api_problem(resp, 400, "baseline", "must be a number > 0, got \"%.40s\"", bq);
+            goto done;
+        }
+        bp = &baseline;
+    }
+    f.metric = f.metric ? f.metric : "time";
+    f.level = f.level ? f.level : "application";
+    f.name = f.name ? f.name : "epoch";
+    f.phase = f.phase ? f.phase : "epoch";
+    f.limit = STATS_LIMIT_MAX;
+    char key[PREDICT_KEY_MAX];
+    predict_page_key(m, req, key, sizeof key);
+    if (predict_page_send(ctx, key, resp))
+        goto done;
+    if (!(rows = read_rows(ctx, m, &f, &n, resp)))
+        goto done;
+    if (n == 0) {
+        api_problem(resp, 404, "name", "no measurements of %.60s %.60s (level %s, phase %s)",
+                    f.name, f.metric, f.level, f.phase);
+        goto done;
+    }
+    sort_rows(rows, n, q);
+    json_t *groups = json_array();
+    int found = 0;
+    for (int a = 0; a < n;) {
+        int b = a + 1;
+        while (b < n && cmp_group(&rows[a], &rows[b], q) == 0)
+            b++;
+        json_t *g = group_json(m, rows, a, b, q, bp);
+        found |= !json_is_null(json_object_get(g, "baseline"));
+        json_array_append_new(groups, g);
+        a = b;
+    }
+    if (bp && !found) {
+        json_decref(groups);
+        api_problem(resp, 400, "baseline", "%s = %g was not measured", m->params[q], baseline);
+        goto done;
+    }
+    json_t *doc = json_pack(
+        "{s:I, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "experiment", (json_int_t)id,
+        "model_set", m->set_number, "metric", f.metric, "level", f.level, "name", f.name,
+        "phase", f.phase, "parameter", m->params[q], "definition",
+        "SE_N = t_baseline / t_N (paper 003), the ratio of the means over the repetitions",
+        "interval",
+        "each mean's 97.5% t interval, the ratio's ends from theirs: at least 95% (Bonferroni); "
+        "null with fewer than 2 repetitions on a side",
+        "groups", groups);
+    json_object_set_new(doc, "warnings", noisy_warnings(m, rows, n));
+    predict_page_store(ctx, key, resp, doc);
+done:
+    store_measurement_rows_free(rows, n);
+    model_cache_release(ctx->models, m);
+}

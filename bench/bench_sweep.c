@@ -1,0 +1,437 @@
+/*
+ * bench_sweep.c — the sweep module's figures, one JSON line each:
+ *
+ *   sweep_stats        repetition statistics (sweep/sweep_stats.h) and the
+ *                      Taguchi sensitivity (sweep/sweep_sensitivity.h) of
+ *                      10,000 coordinates × 10 repetitions over two
+ *                      parameters; milliseconds per pass (best of 5) and the
+ *                      ratio to the 50 ms target. Baseline in the same
+ *                      process: the same statistics with GSL's quantile
+ *                      functions called for every coordinate (no cache).
+ *   sweep_advice       advice-guided measurement against the full grid on
+ *                      generated ground truth (4 laws × 16 seeds, 3% noise
+ *                      per repetition, one parameter: ranks 2..32 step 2,
+ *                      target 256 = 8× the largest): the core-hours
+ *                      (T(x)·x/3600 per run) each strategy spends until the
+ *                      prediction at the target is within 10% of the truth.
+ *                      Grid: points in ascending order, 5 repetitions each,
+ *                      refit after each point from the fifth on. Advice:
+ *                      the 5 smallest points once, then the runs
+ *                      sweep_advise() recommends in steps of 2% of the
+ *                      grid's total, refit after each step. A strategy that
+ *                      never gets there is charged its whole spend (the
+ *                      grid's total for the grid, capped at it for advice).
+ *                      The ratio advice/grid per workload and its median;
+ *                      the goal is <= 0.5.
+ *
+ *   sweep_service      the same over HTTP against a private PostgreSQL
+ *                      (tests/harness.h): 10,000 coordinates × 10
+ *                      repetitions written as one model set's epoch
+ *                      measurements, then GET statistics (all 10,000, each
+ *                      request with another `target` so that none is served
+ *                      from the kept answers) and GET sensitivity (cold):
+ *                      milliseconds per answer, median of 5, against the
+ *                      50 ms target. Skipped with --no-service.
+ *
+ *   bench_sweep [--quick] [--seeds N] [--no-service]   (--quick: 2 seeds; default 16)
+ * PERFCAST_BIN names the server (bench/run.sh sets it).
+ */
+#include <gsl/gsl_cdf.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "modeling/modeler.h"
+#include "sweep/sweep_advice.h"
+#include "sweep/sweep_sensitivity.h"
+#include "sweep/sweep_stats.h"
+#include "tests/harness.h"
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(void)
+{
+    return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- statistics and sensitivity speed ----------------------------------------- */
+
+#define NCOORD 10000
+#define NREP 10
+
+static void bench_stats(void)
+{
+    double *y = malloc(sizeof(double) * NCOORD * NREP), *pt = malloc(sizeof(double) * NCOORD * 2);
+    int *offset = malloc(sizeof(int) * (NCOORD + 1)), *level = malloc(sizeof(int) * NCOORD * 2);
+    double *distinct = malloc(sizeof(double) * NCOORD * 2);
+    int nlevels[2], outl[NREP];
+    double scratch[NREP];
+    sweep_quantiles *q = malloc(sizeof *q);
+    rng_state = 42;
+    for (int i = 0; i < NCOORD; i++) {
+        pt[2 * i] = 1 << (i % 100 % 10);
+        pt[2 * i + 1] = 1 + i / 100;
+        offset[i] = i * NREP;
+        for (int r = 0; r < NREP; r++)
+            y[i * NREP + r] = (10 + pt[2 * i] * 0.5 + 100 / pt[2 * i + 1]) * (1 + 0.03 * gauss());
+    }
+    offset[NCOORD] = NCOORD * NREP;
+    double best = INFINITY, best_base = INFINITY, sink = 0;
+    for (int pass = 0; pass < 5; pass++) {
+        double t0 = now_ms();
+        sweep_quantiles_init(q);
+        for (int i = 0; i < NCOORD; i++) {
+            sweep_stats s;
+            sweep_stats_compute(y + i * NREP, NREP, 0.05, q, scratch, outl, &s);
+            sink += s.mean_hi + s.median_lo + (double)s.reps_needed;
+        }
+        for (int k = 0; k < 2; k++)
+            nlevels[k] = sweep_levels_of(pt + k, NCOORD, 2, distinct + k * NCOORD, level + k, 2);
+        sweep_sn_problem p = {2, NCOORD, nlevels, level, y, offset, 0};
+        sweep_sn_result r;
+        int bad;
+        char err[200];
+        if (sweep_sensitivity(&p, &r, &bad, err, sizeof err) == 0) {
+            sink += r.factors[0].range;
+            sweep_sensitivity_free(&r);
+        }
+        double t1 = now_ms();
+        best = fmin(best, t1 - t0);
+        /* baseline: sort, t quantile and median ranks from GSL per coordinate */
+        for (int i = 0; i < NCOORD; i++) {
+            memcpy(scratch, y + i * NREP, sizeof scratch);
+            qsort(scratch, NREP, sizeof(double), cmp_double);
+            double t = gsl_cdf_tdist_Pinv(0.975, NREP - 1);
+            double tail = gsl_cdf_binomial_P(1, 0.5, NREP);
+            sink += t + tail + scratch[NREP / 2];
+        }
+        best_base = fmin(best_base, now_ms() - t1);
+    }
+    printf("{\"figure\": \"sweep_stats\", \"coordinates\": %d, \"repetitions\": %d, "
+           "\"ms\": %.3f, \"target_ms\": 50, \"ratio_to_target\": %.3f, "
+           "\"baseline_uncached_ms\": %.3f, \"speedup_vs_baseline\": %.2f, \"sink\": %d}\n",
+           NCOORD, NREP, best, best / 50, best_base, best_base / best, isfinite(sink));
+    free(y);
+    free(pt);
+    free(offset);
+    free(level);
+    free(distinct);
+    free(q);
+}
+
+/* ---- advice against the full grid ----------------------------------------------- */
+
+#define GRID 16
+#define MAXRUNS 4000
+
+typedef struct law {
+    const char *name;
+    double (*t)(double x);
+} law;
+
+static double law_case(double x) { return 158.58 + 0.58 * pow(x, 2.0 / 3) * pow(log2(x), 2); }
+static double law_linlog(double x) { return 50 + 2 * x * log2(x); }
+static double law_pow(double x) { return 10 + 0.5 * pow(x, 1.5); }
+static double law_sqrt(double x) { return 300 + 40 * sqrt(x); }
+
+static const law laws[] = {{"case_study", law_case},
+                           {"x_log2x", law_linlog},
+                           {"x^1.5", law_pow},
+                           {"sqrt_x", law_sqrt}};
+
+typedef struct runs {
+    int n;
+    double x[MAXRUNS], y[MAXRUNS];
+} runs;
+
+static double measure_run(const law *l, double x, runs *r)
+{
+    double y = l->t(x) * (1 + 0.03 * gauss());
+    if (r->n < MAXRUNS) {
+        r->x[r->n] = x;
+        r->y[r->n] = y;
+        r->n++;
+    }
+    return l->t(x) * x / 3600; /* core-hours of the run: the true time */
+}
+
+/* Per point: the mean over its runs; fitted; the relative error at the target. */
+static int fit_runs(pmnf_modeler *mod, const runs *r, pmnf_model *m, double *pts, int *reps,
+                    double *cv, double *sigma)
+{
+    double xs[GRID + 64], sum[GRID + 64], sq[GRID + 64];
+    int n = 0;
+    for (int i = 0; i < r->n; i++) {
+        int k = 0;
+        while (k < n && xs[k] != r->x[i])
+            k++;
+        if (k == n) {
+            xs[n] = r->x[i];
+            sum[n] = sq[n] = 0;
+            reps[n++] = 0;
+        }
+        sum[k] += r->y[i];
+        sq[k] += r->y[i] * r->y[i];
+        reps[k]++;
+    }
+    double vals[GRID + 64], cvs = 0;
+    int ncv = 0;
+    for (int k = 0; k < n; k++) {
+        pts[k] = xs[k];
+        vals[k] = sum[k] / reps[k];
+        if (reps[k] > 1) {
+            double var = (sq[k] - reps[k] * vals[k] * vals[k]) / (reps[k] - 1);
+            cvs += var > 0 ? var / (vals[k] * vals[k]) : 0;
+            ncv++;
+        }
+    }
+    char err[200];
+    if (pmnf_fit(mod, &(pmnf_data){1, n, pts, vals}, m, err, sizeof err) < 0)
+        return -1;
+    /* no repetitions yet: the fit's residual spread, as the service does */
+    *cv = ncv ? sqrt(cvs / ncv) : 0;
+    *sigma = m->sigma2 > 0 ? sqrt(m->sigma2) : 1e-9 * fabs(vals[0]);
+    return n;
+}
+
+static double error_at(const law *l, const pmnf_model *m, double target)
+{
+    return fabs(pmnf_eval(&m->f, &target) - l->t(target)) / l->t(target);
+}
+
+static const double target = 256;
+
+static double grid_cost(pmnf_modeler *mod, const law *l, double *total, double *final_err)
+{
+    runs *r = calloc(1, sizeof *r);
+    double spent = 0, reached = -1, pts[GRID + 64];
+    int reps[GRID + 64];
+    pmnf_model m;
+    for (int i = 0; i < GRID; i++) {
+        for (int k = 0; k < 5; k++)
+            spent += measure_run(l, 2.0 * (i + 1), r);
+        double cv, sigma;
+        if (i >= 4 && fit_runs(mod, r, &m, pts, reps, &cv, &sigma) > 0) {
+            double e = error_at(l, &m, target);
+            if (reached < 0 && e <= 0.10)
+                reached = spent;
+            *final_err = e;
+        }
+    }
+    *total = spent;
+    free(r);
+    return reached < 0 ? spent : reached;
+}
+
+static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, double *final_err,
+                          int *steps)
+{
+    runs *r = calloc(1, sizeof *r);
+    double spent = 0, pts[GRID + 64], cand[GRID], cost[GRID];
+    int reps[GRID + 64];
+    for (int i = 0; i < 5; i++)
+        spent += measure_run(l, 2.0 * (i + 1), r);
+    pmnf_model m;
+    *steps = 0;
+    double result = -1;
+    while (spent < grid_total) {
+        double cv, sigma;
+        int n = fit_runs(mod, r, &m, pts, reps, &cv, &sigma);
+        if (n <= 0)
+            break;
+        *final_err = error_at(l, &m, target);
+        if (*final_err <= 0.10) {
+            result = spent;
+            break;
+        }
+        /* candidates: the grid, priced by the model's prediction */
+        for (int i = 0; i < GRID; i++) {
+            cand[i] = 2.0 * (i + 1);
+            double t = pmnf_eval(&m.f, &cand[i]);
+            cost[i] = (t > 0 ? t : l->t(2)) * cand[i] / 3600;
+        }
+        sweep_adv_series s = {&m.f, n, pts, reps, cv, sigma};
+        double step = fmin(0.02 * grid_total, grid_total - spent);
+        sweep_adv_problem p = {1, 1, &s, &target, GRID, cand, cost, step, 1000, 1};
+        sweep_adv_result a;
+        char err[200];
+        if (sweep_advise(&p, &a, err, sizeof err) < 0 || a.nruns == 0) {
+            /* nothing affordable or the design is singular: the next grid point once */
+            int k = (int)(spent * 7) % GRID;
+            spent += measure_run(l, cand[k], r);
+        } else {
+            for (int i = 0; i < a.npicks; i++)
+                for (int j = 0; j < a.picks[i].runs; j++)
+                    spent += measure_run(l, cand[a.picks[i].cand], r);
+        }
+        sweep_advice_free(&a);
+        (*steps)++;
+    }
+    free(r);
+    return result < 0 ? fmin(spent, grid_total) : result;
+}
+
+static int cmp_plain(const void *a, const void *b)
+{
+    return cmp_double(a, b);
+}
+
+static void bench_advice(int seeds)
+{
+    pmnf_options o;
+    pmnf_options_default(&o);
+    pmnf_modeler *mod = pmnf_modeler_new(&o);
+    double ratios[128];
+    int nr = 0, grid_hits = 0, advice_hits = 0;
+    for (size_t li = 0; li < sizeof laws / sizeof *laws; li++) {
+        for (int seed = 1; seed <= seeds; seed++) {
+            double total, grid_err = NAN, adv_err = NAN;
+            int steps;
+            rng_state = 1000 * li + seed;
+            double g = grid_cost(mod, &laws[li], &total, &grid_err);
+            rng_state = 5000 + 1000 * li + seed;
+            double a = advice_cost(mod, &laws[li], total, &adv_err, &steps);
+            grid_hits += grid_err <= 0.10 || g < total;
+            advice_hits += adv_err <= 0.10;
+            ratios[nr++] = a / g;
+            printf("{\"figure\": \"sweep_advice_run\", \"law\": \"%s\", \"seed\": %d, "
+                   "\"grid_core_hours\": %.4f, \"grid_total_core_hours\": %.4f, "
+                   "\"grid_final_error\": %.4f, \"advice_core_hours\": %.4f, "
+                   "\"advice_error\": %.4f, \"advice_steps\": %d, \"ratio\": %.3f}\n",
+                   laws[li].name, seed, g, total, grid_err, a, adv_err, steps, a / g);
+        }
+    }
+    qsort(ratios, (size_t)nr, sizeof(double), cmp_plain);
+    double med = nr % 2 ? ratios[nr / 2] : (ratios[nr / 2 - 1] + ratios[nr / 2]) / 2;
+    printf("{\"figure\": \"sweep_advice\", \"workloads\": %d, \"target\": %g, "
+           "\"largest_grid_point\": %d, \"noise\": 0.03, \"median_ratio\": %.3f, "
+           "\"min_ratio\": %.3f, \"max_ratio\": %.3f, \"goal_ratio\": 0.5, "
+           "\"grid_reached_10pct\": %d, \"advice_reached_10pct\": %d}\n",
+           nr, target, 2 * GRID, med, ratios[0], ratios[nr - 1], grid_hits, advice_hits);
+    pmnf_modeler_free(mod);
+}
+
+/* ---- over HTTP ------------------------------------------------------------------ */
+
+static double timed_get(harness *h, const char *path, int *status, size_t *bytes)
+{
+    harness_response r;
+    double t0 = now_ms();
+    harness_get(h, path, &r);
+    double t = now_ms() - t0;
+    *status = r.status;
+    *bytes = r.body_len;
+    harness_response_free(&r);
+    return t;
+}
+
+static double median5(double *v)
+{
+    qsort(v, 5, sizeof(double), cmp_double);
+    return v[2];
+}
+
+static void bench_service(void)
+{
+    harness *h = harness_open(NULL);
+    if (!h) {
+        printf("{\"figure\": \"sweep_service\", \"error\": \"harness\"}\n");
+        return;
+    }
+    harness_response r;
+    harness_post(h, "/v1/experiments",
+                 "{\"name\":\"bench-sweep\",\"parameters\":[\"ranks\",\"threads\"],"
+                 "\"scaling\":\"weak\",\"training\":{\"train_samples\":51200,\"batch_size\":256,"
+                 "\"data_parallel\":\"ranks\"}}",
+                 &r);
+    json_t *doc = harness_json(&r);
+    long id = (long)json_integer_value(json_object_get(doc, "id"));
+    json_decref(doc);
+    harness_response_free(&r);
+    char sql[1024], out[64];
+    snprintf(sql, sizeof sql,
+             "WITH s AS (INSERT INTO model_sets (experiment_id, number) VALUES (%ld, 1) RETURNING id) "
+             "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
+             "value, repetitions, rank_values, rank_ids) "
+             "SELECT s.id, ARRAY[(i %% 100) + 1, (i / 100) + 1]::float8[], 'application', 'epoch', "
+             "NULL, 'time', 'epoch', 100, "
+             "ARRAY(SELECT 100 + (i %% 100) + 3 * random() + 0 * i FROM generate_series(1, 10)), "
+             "'{}', '{}' FROM s, generate_series(0, 9999) i",
+             id);
+    if (id <= 0 || harness_sql(h, sql, out, sizeof out) < 0) {
+        printf("{\"figure\": \"sweep_service\", \"error\": \"setup\"}\n");
+        harness_close(h, 1);
+        return;
+    }
+    double st[5], sn[5];
+    int status = 0, bad = 0;
+    size_t bytes = 0, sbytes = 0;
+    char path[200];
+    for (int k = 0; k < 5; k++) {
+        snprintf(path, sizeof path,
+                 "/v1/experiments/%ld/statistics?level=application&name=epoch&limit=100000"
+                 "&target=0.0%d",
+                 id, k + 1);
+        st[k] = timed_get(h, path, &status, &bytes);
+        bad |= status != 200;
+        /* distinct requests: the phase filter given or not, goal smaller or larger */
+        static const char *const q[5] = {"", "?goal=larger", "?phase=epoch", "?phase=epoch&goal=larger",
+                                         "?level=application"};
+        snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity%s", id, q[k]);
+        sn[k] = timed_get(h, path, &status, &sbytes);
+        bad |= status != 200;
+    }
+    printf("{\"figure\": \"sweep_service\", \"coordinates\": 10000, \"repetitions\": 10, "
+           "\"statistics_ms\": %.2f, \"statistics_bytes\": %zu, \"sensitivity_ms\": %.2f, "
+           "\"sensitivity_bytes\": %zu, \"target_ms\": 50, \"statistics_ratio_to_target\": %.3f, "
+           "\"sensitivity_ratio_to_target\": %.3f, \"all_200\": %s}\n",
+           median5(st), bytes, median5(sn), sbytes, median5(st) / 50, median5(sn) / 50,
+           bad ? "false" : "true");
+    harness_close(h, bad);
+}
+
+int main(int argc, char **argv)
+{
+    int seeds = 16, service = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            seeds = 2;
+        else if (!strcmp(argv[i], "--no-service"))
+            service = 0;
+        else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+            seeds = atoi(argv[++i]);
+    }
+    if (seeds < 1 || seeds > 16) {
+        fprintf(stderr, "usage: bench_sweep [--quick] [--seeds 1..16] [--no-service]\n");
+        return 2;
+    }
+    bench_stats();
+    bench_advice(seeds);
+    fflush(stdout);
+    if (service)
+        bench_service();
+    return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * sweeps.h — what a sweep plan needs to know of an experiment's uploads:
+ * which (coordinate, repetition) runs have a profile, and whether the refit
+ * job each upload queued failed.
+ */
+#ifndef PERFCAST_STORE_SWEEPS_H
+#define PERFCAST_STORE_SWEEPS_H
+
+#include <stdint.h>
+
+#include "store/db.h"
+#include "store/models.h"
+
+typedef struct store_run {
+    double *point;  /* nparams values, into the array's shared block */
+    int repetition;
+    int ok;         /* profiles of this run whose job did not fail */
+    int failed;     /* profiles of this run whose refit job failed */
+} store_run;
+
+/* The distinct runs of experiment exp (nparams parameters), ordered by
+ * point and repetition, into *out (free with store_runs_free). */
+int store_runs_read(PGconn *c, int64_t exp, int nparams, store_run **out, int *n,
+                    store_error *err);
+void store_runs_free(store_run *v, int n);
+
+/* The measurements of model set set_id through f (store/models.h), with
+ * only what statistics need: point, level, name, category, metric, phase
+ * and the per-repetition values (ranks, rank ids and LIFs left NULL), in
+ * store_measurements_read's order. Free with store_measurement_rows_free. */
+int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *f,
+                           store_measurement_row **out, int *n, store_error *err);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * sweep_advice.h — which measurement to take next: the runs (points and
+ * repetitions) that most narrow the 95% interval of a prediction at a target
+ * point per core-hour, within a budget.
+ *
+ * The prediction at the target is a sum of series (the epoch's parts comp,
+ * comm and mem), each a PMNF function whose terms were chosen by the
+ * modeler. With those terms fixed, a series is a linear model
+ * y(x) = g(x)·c, g(x) = (1, term shapes at x); its coefficients' precision
+ * is M = Σ_runs g(x_i) g(x_i)ᵀ / s(x_i)², s(x) the noise of one
+ * repetition at x (relative, cv·|f(x)|, when repetitions tell the
+ * run-to-run variation; else the fit's residual spread), and the variance
+ * of the predicted mean at the target t is v = g(t)ᵀ M⁻¹ g(t). One more run
+ * at x adds g(x) g(x)ᵀ / s(x)² to M (a repetition of a measured point and a
+ * new point alike), which lowers v by
+ *     Δv = (g(t)ᵀ M⁻¹ g(x))² / (s(x)² + g(x)ᵀ M⁻¹ g(x))
+ * (Sherman–Morrison). The advisor greedily takes the run with the largest
+ * Σ_series Δv per core-hour that still fits the budget, updates M⁻¹, and
+ * repeats (a c-optimal design, cost-weighted). Extra-P's advisor instead
+ * ranks candidates by a Gaussian process's variance at the candidate
+ * itself against cost²; here the criterion is the variance where the
+ * answer is wanted, in the model's own terms.
+ *
+ * A wrong choice of terms (model error) is not in v, and a design for the
+ * fitted terms alone puts every run on as many points as there are
+ * coefficients, so the modeler could never learn it chose wrong. With
+ * `robust`, the criterion is the variance of a larger model: the fitted
+ * terms plus, per parameter, challengers next to its leading term
+ * (exponent + 1/2 and - 1/2, one more log2 factor); the answer's variances
+ * stay the fitted model's.
+ *
+ * Pure: no I/O, no globals; the result is allocated (sweep_advice_free).
+ */
+#ifndef PERFCAST_SWEEP_ADVICE_H
+#define PERFCAST_SWEEP_ADVICE_H
+
+#include <stddef.h>
+
+#include "modeling/pmnf.h"
+
+typedef struct sweep_adv_series {
+    const pmnf_function *f;
+    int npoints;
+    const double *coords;   /* npoints x nparams: the measured coordinates */
+    const int *reps;        /* repetitions per measured coordinate (>= 1) */
+    double cv;              /* run-to-run variation (SD/mean) of one repetition; <= 0: unknown */
+    double sigma;           /* absolute SD of one repetition when cv is unknown (> 0) */
+} sweep_adv_series;
+
+typedef struct sweep_adv_problem {
+    int nparams;
+    int nseries;
+    const sweep_adv_series *series;
+    const double *target;   /* nparams */
+    int ncand;
+    const double *cand;     /* ncand x nparams: where a run may be taken */
+    const double *cost;     /* ncand: core-hours of one run there (> 0) */
+    double budget;          /* core-hours */
+    int max_runs;           /* stop after this many runs (e.g. 1000) */
+    int robust;             /* 1: choose by the variance of the fitted terms plus challengers */
+} sweep_adv_problem;
+
+typedef struct sweep_adv_pick {
+    int cand;               /* candidate index */
+    int runs;               /* repetitions recommended there */
+    double core_hours;
+    double gain;            /* reduction of the target's variance these runs bring, in order */
+} sweep_adv_pick;
+
+typedef struct sweep_adv_result {
+    double var_before, var_after; /* variance of the predicted mean at the target */
+    double spent;                 /* core-hours of all picks */
+    int robust;                   /* the challengers were used (the points determine them) */
+    int nruns;
+    int npicks;
+    sweep_adv_pick *picks;        /* by candidate, in the order first picked */
+} sweep_adv_result;
+
+/* 0, or -1 with a message (a singular design: fewer distinct points than
+ * a series' coefficients; out of memory; bad input). */
+int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, size_t errcap);
+void sweep_advice_free(sweep_adv_result *r);
+
+#endif

@@ -1,0 +1,77 @@
+#!/bin/sh
+# test_cli_sweep.sh — `perfcast sensitivity` and `perfcast sweep plan` as a
+# user runs them. Sensitivity of a 2x2 full factorial with two repetitions
+# each (smaller is better), computed by hand: S/N = -10·log10(mean y²) of the
+# runs (x,y) = (1,1): y=1 -> 0; (1,2): y=10 -> -20; (2,1): y=2 -> -6.0206;
+# (2,2): y=20 -> -26.0206. Mean S/N of x: -10, -16.0206 (range 6.0206); of
+# y: -3.0103, -23.0103 (range 20): y first, normalised 20/26.0206 =
+# 0.768622. Larger is better flips the signs, not the ranges. A sweep plan
+# definition prints every legal run; invalid input exits 2 with one line.
+# Ends with "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 2
+BIN=${PERFCAST_BIN:-build/perfcast}
+TMP=$(mktemp -d) || exit 2
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+[ -x "$BIN" ] || { echo "$BIN is not built"; echo "0 passed, 1 failed"; exit 1; }
+
+cat >"$TMP/f.txt" <<'X'
+PARAMETER x
+PARAMETER y
+
+POINTS ( 1 1 )
+POINTS ( 1 2 )
+POINTS ( 2 1 )
+POINTS ( 2 2 )
+
+REGION reg
+METRIC time
+DATA 1 1
+DATA 10 10
+DATA 2 2
+DATA 20 20
+X
+out=$("$BIN" sensitivity "$TMP/f.txt" 2>"$TMP/err")
+[ $? -eq 0 ] || bad "sensitivity exit: $(cat "$TMP/err")"
+first=$(printf '%s\n' "$out" | sed -n 1p)
+second=$(printf '%s\n' "$out" | sed -n 2p)
+# compare numbers to 1e-9 relative with awk
+# l2 = 20·log10(2) = 6.0206: the ranges are 20 and l2, normalised 20/(20 + l2) and l2/(20 + l2)
+check_line() { # LINE RANK PARAM WHICH(y|x) BEST
+    printf '%s\n' "$1" | awk -F';' -v r="$2" -v p="$3" -v w="$4" -v b="$5" '
+        function near(a, e) { d = a - e; if (d < 0) d = -d; return d <= 1e-12 * (e < 0 ? -e : e) }
+        { l2 = 20 * log(2) / log(10); g = (w == "y") ? 20 : l2
+          exit !($1 == "reg" && $2 == "time" && $3 == r && $4 == p && near($5, g) && near($6, g / (20 + l2)) && $7 == b) }'
+}
+check_line "$first" 1 y y 1 && ok || bad "first line: $first"
+check_line "$second" 2 x x 1 && ok || bad "second line: $second"
+out=$("$BIN" sensitivity "$TMP/f.txt" --goal larger)
+check_line "$(printf '%s\n' "$out" | sed -n 1p)" 1 y y 2 && ok || bad "larger: $out"
+
+# zero observations: exit 2, one line naming the callpath and the point
+sed 's/^DATA 2 2$/DATA 0 2/' "$TMP/f.txt" >"$TMP/zero.txt"
+"$BIN" sensitivity "$TMP/zero.txt" >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'callpath "reg", metric "time", point 3' "$TMP/err" && [ ! -s "$TMP/out" ]; then ok; else bad "zero: $(cat "$TMP/err")"; fi
+"$BIN" sensitivity "$TMP/f.txt" --goal best >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "--goal best accepted"
+
+# sweep plan: 2 x 3 values, legal x*y <= 4 -> (1,1) (1,2) (1,4) (2,1) (2,2): 5 points x 2 repetitions
+cat >"$TMP/s.json" <<'X'
+{"parameters": {"x": [1, 2], "y": [1, 2, 4]}, "legal": "x * y <= 4", "repetitions": 2,
+ "command": "run --x {x} --y {y} --rep {repetition}"}
+X
+"$BIN" sweep plan "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 10 ] && ok || bad "plan lines: $(cat "$TMP/out" "$TMP/err")"
+[ "$(sed -n 1p "$TMP/out")" = "run --x 1 --y 1 --rep 1" ] && [ "$(sed -n 10p "$TMP/out")" = "run --x 2 --y 2 --rep 2" ] && ok || bad "plan order: $(cat "$TMP/out")"
+echo '{"commands":["a b","c"]}' | "$BIN" sweep plan - >"$TMP/out" && [ "$(cat "$TMP/out")" = "a b
+c" ] && ok || bad "plan answer on stdin"
+echo '{"parameters":{"x":[1]},"legal":"x <= z","command":"c"}' >"$TMP/bad.json"
+"$BIN" sweep plan "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'legal: offset 5: unknown parameter "z"' "$TMP/err"; then ok; else bad "bad rule: $(cat "$TMP/err")"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
