@@ -1,0 +1,137 @@
+/*
+ * robust_noise.c — what the repetitions of a series say about its noise.
+ *
+ * Per coordinate, the center is the mean of the repetitions after dropping
+ * outliers (farther than 4 scaled median absolute deviations from the
+ * median; the mean is kept for its efficiency on well-behaved noise). The
+ * noise of run-time measurements grows with the value, so the relative
+ * variance of one repetition is pooled over all coordinates (a coefficient
+ * of variation with sum(r_i - 1) degrees of freedom) and shrunk per
+ * coordinate towards it: var_i = (nu_i v_i + nu_0 cv2) / (nu_i + nu_0) *
+ * y_i^2 / r_i, with nu_0 the pooled degrees of freedom of the others. The
+ * weights of the least-squares fits are 1 / var_i.
+ *
+ * Without repetitions (one value per coordinate) the weights are relative,
+ * 1 / y_i^2, and the scale is left to the fit (have_reps = 0).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modeling/robust_internal.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Center, variance of one repetition and the repetitions kept, of v[0..r). */
+static void point_stats(const double *v, int r, double *tmp, double *center, double *var, int *kept)
+{
+    memcpy(tmp, v, sizeof(double) * (size_t)r);
+    qsort(tmp, (size_t)r, sizeof(double), cmp_double);
+    double med = r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2;
+    for (int i = 0; i < r; i++)
+        tmp[i] = fabs(v[i] - med);
+    qsort(tmp, (size_t)r, sizeof(double), cmp_double);
+    double mad = 1.4826 * (r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2);
+    double sum = 0;
+    int k = 0;
+    for (int i = 0; i < r; i++) {
+        if (r >= 3 && mad > 0 && fabs(v[i] - med) > 4 * mad)
+            continue;
+        sum += v[i];
+        k++;
+    }
+    double mean = sum / k, ss = 0;
+    for (int i = 0; i < r; i++) {
+        if (r >= 3 && mad > 0 && fabs(v[i] - med) > 4 * mad)
+            continue;
+        ss += (v[i] - mean) * (v[i] - mean);
+    }
+    *center = mean;
+    *var = k > 1 ? ss / (k - 1) : 0;
+    *kept = k;
+}
+
+static double max_abs(const double *y, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(y[i]) > m)
+            m = fabs(y[i]);
+    return m;
+}
+
+/* The scale of point i for relative noise, kept away from 0. */
+static double rel_scale2(double y, double floor2)
+{
+    double s = y * y;
+    return s > floor2 ? s : floor2;
+}
+
+int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
+{
+    int n = d->npoints;
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->nparams = d->nparams;
+    s->coords = d->coords;
+    int maxr = 1;
+    for (int i = 0; reps && i < n; i++)
+        if (reps->start[i + 1] - reps->start[i] > maxr)
+            maxr = reps->start[i + 1] - reps->start[i];
+    s->storage = malloc(sizeof(double) * ((size_t)n * 5 + (size_t)maxr));
+    if (!s->storage)
+        return -1;
+    s->y = s->storage;
+    s->var = s->y + n;
+    s->w = s->var + n;
+    double *v1 = s->w + n, *nu = v1 + n, *tmp = nu + n;
+    double pooled = 0, pooled_dof = 0;
+    for (int i = 0; i < n; i++) {
+        int r = reps ? reps->start[i + 1] - reps->start[i] : 0;
+        int kept = 1;
+        v1[i] = 0;
+        if (r >= 1)
+            point_stats(reps->values + reps->start[i], r, tmp, &s->y[i], &v1[i], &kept);
+        else
+            s->y[i] = d->values[i];
+        nu[i] = kept - 1;
+        s->var[i] = kept; /* repetitions behind the center, for now */
+        if (kept > 1 && s->y[i] != 0) {
+            pooled += (kept - 1) * v1[i] / (s->y[i] * s->y[i]);
+            pooled_dof += kept - 1;
+        }
+    }
+    double floor2 = max_abs(s->y, n) * 1e-6;
+    floor2 = floor2 > 0 ? floor2 * floor2 : 1e-300;
+    s->have_reps = pooled_dof > 0;
+    s->dof = pooled_dof;
+    s->cv2 = s->have_reps ? pooled / pooled_dof : 0;
+    /* a noise-free series: a relative noise far below what any fit resolves */
+    if (s->have_reps && s->cv2 < 1e-20)
+        s->cv2 = 1e-20;
+    for (int i = 0; i < n; i++) {
+        double scale2 = rel_scale2(s->y[i], floor2), r = s->var[i];
+        if (!s->have_reps) {
+            s->var[i] = scale2;
+        } else {
+            double nu0 = pooled_dof - nu[i];
+            double own = nu[i] > 0 && s->y[i] != 0 ? v1[i] / (s->y[i] * s->y[i]) : s->cv2;
+            double rel = nu0 + nu[i] > 0 ? (nu[i] * own + nu0 * s->cv2) / (nu[i] + nu0) : s->cv2;
+            if (rel < 1e-20)
+                rel = 1e-20;
+            s->var[i] = rel * scale2 / r;
+        }
+        s->w[i] = 1 / s->var[i];
+    }
+    return 0;
+}
+
+void rb_series_free(rb_series *s)
+{
+    free(s->storage);
+    memset(s, 0, sizeof *s);
+}

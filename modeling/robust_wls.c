@@ -1,0 +1,128 @@
+/*
+ * robust_wls.c — one hypothesis of the robust modeler: weighted least
+ * squares, its criterion and the variance of its fitted mean.
+ *
+ * Rows are weighted by sqrt(1 / var_i) (robust_noise.c), so chi2 is the
+ * weighted residual sum of squares; with repetitions it is a chi-square
+ * statistic against the measured noise. The criterion is Akaike's with the
+ * small-sample correction, AICc = chi2 + 2k + 2k(k+1)/(m-k-1) when the noise
+ * is known from repetitions, m ln(chi2/m) + AICc penalty for k+1 parameters
+ * when it is not. Run times are sums of non-negative costs, so a negative
+ * coefficient costs a further SIGN_PENALTY (a prior odds of e^-SIGN_PENALTY/2).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "modeling/robust_internal.h"
+
+#define SIGN_PENALTY 8.0
+#define NO_DOF_PENALTY 1e6
+
+size_t rb_work_size(int m)
+{
+    return (size_t)m * (PMNF_MAX_COEFS + 1) + lsq_storage_size(m, PMNF_MAX_COEFS) + 8;
+}
+
+static double shape_at(const rb_series *s, const pmnf_term *t, int i)
+{
+    return pmnf_term_shape(t, s->coords + (size_t)i * s->nparams);
+}
+
+int rb_fit(const rb_series *s, const int *idx, int m, rb_hyp *h, const double *col, double *work)
+{
+    int nt = h->f.nterms, hc = h->has_const;
+    int k = hc + nt;
+    h->k = k;
+    h->ok = 0;
+    if (k == 0 || m < k)
+        return -1;
+    double *a = work, *b = a + (size_t)m * k, *store = b + m;
+    for (int r = 0; r < m; r++) {
+        int i = idx ? idx[r] : r;
+        double sw = sqrt(s->w[i]);
+        b[r] = sw * s->y[i];
+        if (hc)
+            a[r] = sw;
+        for (int t = 0; t < nt; t++) {
+            double g = col ? col[(size_t)t * m + r] : shape_at(s, &h->f.terms[t], i);
+            a[(size_t)(hc + t) * m + r] = sw * g;
+        }
+    }
+    lsq_factor f;
+    if (lsq_factorize(a, m, k, &f, store) < 0 || f.rank_deficient)
+        return -1;
+    double x[PMNF_MAX_COEFS], c[PMNF_MAX_COEFS * PMNF_MAX_COEFS];
+    lsq_solve(&f, b, x);
+    if (lsq_inverse_normal(&f, c) < 0)
+        return -1;
+    /* the factorization overwrote nothing of a: residuals from a and b */
+    double chi2 = 0;
+    for (int r = 0; r < m; r++) {
+        double p = 0;
+        for (int j = 0; j < k; j++)
+            p += a[(size_t)j * m + r] * x[j];
+        chi2 += (b[r] - p) * (b[r] - p);
+    }
+    h->f.constant = hc ? x[0] : 0;
+    for (int t = 0; t < nt; t++)
+        h->f.terms[t].coef = x[hc + t];
+    int nc = 1 + nt;
+    memset(h->cov, 0, sizeof h->cov);
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            h->cov[(i + !hc) * nc + (j + !hc)] = c[i * k + j];
+    h->chi2 = chi2;
+    h->ok = isfinite(chi2) && isfinite(h->f.constant);
+    for (int t = 0; t < nt; t++)
+        h->ok &= isfinite(h->f.terms[t].coef) != 0;
+    return h->ok ? 0 : -1;
+}
+
+static double aicc_penalty(int k, int m)
+{
+    if (m - k - 1 <= 0)
+        return 2.0 * k + NO_DOF_PENALTY;
+    return 2.0 * k + 2.0 * k * (k + 1) / (m - k - 1);
+}
+
+double rb_score(const rb_series *s, double chi2, int k, int m, int negative)
+{
+    double c;
+    if (s->have_reps) {
+        c = chi2 + aicc_penalty(k, m);
+    } else {
+        chi2 = chi2 > m * 1e-24 ? chi2 : m * 1e-24;
+        c = m * log(chi2 / m) + aicc_penalty(k + 1, m);
+    }
+    return negative ? c + SIGN_PENALTY : c;
+}
+
+double rb_criterion(const rb_series *s, const rb_hyp *h, int m)
+{
+    int negative = h->has_const && h->f.constant < 0;
+    for (int t = 0; t < h->f.nterms; t++)
+        negative |= h->f.terms[t].coef < 0;
+    return rb_score(s, h->chi2, h->k, m, negative);
+}
+
+double rb_noise_scale(const rb_series *s, double chi2, int k, int m)
+{
+    double dof = m - k;
+    if (s->have_reps)
+        return dof > 0 && chi2 / dof > 1 ? chi2 / dof : 1;
+    return dof > 0 ? chi2 / dof : INFINITY;
+}
+
+double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double *point)
+{
+    int nc = 1 + h->f.nterms;
+    double g[PMNF_MAX_COEFS];
+    g[0] = 1;
+    for (int t = 0; t < h->f.nterms; t++)
+        g[t + 1] = pmnf_term_shape(&h->f.terms[t], point);
+    double q = 0;
+    for (int i = 0; i < nc; i++)
+        for (int j = 0; j < nc; j++)
+            q += g[i] * h->cov[i * nc + j] * g[j];
+    return q > 0 ? q * rb_noise_scale(s, h->chi2, h->k, m) : 0;
+}
