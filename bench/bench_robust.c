@@ -148,6 +148,13 @@ static int score_model(tally *t, const pmnf_model *m, const set_data *s, long k)
         int none = pmnf_predict(m, s->l.eval[e], &v, &lo, &hi);
         if (add_err(t, fabs(v - want) / fabs(want) * 100))
             return -1;
+        if (getenv("RB_DEBUG") && e == 2 && fabs(v - want) / fabs(want) > 0.25) {
+            char buf[512];
+            const char *nm[2] = {"p", "n"};
+            pmnf_format(&m->f, nm, buf, sizeof buf);
+            const gen_block *b = &GEN_BLOCKS[s->truth[k].blocks[0]];
+            fprintf(stderr, "%d truth %g + %g x^(%d/%d) log^%d | %s | err %.1f%%\n", m->modeler, s->truth[k].c0, s->truth[k].c1, b->num, b->den, b->log, buf, (v-want)/want*100);
+        }
         t->intervals++;
         t->covered += !none && lo <= want && want <= hi;
         t->width_sum += none ? 0 : (hi - lo) / fabs(want) * 100;

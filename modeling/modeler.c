@@ -82,6 +82,7 @@ void pmnf_modeler_free(pmnf_modeler *m)
     drop_multi_caches(m);
     free(m->blocks);
     free(m->scratch);
+    rb_cache_free(m->robust);
     free(m);
 }
 

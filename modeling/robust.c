@@ -1,36 +1,36 @@
 /*
- * robust.c — the robust modeler: hypothesis search, model averaging for the
- * interval, and the fallback to Extra-P's modeler.
+ * robust.c — the robust modeler: hypothesis search, choice and interval,
+ * and the explicit fallback to Extra-P's modeler.
  *
  * The series comes from robust_noise.c (a center and a noise variance per
  * coordinate, from the repetitions). Every hypothesis is a weighted
- * least-squares fit scored by AICc (robust_wls.c), so a term is only kept
- * when it explains more than the measured noise, and a hypothesis without a
- * constant (one coefficient fewer) wins when the data allow it.
+ * least-squares fit scored by AICc with a prior against negative
+ * coefficients and towards simple growth classes (robust_wls.c), so a term
+ * is only kept when it explains more than the measured noise, and a
+ * hypothesis without a constant (one coefficient fewer) wins when the data
+ * allow it.
  *
  * One parameter: every building block b of the search space (Extra-P's,
  * negative exponents included when asked for) as c0 + c1 b(x) and c1 b(x),
- * and the constant; the lowest criterion wins.
+ * and the constant.
  *
  * Several parameters: for each parameter, every block is scored on all lines
  * of points along which only that parameter varies (the sum over the lines
  * of the best of c_L + d_L b(x) and d_L b(x), each line with its own
- * coefficients: the shape of a parameter is the same on every line whether
- * the parameters add or multiply). The best few blocks per parameter (and
- * "does not grow") are then combined into sums and products, with and
- * without a constant, and fitted on all points; the lowest criterion wins.
+ * coefficients: a parameter's shape is the same on every line whether the
+ * parameters add or multiply). The best few blocks per parameter, or its
+ * absence, are combined into sums and products, with and without a
+ * constant, and fitted on all points.
  *
- * Interval: the chosen model's coefficient covariance (weighted, scaled by
- * the reduced chi-square when the fit is worse than the noise) is widened by
- * the spread of the competing hypotheses: with Akaike weights w_h, at the
- * reference point 4x the largest coordinate of every parameter,
- *   kappa^2 = sum_h w_h ((mu_h - mu)^2 + v_h) / v
- * (mu, v: the chosen model's mean and variance there), and the covariance is
- * multiplied by max(1, kappa^2). So the interval reflects both the noise and
- * the doubt about which growth class is the right one.
+ * Of all hypotheses fitted, the model is the weighted median prediction at
+ * the reference point, and its interval is widened by the spread of the
+ * others (robust_mixture.c). The interval is stored in pmnf_model's terms,
+ * y +- t * sqrt(sigma2 (1 + g' C g)): sigma2 is the variance of the least
+ * noisy measured center and sigma2 * C the covariance of the coefficients.
  *
- * Too few points (fewer than 4 along a parameter) for the criterion: the
- * model is Extra-P's, with the warning PMNF_WARN_ROBUST_FALLBACK.
+ * Too few points (fewer than 4 distinct values along a parameter) for the
+ * criterion: the model is Extra-P's, with the warning
+ * PMNF_WARN_ROBUST_FALLBACK.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,57 +42,6 @@
 #include "modeling/robust_internal.h"
 
 #define MIN_LINE_POINTS 4
-#define REF_FACTOR 4.0
-#define MAX_COMBO_FITS 4096
-
-/* Akaike-weighted moments of the competing hypotheses' predictions at the
- * reference point, accumulated relative to the best criterion seen so far. */
-typedef struct mixture {
-    int n, cap;
-    double *crit, *mu, *var;
-} mixture;
-
-static int mixture_add(mixture *mx, double crit, double mu, double var)
-{
-    if (!isfinite(crit) || !isfinite(mu) || !isfinite(var))
-        return 0;
-    if (mx->n == mx->cap) {
-        int cap = mx->cap ? 2 * mx->cap : 128;
-        double *c = realloc(mx->crit, sizeof(double) * (size_t)cap * 3);
-        if (!c)
-            return -1;
-        mx->crit = c;
-        mx->mu = c + cap;
-        mx->var = c + 2 * cap;
-        /* the three arrays share one block: move the old parts apart */
-        memmove(mx->var, c + 2 * mx->cap, sizeof(double) * (size_t)mx->n);
-        memmove(mx->mu, c + mx->cap, sizeof(double) * (size_t)mx->n);
-        mx->cap = cap;
-    }
-    mx->crit[mx->n] = crit;
-    mx->mu[mx->n] = mu;
-    mx->var[mx->n] = var;
-    mx->n++;
-    return 0;
-}
-
-/* max(1, kappa^2) for the chosen model (crit0, mu0, var0). */
-static double mixture_kappa2(const mixture *mx, double crit0, double mu0, double var0)
-{
-    double sw = 0, s = 0;
-    for (int i = 0; i < mx->n; i++) {
-        double w = exp(-(mx->crit[i] - crit0) / 2);
-        if (w < 1e-6)
-            continue;
-        double d = mx->mu[i] - mu0;
-        sw += w;
-        s += w * (d * d + mx->var[i]);
-    }
-    if (!(var0 > 0) || !(sw > 0))
-        return 1;
-    double k2 = s / sw / var0;
-    return isfinite(k2) && k2 > 1 ? k2 : 1;
-}
 
 /* ---- closed-form fits of c0 + c1 g and c1 g ------------------------------ */
 
@@ -105,20 +54,20 @@ typedef struct fit2 {
 static fit2 fit_two(const double *y, const double *w, const double *g, int m, int has_const)
 {
     fit2 f = {0};
-    double sw = 0, swg = 0, swy = 0;
-    for (int i = 0; i < m; i++) {
-        sw += w[i];
-        swg += w[i] * g[i];
-        swy += w[i] * y[i];
-    }
+    double sw = 0, swg = 0, swy = 0, sgg = 0, sgy = 0;
     if (has_const) {
-        double gb = swg / sw, yb = swy / sw, sgg = 0, sgy = 0;
+        for (int i = 0; i < m; i++) {
+            sw += w[i];
+            swg += w[i] * g[i];
+            swy += w[i] * y[i];
+        }
+        double gb = swg / sw, yb = swy / sw;
         for (int i = 0; i < m; i++) {
             double dg = g[i] - gb;
             sgg += w[i] * dg * dg;
             sgy += w[i] * dg * (y[i] - yb);
         }
-        if (!(sgg > 0) || sgg < 1e-24 * (swg * swg / sw))
+        if (!(sgg > 1e-24 * (swg * swg / sw)))
             return f;
         f.c1 = sgy / sgg;
         f.c0 = yb - f.c1 * gb;
@@ -126,7 +75,6 @@ static fit2 fit_two(const double *y, const double *w, const double *g, int m, in
         f.v01 = -gb / sgg;
         f.v00 = 1 / sw + gb * gb / sgg;
     } else {
-        double sgg = 0, sgy = 0;
         for (int i = 0; i < m; i++) {
             sgg += w[i] * g[i] * g[i];
             sgy += w[i] * g[i] * y[i];
@@ -144,7 +92,7 @@ static fit2 fit_two(const double *y, const double *w, const double *g, int m, in
     return f;
 }
 
-static double fit_const_chi2(const double *y, const double *w, int m, double *c0, double *v00)
+static double fit_const(const double *y, const double *w, int m, double *c0, double *v00)
 {
     double sw = 0, swy = 0, chi2 = 0;
     for (int i = 0; i < m; i++) {
@@ -158,95 +106,58 @@ static double fit_const_chi2(const double *y, const double *w, int m, double *c0
     return chi2;
 }
 
-/* ---- the search space ------------------------------------------------------ */
-
-/* Extra-P's are_measurements_log_capable for the values x[0..n). */
-static int log_capable(const double *x, int n, int negative_exponents)
+/* Criterion of a fit2 of block b (hc: with constant) on m points. */
+static double fit2_crit(const rb_series *s, const pmnf_modeler *m, int b, const fit2 *f, int hc,
+                        int npts)
 {
-    for (int i = 0; i < n; i++)
-        if (negative_exponents ? x[i] <= 1.0 : x[i] < 1.0)
-            return 0;
-    return 1;
-}
-
-/* Block b's values at x[0..n) into g; 0 when some is not finite or all are
- * equal (then the block is the constant). */
-static int block_column(const pmnf_block *b, int param, const double *x, int n, double *g)
-{
-    pmnf_factor f = {param, b->poly, b->log};
-    int varies = 0;
-    for (int i = 0; i < n; i++) {
-        g[i] = pmnf_factor_eval(&f, x[i]);
-        if (!isfinite(g[i]))
-            return 0;
-        varies |= g[i] != g[0];
-    }
-    return varies;
-}
-
-static double max_coord(const rb_series *s, int p)
-{
-    double m = -INFINITY;
-    for (int i = 0; i < s->n; i++)
-        if (s->coords[(size_t)i * s->nparams + p] > m)
-            m = s->coords[(size_t)i * s->nparams + p];
-    return m;
-}
-
-static void reference_point(const rb_series *s, double *ref)
-{
-    for (int p = 0; p < s->nparams; p++) {
-        double m = max_coord(s, p);
-        ref[p] = m > 0 ? m * REF_FACTOR : m;
-    }
+    return rb_score(s, f->chi2, 1 + hc, npts, f->c0 < 0 || f->c1 < 0) +
+           rb_block_penalty(m->blocks[b].poly, m->blocks[b].log);
 }
 
 /* ---- one parameter ---------------------------------------------------------- */
 
-/* The best single-parameter hypothesis on all points into best (shapes only;
- * robust_fit refits it). Every candidate goes into mx. */
-static int search_single(const pmnf_modeler *m, const rb_series *s, const double *ref,
-                         rb_hyp *best, double *best_crit, mixture *mx, double *g)
+static void single_shape(const pmnf_modeler *m, int tag, rb_hyp *h)
+{
+    memset(h, 0, sizeof *h);
+    h->f.nparams = 1;
+    h->has_const = 1;
+    if (tag < 0)
+        return;
+    h->has_const = tag % 2;
+    h->f.nterms = 1;
+    h->f.terms[0].coef = 1;
+    h->f.terms[0].nfactors = 1;
+    h->f.terms[0].factors[0] = (pmnf_factor){0, m->blocks[tag / 2].poly, m->blocks[tag / 2].log};
+}
+
+/* Every single-parameter hypothesis into c->mx (tag 2b + has_const, -1 for
+ * the constant), then the chosen one's shape into best. */
+static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best)
 {
     int n = s->n;
-    const double *x = s->coords;
-    double c0, v00;
-    double chi2 = fit_const_chi2(s->y, s->w, n, &c0, &v00);
-    memset(best, 0, sizeof *best);
-    best->f.nparams = 1;
-    best->has_const = 1;
-    *best_crit = rb_score(s, chi2, 1, n, c0 < 0);
-    if (mixture_add(mx, *best_crit, c0, v00 * rb_noise_scale(s, chi2, 1, n)) < 0)
+    double c0, v00, chi2 = fit_const(s->y, s->w, n, &c0, &v00);
+    double crit = rb_score(s, chi2, 1, n, c0 < 0);
+    if (rb_mixture_add(&c->mx, crit, c0, v00 * rb_noise_scale(s, chi2, 1, n), -1) < 0)
         return -1;
-    int logs = log_capable(x, n, m->opt.allow_negative_exponents);
-    for (int b = 0; b < m->nblocks; b++) {
-        const pmnf_block *blk = &m->blocks[b];
-        if ((blk->log != 0 && !logs) || !block_column(blk, 0, x, n, g))
+    for (int b = 0; b < c->nblocks; b++) {
+        if (!c->usable[b])
             continue;
-        pmnf_factor fac = {0, blk->poly, blk->log};
-        double gr = pmnf_factor_eval(&fac, ref[0]);
+        const double *g = rb_col(c, 0, b);
+        double gr = c->gref[b];
         for (int hc = 1; hc >= 0; hc--) {
             fit2 f = fit_two(s->y, s->w, g, n, hc);
             if (!f.ok)
                 continue;
-            int k = 1 + hc;
-            double crit = rb_score(s, f.chi2, k, n, f.c0 < 0 || f.c1 < 0);
             double var = (f.v00 + 2 * gr * f.v01 + gr * gr * f.v11) *
-                         rb_noise_scale(s, f.chi2, k, n);
-            if (mixture_add(mx, crit, f.c0 + f.c1 * gr, var) < 0)
+                         rb_noise_scale(s, f.chi2, 1 + hc, n);
+            if (rb_mixture_add(&c->mx, fit2_crit(s, m, b, &f, hc, n), f.c0 + f.c1 * gr, var,
+                               2 * b + hc) < 0)
                 return -1;
-            if (crit < *best_crit) {
-                *best_crit = crit;
-                memset(best, 0, sizeof *best);
-                best->f.nparams = 1;
-                best->has_const = hc;
-                best->f.nterms = 1;
-                best->f.terms[0].coef = 1;
-                best->f.terms[0].nfactors = 1;
-                best->f.terms[0].factors[0] = fac;
-            }
         }
     }
+    int tag = -1;
+    rb_mixture_pick(&c->mx, &tag);
+    single_shape(m, tag, best);
     return 0;
 }
 
@@ -260,33 +171,31 @@ typedef struct lines {
     int *idx;
 } lines;
 
-static int same_others(const rb_series *s, int i, int j, int p)
+static int same_others(const double *coords, int nparams, int i, int j, int p)
 {
-    for (int q = 0; q < s->nparams; q++)
-        if (q != p && s->coords[(size_t)i * s->nparams + q] != s->coords[(size_t)j * s->nparams + q])
+    for (int q = 0; q < nparams; q++)
+        if (q != p && coords[(size_t)i * nparams + q] != coords[(size_t)j * nparams + q])
             return 0;
     return 1;
 }
 
-static int distinct_values(const rb_series *s, const int *idx, int m, int p)
+static int distinct_values(const double *coords, int nparams, const int *idx, int m, int p)
 {
     int d = 0;
     for (int a = 0; a < m; a++) {
         int seen = 0;
         for (int b = 0; b < a && !seen; b++)
-            seen = s->coords[(size_t)idx[a] * s->nparams + p] ==
-                   s->coords[(size_t)idx[b] * s->nparams + p];
+            seen = coords[(size_t)idx[a] * nparams + p] == coords[(size_t)idx[b] * nparams + p];
         d += !seen;
     }
     return d;
 }
 
-static int lines_build(const rb_series *s, int p, lines *L)
+static int lines_build(const double *coords, int n, int nparams, int p, lines *L)
 {
-    int n = s->n;
     int *group = malloc(sizeof(int) * (size_t)n * 3 + sizeof(int));
     L->start = malloc(sizeof(int) * (size_t)(n + 1));
-    L->idx = malloc(sizeof(int) * (size_t)n);
+    L->idx = malloc(sizeof(int) * (size_t)(n ? n : 1));
     L->nlines = 0;
     if (!group || !L->start || !L->idx) {
         free(group);
@@ -298,7 +207,7 @@ static int lines_build(const rb_series *s, int p, lines *L)
     for (int i = 0; i < n; i++) {
         int g = -1;
         for (int k = 0; k < ng && g < 0; k++)
-            if (same_others(s, i, rep[k], p))
+            if (same_others(coords, nparams, i, rep[k], p))
                 g = k;
         if (g < 0) {
             g = ng;
@@ -313,7 +222,7 @@ static int lines_build(const rb_series *s, int p, lines *L)
         for (int i = 0; i < n; i++)
             if (group[i] == k)
                 members[m++] = i;
-        if (distinct_values(s, members, m, p) < MIN_LINE_POINTS)
+        if (distinct_values(coords, nparams, members, m, p) < MIN_LINE_POINTS)
             continue;
         memcpy(L->idx + used, members, sizeof(int) * (size_t)m);
         used += m;
@@ -335,7 +244,6 @@ typedef struct ranking {
     int ntop;
     int block[MAX_TOP];
     double score[MAX_TOP];
-    double const_score; /* the parameter does not matter */
 } ranking;
 
 static void ranking_insert(ranking *r, int cap, int b, double score)
@@ -356,41 +264,32 @@ static void ranking_insert(ranking *r, int cap, int b, double score)
         r->ntop++;
 }
 
-/* Scores every block for parameter p on its lines. buf: 4n doubles. */
-static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const lines *L, int p,
-                           int cap, ranking *r, double *buf)
+/* Scores every block for parameter p on its lines. buf: 3n doubles. */
+static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_cache *c,
+                           const lines *L, int p, int cap, ranking *r, double *buf)
 {
-    int n = s->n;
-    double *x = buf, *y = buf + n, *w = buf + 2 * n, *g = buf + 3 * n;
-    int total = L->start[L->nlines];
+    int n = s->n, total = L->start[L->nlines];
+    double *y = buf, *w = buf + n, *g = buf + 2 * n;
     for (int a = 0; a < total; a++) {
-        int i = L->idx[a];
-        x[a] = s->coords[(size_t)i * s->nparams + p];
-        y[a] = s->y[i];
-        w[a] = s->w[i];
+        y[a] = s->y[L->idx[a]];
+        w[a] = s->w[L->idx[a]];
     }
     memset(r, 0, sizeof *r);
-    for (int l = 0; l < L->nlines; l++) {
-        int o = L->start[l], len = L->start[l + 1] - o;
-        double c0, v00, chi2 = fit_const_chi2(y + o, w + o, len, &c0, &v00);
-        r->const_score += rb_score(s, chi2, 1, len, c0 < 0);
-    }
-    int logs = log_capable(x, total, m->opt.allow_negative_exponents);
-    for (int b = 0; b < m->nblocks; b++) {
-        const pmnf_block *blk = &m->blocks[b];
-        if ((blk->log != 0 && !logs) || !block_column(blk, p, x, total, g))
+    for (int b = 0; b < c->nblocks; b++) {
+        if (!c->usable[(size_t)p * c->nblocks + b])
             continue;
+        const double *col = rb_col(c, p, b);
+        for (int a = 0; a < total; a++)
+            g[a] = col[L->idx[a]];
         double score = 0;
         for (int l = 0; l < L->nlines && isfinite(score); l++) {
             int o = L->start[l], len = L->start[l + 1] - o;
             double bestl = INFINITY;
             for (int hc = 1; hc >= 0; hc--) {
                 fit2 f = fit_two(y + o, w + o, g + o, len, hc);
-                if (!f.ok)
-                    continue;
-                double c = rb_score(s, f.chi2, 1 + hc, len, f.c0 < 0 || f.c1 < 0);
-                if (c < bestl)
-                    bestl = c;
+                double crit = f.ok ? fit2_crit(s, m, b, &f, hc, len) : INFINITY;
+                if (crit < bestl)
+                    bestl = crit;
             }
             score += bestl;
         }
@@ -399,108 +298,150 @@ static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const line
     }
 }
 
-/* The hypothesis of one combination: choice[p] = index into the ranking of
- * parameter p, or -1 (absent); form 0 sum, 1 product. */
-static int combo_shape(const pmnf_modeler *m, const ranking *rk, const int *choice, int nparams,
-                       int form, int has_const, rb_hyp *h)
+/* One combination: per parameter an index into its ranking or -1 (absent),
+ * form 0 sum, 1 product, with or without a constant. */
+typedef struct combo {
+    signed char choice[PMNF_MAX_PARAMS];
+    signed char form, has_const;
+} combo;
+
+/* The hypothesis of a combination, its term columns into col (m points). */
+static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking *rk,
+                        const combo *cb, int nparams, rb_hyp *h, double *col)
 {
     memset(h, 0, sizeof *h);
     h->f.nparams = nparams;
-    h->has_const = has_const;
-    int active = 0;
+    h->has_const = cb->has_const;
+    int n = c->n, active = 0;
     for (int p = 0; p < nparams; p++) {
-        if (choice[p] < 0)
+        if (cb->choice[p] < 0)
             continue;
-        const pmnf_block *blk = &m->blocks[rk[p].block[choice[p]]];
-        pmnf_factor fac = {p, blk->poly, blk->log};
-        pmnf_term *t = form == 1 && active ? &h->f.terms[0] : &h->f.terms[h->f.nterms++];
-        t->coef = 1;
-        t->factors[t->nfactors++] = fac;
+        int b = rk[p].block[(int)cb->choice[p]];
+        pmnf_factor fac = {p, m->blocks[b].poly, m->blocks[b].log};
+        int t = cb->form == 1 && active ? 0 : h->f.nterms++;
+        pmnf_term *term = &h->f.terms[t];
+        term->coef = 1;
+        term->factors[term->nfactors++] = fac;
+        const double *g = rb_col(c, p, b);
+        double *dst = col + (size_t)t * n;
+        for (int i = 0; i < n; i++)
+            dst[i] = term->nfactors == 1 ? g[i] : dst[i] * g[i];
         active++;
     }
-    return active;
 }
 
-static int search_multi(const pmnf_modeler *m, const rb_series *s, const double *ref,
-                        rb_hyp *best, double *best_crit, mixture *mx, double *buf, double *work)
+static double combo_penalty(const pmnf_modeler *m, const ranking *rk, const combo *cb, int np)
+{
+    double pen = 0;
+    for (int p = 0; p < np; p++)
+        if (cb->choice[p] >= 0) {
+            const pmnf_block *b = &m->blocks[rk[p].block[(int)cb->choice[p]]];
+            pen += rb_block_penalty(b->poly, b->log);
+        }
+    return pen;
+}
+
+/* Advances an odometer over -1 .. ntop-1 per parameter; 0 when done. */
+static int next_choice(combo *cb, const ranking *rk, int np)
+{
+    int p = 0;
+    while (p < np && ++cb->choice[p] >= rk[p].ntop) {
+        cb->choice[p] = -1;
+        p++;
+    }
+    return p < np;
+}
+
+/* Fits every combination into c->mx (tag: index into combos). */
+static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, const ranking *rk,
+                      combo *combos, int *ncombos, double *col, double *work)
 {
     int np = s->nparams, n = s->n;
-    int cap = np <= 2 ? 4 : np == 3 ? 2 : 1;
+    combo cb = {.form = 0};
+    for (int p = 0; p < np; p++)
+        cb.choice[p] = -1;
+    rb_hyp h;
+    do {
+        int active = 0;
+        for (int p = 0; p < np; p++)
+            active += cb.choice[p] >= 0;
+        for (cb.form = 0; cb.form < (active >= 2 ? 2 : 1); cb.form++) {
+            for (cb.has_const = 1; cb.has_const >= (active ? 0 : 1); cb.has_const--) {
+                combo_shape(m, c, rk, &cb, np, &h, col);
+                if (rb_fit(s, NULL, n, &h, col, work) < 0)
+                    continue;
+                double crit = rb_criterion(s, &h, n) + combo_penalty(m, rk, &cb, np);
+                combos[*ncombos] = cb;
+                if (rb_mixture_add(&c->mx, crit, pmnf_eval(&h.f, c->ref),
+                                   rb_mean_variance(s, &h, n, c->ref), *ncombos) < 0)
+                    return -1;
+                ++*ncombos;
+            }
+        }
+    } while (next_choice(&cb, rk, np));
+    return 0;
+}
+
+static int combos_bound(const ranking *rk, int np)
+{
+    int total = 1;
+    for (int p = 0; p < np; p++)
+        total *= rk[p].ntop + 1;
+    return total * 4;
+}
+
+static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best,
+                        double *buf, double *work)
+{
+    int np = s->nparams, n = s->n;
+    int cap = np <= 2 ? 3 : np == 3 ? 2 : 1;
     ranking rk[PMNF_MAX_PARAMS];
     for (int p = 0; p < np; p++) {
         lines L;
-        if (lines_build(s, p, &L) < 0)
+        if (lines_build(s->coords, n, np, p, &L) < 0)
             return -1;
-        rank_parameter(m, s, &L, p, cap, &rk[p], buf);
+        rank_parameter(m, s, c, &L, p, cap, &rk[p], buf);
         lines_free(&L);
     }
-    /* the constant */
-    rb_hyp h;
-    memset(best, 0, sizeof *best);
-    best->f.nparams = np;
-    best->has_const = 1;
-    *best_crit = INFINITY;
-    int choice[PMNF_MAX_PARAMS];
-    for (int p = 0; p < np; p++)
-        choice[p] = -1;
-    int fits = 0;
-    for (;;) {
-        int active = 0;
-        for (int p = 0; p < np; p++)
-            active += choice[p] >= 0;
-        for (int form = 0; form < (active >= 2 ? 2 : 1); form++) {
-            for (int hc = 1; hc >= (active ? 0 : 1); hc--) {
-                combo_shape(m, rk, choice, np, form, hc, &h);
-                if (fits++ > MAX_COMBO_FITS || rb_fit(s, NULL, n, &h, NULL, work) < 0)
-                    continue;
-                double crit = rb_criterion(s, &h, n);
-                double mu = pmnf_eval(&h.f, ref);
-                if (mixture_add(mx, crit, mu, rb_mean_variance(s, &h, n, ref)) < 0)
-                    return -1;
-                if (crit < *best_crit) {
-                    *best_crit = crit;
-                    *best = h;
-                }
-            }
+    combo *combos = malloc(sizeof *combos * (size_t)combos_bound(rk, np));
+    double *col = malloc(sizeof(double) * (size_t)n * PMNF_MAX_TERMS);
+    int ncombos = 0, rc = -1, tag = -1;
+    if (combos && col && fit_combos(m, s, c, rk, combos, &ncombos, col, work) == 0) {
+        rc = 0;
+        if (rb_mixture_pick(&c->mx, &tag) < 0) {
+            memset(best, 0, sizeof *best);
+            best->f.nparams = np;
+            best->has_const = 1;
+        } else {
+            combo_shape(m, c, rk, &combos[tag], np, best, col);
         }
-        /* next combination: an odometer over -1 .. ntop-1 per parameter */
-        int p = 0;
-        while (p < np && ++choice[p] >= rk[p].ntop) {
-            choice[p] = -1;
-            p++;
-        }
-        if (p == np)
-            break;
     }
-    return 0;
+    free(combos);
+    free(col);
+    return rc;
 }
 
 /* ---- the model ----------------------------------------------------------------- */
 
-static int enough_points(const rb_series *s, int *ok)
+static int enough_points(const pmnf_data *d, int *ok)
 {
     *ok = 1;
-    if (s->nparams == 1) {
-        *ok = s->n >= MIN_LINE_POINTS;
-        if (*ok) {
-            int *all = malloc(sizeof(int) * (size_t)s->n);
-            if (!all)
-                return -1;
-            for (int i = 0; i < s->n; i++)
-                all[i] = i;
-            *ok = distinct_values(s, all, s->n, 0) >= MIN_LINE_POINTS;
-            free(all);
-        }
-        return 0;
-    }
-    for (int p = 0; p < s->nparams && *ok; p++) {
+    for (int p = 0; p < d->nparams && *ok; p++) {
         lines L;
-        if (lines_build(s, p, &L) < 0)
+        if (lines_build(d->coords, d->npoints, d->nparams, p, &L) < 0)
             return -1;
         *ok = L.nlines > 0;
         lines_free(&L);
     }
     return 0;
+}
+
+static void no_interval(pmnf_model *out)
+{
+    memset(out->cov, 0, sizeof out->cov);
+    out->sigma2 = 0;
+    out->t975 = 0;
+    out->warnings |= PMNF_WARN_NO_INTERVAL;
 }
 
 static void finish_model(const rb_series *s, const rb_hyp *best, double kappa2, pmnf_model *out,
@@ -512,20 +453,19 @@ static void finish_model(const rb_series *s, const rb_hyp *best, double kappa2, 
         pred[i] = pmnf_eval(&out->f, s->coords + (size_t)i * s->nparams);
     quality_measure(out, pred, s->y, n);
     out->cv_smape = out->smape;
-    /* interval: t * sqrt(sigma2 (1 + g' C g)) with sigma2 the variance of the
-     * least noisy measured mean, so that sigma2 * C is the covariance */
     int nc = 1 + best->f.nterms;
     double scale = rb_noise_scale(s, best->chi2, best->k, n) * kappa2;
     double sigma2 = INFINITY;
     for (int i = 0; i < n; i++)
         if (s->var[i] < sigma2)
             sigma2 = s->var[i];
-    sigma2 *= s->have_reps ? 1 : rb_noise_scale(s, best->chi2, best->k, n);
+    if (!s->have_reps)
+        sigma2 *= rb_noise_scale(s, best->chi2, best->k, n);
     double dof = s->have_reps ? s->dof : n - best->k;
     out->ncoef = nc;
     out->dof = (int)dof;
     if (!(dof >= 1) || !(sigma2 > 0) || !isfinite(sigma2) || !isfinite(scale)) {
-        out->warnings |= PMNF_WARN_NO_INTERVAL;
+        no_interval(out);
         return;
     }
     out->sigma2 = sigma2;
@@ -533,10 +473,7 @@ static void finish_model(const rb_series *s, const rb_hyp *best, double kappa2, 
     for (int i = 0; i < nc * nc; i++) {
         out->cov[i] = best->cov[i] * scale / sigma2;
         if (!isfinite(out->cov[i])) {
-            memset(out->cov, 0, sizeof out->cov);
-            out->sigma2 = 0;
-            out->t975 = 0;
-            out->warnings |= PMNF_WARN_NO_INTERVAL;
+            no_interval(out);
             return;
         }
     }
@@ -554,48 +491,46 @@ static int fall_back(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char 
     return rc;
 }
 
+/* Searches, refits the chosen hypothesis and fills out. -2: no hypothesis. */
+static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_model *out,
+                      double *buf)
+{
+    int n = s->n;
+    double *work = buf + 3 * (size_t)n;
+    rb_hyp best;
+    c->mx.n = 0;
+    int rc = s->nparams == 1 ? search_single(m, s, c, &best)
+                             : search_multi(m, s, c, &best, buf, work);
+    if (rc < 0)
+        return -1;
+    if (rb_fit(s, NULL, n, &best, NULL, work) < 0)
+        return -2;
+    memset(out, 0, sizeof *out);
+    out->npoints = n;
+    out->modeler = PMNF_MODELER_ROBUST;
+    if (!s->have_reps)
+        out->warnings |= PMNF_WARN_NO_REPETITIONS;
+    double mu = pmnf_eval(&best.f, c->ref), var = rb_mean_variance(s, &best, n, c->ref);
+    finish_model(s, &best, rb_mixture_kappa2(&c->mx, mu, var), out, buf);
+    return 0;
+}
+
 int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
                char *err, size_t errcap)
 {
-    rb_series s;
-    if (rb_series_build(&s, d, reps) < 0)
-        goto oom;
     int ok;
-    if (enough_points(&s, &ok) < 0) {
-        rb_series_free(&s);
+    if (enough_points(d, &ok) < 0)
         goto oom;
-    }
-    if (!ok) {
-        rb_series_free(&s);
+    if (!ok)
         return fall_back(m, d, out, err, errcap);
-    }
+    rb_cache *c = rb_cache_get(m, d);
+    rb_series s;
+    if (!c || rb_series_build(&s, d, reps) < 0)
+        goto oom;
     int n = d->npoints;
-    double *buf = malloc(sizeof(double) * ((size_t)n * 4 + rb_work_size(n)));
-    mixture mx = {0};
-    rb_hyp best;
-    double crit, ref[PMNF_MAX_PARAMS];
-    reference_point(&s, ref);
-    int rc = buf ? 0 : -1;
-    if (!rc && d->nparams == 1) {
-        rc = search_single(m, &s, ref, &best, &crit, &mx, buf);
-        if (!rc && rb_fit(&s, NULL, n, &best, NULL, buf) < 0)
-            rc = -2;
-    } else if (!rc) {
-        rc = search_multi(m, &s, ref, &best, &crit, &mx, buf, buf + 4 * (size_t)n);
-        if (!rc && !isfinite(crit))
-            rc = -2;
-    }
-    if (rc == 0) {
-        memset(out, 0, sizeof *out);
-        out->npoints = n;
-        out->modeler = PMNF_MODELER_ROBUST;
-        if (!s.have_reps)
-            out->warnings |= PMNF_WARN_NO_REPETITIONS;
-        double mu = pmnf_eval(&best.f, ref), var = rb_mean_variance(&s, &best, n, ref);
-        finish_model(&s, &best, mixture_kappa2(&mx, crit, mu, var), out, buf);
-    }
+    double *buf = malloc(sizeof(double) * ((size_t)n * 3 + rb_work_size(n)));
+    int rc = buf ? fit_series(m, &s, c, out, buf) : -1;
     free(buf);
-    free(mx.crit);
     rb_series_free(&s);
     if (rc == -2)
         return fall_back(m, d, out, err, errcap);

@@ -49,6 +49,8 @@ int rb_fit(const rb_series *s, const int *idx, int m, rb_hyp *h, const double *c
 size_t rb_work_size(int m);
 /* The selection criterion of a fitted hypothesis on m points. */
 double rb_criterion(const rb_series *s, const rb_hyp *h, int m);
+/* The prior cost of a building block x^poly log2(x)^log. */
+double rb_block_penalty(double poly, double log);
 /* The same from a chi2 and k coefficients; negative: some coefficient < 0. */
 double rb_score(const rb_series *s, double chi2, int k, int m, int negative);
 /* Factor from (A'WA)^-1 to the covariance of the coefficients: 1 with
@@ -57,6 +59,41 @@ double rb_score(const rb_series *s, double chi2, int k, int m, int negative);
 double rb_noise_scale(const rb_series *s, double chi2, int k, int m);
 /* Variance of the fitted mean at point (from cov, scaled to the noise). */
 double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double *point);
+
+/* robust_mixture.c: the hypotheses of one fit at the reference point. */
+typedef struct rb_mixture {
+    int n, cap;
+    double *crit, *mu, *var, *tag, *w;
+} rb_mixture;
+
+/* Adds a hypothesis (skipped when not finite). -1 when out of memory. */
+int rb_mixture_add(rb_mixture *mx, double crit, double mu, double var, int tag);
+/* Weighs the hypotheses and picks the weighted median prediction: its index
+ * (its tag into *tag), or -1 when there is none. */
+int rb_mixture_pick(rb_mixture *mx, int *tag);
+/* max(1, kappa^2) for the chosen model's mean and variance (after pick). */
+double rb_mixture_kappa2(const rb_mixture *mx, double mu0, double var0);
+void rb_mixture_free(rb_mixture *mx);
+
+/* robust_cache.c: every building block's values at a coordinate set, kept
+ * in the modeler while series arrive with the same coordinates. */
+typedef struct rb_cache {
+    int nparams, n, nblocks;
+    double *coords;        /* the key: n x nparams */
+    double ref[PMNF_MAX_PARAMS]; /* the reference point */
+    unsigned char *usable; /* nparams x nblocks: finite everywhere, log rule, not constant */
+    double *g;             /* nparams x nblocks x n */
+    double *gref;          /* nparams x nblocks: value at ref */
+    rb_mixture mx;         /* reused between fits */
+    double *storage;
+} rb_cache;
+
+/* The cache for the coordinates of d, built when they changed; NULL when out of memory. */
+rb_cache *rb_cache_get(pmnf_modeler *m, const pmnf_data *d);
+static inline const double *rb_col(const rb_cache *c, int p, int b)
+{
+    return c->g + ((size_t)p * c->nblocks + b) * c->n;
+}
 
 /* robust.c */
 int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,

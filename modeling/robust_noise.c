@@ -6,10 +6,12 @@
  * median; the mean is kept for its efficiency on well-behaved noise). The
  * noise of run-time measurements grows with the value, so the relative
  * variance of one repetition is pooled over all coordinates (a coefficient
- * of variation with sum(r_i - 1) degrees of freedom) and shrunk per
- * coordinate towards it: var_i = (nu_i v_i + nu_0 cv2) / (nu_i + nu_0) *
- * y_i^2 / r_i, with nu_0 the pooled degrees of freedom of the others. The
- * weights of the least-squares fits are 1 / var_i.
+ * of variation cv2 with sum(r_i - 1) degrees of freedom), and the variance
+ * of coordinate i's center is var_i = cv2 * y_i^2 / r_i. (Each coordinate's
+ * own variance has only r_i - 1 degrees of freedom, four with five
+ * repetitions: weights from it alone, or shrunk towards the pooled value,
+ * made the fits worse on every generated set.) The weights of the
+ * least-squares fits are 1 / var_i.
  *
  * Without repetitions (one value per coordinate) the weights are relative,
  * 1 / y_i^2, and the scale is left to the fit (have_reps = 0).
@@ -20,21 +22,27 @@
 
 #include "modeling/robust_internal.h"
 
-static int cmp_double(const void *a, const void *b)
+/* Sorts v[0..n) (insertion sort: repetitions are few). */
+static void sort_small(double *v, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
 }
 
 /* Center, variance of one repetition and the repetitions kept, of v[0..r). */
 static void point_stats(const double *v, int r, double *tmp, double *center, double *var, int *kept)
 {
     memcpy(tmp, v, sizeof(double) * (size_t)r);
-    qsort(tmp, (size_t)r, sizeof(double), cmp_double);
+    sort_small(tmp, r);
     double med = r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2;
     for (int i = 0; i < r; i++)
         tmp[i] = fabs(v[i] - med);
-    qsort(tmp, (size_t)r, sizeof(double), cmp_double);
+    sort_small(tmp, r);
     double mad = 1.4826 * (r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2);
     double sum = 0;
     int k = 0;
@@ -88,7 +96,7 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
     s->y = s->storage;
     s->var = s->y + n;
     s->w = s->var + n;
-    double *v1 = s->w + n, *nu = v1 + n, *tmp = nu + n;
+    double *v1 = s->w + n, *tmp = v1 + 2 * n;
     double pooled = 0, pooled_dof = 0;
     for (int i = 0; i < n; i++) {
         int r = reps ? reps->start[i + 1] - reps->start[i] : 0;
@@ -98,7 +106,6 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
             point_stats(reps->values + reps->start[i], r, tmp, &s->y[i], &v1[i], &kept);
         else
             s->y[i] = d->values[i];
-        nu[i] = kept - 1;
         s->var[i] = kept; /* repetitions behind the center, for now */
         if (kept > 1 && s->y[i] != 0) {
             pooled += (kept - 1) * v1[i] / (s->y[i] * s->y[i]);
@@ -118,12 +125,7 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
         if (!s->have_reps) {
             s->var[i] = scale2;
         } else {
-            double nu0 = pooled_dof - nu[i];
-            double own = nu[i] > 0 && s->y[i] != 0 ? v1[i] / (s->y[i] * s->y[i]) : s->cv2;
-            double rel = nu0 + nu[i] > 0 ? (nu[i] * own + nu0 * s->cv2) / (nu[i] + nu0) : s->cv2;
-            if (rel < 1e-20)
-                rel = 1e-20;
-            s->var[i] = rel * scale2 / r;
+            s->var[i] = s->cv2 * scale2 / r;
         }
         s->w[i] = 1 / s->var[i];
     }

@@ -7,16 +7,22 @@
  * statistic against the measured noise. The criterion is Akaike's with the
  * small-sample correction, AICc = chi2 + 2k + 2k(k+1)/(m-k-1) when the noise
  * is known from repetitions, m ln(chi2/m) + AICc penalty for k+1 parameters
- * when it is not. Run times are sums of non-negative costs, so a negative
- * coefficient costs a further SIGN_PENALTY (a prior odds of e^-SIGN_PENALTY/2).
+ * when it is not. Run times are sums of non-negative costs, so a hypothesis
+ * with a negative coefficient costs NEGATIVE_PENALTY more: it is only chosen
+ * when no hypothesis with non-negative coefficients comes near the data.
+ * A building block that multiplies a power by a logarithm costs LOG_PENALTY
+ * per power of the logarithm (rb_block_penalty): a prior towards the
+ * simpler growth classes, which with five noisy points are otherwise too
+ * easily mimicked by a curved x^a log(x)^2.
  */
 #include <math.h>
 #include <string.h>
 
 #include "modeling/robust_internal.h"
 
-#define SIGN_PENALTY 8.0
+#define NEGATIVE_PENALTY 1000.0
 #define NO_DOF_PENALTY 1e6
+#define LOG_PENALTY 1.0
 
 size_t rb_work_size(int m)
 {
@@ -85,6 +91,11 @@ static double aicc_penalty(int k, int m)
     return 2.0 * k + 2.0 * k * (k + 1) / (m - k - 1);
 }
 
+double rb_block_penalty(double poly, double log)
+{
+    return poly != 0 ? LOG_PENALTY * fabs(log) : 0;
+}
+
 double rb_score(const rb_series *s, double chi2, int k, int m, int negative)
 {
     double c;
@@ -94,7 +105,7 @@ double rb_score(const rb_series *s, double chi2, int k, int m, int negative)
         chi2 = chi2 > m * 1e-24 ? chi2 : m * 1e-24;
         c = m * log(chi2 / m) + aicc_penalty(k + 1, m);
     }
-    return negative ? c + SIGN_PENALTY : c;
+    return negative ? c + NEGATIVE_PENALTY : c;
 }
 
 double rb_criterion(const rb_series *s, const rb_hyp *h, int m)

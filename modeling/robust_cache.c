@@ -1,0 +1,100 @@
+/*
+ * robust_cache.c — the robust modeler's building-block columns.
+ *
+ * Every block of the search space evaluated at every point, per parameter,
+ * and at the reference point (4x the largest coordinate of each
+ * parameter). They depend only on the coordinates, which all callpaths of an
+ * experiment share, so the modeler keeps the columns of the last coordinate
+ * set and rebuilds them only when another one arrives. A block is usable for
+ * a parameter when its values are finite, vary over the points, and it has
+ * no logarithm while some coordinate is below 1 (at most 1 with negative
+ * exponents), as in Extra-P.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modeling/robust_internal.h"
+
+#define REF_FACTOR 4.0
+
+void rb_cache_free(rb_cache *c)
+{
+    if (!c)
+        return;
+    rb_mixture_free(&c->mx);
+    free(c->coords);
+    free(c->usable);
+    free(c->storage);
+    free(c);
+}
+
+static int log_capable(const double *coords, int n, int nparams, int p, int negative_exponents)
+{
+    for (int i = 0; i < n; i++) {
+        double x = coords[(size_t)i * nparams + p];
+        if (negative_exponents ? x <= 1.0 : x < 1.0)
+            return 0;
+    }
+    return 1;
+}
+
+static void fill_parameter(rb_cache *c, const pmnf_modeler *m, int p)
+{
+    int n = c->n, logs = log_capable(c->coords, n, c->nparams, p, m->opt.allow_negative_exponents);
+    double top = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (c->coords[(size_t)i * c->nparams + p] > top)
+            top = c->coords[(size_t)i * c->nparams + p];
+    c->ref[p] = top > 0 ? top * REF_FACTOR : top;
+    for (int b = 0; b < c->nblocks; b++) {
+        pmnf_factor f = {p, m->blocks[b].poly, m->blocks[b].log};
+        double *g = c->g + ((size_t)p * c->nblocks + b) * n;
+        int ok = logs || f.log == 0, varies = 0;
+        for (int i = 0; i < n && ok; i++) {
+            g[i] = pmnf_factor_eval(&f, c->coords[(size_t)i * c->nparams + p]);
+            ok = isfinite(g[i]) != 0;
+            varies |= g[i] != g[0];
+        }
+        c->gref[(size_t)p * c->nblocks + b] = pmnf_factor_eval(&f, c->ref[p]);
+        c->usable[(size_t)p * c->nblocks + b] = ok && varies;
+    }
+}
+
+static rb_cache *cache_build(const pmnf_modeler *m, const pmnf_data *d)
+{
+    rb_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    size_t np = (size_t)d->nparams, n = (size_t)d->npoints, nb = (size_t)m->nblocks;
+    c->nparams = d->nparams;
+    c->n = d->npoints;
+    c->nblocks = m->nblocks;
+    c->coords = malloc(sizeof(double) * np * n);
+    c->usable = malloc(np * (nb ? nb : 1));
+    c->storage = malloc(sizeof(double) * (np * nb * n + np * nb + 1));
+    if (!c->coords || !c->usable || !c->storage) {
+        rb_cache_free(c);
+        return NULL;
+    }
+    memcpy(c->coords, d->coords, sizeof(double) * np * n);
+    c->g = c->storage;
+    c->gref = c->g + np * nb * n;
+    for (int p = 0; p < d->nparams; p++)
+        fill_parameter(c, m, p);
+    return c;
+}
+
+rb_cache *rb_cache_get(pmnf_modeler *m, const pmnf_data *d)
+{
+    rb_cache *c = m->robust;
+    if (c && c->nparams == d->nparams && c->n == d->npoints &&
+        !memcmp(c->coords, d->coords, sizeof(double) * (size_t)d->nparams * d->npoints))
+        return c;
+    rb_cache *fresh = cache_build(m, d);
+    if (!fresh)
+        return NULL;
+    rb_cache_free(c);
+    m->robust = fresh;
+    return fresh;
+}
