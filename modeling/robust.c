@@ -51,45 +51,46 @@ typedef struct fit2 {
     int ok;
 } fit2;
 
-static fit2 fit_two(const double *y, const double *w, const double *g, int m, int has_const)
+/* Both c0 + c1 g (into f[1]) and c1 g (into f[0]) by weighted least squares,
+ * from centered sums (two passes over the points). */
+static void fit_two(const double *y, const double *w, const double *g, int m, fit2 f[2])
 {
-    fit2 f = {0};
-    double sw = 0, swg = 0, swy = 0, sgg = 0, sgy = 0;
-    if (has_const) {
-        for (int i = 0; i < m; i++) {
-            sw += w[i];
-            swg += w[i] * g[i];
-            swy += w[i] * y[i];
-        }
-        double gb = swg / sw, yb = swy / sw;
-        for (int i = 0; i < m; i++) {
-            double dg = g[i] - gb;
-            sgg += w[i] * dg * dg;
-            sgy += w[i] * dg * (y[i] - yb);
-        }
-        if (!(sgg > 1e-24 * (swg * swg / sw)))
-            return f;
-        f.c1 = sgy / sgg;
-        f.c0 = yb - f.c1 * gb;
-        f.v11 = 1 / sgg;
-        f.v01 = -gb / sgg;
-        f.v00 = 1 / sw + gb * gb / sgg;
-    } else {
-        for (int i = 0; i < m; i++) {
-            sgg += w[i] * g[i] * g[i];
-            sgy += w[i] * g[i] * y[i];
-        }
-        if (!(sgg > 0))
-            return f;
-        f.c1 = sgy / sgg;
-        f.v11 = 1 / sgg;
-    }
+    double sw = 0, swg = 0, swy = 0;
     for (int i = 0; i < m; i++) {
-        double r = y[i] - f.c0 - f.c1 * g[i];
-        f.chi2 += w[i] * r * r;
+        sw += w[i];
+        swg += w[i] * g[i];
+        swy += w[i] * y[i];
     }
-    f.ok = isfinite(f.chi2) && isfinite(f.c0) && isfinite(f.c1);
-    return f;
+    double gb = swg / sw, yb = swy / sw;
+    double cgg = 0, cgy = 0, cyy = 0;
+    for (int i = 0; i < m; i++) {
+        double dg = g[i] - gb, dy = y[i] - yb;
+        cgg += w[i] * dg * dg;
+        cgy += w[i] * dg * dy;
+        cyy += w[i] * dy * dy;
+    }
+    /* raw sums from the centered ones: sum w g^2 = cgg + sw gb^2, ... */
+    double sgg = cgg + sw * gb * gb, sgy = cgy + sw * gb * yb, syy = cyy + sw * yb * yb;
+    memset(f, 0, 2 * sizeof *f);
+    if (cgg > 1e-24 * sw * gb * gb && cgg > 0) {
+        f[1].c1 = cgy / cgg;
+        f[1].c0 = yb - f[1].c1 * gb;
+        f[1].v11 = 1 / cgg;
+        f[1].v01 = -gb / cgg;
+        f[1].v00 = 1 / sw + gb * gb / cgg;
+        f[1].chi2 = cyy - f[1].c1 * cgy;
+        if (f[1].chi2 < 0)
+            f[1].chi2 = 0;
+        f[1].ok = isfinite(f[1].chi2) && isfinite(f[1].c0) && isfinite(f[1].c1);
+    }
+    if (sgg > 0) {
+        f[0].c1 = sgy / sgg;
+        f[0].v11 = 1 / sgg;
+        f[0].chi2 = syy - f[0].c1 * sgy;
+        if (f[0].chi2 < 0)
+            f[0].chi2 = 0;
+        f[0].ok = isfinite(f[0].chi2) && isfinite(f[0].c1);
+    }
 }
 
 static double fit_const(const double *y, const double *w, int m, double *c0, double *v00)
@@ -136,22 +137,29 @@ static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c,
 {
     int n = s->n;
     double c0, v00, chi2 = fit_const(s->y, s->w, n, &c0, &v00);
-    double crit = rb_score(s, chi2, 1, n, c0 < 0);
-    if (rb_mixture_add(&c->mx, crit, c0, v00 * rb_noise_scale(s, chi2, 1, n), -1) < 0)
+    double crit = rb_score(s, chi2, 1, n, c0 < 0), mu[RB_NREF], var[RB_NREF];
+    for (int r = 0; r < RB_NREF; r++) {
+        mu[r] = c0;
+        var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
+    }
+    if (rb_mixture_add(&c->mx, crit, mu, var, -1) < 0)
         return -1;
     for (int b = 0; b < c->nblocks; b++) {
         if (!c->usable[b])
             continue;
-        const double *g = rb_col(c, 0, b);
-        double gr = c->gref[b];
+        const double *g = rb_col(c, 0, b), *gr = c->gref + (size_t)b * RB_NREF;
+        fit2 both[2];
+        fit_two(s->y, s->w, g, n, both);
         for (int hc = 1; hc >= 0; hc--) {
-            fit2 f = fit_two(s->y, s->w, g, n, hc);
+            const fit2 f = both[hc];
             if (!f.ok)
                 continue;
-            double var = (f.v00 + 2 * gr * f.v01 + gr * gr * f.v11) *
-                         rb_noise_scale(s, f.chi2, 1 + hc, n);
-            if (rb_mixture_add(&c->mx, fit2_crit(s, m, b, &f, hc, n), f.c0 + f.c1 * gr, var,
-                               2 * b + hc) < 0)
+            double scale = rb_noise_scale(s, f.chi2, 1 + hc, n);
+            for (int r = 0; r < RB_NREF; r++) {
+                mu[r] = f.c0 + f.c1 * gr[r];
+                var[r] = (f.v00 + 2 * gr[r] * f.v01 + gr[r] * gr[r] * f.v11) * scale;
+            }
+            if (rb_mixture_add(&c->mx, fit2_crit(s, m, b, &f, hc, n), mu, var, 2 * b + hc) < 0)
                 return -1;
         }
     }
@@ -285,9 +293,11 @@ static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_c
         for (int l = 0; l < L->nlines && isfinite(score); l++) {
             int o = L->start[l], len = L->start[l + 1] - o;
             double bestl = INFINITY;
+            fit2 both[2];
+            fit_two(y + o, w + o, g + o, len, both);
             for (int hc = 1; hc >= 0; hc--) {
-                fit2 f = fit_two(y + o, w + o, g + o, len, hc);
-                double crit = f.ok ? fit2_crit(s, m, b, &f, hc, len) : INFINITY;
+                const fit2 *f = &both[hc];
+                double crit = f->ok ? fit2_crit(s, m, b, f, hc, len) : INFINITY;
                 if (crit < bestl)
                     bestl = crit;
             }
@@ -305,9 +315,11 @@ typedef struct combo {
     signed char form, has_const;
 } combo;
 
-/* The hypothesis of a combination, its term columns into col (m points). */
+/* The hypothesis of a combination, its term columns into col (m points)
+ * and, when gref is given, its term shapes at the reference points into
+ * gref (RB_NREF x nterms). */
 static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking *rk,
-                        const combo *cb, int nparams, rb_hyp *h, double *col)
+                        const combo *cb, int nparams, rb_hyp *h, double *col, double *gref)
 {
     memset(h, 0, sizeof *h);
     h->f.nparams = nparams;
@@ -326,6 +338,10 @@ static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking 
         double *dst = col + (size_t)t * n;
         for (int i = 0; i < n; i++)
             dst[i] = term->nfactors == 1 ? g[i] : dst[i] * g[i];
+        for (int r = 0; gref && r < RB_NREF; r++) {
+            double v = c->gref[((size_t)p * c->nblocks + b) * RB_NREF + r];
+            gref[r * PMNF_MAX_TERMS + t] = term->nfactors == 1 ? v : gref[r * PMNF_MAX_TERMS + t] * v;
+        }
         active++;
     }
 }
@@ -367,13 +383,21 @@ static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, co
             active += cb.choice[p] >= 0;
         for (cb.form = 0; cb.form < (active >= 2 ? 2 : 1); cb.form++) {
             for (cb.has_const = 1; cb.has_const >= (active ? 0 : 1); cb.has_const--) {
-                combo_shape(m, c, rk, &cb, np, &h, col);
+                double gref[RB_NREF * PMNF_MAX_TERMS];
+                combo_shape(m, c, rk, &cb, np, &h, col, gref);
                 if (rb_fit(s, NULL, n, &h, col, work) < 0)
                     continue;
                 double crit = rb_criterion(s, &h, n) + combo_penalty(m, rk, &cb, np);
+                double mu[RB_NREF], var[RB_NREF];
+                for (int r = 0; r < RB_NREF; r++) {
+                    const double *gr = gref + r * PMNF_MAX_TERMS;
+                    mu[r] = h.f.constant;
+                    for (int t = 0; t < h.f.nterms; t++)
+                        mu[r] += h.f.terms[t].coef * gr[t];
+                    var[r] = rb_mean_variance_g(s, &h, n, gr);
+                }
                 combos[*ncombos] = cb;
-                if (rb_mixture_add(&c->mx, crit, pmnf_eval(&h.f, c->ref),
-                                   rb_mean_variance(s, &h, n, c->ref), *ncombos) < 0)
+                if (rb_mixture_add(&c->mx, crit, mu, var, *ncombos) < 0)
                     return -1;
                 ++*ncombos;
             }
@@ -394,7 +418,7 @@ static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, 
                         double *buf, double *work)
 {
     int np = s->nparams, n = s->n;
-    int cap = np <= 2 ? 3 : np == 3 ? 2 : 1;
+    int cap = getenv("RB_CAP") ? atoi(getenv("RB_CAP")) : np <= 2 ? 3 : np == 3 ? 2 : 1;
     ranking rk[PMNF_MAX_PARAMS];
     for (int p = 0; p < np; p++) {
         lines L;
@@ -413,7 +437,7 @@ static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, 
             best->f.nparams = np;
             best->has_const = 1;
         } else {
-            combo_shape(m, c, rk, &combos[tag], np, best, col);
+            combo_shape(m, c, rk, &combos[tag], np, best, col, NULL);
         }
     }
     free(combos);
@@ -510,7 +534,11 @@ static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_mod
     out->modeler = PMNF_MODELER_ROBUST;
     if (!s->have_reps)
         out->warnings |= PMNF_WARN_NO_REPETITIONS;
-    double mu = pmnf_eval(&best.f, c->ref), var = rb_mean_variance(s, &best, n, c->ref);
+    double mu[RB_NREF], var[RB_NREF];
+    for (int r = 0; r < RB_NREF; r++) {
+        mu[r] = pmnf_eval(&best.f, c->ref[r]);
+        var[r] = rb_mean_variance(s, &best, n, c->ref[r]);
+    }
     finish_model(s, &best, rb_mixture_kappa2(&c->mx, mu, var), out, buf);
     return 0;
 }

@@ -2,8 +2,8 @@
  * robust_cache.c — the robust modeler's building-block columns.
  *
  * Every block of the search space evaluated at every point, per parameter,
- * and at the reference point (4x the largest coordinate of each
- * parameter). They depend only on the coordinates, which all callpaths of an
+ * and at the reference points (2x, 4x and 8x the largest coordinate of each
+ * parameter: the range forecasts typically reach). They depend only on the coordinates, which all callpaths of an
  * experiment share, so the modeler keeps the columns of the last coordinate
  * set and rebuilds them only when another one arrives. A block is usable for
  * a parameter when its values are finite, vary over the points, and it has
@@ -16,7 +16,7 @@
 
 #include "modeling/robust_internal.h"
 
-#define REF_FACTOR 4.0
+static const double ref_factor[RB_NREF] = {2, 4, 8};
 
 void rb_cache_free(rb_cache *c)
 {
@@ -46,7 +46,8 @@ static void fill_parameter(rb_cache *c, const pmnf_modeler *m, int p)
     for (int i = 0; i < n; i++)
         if (c->coords[(size_t)i * c->nparams + p] > top)
             top = c->coords[(size_t)i * c->nparams + p];
-    c->ref[p] = top > 0 ? top * REF_FACTOR : top;
+    for (int r = 0; r < RB_NREF; r++)
+        c->ref[r][p] = top > 0 ? top * ref_factor[r] : top;
     for (int b = 0; b < c->nblocks; b++) {
         pmnf_factor f = {p, m->blocks[b].poly, m->blocks[b].log};
         double *g = c->g + ((size_t)p * c->nblocks + b) * n;
@@ -56,7 +57,8 @@ static void fill_parameter(rb_cache *c, const pmnf_modeler *m, int p)
             ok = isfinite(g[i]) != 0;
             varies |= g[i] != g[0];
         }
-        c->gref[(size_t)p * c->nblocks + b] = pmnf_factor_eval(&f, c->ref[p]);
+        for (int r = 0; r < RB_NREF; r++)
+            c->gref[((size_t)p * c->nblocks + b) * RB_NREF + r] = pmnf_factor_eval(&f, c->ref[r][p]);
         c->usable[(size_t)p * c->nblocks + b] = ok && varies;
     }
 }
@@ -72,7 +74,7 @@ static rb_cache *cache_build(const pmnf_modeler *m, const pmnf_data *d)
     c->nblocks = m->nblocks;
     c->coords = malloc(sizeof(double) * np * n);
     c->usable = malloc(np * (nb ? nb : 1));
-    c->storage = malloc(sizeof(double) * (np * nb * n + np * nb + 1));
+    c->storage = malloc(sizeof(double) * (np * nb * n + np * nb * RB_NREF + 1));
     if (!c->coords || !c->usable || !c->storage) {
         rb_cache_free(c);
         return NULL;

@@ -59,20 +59,28 @@ double rb_score(const rb_series *s, double chi2, int k, int m, int negative);
 double rb_noise_scale(const rb_series *s, double chi2, int k, int m);
 /* Variance of the fitted mean at point (from cov, scaled to the noise). */
 double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double *point);
+/* The same from the term shapes at the point. */
+double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const double *shapes);
 
 /* robust_mixture.c: the hypotheses of one fit at the reference point. */
+#define RB_NREF 3 /* reference points: 2x, 4x, 8x the largest coordinates */
+#define RB_PICK_REF 1
 typedef struct rb_mixture {
     int n, cap;
-    double *crit, *mu, *var, *tag, *w;
+    double *crit, *tag, *w;
+    double *mu, *var; /* n x RB_NREF */
+    double *key;      /* scratch of rb_mixture_pick */
+    int *idx;
 } rb_mixture;
 
 /* Adds a hypothesis (skipped when not finite). -1 when out of memory. */
-int rb_mixture_add(rb_mixture *mx, double crit, double mu, double var, int tag);
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag);
 /* Weighs the hypotheses and picks the weighted median prediction: its index
  * (its tag into *tag), or -1 when there is none. */
 int rb_mixture_pick(rb_mixture *mx, int *tag);
-/* max(1, kappa^2) for the chosen model's mean and variance (after pick). */
-double rb_mixture_kappa2(const rb_mixture *mx, double mu0, double var0);
+/* max(1, kappa^2) over the reference points for the chosen model's means
+ * and variances there (after pick). */
+double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0);
 void rb_mixture_free(rb_mixture *mx);
 
 /* robust_cache.c: every building block's values at a coordinate set, kept
@@ -80,10 +88,10 @@ void rb_mixture_free(rb_mixture *mx);
 typedef struct rb_cache {
     int nparams, n, nblocks;
     double *coords;        /* the key: n x nparams */
-    double ref[PMNF_MAX_PARAMS]; /* the reference point */
+    double ref[RB_NREF][PMNF_MAX_PARAMS]; /* the reference points */
     unsigned char *usable; /* nparams x nblocks: finite everywhere, log rule, not constant */
     double *g;             /* nparams x nblocks x n */
-    double *gref;          /* nparams x nblocks: value at ref */
+    double *gref;          /* nparams x nblocks x RB_NREF: values at the references */
     rb_mixture mx;         /* reused between fits */
     double *storage;
 } rb_cache;

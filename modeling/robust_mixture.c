@@ -2,17 +2,19 @@
  * robust_mixture.c — the competing hypotheses of one robust fit, as the
  * reference point sees them.
  *
- * Every hypothesis the search fits leaves its criterion and its prediction
- * (mean and variance) at the reference point, 4x beyond the largest measured
- * coordinate of every parameter (the middle, on a log scale, of the 2-8x a
- * forecast typically reaches). With Akaike weights w_h = exp(-(crit_h -
- * crit_min) / 2) they form a model average, used twice:
- *   - the model is the plausible hypothesis whose prediction is the weighted
- *     median of all (least weighted absolute log distance to the others):
- *     the choice that minimizes the expected absolute extrapolation error
- *     over what the data leave plausible, and a single PMNF function;
+ * Every hypothesis the search fits leaves its criterion and its predictions
+ * (mean and variance) at the reference points, 2x, 4x and 8x beyond the
+ * largest measured coordinate of every parameter (the range a forecast
+ * typically reaches). With Akaike weights w_h = exp(-(crit_h - crit_min) / 2)
+ * they form a model average, used twice:
+ *   - the model is the plausible hypothesis whose prediction at 4x (the
+ *     middle of the range on a log scale) is the weighted median of all
+ *     (least weighted absolute log distance to the others): the choice that
+ *     minimizes the expected absolute extrapolation error over what the data
+ *     leave plausible, and still a single PMNF function;
  *   - the interval is widened by kappa^2 = sum_h w_h ((mu_h - mu)^2 + v_h) /
- *     (v sum_h w_h), the model average's variance over the chosen model's.
+ *     (v sum_h w_h), the model average's variance over the chosen model's,
+ *     the largest over the reference points, so that it holds over the range.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,28 +24,47 @@
 
 #define PLAUSIBLE 14.0 /* criterion distance beyond which a hypothesis weighs nothing (e^-7) */
 
-int rb_mixture_add(rb_mixture *mx, double crit, double mu, double var, int tag)
+#define R RB_NREF
+
+void rb_mixture_free(rb_mixture *mx);
+
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag)
 {
-    if (!isfinite(crit) || !isfinite(mu) || !isfinite(var))
+    int finite = isfinite(crit);
+    for (int r = 0; r < R; r++)
+        finite &= isfinite(mu[r]) && isfinite(var[r]);
+    if (!finite)
         return 0;
     if (mx->n == mx->cap) {
         int cap = mx->cap ? 2 * mx->cap : 128;
-        double *c = realloc(mx->crit, sizeof(double) * (size_t)cap * 5);
-        if (!c)
+        double *c = realloc(mx->crit, sizeof(double) * (size_t)cap * 3);
+        double *m = realloc(mx->mu, sizeof(double) * (size_t)cap * 2 * R);
+        double *key = realloc(mx->key, sizeof(double) * (size_t)cap);
+        int *idx = realloc(mx->idx, sizeof(int) * (size_t)cap);
+        if (c)
+            mx->crit = c;
+        if (m)
+            mx->mu = m;
+        if (key)
+            mx->key = key;
+        if (idx)
+            mx->idx = idx;
+        if (!c || !m || !key || !idx) {
+            rb_mixture_free(mx); /* the views into the blocks are stale: start empty */
             return -1;
-        /* the arrays share one block: move the old parts apart, last first */
-        for (int a = 4; a >= 1; a--)
+        }
+        /* the arrays share blocks: move the old parts apart, last first */
+        for (int a = 2; a >= 1; a--)
             memmove(c + (size_t)a * cap, c + (size_t)a * mx->cap, sizeof(double) * (size_t)mx->n);
-        mx->crit = c;
-        mx->mu = c + cap;
-        mx->var = c + 2 * cap;
-        mx->tag = c + 3 * cap;
-        mx->w = c + 4 * cap;
+        memmove(m + (size_t)cap * R, m + (size_t)mx->cap * R, sizeof(double) * (size_t)mx->n * R);
+        mx->tag = c + cap;
+        mx->w = c + 2 * cap;
+        mx->var = m + (size_t)cap * R;
         mx->cap = cap;
     }
     mx->crit[mx->n] = crit;
-    mx->mu[mx->n] = mu;
-    mx->var[mx->n] = var;
+    memcpy(mx->mu + (size_t)mx->n * R, mu, sizeof(double) * R);
+    memcpy(mx->var + (size_t)mx->n * R, var, sizeof(double) * R);
     mx->tag[mx->n] = tag;
     mx->n++;
     return 0;
@@ -52,6 +73,9 @@ int rb_mixture_add(rb_mixture *mx, double crit, double mu, double var, int tag)
 void rb_mixture_free(rb_mixture *mx)
 {
     free(mx->crit);
+    free(mx->mu);
+    free(mx->key);
+    free(mx->idx);
     memset(mx, 0, sizeof *mx);
 }
 
@@ -69,21 +93,28 @@ static void weigh(rb_mixture *mx)
 int rb_mixture_pick(rb_mixture *mx, int *tag)
 {
     weigh(mx);
-    int positive = 1, best = -1;
-    for (int i = 0; i < mx->n; i++)
-        if (mx->w[i] > 0)
-            positive &= mx->mu[i] > 0;
-    double bestd = INFINITY;
+    int positive = 1, best = -1, k = 0;
+    const double *mu = mx->mu + RB_PICK_REF;
+    /* the plausible ones, compacted into the front of tag's scratch: their
+     * index into idx, their prediction (log when all are positive) into key */
+    int *idx = mx->idx;
+    double *key = mx->key;
     for (int i = 0; i < mx->n; i++) {
-        if (mx->w[i] == 0)
-            continue;
-        double d = 0, li = positive ? log(mx->mu[i]) : mx->mu[i];
-        for (int j = 0; j < mx->n; j++)
-            if (mx->w[j] > 0)
-                d += mx->w[j] * fabs(li - (positive ? log(mx->mu[j]) : mx->mu[j]));
+        if (mx->w[i] > 0) {
+            positive &= mu[i * R] > 0;
+            idx[k++] = i;
+        }
+    }
+    for (int a = 0; a < k; a++)
+        key[a] = positive ? log(mu[idx[a] * R]) : mu[idx[a] * R];
+    double bestd = INFINITY;
+    for (int a = 0; a < k; a++) {
+        double d = 0;
+        for (int b = 0; b < k; b++)
+            d += mx->w[idx[b]] * fabs(key[a] - key[b]);
         if (d < bestd) {
             bestd = d;
-            best = i;
+            best = idx[a];
         }
     }
     if (best < 0)
@@ -92,18 +123,30 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
     return best;
 }
 
-double rb_mixture_kappa2(const rb_mixture *mx, double mu0, double var0)
+/* kappa^2 at reference point r. */
+static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0)
 {
     double sw = 0, s = 0;
     for (int i = 0; i < mx->n; i++) {
         if (mx->w[i] == 0)
             continue;
-        double d = mx->mu[i] - mu0;
+        double d = mx->mu[i * R + r] - mu0;
         sw += mx->w[i];
-        s += mx->w[i] * (d * d + mx->var[i]);
+        s += mx->w[i] * (d * d + mx->var[i * R + r]);
     }
     if (!(var0 > 0) || !(sw > 0))
         return 1;
     double k2 = s / sw / var0;
-    return isfinite(k2) && k2 > 1 ? k2 : 1;
+    return isfinite(k2) ? k2 : 1;
+}
+
+double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0)
+{
+    double k2 = 1;
+    for (int r = 0; r < R; r++) {
+        double k = kappa2_at(mx, r, mu0[r], var0[r]);
+        if (k > k2)
+            k2 = k;
+    }
+    return k2;
 }

@@ -117,9 +117,10 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
     s->have_reps = pooled_dof > 0;
     s->dof = pooled_dof;
     s->cv2 = s->have_reps ? pooled / pooled_dof : 0;
-    /* a noise-free series: a relative noise far below what any fit resolves */
-    if (s->have_reps && s->cv2 < 1e-20)
-        s->cv2 = 1e-20;
+    /* relative noise below 1e-6 (noise-free or rounded measurements) counts
+     * as 1e-6, so that the sums of the fits stay well inside double range */
+    if (s->have_reps && s->cv2 < 1e-12)
+        s->cv2 = 1e-12;
     for (int i = 0; i < n; i++) {
         double scale2 = rel_scale2(s->y[i], floor2), r = s->var[i];
         if (!s->have_reps) {

@@ -126,11 +126,19 @@ double rb_noise_scale(const rb_series *s, double chi2, int k, int m)
 
 double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double *point)
 {
+    double g[PMNF_MAX_TERMS];
+    for (int t = 0; t < h->f.nterms; t++)
+        g[t] = pmnf_term_shape(&h->f.terms[t], point);
+    return rb_mean_variance_g(s, h, m, g);
+}
+
+double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const double *shapes)
+{
     int nc = 1 + h->f.nterms;
     double g[PMNF_MAX_COEFS];
     g[0] = 1;
     for (int t = 0; t < h->f.nterms; t++)
-        g[t + 1] = pmnf_term_shape(&h->f.terms[t], point);
+        g[t + 1] = shapes[t];
     double q = 0;
     for (int i = 0; i < nc; i++)
         for (int j = 0; j < nc; j++)
