@@ -321,7 +321,12 @@ typedef struct combo {
 static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking *rk,
                         const combo *cb, int nparams, rb_hyp *h, double *col, double *gref)
 {
-    memset(h, 0, sizeof *h);
+    if (gref) { /* the search: only what the fit reads (the hypothesis is 2 KiB) */
+        h->f.constant = 0;
+        h->f.nterms = 0;
+    } else {
+        memset(h, 0, sizeof *h);
+    }
     h->f.nparams = nparams;
     h->has_const = cb->has_const;
     int n = c->n, active = 0;
@@ -332,6 +337,8 @@ static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking 
         pmnf_factor fac = {p, m->blocks[b].poly, m->blocks[b].log};
         int t = cb->form == 1 && active ? 0 : h->f.nterms++;
         pmnf_term *term = &h->f.terms[t];
+        if (t == h->f.nterms - 1 && !(cb->form == 1 && active))
+            term->nfactors = 0;
         term->coef = 1;
         term->factors[term->nfactors++] = fac;
         const double *g = rb_col(c, p, b);
@@ -370,7 +377,7 @@ static int next_choice(combo *cb, const ranking *rk, int np)
 
 /* Fits every combination into c->mx (tag: index into combos). */
 static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, const ranking *rk,
-                      combo *combos, int *ncombos, double *col, double *work)
+                      combo *combos, int *ncombos, double *col)
 {
     int np = s->nparams, n = s->n;
     combo cb = {.form = 0};
@@ -385,7 +392,7 @@ static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, co
             for (cb.has_const = 1; cb.has_const >= (active ? 0 : 1); cb.has_const--) {
                 double gref[RB_NREF * PMNF_MAX_TERMS];
                 combo_shape(m, c, rk, &cb, np, &h, col, gref);
-                if (rb_fit(s, NULL, n, &h, col, work) < 0)
+                if (rb_fit_normal(s, &h, col) < 0)
                     continue;
                 double crit = rb_criterion(s, &h, n) + combo_penalty(m, rk, &cb, np);
                 double mu[RB_NREF], var[RB_NREF];
@@ -415,7 +422,7 @@ static int combos_bound(const ranking *rk, int np)
 }
 
 static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best,
-                        double *buf, double *work)
+                        double *buf)
 {
     int np = s->nparams, n = s->n;
     int cap = getenv("RB_CAP") ? atoi(getenv("RB_CAP")) : np <= 2 ? 3 : np == 3 ? 2 : 1;
@@ -430,7 +437,7 @@ static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, 
     combo *combos = malloc(sizeof *combos * (size_t)combos_bound(rk, np));
     double *col = malloc(sizeof(double) * (size_t)n * PMNF_MAX_TERMS);
     int ncombos = 0, rc = -1, tag = -1;
-    if (combos && col && fit_combos(m, s, c, rk, combos, &ncombos, col, work) == 0) {
+    if (combos && col && fit_combos(m, s, c, rk, combos, &ncombos, col) == 0) {
         rc = 0;
         if (rb_mixture_pick(&c->mx, &tag) < 0) {
             memset(best, 0, sizeof *best);
@@ -524,7 +531,7 @@ static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_mod
     rb_hyp best;
     c->mx.n = 0;
     int rc = s->nparams == 1 ? search_single(m, s, c, &best)
-                             : search_multi(m, s, c, &best, buf, work);
+                             : search_multi(m, s, c, &best, buf);
     if (rc < 0)
         return -1;
     if (rb_fit(s, NULL, n, &best, NULL, work) < 0)

@@ -45,6 +45,8 @@ typedef struct rb_hyp {
  * col holds the term shapes evaluated at those points when given (k-has_const
  * columns of m), otherwise they are computed. Fills coefficients, chi2, cov. */
 int rb_fit(const rb_series *s, const int *idx, int m, rb_hyp *h, const double *col, double *work);
+/* rb_fit on all points from the term columns, by the normal equations. */
+int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col);
 /* Size of work for rb_fit with m points. */
 size_t rb_work_size(int m);
 /* The selection criterion of a fitted hypothesis on m points. */

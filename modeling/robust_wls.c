@@ -145,3 +145,102 @@ double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const doub
             q += g[i] * h->cov[i * nc + j] * g[j];
     return q > 0 ? q * rb_noise_scale(s, h->chi2, h->k, m) : 0;
 }
+
+/* The same as rb_fit on all points from the term columns col, by the
+ * normal equations of the equilibrated design (Cholesky): several times
+ * faster for the many small fits of the multi-parameter search; the chosen
+ * hypothesis is refitted with rb_fit. */
+int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col)
+{
+    int nt = h->f.nterms, hc = h->has_const, k = hc + nt, n = s->n;
+    double G[PMNF_MAX_COEFS * PMNF_MAX_COEFS] = {0}, b[PMNF_MAX_COEFS] = {0};
+    const double *cols[PMNF_MAX_COEFS];
+    h->k = k;
+    h->ok = 0;
+    if (k == 0 || n <= k)
+        return -1;
+    for (int t = 0; t < nt; t++)
+        cols[hc + t] = col + (size_t)t * n;
+    for (int i = 0; i < n; i++) {
+        double a[PMNF_MAX_COEFS], w = s->w[i];
+        if (hc)
+            a[0] = 1;
+        for (int j = hc; j < k; j++)
+            a[j] = cols[j][i];
+        for (int p = 0; p < k; p++) {
+            double wa = w * a[p];
+            b[p] += wa * s->y[i];
+            for (int q = 0; q <= p; q++)
+                G[p * k + q] += wa * a[q];
+        }
+    }
+    double d[PMNF_MAX_COEFS];
+    for (int p = 0; p < k; p++) {
+        if (!(G[p * k + p] > 0))
+            return -1;
+        d[p] = 1 / sqrt(G[p * k + p]);
+    }
+    /* equilibrate, then Cholesky L L' in the lower triangle */
+    double L[PMNF_MAX_COEFS * PMNF_MAX_COEFS] = {0};
+    for (int p = 0; p < k; p++)
+        for (int q = 0; q <= p; q++)
+            L[p * k + q] = G[p * k + q] * d[p] * d[q];
+    for (int j = 0; j < k; j++) {
+        double v = L[j * k + j];
+        for (int l = 0; l < j; l++)
+            v -= L[j * k + l] * L[j * k + l];
+        if (!(v > 1e-10))
+            return -1; /* (nearly) dependent columns */
+        L[j * k + j] = sqrt(v);
+        for (int i = j + 1; i < k; i++) {
+            double u = L[i * k + j];
+            for (int l = 0; l < j; l++)
+                u -= L[i * k + l] * L[j * k + l];
+            L[i * k + j] = u / L[j * k + j];
+        }
+    }
+    /* inverse of the equilibrated matrix: column by column */
+    double inv[PMNF_MAX_COEFS * PMNF_MAX_COEFS];
+    for (int c = 0; c < k; c++) {
+        double z[PMNF_MAX_COEFS];
+        for (int i = 0; i < k; i++) {
+            double u = i == c;
+            for (int l = 0; l < i; l++)
+                u -= L[i * k + l] * z[l];
+            z[i] = u / L[i * k + i];
+        }
+        for (int i = k - 1; i >= 0; i--) {
+            double u = z[i];
+            for (int l = i + 1; l < k; l++)
+                u -= L[l * k + i] * inv[l * k + c];
+            inv[i * k + c] = u / L[i * k + i];
+        }
+    }
+    double x[PMNF_MAX_COEFS];
+    for (int p = 0; p < k; p++) {
+        x[p] = 0;
+        for (int q = 0; q < k; q++)
+            x[p] += inv[p * k + q] * d[q] * b[q];
+        x[p] *= d[p];
+    }
+    double chi2 = 0;
+    for (int i = 0; i < n; i++) {
+        double pred = hc ? x[0] : 0;
+        for (int j = hc; j < k; j++)
+            pred += x[j] * cols[j][i];
+        chi2 += s->w[i] * (s->y[i] - pred) * (s->y[i] - pred);
+    }
+    int nc = 1 + nt;
+    memset(h->cov, 0, sizeof(double) * (size_t)nc * nc);
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            h->cov[(i + !hc) * nc + (j + !hc)] = inv[i * k + j] * d[i] * d[j];
+    h->f.constant = hc ? x[0] : 0;
+    h->ok = isfinite(chi2) != 0;
+    for (int t = 0; t < nt; t++) {
+        h->f.terms[t].coef = x[hc + t];
+        h->ok &= isfinite(x[hc + t]) != 0;
+    }
+    h->chi2 = chi2;
+    return h->ok ? 0 : -1;
+}
