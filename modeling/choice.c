@@ -73,12 +73,13 @@ int pmnf_options_apply(pmnf_options *o, const char *key, const char *value, char
     return 0;
 }
 
-int pmnf_options_check(const pmnf_options *o, char *err, size_t errcap)
+int pmnf_options_check(const pmnf_options *o, const char **key, char *err, size_t errcap)
 {
     if (o->modeler != PMNF_MODELER_ROBUST)
         return 0;
     for (int i = 0; i < NONLY; i++) {
         if (o->explicit_options & (1u << i)) {
+            *key = extrap_only[i];
             snprintf(err, errcap, "option %s does not apply to the robust modeler", extrap_only[i]);
             return -1;
         }

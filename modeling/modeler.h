@@ -140,12 +140,12 @@ int pmnf_modeler_parse(const char *name, pmnf_modeler_kind *k);
  * given so that pmnf_options_check() can refuse those that do not apply. */
 int pmnf_options_apply(pmnf_options *o, const char *key, const char *value, char *err,
                        size_t errcap);
-/* 0, or -1 naming the first option given that the chosen modeler does not use
+/* 0, or -1 naming (in *key and err) the first option given that the chosen modeler does not use
  * (the robust modeler has its own way of choosing: use_crossvalidation,
  * compare_with_rss, minimum_term_contribution,
  * allow_combinations_of_sums_and_products, single_parameter_point_selection
  * and force_combination_exponents belong to Extra-P's). */
-int pmnf_options_check(const pmnf_options *o, char *err, size_t errcap);
+int pmnf_options_check(const pmnf_options *o, const char **key, char *err, size_t errcap);
 
 /* The text of one warning bit, as Extra-P words it where it has one. */
 const char *pmnf_warning_text(unsigned bit);

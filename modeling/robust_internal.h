@@ -22,6 +22,8 @@ typedef struct rb_series {
     int have_reps;        /* 1: var from repetitions; 0: relative weights, scale unknown */
     double dof;           /* degrees of freedom of the noise estimate */
     double cv2;           /* pooled relative variance of one repetition */
+    double *ones;         /* n ones, the constant's column */
+    double *scratch;      /* PMNF_MAX_COEFS x n, for rb_fit_normal */
     double *storage;
 } rb_series;
 

@@ -161,17 +161,23 @@ int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col)
         return -1;
     for (int t = 0; t < nt; t++)
         cols[hc + t] = col + (size_t)t * n;
-    for (int i = 0; i < n; i++) {
-        double a[PMNF_MAX_COEFS], w = s->w[i];
-        if (hc)
-            a[0] = 1;
-        for (int j = hc; j < k; j++)
-            a[j] = cols[j][i];
-        for (int p = 0; p < k; p++) {
-            double wa = w * a[p];
-            b[p] += wa * s->y[i];
-            for (int q = 0; q <= p; q++)
-                G[p * k + q] += wa * a[q];
+    if (hc)
+        cols[0] = s->ones;
+    /* column p weighted, then dot products over contiguous columns */
+    double *wc = s->scratch;
+    for (int p = 0; p < k; p++) {
+        double *wp = wc + (size_t)p * n;
+        for (int i = 0; i < n; i++)
+            wp[i] = s->w[i] * cols[p][i];
+        double by = 0;
+        for (int i = 0; i < n; i++)
+            by += wp[i] * s->y[i];
+        b[p] = by;
+        for (int q = 0; q <= p; q++) {
+            double g = 0;
+            for (int i = 0; i < n; i++)
+                g += wp[i] * cols[q][i];
+            G[p * k + q] = g;
         }
     }
     double d[PMNF_MAX_COEFS];
@@ -223,13 +229,15 @@ int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col)
             x[p] += inv[p * k + q] * d[q] * b[q];
         x[p] *= d[p];
     }
+    double *r = wc; /* residuals */
+    for (int i = 0; i < n; i++)
+        r[i] = s->y[i];
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < n; i++)
+            r[i] -= x[j] * cols[j][i];
     double chi2 = 0;
-    for (int i = 0; i < n; i++) {
-        double pred = hc ? x[0] : 0;
-        for (int j = hc; j < k; j++)
-            pred += x[j] * cols[j][i];
-        chi2 += s->w[i] * (s->y[i] - pred) * (s->y[i] - pred);
-    }
+    for (int i = 0; i < n; i++)
+        chi2 += s->w[i] * r[i] * r[i];
     int nc = 1 + nt;
     memset(h->cov, 0, sizeof(double) * (size_t)nc * nc);
     for (int i = 0; i < k; i++)

@@ -87,7 +87,8 @@ static int parse_args(int argc, char **argv, model_args *a)
     if (!a->path)
         return model_usage("FILE is missing");
     char err[256];
-    if (pmnf_options_check(&a->opt, err, sizeof err) < 0)
+    const char *bad;
+    if (pmnf_options_check(&a->opt, &bad, err, sizeof err) < 0)
         return model_usage(err);
     return 0;
 }
