@@ -475,8 +475,18 @@ static void no_interval(pmnf_model *out)
     out->warnings |= PMNF_WARN_NO_INTERVAL;
 }
 
-static void finish_model(const rb_series *s, const rb_hyp *best, double kappa2, pmnf_model *out,
-                         double *pred)
+/* Student t quantile 0.975 for dof, remembered in c: it costs more than a fit. */
+static double t975(rb_cache *c, double dof)
+{
+    if (c->t_dof != dof) {
+        c->t975 = gsl_cdf_tdist_Pinv(0.975, dof);
+        c->t_dof = dof;
+    }
+    return c->t975;
+}
+
+static void finish_model(rb_cache *c, const rb_series *s, const rb_hyp *best, double kappa2,
+                         pmnf_model *out, double *pred)
 {
     int n = s->n;
     out->f = best->f;
@@ -500,7 +510,7 @@ static void finish_model(const rb_series *s, const rb_hyp *best, double kappa2, 
         return;
     }
     out->sigma2 = sigma2;
-    out->t975 = gsl_cdf_tdist_Pinv(0.975, dof);
+    out->t975 = t975(c, dof);
     for (int i = 0; i < nc * nc; i++) {
         out->cov[i] = best->cov[i] * scale / sigma2;
         if (!isfinite(out->cov[i])) {
@@ -546,7 +556,7 @@ static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_mod
         mu[r] = pmnf_eval(&best.f, c->ref[r]);
         var[r] = rb_mean_variance(s, &best, n, c->ref[r]);
     }
-    finish_model(s, &best, rb_mixture_kappa2(&c->mx, mu, var), out, buf);
+    finish_model(c, s, &best, rb_mixture_kappa2(&c->mx, mu, var), out, buf);
     return 0;
 }
 

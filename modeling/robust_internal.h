@@ -97,6 +97,7 @@ typedef struct rb_cache {
     double *g;             /* nparams x nblocks x n */
     double *gref;          /* nparams x nblocks x RB_NREF: values at the references */
     rb_mixture mx;         /* reused between fits */
+    double t_dof, t975;    /* the last Student t quantile computed (series share their dof) */
     double *storage;
 } rb_cache;
 
