@@ -7,7 +7,8 @@
  * noise of run-time measurements grows with the value, so the relative
  * variance of one repetition is pooled over all coordinates (a coefficient
  * of variation cv2 with sum(r_i - 1) degrees of freedom), and the variance
- * of coordinate i's center is var_i = cv2 * y_i^2 / r_i. (Each coordinate's
+ * of coordinate i's center is var_i = cv2 * m_i^2 / r_i, m_i a power law
+ * fitted through the centers (smooth_scale). (Each coordinate's
  * own variance has only r_i - 1 degrees of freedom, four with five
  * repetitions: weights from it alone, or shrunk towards the pooled value,
  * made the fits worse on every generated set.) The weights of the
@@ -79,6 +80,47 @@ static double rel_scale2(double y, double floor2)
     return s > floor2 ? s : floor2;
 }
 
+/* The scale the relative noise applies to: a power law fitted through the
+ * centers (log y on 1 and log x_p by least squares), so that a point
+ * measured low by chance does not get a larger weight, and one measured
+ * high a smaller one; the centers themselves when some value or coordinate
+ * is not positive or the fit is not possible. 0 or -1 (out of memory). */
+static int smooth_scale(const rb_series *s, double *out)
+{
+    int n = s->n, np = s->nparams, k = 1 + np, ok = n > k;
+    for (int i = 0; i < n; i++) {
+        out[i] = s->y[i];
+        ok &= s->y[i] > 0;
+        for (int p = 0; p < np; p++)
+            ok &= s->coords[(size_t)i * np + p] > 0;
+    }
+    if (!ok)
+        return 0;
+    double *a = malloc(sizeof(double) * ((size_t)n * (k + 1) + lsq_storage_size(n, k)));
+    if (!a)
+        return -1;
+    double *b = a + (size_t)n * k, *store = b + n, x[PMNF_MAX_COEFS];
+    for (int i = 0; i < n; i++) {
+        a[i] = 1;
+        for (int p = 0; p < np; p++)
+            a[(size_t)(1 + p) * n + i] = log(s->coords[(size_t)i * np + p]);
+        b[i] = log(s->y[i]);
+    }
+    lsq_factor f;
+    if (lsq_factorize(a, n, k, &f, store) == 0) {
+        lsq_solve(&f, b, x);
+        for (int i = 0; i < n; i++) {
+            double l = x[0];
+            for (int p = 0; p < np; p++)
+                l += x[1 + p] * a[(size_t)(1 + p) * n + i];
+            if (isfinite(exp(l)))
+                out[i] = exp(l);
+        }
+    }
+    free(a);
+    return 0;
+}
+
 int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
 {
     int n = d->npoints;
@@ -125,8 +167,13 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
      * as 1e-6, so that the sums of the fits stay well inside double range */
     if (s->have_reps && s->cv2 < 1e-12)
         s->cv2 = 1e-12;
+    double *smooth = v1; /* v1 is not needed any more */
+    if (smooth_scale(s, smooth) < 0) {
+        rb_series_free(s);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
-        double scale2 = rel_scale2(s->y[i], floor2), r = s->var[i];
+        double scale2 = rel_scale2(smooth[i], floor2), r = s->var[i];
         if (!s->have_reps) {
             s->var[i] = scale2;
         } else {
