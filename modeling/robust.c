@@ -41,7 +41,6 @@
 
 #include "modeling/robust_internal.h"
 
-#define MIN_LINE_POINTS 4
 
 /* ---- closed-form fits of c0 + c1 g and c1 g ------------------------------ */
 
@@ -171,81 +170,6 @@ static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c,
 
 /* ---- several parameters ----------------------------------------------------- */
 
-/* The lines of points along parameter p: points grouped by their other
- * coordinates, groups with at least MIN_LINE_POINTS distinct values of p. */
-typedef struct lines {
-    int nlines;
-    int *start; /* nlines + 1 */
-    int *idx;
-} lines;
-
-static int same_others(const double *coords, int nparams, int i, int j, int p)
-{
-    for (int q = 0; q < nparams; q++)
-        if (q != p && coords[(size_t)i * nparams + q] != coords[(size_t)j * nparams + q])
-            return 0;
-    return 1;
-}
-
-static int distinct_values(const double *coords, int nparams, const int *idx, int m, int p)
-{
-    int d = 0;
-    for (int a = 0; a < m; a++) {
-        int seen = 0;
-        for (int b = 0; b < a && !seen; b++)
-            seen = coords[(size_t)idx[a] * nparams + p] == coords[(size_t)idx[b] * nparams + p];
-        d += !seen;
-    }
-    return d;
-}
-
-static int lines_build(const double *coords, int n, int nparams, int p, lines *L)
-{
-    int *group = malloc(sizeof(int) * (size_t)n * 3 + sizeof(int));
-    L->start = malloc(sizeof(int) * (size_t)(n + 1));
-    L->idx = malloc(sizeof(int) * (size_t)(n ? n : 1));
-    L->nlines = 0;
-    if (!group || !L->start || !L->idx) {
-        free(group);
-        free(L->start);
-        free(L->idx);
-        return -1;
-    }
-    int *rep = group + n, *members = rep + n, ng = 0;
-    for (int i = 0; i < n; i++) {
-        int g = -1;
-        for (int k = 0; k < ng && g < 0; k++)
-            if (same_others(coords, nparams, i, rep[k], p))
-                g = k;
-        if (g < 0) {
-            g = ng;
-            rep[ng++] = i;
-        }
-        group[i] = g;
-    }
-    int used = 0;
-    L->start[0] = 0;
-    for (int k = 0; k < ng; k++) {
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (group[i] == k)
-                members[m++] = i;
-        if (distinct_values(coords, nparams, members, m, p) < MIN_LINE_POINTS)
-            continue;
-        memcpy(L->idx + used, members, sizeof(int) * (size_t)m);
-        used += m;
-        L->start[++L->nlines] = used;
-    }
-    free(group);
-    return 0;
-}
-
-static void lines_free(lines *L)
-{
-    free(L->start);
-    free(L->idx);
-}
-
 /* A parameter's best blocks by their score summed over its lines. */
 #define MAX_TOP 4
 typedef struct ranking {
@@ -274,7 +198,7 @@ static void ranking_insert(ranking *r, int cap, int b, double score)
 
 /* Scores every block for parameter p on its lines. buf: 3n doubles. */
 static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_cache *c,
-                           const lines *L, int p, int cap, ranking *r, double *buf)
+                           const rb_lines *L, int p, int cap, ranking *r, double *buf)
 {
     int n = s->n, total = L->start[L->nlines];
     double *y = buf, *w = buf + n, *g = buf + 2 * n;
@@ -425,15 +349,10 @@ static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, 
                         double *buf)
 {
     int np = s->nparams, n = s->n;
-    int cap = getenv("RB_CAP") ? atoi(getenv("RB_CAP")) : np <= 2 ? 3 : np == 3 ? 2 : 1;
+    int cap = np <= 2 ? 3 : np == 3 ? 2 : 1; /* blocks kept per parameter: combinations stay few */
     ranking rk[PMNF_MAX_PARAMS];
-    for (int p = 0; p < np; p++) {
-        lines L;
-        if (lines_build(s->coords, n, np, p, &L) < 0)
-            return -1;
-        rank_parameter(m, s, c, &L, p, cap, &rk[p], buf);
-        lines_free(&L);
-    }
+    for (int p = 0; p < np; p++)
+        rank_parameter(m, s, c, &c->lines[p], p, cap, &rk[p], buf);
     combo *combos = malloc(sizeof *combos * (size_t)combos_bound(rk, np));
     double *col = malloc(sizeof(double) * (size_t)n * PMNF_MAX_TERMS);
     int ncombos = 0, rc = -1, tag = -1;
@@ -454,17 +373,13 @@ static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, 
 
 /* ---- the model ----------------------------------------------------------------- */
 
-static int enough_points(const pmnf_data *d, int *ok)
+/* Every parameter has a line of at least RB_MIN_LINE_POINTS distinct values. */
+static int enough_points(const rb_cache *c)
 {
-    *ok = 1;
-    for (int p = 0; p < d->nparams && *ok; p++) {
-        lines L;
-        if (lines_build(d->coords, d->npoints, d->nparams, p, &L) < 0)
-            return -1;
-        *ok = L.nlines > 0;
-        lines_free(&L);
-    }
-    return 0;
+    for (int p = 0; p < c->nparams; p++)
+        if (c->lines[p].nlines == 0)
+            return 0;
+    return 1;
 }
 
 static void no_interval(pmnf_model *out)
@@ -563,14 +478,13 @@ static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_mod
 int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
                char *err, size_t errcap)
 {
-    int ok;
-    if (enough_points(d, &ok) < 0)
-        goto oom;
-    if (!ok)
-        return fall_back(m, d, out, err, errcap);
     rb_cache *c = rb_cache_get(m, d);
+    if (!c)
+        goto oom;
+    if (!enough_points(c))
+        return fall_back(m, d, out, err, errcap);
     rb_series s;
-    if (!c || rb_series_build(&s, d, reps) < 0)
+    if (rb_series_build(&s, d, reps) < 0)
         goto oom;
     int n = d->npoints;
     double *buf = malloc(sizeof(double) * ((size_t)n * 3 + rb_work_size(n)));

@@ -8,7 +8,9 @@
  * set and rebuilds them only when another one arrives. A block is usable for
  * a parameter when its values are finite, vary over the points, and it has
  * no logarithm while some coordinate is below 1 (at most 1 with negative
- * exponents), as in Extra-P.
+ * exponents), as in Extra-P. The lines of points along each parameter
+ * (points that differ only in that parameter, with at least
+ * RB_MIN_LINE_POINTS distinct values of it) are kept too.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,10 +20,83 @@
 
 static const double ref_factor[RB_NREF] = {2, 4, 8};
 
+/* The lines of points along parameter p: points grouped by their other
+ * coordinates, groups with at least RB_MIN_LINE_POINTS distinct values of p. */
+static int same_others(const double *coords, int nparams, int i, int j, int p)
+{
+    for (int q = 0; q < nparams; q++)
+        if (q != p && coords[(size_t)i * nparams + q] != coords[(size_t)j * nparams + q])
+            return 0;
+    return 1;
+}
+
+static int distinct_values(const double *coords, int nparams, const int *idx, int m, int p)
+{
+    int d = 0;
+    for (int a = 0; a < m; a++) {
+        int seen = 0;
+        for (int b = 0; b < a && !seen; b++)
+            seen = coords[(size_t)idx[a] * nparams + p] == coords[(size_t)idx[b] * nparams + p];
+        d += !seen;
+    }
+    return d;
+}
+
+static int lines_build(const double *coords, int n, int nparams, int p, rb_lines *L)
+{
+    int *group = malloc(sizeof(int) * (size_t)n * 3 + sizeof(int));
+    L->start = malloc(sizeof(int) * (size_t)(n + 1));
+    L->idx = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    L->nlines = 0;
+    if (!group || !L->start || !L->idx) {
+        free(group);
+        free(L->start);
+        free(L->idx);
+        L->start = NULL;
+        L->idx = NULL;
+        return -1;
+    }
+    int *rep = group + n, *members = rep + n, ng = 0;
+    for (int i = 0; i < n; i++) {
+        int g = -1;
+        for (int k = 0; k < ng && g < 0; k++)
+            if (same_others(coords, nparams, i, rep[k], p))
+                g = k;
+        if (g < 0) {
+            g = ng;
+            rep[ng++] = i;
+        }
+        group[i] = g;
+    }
+    int used = 0;
+    L->start[0] = 0;
+    for (int k = 0; k < ng; k++) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (group[i] == k)
+                members[m++] = i;
+        if (distinct_values(coords, nparams, members, m, p) < RB_MIN_LINE_POINTS)
+            continue;
+        memcpy(L->idx + used, members, sizeof(int) * (size_t)m);
+        used += m;
+        L->start[++L->nlines] = used;
+    }
+    free(group);
+    return 0;
+}
+
+static void lines_free(rb_lines *L)
+{
+    free(L->start);
+    free(L->idx);
+}
+
 void rb_cache_free(rb_cache *c)
 {
     if (!c)
         return;
+    for (int p = 0; p < c->nparams; p++)
+        lines_free(&c->lines[p]);
     rb_mixture_free(&c->mx);
     free(c->coords);
     free(c->usable);
@@ -80,6 +155,12 @@ static rb_cache *cache_build(const pmnf_modeler *m, const pmnf_data *d)
         return NULL;
     }
     memcpy(c->coords, d->coords, sizeof(double) * np * n);
+    for (int p = 0; p < d->nparams; p++) {
+        if (lines_build(c->coords, c->n, c->nparams, p, &c->lines[p]) < 0) {
+            rb_cache_free(c);
+            return NULL;
+        }
+    }
     c->g = c->storage;
     c->gref = c->g + np * nb * n;
     for (int p = 0; p < d->nparams; p++)

@@ -87,6 +87,15 @@ int rb_mixture_pick(rb_mixture *mx, int *tag);
 double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0);
 void rb_mixture_free(rb_mixture *mx);
 
+/* The points along which only parameter p varies, grouped by their other
+ * coordinates: line l is idx[start[l] .. start[l+1]). */
+#define RB_MIN_LINE_POINTS 4
+typedef struct rb_lines {
+    int nlines;
+    int *start; /* nlines + 1 */
+    int *idx;
+} rb_lines;
+
 /* robust_cache.c: every building block's values at a coordinate set, kept
  * in the modeler while series arrive with the same coordinates. */
 typedef struct rb_cache {
@@ -98,6 +107,7 @@ typedef struct rb_cache {
     double *gref;          /* nparams x nblocks x RB_NREF: values at the references */
     rb_mixture mx;         /* reused between fits */
     double t_dof, t975;    /* the last Student t quantile computed (series share their dof) */
+    rb_lines lines[PMNF_MAX_PARAMS]; /* per parameter */
     double *storage;
 } rb_cache;
 

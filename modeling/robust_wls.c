@@ -146,6 +146,47 @@ double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const doub
     return q > 0 ? q * rb_noise_scale(s, h->chi2, h->k, m) : 0;
 }
 
+/* G (lower triangle), b = A'Wy and y'Wy in one pass over the points, the
+ * column count a constant so that the compiler unrolls the inner loops. */
+static inline __attribute__((always_inline)) void accumulate_k(const rb_series *s,
+                                                               const double *const *cols, int k,
+                                                               double *G, double *b, double *yy)
+{
+    for (int i = 0; i < s->n; i++) {
+        double a[PMNF_MAX_COEFS], w = s->w[i], y = s->y[i];
+        for (int p = 0; p < k; p++)
+            a[p] = cols[p][i];
+        for (int p = 0; p < k; p++) {
+            double wa = w * a[p];
+            b[p] += wa * y;
+            for (int q = 0; q <= p; q++)
+                G[p * k + q] += wa * a[q];
+        }
+        *yy += w * y * y;
+    }
+}
+
+static void accumulate(const rb_series *s, const double *const *cols, int k, double *G, double *b,
+                       double *yy)
+{
+    switch (k) {
+    case 1:
+        accumulate_k(s, cols, 1, G, b, yy);
+        break;
+    case 2:
+        accumulate_k(s, cols, 2, G, b, yy);
+        break;
+    case 3:
+        accumulate_k(s, cols, 3, G, b, yy);
+        break;
+    case 4:
+        accumulate_k(s, cols, 4, G, b, yy);
+        break;
+    default:
+        accumulate_k(s, cols, k, G, b, yy);
+    }
+}
+
 /* The same as rb_fit on all points from the term columns col, by the
  * normal equations of the equilibrated design (Cholesky): several times
  * faster for the many small fits of the multi-parameter search; the chosen
@@ -163,23 +204,8 @@ int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col)
         cols[hc + t] = col + (size_t)t * n;
     if (hc)
         cols[0] = s->ones;
-    /* column p weighted, then dot products over contiguous columns */
-    double *wc = s->scratch;
-    for (int p = 0; p < k; p++) {
-        double *wp = wc + (size_t)p * n;
-        for (int i = 0; i < n; i++)
-            wp[i] = s->w[i] * cols[p][i];
-        double by = 0;
-        for (int i = 0; i < n; i++)
-            by += wp[i] * s->y[i];
-        b[p] = by;
-        for (int q = 0; q <= p; q++) {
-            double g = 0;
-            for (int i = 0; i < n; i++)
-                g += wp[i] * cols[q][i];
-            G[p * k + q] = g;
-        }
-    }
+    double yy = 0;
+    accumulate(s, cols, k, G, b, &yy);
     double d[PMNF_MAX_COEFS];
     for (int p = 0; p < k; p++) {
         if (!(G[p * k + p] > 0))
@@ -229,15 +255,12 @@ int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col)
             x[p] += inv[p * k + q] * d[q] * b[q];
         x[p] *= d[p];
     }
-    double *r = wc; /* residuals */
-    for (int i = 0; i < n; i++)
-        r[i] = s->y[i];
-    for (int j = 0; j < k; j++)
-        for (int i = 0; i < n; i++)
-            r[i] -= x[j] * cols[j][i];
-    double chi2 = 0;
-    for (int i = 0; i < n; i++)
-        chi2 += s->w[i] * r[i] * r[i];
+    /* chi2 = y'Wy - 2 x'b + x'Gx, and Gx = b */
+    double chi2 = yy;
+    for (int p = 0; p < k; p++)
+        chi2 -= x[p] * b[p];
+    if (chi2 < 0)
+        chi2 = 0;
     int nc = 1 + nt;
     memset(h->cov, 0, sizeof(double) * (size_t)nc * nc);
     for (int i = 0; i < k; i++)
