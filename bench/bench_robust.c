@@ -14,8 +14,9 @@
  * absolute percentage errors at the held-out points 2-8x beyond the
  * measured range (median and element int(0.9 n) of all errors pooled over
  * the seeds). Besides: how often the 95% interval at those points holds the
- * true value, its mean width in percent of the true value, and the time per
- * model. Prints one JSON line per set and modeler, then one line per set
+ * true value (overall and per held-out point, nearest first), its mean width
+ * in percent of the true value, and the time per model (the fastest of
+ * alternating passes of the two modelers over the same series). Prints one JSON line per set and modeler, then one line per set
  * comparing the two with the targets (robust p90 <= 0.7x Extra-P's and
  * recovery +10 points at 10-15% noise, p90 <= 7% for two parameters at 10%,
  * p90 within 0.2 points and recovery within 1 point at 2%, time <= 3x,
@@ -149,13 +150,6 @@ static int score_model(tally *t, const pmnf_model *m, const set_data *s, long k)
         int none = pmnf_predict(m, s->l.eval[e], &v, &lo, &hi);
         if (add_err(t, fabs(v - want) / fabs(want) * 100))
             return -1;
-        if (getenv("RB_DEBUG") && e == 2 && fabs(v - want) / fabs(want) > 0.25) {
-            char buf[512];
-            const char *nm[2] = {"p", "n"};
-            pmnf_format(&m->f, nm, buf, sizeof buf);
-            const gen_block *b = &GEN_BLOCKS[s->truth[k].blocks[0]];
-            fprintf(stderr, "%d truth %g + %g x^(%d/%d) log^%d | %s | err %.1f%%\n", m->modeler, s->truth[k].c0, s->truth[k].c1, b->num, b->den, b->log, buf, (v-want)/want*100);
-        }
         t->intervals++;
         t->covered += !none && lo <= want && want <= hi;
         if (e < 4) {
@@ -241,14 +235,17 @@ static summary summarize(tally *t)
     return r;
 }
 
-static void print_summary(const char *set, const char *modeler, const summary *r, long models)
+static void print_summary(const char *set, const char *modeler, const summary *r, const tally *t)
 {
     printf("{\"figure\": \"robust_modeler\", \"set\": \"%s\", \"modeler\": \"%s\", \"models\": %ld, "
            "\"term_recovery\": %.4f, \"extrapolation_ape_median\": %.3f, "
            "\"extrapolation_ape_p90\": %.3f, \"interval_coverage\": %.4f, "
-           "\"interval_mean_width_pct\": %.2f, \"us_per_model\": %.2f}\n",
-           set, modeler, models, r->recovery, r->median, r->p90, r->coverage, r->width,
+           "\"interval_mean_width_pct\": %.2f, \"us_per_model\": %.2f, \"coverage_by_point\": [",
+           set, modeler, t->models, r->recovery, r->median, r->p90, r->coverage, r->width,
            r->us_per_model);
+    for (int e = 0; e < 4 && t->n_at[e]; e++)
+        printf("%s%.4f", e ? ", " : "", (double)t->cov_at[e] / (double)t->n_at[e]);
+    printf("]}\n");
 }
 
 static int run_set(const bench_args *a, int nparams, double noise)
@@ -272,12 +269,9 @@ static int run_set(const bench_args *a, int nparams, double noise)
     char set[64];
     snprintf(set, sizeof set, "%dp_noise%.0f", nparams, noise * 100);
     summary e = summarize(&t[0]), r = summarize(&t[1]);
-    print_summary(set, "extrap", &e, t[0].models);
-    print_summary(set, "robust", &r, t[1].models);
-    if (getenv("RB_DEBUG"))
-        for (int e = 0; e < 4; e++)
-            if (t[1].n_at[e])
-                fprintf(stderr, "%s eval %d coverage %.3f\n", set, e, (double)t[1].cov_at[e] / t[1].n_at[e]);
+    print_summary(set, "extrap", &e, &t[0]);
+    print_summary(set, "robust", &r, &t[1]);
+
     int pass;
     if (noise <= 0.05)
         pass = r.p90 <= e.p90 + 0.2 && r.recovery >= e.recovery - 0.01;
