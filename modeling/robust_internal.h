@@ -23,7 +23,6 @@ typedef struct rb_series {
     double dof;           /* degrees of freedom of the noise estimate */
     double cv2;           /* pooled relative variance of one repetition */
     double *ones;         /* n ones, the constant's column */
-    double *scratch;      /* PMNF_MAX_COEFS x n, for rb_fit_normal */
     double *storage;
 } rb_series;
 

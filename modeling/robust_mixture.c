@@ -95,7 +95,7 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
     weigh(mx);
     int positive = 1, best = -1, k = 0;
     const double *mu = mx->mu + RB_PICK_REF;
-    /* the plausible ones, compacted into the front of tag's scratch: their
+    /* the plausible ones, compacted: their
      * index into idx, their prediction (log when all are positive) into key */
     int *idx = mx->idx;
     double *key = mx->key;

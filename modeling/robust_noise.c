@@ -132,7 +132,7 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
     for (int i = 0; reps && i < n; i++)
         if (reps->start[i + 1] - reps->start[i] > maxr)
             maxr = reps->start[i + 1] - reps->start[i];
-    s->storage = malloc(sizeof(double) * ((size_t)n * (5 + 1 + PMNF_MAX_COEFS) + (size_t)maxr));
+    s->storage = malloc(sizeof(double) * ((size_t)n * 6 + (size_t)maxr));
     if (!s->storage)
         return -1;
     s->y = s->storage;
@@ -140,7 +140,6 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
     s->w = s->var + n;
     double *v1 = s->w + n, *tmp = v1 + 2 * n;
     s->ones = tmp + maxr;
-    s->scratch = s->ones + n;
     for (int i = 0; i < n; i++)
         s->ones[i] = 1;
     double pooled = 0, pooled_dof = 0;
