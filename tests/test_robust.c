@@ -7,7 +7,9 @@
  *    with negative exponents, and the product c0 + c p^(1/2) n of two
  *    parameters, predicted exactly 2-4x beyond the measured range;
  *  - centers and weights from repetitions: {9,10,11} and {18,20,22} have
- *    relative variance 0.01 each, so var_i = 0.01 y_i^2 / 3 = 1/3 and 4/3;
+ *    relative variance 0.01 each, so var_i = 0.01 y_i^2 / 3 = 1/3 and 4/3
+ *    (two points: no power law to fit); with three points the scale is the
+ *    least-squares power law through the centers, computed here by hand;
  *    an outlier 50 among {10, 10.1, 9.9, 10} is dropped (4 MADs);
  *  - the interval: t quantile of the pooled degrees of freedom sum(r_i - 1),
  *    sigma2 the variance of the least noisy center;
@@ -164,6 +166,36 @@ static void test_weights(void)
     check(check_close(s.var[0], 1.0 / 3, 1e-12, 1), "var 0.01 * 100 / 3: %g", s.var[0]);
     check(check_close(s.var[1], 4.0 / 3, 1e-12, 1), "var 0.01 * 400 / 3: %g", s.var[1]);
     check(check_close(s.w[1], 0.75, 1e-12, 1), "weight 1 / var: %g", s.w[1]);
+    rb_series_free(&s);
+
+    /* three points: the scale of the relative noise is the power law through
+     * the centers, least squares of ln y on ln x (here by hand) */
+    static const double x3[3] = {1, 2, 4}, y3[3] = {10, 22, 40};
+    static const double reps3[6] = {9, 11, 20, 24, 36, 44};
+    static const int start3[4] = {0, 2, 4, 6};
+    pmnf_data d3 = {1, 3, x3, y3};
+    pmnf_reps r3 = {start3, reps3};
+    check(rb_series_build(&s, &d3, &r3) == 0, "series of 3");
+    double lx[3], ly[3], mx = 0, my = 0, sxy = 0, sxx = 0, cv2 = 0;
+    for (int i = 0; i < 3; i++) {
+        lx[i] = log(x3[i]);
+        ly[i] = log(y3[i]);
+        mx += lx[i] / 3;
+        my += ly[i] / 3;
+        /* a pair {y - a, y + a} has sample variance 2 a^2 */
+        double a = reps3[2 * i + 1] - y3[i];
+        cv2 += 2 * a * a / (y3[i] * y3[i]) / 3;
+    }
+    for (int i = 0; i < 3; i++) {
+        sxy += (lx[i] - mx) * (ly[i] - my);
+        sxx += (lx[i] - mx) * (lx[i] - mx);
+    }
+    check(check_close(s.cv2, cv2, 1e-12, 1), "pooled cv2 %g vs %g", s.cv2, cv2);
+    for (int i = 0; i < 3; i++) {
+        double m = exp(my + sxy / sxx * (lx[i] - mx));
+        check(check_close(s.var[i], cv2 * m * m / 2, 1e-9, 1), "var %d: %g vs cv2 m^2 / 2 = %g", i,
+              s.var[i], cv2 * m * m / 2);
+    }
     rb_series_free(&s);
 
     static const double out_reps[5] = {10, 10.1, 9.9, 10, 50};
