@@ -9,7 +9,7 @@
  * document: optional training fields filled with their defaults, degrees of
  * parallelism as text.
  *
- * View of an experiment: {"id","name","parameters","scaling","training",
+ * View of an experiment: {"id","name","parameters","scaling","modeler","training",
  * "cost","created_at"} — the columns plus the keys of the stored spec.
  */
 #include <ctype.h>
@@ -24,6 +24,7 @@
 #include "api/training.h"
 #include "ingest/phase.h"
 #include "modeling/expr.h"
+#include "modeling/modeler.h"
 #include "store/experiments.h"
 
 #define MAX_PARAMS 8
@@ -35,7 +36,14 @@
 
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
-                                       "markers", "measure", "validation_markers", NULL};
+                                       "markers", "measure", "validation_markers", "modeler",
+                                       NULL};
+/* The modeler of experiments created without one: the robust modeler, which
+ * bench/bench_robust.c shows extrapolating better than Extra-P's on noisy
+ * data and no worse on clean data. Experiments stored before there was a
+ * choice have no "modeler" in their spec and keep Extra-P's. */
+#define DEFAULT_MODELER "robust"
+#define STORED_DEFAULT_MODELER "extrap"
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
@@ -446,6 +454,13 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
                          mk ? NULL : markers);
     }
 
+    /* the modeler of its refits (a refit can still ask for the other) */
+    const json_t *modeler = json_object_get(doc, "modeler");
+    pmnf_modeler_kind kind;
+    if (modeler && (!json_is_string(modeler) ||
+                    pmnf_modeler_parse(json_string_value(modeler), &kind) < 0))
+        return fault(&ck, "modeler", "must be \"extrap\" or \"robust\"", modeler);
+
     if (e->spec && cost) {
         json_t *c = json_pack("{s:f, s:f}", "cores_per_rank", cores, "price_per_core_hour", price);
         if (c && formula_text)
@@ -477,6 +492,9 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
         if (e->spec)
             json_object_set(e->spec, "measure", (json_t *)measure);
     }
+    if (e->spec)
+        json_object_set_new(e->spec, "modeler",
+                            json_string(modeler ? json_string_value(modeler) : DEFAULT_MODELER));
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);
@@ -527,6 +545,8 @@ static json_t *experiment_view(const store_experiment *e)
     json_object_set_new(v, "cost", spec_cost ? cost : json_null());
     if (!spec_cost)
         json_decref(cost);
+    const char *modeler = json_string_value(json_object_get(e->spec, "modeler"));
+    json_object_set_new(v, "modeler", json_string(modeler ? modeler : STORED_DEFAULT_MODELER));
     json_object_update_missing(v, e->spec); /* keys later features add */
     json_object_set_new(v, "created_at", json_string(e->created_at));
     return v;

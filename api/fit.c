@@ -5,14 +5,17 @@
  * from ?format=, else recognized from the bytes) or perfcast's own
  * {"parameters":["ranks"],"points":[{"point":[2],"values":[1.2,1.3]}],
  *  "callpath":"...","metric":"...","measure":"mean|median","options":{...},
- *  "predict":[[64],[128]]}. Answers {"models":[...]}: one model per
- * (callpath, metric) in the shape `perfcast model --json` prints, with
- * predictions and 95% intervals at the requested points for perfcast JSON.
+ *  "modeler":"extrap|robust","predict":[[64],[128]]}. Answers {"models":[...]}:
+ * one model per (callpath, metric) in the shape `perfcast model --json`
+ * prints, with predictions and 95% intervals at the requested points for
+ * perfcast JSON. The modeler is Extra-P's unless ?modeler= or "modeler" says
+ * robust; the robust modeler gets every repetition.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/handlers.h"
 #include "api/model_json.h"
@@ -64,12 +67,13 @@ static ingest_format format_of(const api_request *req, api_response *resp, int *
     return INGEST_FORMAT_EXTRAP_TEXT;
 }
 
-static json_t *fit_one(pmnf_modeler *m, const pmnf_data *d, const char *const *names,
-                       const char *callpath, const char *metric, api_response *resp)
+static json_t *fit_one(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps,
+                       const char *const *names, const char *callpath, const char *metric,
+                       api_response *resp)
 {
     pmnf_model model;
     char err[256];
-    if (pmnf_fit(m, d, &model, err, sizeof err) < 0) {
+    if (pmnf_fit_reps(m, d, reps, &model, err, sizeof err) < 0) {
         api_problem(resp, 400, "points", "%s;%s: %s", callpath, metric, err);
         return NULL;
     }
@@ -112,7 +116,8 @@ static void fit_extrap(api_ctx *ctx, api_request *req, api_response *resp, inges
                                        s->rep_start[j + 1] - s->rep_start[j], o->measure, scratch);
         }
         pmnf_data d = {e.nparams, s->npoints, coords, values};
-        json_t *one = fit_one(m, &d, (const char *const *)e.params, e.callpaths[s->callpath],
+        json_t *one = fit_one(m, &d, &(pmnf_reps){s->rep_start, s->values},
+                              (const char *const *)e.params, e.callpaths[s->callpath],
                               e.metrics[s->metric], resp);
         if (!one) {
             ok = -1;
@@ -161,9 +166,23 @@ static int read_number(const json_t *v, double *out)
     return isfinite(*out) ? 0 : -1;
 }
 
-/* points -> coords and aggregated values */
+/* The repetitions of all points, for the robust modeler. */
+typedef struct fit_reps {
+    int *start;
+    double *values;
+} fit_reps;
+
+static size_t count_reps(const json_t *pts)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < json_array_size(pts); i++)
+        total += json_array_size(json_object_get(json_array_get(pts, i), "values"));
+    return total;
+}
+
+/* points -> coords, aggregated values and the repetitions */
 static int read_points(const json_t *doc, int nparams, pmnf_measure measure, api_response *resp,
-                       double **coords, double **values, int *npoints)
+                       double **coords, double **values, fit_reps *reps, int *npoints)
 {
     const json_t *pts = json_object_get(doc, "points");
     size_t n = json_array_size(pts);
@@ -173,8 +192,12 @@ static int read_points(const json_t *doc, int nparams, pmnf_measure measure, api
     }
     *coords = malloc(sizeof(double) * n * (size_t)nparams);
     *values = malloc(sizeof(double) * n);
+    reps->start = malloc(sizeof(int) * (n + 1));
+    reps->values = malloc(sizeof(double) * (count_reps(pts) + 1));
     double *scratch = malloc(sizeof(double) * FIT_MAX_REPS);
-    if (!*coords || !*values || !scratch) {
+    if (reps->start)
+        reps->start[0] = 0;
+    if (!*coords || !*values || !scratch || !reps->start || !reps->values) {
         free(scratch);
         api_problem(resp, 500, NULL, "out of memory");
         return -1;
@@ -216,11 +239,25 @@ static int read_points(const json_t *doc, int nparams, pmnf_measure measure, api
             return -1;
         }
         (*values)[i] = pmnf_aggregate(tmp, (int)nv, measure, scratch);
+        memcpy(reps->values + reps->start[i], tmp, sizeof(double) * nv);
+        reps->start[i + 1] = reps->start[i] + (int)nv;
         free(tmp);
     }
     free(scratch);
     *npoints = (int)n;
     return 0;
+}
+
+/* 400 naming the first option the chosen modeler does not use. */
+static int check_options(const pmnf_options *o, api_response *resp, const char *prefix)
+{
+    char err[256], field[128];
+    const char *key;
+    if (pmnf_options_check(o, &key, err, sizeof err) == 0)
+        return 0;
+    snprintf(field, sizeof field, "%s%s", prefix, key);
+    api_problem(resp, 400, field, "%s", err);
+    return -1;
 }
 
 static int read_options(const json_t *doc, api_response *resp, pmnf_options *o)
@@ -229,6 +266,13 @@ static int read_options(const json_t *doc, api_response *resp, pmnf_options *o)
     char err[256];
     if (measure && pmnf_options_set(o, "measure", measure, err, sizeof err) < 0) {
         api_problem(resp, 400, "measure", "must be \"mean\" or \"median\"");
+        return -1;
+    }
+    const json_t *modeler = json_object_get(doc, "modeler");
+    if (modeler && (!json_is_string(modeler) ||
+                    pmnf_options_apply(o, "modeler", json_string_value(modeler), err,
+                                       sizeof err) < 0)) {
+        api_problem(resp, 400, "modeler", "must be \"extrap\" or \"robust\"");
         return -1;
     }
     const json_t *opts = json_object_get(doc, "options");
@@ -249,14 +293,16 @@ static int read_options(const json_t *doc, api_response *resp, pmnf_options *o)
             snprintf(text, sizeof text, "%.17g", json_number_value(v));
         else
             text[0] = '\0';
-        if (pmnf_options_set(o, key, text, err, sizeof err) < 0) {
+        if (!strcasecmp(key, "modeler") ||
+            pmnf_options_apply(o, key, text, err, sizeof err) < 0) {
             char field[128];
             snprintf(field, sizeof field, "options.%.100s", key);
-            api_problem(resp, 400, field, "%s", err);
+            api_problem(resp, 400, field, "%s",
+                        strcasecmp(key, "modeler") ? err : "the modeler is the member \"modeler\"");
             return -1;
         }
     }
-    return 0;
+    return check_options(o, resp, "options.");
 }
 
 static json_t *predictions(const json_t *doc, const pmnf_model *model, int nparams,
@@ -304,11 +350,14 @@ static void fit_perfcast(api_request *req, api_response *resp, pmnf_options *o)
     const char *names[PMNF_MAX_PARAMS];
     int nparams;
     double *coords = NULL, *values = NULL;
+    fit_reps reps = {NULL, NULL};
     int npoints;
     if (read_names(doc, resp, names, &nparams) < 0 || read_options(doc, resp, o) < 0 ||
-        read_points(doc, nparams, o->measure, resp, &coords, &values, &npoints) < 0) {
+        read_points(doc, nparams, o->measure, resp, &coords, &values, &reps, &npoints) < 0) {
         free(coords);
         free(values);
+        free(reps.start);
+        free(reps.values);
         json_decref(doc);
         return;
     }
@@ -318,7 +367,8 @@ static void fit_perfcast(api_request *req, api_response *resp, pmnf_options *o)
     pmnf_model model;
     char err[256];
     pmnf_data d = {nparams, npoints, coords, values};
-    if (!m || pmnf_fit(m, &d, &model, err, sizeof err) < 0) {
+    pmnf_reps r = {reps.start, reps.values};
+    if (!m || pmnf_fit_reps(m, &d, &r, &model, err, sizeof err) < 0) {
         api_problem(resp, 400, "points", "%s", m ? err : "out of memory");
     } else {
         json_t *one = api_model_to_json(&model, names, 0);
@@ -335,6 +385,8 @@ static void fit_perfcast(api_request *req, api_response *resp, pmnf_options *o)
     pmnf_modeler_free(m);
     free(coords);
     free(values);
+    free(reps.start);
+    free(reps.values);
     json_decref(doc);
 }
 
@@ -350,6 +402,11 @@ void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
     char err[256];
     if (measure && pmnf_options_set(&o, "measure", measure, err, sizeof err) < 0) {
         api_problem(resp, 400, "measure", "must be mean or median");
+        return;
+    }
+    const char *modeler = api_query(req, "modeler");
+    if (modeler && pmnf_options_apply(&o, "modeler", modeler, err, sizeof err) < 0) {
+        api_problem(resp, 400, "modeler", "must be extrap or robust, got \"%.40s\"", modeler);
         return;
     }
     if (is_perfcast)

@@ -10,8 +10,11 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "api/handlers.h"
+#include "modeling/modeler.h"
+#include "store/job_modeler.h"
 #include "store/jobs.h"
 
 static json_t *string_or_null(const char *s)
@@ -57,15 +60,59 @@ void api_job_get(api_ctx *ctx, api_request *req, api_response *resp)
 
 /* POST /v1/experiments/{id}/refit: aggregation and fitting on demand, e.g.
  * once every rank of a coordinate is uploaded with ?refit=defer. Joins the
- * queued refit when there is one. */
+ * queued refit when there is one. ?modeler=extrap|robust (or the body
+ * {"modeler": ...}) fits with that modeler instead of the experiment's. */
+/* The modeler a refit asks for: ?modeler= or {"modeler": ...} (an optional
+ * body with nothing else); NULL for the experiment's. -1 after a 400. */
+static int refit_modeler(const api_request *req, api_response *resp, const char **modeler)
+{
+    pmnf_modeler_kind kind;
+    *modeler = api_query(req, "modeler");
+    json_t *doc = NULL;
+    if (req->body_len > 0) {
+        if (api_parse_object(req, resp, &doc) < 0)
+            return -1;
+        const char *key;
+        json_t *v;
+        json_object_foreach(doc, key, v)
+        {
+            if (strcmp(key, "modeler")) {
+                api_problem(resp, 400, key, "a refit takes only \"modeler\"");
+                json_decref(doc);
+                return -1;
+            }
+            if (!json_is_string(v) || (*modeler && strcmp(*modeler, json_string_value(v)))) {
+                api_problem(resp, 400, "modeler", "must be one string (extrap, robust) that the "
+                                                  "query does not contradict");
+                json_decref(doc);
+                return -1;
+            }
+            *modeler = pmnf_modeler_parse(json_string_value(v), &kind) == 0
+                           ? pmnf_modeler_name(kind)
+                           : "?";
+        }
+        json_decref(doc);
+    }
+    if (*modeler && pmnf_modeler_parse(*modeler, &kind) < 0) {
+        api_problem(resp, 400, "modeler", "must be \"extrap\" or \"robust\"");
+        return -1;
+    }
+    if (*modeler)
+        *modeler = pmnf_modeler_name(kind); /* a static string, outliving the body */
+    return 0;
+}
+
 void api_experiment_refit(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id, job = 0;
-    if (api_path_id(req, resp, "id", "experiment", &id))
+    const char *modeler;
+    if (api_path_id(req, resp, "id", "experiment", &id) || refit_modeler(req, resp, &modeler) < 0)
         return;
     store_error err;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_job_enqueue(c, id, &job, &err) : err.code;
+    int rc = !c ? err.code
+             : modeler ? store_job_enqueue_modeler(c, id, modeler, &job, &err)
+                       : store_job_enqueue(c, id, &job, &err);
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);

@@ -38,13 +38,15 @@ json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int wit
     char text[2048];
     pmnf_format(&m->f, names, text, sizeof text);
     json_t *warnings = json_array();
-    for (unsigned bit = 1; warnings && bit <= PMNF_WARN_NO_INTERVAL; bit <<= 1)
+    for (unsigned bit = 1; warnings && bit <= PMNF_WARN_LAST; bit <<= 1)
         if (m->warnings & bit)
             json_array_append_new(warnings, json_string(pmnf_warning_text(bit)));
     json_t *o = json_pack("{s:s, s:f, s:o*, s:f, s:f, s:f, s:f, s:i, s:o*}", "function", text,
                           "constant", m->f.constant, "terms", terms_json(&m->f, names), "rss",
                           m->rss, "smape", m->smape, "adjusted_r2", m->ar2, "cv_smape",
                           m->cv_smape, "points", m->npoints, "warnings", warnings);
+    if (o)
+        json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(m->modeler)));
     if (o && with_interval) {
         json_object_set_new(o, "interval", interval_json(m));
         json_object_set_new(o, "warning_bits", json_integer(m->warnings));
@@ -109,6 +111,10 @@ int api_model_from_json(const json_t *doc, const char *const *names, int nparams
     m->cv_smape = number(doc, "cv_smape", &ok);
     m->npoints = (int)number(doc, "points", &ok);
     m->warnings = (unsigned)json_integer_value(json_object_get(doc, "warning_bits"));
+    /* documents stored before there were two modelers are Extra-P's */
+    const char *modeler = json_string_value(json_object_get(doc, "modeler"));
+    if (modeler && pmnf_modeler_parse(modeler, &m->modeler) < 0)
+        return -1;
     if (!ok || read_terms(json_object_get(doc, "terms"), names, nparams, &m->f) < 0)
         return -1;
     const json_t *iv = json_object_get(doc, "interval");

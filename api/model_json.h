@@ -5,7 +5,7 @@
  *
  *   {"function":"<Extra-P syntax>","constant":c0,"terms":[{"coefficient":c,
  *    "factors":[{"parameter":"ranks","poly":0.5,"log":1}]}],"rss","smape",
- *    "adjusted_r2","cv_smape","points","warnings":[...],
+ *    "adjusted_r2","cv_smape","points","warnings":[...],"modeler":"extrap"|"robust",
  *    "interval":{"dof","sigma2","t975","cov":[...]}}
  */
 #ifndef PERFCAST_API_MODEL_JSON_H

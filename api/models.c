@@ -243,6 +243,9 @@ static json_t *model_view(const store_model_row *m)
         }
         json_object_set_new(o, "growth", json_pack("{s:f, s:f}", "poly", m->growth_poly, "log",
                                                    m->growth_log));
+        /* models stored before there were two modelers are Extra-P's */
+        json_t *modeler = json_object_get(doc, "modeler");
+        json_object_set_new(o, "modeler", modeler ? json_incref(modeler) : json_string("extrap"));
     } else {
         json_object_set_new(o, "function", json_null());
         json_object_set_new(o, "points", json_integer(m->points));
@@ -400,12 +403,20 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *ej = prediction_json(metric, &epoch, composed ? NULL : parts[3].function);
     json_object_set_new(ej, "composed_from",
                         composed ? json_pack("[s, s, s]", "comp", "comm", "mem") : json_array());
+    /* the modeler of the models behind the epoch (all of a set share one) */
+    const cached_part *any = parts[3].present ? &parts[3] : &parts[0];
+    for (int i = 0; i < 3 && !any->present; i++)
+        any = &parts[i];
+    json_object_set_new(ej, "modeler", json_string(pmnf_modeler_name(any->model.modeler)));
     json_object_set_new(doc, "epoch", ej);
     static const char *const names[3] = {"comp", "comm", "mem"};
     for (int i = 0; i < 3; i++) {
         if (parts[i].present) {
             prediction p = predict_part(&parts[i], point);
-            json_object_set_new(doc, names[i], prediction_json(metric, &p, parts[i].function));
+            json_t *pj = prediction_json(metric, &p, parts[i].function);
+            json_object_set_new(pj, "modeler",
+                                json_string(pmnf_modeler_name(parts[i].model.modeler)));
+            json_object_set_new(doc, names[i], pj);
         } else {
             json_object_set_new(doc, names[i], json_null());
         }

@@ -108,6 +108,30 @@ modeler_cache() {
     done <"$DATA/modeler_cache.out"
 }
 
+# The robust modeler against Extra-P's on generated sets with known truth
+# (bench/bench_robust.c): accuracy, interval coverage and time, same run.
+robust_modeler() {
+    if ! measure "$DATA/robust_modeler.out" "$B/bench_robust" --series1 2000 --series2 300 \
+        --seeds 11,22,33,44,55 --min-time 1; then
+        fail robust_modeler "$ru"; return
+    fi
+    cat "$DATA/robust_modeler.out"
+    while read -r line; do
+        case "$(jget figure "$line")" in
+        *robust_modeler*)
+            say "robust_modeler: $(jget set "$line" | tr -d '"') $(jget modeler "$line" | tr -d '"'):" \
+                "term recovery $(jget term_recovery "$line"), p90 $(jget extrapolation_ape_p90 "$line") %," \
+                "95% interval coverage $(jget interval_coverage "$line")," \
+                "mean width $(jget interval_mean_width_pct "$line") %, $(jget us_per_model "$line") us/model" ;;
+        *robust_vs_extrap*)
+            say "robust_vs_extrap: $(jget set "$line" | tr -d '"'): p90 ratio $(jget p90_ratio "$line")," \
+                "recovery +$(jget recovery_gain_points "$line") points, time ratio $(jget time_ratio "$line");" \
+                "targets: accuracy $(jget accuracy_target_met "$line"), time $(jget time_target_met "$line")," \
+                "coverage $(jget coverage_target_met "$line")" ;;
+        esac
+    done <"$DATA/robust_modeler.out"
+}
+
 # accuracy PARAMS NOISE CALLPATHS SEED
 accuracy() {
     params=$1 noise=$2 n=$3 seed=$4
@@ -276,7 +300,7 @@ sweep_figures() {
     done <"$DATA/sweep.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile; do
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -285,6 +309,7 @@ machine
 speed speed_1param 1 100000 101 76.9 100000
 speed speed_2param 2 10000 102 40 20000
 modeler_cache
+robust_modeler
 accuracy 1 0.05 2000 201
 accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203

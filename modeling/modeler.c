@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "modeling/modeler_internal.h"
+#include "modeling/robust_internal.h"
 
 pmnf_modeler *pmnf_modeler_new(const pmnf_options *o)
 {
@@ -81,6 +82,7 @@ void pmnf_modeler_free(pmnf_modeler *m)
     drop_multi_caches(m);
     free(m->blocks);
     free(m->scratch);
+    rb_cache_free(m->robust);
     free(m);
 }
 
@@ -388,6 +390,31 @@ static int validate(const pmnf_data *d, char *err, size_t errcap)
     return 0;
 }
 
+/* Repetitions, when given: counts that add up and finite values. */
+static int validate_reps(const pmnf_data *d, const pmnf_reps *reps, char *err, size_t errcap)
+{
+    if (!reps)
+        return 0;
+    if (reps->start[0] != 0) {
+        snprintf(err, errcap, "repetitions of point 0 do not start at 0");
+        return -1;
+    }
+    for (int i = 0; i < d->npoints; i++) {
+        if (reps->start[i + 1] < reps->start[i]) {
+            snprintf(err, errcap, "repetitions of point %d have a negative count", i);
+            return -1;
+        }
+        for (int r = reps->start[i]; r < reps->start[i + 1]; r++) {
+            if (!isfinite(reps->values[r])) {
+                snprintf(err, errcap, "repetition %d of point %d is not a finite number",
+                         r - reps->start[i], i);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* A model that is only the mean: the last resort when every candidate
  * failed numerically, so that no NaN or infinity reaches an output. */
 static void fall_back_to_mean(pmnf_model *out, const pmnf_data *d)
@@ -423,9 +450,22 @@ static int model_is_finite(const pmnf_model *o)
 
 int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap)
 {
+    return pmnf_fit_reps(m, d, NULL, out, err, errcap);
+}
+
+int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
+                  char *err, size_t errcap)
+{
     if (validate(d, err, errcap) < 0)
         return -1;
     int rc;
+    if (m->opt.modeler == PMNF_MODELER_ROBUST) {
+        if (validate_reps(d, reps, err, errcap) < 0 || robust_fit(m, d, reps, out, err, errcap) < 0)
+            return -1;
+        if (!model_is_finite(out))
+            fall_back_to_mean(out, d);
+        return 0;
+    }
     if (d->nparams == 1) {
         rc = single_fit(m, d->coords, d->values, d->npoints, 0, 1, out);
     } else {
@@ -478,6 +518,11 @@ const char *pmnf_warning_text(unsigned bit)
         return "The coordinates cannot separate the terms; the model is the mean.";
     case PMNF_WARN_NO_INTERVAL:
         return "Too few measurements for a prediction interval.";
+    case PMNF_WARN_ROBUST_FALLBACK:
+        return "Too few points along a parameter for the robust modeler (at least 4 distinct "
+               "values); the model is Extra-P's.";
+    case PMNF_WARN_NO_REPETITIONS:
+        return "No repetitions: the robust modeler estimated the noise from the residuals.";
     default:
         return "";
     }

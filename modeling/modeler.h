@@ -32,6 +32,13 @@ typedef enum pmnf_point_selection {
 
 #define PMNF_MAX_USER_EXPONENTS 32
 
+/* Which modeler pmnf_fit() runs. */
+typedef enum pmnf_modeler_kind {
+    PMNF_MODELER_EXTRAP = 0, /* Extra-P 4.2.5's modelers, output for output */
+    PMNF_MODELER_ROBUST = 1, /* noise-resilient: repetitions, weighted fits, extrapolation-aware
+                                choice, calibrated intervals (robust.c) */
+} pmnf_modeler_kind;
+
 typedef struct pmnf_options {
     pmnf_measure measure;          /* how repetitions become one value (callers use pmnf_aggregate) */
     int use_crossvalidation;       /* leave-one-out CV scores candidates (default 1) */
@@ -48,6 +55,8 @@ typedef struct pmnf_options {
     /* multi-parameter modeler */
     int allow_combinations;        /* sums of products (default 1) */
     pmnf_point_selection point_selection;
+    pmnf_modeler_kind modeler;     /* default PMNF_MODELER_EXTRAP */
+    unsigned explicit_options;     /* bit per option key set through pmnf_options_apply */
 } pmnf_options;
 
 void pmnf_options_default(pmnf_options *o);
@@ -67,13 +76,23 @@ typedef struct pmnf_data {
     const double *values; /* npoints */
 } pmnf_data;
 
+/* The repetitions behind a pmnf_data, which the robust modeler uses: point
+ * i's are values[start[i] .. start[i+1]). */
+typedef struct pmnf_reps {
+    const int *start;     /* npoints + 1 */
+    const double *values;
+} pmnf_reps;
+
 /* Warnings a model can carry (bit set). */
 enum {
     PMNF_WARN_FEW_POINTS = 1,      /* fewer than 5 points (per parameter) */
     PMNF_WARN_NO_LOG_TERMS = 2,    /* a coordinate below 1: no logarithmic terms */
     PMNF_WARN_RANK_DEFICIENT = 4,  /* the coordinates cannot separate the terms */
     PMNF_WARN_NO_INTERVAL = 8,     /* too few points for a prediction interval */
+    PMNF_WARN_ROBUST_FALLBACK = 16, /* robust modeler: too few points, Extra-P's modeler used */
+    PMNF_WARN_NO_REPETITIONS = 32,  /* robust modeler: no repetitions, noise from the residuals */
 };
+#define PMNF_WARN_LAST PMNF_WARN_NO_REPETITIONS
 
 typedef struct pmnf_model {
     pmnf_function f;
@@ -90,6 +109,7 @@ typedef struct pmnf_model {
     double t975;     /* Student t quantile 0.975 for dof */
     int ncoef;       /* 1 + nterms */
     double cov[PMNF_MAX_COEFS * PMNF_MAX_COEFS]; /* (A'A)^-1, ncoef x ncoef */
+    pmnf_modeler_kind modeler; /* the modeler that produced the model */
 } pmnf_model;
 
 typedef struct pmnf_modeler pmnf_modeler;
@@ -101,11 +121,31 @@ void pmnf_modeler_free(pmnf_modeler *m);
 /* Fits one series. Returns 0, or -1 with a message in err (no points, more
  * than PMNF_MAX_PARAMS parameters, a NaN or infinite value or coordinate). */
 int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap);
+/* The same with the repetitions (r may be NULL); Extra-P's modeler ignores them. */
+int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *r, pmnf_model *out,
+                  char *err, size_t errcap);
 
 /* Value and 95% prediction interval at point. When the model has no
  * interval (PMNF_WARN_NO_INTERVAL), lo = hi = value and 1 is returned;
  * otherwise 0. Never produces NaN for finite input where f is finite. */
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi);
+
+/* ---- choosing the modeler (choice.c) ---------------------------------- */
+
+/* "extrap" | "robust" */
+const char *pmnf_modeler_name(pmnf_modeler_kind k);
+/* Returns 0 and sets *k, or -1 for an unknown name. */
+int pmnf_modeler_parse(const char *name, pmnf_modeler_kind *k);
+/* pmnf_options_set() plus the key "modeler", remembering which keys were
+ * given so that pmnf_options_check() can refuse those that do not apply. */
+int pmnf_options_apply(pmnf_options *o, const char *key, const char *value, char *err,
+                       size_t errcap);
+/* 0, or -1 naming (in *key and err) the first option given that the chosen modeler does not use
+ * (the robust modeler has its own way of choosing: use_crossvalidation,
+ * compare_with_rss, minimum_term_contribution,
+ * allow_combinations_of_sums_and_products, single_parameter_point_selection
+ * and force_combination_exponents belong to Extra-P's). */
+int pmnf_options_check(const pmnf_options *o, const char **key, char *err, size_t errcap);
 
 /* The text of one warning bit, as Extra-P words it where it has one. */
 const char *pmnf_warning_text(unsigned bit);

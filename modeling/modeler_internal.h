@@ -77,6 +77,7 @@ struct pmnf_modeler {
     /* scratch */
     double *scratch;
     int scratch_cap;
+    struct rb_cache *robust; /* the robust modeler's block columns (robust.c) */
 };
 
 /* options.c */
@@ -86,6 +87,9 @@ int blocks_from_options(const pmnf_options *o, pmnf_block **out);
 single_plan *modeler_plan(pmnf_modeler *m, const double *x, int n);
 mp_design *modeler_design(pmnf_modeler *m, const pmnf_function *shape);
 double *modeler_scratch(pmnf_modeler *m, int n);
+
+/* robust.c */
+void rb_cache_free(struct rb_cache *c);
 
 /* single.c */
 int single_fit(pmnf_modeler *m, const double *x, const double *y, int n, int param, int nparams,

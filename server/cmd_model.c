@@ -3,7 +3,8 @@
  * offline. Reads an Extra-P input file (ingest/extrap.h), fits one model per
  * (callpath, metric) with one shared modeler (modeling/modeler.h), and prints
  * `callpath;metric;model` lines in Extra-P's syntax, or one JSON object per
- * line with --json.
+ * line with --json. --modeler robust fits with the noise-resilient modeler
+ * (modeling/robust.c), which sees every repetition instead of their mean.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ static int model_usage(const char *msg)
 {
     fprintf(stderr, "perfcast model: %s\n", msg);
     fputs("usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
-          "                           [--options KEY=VALUE ...] [--json]\n",
+          "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n",
           stderr);
     return 2;
 }
@@ -41,7 +42,7 @@ static int parse_option(pmnf_options *o, const char *kv)
     }
     memcpy(key, kv, (size_t)(eq - kv));
     key[eq - kv] = '\0';
-    if (pmnf_options_set(o, key, eq + 1, err, sizeof err) < 0) {
+    if (pmnf_options_apply(o, key, eq + 1, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast model: %s\n", err);
         return -1;
     }
@@ -64,6 +65,10 @@ static int parse_args(int argc, char **argv, model_args *a)
             char err[256];
             if (pmnf_options_set(&a->opt, "measure", argv[++i], err, sizeof err) < 0)
                 return model_usage("--measure must be mean or median");
+        } else if (!strcmp(s, "--modeler") && i + 1 < argc) {
+            char err[256];
+            if (pmnf_options_apply(&a->opt, "modeler", argv[++i], err, sizeof err) < 0)
+                return model_usage("--modeler must be extrap or robust");
         } else if (!strcmp(s, "--options")) {
             if (i + 1 >= argc || !strchr(argv[i + 1], '='))
                 return model_usage("--options needs KEY=VALUE arguments");
@@ -81,6 +86,10 @@ static int parse_args(int argc, char **argv, model_args *a)
     }
     if (!a->path)
         return model_usage("FILE is missing");
+    char err[256];
+    const char *bad;
+    if (pmnf_options_check(&a->opt, &bad, err, sizeof err) < 0)
+        return model_usage(err);
     return 0;
 }
 
@@ -182,7 +191,8 @@ static int model_all(const ingest_experiment *e, const model_args *a)
         char err[256];
         if (series_prepare(e, s, a->opt.measure, &b, &d) < 0) {
             rc = 1;
-        } else if (pmnf_fit(m, &d, &model, err, sizeof err) < 0) {
+        } else if (pmnf_fit_reps(m, &d, &(pmnf_reps){s->rep_start, s->values}, &model, err,
+                                 sizeof err) < 0) {
             fprintf(stderr, "perfcast model: %s;%s: %s\n", e->callpaths[s->callpath],
                     e->metrics[s->metric], err);
             rc = 2;

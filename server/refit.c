@@ -19,7 +19,9 @@
  *      same sums per rank);
  *   5. fit every series measured at enough coordinates (5 values of every
  *      parameter, Extra-P's minimum) with one shared modeler; a strong-scaling
- *      experiment's modeler also tries negative exponents;
+ *      experiment's modeler also tries negative exponents; the modeler is the
+ *      one the job asked for, else the experiment's ("modeler" of its spec,
+ *      Extra-P's when absent); the robust one gets every repetition;
  *   6. write measurements and models as one new model set, in one transaction.
  *
  * Coordinates of evaluation-only uploads (Extra-Deep §4's P+) go through
@@ -46,6 +48,7 @@
 #include "modeling/imbalance.h"
 #include "modeling/modeler.h"
 #include "store/experiments.h"
+#include "store/job_modeler.h"
 #include "store/models.h"
 
 #define MIN_VALUES_PER_PARAMETER 5
@@ -59,6 +62,7 @@ typedef struct refit_setup {
     int warmup_steps;
     agg_measure measure; /* the experiment's "measure": median (default) or mean */
     int strong;
+    pmnf_modeler_kind modeler;
 } refit_setup;
 
 /* Everything malloc'ed for one refit, freed at its end. */
@@ -97,6 +101,8 @@ static void arena_free(arena *a)
 typedef struct series {
     double *value;       /* npoints */
     unsigned char *seen; /* npoints */
+    const double **reps; /* npoints: the repetitions behind value (arena-owned), or NULL */
+    int *nreps;          /* npoints */
 } series;
 
 typedef struct refit_state {
@@ -349,10 +355,12 @@ static series *app_series(refit_state *st, int part, int metric)
     return &st->app[(size_t)part * st->d->nmetrics + (size_t)metric];
 }
 
-static void series_set(series *s, int p, double v)
+static void series_set(series *s, int p, double v, const double *reps, int nreps)
 {
     s->value[p] = v;
     s->seen[p] = 1;
+    s->reps[p] = reps;
+    s->nreps[p] = nreps;
 }
 
 /* Step 4 for one coordinate: epoch and between values per callpath and the
@@ -406,13 +414,14 @@ static int extrapolate_point(refit_state *st, int p)
         const char *name = st->d->callpaths[c];
         const char *cat = profile_category_name(st->d->categories[c]);
         if (has_epoch) {
-            series_set(cp_series(st, c, m, SERIES_EPOCH), p, epoch.value);
+            series_set(cp_series(st, c, m, SERIES_EPOCH), p, epoch.value, epoch.reps, epoch.nreps);
             rc |= add_accum_measurement(st, p, "callpath", name, cat, m, "epoch", &epoch);
         } else {
             accum_free(&epoch);
         }
         if (has_between) {
-            series_set(cp_series(st, c, m, SERIES_BETWEEN), p, between.value);
+            series_set(cp_series(st, c, m, SERIES_BETWEEN), p, between.value, between.reps,
+                       between.nreps);
             rc |= add_accum_measurement(st, p, "callpath", name, cat, m, "between", &between);
         } else {
             accum_free(&between);
@@ -426,7 +435,7 @@ static int extrapolate_point(refit_state *st, int p)
                 continue;
             }
             /* a category without callpaths at this coordinate contributes 0 */
-            series_set(app_series(st, part, m), p, a->value);
+            series_set(app_series(st, part, m), p, a->value, a->reps, a->nreps);
             rc |= add_accum_measurement(st, p, "application", part_names[part],
                                         part <= PART_MEM ? part_names[part] : NULL, m, "epoch",
                                         a);
@@ -511,6 +520,31 @@ static json_t *accuracy_json(refit_state *st, const series *s, const pmnf_model 
                      accuracy_kind(st, s, model, 1));
 }
 
+/* The finite repetitions of the fitted points of s (evaluation-only points
+ * are not fitted), as pmnf_reps wants them (point after point); NULL when
+ * there are none or no memory. */
+static double *gather_reps(const refit_state *st, const series *s, int *start)
+{
+    size_t total = 0;
+    for (int p = 0; p < st->d->npoints; p++)
+        if (s->seen[p] && !is_evaluation(st->d, p) && s->reps[p])
+            total += (size_t)s->nreps[p];
+    double *v = total ? malloc(sizeof(double) * total) : NULL;
+    if (!v)
+        return NULL;
+    int n = 0, k = 0;
+    start[0] = 0;
+    for (int p = 0; p < st->d->npoints; p++) {
+        if (!s->seen[p] || is_evaluation(st->d, p))
+            continue;
+        for (int r = 0; s->reps[p] && r < s->nreps[p]; r++)
+            if (isfinite(s->reps[p][r]))
+                v[k++] = s->reps[p][r];
+        start[++n] = k;
+    }
+    return v;
+}
+
 static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, store_model *out,
                       double *coords, double *values)
 {
@@ -539,7 +573,17 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
     pmnf_data data = {d->nparams, n, coords, values};
     pmnf_model model;
     char err[256];
-    if (pmnf_fit(modeler, &data, &model, err, sizeof err) < 0) {
+    int *start = NULL;
+    double *reps = NULL;
+    if (st->setup.modeler == PMNF_MODELER_ROBUST) {
+        start = malloc(sizeof(int) * (size_t)(n + 1));
+        reps = start ? gather_reps(st, s, start) : NULL;
+    }
+    int rc = pmnf_fit_reps(modeler, &data, reps ? &(pmnf_reps){start, reps} : NULL, &model, err,
+                           sizeof err);
+    free(start);
+    free(reps);
+    if (rc < 0) {
         char *why = strdup(err);
         out->reason = arena_keep(&st->mem, why);
         return out->reason ? 0 : -1;
@@ -562,6 +606,7 @@ static int fit_all(refit_state *st)
     pmnf_options o;
     pmnf_options_default(&o);
     o.allow_negative_exponents = st->setup.strong;
+    o.modeler = st->setup.modeler;
     pmnf_modeler *modeler = pmnf_modeler_new(&o);
     double *coords = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * d->nparams);
     double *values = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1));
@@ -633,12 +678,14 @@ static int state_alloc(refit_state *st)
     size_t total = ncp + napp;
     double *vals = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof(double)));
     unsigned char *seen = arena_keep(&st->mem, calloc(total ? total * np : 1, 1));
-    if (!vals || !seen)
+    const double **reps = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof *reps));
+    int *nreps = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof(int)));
+    if (!vals || !seen || !reps || !nreps)
         return -1;
-    for (size_t i = 0; i < ncp; i++)
-        st->cp[i] = (series){vals + i * np, seen + i * np};
-    for (size_t i = 0; i < napp; i++)
-        st->app[i] = (series){vals + (ncp + i) * np, seen + (ncp + i) * np};
+    for (size_t i = 0; i < ncp + napp; i++) {
+        series *s = i < ncp ? &st->cp[i] : &st->app[i - ncp];
+        *s = (series){vals + i * np, seen + i * np, reps + i * np, nreps + i * np};
+    }
     return 0;
 }
 
@@ -695,6 +742,19 @@ static int store_outcome(const store_error *se, char *err, size_t errcap)
                                                                      : REFIT_TRANSIENT;
 }
 
+/* The job's modeler, else the experiment's, else Extra-P's. */
+static int choose_modeler(PGconn *c, const store_experiment *e, int64_t job_id,
+                          pmnf_modeler_kind *kind, store_error *se)
+{
+    char asked[16];
+    if (store_job_modeler(c, job_id, asked, sizeof asked, se))
+        return -1;
+    *kind = PMNF_MODELER_EXTRAP;
+    if (pmnf_modeler_parse(asked, kind) < 0)
+        pmnf_modeler_parse(json_string_value(json_object_get(e->spec, "modeler")), kind);
+    return 0;
+}
+
 int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_set_id, char *err,
               size_t errcap)
 {
@@ -722,6 +782,8 @@ int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
     st.d = &d;
     st.cancel = cancel;
     int rc = setup_from_experiment(&e, &st.setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
+    if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &st.setup.modeler, &se))
+        rc = store_outcome(&se, err, errcap);
     if (rc == REFIT_OK && store_fit_data_load(c, experiment_id, e.nparams, &d, &se))
         rc = store_outcome(&se, err, errcap);
     /* the computation needs no connection: give it back meanwhile */

@@ -17,6 +17,10 @@ How the README is read (README.md, "Examples in this README"):
 The examples talk to http://127.0.0.1:8080; the runner serves on a free
 port and rewrites that address in commands and answers.
 
+With README_TEST_UPDATE=1 the runner rewrites, in README.md, the numbers of
+every answer whose shape matches but whose numbers differ (after a change
+that moves results on purpose); review the diff before committing it.
+
 The openapi.json examples of requests are checked too: each request body
 example of an operation must be valid JSON (they are pasted by hand).
 
@@ -137,16 +141,21 @@ def examples(first_line, body):
     """(line number, command text, expected answer or None) of a block."""
     out, cmd, cmd_line, expect = [], [], 0, None
 
+    exp_lines = []
+
     def flush():
         if cmd:
-            out.append((cmd_line, "\n".join(cmd), None if expect is None else "".join(expect)))
+            out.append((cmd_line, "\n".join(cmd), None if expect is None else "".join(expect),
+                        list(exp_lines)))
 
     for n, line in enumerate(body):
         if line.startswith("#"):
             if cmd:  # an answer (or more of it)
                 if expect is None:
                     expect = []
+                    exp_lines.clear()
                 expect.append(line[1:])
+                exp_lines.append(first_line + n)
             continue  # prose
         if not line.strip():
             flush()
@@ -186,34 +195,61 @@ def numbers_differ(want, got):
     return None
 
 
-def matches(expected, actual):
+def matches(expected, actual, got=None):
     """None when actual fits expected, else why not. The fragments between
     `...` are found in order, each at its first place where its numbers
     agree; the first must start the answer and the last end it, unless the
-    README puts `...` there."""
+    README puts `...` there. When got is a list, a shape that fits with
+    other numbers is followed on and got receives the printed numbers."""
     e, a = squeeze(expected), squeeze(actual)
     frags = e.split("...")
     pos = 0
+    differ = None
     for k, frag in enumerate(frags):
         if not frag:
             continue
         rx, want = fragment_regex(frag)
         first = k == 0
         last = k == len(frags) - 1
-        found, why = None, None
+        found, why, shape = None, None, None
         for m in rx.finditer(a, pos):
             if first and m.start() != 0:
                 break
             if last and m.end() != len(a):
                 continue
+            shape = shape or m
             why = numbers_differ(want, m.groups())
             if not why:
                 found = m
                 break
+        if not found and got is not None and shape:
+            found, differ = shape, differ or why
         if not found:
             return why or ("the answer does not have the shape shown (from %r on)" % frag[:80])
+        if got is not None:
+            got.extend(found.groups())
         pos = found.end()
-    return None
+    return differ
+
+
+def rewrite_numbers(lines, line_numbers, got):
+    """Puts the printed numbers in place of the README's in its answer lines
+    (1-based line numbers), in order."""
+    raw = sum(len(re.findall(NUM, lines[ln - 1][1:])) for ln in line_numbers)
+    if raw != len(got):
+        return False  # numbers that white space separates: not safely mapped
+    k = 0
+    for ln in line_numbers:
+        text = lines[ln - 1]
+
+        def sub(m):
+            nonlocal k
+            if k >= len(got):
+                return m.group(0)
+            k += 1
+            return got[k - 1]
+        lines[ln - 1] = "#" + re.sub(NUM, sub, text[1:])
+    return True
 
 
 def run_all(items, port, db_url):
@@ -221,7 +257,7 @@ def run_all(items, port, db_url):
     examples' commands see DATABASE_URL of the test's database (the README
     writes `export DATABASE_URL=${DATABASE_URL:-...}`)."""
     script = ["set +e", "export DATABASE_URL='%s'" % db_url]
-    for k, (_, cmd, _) in enumerate(items):
+    for k, (_, cmd, _, _) in enumerate(items):
         script.append(cmd.replace(ADDR, "127.0.0.1:%d" % port))
         script.append("printf '\\n@@readme-test %d %%s@@\\n' $?" % k)
     p = subprocess.run(["bash", "-c", "\n".join(script)], stdout=subprocess.PIPE,
@@ -273,6 +309,8 @@ def main():
     if current:
         groups.append(current)
     passed = failed = 0
+    update = os.environ.get("README_TEST_UPDATE") == "1"
+    readme_lines = text.split("\n")
     for items in groups:
         pg = Postgres()
         srv = None
@@ -284,7 +322,7 @@ def main():
             if srv:
                 srv.stop()
             pg.stop()
-        for k, (line, cmd, expect) in enumerate(items):
+        for k, (line, cmd, expect, exp_lines) in enumerate(items):
             if k >= len(results):
                 print("README.md:%d: did not run (an earlier command ended the shell)" % line)
                 failed += 1
@@ -298,13 +336,20 @@ def main():
             if status != 0:
                 why = "exit status %d" % status
             elif expect is not None:
-                why = matches(expect, out)
+                got = [] if update else None
+                why = matches(expect, out, got)
+                if why and update and got and "shape" not in why:
+                    done = rewrite_numbers(readme_lines, exp_lines, got)
+                    print("README.md:%d: numbers %s" % (line, "rewritten" if done else
+                                                       "not rewritten (write them by hand)"))
             if why:
                 failed += 1
                 print("README.md:%d: %s\n  command: %s\n  printed: %s" %
                       (line, why, cmd.split("\n")[0][:160], out.strip()[:600]))
             else:
                 passed += 1
+    if update:
+        open(readme, "w").write("\n".join(readme_lines))
     bad = check_openapi("api/openapi.json")
     for why in bad:
         print("api/openapi.json: " + why)

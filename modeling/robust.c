@@ -1,0 +1,502 @@
+/*
+ * robust.c — the robust modeler: hypothesis search, choice and interval,
+ * and the explicit fallback to Extra-P's modeler.
+ *
+ * The series comes from robust_noise.c (a center and a noise variance per
+ * coordinate, from the repetitions). Every hypothesis is a weighted
+ * least-squares fit scored by AICc with a prior against negative
+ * coefficients and towards simple growth classes (robust_wls.c), so a term
+ * is only kept when it explains more than the measured noise, and a
+ * hypothesis without a constant (one coefficient fewer) wins when the data
+ * allow it.
+ *
+ * One parameter: every building block b of the search space (Extra-P's,
+ * negative exponents included when asked for) as c0 + c1 b(x) and c1 b(x),
+ * and the constant.
+ *
+ * Several parameters: for each parameter, every block is scored on all lines
+ * of points along which only that parameter varies (the sum over the lines
+ * of the best of c_L + d_L b(x) and d_L b(x), each line with its own
+ * coefficients: a parameter's shape is the same on every line whether the
+ * parameters add or multiply). The best few blocks per parameter, or its
+ * absence, are combined into sums and products, with and without a
+ * constant, and fitted on all points.
+ *
+ * Of all hypotheses fitted, the model is the weighted median prediction at
+ * the reference point, and its interval is widened by the spread of the
+ * others (robust_mixture.c). The interval is stored in pmnf_model's terms,
+ * y +- t * sqrt(sigma2 (1 + g' C g)): sigma2 is the variance of the least
+ * noisy measured center and sigma2 * C the covariance of the coefficients.
+ *
+ * Too few points (fewer than 4 distinct values along a parameter) for the
+ * criterion: the model is Extra-P's, with the warning
+ * PMNF_WARN_ROBUST_FALLBACK.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "modeling/robust_internal.h"
+
+
+/* ---- closed-form fits of c0 + c1 g and c1 g ------------------------------ */
+
+typedef struct fit2 {
+    double c0, c1, chi2;
+    double v00, v01, v11; /* (A'WA)^-1 */
+    int ok;
+} fit2;
+
+/* Both c0 + c1 g (into f[1]) and c1 g (into f[0]) by weighted least squares,
+ * from centered sums (two passes over the points). */
+static void fit_two(const double *y, const double *w, const double *g, int m, fit2 f[2])
+{
+    double sw = 0, swg = 0, swy = 0;
+    for (int i = 0; i < m; i++) {
+        sw += w[i];
+        swg += w[i] * g[i];
+        swy += w[i] * y[i];
+    }
+    double gb = swg / sw, yb = swy / sw;
+    double cgg = 0, cgy = 0, cyy = 0;
+    for (int i = 0; i < m; i++) {
+        double dg = g[i] - gb, dy = y[i] - yb;
+        cgg += w[i] * dg * dg;
+        cgy += w[i] * dg * dy;
+        cyy += w[i] * dy * dy;
+    }
+    /* raw sums from the centered ones: sum w g^2 = cgg + sw gb^2, ... */
+    double sgg = cgg + sw * gb * gb, sgy = cgy + sw * gb * yb, syy = cyy + sw * yb * yb;
+    memset(f, 0, 2 * sizeof *f);
+    if (cgg > 1e-24 * sw * gb * gb && cgg > 0) {
+        f[1].c1 = cgy / cgg;
+        f[1].c0 = yb - f[1].c1 * gb;
+        f[1].v11 = 1 / cgg;
+        f[1].v01 = -gb / cgg;
+        f[1].v00 = 1 / sw + gb * gb / cgg;
+        f[1].chi2 = cyy - f[1].c1 * cgy;
+        if (f[1].chi2 < 0)
+            f[1].chi2 = 0;
+        f[1].ok = isfinite(f[1].chi2) && isfinite(f[1].c0) && isfinite(f[1].c1);
+    }
+    if (sgg > 0) {
+        f[0].c1 = sgy / sgg;
+        f[0].v11 = 1 / sgg;
+        f[0].chi2 = syy - f[0].c1 * sgy;
+        if (f[0].chi2 < 0)
+            f[0].chi2 = 0;
+        f[0].ok = isfinite(f[0].chi2) && isfinite(f[0].c1);
+    }
+}
+
+static double fit_const(const double *y, const double *w, int m, double *c0, double *v00)
+{
+    double sw = 0, swy = 0, chi2 = 0;
+    for (int i = 0; i < m; i++) {
+        sw += w[i];
+        swy += w[i] * y[i];
+    }
+    *c0 = swy / sw;
+    *v00 = 1 / sw;
+    for (int i = 0; i < m; i++)
+        chi2 += w[i] * (y[i] - *c0) * (y[i] - *c0);
+    return chi2;
+}
+
+/* Criterion of a fit2 of block b (hc: with constant) on m points. */
+static double fit2_crit(const rb_series *s, const pmnf_modeler *m, int b, const fit2 *f, int hc,
+                        int npts)
+{
+    return rb_score(s, f->chi2, 1 + hc, npts, f->c0 < 0 || f->c1 < 0) +
+           rb_block_penalty(m->blocks[b].poly, m->blocks[b].log);
+}
+
+/* ---- one parameter ---------------------------------------------------------- */
+
+static void single_shape(const pmnf_modeler *m, int tag, rb_hyp *h)
+{
+    memset(h, 0, sizeof *h);
+    h->f.nparams = 1;
+    h->has_const = 1;
+    if (tag < 0)
+        return;
+    h->has_const = tag % 2;
+    h->f.nterms = 1;
+    h->f.terms[0].coef = 1;
+    h->f.terms[0].nfactors = 1;
+    h->f.terms[0].factors[0] = (pmnf_factor){0, m->blocks[tag / 2].poly, m->blocks[tag / 2].log};
+}
+
+/* Every single-parameter hypothesis into c->mx (tag 2b + has_const, -1 for
+ * the constant), then the chosen one's shape into best. */
+static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best)
+{
+    int n = s->n;
+    double c0, v00, chi2 = fit_const(s->y, s->w, n, &c0, &v00);
+    double crit = rb_score(s, chi2, 1, n, c0 < 0), mu[RB_NREF], var[RB_NREF];
+    for (int r = 0; r < RB_NREF; r++) {
+        mu[r] = c0;
+        var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
+    }
+    if (rb_mixture_add(&c->mx, crit, mu, var, -1) < 0)
+        return -1;
+    for (int b = 0; b < c->nblocks; b++) {
+        if (!c->usable[b])
+            continue;
+        const double *g = rb_col(c, 0, b), *gr = c->gref + (size_t)b * RB_NREF;
+        fit2 both[2];
+        fit_two(s->y, s->w, g, n, both);
+        for (int hc = 1; hc >= 0; hc--) {
+            const fit2 f = both[hc];
+            if (!f.ok)
+                continue;
+            double scale = rb_noise_scale(s, f.chi2, 1 + hc, n);
+            for (int r = 0; r < RB_NREF; r++) {
+                mu[r] = f.c0 + f.c1 * gr[r];
+                var[r] = (f.v00 + 2 * gr[r] * f.v01 + gr[r] * gr[r] * f.v11) * scale;
+            }
+            if (rb_mixture_add(&c->mx, fit2_crit(s, m, b, &f, hc, n), mu, var, 2 * b + hc) < 0)
+                return -1;
+        }
+    }
+    int tag = -1;
+    rb_mixture_pick(&c->mx, &tag);
+    single_shape(m, tag, best);
+    return 0;
+}
+
+/* ---- several parameters ----------------------------------------------------- */
+
+/* A parameter's best blocks by their score summed over its lines. */
+#define MAX_TOP 4
+typedef struct ranking {
+    int ntop;
+    int block[MAX_TOP];
+    double score[MAX_TOP];
+} ranking;
+
+static void ranking_insert(ranking *r, int cap, int b, double score)
+{
+    int pos = r->ntop;
+    while (pos > 0 && score < r->score[pos - 1])
+        pos--;
+    if (pos >= cap)
+        return;
+    int last = r->ntop < cap ? r->ntop : cap - 1;
+    for (int i = last; i > pos; i--) {
+        r->block[i] = r->block[i - 1];
+        r->score[i] = r->score[i - 1];
+    }
+    r->block[pos] = b;
+    r->score[pos] = score;
+    if (r->ntop < cap)
+        r->ntop++;
+}
+
+/* Scores every block for parameter p on its lines. buf: 3n doubles. */
+static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_cache *c,
+                           const rb_lines *L, int p, int cap, ranking *r, double *buf)
+{
+    int n = s->n, total = L->start[L->nlines];
+    double *y = buf, *w = buf + n, *g = buf + 2 * n;
+    for (int a = 0; a < total; a++) {
+        y[a] = s->y[L->idx[a]];
+        w[a] = s->w[L->idx[a]];
+    }
+    memset(r, 0, sizeof *r);
+    for (int b = 0; b < c->nblocks; b++) {
+        if (!c->usable[(size_t)p * c->nblocks + b])
+            continue;
+        const double *col = rb_col(c, p, b);
+        for (int a = 0; a < total; a++)
+            g[a] = col[L->idx[a]];
+        double score = 0;
+        for (int l = 0; l < L->nlines && isfinite(score); l++) {
+            int o = L->start[l], len = L->start[l + 1] - o;
+            double bestl = INFINITY;
+            fit2 both[2];
+            fit_two(y + o, w + o, g + o, len, both);
+            for (int hc = 1; hc >= 0; hc--) {
+                const fit2 *f = &both[hc];
+                double crit = f->ok ? fit2_crit(s, m, b, f, hc, len) : INFINITY;
+                if (crit < bestl)
+                    bestl = crit;
+            }
+            score += bestl;
+        }
+        if (isfinite(score))
+            ranking_insert(r, cap, b, score);
+    }
+}
+
+/* One combination: per parameter an index into its ranking or -1 (absent),
+ * form 0 sum, 1 product, with or without a constant. */
+typedef struct combo {
+    signed char choice[PMNF_MAX_PARAMS];
+    signed char form, has_const;
+} combo;
+
+/* The hypothesis of a combination, its term columns into col (m points)
+ * and, when gref is given, its term shapes at the reference points into
+ * gref (RB_NREF x nterms). */
+static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking *rk,
+                        const combo *cb, int nparams, rb_hyp *h, double *col, double *gref)
+{
+    if (gref) { /* the search: only what the fit reads (the hypothesis is 2 KiB) */
+        h->f.constant = 0;
+        h->f.nterms = 0;
+    } else {
+        memset(h, 0, sizeof *h);
+    }
+    h->f.nparams = nparams;
+    h->has_const = cb->has_const;
+    int n = c->n, active = 0;
+    for (int p = 0; p < nparams; p++) {
+        if (cb->choice[p] < 0)
+            continue;
+        int b = rk[p].block[(int)cb->choice[p]];
+        pmnf_factor fac = {p, m->blocks[b].poly, m->blocks[b].log};
+        int t = cb->form == 1 && active ? 0 : h->f.nterms++;
+        pmnf_term *term = &h->f.terms[t];
+        if (t == h->f.nterms - 1 && !(cb->form == 1 && active))
+            term->nfactors = 0;
+        term->coef = 1;
+        term->factors[term->nfactors++] = fac;
+        const double *g = rb_col(c, p, b);
+        double *dst = col + (size_t)t * n;
+        for (int i = 0; i < n; i++)
+            dst[i] = term->nfactors == 1 ? g[i] : dst[i] * g[i];
+        for (int r = 0; gref && r < RB_NREF; r++) {
+            double v = c->gref[((size_t)p * c->nblocks + b) * RB_NREF + r];
+            gref[r * PMNF_MAX_TERMS + t] = term->nfactors == 1 ? v : gref[r * PMNF_MAX_TERMS + t] * v;
+        }
+        active++;
+    }
+}
+
+static double combo_penalty(const pmnf_modeler *m, const ranking *rk, const combo *cb, int np)
+{
+    double pen = 0;
+    for (int p = 0; p < np; p++)
+        if (cb->choice[p] >= 0) {
+            const pmnf_block *b = &m->blocks[rk[p].block[(int)cb->choice[p]]];
+            pen += rb_block_penalty(b->poly, b->log);
+        }
+    return pen;
+}
+
+/* Advances an odometer over -1 .. ntop-1 per parameter; 0 when done. */
+static int next_choice(combo *cb, const ranking *rk, int np)
+{
+    int p = 0;
+    while (p < np && ++cb->choice[p] >= rk[p].ntop) {
+        cb->choice[p] = -1;
+        p++;
+    }
+    return p < np;
+}
+
+/* Fits every combination into c->mx (tag: index into combos). */
+static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, const ranking *rk,
+                      combo *combos, int *ncombos, double *col)
+{
+    int np = s->nparams, n = s->n;
+    combo cb = {.form = 0};
+    for (int p = 0; p < np; p++)
+        cb.choice[p] = -1;
+    rb_hyp h;
+    do {
+        int active = 0;
+        for (int p = 0; p < np; p++)
+            active += cb.choice[p] >= 0;
+        for (cb.form = 0; cb.form < (active >= 2 ? 2 : 1); cb.form++) {
+            for (cb.has_const = 1; cb.has_const >= (active ? 0 : 1); cb.has_const--) {
+                double gref[RB_NREF * PMNF_MAX_TERMS];
+                combo_shape(m, c, rk, &cb, np, &h, col, gref);
+                if (rb_fit_normal(s, &h, col) < 0)
+                    continue;
+                double crit = rb_criterion(s, &h, n) + combo_penalty(m, rk, &cb, np);
+                double mu[RB_NREF], var[RB_NREF];
+                for (int r = 0; r < RB_NREF; r++) {
+                    const double *gr = gref + r * PMNF_MAX_TERMS;
+                    mu[r] = h.f.constant;
+                    for (int t = 0; t < h.f.nterms; t++)
+                        mu[r] += h.f.terms[t].coef * gr[t];
+                    var[r] = rb_mean_variance_g(s, &h, n, gr);
+                }
+                combos[*ncombos] = cb;
+                if (rb_mixture_add(&c->mx, crit, mu, var, *ncombos) < 0)
+                    return -1;
+                ++*ncombos;
+            }
+        }
+    } while (next_choice(&cb, rk, np));
+    return 0;
+}
+
+static int combos_bound(const ranking *rk, int np)
+{
+    int total = 1;
+    for (int p = 0; p < np; p++)
+        total *= rk[p].ntop + 1;
+    return total * 4;
+}
+
+static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best,
+                        double *buf)
+{
+    int np = s->nparams, n = s->n;
+    int cap = np <= 2 ? 3 : np == 3 ? 2 : 1; /* blocks kept per parameter: combinations stay few */
+    ranking rk[PMNF_MAX_PARAMS];
+    for (int p = 0; p < np; p++)
+        rank_parameter(m, s, c, &c->lines[p], p, cap, &rk[p], buf);
+    combo *combos = malloc(sizeof *combos * (size_t)combos_bound(rk, np));
+    double *col = malloc(sizeof(double) * (size_t)n * PMNF_MAX_TERMS);
+    int ncombos = 0, rc = -1, tag = -1;
+    if (combos && col && fit_combos(m, s, c, rk, combos, &ncombos, col) == 0) {
+        rc = 0;
+        if (rb_mixture_pick(&c->mx, &tag) < 0) {
+            memset(best, 0, sizeof *best);
+            best->f.nparams = np;
+            best->has_const = 1;
+        } else {
+            combo_shape(m, c, rk, &combos[tag], np, best, col, NULL);
+        }
+    }
+    free(combos);
+    free(col);
+    return rc;
+}
+
+/* ---- the model ----------------------------------------------------------------- */
+
+/* Every parameter has a line of at least RB_MIN_LINE_POINTS distinct values. */
+static int enough_points(const rb_cache *c)
+{
+    for (int p = 0; p < c->nparams; p++)
+        if (c->lines[p].nlines == 0)
+            return 0;
+    return 1;
+}
+
+static void no_interval(pmnf_model *out)
+{
+    memset(out->cov, 0, sizeof out->cov);
+    out->sigma2 = 0;
+    out->t975 = 0;
+    out->warnings |= PMNF_WARN_NO_INTERVAL;
+}
+
+/* Student t quantile 0.975 for dof, remembered in c: it costs more than a fit. */
+static double t975(rb_cache *c, double dof)
+{
+    if (c->t_dof != dof) {
+        c->t975 = gsl_cdf_tdist_Pinv(0.975, dof);
+        c->t_dof = dof;
+    }
+    return c->t975;
+}
+
+static void finish_model(rb_cache *c, const rb_series *s, const rb_hyp *best, double kappa2,
+                         pmnf_model *out, double *pred)
+{
+    int n = s->n;
+    out->f = best->f;
+    for (int i = 0; i < n; i++)
+        pred[i] = pmnf_eval(&out->f, s->coords + (size_t)i * s->nparams);
+    quality_measure(out, pred, s->y, n);
+    out->cv_smape = out->smape;
+    int nc = 1 + best->f.nterms;
+    double scale = rb_noise_scale(s, best->chi2, best->k, n) * kappa2;
+    double sigma2 = INFINITY;
+    for (int i = 0; i < n; i++)
+        if (s->var[i] < sigma2)
+            sigma2 = s->var[i];
+    if (!s->have_reps)
+        sigma2 *= rb_noise_scale(s, best->chi2, best->k, n);
+    double dof = s->have_reps ? s->dof : n - best->k;
+    out->ncoef = nc;
+    out->dof = (int)dof;
+    if (!(dof >= 1) || !(sigma2 > 0) || !isfinite(sigma2) || !isfinite(scale)) {
+        no_interval(out);
+        return;
+    }
+    out->sigma2 = sigma2;
+    out->t975 = t975(c, dof);
+    for (int i = 0; i < nc * nc; i++) {
+        out->cov[i] = best->cov[i] * scale / sigma2;
+        if (!isfinite(out->cov[i])) {
+            no_interval(out);
+            return;
+        }
+    }
+}
+
+static int fall_back(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err,
+                     size_t errcap)
+{
+    pmnf_modeler_kind k = m->opt.modeler;
+    m->opt.modeler = PMNF_MODELER_EXTRAP;
+    int rc = pmnf_fit(m, d, out, err, errcap);
+    m->opt.modeler = k;
+    out->warnings |= PMNF_WARN_ROBUST_FALLBACK;
+    out->modeler = PMNF_MODELER_EXTRAP;
+    return rc;
+}
+
+/* Searches, refits the chosen hypothesis and fills out. -2: no hypothesis. */
+static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_model *out,
+                      double *buf)
+{
+    int n = s->n;
+    double *work = buf + 3 * (size_t)n;
+    rb_hyp best;
+    c->mx.n = 0;
+    int rc = s->nparams == 1 ? search_single(m, s, c, &best)
+                             : search_multi(m, s, c, &best, buf);
+    if (rc < 0)
+        return -1;
+    if (rb_fit(s, NULL, n, &best, NULL, work) < 0)
+        return -2;
+    memset(out, 0, sizeof *out);
+    out->npoints = n;
+    out->modeler = PMNF_MODELER_ROBUST;
+    if (!s->have_reps)
+        out->warnings |= PMNF_WARN_NO_REPETITIONS;
+    double mu[RB_NREF], var[RB_NREF];
+    for (int r = 0; r < RB_NREF; r++) {
+        mu[r] = pmnf_eval(&best.f, c->ref[r]);
+        var[r] = rb_mean_variance(s, &best, n, c->ref[r]);
+    }
+    finish_model(c, s, &best, rb_mixture_kappa2(&c->mx, mu, var), out, buf);
+    return 0;
+}
+
+int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
+               char *err, size_t errcap)
+{
+    rb_cache *c = rb_cache_get(m, d);
+    if (!c)
+        goto oom;
+    if (!enough_points(c))
+        return fall_back(m, d, out, err, errcap);
+    rb_series s;
+    if (rb_series_build(&s, d, reps) < 0)
+        goto oom;
+    int n = d->npoints;
+    double *buf = malloc(sizeof(double) * ((size_t)n * 3 + rb_work_size(n)));
+    int rc = buf ? fit_series(m, &s, c, out, buf) : -1;
+    free(buf);
+    rb_series_free(&s);
+    if (rc == -2)
+        return fall_back(m, d, out, err, errcap);
+    if (rc < 0)
+        goto oom;
+    return 0;
+oom:
+    snprintf(err, errcap, "out of memory");
+    return -1;
+}

@@ -1,0 +1,124 @@
+/*
+ * robust_internal.h — what the robust modeler's files share: the series as
+ * the robust modeler sees it (a robust center and a noise variance per
+ * coordinate), weighted least-squares hypotheses and their scores.
+ *
+ * robust_noise.c turns repetitions into centers and weights, robust_wls.c
+ * fits and scores one hypothesis, robust.c searches the hypotheses (single
+ * and multi-parameter) and builds the model with its interval.
+ */
+#ifndef PERFCAST_ROBUST_INTERNAL_H
+#define PERFCAST_ROBUST_INTERNAL_H
+
+#include "modeling/modeler_internal.h"
+
+/* A series ready for weighted fits. */
+typedef struct rb_series {
+    int n, nparams;
+    const double *coords; /* n x nparams */
+    double *y;            /* robust center per coordinate */
+    double *var;          /* variance of y[i] (absolute units) */
+    double *w;            /* 1 / var[i] */
+    int have_reps;        /* 1: var from repetitions; 0: relative weights, scale unknown */
+    double dof;           /* degrees of freedom of the noise estimate */
+    double cv2;           /* pooled relative variance of one repetition */
+    double *ones;         /* n ones, the constant's column */
+    double *storage;
+} rb_series;
+
+/* robust_noise.c: centers and weights from d (values and optional reps).
+ * Returns 0, or -1 when out of memory. */
+int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps);
+void rb_series_free(rb_series *s);
+
+/* A hypothesis: optional constant plus terms (coefficients are fitted). */
+typedef struct rb_hyp {
+    pmnf_function f;   /* shapes; coefs filled by the fit */
+    int has_const;
+    int k;             /* coefficients: has_const + nterms */
+    double chi2;       /* weighted residual sum of squares */
+    double crit;       /* the selection criterion, lower is better */
+    double cov[PMNF_MAX_COEFS * PMNF_MAX_COEFS]; /* (A'WA)^-1 in (1, terms) order */
+    int ok;
+} rb_hyp;
+
+/* robust_wls.c: fits h on the points idx[0..m) of s (all when idx NULL, m = s->n).
+ * col holds the term shapes evaluated at those points when given (k-has_const
+ * columns of m), otherwise they are computed. Fills coefficients, chi2, cov. */
+int rb_fit(const rb_series *s, const int *idx, int m, rb_hyp *h, const double *col, double *work);
+/* rb_fit on all points from the term columns, by the normal equations. */
+int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col);
+/* Size of work for rb_fit with m points. */
+size_t rb_work_size(int m);
+/* The selection criterion of a fitted hypothesis on m points. */
+double rb_criterion(const rb_series *s, const rb_hyp *h, int m);
+/* The prior cost of a building block x^poly log2(x)^log. */
+double rb_block_penalty(double poly, double log);
+/* The same from a chi2 and k coefficients; negative: some coefficient < 0. */
+double rb_score(const rb_series *s, double chi2, int k, int m, int negative);
+/* Factor from (A'WA)^-1 to the covariance of the coefficients: 1 with
+ * repetitions unless the fit is worse than the noise (then chi2/dof), the
+ * residual variance chi2/dof without. */
+double rb_noise_scale(const rb_series *s, double chi2, int k, int m);
+/* Variance of the fitted mean at point (from cov, scaled to the noise). */
+double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double *point);
+/* The same from the term shapes at the point. */
+double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const double *shapes);
+
+/* robust_mixture.c: the hypotheses of one fit at the reference point. */
+#define RB_NREF 3 /* reference points: 2x, 4x, 8x the largest coordinates */
+#define RB_PICK_REF 1
+typedef struct rb_mixture {
+    int n, cap;
+    double *crit, *tag, *w;
+    double *mu, *var; /* n x RB_NREF */
+    double *key;      /* scratch of rb_mixture_pick */
+    int *idx;
+} rb_mixture;
+
+/* Adds a hypothesis (skipped when not finite). -1 when out of memory. */
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag);
+/* Weighs the hypotheses and picks the weighted median prediction: its index
+ * (its tag into *tag), or -1 when there is none. */
+int rb_mixture_pick(rb_mixture *mx, int *tag);
+/* max(1, kappa^2) over the reference points for the chosen model's means
+ * and variances there (after pick). */
+double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0);
+void rb_mixture_free(rb_mixture *mx);
+
+/* The points along which only parameter p varies, grouped by their other
+ * coordinates: line l is idx[start[l] .. start[l+1]). */
+#define RB_MIN_LINE_POINTS 4
+typedef struct rb_lines {
+    int nlines;
+    int *start; /* nlines + 1 */
+    int *idx;
+} rb_lines;
+
+/* robust_cache.c: every building block's values at a coordinate set, kept
+ * in the modeler while series arrive with the same coordinates. */
+typedef struct rb_cache {
+    int nparams, n, nblocks;
+    double *coords;        /* the key: n x nparams */
+    double ref[RB_NREF][PMNF_MAX_PARAMS]; /* the reference points */
+    unsigned char *usable; /* nparams x nblocks: finite everywhere, log rule, not constant */
+    double *g;             /* nparams x nblocks x n */
+    double *gref;          /* nparams x nblocks x RB_NREF: values at the references */
+    rb_mixture mx;         /* reused between fits */
+    double t_dof, t975;    /* the last Student t quantile computed (series share their dof) */
+    rb_lines lines[PMNF_MAX_PARAMS]; /* per parameter */
+    double *storage;
+} rb_cache;
+
+/* The cache for the coordinates of d, built when they changed; NULL when out of memory. */
+rb_cache *rb_cache_get(pmnf_modeler *m, const pmnf_data *d);
+static inline const double *rb_col(const rb_cache *c, int p, int b)
+{
+    return c->g + ((size_t)p * c->nblocks + b) * c->n;
+}
+
+/* robust.c */
+int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
+               char *err, size_t errcap);
+
+#endif

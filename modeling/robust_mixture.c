@@ -1,0 +1,152 @@
+/*
+ * robust_mixture.c — the competing hypotheses of one robust fit, as the
+ * reference point sees them.
+ *
+ * Every hypothesis the search fits leaves its criterion and its predictions
+ * (mean and variance) at the reference points, 2x, 4x and 8x beyond the
+ * largest measured coordinate of every parameter (the range a forecast
+ * typically reaches). With Akaike weights w_h = exp(-(crit_h - crit_min) / 2)
+ * they form a model average, used twice:
+ *   - the model is the plausible hypothesis whose prediction at 4x (the
+ *     middle of the range on a log scale) is the weighted median of all
+ *     (least weighted absolute log distance to the others): the choice that
+ *     minimizes the expected absolute extrapolation error over what the data
+ *     leave plausible, and still a single PMNF function;
+ *   - the interval is widened by kappa^2 = sum_h w_h ((mu_h - mu)^2 + v_h) /
+ *     (v sum_h w_h), the model average's variance over the chosen model's,
+ *     the largest over the reference points, so that it holds over the range.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modeling/robust_internal.h"
+
+#define PLAUSIBLE 14.0 /* criterion distance beyond which a hypothesis weighs nothing (e^-7) */
+
+#define R RB_NREF
+
+void rb_mixture_free(rb_mixture *mx);
+
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag)
+{
+    int finite = isfinite(crit);
+    for (int r = 0; r < R; r++)
+        finite &= isfinite(mu[r]) && isfinite(var[r]);
+    if (!finite)
+        return 0;
+    if (mx->n == mx->cap) {
+        int cap = mx->cap ? 2 * mx->cap : 128;
+        double *c = realloc(mx->crit, sizeof(double) * (size_t)cap * 3);
+        double *m = realloc(mx->mu, sizeof(double) * (size_t)cap * 2 * R);
+        double *key = realloc(mx->key, sizeof(double) * (size_t)cap);
+        int *idx = realloc(mx->idx, sizeof(int) * (size_t)cap);
+        if (c)
+            mx->crit = c;
+        if (m)
+            mx->mu = m;
+        if (key)
+            mx->key = key;
+        if (idx)
+            mx->idx = idx;
+        if (!c || !m || !key || !idx) {
+            rb_mixture_free(mx); /* the views into the blocks are stale: start empty */
+            return -1;
+        }
+        /* the arrays share blocks: move the old parts apart, last first */
+        for (int a = 2; a >= 1; a--)
+            memmove(c + (size_t)a * cap, c + (size_t)a * mx->cap, sizeof(double) * (size_t)mx->n);
+        memmove(m + (size_t)cap * R, m + (size_t)mx->cap * R, sizeof(double) * (size_t)mx->n * R);
+        mx->tag = c + cap;
+        mx->w = c + 2 * cap;
+        mx->var = m + (size_t)cap * R;
+        mx->cap = cap;
+    }
+    mx->crit[mx->n] = crit;
+    memcpy(mx->mu + (size_t)mx->n * R, mu, sizeof(double) * R);
+    memcpy(mx->var + (size_t)mx->n * R, var, sizeof(double) * R);
+    mx->tag[mx->n] = tag;
+    mx->n++;
+    return 0;
+}
+
+void rb_mixture_free(rb_mixture *mx)
+{
+    free(mx->crit);
+    free(mx->mu);
+    free(mx->key);
+    free(mx->idx);
+    memset(mx, 0, sizeof *mx);
+}
+
+/* Weights relative to the best criterion; 0 beyond PLAUSIBLE. */
+static void weigh(rb_mixture *mx)
+{
+    double c0 = INFINITY;
+    for (int i = 0; i < mx->n; i++)
+        if (mx->crit[i] < c0)
+            c0 = mx->crit[i];
+    for (int i = 0; i < mx->n; i++)
+        mx->w[i] = mx->crit[i] - c0 < PLAUSIBLE ? exp(-(mx->crit[i] - c0) / 2) : 0;
+}
+
+int rb_mixture_pick(rb_mixture *mx, int *tag)
+{
+    weigh(mx);
+    int positive = 1, best = -1, k = 0;
+    const double *mu = mx->mu + RB_PICK_REF;
+    /* the plausible ones, compacted: their
+     * index into idx, their prediction (log when all are positive) into key */
+    int *idx = mx->idx;
+    double *key = mx->key;
+    for (int i = 0; i < mx->n; i++) {
+        if (mx->w[i] > 0) {
+            positive &= mu[i * R] > 0;
+            idx[k++] = i;
+        }
+    }
+    for (int a = 0; a < k; a++)
+        key[a] = positive ? log(mu[idx[a] * R]) : mu[idx[a] * R];
+    double bestd = INFINITY;
+    for (int a = 0; a < k; a++) {
+        double d = 0;
+        for (int b = 0; b < k; b++)
+            d += mx->w[idx[b]] * fabs(key[a] - key[b]);
+        if (d < bestd) {
+            bestd = d;
+            best = idx[a];
+        }
+    }
+    if (best < 0)
+        return -1;
+    *tag = (int)mx->tag[best];
+    return best;
+}
+
+/* kappa^2 at reference point r. */
+static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0)
+{
+    double sw = 0, s = 0;
+    for (int i = 0; i < mx->n; i++) {
+        if (mx->w[i] == 0)
+            continue;
+        double d = mx->mu[i * R + r] - mu0;
+        sw += mx->w[i];
+        s += mx->w[i] * (d * d + mx->var[i * R + r]);
+    }
+    if (!(var0 > 0) || !(sw > 0))
+        return 1;
+    double k2 = s / sw / var0;
+    return isfinite(k2) ? k2 : 1;
+}
+
+double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0)
+{
+    double k2 = 1;
+    for (int r = 0; r < R; r++) {
+        double k = kappa2_at(mx, r, mu0[r], var0[r]);
+        if (k > k2)
+            k2 = k;
+    }
+    return k2;
+}

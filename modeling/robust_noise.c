@@ -1,0 +1,190 @@
+/*
+ * robust_noise.c — what the repetitions of a series say about its noise.
+ *
+ * Per coordinate, the center is the mean of the repetitions after dropping
+ * outliers (farther than 4 scaled median absolute deviations from the
+ * median; the mean is kept for its efficiency on well-behaved noise). The
+ * noise of run-time measurements grows with the value, so the relative
+ * variance of one repetition is pooled over all coordinates (a coefficient
+ * of variation cv2 with sum(r_i - 1) degrees of freedom), and the variance
+ * of coordinate i's center is var_i = cv2 * m_i^2 / r_i, m_i a power law
+ * fitted through the centers (smooth_scale). (Each coordinate's
+ * own variance has only r_i - 1 degrees of freedom, four with five
+ * repetitions: weights from it alone, or shrunk towards the pooled value,
+ * made the fits worse on every generated set.) The weights of the
+ * least-squares fits are 1 / var_i.
+ *
+ * Without repetitions (one value per coordinate) the weights are relative,
+ * 1 / y_i^2, and the scale is left to the fit (have_reps = 0).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modeling/robust_internal.h"
+
+/* Sorts v[0..n) (insertion sort: repetitions are few). */
+static void sort_small(double *v, int n)
+{
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* Center, variance of one repetition and the repetitions kept, of v[0..r). */
+static void point_stats(const double *v, int r, double *tmp, double *center, double *var, int *kept)
+{
+    memcpy(tmp, v, sizeof(double) * (size_t)r);
+    sort_small(tmp, r);
+    double med = r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2;
+    for (int i = 0; i < r; i++)
+        tmp[i] = fabs(v[i] - med);
+    sort_small(tmp, r);
+    double mad = 1.4826 * (r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2);
+    double sum = 0;
+    int k = 0;
+    for (int i = 0; i < r; i++) {
+        if (r >= 3 && mad > 0 && fabs(v[i] - med) > 4 * mad)
+            continue;
+        sum += v[i];
+        k++;
+    }
+    double mean = sum / k, ss = 0;
+    for (int i = 0; i < r; i++) {
+        if (r >= 3 && mad > 0 && fabs(v[i] - med) > 4 * mad)
+            continue;
+        ss += (v[i] - mean) * (v[i] - mean);
+    }
+    *center = mean;
+    *var = k > 1 ? ss / (k - 1) : 0;
+    *kept = k;
+}
+
+static double max_abs(const double *y, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(y[i]) > m)
+            m = fabs(y[i]);
+    return m;
+}
+
+/* The scale of point i for relative noise, kept away from 0. */
+static double rel_scale2(double y, double floor2)
+{
+    double s = y * y;
+    return s > floor2 ? s : floor2;
+}
+
+/* The scale the relative noise applies to: a power law fitted through the
+ * centers (log y on 1 and log x_p by least squares), so that a point
+ * measured low by chance does not get a larger weight, and one measured
+ * high a smaller one; the centers themselves when some value or coordinate
+ * is not positive or the fit is not possible. 0 or -1 (out of memory). */
+static int smooth_scale(const rb_series *s, double *out)
+{
+    int n = s->n, np = s->nparams, k = 1 + np, ok = n > k;
+    for (int i = 0; i < n; i++) {
+        out[i] = s->y[i];
+        ok &= s->y[i] > 0;
+        for (int p = 0; p < np; p++)
+            ok &= s->coords[(size_t)i * np + p] > 0;
+    }
+    if (!ok)
+        return 0;
+    double *a = malloc(sizeof(double) * ((size_t)n * (k + 1) + lsq_storage_size(n, k)));
+    if (!a)
+        return -1;
+    double *b = a + (size_t)n * k, *store = b + n, x[PMNF_MAX_COEFS];
+    for (int i = 0; i < n; i++) {
+        a[i] = 1;
+        for (int p = 0; p < np; p++)
+            a[(size_t)(1 + p) * n + i] = log(s->coords[(size_t)i * np + p]);
+        b[i] = log(s->y[i]);
+    }
+    lsq_factor f;
+    if (lsq_factorize(a, n, k, &f, store) == 0) {
+        lsq_solve(&f, b, x);
+        for (int i = 0; i < n; i++) {
+            double l = x[0];
+            for (int p = 0; p < np; p++)
+                l += x[1 + p] * a[(size_t)(1 + p) * n + i];
+            if (isfinite(exp(l)))
+                out[i] = exp(l);
+        }
+    }
+    free(a);
+    return 0;
+}
+
+int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
+{
+    int n = d->npoints;
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->nparams = d->nparams;
+    s->coords = d->coords;
+    int maxr = 1;
+    for (int i = 0; reps && i < n; i++)
+        if (reps->start[i + 1] - reps->start[i] > maxr)
+            maxr = reps->start[i + 1] - reps->start[i];
+    s->storage = malloc(sizeof(double) * ((size_t)n * 6 + (size_t)maxr));
+    if (!s->storage)
+        return -1;
+    s->y = s->storage;
+    s->var = s->y + n;
+    s->w = s->var + n;
+    double *v1 = s->w + n, *tmp = v1 + 2 * n;
+    s->ones = tmp + maxr;
+    for (int i = 0; i < n; i++)
+        s->ones[i] = 1;
+    double pooled = 0, pooled_dof = 0;
+    for (int i = 0; i < n; i++) {
+        int r = reps ? reps->start[i + 1] - reps->start[i] : 0;
+        int kept = 1;
+        v1[i] = 0;
+        if (r >= 1)
+            point_stats(reps->values + reps->start[i], r, tmp, &s->y[i], &v1[i], &kept);
+        else
+            s->y[i] = d->values[i];
+        s->var[i] = kept; /* repetitions behind the center, for now */
+        if (kept > 1 && s->y[i] != 0) {
+            pooled += (kept - 1) * v1[i] / (s->y[i] * s->y[i]);
+            pooled_dof += kept - 1;
+        }
+    }
+    double floor2 = max_abs(s->y, n) * 1e-6;
+    floor2 = floor2 > 0 ? floor2 * floor2 : 1e-300;
+    s->have_reps = pooled_dof > 0;
+    s->dof = pooled_dof;
+    s->cv2 = s->have_reps ? pooled / pooled_dof : 0;
+    /* relative noise below 1e-6 (noise-free or rounded measurements) counts
+     * as 1e-6, so that the sums of the fits stay well inside double range */
+    if (s->have_reps && s->cv2 < 1e-12)
+        s->cv2 = 1e-12;
+    double *smooth = v1; /* v1 is not needed any more */
+    if (smooth_scale(s, smooth) < 0) {
+        rb_series_free(s);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        double scale2 = rel_scale2(smooth[i], floor2), r = s->var[i];
+        if (!s->have_reps) {
+            s->var[i] = scale2;
+        } else {
+            s->var[i] = s->cv2 * scale2 / r;
+        }
+        s->w[i] = 1 / s->var[i];
+    }
+    return 0;
+}
+
+void rb_series_free(rb_series *s)
+{
+    free(s->storage);
+    memset(s, 0, sizeof *s);
+}

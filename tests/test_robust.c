@@ -1,0 +1,325 @@
+/*
+ * test_robust.c — the robust modeler (modeling/robust*.c) and the choice
+ * between modelers (modeling/choice.c), with expectations from the math:
+ *
+ *  - noise-free series are recovered exactly: c0 + c x^(3/2), c x log2(x)
+ *    (no constant: one coefficient fewer wins AICc), a strong-scaling c/x
+ *    with negative exponents, and the product c0 + c p^(1/2) n of two
+ *    parameters, predicted exactly 2-4x beyond the measured range;
+ *  - centers and weights from repetitions: {9,10,11} and {18,20,22} have
+ *    relative variance 0.01 each, so var_i = 0.01 y_i^2 / 3 = 1/3 and 4/3
+ *    (two points: no power law to fit); with three points the scale is the
+ *    least-squares power law through the centers, computed here by hand;
+ *    an outlier 50 among {10, 10.1, 9.9, 10} is dropped (4 MADs);
+ *  - the interval: t quantile of the pooled degrees of freedom sum(r_i - 1),
+ *    sigma2 the variance of the least noisy center;
+ *  - explicit fallbacks: 3 points -> Extra-P's model with the warning, one
+ *    value per point -> the robust model warning that the noise came from
+ *    the residuals;
+ *  - the modeler names, the options that do not apply, and Extra-P's modeler
+ *    naming itself.
+ */
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "modeling/modeler.h"
+#include "modeling/robust_internal.h"
+#include "tests/check.h"
+
+#define NREP 3
+
+/* n points, NREP identical (noise-free) repetitions each of f(x). */
+static int fit_1p(pmnf_modeler *m, const double *x, int n, double (*f)(double), pmnf_model *out)
+{
+    double y[16], reps[16 * NREP];
+    int start[17];
+    for (int i = 0; i < n; i++) {
+        y[i] = f(x[i]);
+        start[i] = i * NREP;
+        for (int r = 0; r < NREP; r++)
+            reps[i * NREP + r] = y[i];
+    }
+    start[n] = n * NREP;
+    char err[160];
+    pmnf_data d = {1, n, x, y};
+    pmnf_reps rp = {start, reps};
+    int rc = pmnf_fit_reps(m, &d, &rp, out, err, sizeof err);
+    check(rc == 0, "fit: %s", rc ? err : "");
+    return rc;
+}
+
+static double f_pow(double x)
+{
+    return 3 + 2 * pow(x, 1.5);
+}
+
+static double f_xlog(double x)
+{
+    return 5 * x * log2(x);
+}
+
+static double f_inverse(double x)
+{
+    return 7 + 1200 / x;
+}
+
+static const pmnf_factor *only_factor(const pmnf_model *m)
+{
+    return m->f.nterms == 1 && m->f.terms[0].nfactors == 1 ? &m->f.terms[0].factors[0] : NULL;
+}
+
+static void test_exact_single(void)
+{
+    static const double x[5] = {4, 8, 16, 32, 64};
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_model mod;
+    char text[256];
+    const char *names[] = {"x"};
+
+    if (fit_1p(m, x, 5, f_pow, &mod) == 0) {
+        const pmnf_factor *f = only_factor(&mod);
+        pmnf_format(&mod.f, names, text, sizeof text);
+        check(mod.modeler == PMNF_MODELER_ROBUST, "robust model names its modeler");
+        check(f && f->poly == 1.5 && f->log == 0, "3 + 2 x^(3/2): term x^(3/2): %s", text);
+        check(check_close(mod.f.constant, 3, 1e-6, 1), "constant 3: %s", text);
+        check(f && check_close(mod.f.terms[0].coef, 2, 1e-9, 1), "coefficient 2: %s", text);
+        double p[1] = {256}, v, lo, hi;
+        pmnf_predict(&mod, p, &v, &lo, &hi);
+        check(check_close(v, f_pow(256), 1e-9, 1), "exact 4x beyond: %g vs %g", v, f_pow(256));
+        check(lo <= v && v <= hi, "interval around the value");
+        check(mod.warnings == 0, "no warnings: %u", mod.warnings);
+    }
+    if (fit_1p(m, x, 5, f_xlog, &mod) == 0) {
+        const pmnf_factor *f = only_factor(&mod);
+        pmnf_format(&mod.f, names, text, sizeof text);
+        check(f && f->poly == 1 && f->log == 1, "5 x log2 x: term x log2 x: %s", text);
+        check(fabs(mod.f.constant) < 1e-6, "no constant: %s", text);
+        check(f && check_close(mod.f.terms[0].coef, 5, 1e-9, 1), "coefficient 5: %s", text);
+    }
+    pmnf_modeler_free(m);
+
+    /* strong scaling: negative exponents when asked for */
+    pmnf_options_apply(&o, "allow_negative_exponents", "true", text, sizeof text);
+    m = pmnf_modeler_new(&o);
+    if (fit_1p(m, x, 5, f_inverse, &mod) == 0) {
+        const pmnf_factor *f = only_factor(&mod);
+        pmnf_format(&mod.f, names, text, sizeof text);
+        check(f && f->poly == -1 && f->log == 0, "7 + 1200/x: term x^(-1): %s", text);
+        check(check_close(mod.f.constant, 7, 1e-6, 1), "constant 7: %s", text);
+    }
+    pmnf_modeler_free(m);
+}
+
+static void test_exact_two(void)
+{
+    static const double ps[5] = {4, 8, 16, 32, 64}, ns[5] = {10, 20, 30, 40, 50};
+    double coords[50], y[25], reps[25 * NREP];
+    int start[26];
+    for (int i = 0; i < 25; i++) {
+        double p = ps[i / 5], n = ns[i % 5];
+        coords[2 * i] = p;
+        coords[2 * i + 1] = n;
+        y[i] = 10 + 3 * sqrt(p) * n;
+        start[i] = i * NREP;
+        for (int r = 0; r < NREP; r++)
+            reps[i * NREP + r] = y[i];
+    }
+    start[25] = 25 * NREP;
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_model mod;
+    char err[160], text[256];
+    const char *names[] = {"p", "n"};
+    pmnf_data d = {2, 25, coords, y};
+    pmnf_reps rp = {start, reps};
+    check(pmnf_fit_reps(m, &d, &rp, &mod, err, sizeof err) == 0, "2p fit");
+    pmnf_format(&mod.f, names, text, sizeof text);
+    int product = mod.f.nterms == 1 && mod.f.terms[0].nfactors == 2;
+    check(product && mod.f.terms[0].factors[0].poly == 0.5 &&
+              mod.f.terms[0].factors[1].poly == 1 && mod.f.terms[0].factors[1].log == 0,
+          "10 + 3 p^(1/2) n: one product term: %s", text);
+    double pt[2] = {256, 100}, v, lo, hi;
+    pmnf_predict(&mod, pt, &v, &lo, &hi);
+    check(check_close(v, 10 + 3 * 16 * 100, 1e-9, 1), "exact at (256, 100): %g", v);
+    pmnf_modeler_free(m);
+}
+
+static void test_weights(void)
+{
+    static const double x[2] = {1, 2}, y[2] = {10, 20};
+    static const double reps[6] = {9, 10, 11, 18, 20, 22};
+    static const int start[3] = {0, 3, 6};
+    pmnf_data d = {1, 2, x, y};
+    pmnf_reps rp = {start, reps};
+    rb_series s;
+    check(rb_series_build(&s, &d, &rp) == 0, "series");
+    check(s.have_reps && s.dof == 4, "pooled degrees of freedom 2 + 2: %g", s.dof);
+    check(check_close(s.cv2, 0.01, 1e-12, 1), "relative variance 0.01: %g", s.cv2);
+    check(check_close(s.y[0], 10, 1e-15, 1) && check_close(s.y[1], 20, 1e-15, 1), "centers");
+    check(check_close(s.var[0], 1.0 / 3, 1e-12, 1), "var 0.01 * 100 / 3: %g", s.var[0]);
+    check(check_close(s.var[1], 4.0 / 3, 1e-12, 1), "var 0.01 * 400 / 3: %g", s.var[1]);
+    check(check_close(s.w[1], 0.75, 1e-12, 1), "weight 1 / var: %g", s.w[1]);
+    rb_series_free(&s);
+
+    /* three points: the scale of the relative noise is the power law through
+     * the centers, least squares of ln y on ln x (here by hand) */
+    static const double x3[3] = {1, 2, 4}, y3[3] = {10, 22, 40};
+    static const double reps3[6] = {9, 11, 20, 24, 36, 44};
+    static const int start3[4] = {0, 2, 4, 6};
+    pmnf_data d3 = {1, 3, x3, y3};
+    pmnf_reps r3 = {start3, reps3};
+    check(rb_series_build(&s, &d3, &r3) == 0, "series of 3");
+    double lx[3], ly[3], mx = 0, my = 0, sxy = 0, sxx = 0, cv2 = 0;
+    for (int i = 0; i < 3; i++) {
+        lx[i] = log(x3[i]);
+        ly[i] = log(y3[i]);
+        mx += lx[i] / 3;
+        my += ly[i] / 3;
+        /* a pair {y - a, y + a} has sample variance 2 a^2 */
+        double a = reps3[2 * i + 1] - y3[i];
+        cv2 += 2 * a * a / (y3[i] * y3[i]) / 3;
+    }
+    for (int i = 0; i < 3; i++) {
+        sxy += (lx[i] - mx) * (ly[i] - my);
+        sxx += (lx[i] - mx) * (lx[i] - mx);
+    }
+    check(check_close(s.cv2, cv2, 1e-12, 1), "pooled cv2 %g vs %g", s.cv2, cv2);
+    for (int i = 0; i < 3; i++) {
+        double m = exp(my + sxy / sxx * (lx[i] - mx));
+        check(check_close(s.var[i], cv2 * m * m / 2, 1e-9, 1), "var %d: %g vs cv2 m^2 / 2 = %g", i,
+              s.var[i], cv2 * m * m / 2);
+    }
+    rb_series_free(&s);
+
+    static const double out_reps[5] = {10, 10.1, 9.9, 10, 50};
+    static const int out_start[2] = {0, 5};
+    pmnf_data d1 = {1, 1, x, y};
+    pmnf_reps r1 = {out_start, out_reps};
+    check(rb_series_build(&s, &d1, &r1) == 0, "series with outlier");
+    check(check_close(s.y[0], 10, 1e-12, 1), "outlier 50 dropped: center %g", s.y[0]);
+    check(s.dof == 3, "4 repetitions kept: dof %g", s.dof);
+    rb_series_free(&s);
+}
+
+static void test_interval_data(void)
+{
+    /* 5 points, 2 repetitions each, +-1 around 10 * x: var of a repetition
+     * 2 (sample variance of {a-1, a+1}), relative 2 / (10x)^2 */
+    static const double x[5] = {2, 4, 8, 16, 32};
+    double y[5], reps[10];
+    int start[6];
+    for (int i = 0; i < 5; i++) {
+        y[i] = 10 * x[i];
+        reps[2 * i] = y[i] - 1;
+        reps[2 * i + 1] = y[i] + 1;
+        start[i] = 2 * i;
+    }
+    start[5] = 10;
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_model mod;
+    char err[160];
+    pmnf_data d = {1, 5, x, y};
+    pmnf_reps rp = {start, reps};
+    check(pmnf_fit_reps(m, &d, &rp, &mod, err, sizeof err) == 0, "fit");
+    check(mod.dof == 5, "dof = sum(r_i - 1) = 5: %d", mod.dof);
+    check(check_close(mod.t975, gsl_cdf_tdist_Pinv(0.975, 5), 1e-12, 1), "t975(5) = %g",
+          mod.t975);
+    /* cv2 = mean of 2 / (10 x_i)^2; the least noisy center is the smallest */
+    double cv2 = 0;
+    for (int i = 0; i < 5; i++)
+        cv2 += 2 / (y[i] * y[i]) / 5;
+    check(check_close(mod.sigma2, cv2 * y[0] * y[0] / 2, 1e-9, 1), "sigma2 %g", mod.sigma2);
+    pmnf_modeler_free(m);
+}
+
+static void test_fallbacks(void)
+{
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_model mod;
+    char err[160];
+    static const double x3[3] = {2, 4, 8}, y3[3] = {4, 8, 16};
+    pmnf_data d3 = {1, 3, x3, y3};
+    check(pmnf_fit(m, &d3, &mod, err, sizeof err) == 0, "3 points fit");
+    check(mod.warnings & PMNF_WARN_ROBUST_FALLBACK, "3 points: fallback warned (%u)",
+          mod.warnings);
+    check(mod.modeler == PMNF_MODELER_EXTRAP, "3 points: Extra-P's model");
+    check(strstr(pmnf_warning_text(PMNF_WARN_ROBUST_FALLBACK), "Extra-P") != NULL,
+          "fallback text names Extra-P");
+
+    static const double x5[5] = {2, 4, 8, 16, 32}, y5[5] = {4.1, 7.9, 16.2, 31.8, 64.3};
+    pmnf_data d5 = {1, 5, x5, y5};
+    check(pmnf_fit(m, &d5, &mod, err, sizeof err) == 0, "no repetitions fit");
+    check(mod.modeler == PMNF_MODELER_ROBUST, "no repetitions: still robust");
+    check(mod.warnings & PMNF_WARN_NO_REPETITIONS, "no repetitions warned (%u)", mod.warnings);
+    const pmnf_factor *f = only_factor(&mod);
+    check(f && f->poly == 1 && f->log == 0, "about 2x: linear");
+
+    /* a repetition that is not a number is refused */
+    static const double bad[5] = {4, 8, NAN, 32, 64};
+    static const int st[6] = {0, 1, 2, 3, 4, 5};
+    pmnf_reps rb = {st, bad};
+    check(pmnf_fit_reps(m, &d5, &rb, &mod, err, sizeof err) < 0 && strstr(err, "repetition"),
+          "NaN repetition refused: %s", err);
+    pmnf_modeler_free(m);
+}
+
+static void test_choice(void)
+{
+    pmnf_modeler_kind k;
+    check(pmnf_modeler_parse("robust", &k) == 0 && k == PMNF_MODELER_ROBUST, "robust");
+    check(pmnf_modeler_parse("extrap", &k) == 0 && k == PMNF_MODELER_EXTRAP, "extrap");
+    check(pmnf_modeler_parse("Robust", &k) < 0 && pmnf_modeler_parse(NULL, &k) < 0, "unknown");
+    check(!strcmp(pmnf_modeler_name(PMNF_MODELER_ROBUST), "robust"), "name");
+
+    pmnf_options o;
+    char err[160];
+    const char *key = NULL;
+    pmnf_options_default(&o);
+    check(pmnf_options_apply(&o, "modeler", "bogus", err, sizeof err) < 0 && strstr(err, "bogus"),
+          "unknown modeler named: %s", err);
+    check(pmnf_options_apply(&o, "use_crossvalidation", "false", err, sizeof err) == 0, "cv");
+    check(pmnf_options_check(&o, &key, err, sizeof err) == 0, "cv applies to extrap");
+    check(pmnf_options_apply(&o, "modeler", "robust", err, sizeof err) == 0, "robust");
+    check(pmnf_options_check(&o, &key, err, sizeof err) < 0 && key &&
+              !strcmp(key, "use_crossvalidation") && strstr(err, "use_crossvalidation"),
+          "cv does not apply to robust: %s", err);
+    pmnf_options_default(&o);
+    pmnf_options_apply(&o, "modeler", "robust", err, sizeof err);
+    check(pmnf_options_apply(&o, "allow_negative_exponents", "true", err, sizeof err) == 0 &&
+              pmnf_options_check(&o, &key, err, sizeof err) == 0,
+          "the search space applies to both");
+
+    /* Extra-P's modeler names itself */
+    pmnf_options_default(&o);
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    static const double x[5] = {1, 2, 3, 4, 5}, y[5] = {2, 4, 6, 8, 10};
+    pmnf_data d = {1, 5, x, y};
+    pmnf_model mod;
+    check(pmnf_fit(m, &d, &mod, err, sizeof err) == 0 && mod.modeler == PMNF_MODELER_EXTRAP,
+          "extrap model names its modeler");
+    pmnf_modeler_free(m);
+}
+
+int main(void)
+{
+    test_exact_single();
+    test_exact_two();
+    test_weights();
+    test_interval_data();
+    test_fallbacks();
+    test_choice();
+    return check_summary();
+}
