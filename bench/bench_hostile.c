@@ -37,7 +37,7 @@
 
 #include "tests/harness.h"
 
-#define SLOW_PER_ADDRESS 58 /* below the default cap of 64 per address */
+#define SLOW_PER_ADDRESS 58 /* one address each 58: well below the per-address cap */
 
 static int server_pid(harness *h)
 {

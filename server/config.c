@@ -41,7 +41,7 @@ const char srv_config_usage[] =
     "                          (PERFCAST_HEADER_TIMEOUT)\n"
     "  --min-body-rate BYTES   bytes per second a body must average, default 1024, 0 off\n"
     "                          (PERFCAST_MIN_BODY_RATE)\n"
-    "  --max-connections-per-address N  default 64, 0 off\n"
+    "  --max-connections-per-address N  default 256, 0 off\n"
     "                          (PERFCAST_MAX_CONNECTIONS_PER_ADDRESS)\n"
     "  --bad-token-rate N      refused tokens per second per address, default 1, 0 off\n"
     "                          (PERFCAST_BAD_TOKEN_RATE)\n"
@@ -247,7 +247,7 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
     cfg->max_request_body = (size_t)16 << 20;
     cfg->header_timeout = 10;
     cfg->min_body_rate = 1024;
-    cfg->max_connections_per_address = 64;
+    cfg->max_connections_per_address = 256;
     cfg->bad_token_rate = 1;
     cfg->max_callpaths = 20000;
     cfg->max_experiment_callpaths = 50000;
