@@ -34,7 +34,8 @@
 
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
-                                       "markers", "measure", "validation_markers", NULL};
+                                       "markers", "measure", "validation_markers",
+                                       "iteration_phases", NULL};
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
@@ -418,6 +419,31 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
                          json_is_string(vmarkers) ? NULL : vmarkers);
         if (e->spec)
             json_object_set(e->spec, "validation_markers", (json_t *)vmarkers);
+    }
+    /* name parts of the S-SGD phases (paper 004; api/iterations.c) */
+    const json_t *iphases = json_object_get(doc, "iteration_phases");
+    if (iphases) {
+        static const char *const keys[] = {"io", "h2d", "md", "forward", "backward", "update",
+                                           NULL};
+        if (!json_is_object(iphases))
+            return fault(&ck, "iteration_phases", "must be an object", iphases);
+        if (only_known(&ck, iphases, "iteration_phases.", keys))
+            return -1;
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)iphases, k, v)
+        {
+            if (ingest_phase_check(json_string_value(v))) {
+                char f[64];
+                snprintf(f, sizeof f, "iteration_phases.%s", k);
+                return fault(&ck, f,
+                             "must be a string of 1 to 256 bytes: comma-separated, non-empty "
+                             "name parts, preferred first (e.g. \"forward,fwd\")",
+                             json_is_string(v) ? NULL : v);
+            }
+        }
+        if (e->spec)
+            json_object_set(e->spec, "iteration_phases", (json_t *)iphases);
     }
     /* how steps and ranks are summarized: the median (Extra-Deep), or the
      * mean, for periodic work (a kernel every 4th step) */

@@ -44,6 +44,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* 
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
 void api_speedups(api_ctx *ctx, api_request *req, api_response *resp);      /* speedups.c */
 void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp);      /* accuracy.c */
+void api_iterations(api_ctx *ctx, api_request *req, api_response *resp);    /* iterations.c */
 
 /* tokens.c: the caller's tenant's tokens (admin scope) */
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);

@@ -47,6 +47,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R},
     {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R},
     {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R},
+    {"GET", "/v1/experiments/{id}/iterations", api_iterations, EXP, R},
     {"POST", "/v1/fit", api_fit, 0, W},
     {"POST", "/v1/tokens", api_token_create, DB, A},
     {"GET", "/v1/tokens", api_token_list, DB, A},
