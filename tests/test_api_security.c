@@ -337,6 +337,9 @@ static const struct {
     {"POST", "/v1/experiments/{id}/configurations", "",
      "{\"candidates\":{\"ranks\":{\"values\":[2,4,8]}}}", 200},
     {"GET", "/v1/experiments/{id}/imbalance", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/speedups", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/accuracy", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/iterations", "", NULL, 200},
     {"POST", "/v1/fit", "",
      "{\"parameters\":[\"ranks\"],\"points\":[{\"point\":[2],\"values\":[5]},{\"point\":[4],"
      "\"values\":[9]},{\"point\":[8],\"values\":[17]},{\"point\":[16],\"values\":[33]},"
