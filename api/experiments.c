@@ -245,21 +245,44 @@ static int get_quantity(checker *ck, const json_t *obj, const char *key, const c
 }
 
 /* The set-up as a whole: when nothing in it depends on a parameter, it must
- * give at least one training step per epoch (one that depends on parameters
- * is checked at each uploaded coordinate, api/profiles.c). */
+ * give at least one training step per epoch. One that depends on parameters
+ * must give one somewhere: at some probe point with every parameter 2^k,
+ * k = 0..20 (a set-up with steps nowhere is refused; each uploaded
+ * coordinate is checked again, api/profiles.c). */
 static int check_steps(checker *ck, const json_t *training, const char *const *names, int nnames)
 {
     training_setup s;
     char field[64], msg[400];
     if (training_compile(training, names, nnames, &s, field, sizeof field, msg, sizeof msg))
         return fault(ck, field, msg, NULL);
+    int constant = 1;
     for (int k = 0; k < TRAINING_NEXPR; k++)
-        if (!training_is_constant(&s, k, nnames))
+        constant &= training_is_constant(&s, k, nnames);
+    double point[MAX_PARAMS] = {0}, n_t, n_v;
+    if (constant) {
+        if (training_steps_at(&s, point, NULL, 0, &n_t, &n_v, field, sizeof field, msg,
+                              sizeof msg))
+            return fault(ck, field, msg, NULL);
+        return 0;
+    }
+    char first_field[64] = "", first_msg[400] = "";
+    for (int k = 0; k <= 20; k++) {
+        for (int i = 0; i < nnames; i++)
+            point[i] = (double)(1L << k);
+        if (training_steps_at(&s, point, names, nnames, &n_t, &n_v, field, sizeof field, msg,
+                              sizeof msg) == 0)
             return 0;
-    double zeros[MAX_PARAMS] = {0}, n_t, n_v;
-    if (training_steps_at(&s, zeros, NULL, 0, &n_t, &n_v, field, sizeof field, msg, sizeof msg))
-        return fault(ck, field, msg, NULL);
-    return 0;
+        if (!first_field[0]) {
+            snprintf(first_field, sizeof first_field, "%s", field);
+            snprintf(first_msg, sizeof first_msg, "%s", msg);
+        }
+    }
+    char why[600];
+    snprintf(why, sizeof why,
+             "gives no positive step count at any probe point (every parameter 1, 2, 4, ..., "
+             "2^20); at the first: %s",
+             first_msg);
+    return fault(ck, first_field, why, NULL);
 }
 
 /* Validates the creation document into e (name, parameters, scaling, spec);

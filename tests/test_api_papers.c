@@ -221,6 +221,11 @@ static void test_setup_expressions(harness *h)
         {"\"train_samples\":1000,\"batch_size\":2.5", "training.batch_size"},
         /* floor(100/(1/1)/256) = 0 steps at every coordinate */
         {"\"train_samples\":100,\"batch_size\":256,\"data_parallel\":1", "training.train_samples"},
+        /* B = -x1 is never > 0 */
+        {"\"train_samples\":1000,\"batch_size\":\"-x1\",\"data_parallel\":\"x1\"", "training.batch_size"},
+        /* 100·x1 samples in batches of 256·x1 per x1 ranks: floor(100/(256·x1)) = 0 everywhere */
+        {"\"train_samples\":\"100*x1\",\"batch_size\":\"256*x1\",\"data_parallel\":\"x1\"",
+         "training.train_samples"},
     };
     long before = harness_sql_long(h, "SELECT count(*) FROM experiments");
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
