@@ -37,7 +37,7 @@
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
                                        "markers", "measure", "validation_markers", "modeler",
-                                       NULL};
+                                       "iteration_phases", NULL};
 /* The modeler of experiments created without one: the robust modeler, which
  * bench/bench_robust.c shows extrapolating better than Extra-P's on noisy
  * data and no worse on clean data. Experiments stored before there was a
@@ -286,21 +286,44 @@ static int get_quantity(checker *ck, const json_t *obj, const char *key, const c
 }
 
 /* The set-up as a whole: when nothing in it depends on a parameter, it must
- * give at least one training step per epoch (one that depends on parameters
- * is checked at each uploaded coordinate, api/profiles.c). */
+ * give at least one training step per epoch. One that depends on parameters
+ * must give one somewhere: at some probe point with every parameter 2^k,
+ * k = 0..20 (a set-up with steps nowhere is refused; each uploaded
+ * coordinate is checked again, api/profiles.c). */
 static int check_steps(checker *ck, const json_t *training, const char *const *names, int nnames)
 {
     training_setup s;
     char field[64], msg[400];
     if (training_compile(training, names, nnames, &s, field, sizeof field, msg, sizeof msg))
         return fault(ck, field, msg, NULL);
+    int constant = 1;
     for (int k = 0; k < TRAINING_NEXPR; k++)
-        if (!training_is_constant(&s, k, nnames))
+        constant &= training_is_constant(&s, k, nnames);
+    double point[MAX_PARAMS] = {0}, n_t, n_v;
+    if (constant) {
+        if (training_steps_at(&s, point, NULL, 0, &n_t, &n_v, field, sizeof field, msg,
+                              sizeof msg))
+            return fault(ck, field, msg, NULL);
+        return 0;
+    }
+    char first_field[64] = "", first_msg[400] = "";
+    for (int k = 0; k <= 20; k++) {
+        for (int i = 0; i < nnames; i++)
+            point[i] = (double)(1L << k);
+        if (training_steps_at(&s, point, names, nnames, &n_t, &n_v, field, sizeof field, msg,
+                              sizeof msg) == 0)
             return 0;
-    double zeros[MAX_PARAMS] = {0}, n_t, n_v;
-    if (training_steps_at(&s, zeros, NULL, 0, &n_t, &n_v, field, sizeof field, msg, sizeof msg))
-        return fault(ck, field, msg, NULL);
-    return 0;
+        if (!first_field[0]) {
+            snprintf(first_field, sizeof first_field, "%s", field);
+            snprintf(first_msg, sizeof first_msg, "%s", msg);
+        }
+    }
+    char why[600];
+    snprintf(why, sizeof why,
+             "gives no positive step count at any probe point (every parameter 1, 2, 4, ..., "
+             "2^20); at the first: %s",
+             first_msg);
+    return fault(ck, first_field, why, NULL);
 }
 
 /* Validates the creation document into e (name, parameters, scaling, spec);
@@ -480,6 +503,31 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
                          json_is_string(vmarkers) ? NULL : vmarkers);
         if (e->spec)
             json_object_set(e->spec, "validation_markers", (json_t *)vmarkers);
+    }
+    /* name parts of the S-SGD phases (paper 004; api/iterations.c) */
+    const json_t *iphases = json_object_get(doc, "iteration_phases");
+    if (iphases) {
+        static const char *const keys[] = {"io", "h2d", "md", "forward", "backward", "update",
+                                           NULL};
+        if (!json_is_object(iphases))
+            return fault(&ck, "iteration_phases", "must be an object", iphases);
+        if (only_known(&ck, iphases, "iteration_phases.", keys))
+            return -1;
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)iphases, k, v)
+        {
+            if (ingest_phase_check(json_string_value(v))) {
+                char f[64];
+                snprintf(f, sizeof f, "iteration_phases.%s", k);
+                return fault(&ck, f,
+                             "must be a string of 1 to 256 bytes: comma-separated, non-empty "
+                             "name parts, preferred first (e.g. \"forward,fwd\")",
+                             json_is_string(v) ? NULL : v);
+            }
+        }
+        if (e->spec)
+            json_object_set(e->spec, "iteration_phases", (json_t *)iphases);
     }
     /* how steps and ranks are summarized: the median (Extra-Deep), or the
      * mean, for periodic work (a kernel every 4th step) */

@@ -45,6 +45,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* 
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
 void api_speedups(api_ctx *ctx, api_request *req, api_response *resp);      /* speedups.c */
 void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp);      /* accuracy.c */
+void api_iterations(api_ctx *ctx, api_request *req, api_response *resp);    /* iterations.c */
 
 /* sweeps.c: repetition statistics, Taguchi sensitivity, sweep plans */
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp);

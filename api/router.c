@@ -56,6 +56,7 @@ static const api_route routes[] = {
     {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R, NULL},
     {"POST", "/v1/experiments/{id}/advice", api_advice, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/efficiency", api_efficiency, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/iterations", api_iterations, EXP, R, NULL},
     {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure modeler"},
     {"POST", "/v1/tokens", api_token_create, DB, A, ""},
     {"GET", "/v1/tokens", api_token_list, DB, A, ""},

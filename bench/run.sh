@@ -300,7 +300,19 @@ sweep_figures() {
     done <"$DATA/sweep.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep; do
+# One coordinate's aggregation with Eq. 1's absent = 0 (bench/bench_aggregate.c).
+aggregate() {
+    if ! measure "$DATA/aggregate.out" "$B/bench_aggregate" --min-time 1; then
+        fail aggregate "$ru"; return
+    fi
+    cat "$DATA/aggregate.out"
+    line=$(cat "$DATA/aggregate.out")
+    say "aggregate: $(jget dense_rows "$line") rows in $(jget dense_ms "$line") ms" \
+        "($(jget dense_rows_per_s "$line") rows/s); sparse (absent = 0) $(jget sparse_vs_dense "$line")x," \
+        "mean $(jget mean_vs_median "$line")x the dense median's time"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -321,6 +333,7 @@ model_service
 analyses_service
 hostile_service
 sweep_figures
+aggregate
 
 echo
 cat "$summary"

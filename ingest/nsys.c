@@ -14,6 +14,8 @@
  *   NVTX_EVENTS (start, end, text and/or textId -> StringIds, [eventType])
  *   MPI_P2P_EVENTS, MPI_COLLECTIVES_EVENTS, MPI_START_WAIT_EVENTS,
  *   MPI_OTHER_EVENTS (start, end, textId -> StringIds)
+ *   OSRT_API, CUBLAS_EVENTS, CUDNN_EVENTS (start, end, nameId -> StringIds)
+ *                                          OS runtime, cuBLAS and cuDNN calls
  *   META_DATA_EXPORT (name, value)         EXPORT_SCHEMA_VERSION[_MAJOR...]
  *
  * nsys creates tables lazily, so each is optional; a file that is not a
@@ -26,7 +28,9 @@
  * ("Memcpy HtoD", ... by CUPTI's copy kind) and memset ("Memset") -> mem
  * with bytes; CUDA runtime calls (the version suffix "_v7000" dropped, as
  * Kineto names them) and NVTX push/pop and start/end ranges -> host; MPI
- * calls -> comm. Steps are NVTX ranges whose text contains one of the
+ * calls -> comm; OS runtime calls (pthread_mutex_lock, ioctl, ...), cuBLAS and
+ * cuDNN API calls -> host (the version suffix of cuBLAS/cuDNN names dropped:
+ * cublasSgemm_v2 -> cublasSgemm). Steps are NVTX ranges whose text contains one of the
  * marker substrings (default "step", "epoch"; case ignored); a marker range
  * that contains other marker ranges (an epoch around its steps) is not a
  * step itself, and marker ranges are not callpaths. Device work is placed
@@ -405,6 +409,16 @@ static int mpi_row(ns_reader *r, sqlite3_stmt *st)
     return named_row(r, st, PROFILE_COMM, 0);
 }
 
+static int osrt_row(ns_reader *r, sqlite3_stmt *st)
+{
+    return named_row(r, st, PROFILE_HOST, 0);
+}
+
+static int library_row(ns_reader *r, sqlite3_stmt *st)
+{
+    return named_row(r, st, PROFILE_HOST, 1);
+}
+
 static int is_marker(const ns_reader *r, const char *name, size_t len)
 {
     for (int i = 0; i < r->nmarkers; i++)
@@ -630,7 +644,9 @@ static int read_all(ns_reader *r, ingest_trace_info *info)
                                          "NVTX_EVENTS"};
     static const char *const mpi[] = {"MPI_P2P_EVENTS", "MPI_COLLECTIVES_EVENTS",
                                       "MPI_START_WAIT_EVENTS", "MPI_OTHER_EVENTS"};
-    int present[5], mpi_present[4], any = 0;
+    /* host libraries: OS runtime, cuBLAS, cuDNN (paper 000 Table 2) */
+    static const char *const libs[] = {"OSRT_API", "CUBLAS_EVENTS", "CUDNN_EVENTS"};
+    int present[5], mpi_present[4], lib_present[3], any = 0;
     int strings = has_table(r, "StringIds");
     if (strings < 0)
         return -1;
@@ -644,9 +660,15 @@ static int read_all(ns_reader *r, ingest_trace_info *info)
             return -1;
         any |= mpi_present[i];
     }
+    for (int i = 0; i < 3; i++) {
+        if ((lib_present[i] = has_table(r, libs[i])) < 0)
+            return -1;
+        any |= lib_present[i];
+    }
     if (!any)
         return ns_fail(r, "none of the Nsight Systems tables (CUPTI_ACTIVITY_KIND_KERNEL, "
-                          "..._MEMCPY, ..._MEMSET, ..._RUNTIME, NVTX_EVENTS, MPI_*_EVENTS): "
+                          "..._MEMCPY, ..._MEMSET, ..._RUNTIME, NVTX_EVENTS, MPI_*_EVENTS, "
+                          "OSRT_API, CUBLAS_EVENTS, CUDNN_EVENTS): "
                           "not an nsys SQLite export, or an empty report");
     if (!strings)
         return ns_fail(r, "no StringIds table: not the documented nsys export schema");
@@ -695,6 +717,9 @@ static int read_all(ns_reader *r, ingest_trace_info *info)
     }
     for (int i = 0; i < 4; i++)
         if (mpi_present[i] && read_named(r, mpi[i], "textId", mpi_row) < 0)
+            return -1;
+    for (int i = 0; i < 3; i++)
+        if (lib_present[i] && read_named(r, libs[i], "nameId", i == 0 ? osrt_row : library_row) < 0)
             return -1;
     return 0;
 }

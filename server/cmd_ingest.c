@@ -29,6 +29,7 @@
 
 #include "api/http.h"
 #include "ingest/format.h"
+#include "ingest/phase.h"
 #include "ingest/trace.h"
 #include "server/commands.h"
 
@@ -39,6 +40,8 @@ typedef struct ingest_args {
     ingest_kind kind;
     int rank;
     const char *markers;
+    const char *validation; /* --validation-markers */
+    int phase;              /* --phase: INGEST_PHASE_* */
     int json;
 } ingest_args;
 
@@ -46,7 +49,9 @@ static int ingest_usage(const char *msg)
 {
     fprintf(stderr, "perfcast ingest: %s\n", msg);
     fprintf(stderr, "usage: perfcast ingest FILE [--format %s]\n"
-                    "                            [--rank N] [--markers LIST] [--json]\n",
+                    "                            [--rank N] [--markers LIST] [--json]\n"
+                    "                            [--validation-markers LIST] "
+                    "[--phase train|validation]\n",
             ingest_kind_names());
     return 2;
 }
@@ -75,6 +80,19 @@ static int parse_args(int argc, char **argv, ingest_args *a)
             a->rank = (int)v;
         } else if (!strcmp(s, "--markers") && i + 1 < argc) {
             a->markers = argv[++i];
+        } else if (!strcmp(s, "--validation-markers") && i + 1 < argc) {
+            a->validation = argv[++i];
+            if (ingest_phase_check(a->validation))
+                return ingest_usage("--validation-markers must be comma-separated, non-empty "
+                                    "name parts (1 to 256 bytes)");
+        } else if (!strcmp(s, "--phase") && i + 1 < argc) {
+            const char *ph = argv[++i];
+            if (!strcmp(ph, "train"))
+                a->phase = INGEST_PHASE_TRAIN;
+            else if (!strcmp(ph, "validation"))
+                a->phase = INGEST_PHASE_VALIDATION;
+            else
+                return ingest_usage("--phase must be train or validation");
         } else if (s[0] == '-' && s[1] != '\0') {
             char msg[160];
             snprintf(msg, sizeof msg, "unknown flag %.100s", s);
@@ -447,6 +465,8 @@ int cmd_ingest(int argc, char **argv)
     ingest_trace_options_default(&o);
     o.rank = a.rank;
     o.markers = a.markers;
+    o.validation = a.validation;
+    o.phase = a.phase;
     ingest_kind kind = a.kind;
     profile p;
     ingest_trace_info info;

@@ -371,9 +371,11 @@ static int extrapolate_point(refit_state *st, int p)
     int nm = st->d->nmetrics;
     accum *parts = calloc((size_t)NPARTS * nm, sizeof(accum));
     unsigned char *part_seen = calloc((size_t)nm, 1);
-    if (!parts || !part_seen) {
+    unsigned char *between_seen = calloc((size_t)nm, 1); /* gap work at this coordinate */
+    if (!parts || !part_seen || !between_seen) {
         free(parts);
         free(part_seen);
+        free(between_seen);
         return -1;
     }
     int rc = 0;
@@ -399,6 +401,7 @@ static int extrapolate_point(refit_state *st, int p)
                     rc |= accum_add(&parts[(size_t)PART_EPOCH * nm + m], v, st->n_t[p]);
                     rc |= accum_add(&parts[(size_t)PART_BETWEEN * nm + m], v, st->n_t[p]);
                     part_seen[m] = 1;
+                    between_seen[m] = 1;
                 }
                 continue;
             }
@@ -430,7 +433,8 @@ static int extrapolate_point(refit_state *st, int p)
     for (int m = 0; m < nm; m++) {
         for (int part = 0; part < NPARTS; part++) {
             accum *a = &parts[(size_t)part * nm + m];
-            if (!part_seen[m] || rc) {
+            /* the between part only where there was work between steps */
+            if (!part_seen[m] || rc || (part == PART_BETWEEN && !between_seen[m])) {
                 accum_free(a);
                 continue;
             }
@@ -443,6 +447,7 @@ static int extrapolate_point(refit_state *st, int p)
     }
     free(parts);
     free(part_seen);
+    free(between_seen);
     return rc ? -1 : 0;
 }
 
@@ -614,6 +619,11 @@ static int fit_all(refit_state *st)
     for (int part = 0; part < NPARTS && rc == 0; part++) {
         for (int m = 0; m < d->nmetrics && rc == 0; m++) {
             const series *s = app_series(st, part, m);
+            int any = part != PART_BETWEEN;
+            for (int p = 0; p < d->npoints && !any; p++)
+                any = s->seen[p];
+            if (!any) /* no work between steps anywhere: no such part */
+                continue;
             store_model *out = new_model(st);
             if (!out) {
                 rc = -1;

@@ -24,6 +24,10 @@
  *    x1 = 2..10; evaluation-only uploads at 12 (on the law: 0 % error) and
  *    16 (measured 46.2 against 42 predicted: 4.2/46.2 = 9.0909 %) change no
  *    model and give a median evaluation error of 4.5454 %.
+ *  - paper 004's iteration model from phase annotations: io 0.01, h2d 0.02,
+ *    forward 0.1, backward 0.2, update 0.03 s per step and an all-reduce of
+ *    0.05·x1 s: Eq. 2 = Eq. 3 = 0.36 + 0.05·x1, Eq. 5 = 0.33; Eq. 6 at x1 = 10
+ *    against 2: 5·0.46/0.86; Eq. 7: 5·0.3/0.8 = 1.875; no t_md: a warning.
  */
 #include <math.h>
 #include <stdio.h>
@@ -217,6 +221,11 @@ static void test_setup_expressions(harness *h)
         {"\"train_samples\":1000,\"batch_size\":2.5", "training.batch_size"},
         /* floor(100/(1/1)/256) = 0 steps at every coordinate */
         {"\"train_samples\":100,\"batch_size\":256,\"data_parallel\":1", "training.train_samples"},
+        /* B = -x1 is never > 0 */
+        {"\"train_samples\":1000,\"batch_size\":\"-x1\",\"data_parallel\":\"x1\"", "training.batch_size"},
+        /* 100·x1 samples in batches of 256·x1 per x1 ranks: floor(100/(256·x1)) = 0 everywhere */
+        {"\"train_samples\":\"100*x1\",\"batch_size\":\"256*x1\",\"data_parallel\":\"x1\"",
+         "training.train_samples"},
     };
     long before = harness_sql_long(h, "SELECT count(*) FROM experiments");
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -678,6 +687,107 @@ static void test_accuracy(harness *h)
     json_decref(a);
 }
 
+/* ---- paper 004's iteration model ---------------------------------------------- */
+
+static void test_iterations(harness *h)
+{
+    long exp = create(h, "{\"name\":\"s-sgd\",\"parameters\":[\"x1\"],\"scaling\":\"weak\","
+                         "\"training\":{\"train_samples\":\"1024*x1\",\"batch_size\":256,"
+                         "\"data_parallel\":\"x1\"}}");
+    const double xs[] = {2, 4, 6, 8, 10};
+    long job = 0;
+    int st;
+    for (int i = 0; i < 5; i++) {
+        kern k[] = {{"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "host", 0.01},
+                    {"Memcpy HtoD (Pageable -> Device)", "mem", 0.02},
+                    {"forward", "host", 0.1},
+                    {"backward", "host", 0.2},
+                    {"Optimizer.step#SGD.step", "host", 0.03},
+                    {"ncclKernel_AllReduce", "comm", 0.05 * xs[i]},
+                    {"gemm", "comp", 0.07}};
+        char *body = profile(xs[i], 2, 3, k, 7, NULL, NULL, 0);
+        job = upload(h, exp, body, &st, NULL);
+        free(body);
+    }
+    check(harness_wait_job(h, job, 30), "refit");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iterations", exp);
+    json_t *d = get(h, path, &st);
+    const json_t *pts = json_object_get(d, "points");
+    const json_t *p2 = json_array_get(pts, 0), *p10 = json_array_get(pts, 4);
+    check(st == 200 && json_array_size(pts) == 5 && num(p10, "point.x1") == 10 &&
+              num(p10, "iterations") == 3,
+          "iterations: %d %s", st, dump(d));
+    check(check_close(num(p10, "t_io.mean"), 0.01, 1e-9, 0) &&
+              check_close(num(p10, "t_h2d.mean"), 0.02, 1e-9, 0) &&
+              check_close(num(p10, "t_f.mean"), 0.1, 1e-9, 0) &&
+              check_close(num(p10, "t_b.mean"), 0.2, 1e-9, 0) &&
+              check_close(num(p10, "t_u.mean"), 0.03, 1e-9, 0) &&
+              check_close(num(p10, "t_c.mean"), 0.5, 1e-9, 0) && num(p10, "t_md.mean") == 0 &&
+              fabs(num(p10, "t_f.sd")) < 1e-12,
+          "phases at x1 = 10: %s", dump(p10));
+    check(check_close(num(p10, "eq1.mean"), 0.36, 1e-9, 0) &&
+              check_close(num(p10, "eq2.mean"), 0.86, 1e-9, 0) &&
+              check_close(num(p10, "eq3.median"), 0.86, 1e-9, 0) &&
+              check_close(num(p10, "eq4.mean"), 0.36, 1e-9, 0) &&
+              check_close(num(p10, "eq5.mean"), 0.33, 1e-9, 0),
+          "equations at x1 = 10: %s", dump(p10));
+    check(check_close(num(p10, "speedup_eq6"), 5 * 0.46 / 0.86, 1e-9, 0) &&
+              check_close(num(p10, "speedup_eq7"), 1.875, 1e-9, 0) &&
+              check_close(num(p2, "speedup_eq6"), 1, 1e-12, 0),
+          "speedups: %g %g", num(p10, "speedup_eq6"), num(p10, "speedup_eq7"));
+    const json_t *models = json_object_get(d, "models");
+    const char *f3 = json_string_value(json_object_get(json_object_get(models, "eq3"), "function"));
+    check(f3 && strstr(f3, "x1^(1)"), "Eq. 3 modelled over x1: %s", f3 ? f3 : "-");
+    const json_t *w = json_object_get(d, "warnings");
+    check(json_array_size(w) == 1 && strstr(json_string_value(json_array_get(w, 0)), "t_md"),
+          "no t_md annotation: a warning: %s", dump(w));
+    const char *io = json_string_value(json_object_get(
+        json_object_get(json_object_get(d, "phases"), "t_io"), "matched"));
+    check(io && !strcmp(io, "dataloader"), "t_io from PyTorch's DataLoader range: %s",
+          io ? io : "-");
+    json_decref(d);
+
+    /* an experiment's own patterns: the gemm is t_md here (0.07 s) */
+    long exp2 = create(h, "{\"name\":\"s-sgd-md\",\"parameters\":[\"x1\"],\"scaling\":\"weak\","
+                          "\"iteration_phases\":{\"md\":\"gemm\"},"
+                          "\"training\":{\"train_samples\":1000,\"batch_size\":1,"
+                          "\"data_parallel\":\"x1\"}}");
+    kern k2[] = {{"gemm", "comp", 0.07}, {"forward", "host", 0.1}};
+    char *body = profile(2, 1, 2, k2, 2, NULL, NULL, 0);
+    job = upload(h, exp2, body, &st, NULL);
+    free(body);
+    check(harness_wait_job(h, job, 30), "refit 2");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iterations", exp2);
+    d = get(h, path, &st);
+    p2 = json_array_get(json_object_get(d, "points"), 0);
+    check(st == 200 && check_close(num(p2, "t_md.mean"), 0.07, 1e-9, 0) &&
+              check_close(num(p2, "eq4.mean"), 0.17, 1e-9, 0),
+          "custom t_md: %s", dump(p2));
+    json_decref(d);
+
+    static const char *const bad[][2] = {
+        {"{\"fwd\":\"x\"}", "iteration_phases.fwd"},
+        {"{\"io\":\"\"}", "iteration_phases.io"},
+        {"[1]", "iteration_phases"},
+    };
+    for (int i = 0; i < 3; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc,
+                 "{\"name\":\"bad-phases\",\"parameters\":[\"x1\"],\"scaling\":\"weak\","
+                 "\"iteration_phases\":%s,\"training\":{\"train_samples\":1000,"
+                 "\"batch_size\":1,\"data_parallel\":\"x1\"}}",
+                 bad[i][0]);
+        json_t *a = post(h, "/v1/experiments", doc, &st);
+        check_field(a, st, bad[i][1], bad[i][0]);
+        json_decref(a);
+    }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iterations?x=1", exp2);
+    d = get(h, path, &st);
+    check_field(d, st, "x", "unknown query");
+    json_decref(d);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -689,6 +799,7 @@ int main(void)
     test_validation_steps(h);
     test_speedups(h);
     test_accuracy(h);
+    test_iterations(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }

@@ -348,6 +348,7 @@ static const struct {
     {"POST", "/v1/experiments/{id}/advice", "",
      "{\"target\":{\"ranks\":64},\"budget_core_hours\":1}", 200},
     {"GET", "/v1/experiments/{id}/efficiency", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/iterations", "", NULL, 200},
     {"POST", "/v1/fit", "",
      "{\"parameters\":[\"ranks\"],\"points\":[{\"point\":[2],\"values\":[5]},{\"point\":[4],"
      "\"values\":[9]},{\"point\":[8],\"values\":[17]},{\"point\":[16],\"values\":[33]},"

@@ -116,5 +116,18 @@ usage_error "no FILE" "FILE is missing" "$BIN" ingest
 usage_error "bad format name" "--format must be one of" "$BIN" ingest --format csv x
 usage_error "bad rank" "--rank must be" "$BIN" ingest --rank -1 x
 
+# validation steps: steps 3 and 4 lie in a record_function range "validation"
+printf '{"traceEvents":[%s%s%s%s{"ph":"X","cat":"user_annotation","name":"validation","ts":195,"dur":205}]}' \
+    '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":0,"dur":100},{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":10,"dur":10},' \
+    '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","ts":100,"dur":100},{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":110,"dur":10},' \
+    '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","ts":200,"dur":100},{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":210,"dur":10},' \
+    '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","ts":300,"dur":100},{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":310,"dur":10},' \
+    >"$TMP/val.json"
+expect "validation steps" 0 "^validation step 3" "$BIN" ingest --format kineto "$TMP/val.json"
+expect "train steps before them" 0 "^train step 1" "$BIN" ingest --format kineto "$TMP/val.json"
+expect "--phase train" 0 "^train step 3" "$BIN" ingest --format kineto --phase train "$TMP/val.json"
+expect "--validation-markers" 0 "^train step 3" "$BIN" ingest --format kineto --validation-markers holdout "$TMP/val.json"
+usage_error "bad phase" "--phase must be" "$BIN" ingest --phase test x
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -387,10 +387,78 @@ static void test_validation_steps(void)
     }
 }
 
+/* OS runtime, cuBLAS and cuDNN calls (tables as the schema reference
+ * documents them): host callpaths, placed by their start; cuBLAS/cuDNN
+ * names lose their version suffix. Step 0 is [100, 1100), step 1 [1100, 2100). */
+static void test_library_tables(void)
+{
+    char *a = join(schema, standard_rows);
+    char *sql = join(a,
+                     "CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+                     " eventClass INTEGER, globalTid INTEGER, correlationId INTEGER,"
+                     " nameId INTEGER NOT NULL, returnValue INTEGER, nestingLevel INTEGER,"
+                     " callchainId INTEGER);"
+                     "CREATE TABLE CUBLAS_EVENTS (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+                     " eventClass INTEGER, globalTid INTEGER, nameId INTEGER NOT NULL);"
+                     "CREATE TABLE CUDNN_EVENTS (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+                     " eventClass INTEGER, globalTid INTEGER, nameId INTEGER NOT NULL);"
+                     "INSERT INTO StringIds VALUES (20, 'pthread_mutex_lock'),"
+                     " (21, 'cublasSgemm_v2'), (22, 'cudnnConvolutionForward');"
+                     "INSERT INTO OSRT_API (start, end, nameId) VALUES (150, 160, 20), (1200, 1240, 20);"
+                     "INSERT INTO CUBLAS_EVENTS (start, end, nameId) VALUES (400, 450, 21);"
+                     "INSERT INTO CUDNN_EVENTS (start, end, nameId) VALUES (1300, 1400, 22);");
+    free(a);
+    size_t len;
+    unsigned char *db = build(sql, &len);
+    free(sql);
+    profile p;
+    ingest_trace_info info;
+    ingest_error err;
+    ingest_trace_options o;
+    ingest_trace_options_default(&o);
+    int rc = db ? ingest_nsys_memory(db, len, &o, &p, &info, &err) : -1;
+    free(db);
+    check(rc == 0, "library tables: %s", rc ? err.msg : "");
+    if (rc)
+        return;
+    check(close_to(value_of(&p, PROFILE_TRAIN, 0, "pthread_mutex_lock", "time"), 10e-9) &&
+              close_to(value_of(&p, PROFILE_TRAIN, 1, "pthread_mutex_lock", "time"), 40e-9),
+          "OS runtime per step: %g %g", value_of(&p, PROFILE_TRAIN, 0, "pthread_mutex_lock", "time"),
+          value_of(&p, PROFILE_TRAIN, 1, "pthread_mutex_lock", "time"));
+    check(close_to(value_of(&p, PROFILE_TRAIN, 0, "cublasSgemm", "time"), 50e-9) &&
+              value_of(&p, PROFILE_TRAIN, 0, "cublasSgemm", "visits") == 1,
+          "cuBLAS call, version suffix dropped");
+    check(close_to(value_of(&p, PROFILE_TRAIN, 1, "cudnnConvolutionForward", "time"), 100e-9),
+          "cuDNN call in step 1");
+    int c = callpath_id(&p, "cudnnConvolutionForward");
+    check(c >= 0 && p.callpaths[c].category == PROFILE_HOST, "host category");
+    profile_free(&p);
+    ingest_trace_info_free(&info);
+
+    /* an export of the library tables alone is one */
+    sql = join(schema, "CREATE TABLE CUDNN_EVENTS (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+                       " nameId INTEGER NOT NULL);"
+                       "INSERT INTO StringIds VALUES (1, 'cudnnConvolutionForward');"
+                       "INSERT INTO CUDNN_EVENTS VALUES (0, 10, 1);");
+    db = build(sql, &len);
+    free(sql);
+    rc = db ? ingest_nsys_memory(db, len, &o, &p, &info, &err) : -1;
+    free(db);
+    check(rc == 0 && info.nsteps == 0 && close_to(value_of(&p, PROFILE_TRAIN, 0,
+                                                           "cudnnConvolutionForward", "time"),
+                                                  10e-9),
+          "cuDNN only: %s", rc ? err.msg : "");
+    if (rc == 0) {
+        profile_free(&p);
+        ingest_trace_info_free(&info);
+    }
+}
+
 int main(void)
 {
     test_standard();
     test_refusals();
     test_validation_steps();
+    test_library_tables();
     return check_summary();
 }
