@@ -29,6 +29,7 @@ typedef struct api_ctx {
     int open_ok;
     _Atomic int tokens_exist; /* set once a token is seen to exist: open mode is over */
     struct api_limits *limits; /* per-token rate and per-tenant uploads; NULL: none */
+    struct auth_cache *auth;   /* token verifications and owners (api/auth_cache.h); NULL: none */
 } api_ctx;
 
 /* Route flags */

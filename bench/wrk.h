@@ -60,6 +60,41 @@ static __attribute__((unused)) int wrk_run_script(const char *figure, const char
     return 0;
 }
 
+/* One wrk measurement, for figures that compare two servers. */
+typedef struct wrk_result {
+    double rps, p50_ms, p99_ms;
+    long non2xx;
+    int socket_errors;
+} wrk_result;
+
+/* Runs `wrk -t2 -cC -dSs --latency [-H header] [-s script] url` and fills
+ * *out without printing. 0, or -1 when wrk did not run. */
+static __attribute__((unused)) int wrk_measure(const char *url, int seconds, int connections,
+                                               const char *header, const char *script,
+                                               wrk_result *out)
+{
+    char cmd[1536];
+    snprintf(cmd, sizeof cmd, "wrk -t2 -c%d -d%ds --latency %s%s%s %s%s%s '%s' 2>&1",
+             connections, seconds, header ? "-H '" : "", header ? header : "",
+             header ? "'" : "", script ? "-s '" : "", script ? script : "", script ? "'" : "",
+             url);
+    FILE *p = popen(cmd, "r");
+    char line[512], p50[32] = "", p99[32] = "";
+    *out = (wrk_result){-1, 0, 0, 0, 0};
+    while (p && fgets(line, sizeof line, p)) {
+        sscanf(line, " Requests/sec: %lf", &out->rps);
+        sscanf(line, " 50%% %31s", p50);
+        sscanf(line, " 99%% %31s", p99);
+        sscanf(line, " Non-2xx or 3xx responses: %ld", &out->non2xx);
+        if (strstr(line, "Socket errors"))
+            out->socket_errors = 1;
+    }
+    int rc = p ? pclose(p) : -1;
+    out->p50_ms = wrk_seconds(p50) * 1e3;
+    out->p99_ms = wrk_seconds(p99) * 1e3;
+    return rc != 0 || out->rps < 0 ? -1 : 0;
+}
+
 static __attribute__((unused)) int wrk_run(const char *figure, const char *url, int seconds,
                                            int connections)
 {
