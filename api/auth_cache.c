@@ -28,6 +28,7 @@ struct auth_cache {
     pthread_mutex_t lock;
     int coherent;
     uint64_t epoch;
+    int64_t no_tokens_ms; /* when "no token exists" was read; 0: not held */
     token_entry tokens[TOKEN_SLOTS];
     owner_entry owners[OWNER_SLOTS];
 };
@@ -100,6 +101,7 @@ void auth_cache_token_forget(auth_cache *c, int64_t id)
     pthread_mutex_lock(&c->lock);
     if (e->t.id == id)
         memset(e, 0, sizeof *e);
+    c->no_tokens_ms = 0; /* a token was created, perhaps */
     c->epoch++;
     pthread_mutex_unlock(&c->lock);
 }
@@ -139,6 +141,24 @@ void auth_cache_owner_forget(auth_cache *c, int64_t experiment)
     pthread_mutex_unlock(&c->lock);
 }
 
+int auth_cache_no_tokens(auth_cache *c)
+{
+    int64_t now = now_ms();
+    pthread_mutex_lock(&c->lock);
+    int held = c->no_tokens_ms && now - c->no_tokens_ms <= AUTH_CACHE_TOKEN_MS;
+    pthread_mutex_unlock(&c->lock);
+    return held;
+}
+
+void auth_cache_set_no_tokens(auth_cache *c, uint64_t epoch)
+{
+    int64_t now = now_ms();
+    pthread_mutex_lock(&c->lock);
+    if (epoch == c->epoch)
+        c->no_tokens_ms = now ? now : 1;
+    pthread_mutex_unlock(&c->lock);
+}
+
 void auth_cache_set_coherent(auth_cache *c, int coherent)
 {
     pthread_mutex_lock(&c->lock);
@@ -151,6 +171,7 @@ void auth_cache_flush(auth_cache *c)
     pthread_mutex_lock(&c->lock);
     memset(c->tokens, 0, sizeof c->tokens);
     memset(c->owners, 0, sizeof c->owners);
+    c->no_tokens_ms = 0;
     c->epoch++;
     pthread_mutex_unlock(&c->lock);
 }

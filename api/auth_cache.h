@@ -14,6 +14,10 @@
  *
  * A put names the epoch read before the database was asked: when anything
  * was dropped meanwhile, the answer may predate the change and is not kept.
+ *   no tokens    open mode (api/auth.h): that no token exists, as the
+ *                database said at most AUTH_CACHE_TOKEN_MS ago; any token
+ *                notice (one is sent when a token is created) drops it.
+ *
  * Only answers the database gave are kept; an unknown id is asked again
  * every time, so an id created on another server is found at once.
  * Thread-safe; fixed-size direct-mapped tables (a colliding id replaces).
@@ -45,6 +49,10 @@ void auth_cache_token_forget(auth_cache *c, int64_t id);
 int auth_cache_owner_get(auth_cache *c, int64_t experiment, int64_t *tenant);
 void auth_cache_owner_put(auth_cache *c, int64_t experiment, int64_t tenant, uint64_t epoch);
 void auth_cache_owner_forget(auth_cache *c, int64_t experiment);
+
+/* 1 when "no token exists" is held and fresh, else 0. */
+int auth_cache_no_tokens(auth_cache *c);
+void auth_cache_set_no_tokens(auth_cache *c, uint64_t epoch);
 
 /* Whether notices are being heard (api/cache_sync.c sets it); 0 at start. */
 void auth_cache_set_coherent(auth_cache *c, int coherent);

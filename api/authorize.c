@@ -73,13 +73,18 @@ static int identify(api_ctx *ctx, lazy_conn *l, api_request *req, api_response *
     store_error err;
     const char *authz = api_header(req, "Authorization");
     if (!authz && ctx->open_ok && !ctx->tokens_exist) {
-        PGconn *c = conn_of(l, resp);
-        if (!c)
-            return -1;
         int exist = 0;
-        if (store_tokens_exist(c, &exist, &err)) {
-            api_store_problem(resp, &err);
-            return -1;
+        if (!ctx->auth || !auth_cache_no_tokens(ctx->auth)) {
+            uint64_t epoch = ctx->auth ? auth_cache_epoch(ctx->auth) : 0;
+            PGconn *c = conn_of(l, resp);
+            if (!c)
+                return -1;
+            if (store_tokens_exist(c, &exist, &err)) {
+                api_store_problem(resp, &err);
+                return -1;
+            }
+            if (!exist && ctx->auth)
+                auth_cache_set_no_tokens(ctx->auth, epoch);
         }
         if (!exist) {
             req->tenant_id = STORE_DEFAULT_TENANT;

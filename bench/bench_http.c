@@ -15,6 +15,12 @@
  *                 a private configuration on a free loopback port, measured
  *                 just before it: req/s, p99 and the ratio to nginx (goal:
  *                 >= 0.5x nginx, p99 <= 10 ms)
+ *   read_overload predict under wrk -c1024 (--timeout 10s), the server
+ *                 started with PERFCAST_MAX_CONNECTIONS=512, while GET /health
+ *                 is asked every 100 ms on new connections: req/s, p99 and
+ *                 slowest request, non-2xx answers (503/429 are the
+ *                 refusals), wrk's timeouts and connection errors, and how
+ *                 many health checks were answered 200 and the slowest
  *
  *   bench_http [--wrk-seconds N] [--wrk-connections N] [--read-seconds N]
  *              [--only-read]
@@ -180,9 +186,9 @@ static pid_t nginx_start(const char *dir, int *port, char *err, size_t cap)
     }
     for (int i = 0; pid > 0 && i < 200; i++) { /* until it answers */
         char cmd[128];
-        snprintf(cmd, sizeof cmd, "exec 3<>/dev/tcp/127.0.0.1/%d 2>/dev/null", *port);
+        snprintf(cmd, sizeof cmd, "exec 3<>/dev/tcp/127.0.0.1/%d", *port);
         char sh[256];
-        snprintf(sh, sizeof sh, "bash -c '%s'", cmd);
+        snprintf(sh, sizeof sh, "bash -c '%s' 2>/dev/null", cmd);
         if (system(sh) == 0)
             return pid;
         int st;
@@ -230,6 +236,71 @@ static long read_setup(harness *h)
         free(body);
     }
     return job && harness_wait_job(h, job, 120) ? exp : 0;
+}
+
+/* GET /health every 100 ms for seconds (in a child process): writes
+ * "<ok> <asked> <slowest ms>" to fd. */
+static void probe_health(harness *h, double seconds, int fd)
+{
+    int ok = 0, asked = 0;
+    double slowest = 0, t0 = harness_now();
+    while (harness_now() - t0 < seconds) {
+        harness_response r;
+        double t = harness_now();
+        harness_get(h, "/health", &r);
+        t = (harness_now() - t) * 1e3;
+        slowest = t > slowest ? t : slowest;
+        ok += r.status == 200;
+        asked++;
+        harness_response_free(&r);
+        harness_sleep(0.1);
+    }
+    char line[96];
+    int n = snprintf(line, sizeof line, "%d %d %.1f\n", ok, asked, slowest);
+    if (write(fd, line, (size_t)n) != n)
+        _exit(1);
+}
+
+static int overload(harness *h, long exp, const char *header, int seconds)
+{
+    int p[2];
+    if (pipe(p))
+        return -1;
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        close(p[0]);
+        probe_health(h, seconds + 1, p[1]);
+        _exit(0);
+    }
+    close(p[1]);
+    char url[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/experiments/%ld/predict?ranks=40",
+             harness_port(h), exp);
+    wrk_result w;
+    int bad = wrk_measure(url, seconds, 1024, "--timeout 10s", header, NULL, &w);
+    int ok = 0, asked = 0;
+    double slowest = 0;
+    FILE *f = fdopen(p[0], "r");
+    if (!f || fscanf(f, "%d %d %lf", &ok, &asked, &slowest) != 3)
+        bad = 1;
+    if (f)
+        fclose(f);
+    if (child > 0)
+        waitpid(child, NULL, 0);
+    if (bad) {
+        printf("{\"figure\": \"read_overload\", \"error\": \"wrk or the health probe did not "
+               "run\"}\n");
+        return -1;
+    }
+    printf("{\"figure\": \"read_overload\", \"tool\": \"wrk -t2 -c1024 -d%ds --timeout 10s\", "
+           "\"requests\": %ld, \"requests_per_s\": %.0f, \"p99_ms\": %.3f, \"max_ms\": %.1f, "
+           "\"non_2xx\": %ld, \"timeouts\": %ld, \"connect_errors\": %ld, \"read_errors\": %ld, "
+           "\"health_ok\": %d, \"health_asked\": %d, \"health_max_ms\": %.1f}\n",
+           seconds, w.requests, w.rps, w.p99_ms, w.max_ms, w.non2xx, w.timeouts,
+           w.connect_errors, w.read_errors, ok, asked, slowest);
+    fflush(stdout);
+    return 0;
 }
 
 static int read_endpoints(harness *h, int seconds, int connections)
@@ -308,10 +379,10 @@ static int read_endpoints(harness *h, int seconds, int connections)
         long bytes = stat(path, &st) ? 0 : (long)st.st_size;
         wrk_result base, ours;
         snprintf(url, sizeof url, "http://127.0.0.1:%d/%s.json", port, ep[i].name);
-        int bad = wrk_measure(url, seconds, connections, NULL, NULL, &base);
+        int bad = wrk_measure(url, seconds, connections, NULL, NULL, NULL, &base);
         snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/experiments/%ld/%s", harness_port(h),
                  exp, ep[i].query);
-        bad |= wrk_measure(url, seconds, connections, header, isget ? NULL : post, &ours);
+        bad |= wrk_measure(url, seconds, connections, NULL, header, isget ? NULL : post, &ours);
         if (bad) {
             printf("{\"figure\": \"read_%s\", \"error\": \"wrk did not run (is it "
                    "installed?)\"}\n", ep[i].name);
@@ -329,6 +400,7 @@ static int read_endpoints(harness *h, int seconds, int connections)
     }
     if (ng > 0)
         nginx_stop(ng);
+    rc |= overload(h, exp, header, seconds);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -351,8 +423,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--read-seconds"))
             read_seconds = atoi(argv[++i]);
     }
-    /* one token asks at wrk's rate: the per-token limit (50/s by default) off */
-    static const char *const env[] = {"PERFCAST_RATE_LIMIT=0", NULL};
+    /* one token asks at wrk's rate: the per-token limit (50/s by default)
+     * off; 512 connections, so that half of read_overload's are excess */
+    static const char *const env[] = {"PERFCAST_RATE_LIMIT=0", "PERFCAST_MAX_CONNECTIONS=512",
+                                      NULL};
     harness_opts o = {.env = env};
     harness *h = harness_open(&o);
     if (!h) {

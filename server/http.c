@@ -10,6 +10,13 @@
  * api_dispatch() and its response is queued. on_completed() runs when the
  * response has been sent or the connection died: it records the metrics and
  * writes the request's log line.
+ *
+ * Overload: the daemon takes SHED_HEADROOM connections beyond
+ * PERFCAST_MAX_CONNECTIONS; a connection opened while that many are open
+ * has its requests answered 503 with Retry-After at once (and is closed)
+ * instead of waiting in the listen queue, except /health and /ready, so
+ * that probes keep their answers while the service sheds load. Connections
+ * admitted before are served as usual.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +37,7 @@
  * every keep-alive request; 16 KiB reads bodies fast enough and holds any
  * sane header block. */
 #define CONNECTION_MEMORY ((size_t)16 << 10)
+#define SHED_HEADROOM 64 /* connections past the limit, answered 503 (probes: served) */
 
 typedef struct srv_request {
     long long start_ns;
@@ -193,6 +201,37 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
     return queue(conn, r, &resp);
 }
 
+/* Over the connection limit: 503 with Retry-After for all but the probes.
+ * 1 when answered. */
+static int shed(srv_http *h, struct MHD_Connection *conn, srv_request *r, const char *url)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (!ci || !ci->socket_context || !strcmp(url, "/health") || !strcmp(url, "/ready"))
+        return 0;
+    api_response resp = {0};
+    api_problem(&resp, 503, NULL, "the server is at its connection limit (%d); retry later",
+                h->max_connections);
+    api_add_header(&resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+    api_add_header(&resp, "Connection", "close");
+    snprintf(resp.error, sizeof resp.error, "shed: over %d connections", h->max_connections);
+    r->route = api_route_of(url);
+    queue(conn, r, &resp);
+    return 1;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)conn;
+    srv_http *h = cls;
+    static char excess; /* the mark of a connection opened over the limit */
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        *socket_context = ++h->connections > h->max_connections ? &excess : NULL;
+    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+        h->connections--;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -211,6 +250,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(r->path, sizeof r->path, "%s", url);
         *con_cls = r;
         h->inflight++;
+        if (shed(h, conn, r, url))
+            return MHD_YES;
         r->limit = api_route_flags_of(method, url) & API_ROUTE_UPLOAD ? h->max_body
                    : h->max_request_body < h->max_body ? h->max_request_body
                                                        : h->max_body;
@@ -346,6 +387,7 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
     h->quiesced_fd = -1;
     h->max_body = cfg->max_body;
     h->max_request_body = cfg->max_request_body ? cfg->max_request_body : cfg->max_body;
+    h->max_connections = cfg->max_connections;
     h->api = api;
     h->log = log;
     int fd = open_listener(h, cfg->listen_host, cfg->listen_port, err, errcap);
@@ -357,9 +399,10 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
         flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
         MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg->max_connections + SHED_HEADROOM, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)cfg->http_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, h, MHD_OPTION_END);
     if (!h->daemon) {
         close(fd);
         snprintf(err, errcap, "cannot start the HTTP daemon on %s:%d", h->host, h->port);

@@ -25,6 +25,10 @@ typedef struct srv_http {
     api_ctx *api;
     srv_log *log;
     _Atomic int inflight; /* requests between their first byte and completion */
+    /* overload (see shed() in http.c): connections open now, and how many
+     * may be before requests other than /health and /ready get 503 */
+    _Atomic int connections;
+    int max_connections;
 } srv_http;
 
 /* Binds cfg's address and starts serving. Returns 0, or -1 with err. */

@@ -75,7 +75,12 @@ int store_token_create(PGconn *c, int64_t tenant, int scope, const unsigned char
                                "VALUES ($1, decode($2, 'hex'), $3, "
                                "now() + make_interval(secs => $4::bigint)) RETURNING id",
                                4, NULL, vals, NULL, NULL, 0);
-    return one_id(c, r, id, "tenant", tenanttext, err);
+    int rc = one_id(c, r, id, "tenant", tenanttext, err);
+    if (!rc) { /* servers in open mode end it now (store/notify.h) */
+        store_error ignored;
+        store_notify_cache(c, "token", *id, &ignored);
+    }
+    return rc;
 }
 
 int store_token_get(PGconn *c, int64_t id, store_token *out, store_error *err)

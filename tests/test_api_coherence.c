@@ -13,6 +13,8 @@
  *    200) answers 401 on A at once and on B within 1 s of the revocation.
  *  - delete: an experiment deleted through A answers 404 on B within 1 s,
  *    although B held its models and owner.
+ *  - open mode: B, serving without tokens while none exists, asks for one
+ *    within 1 s of a token being created through A.
  *
  * The expected model-set numbers come from the uploads made (each finished
  * job makes the experiment's next set), not from a previous answer.
@@ -214,13 +216,30 @@ int main(void)
     harness *b = harness_second(a);
     check(b != NULL, "second server on the same PostgreSQL");
     harness_response r;
+    int open_b = 0;
+    for (int i = 0; b && i < 2; i++) { /* the second from what B holds */
+        harness_get(b, "/v1/experiments", &r);
+        open_b += r.status == 200;
+        harness_response_free(&r);
+    }
+    check(open_b == 2, "B serves without a token while none exists");
     harness_request(a, "POST", "/v1/tokens", NULL, "{\"scope\":\"admin\"}", 17, &r);
+    double created = harness_now();
     json_t *doc = harness_json(&r);
     snprintf(auth, sizeof auth, "Authorization: Bearer %s\r\n",
              json_string_value(json_object_get(doc, "token")) ?: "");
     json_decref(doc);
     check(r.status == 201, "admin token: %d %s", r.status, r.body);
     harness_response_free(&r);
+    int status = 0;
+    while (b && status != 401 && harness_now() - created < 3) {
+        harness_get(b, "/v1/experiments", &r);
+        status = r.status;
+        harness_response_free(&r);
+    }
+    check(!b || (status == 401 && harness_now() - created <= 1.0),
+          "B asks for a token within 1 s of the first one's creation (%d after %.3f s)", status,
+          harness_now() - created);
     request(a, "POST", "/v1/experiments", NULL,
             "{\"name\":\"coherence\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
             "\"training\":{\"train_samples\":50000,\"batch_size\":256,"
