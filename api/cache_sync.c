@@ -88,7 +88,7 @@ static void *sync_main(void *arg)
     for (;;) {
         if (!c)
             c = listen_conn(s);
-        if (wait_input(s, c, c ? 1000 : 1000))
+        if (wait_input(s, c, 1000)) /* a second, then reconnect if need be */
             break;
         if (!c)
             continue;

@@ -104,6 +104,7 @@ modeler_cache() {
         say "modeler_cache: $(jget params "$line") param(s): shared modeler" \
             "$(jget shared_models_per_s "$line")/s, fresh per series" \
             "$(jget fresh_models_per_s "$line")/s, ratio $(jget speedup "$line")," \
+            "shared modeler $(jget shared_cpu_us_per_model "$line") us of CPU per model," \
             "differing models $(jget differing_models "$line")"
     done <"$DATA/modeler_cache.out"
 }
