@@ -35,6 +35,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -180,6 +181,7 @@ static pid_t nginx_start(const char *dir, int *port, char *err, size_t cap)
     snprintf(conf, sizeof conf, "%s", path);
     pid_t pid = fork();
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM); /* gone with the bench, even when it is killed */
         if (!freopen("/dev/null", "w", stderr))
             _exit(127);
         execlp("nginx", "nginx", "-c", conf, "-p", dir, (char *)NULL);
