@@ -33,6 +33,7 @@ typedef struct api_ctx {
     int max_callpaths;            /* distinct callpaths of one upload: 413 beyond */
     int max_experiment_callpaths; /* distinct callpaths of one experiment: 413 beyond */
     long long max_trace_events;   /* events of one trace after decompression: 413 beyond */
+    struct auth_cache *auth;   /* token verifications and owners (api/auth_cache.h); NULL: none */
 } api_ctx;
 
 /* Route flags */

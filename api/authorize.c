@@ -15,13 +15,17 @@
  *      owning tenant must be the caller's, else 404 with the same words as
  *      for an id that does not exist, so another tenant's ids stay unseen.
  *
- * Nothing is cached: the token's row is read on every request, so a
- * revocation counts from the next request on.
+ * The token's row and an experiment's owner come from api/auth_cache.h
+ * when held there (no database round trip on the hot path): a token's row
+ * is at most half a second old, so a revocation counts within that time on
+ * every server, and at once on this one and wherever the notice is heard.
+ * A connection is taken from the pool only when something must be asked.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "api/auth.h"
+#include "api/auth_cache.h"
 #include "api/handlers.h"
 #include "api/limits.h"
 
@@ -36,16 +40,53 @@ static int unauthorized(api_response *resp, int invalid, const char *detail)
     return -1;
 }
 
+/* A pooled connection, taken on first need and kept for the request. */
+typedef struct lazy_conn {
+    api_ctx *ctx;
+    PGconn *c;
+} lazy_conn;
+
+static PGconn *conn_of(lazy_conn *l, api_response *resp)
+{
+    store_error err;
+    if (!l->c && !(l->c = store_acquire(l->ctx->db, &err)))
+        api_store_problem(resp, &err);
+    return l->c;
+}
+
+/* The token's row, from the cache or the database. */
+static int token_row(lazy_conn *l, int64_t id, store_token *t, store_error *err)
+{
+    auth_cache *cache = l->ctx->auth;
+    if (cache && auth_cache_token_get(cache, id, t))
+        return STORE_OK;
+    uint64_t epoch = cache ? auth_cache_epoch(cache) : 0;
+    if (!l->c && !(l->c = store_acquire(l->ctx->db, err)))
+        return err->code;
+    int rc = store_token_get(l->c, id, t, err);
+    if (!rc && cache)
+        auth_cache_token_put(cache, t, epoch);
+    return rc;
+}
+
 /* Who asks: fills req->tenant_id, token_id, scope. 0, or -1 answered. */
-static int identify(api_ctx *ctx, PGconn *c, api_request *req, api_response *resp)
+static int identify(api_ctx *ctx, lazy_conn *l, api_request *req, api_response *resp)
 {
     store_error err;
     const char *authz = api_header(req, "Authorization");
     if (!authz && ctx->open_ok && !ctx->tokens_exist) {
         int exist = 0;
-        if (store_tokens_exist(c, &exist, &err)) {
-            api_store_problem(resp, &err);
-            return -1;
+        if (!ctx->auth || !auth_cache_no_tokens(ctx->auth)) {
+            uint64_t epoch = ctx->auth ? auth_cache_epoch(ctx->auth) : 0;
+            PGconn *c = conn_of(l, resp);
+            if (!c)
+                return -1;
+            if (store_tokens_exist(c, &exist, &err)) {
+                api_store_problem(resp, &err);
+                return -1;
+            }
+            if (!exist && ctx->auth)
+                auth_cache_set_no_tokens(ctx->auth, epoch);
         }
         if (!exist) {
             req->tenant_id = STORE_DEFAULT_TENANT;
@@ -68,7 +109,7 @@ static int identify(api_ctx *ctx, PGconn *c, api_request *req, api_response *res
         return unauthorized(resp, 1, "the Authorization header holds no valid bearer token");
     }
     store_token t;
-    int rc = store_token_get(c, id, &t, &err);
+    int rc = token_row(l, id, &t, &err);
     if (rc == STORE_NOT_FOUND || (!rc && (!auth_hash_equal(t.sha256, sha) || !t.usable))) {
         api_limits_bad_token_note(ctx->limits, req->client_addr);
         return unauthorized(resp, 1, "the token is unknown, revoked or expired");
@@ -84,21 +125,35 @@ static int identify(api_ctx *ctx, PGconn *c, api_request *req, api_response *res
 }
 
 /* Is the {id} of an experiment or job route the caller's? 0, or -1 answered. */
-static int owned(PGconn *c, const api_route *r, int64_t id, api_request *req,
+static int owned(lazy_conn *l, const api_route *r, int64_t id, api_request *req,
                  api_response *resp)
 {
     int job = (r->flags & API_ROUTE_JOB) != 0;
     const char *what = job ? "job" : "experiment";
     int64_t tenant = 0;
     store_error err;
+    auth_cache *cache = l->ctx->auth;
+    if (!job && cache && auth_cache_owner_get(cache, id, &tenant))
+        goto known;
+    uint64_t epoch = cache ? auth_cache_epoch(cache) : 0;
+    PGconn *c = conn_of(l, resp);
+    if (!c)
+        return -1;
     int rc = job ? store_job_tenant(c, id, &tenant, &err)
                  : store_experiment_tenant(c, id, &tenant, &err);
+    if (!rc && !job && cache)
+        auth_cache_owner_put(cache, id, tenant, epoch);
+    if (!rc)
+        goto known;
     if (rc == STORE_NOT_FOUND || (!rc && tenant != req->tenant_id)) {
         api_problem(resp, 404, NULL, "no %s with id %" PRId64, what, id);
         return -1;
     }
-    if (rc) {
-        api_store_problem(resp, &err);
+    api_store_problem(resp, &err);
+    return -1;
+known:
+    if (tenant != req->tenant_id) {
+        api_problem(resp, 404, NULL, "no %s with id %" PRId64, what, id);
         return -1;
     }
     return 0;
@@ -112,18 +167,13 @@ int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_respon
     if (scoped && api_path_id(req, resp, "id", r->flags & API_ROUTE_JOB ? "job" : "experiment",
                               &id))
         return -1;
-    store_error err;
     if (!ctx->db) {
         api_problem(resp, 503, NULL, "no database to check the token against; retry later");
         api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
         return -1;
     }
-    PGconn *c = store_acquire(ctx->db, &err);
-    if (!c) {
-        api_store_problem(resp, &err);
-        return -1;
-    }
-    int rc = identify(ctx, c, req, resp);
+    lazy_conn l = {ctx, NULL};
+    int rc = identify(ctx, &l, req, resp);
     if (!rc && req->scope < r->scope) {
         api_problem(resp, 403, NULL, "this %s needs a token with scope %s; this one has %s",
                     strcmp(r->method, "GET") ? "operation" : "resource",
@@ -136,7 +186,8 @@ int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_respon
     if (!rc && ctx->limits && api_limits_request(ctx->limits, req, resp))
         rc = -1; /* over the rate: before any further query */
     if (!rc && scoped)
-        rc = owned(c, r, id, req, resp);
-    store_release(ctx->db, c);
+        rc = owned(&l, r, id, req, resp);
+    if (l.c)
+        store_release(ctx->db, l.c);
     return rc;
 }

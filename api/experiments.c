@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/auth_cache.h"
 #include "api/formula.h"
 #include "api/handlers.h"
 #include "api/training.h"
@@ -661,6 +662,8 @@ void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp)
     }
     if (ctx->models)
         model_cache_forget(ctx->models, id);
+    if (ctx->auth)
+        auth_cache_owner_forget(ctx->auth, id);
     api_send_empty(resp, 204);
 }
 

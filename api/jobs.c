@@ -54,6 +54,10 @@ void api_job_get(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         return;
     }
+    /* read-your-writes: whoever sees the job done reads its models next,
+     * even should the notice of the new set not have arrived yet */
+    if (ctx->models && j.state == STORE_JOB_DONE && j.model_set_number > 0)
+        model_cache_saw_set(ctx->models, j.experiment_id, j.model_set_number);
     api_send_json(resp, 200, job_view(&j));
     store_job_free(&j);
 }

@@ -31,6 +31,8 @@ typedef struct cached_page {
 struct model_cache {
     pthread_mutex_t lock;
     int64_t max_age_ms;
+    int coherent;   /* notices are heard: entries live until dropped */
+    uint64_t epoch; /* counts drops: a load that overlapped one is not kept */
     cached_models *slots[CACHE_SLOTS];
     cached_page pages[PAGE_SLOTS];
     size_t page_bytes; /* sum of the pages' lengths, at most PAGE_BUDGET */
@@ -236,16 +238,23 @@ const cached_models *model_cache_get(model_cache *c, store *db, int64_t experime
     int slot = slot_of(experiment);
     pthread_mutex_lock(&c->lock);
     cached_models *m = c->slots[slot];
-    if (m && m->experiment == experiment && now_ms() - m->loaded_ms <= c->max_age_ms) {
+    if (m && m->experiment == experiment &&
+        (c->coherent || now_ms() - m->loaded_ms <= c->max_age_ms)) {
         m->refs++;
         pthread_mutex_unlock(&c->lock);
         return m;
     }
+    uint64_t epoch = c->epoch;
     pthread_mutex_unlock(&c->lock);
     m = load(db, experiment, err);
     if (!m)
         return NULL;
     pthread_mutex_lock(&c->lock);
+    if (epoch != c->epoch) { /* something was dropped meanwhile: maybe what we read */
+        m->refs = 1;
+        pthread_mutex_unlock(&c->lock);
+        return m;
+    }
     unref_locked(c->slots[slot]);
     m->refs = 2; /* the cache's and the caller's */
     c->slots[slot] = m;
@@ -269,6 +278,40 @@ void model_cache_forget(model_cache *c, int64_t experiment)
         unref_locked(m);
         c->slots[slot] = NULL;
     }
+    c->epoch++;
+    pthread_mutex_unlock(&c->lock);
+}
+
+void model_cache_saw_set(model_cache *c, int64_t experiment, int number)
+{
+    int slot = slot_of(experiment);
+    pthread_mutex_lock(&c->lock);
+    cached_models *m = c->slots[slot];
+    if (!m || m->experiment != experiment || m->set_number < number) {
+        if (m && m->experiment == experiment) {
+            unref_locked(m);
+            c->slots[slot] = NULL;
+        }
+        c->epoch++; /* a load under way may have read an older set */
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+void model_cache_flush(model_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        unref_locked(c->slots[i]);
+        c->slots[i] = NULL;
+    }
+    c->epoch++;
+    pthread_mutex_unlock(&c->lock);
+}
+
+void model_cache_set_coherent(model_cache *c, int coherent)
+{
+    pthread_mutex_lock(&c->lock);
+    c->coherent = coherent;
     pthread_mutex_unlock(&c->lock);
 }
 

@@ -2,9 +2,14 @@
  * model_cache.h — the application models of each experiment's newest model
  * set, parsed and kept in memory, so that predictions (asked per job
  * submission by schedulers, per refresh by dashboards) cost no database
- * round trip. An entry is reloaded when it is older than the cache's
- * max_age_ms: a refit becomes visible to predictions within that time, on
- * every replica, without any coordination. Thread-safe.
+ * round trip. An entry is good until a notice says its experiment has a
+ * newer model set or is gone (api/cache_sync.c hears them from every server
+ * on the database; model_cache_forget), or until this server sees a job of
+ * the experiment done with a newer set (model_cache_saw_set). While notices
+ * cannot be heard (not coherent: at start, after the listener lost its
+ * connection) an entry is reloaded when older than the cache's max_age_ms.
+ * A load that overlapped a drop is used once, not kept, since it may
+ * predate the change. Thread-safe.
  *
  * Next to it, immutable data derived from one model set ("blobs": the
  * callpath models and measurements an analysis needs, parsed and
@@ -96,7 +101,14 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
                                        void (*free_data)(void *));
 void model_cache_blob_release(model_cache *c, const cache_blob *b);
 
-/* Drops the experiment's entry (after a delete). */
+/* Drops the experiment's entry (after a delete, or a notice of new models). */
 void model_cache_forget(model_cache *c, int64_t experiment);
+/* Drops the experiment's entry when it holds a set numbered below number
+ * (a job of the experiment was seen done with set number). */
+void model_cache_saw_set(model_cache *c, int64_t experiment, int number);
+/* Drops every entry (notices may have been missed). */
+void model_cache_flush(model_cache *c);
+/* Whether notices are heard: entries then live until dropped. */
+void model_cache_set_coherent(model_cache *c, int coherent);
 
 #endif

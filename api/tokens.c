@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api/auth.h"
+#include "api/auth_cache.h"
 #include "api/handlers.h"
 
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp)
@@ -105,5 +106,7 @@ void api_token_revoke(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         return;
     }
+    if (ctx->auth) /* other servers hear of it (store/notify.h) */
+        auth_cache_token_forget(ctx->auth, id);
     api_send_empty(resp, 204);
 }

@@ -10,7 +10,10 @@
  * fresh modeler per series (nothing reused: the baseline). Each pass repeats
  * until it has run at least --min-time seconds. Prints one JSON line per
  * parameter count with both rates, their ratio, and how many series the two
- * ways fitted to different functions (should be 0).
+ * ways fitted to different functions (should be 0). The shared modeler's
+ * time is also given in CPU time of the fitting thread (shared_cpu_us_per_
+ * model, shared_cpu_models_per_s): on a machine shared with other work the
+ * wall-clock rates vary by 2x or more between runs, the CPU time much less.
  */
 #include "bench/gen_core.h"
 #include "modeling/modeler.h"
@@ -91,13 +94,22 @@ static long fit_all(const series_set *s, pmnf_modeler *m, const pmnf_options *o,
     return failed;
 }
 
-/* Fits per second, repeating whole passes for at least min_time seconds. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Fits per second, repeating whole passes for at least min_time seconds;
+ * *cpu_rate: fits per second of this thread's CPU time. */
 static double fit_rate(const series_set *s, int shared, const pmnf_options *o, double min_time,
-                       pmnf_model *models, long *failed)
+                       pmnf_model *models, long *failed, double *cpu_rate)
 {
     pmnf_modeler *m = shared ? pmnf_modeler_new(o) : NULL;
     long fits = 0;
-    double t0 = now_s(), elapsed;
+    double t0 = now_s(), c0 = cpu_s(), elapsed;
+    *cpu_rate = 0;
     *failed = 0;
     if (shared && !m)
         return 0;
@@ -107,6 +119,8 @@ static double fit_rate(const series_set *s, int shared, const pmnf_options *o, d
         elapsed = now_s() - t0;
     } while (elapsed < min_time && s->n > 0);
     pmnf_modeler_free(m);
+    double cpu = cpu_s() - c0;
+    *cpu_rate = cpu > 0 ? (double)fits / cpu : 0;
     return elapsed > 0 ? (double)fits / elapsed : 0;
 }
 
@@ -139,12 +153,15 @@ static int bench_set(int nparams, const bench_args *a, const pmnf_options *o)
         free(s.values);
         return -1;
     }
-    double r_shared = fit_rate(&s, 1, o, a->min_time, shared, &fail_shared);
-    double r_fresh = fit_rate(&s, 0, o, a->min_time, fresh, &fail_fresh);
+    double cpu_shared, cpu_fresh;
+    double r_shared = fit_rate(&s, 1, o, a->min_time, shared, &fail_shared, &cpu_shared);
+    double r_fresh = fit_rate(&s, 0, o, a->min_time, fresh, &fail_fresh, &cpu_fresh);
     printf("{\"figure\": \"modeler_cache\", \"params\": %d, \"series\": %ld, "
            "\"shared_models_per_s\": %.1f, \"fresh_models_per_s\": %.1f, \"speedup\": %.3f, "
+           "\"shared_cpu_models_per_s\": %.1f, \"shared_cpu_us_per_model\": %.3f, "
            "\"failed\": %ld, \"differing_models\": %ld}\n",
-           nparams, s.n, r_shared, r_fresh, r_fresh > 0 ? r_shared / r_fresh : 0.0,
+           nparams, s.n, r_shared, r_fresh, r_fresh > 0 ? r_shared / r_fresh : 0.0, cpu_shared,
+           cpu_shared > 0 ? 1e6 / cpu_shared : 0.0,
            fail_shared + fail_fresh, count_differing(&s, shared, fresh));
     free(shared);
     free(fresh);

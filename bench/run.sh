@@ -104,6 +104,7 @@ modeler_cache() {
         say "modeler_cache: $(jget params "$line") param(s): shared modeler" \
             "$(jget shared_models_per_s "$line")/s, fresh per series" \
             "$(jget fresh_models_per_s "$line")/s, ratio $(jget speedup "$line")," \
+            "shared modeler $(jget shared_cpu_us_per_model "$line") us of CPU per model," \
             "differing models $(jget differing_models "$line")"
     done <"$DATA/modeler_cache.out"
 }
@@ -173,12 +174,22 @@ ingest() {
 }
 
 # The service against a private PostgreSQL (bench/bench_http.c): start-up,
-# GET /health under wrk, experiment creation.
+# GET /health under wrk, experiment creation, and the read endpoints next to
+# nginx serving a file of the same size (7 x 2 wrk runs of 10 s: the step
+# gets 200 s more than the others).
 http_service() {
+    if ! command -v wrk >/dev/null 2>&1; then
+        say "read endpoints vs nginx: skipped, wrk is not installed (apt-get install wrk)"
+    elif ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+        say "read endpoints vs nginx: skipped, nginx is not installed (apt-get install nginx-light)"
+    fi
+    limit_was=$LIMIT; LIMIT=$((LIMIT + 200))
     if ! measure "$DATA/http.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_http"; then
+        LIMIT=$limit_was
         cat "$DATA/http.out" 2>/dev/null | grep '"error"'
         fail http_service "$ru"; return
     fi
+    LIMIT=$limit_was
     cat "$DATA/http.out"
     while read -r line; do
         case $(jget figure "$line") in
@@ -188,6 +199,14 @@ http_service() {
             "p99 $(jget p99_ms "$line") ms ($(jget tool "$line" | tr -d '"'))" ;;
         *http_create*) say "http_create: $(jget requests_per_s "$line") POST /v1/experiments per s, one at a" \
             "time, p50 $(jget p50_ms "$line") ms, p99 $(jget p99_ms "$line") ms" ;;
+        *read_endpoints*) say "read endpoints vs nginx: skipped, $(jget skipped "$line" | tr -d '"')" ;;
+        *read_*)
+            ratio=$(jget ratio_to_nginx "$line"); p99=$(jget p99_ms "$line")
+            verdict=$(awk "BEGIN { print ($ratio >= 0.5 && $p99 <= 10) ? \"meets\" : \"misses\" }")
+            say "$(jget figure "$line" | tr -d '"'): $(jget requests_per_s "$line") req/s, p99 $p99 ms;" \
+                "nginx (same-size static file, same run) $(jget nginx_requests_per_s "$line") req/s," \
+                "p99 $(jget nginx_p99_ms "$line") ms: ${ratio}x nginx ($verdict >= 0.5x and p99 <= 10 ms;" \
+                "$(jget tool "$line" | tr -d '"'), $(jget bytes "$line") bytes)" ;;
         esac
     done <"$DATA/http.out"
 }

@@ -60,6 +60,49 @@ static __attribute__((unused)) int wrk_run_script(const char *figure, const char
     return 0;
 }
 
+/* One wrk measurement, for figures that compare two servers. */
+typedef struct wrk_result {
+    double rps, p50_ms, p99_ms, max_ms;
+    long non2xx, requests;
+    int socket_errors;
+    long connect_errors, read_errors, write_errors, timeouts;
+} wrk_result;
+
+/* Runs `wrk -t2 -cC -dSs --latency [extra] [-H header] [-s script] url`
+ * (extra: more options, e.g. "--timeout 10s", or NULL) and fills *out
+ * without printing. 0, or -1 when wrk did not run. */
+static __attribute__((unused)) int wrk_measure(const char *url, int seconds, int connections,
+                                               const char *extra, const char *header,
+                                               const char *script, wrk_result *out)
+{
+    char cmd[1536];
+    snprintf(cmd, sizeof cmd, "wrk -t2 -c%d -d%ds --latency %s %s%s%s %s%s%s '%s' 2>&1",
+             connections, seconds, extra ? extra : "", header ? "-H '" : "",
+             header ? header : "", header ? "'" : "", script ? "-s '" : "",
+             script ? script : "", script ? "'" : "", url);
+    FILE *p = popen(cmd, "r");
+    char line[512], p50[32] = "", p99[32] = "", avg[32] = "", sd[32] = "", max[32] = "";
+    *out = (wrk_result){-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    while (p && fgets(line, sizeof line, p)) {
+        sscanf(line, " Requests/sec: %lf", &out->rps);
+        sscanf(line, " 50%% %31s", p50);
+        sscanf(line, " 99%% %31s", p99);
+        sscanf(line, " Latency %31s %31s %31s", avg, sd, max);
+        sscanf(line, " %ld requests in", &out->requests);
+        sscanf(line, " Non-2xx or 3xx responses: %ld", &out->non2xx);
+        if (strstr(line, "Socket errors")) {
+            out->socket_errors = 1;
+            sscanf(line, " Socket errors: connect %ld, read %ld, write %ld, timeout %ld",
+                   &out->connect_errors, &out->read_errors, &out->write_errors, &out->timeouts);
+        }
+    }
+    int rc = p ? pclose(p) : -1;
+    out->p50_ms = wrk_seconds(p50) * 1e3;
+    out->p99_ms = wrk_seconds(p99) * 1e3;
+    out->max_ms = wrk_seconds(max) * 1e3;
+    return rc != 0 || out->rps < 0 ? -1 : 0;
+}
+
 static __attribute__((unused)) int wrk_run(const char *figure, const char *url, int seconds,
                                            int connections)
 {

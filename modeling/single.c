@@ -93,9 +93,12 @@ static minima find_minima(const double *y, int n)
     return mm;
 }
 
-/* Leave-one-out score of block b, then its coefficients on all points. */
-static void score_crossvalidated(const single_plan *p, int b, const double *y, const minima *mm,
-                                 candidate *c)
+/* Leave-one-out score of block b, then its coefficients on all points.
+ * Both scores only grow point by point (every term is >= 0), so once the
+ * one compared (rss when by_rss, else smape) reaches bound the candidate
+ * cannot win: 0 then, without finishing; 1 when scored. */
+static int score_crossvalidated(const single_plan *p, int b, const double *y, const minima *mm,
+                                candidate *c, int by_rss, double bound)
 {
     int n = p->n;
     const double *g = p->g + (size_t)b * n;
@@ -111,10 +114,13 @@ static void score_crossvalidated(const single_plan *p, int b, const double *y, c
         double abssum = fabs(y[i]) + fabs(pred);
         if (abssum != 0)
             c->smape += (fabs(d) / abssum * 2) / n * 100;
+        if ((by_rss ? c->rss : c->smape) >= bound)
+            return 0;
     }
     const double *full = p->full_pinv + (size_t)b * 2 * n;
     c->c0 = dot(full, y, n);
     c->c1 = dot(full + n, y, n);
+    return 1;
 }
 
 /* Fit on all points, clean the constant, score on the same points. */
@@ -158,10 +164,13 @@ static candidate search_blocks(pmnf_modeler *m, const single_plan *p, const doub
         if (!p->usable[b])
             continue;
         candidate c = {.block = b};
-        if (m->opt.use_crossvalidation)
-            score_crossvalidated(p, b, y, &mm, &c);
-        else
+        if (m->opt.use_crossvalidation) {
+            int by_rss = m->opt.compare_with_rss;
+            if (!score_crossvalidated(p, b, y, &mm, &c, by_rss, by_rss ? best.rss : best.smape))
+                continue; /* not lower than the best: better_than() would refuse it */
+        } else {
             score_on_all(p, b, y, buf, &c);
+        }
         if (better_than(&m->opt, p, &c, &best, y))
             best = c;
     }

@@ -25,6 +25,8 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/auth_cache.h"
+#include "api/cache_sync.h"
 #include "api/handlers.h"
 #include "api/limits.h"
 #include "server/commands.h"
@@ -34,7 +36,7 @@
 #include "server/workers.h"
 
 #define DRAIN_SECONDS 10
-#define MODEL_CACHE_MAX_AGE_MS 1000 /* a refit reaches predictions within 1 s */
+#define MODEL_CACHE_MAX_AGE_MS 1000 /* while notices are not heard: a refit reaches predictions within 1 s */
 
 static void usage(FILE *to)
 {
@@ -181,16 +183,18 @@ int cmd_serve(int argc, char **argv)
     api_ctx api = {.db = store_open(cfg.database_url, cfg.db_pool),
                    .metrics = api_metrics_new(),
                    .models = model_cache_new(MODEL_CACHE_MAX_AGE_MS),
-                   .limits = api_limits_new(cfg.rate_limit, cfg.rate_burst, cfg.max_uploads)};
+                   .limits = api_limits_new(cfg.rate_limit, cfg.rate_burst, cfg.max_uploads),
+                   .auth = auth_cache_new()};
     srv_workers workers = {0};
     srv_http http = {.quiesced_fd = -1};
+    cache_sync *sync = NULL; /* keeps the caches coherent with other servers */
     int status = 1;
     if (api.limits) /* refused tokens per client address (api/limits.h) */
         api_limits_set_bad_tokens(api.limits, cfg.bad_token_rate, 20 * cfg.bad_token_rate);
     api.max_callpaths = cfg.max_callpaths;
     api.max_experiment_callpaths = cfg.max_experiment_callpaths;
     api.max_trace_events = cfg.max_trace_events;
-    if (!api.db || !api.metrics || !api.models || !api.limits ||
+    if (!api.db || !api.metrics || !api.models || !api.limits || !api.auth ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, srv_workers_metrics, &workers)) {
@@ -204,6 +208,7 @@ int cmd_serve(int argc, char **argv)
         status = 2;
         goto out;
     }
+    sync = cache_sync_start(&api);
     if (srv_http_start(&http, &cfg, &api, &log, err, sizeof err)) {
         srv_logf(&log, SRV_LOG_ERROR, "cannot serve", "{s:s}", "error", err);
         goto out;
@@ -224,10 +229,12 @@ int cmd_serve(int argc, char **argv)
                  srv_http_inflight(&http));
 out:
     srv_http_stop(&http);
+    cache_sync_stop(sync);
     srv_workers_stop(&workers);
     store_close(api.db);
     api_metrics_free(api.metrics);
     model_cache_free(api.models);
+    auth_cache_free(api.auth);
     api_limits_free(api.limits);
     srv_logf(&log, status ? SRV_LOG_ERROR : SRV_LOG_INFO, "stopped", "{s:i}", "exit_status",
              status);

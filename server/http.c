@@ -27,6 +27,13 @@
  *   - Slow clients: server/guard.h gives every phase of a connection a
  *     deadline and keeps slots free for health probes;
  *     PERFCAST_MAX_CONNECTIONS_PER_ADDRESS caps one address's connections.
+ * Overload: the daemon takes SHED_HEADROOM connections beyond
+ * PERFCAST_MAX_CONNECTIONS; a connection opened while that many are open
+ * gets 503 with Retry-After at once for requests that arrive while more than
+ * PERFCAST_MAX_CONNECTIONS are open (and is closed)
+ * instead of waiting in the listen queue, except /health and /ready, so
+ * that probes keep their answers while the service sheds load. Connections
+ * admitted before are served as usual.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,6 +59,7 @@
  * every keep-alive request; 16 KiB reads bodies fast enough and holds any
  * sane header block. */
 #define CONNECTION_MEMORY ((size_t)16 << 10)
+#define SHED_HEADROOM 64 /* connections past the limit, answered 503 (probes: served) */
 
 typedef struct srv_request {
     long long start_ns;
@@ -377,6 +385,25 @@ static int admit(srv_http *h, struct MHD_Connection *conn, srv_request *r, const
     return -1;
 }
 
+/* Over the connection limit (more than PERFCAST_MAX_CONNECTIONS open when
+ * the request arrives): 503 with Retry-After for all but the probes.
+ * 1 when answered. */
+static int shed(srv_http *h, struct MHD_Connection *conn, srv_request *r, const char *url)
+{
+    if (h->connections <= h->max_connections || !strcmp(url, "/health") ||
+        !strcmp(url, "/ready"))
+        return 0;
+    api_response resp = {0};
+    api_problem(&resp, 503, NULL, "the server is at its connection limit (%d); retry later",
+                h->max_connections);
+    api_add_header(&resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+    api_add_header(&resp, "Connection", "close");
+    snprintf(resp.error, sizeof resp.error, "shed: over %d connections", h->max_connections);
+    r->route = api_route_of(url);
+    queue(conn, r, &resp);
+    return 1;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -400,6 +427,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = r;
         h->inflight++;
         r->upload = (api_route_flags_of(method, url) & API_ROUTE_UPLOAD) != 0;
+        if (shed(h, conn, r, url))
+            return MHD_YES;
         r->limit = r->upload ? h->max_body
                    : h->max_request_body < h->max_body ? h->max_request_body
                                                        : h->max_body;
@@ -519,7 +548,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
             ap = &addr;
         }
         *socket_context = ci ? srv_guard_open(h->guard, ci->connect_fd, ap) : NULL;
+        h->connections++; /* for shed() */
     } else {
+        h->connections--;
         srv_guard_close(h->guard, *socket_context);
         *socket_context = NULL;
     }
@@ -600,6 +631,7 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
     h->quiesced_fd = -1;
     h->max_body = cfg->max_body;
     h->max_request_body = cfg->max_request_body ? cfg->max_request_body : cfg->max_body;
+    h->max_connections = cfg->max_connections;
     h->api = api;
     h->log = log;
     h->max_per_address = cfg->max_connections_per_address;
@@ -614,7 +646,7 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
     srv_guard_config gc = {.header_timeout = cfg->header_timeout,
                            .idle_timeout = cfg->http_timeout,
                            .min_body_rate = (double)cfg->min_body_rate,
-                           .max_connections = cfg->max_connections,
+                           .max_connections = cfg->max_connections + SHED_HEADROOM,
                            .reserve = reserve < 1 ? 1 : reserve > 16 ? 16 : reserve,
                            .evict_grace = 0.5,
                            .max_per_address = cfg->max_connections_per_address};
@@ -635,7 +667,7 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
         flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
         MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg->max_connections + SHED_HEADROOM, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)cfg->http_timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
         /* request acceptance: per-address cap, deadlines (server/guard.h) */

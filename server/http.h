@@ -28,6 +28,10 @@ typedef struct srv_http {
     _Atomic int inflight; /* requests between their first byte and completion */
     srv_guard *guard;     /* deadlines of slow connections (server/guard.h) */
     int max_per_address;  /* connections of one client address (guard's cap) */
+    /* overload (see shed() in http.c): connections open now, and how many
+     * may be before requests other than /health and /ready get 503 */
+    _Atomic int connections;
+    int max_connections;
 } srv_http;
 
 /* Binds cfg's address and starts serving. Returns 0, or -1 with err. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/experiments.h"
+#include "store/notify.h"
 
 #define EXPERIMENT_COLUMNS                                                                  \
     "id, name, array_to_json(parameters)::text, scaling, spec::text, "                     \
@@ -170,6 +171,9 @@ int store_experiment_delete(PGconn *c, int64_t id, int64_t tenant, store_error *
         return store_fail(c, r, err);
     int gone = atoi(PQcmdTuples(r));
     PQclear(r);
-    return gone ? STORE_OK
-                : store_error_set(err, STORE_NOT_FOUND, "no experiment with id %" PRId64, id);
+    if (!gone)
+        return store_error_set(err, STORE_NOT_FOUND, "no experiment with id %" PRId64, id);
+    store_error ignored; /* committed: other servers forget what they hold of it */
+    store_notify_cache(c, "experiment", id, &ignored);
+    return STORE_OK;
 }

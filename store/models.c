@@ -8,6 +8,7 @@
  * array literals built from numbers only ("{2,4.5}").
  */
 #include "store/models.h"
+#include "store/notify.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -425,6 +426,8 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
             "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason' "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, modoc, err);
+    if (!rc) /* heard by every server once committed: their cached models are old */
+        rc = store_notify_cache(c, "models", exp, err);
     if (!rc)
         rc = exec_ok(c, "COMMIT", err);
     else

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/tokens.h"
+#include "store/notify.h"
 
 static const char *const scope_names[] = {NULL, "read", "write", "admin"};
 
@@ -74,7 +75,12 @@ int store_token_create(PGconn *c, int64_t tenant, int scope, const unsigned char
                                "VALUES ($1, decode($2, 'hex'), $3, "
                                "now() + make_interval(secs => $4::bigint)) RETURNING id",
                                4, NULL, vals, NULL, NULL, 0);
-    return one_id(c, r, id, "tenant", tenanttext, err);
+    int rc = one_id(c, r, id, "tenant", tenanttext, err);
+    if (!rc) { /* servers in open mode end it now (store/notify.h) */
+        store_error ignored;
+        store_notify_cache(c, "token", *id, &ignored);
+    }
+    return rc;
 }
 
 int store_token_get(PGconn *c, int64_t id, store_token *out, store_error *err)
@@ -146,7 +152,13 @@ int store_token_revoke(PGconn *c, int64_t id, int64_t tenant, store_error *err)
         return store_fail(c, r, err);
     int n = atoi(PQcmdTuples(r));
     PQclear(r);
-    return n ? STORE_OK : store_error_set(err, STORE_NOT_FOUND, "no token %" PRId64, id);
+    if (!n)
+        return store_error_set(err, STORE_NOT_FOUND, "no token %" PRId64, id);
+    /* committed; other servers drop the token's verification now (their
+     * cache keeps it at most a second anyway, should this notice be lost) */
+    store_error ignored;
+    store_notify_cache(c, "token", id, &ignored);
+    return STORE_OK;
 }
 
 int store_tokens_exist(PGconn *c, int *exist, store_error *err)

@@ -50,6 +50,7 @@ struct harness {
     char *env[HARNESS_MAX_ENV + 1];
     pid_t reaper;
     int reaper_fd;    /* write end: 'q' = cleaned up; EOF = the test died */
+    int attached;     /* harness_second(): the PostgreSQL is another harness's */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -487,7 +488,7 @@ static void reaper_main(harness *h, int rfd)
     if (pid > 0)
         kill(pid, SIGKILL);
     h->server = 0;
-    h->pg_running = 1; /* stop it whatever the test last knew */
+    h->pg_running = !h->attached; /* stop it whatever the test last knew, if ours */
     teardown(h);
     _exit(0);
 }
@@ -587,6 +588,36 @@ harness *harness_open(const harness_opts *o)
     }
     if (getenv("PERFCAST_HARNESS_VERBOSE"))
         say("ready in %.2f s: %s, server port %d", now_s() - t0, h->url, h->port);
+    return h;
+}
+
+harness *harness_second(harness *first)
+{
+    harness *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    memcpy(h->pgbin, first->pgbin, sizeof h->pgbin);
+    memcpy(h->bin, first->bin, sizeof h->bin);
+    memcpy(h->url, first->url, sizeof h->url);
+    h->pg_port = first->pg_port;
+    h->as_postgres = first->as_postgres;
+    h->pg_uid = first->pg_uid;
+    h->pg_gid = first->pg_gid;
+    h->attached = 1;
+    h->reaper_fd = -1;
+    for (int i = 0; first->env[i]; i++)
+        h->env[i] = strdup(first->env[i]);
+    snprintf(h->dir, sizeof h->dir, "/tmp/perfcast-test-XXXXXX");
+    if (!mkdtemp(h->dir)) {
+        say("mkdtemp: %s", strerror(errno));
+        harness_close(h, 0);
+        return NULL;
+    }
+    if (start_reaper(h) || harness_server_start(h) ||
+        !harness_wait_status(h, "/ready", 200, 30)) {
+        harness_close(h, 0);
+        return NULL;
+    }
     return h;
 }
 

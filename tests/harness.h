@@ -41,6 +41,12 @@ typedef struct harness_opts {
 /* Starts PostgreSQL and (unless o->no_server) the server, and waits until
  * /ready answers 200. NULL, with the reason on stderr, when that fails. */
 harness *harness_open(const harness_opts *o);
+/* A second `perfcast serve` on first's PostgreSQL (same binary and extra
+ * environment), with its own directory, log and port, for tests of servers
+ * sharing one database. Requests through it go to its server; close it
+ * with harness_close() before first (it leaves the PostgreSQL running).
+ * NULL when the server did not become ready. */
+harness *harness_second(harness *first);
 /* Stops everything and removes the directory; show_log != 0 prints the
  * server's log first (e.g. when a check failed). */
 void harness_close(harness *h, int show_log);

@@ -1,0 +1,147 @@
+/*
+ * cache_sync.c — the cache invalidation listener (see cache_sync.h).
+ */
+#include "api/cache_sync.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/auth_cache.h"
+#include "store/notify.h"
+
+struct cache_sync {
+    api_ctx *ctx;
+    pthread_t thread;
+    int stop_pipe[2];
+    _Atomic int listening;
+};
+
+static void set_coherent(cache_sync *s, int coherent)
+{
+    if (s->ctx->models)
+        model_cache_set_coherent(s->ctx->models, coherent);
+    if (s->ctx->auth)
+        auth_cache_set_coherent(s->ctx->auth, coherent);
+    s->listening = coherent;
+}
+
+/* Drops what one notice names; unknown notices are ignored. */
+static void apply(cache_sync *s, const char *payload)
+{
+    char what[32];
+    int64_t id;
+    if (sscanf(payload, "%31s %" SCNd64, what, &id) != 2)
+        return;
+    api_ctx *ctx = s->ctx;
+    if (!strcmp(what, "models") || !strcmp(what, "experiment")) {
+        if (ctx->models)
+            model_cache_forget(ctx->models, id);
+        if (ctx->auth && !strcmp(what, "experiment"))
+            auth_cache_owner_forget(ctx->auth, id);
+    } else if (!strcmp(what, "token") && ctx->auth) {
+        auth_cache_token_forget(ctx->auth, id);
+    }
+}
+
+static PGconn *listen_conn(cache_sync *s)
+{
+    store_error err;
+    PGconn *c = store_connect(s->ctx->db, &err);
+    if (!c)
+        return NULL;
+    PGresult *r = PQexec(c, "LISTEN " STORE_CACHE_CHANNEL);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok) {
+        PQfinish(c);
+        return NULL;
+    }
+    /* what changed before we listened was not heard: start afresh */
+    if (s->ctx->models)
+        model_cache_flush(s->ctx->models);
+    if (s->ctx->auth)
+        auth_cache_flush(s->ctx->auth);
+    set_coherent(s, 1);
+    return c;
+}
+
+/* 0 to go on, 1 when asked to stop. */
+static int wait_input(cache_sync *s, PGconn *c, int ms)
+{
+    struct pollfd fds[2] = {{.fd = s->stop_pipe[0], .events = POLLIN},
+                            {.fd = c ? PQsocket(c) : -1, .events = POLLIN}};
+    int n = poll(fds, 2, ms);
+    if (n < 0 && errno != EINTR)
+        usleep(100000);
+    return n > 0 && (fds[0].revents & POLLIN);
+}
+
+static void *sync_main(void *arg)
+{
+    cache_sync *s = arg;
+    PGconn *c = NULL;
+    for (;;) {
+        if (!c)
+            c = listen_conn(s);
+        if (wait_input(s, c, 1000)) /* a second, then reconnect if need be */
+            break;
+        if (!c)
+            continue;
+        PGnotify *note;
+        if (PQconsumeInput(c) && PQstatus(c) == CONNECTION_OK) {
+            while ((note = PQnotifies(c))) {
+                apply(s, note->extra);
+                PQfreemem(note);
+            }
+            continue;
+        }
+        set_coherent(s, 0); /* lost: entries expire by age until we listen again */
+        PQfinish(c);
+        c = NULL;
+    }
+    set_coherent(s, 0);
+    PQfinish(c);
+    return NULL;
+}
+
+cache_sync *cache_sync_start(api_ctx *ctx)
+{
+    cache_sync *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    if (pipe(s->stop_pipe)) {
+        free(s);
+        return NULL;
+    }
+    if (pthread_create(&s->thread, NULL, sync_main, s)) {
+        close(s->stop_pipe[0]);
+        close(s->stop_pipe[1]);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void cache_sync_stop(cache_sync *s)
+{
+    if (!s)
+        return;
+    if (write(s->stop_pipe[1], "x", 1) != 1) {
+        /* the thread still sees the pipe close below */
+    }
+    close(s->stop_pipe[1]);
+    pthread_join(s->thread, NULL);
+    close(s->stop_pipe[0]);
+    free(s);
+}
+
+int cache_sync_listening(const cache_sync *s)
+{
+    return s ? s->listening : 0;
+}
