@@ -6,6 +6,7 @@
  *   perfcast token ACTION [...] create, list or revoke API tokens (cmd_token.c)
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
+ *   perfcast iteration TRACE    per-step time on the critical path (cmd_iteration.c)
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -37,6 +38,10 @@ static void usage(FILE *to)
           "        read a profile (PyTorch profiler trace, .json or .json.gz; Nsight Systems\n"
           "        SQLite export; perfcast JSON) and print its steps, categories and\n"
           "        callpaths (one JSON document with --json)\n"
+          "  iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
+          "        per step of a PyTorch profiler trace: the execution graph, host overheads\n"
+          "        T1-T5, the time predicted on the critical path (with what-if kernel\n"
+          "        times) against the measured one, and the GPU time breakdown\n"
           "  help   this text\n",
           to);
 }
@@ -58,6 +63,8 @@ int main(int argc, char **argv)
         return cmd_model(argc - 1, argv + 1);
     if (!strcmp(cmd, "ingest"))
         return cmd_ingest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "iteration"))
+        return cmd_iteration(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;
