@@ -89,9 +89,9 @@ json_t *iteration_overheads_json(const xg_overheads *ov)
                                                s->std, "count", (json_int_t)s->count, "dropped",
                                                (json_int_t)s->dropped));
     }
-    return json_pack("{s:f, s:f, s:i, s:o}", "cpu_profiler_us", ov->cpu_profiler_us,
-                     "gpu_profiler_us", ov->gpu_profiler_us, "traces", ov->traces, "stats",
-                     stats);
+    return json_pack("{s:f, s:f, s:b, s:i, s:o}", "cpu_profiler_us", ov->cpu_profiler_us,
+                     "gpu_profiler_us", ov->gpu_profiler_us, "outliers_kept", ov->keep_outliers,
+                     "traces", ov->traces, "stats", stats);
 }
 
 static int num(const json_t *j, const char *key, double *v)
@@ -116,6 +116,7 @@ int iteration_overheads_parse(const json_t *j, xg_overheads *ov, xg_error *err)
     ov->gpu_profiler_us = 4;
     num(j, "cpu_profiler_us", &ov->cpu_profiler_us);
     num(j, "gpu_profiler_us", &ov->gpu_profiler_us);
+    ov->keep_outliers = json_is_true(json_object_get(j, "outliers_kept"));
     json_t *tr = json_object_get(j, "traces");
     ov->traces = json_is_integer(tr) ? (int)json_integer_value(tr) : 0;
     size_t i;
@@ -323,10 +324,11 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         json_array_append_new(kt, e);
     }
     double gm = xg_cp_geomean_error(&r);
-    json_t *ovj = json_pack("{s:s, s:f, s:f, s:I, s:I}", "source",
+    json_t *ovj = json_pack("{s:s, s:f, s:f, s:b, s:I, s:I}", "source",
                             o->ov ? (o->ov_source ? o->ov_source : "set") : "trace",
                             "cpu_profiler_us", ov->cpu_profiler_us, "gpu_profiler_us",
-                            ov->gpu_profiler_us, "fallback_lookups",
+                            ov->gpu_profiler_us, "outliers_kept", ov->keep_outliers,
+                            "fallback_lookups",
                             (json_int_t)r.fallback_lookups, "missing_lookups",
                             (json_int_t)r.missing_lookups);
     if (o->ov_name)

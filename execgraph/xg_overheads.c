@@ -12,6 +12,7 @@ void xg_ov_options_default(xg_ov_options *o)
 {
     o->cpu_profiler_us = 2;
     o->gpu_profiler_us = 4;
+    o->keep_outliers = 0;
 }
 
 const char *xg_ov_type_name(int type)
@@ -37,6 +38,8 @@ void xg_ov_samples_init(xg_ov_samples *s, const xg_ov_options *o)
         s->opt.cpu_profiler_us = o->cpu_profiler_us;
     if (o && o->gpu_profiler_us >= 0)
         s->opt.gpu_profiler_us = o->gpu_profiler_us;
+    if (o)
+        s->opt.keep_outliers = o->keep_outliers;
 }
 
 void xg_ov_samples_free(xg_ov_samples *s)
@@ -213,6 +216,7 @@ int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
     memset(out, 0, sizeof *out);
     out->cpu_profiler_us = s->opt.cpu_profiler_us;
     out->gpu_profiler_us = s->opt.gpu_profiler_us;
+    out->keep_outliers = s->opt.keep_outliers;
     out->traces = s->traces;
     if (s->n == 0) {
         xg_error_set(err, -1, NULL, "no top-level operators in the trace(s): no overheads to "
@@ -237,7 +241,7 @@ int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
         while (j < s->n && v[j].type == v[i].type && v[j].name == v[i].name)
             buf[n++] = v[j++].v;
         double lo = -INFINITY, hi = INFINITY;
-        if (n >= 4) {
+        if (n >= 4 && !s->opt.keep_outliers) {
             double q1 = quantile(buf, n, 0.25), q3 = quantile(buf, n, 0.75);
             lo = q1 - 1.5 * (q3 - q1);
             hi = q3 + 1.5 * (q3 - q1);

@@ -35,6 +35,8 @@ enum { XG_T1 = 0, XG_T2, XG_T3, XG_T4, XG_T5, XG_NTYPES };
 typedef struct xg_ov_options {
     double cpu_profiler_us; /* < 0: default 2 */
     double gpu_profiler_us; /* < 0: default 4 */
+    int keep_outliers;      /* 1: no IQR filter (an exact replay of the
+                               measured means; the paper drops them) */
 } xg_ov_options;
 
 void xg_ov_options_default(xg_ov_options *o);
@@ -51,6 +53,7 @@ typedef struct xg_overheads {
     xg_ovstat *s;      /* sorted by (type, name), fallbacks (NULL) first */
     size_t n;
     double cpu_profiler_us, gpu_profiler_us;
+    int keep_outliers;
     int traces;        /* graphs the samples came from */
 } xg_overheads;
 

@@ -15,6 +15,7 @@
  *   --save-overheads FILE   write the set measured on this trace
  *   --cpu-overhead US, --gpu-overhead US   profiler overhead per event
  *                           subtracted from the samples (default 2, 4)
+ *   --keep-outliers         no IQR filter when measuring on the trace
  * Exit 0, 1 (the machine failed), 2 (invalid input or usage: one line on
  * stderr naming the event, field or entry).
  */
@@ -35,14 +36,15 @@
 typedef struct it_args {
     const char *path, *overheads, *kernel_times, *save;
     double cpu_us, gpu_us;
-    int json;
+    int json, keep_outliers;
 } it_args;
 
 static int it_usage(const char *msg)
 {
     fprintf(stderr, "perfcast iteration: %s\n", msg);
     fputs("usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
-          "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n",
+          "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
+          "                          [--keep-outliers]\n",
           stderr);
     return 2;
 }
@@ -64,6 +66,8 @@ static int parse_args(int argc, char **argv, it_args *a)
         const char *s = argv[i];
         if (!strcmp(s, "--json")) {
             a->json = 1;
+        } else if (!strcmp(s, "--keep-outliers")) {
+            a->keep_outliers = 1;
         } else if (!strcmp(s, "--overheads") && i + 1 < argc) {
             a->overheads = argv[++i];
         } else if (!strcmp(s, "--kernel-times") && i + 1 < argc) {
@@ -189,8 +193,9 @@ static void print_table(const json_t *doc)
     printf("overheads: %s", json_string_value(json_object_get(ov, "source")));
     if (json_object_get(ov, "name"))
         printf(" \"%s\"", json_string_value(json_object_get(ov, "name")));
-    printf(" (profiler overhead subtracted: CPU %g us, GPU %g us)\n\n", jnum(ov, "cpu_profiler_us"),
-           jnum(ov, "gpu_profiler_us"));
+    printf(" (profiler overhead subtracted: CPU %g us, GPU %g us; outliers %s)\n\n",
+           jnum(ov, "cpu_profiler_us"), jnum(ov, "gpu_profiler_us"),
+           json_is_true(json_object_get(ov, "outliers_kept")) ? "kept" : "dropped");
     printf("%-22s %12s %12s %8s %12s %12s %12s %5s\n", "step", "measured_ms", "predicted_ms",
            "error_%", "cpu_ms", "gpu_ms", "idle_ms", "bound");
     size_t i;
@@ -253,7 +258,8 @@ int cmd_iteration(int argc, char **argv)
         goto done;
     iteration_opts o = {.ov = a.overheads ? &ov : NULL, .ov_name = a.overheads,
                         .ov_source = a.overheads ? "file" : NULL,
-                        .prof = {.cpu_profiler_us = a.cpu_us, .gpu_profiler_us = a.gpu_us},
+                        .prof = {.cpu_profiler_us = a.cpu_us, .gpu_profiler_us = a.gpu_us,
+                                 .keep_outliers = a.keep_outliers},
                         .kt = kt, .nkt = nkt, .breakdown = 1};
     struct stat sb;
     if (a.overheads && stat(a.overheads, &sb) != 0)
