@@ -22,6 +22,7 @@ static int kind_of(int k)
     case KEV_MEMCPY: return XG_MEMCPY;
     case KEV_MEMSET: return XG_MEMSET;
     case KEV_STEP: return XG_STEP;
+    case KEV_SYNC: return XG_DEVSYNC;
     }
     return 0;
 }

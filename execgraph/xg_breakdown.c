@@ -110,7 +110,8 @@ int xg_breakdown_compute(const xg_graph *g, int step, double consecutive_delay_u
     for (size_t i = 0; i < cap; i++) {
         int ev = step < 0 ? (int)i : g->step_dev[g->steps[step].dev_first + (int)i];
         const xg_event *e = &t->ev[ev];
-        if (e->kind != XG_KERNEL && e->kind != XG_MEMCPY && e->kind != XG_MEMSET)
+        if (e->kind != XG_KERNEL && e->kind != XG_MEMCPY && e->kind != XG_MEMSET &&
+            e->kind != XG_DEVSYNC)
             continue;
         int type = xg_device_type(xg_name(t, e->name));
         out->kernel_sum[type] += e->dur * 1e-6;

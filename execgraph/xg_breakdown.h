@@ -4,8 +4,9 @@
  * definitions of Holistic Trace Analysis (HTA) so that the figures agree
  * with its get_temporal_breakdown and get_idle_time_breakdown. Pure.
  *
- * Device events: kernels, memcpys and memsets (HTA: every event with a
- * stream). Type by name as HTA: communication when the name starts with
+ * Device events: kernels, memcpys, memsets and the device side of
+ * synchronisations (cuda_sync, "Stream Sync"): HTA takes every event with a
+ * stream, and types a sync as computation by its name. Type by name as HTA: communication when the name starts with
  * "nccl" or contains "gloo:", memory when it contains "Memcpy" or "Memset",
  * computation otherwise.
  *

@@ -55,6 +55,12 @@ static int is_device(int kind)
     return kind == XG_KERNEL || kind == XG_MEMCPY || kind == XG_MEMSET;
 }
 
+/* Device work and device-side synchronisations: what has a stream. */
+static int on_stream(int kind)
+{
+    return is_device(kind) || kind == XG_DEVSYNC;
+}
+
 /* ---- sorting helpers (qsort with the trace as context via a static-free
  * approach: sort keys copied into small structs) ------------------------------- */
 
@@ -339,8 +345,10 @@ static int link_device(const xg_trace *t, xg_graph *g, const int *call_of_ev, xg
     size_t nd = 0, nr = 0;
     long long first_no_corr = -1, with_corr = 0;
     for (size_t i = 0; i < t->n; i++) {
-        if (is_device(t->ev[i].kind)) {
+        if (on_stream(t->ev[i].kind)) {
             nd++;
+            if (!is_device(t->ev[i].kind))
+                continue;
             if (t->ev[i].corr >= 0)
                 with_corr++;
             else if (first_no_corr < 0)
@@ -395,24 +403,25 @@ static int link_device(const xg_trace *t, xg_graph *g, const int *call_of_ev, xg
     }
     for (size_t i = 0; i < t->n; i++) {
         const xg_event *e = &t->ev[i];
-        if (!is_device(e->kind))
+        if (!on_stream(e->kind))
             continue;
         streams[ns++] = xg_stream_of(e);
-        if (e->stream < 0)
+        int sync = !is_device(e->kind);
+        if (e->stream < 0 && !sync)
             g->no_stream++;
         int call = -1, rt = -1;
         if (e->corr < 0) {
-            g->no_corr++;
+            g->no_corr += !sync;
         } else {
             size_t s = corr_slot(&c, e->corr);
             if (c.key[s] == e->corr)
                 rt = c.val[s];
             if (rt < 0)
-                g->no_launch++;
-            else
+                g->no_launch += !sync;
+            else if (!sync)
                 call = call_of_ev[rt];
         }
-        if (rt >= 0 && e->ts < t->ev[rt].ts) {
+        if (rt >= 0 && !sync && e->ts < t->ev[rt].ts) {
             g->skewed++;
             if (t->ev[rt].ts - e->ts > g->max_skew)
                 g->max_skew = t->ev[rt].ts - e->ts;

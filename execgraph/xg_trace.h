@@ -19,6 +19,8 @@ typedef enum xg_kind {
     XG_MEMCPY,      /* device: a memcpy */
     XG_MEMSET,      /* device: a memset */
     XG_STEP,        /* ProfilerStep#N */
+    XG_DEVSYNC,     /* device: a synchronisation (cuda_sync); in the
+                       breakdown only, as HTA counts it */
 } xg_kind;
 
 /* An error of execgraph/: a message, and when it is about one event, the

@@ -101,6 +101,8 @@ static int cat_kind(const char *s, size_t n)
         return KEV_MEMCPY;
     if (IS("gpu_memset") || IS("Memset"))
         return KEV_MEMSET;
+    if (IS("cuda_sync"))
+        return KEV_SYNC;
 #undef IS
     return 0;
 }
@@ -168,6 +170,7 @@ static int end_event(ke_reader *r)
     if (r->name_too_long)
         return ke_event_fail(r, "name longer than 65536 bytes");
     int step = r->cat != KEV_KERNEL && r->cat != KEV_MEMCPY && r->cat != KEV_MEMSET &&
+               r->cat != KEV_SYNC &&
                r->ev.name_len > 13 && !memcmp(r->name, "ProfilerStep#", 13);
     if (step && (r->ph == 'B' || r->ph == 'E'))
         return step_begin_end(r);

@@ -14,6 +14,7 @@
  *   ph "X" with cat kernel / Kernel              KEV_KERNEL
  *   ph "X" with cat gpu_memcpy / Memcpy          KEV_MEMCPY
  *   ph "X" with cat gpu_memset / Memset          KEV_MEMSET
+ *   ph "X" with cat cuda_sync                    KEV_SYNC
  *   "ProfilerStep#N" (ph "X", or a "B"/"E"
  *     pair, any host category)                   KEV_STEP
  * Everything else (user annotations, flows, metadata, python functions...)
@@ -38,6 +39,7 @@ typedef enum kev_kind {
     KEV_MEMCPY,
     KEV_MEMSET,
     KEV_STEP,
+    KEV_SYNC,          /* cuda_sync: the device side of a synchronisation */
 } kev_kind;
 
 typedef struct kev_event {
