@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/iteration.h"
 #include "ingest/kineto_events.h"
@@ -62,6 +63,14 @@ int iteration_load(const ingest_input *in, int no_threads, xg_trace *t, xg_error
     ingest_error ierr;
     kev_info info;
     load_ctx lc = {.t = t, .xerr = err};
+    /* about one event of interest per 400 bytes of JSON in PyTorch's traces */
+    struct stat sb;
+    size_t hint = in->data ? in->len : 0;
+    if (!in->data && fstat(in->fd, &sb) == 0 && sb.st_size > 0)
+        hint = (size_t)sb.st_size;
+    if (hint >= 2 && ((const unsigned char *)(in->data ? in->data : "\0"))[0] == 0x1f)
+        hint *= 8;
+    xg_trace_reserve(t, hint / 400);
     if (ingest_kineto_events(in, &o, on_event, &lc, &info, &ierr) < 0) {
         long long ev = err->event;
         char field[sizeof err->field];

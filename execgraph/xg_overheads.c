@@ -49,11 +49,20 @@ void xg_ov_samples_free(xg_ov_samples *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The samples' id of the trace's name id, interned once per graph. */
+static int sample_name(xg_ov_samples *s, const xg_trace *t, int name, xg_error *err)
+{
+    if (s->map[name] < 0) {
+        const char *nm = xg_name(t, name);
+        s->map[name] = xg_trace_name(&s->names, nm, strlen(nm), err);
+    }
+    return s->map[name];
+}
+
 static int push(xg_ov_samples *s, const xg_trace *t, int type, int name, double v,
                 double profiler, xg_error *err)
 {
-    const char *nm = xg_name(t, name);
-    int id = xg_trace_name(&s->names, nm, strlen(nm), err);
+    int id = sample_name(s, t, name, err);
     if (id < 0)
         return -1;
     if (s->n == s->cap) {
@@ -120,13 +129,24 @@ static int op_samples(xg_ov_samples *s, const xg_graph *g, const xg_op *op, doub
 
 int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err)
 {
-    for (int st = 0; st < g->nsteps; st++) {
+    s->map = malloc(((size_t)g->t->nnames + 1) * sizeof *s->map);
+    if (!s->map) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < g->t->nnames; i++)
+        s->map[i] = -1;
+    int rc = 0;
+    for (int st = 0; st < g->nsteps && rc == 0; st++) {
         const xg_step *step = &g->steps[st];
         double prev_end = step->ts, dev_end = -INFINITY;
-        for (int i = 0; i < step->nops; i++)
-            if (op_samples(s, g, &g->ops[step->op_first + i], &prev_end, &dev_end, err) < 0)
-                return -1;
+        for (int i = 0; i < step->nops && rc == 0; i++)
+            rc = op_samples(s, g, &g->ops[step->op_first + i], &prev_end, &dev_end, err);
     }
+    free(s->map);
+    s->map = NULL;
+    if (rc < 0)
+        return -1;
     s->traces++;
     return 0;
 }

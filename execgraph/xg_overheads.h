@@ -64,6 +64,7 @@ typedef struct xg_ov_samples {
     size_t n, cap;
     xg_ov_options opt;
     int traces;
+    int *map;          /* while collecting: trace name id -> id in names */
 } xg_ov_samples;
 
 void xg_ov_samples_init(xg_ov_samples *s, const xg_ov_options *o);

@@ -36,12 +36,20 @@ void xg_trace_free(xg_trace *t)
     xg_trace_init(t);
 }
 
+/* Eight bytes at a time: kernel names run to hundreds of bytes. */
 static unsigned long long name_hash(const char *s, size_t n)
 {
-    unsigned long long h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
+    unsigned long long h = 1469598103934665603ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        unsigned long long w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
+    return h ^ (h >> 32);
 }
 
 static int rehash(xg_trace *t, size_t nslots)
@@ -116,6 +124,21 @@ int xg_trace_find(const xg_trace *t, const char *s, size_t n)
 const char *xg_name(const xg_trace *t, int id)
 {
     return id >= 0 && id < t->nnames ? t->names[id] : "";
+}
+
+int xg_trace_reserve(xg_trace *t, size_t n)
+{
+    size_t max = t->max_events ? t->max_events : 8000000;
+    if (n > max)
+        n = max;
+    if (n <= t->cap)
+        return 0;
+    xg_event *ev = realloc(t->ev, n * sizeof *ev);
+    if (!ev)
+        return -1;
+    t->ev = ev;
+    t->cap = n;
+    return 0;
 }
 
 int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err)

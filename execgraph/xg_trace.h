@@ -68,6 +68,9 @@ int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err);
 
 const char *xg_name(const xg_trace *t, int id);
 
+/* Room for n events at once (a hint from the input's size). 0 or -1. */
+int xg_trace_reserve(xg_trace *t, size_t n);
+
 /* The id of a name already interned, -1 when the trace never named it. */
 int xg_trace_find(const xg_trace *t, const char *s, size_t n);
 
