@@ -49,6 +49,12 @@ static const api_route routes[] = {
     {"POST", "/v1/tokens", api_token_create, DB, A},
     {"GET", "/v1/tokens", api_token_list, DB, A},
     {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A},
+    {"POST", "/v1/overhead-sets", api_overheads_create, DB, W},
+    {"GET", "/v1/overhead-sets", api_overheads_list, DB, R},
+    {"GET", "/v1/overhead-sets/{id}", api_overheads_get, DB, R},
+    {"DELETE", "/v1/overhead-sets/{id}", api_overheads_delete, DB, W},
+    {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", api_profile_iteration, EXP, R},
+    {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R},
 };
 #undef R
 #undef W

@@ -129,3 +129,40 @@ int store_overheads_delete(PGconn *c, int64_t tenant, int64_t id, store_error *e
     return gone ? STORE_OK
                 : store_error_set(err, STORE_NOT_FOUND, "no overhead set %" PRId64, id);
 }
+
+int store_profile_raw(PGconn *c, int64_t tenant, int64_t exp, int64_t profile, char **raw,
+                      size_t *len, char format[32], store_error *err)
+{
+    *raw = NULL;
+    *len = 0;
+    char t[24], e[24], p[24];
+    snprintf(t, sizeof t, "%" PRId64, tenant);
+    snprintf(e, sizeof e, "%" PRId64, exp);
+    snprintf(p, sizeof p, "%" PRId64, profile);
+    const char *vals[] = {t, e, p};
+    /* binary results: the bytea arrives as its bytes */
+    PGresult *r = PQexecParams(c,
+                               "SELECT p.format, p.raw FROM profiles p JOIN experiments x "
+                               "ON x.id = p.experiment_id WHERE x.tenant_id = $1 "
+                               "AND ($2::bigint <= 0 OR p.experiment_id = $2) AND p.id = $3",
+                               3, NULL, vals, NULL, NULL, 1);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return store_error_set(err, STORE_NOT_FOUND, "no profile %" PRId64 "%s", profile,
+                               exp > 0 ? " in this experiment" : "");
+    }
+    size_t n = (size_t)PQgetlength(r, 0, 1), fl = (size_t)PQgetlength(r, 0, 0);
+    snprintf(format, 32, "%.*s", (int)(fl < 31 ? fl : 31), PQgetvalue(r, 0, 0));
+    *raw = malloc(n + 1);
+    if (!*raw) {
+        PQclear(r);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    memcpy(*raw, PQgetvalue(r, 0, 1), n);
+    (*raw)[n] = '\0';
+    *len = n;
+    PQclear(r);
+    return STORE_OK;
+}

@@ -33,4 +33,10 @@ int store_overheads_list(PGconn *c, int64_t tenant, store_overhead_set **out, in
 int store_overheads_delete(PGconn *c, int64_t tenant, int64_t id, store_error *err);
 void store_overhead_set_free(store_overhead_set *s);
 
+/* The bytes of profile `profile` as uploaded, with its format ("kineto",
+ * ...), when it belongs to the tenant (and to experiment exp when exp > 0);
+ * else STORE_NOT_FOUND. *raw is malloc'ed (NUL-terminated after len). */
+int store_profile_raw(PGconn *c, int64_t tenant, int64_t exp, int64_t profile, char **raw,
+                      size_t *len, char format[32], store_error *err);
+
 #endif
