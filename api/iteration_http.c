@@ -196,7 +196,8 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
     } else if (!(set = measure_profiles(c, req, ids, &prof, &ntraces, resp))) {
         goto done;
     }
-    char *text = api_json_text(set, NULL);
+    size_t tl;
+    char *text = api_json_text(set, &tl);
     store_overhead_set s;
     int rc = text ? store_overheads_create(c, req->tenant_id, name, ntraces, text, &s, &err)
                   : store_error_set(&err, STORE_INTERNAL, "out of memory");
