@@ -16,6 +16,12 @@
  *   --cpu-overhead US, --gpu-overhead US   profiler overhead per event
  *                           subtracted from the samples (default 2, 4)
  *   --keep-outliers         no IQR filter when measuring on the trace
+ *   --value X --trace-at X1=TRACE1 [...] --at X2
+ *                           TRACE was measured at X of a parameter (a batch
+ *                           size), the others at X1...: each kernel's time
+ *                           per launch is fitted as a PMNF function of the
+ *                           parameter (api/iteration_model.h) and the steps
+ *                           of TRACE are predicted at X2, with an interval
  * Exit 0, 1 (the machine failed), 2 (invalid input or usage: one line on
  * stderr naming the event, field or entry).
  */
@@ -30,13 +36,21 @@
 #include <unistd.h>
 
 #include "api/iteration.h"
+#include "api/iteration_model.h"
 #include "server/commands.h"
 #include "store/overheads.h"
+
+#define IT_MAX_TRACES 32
 
 typedef struct it_args {
     const char *path, *overheads, *kernel_times, *save;
     double cpu_us, gpu_us;
     int json, keep_outliers;
+    /* modelled kernel times: TRACE at value, other traces at theirs, predict at `at` */
+    int has_value, has_at, nother;
+    double value, at;
+    double other_x[IT_MAX_TRACES];
+    const char *other[IT_MAX_TRACES];
 } it_args;
 
 static int it_usage(const char *msg)
@@ -44,7 +58,8 @@ static int it_usage(const char *msg)
     fprintf(stderr, "perfcast iteration: %s\n", msg);
     fputs("usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
           "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
-          "                          [--keep-outliers]\n",
+          "                          [--keep-outliers]\n"
+          "                          [--value X --trace-at X1=TRACE1 ... --at X2]\n",
           stderr);
     return 2;
 }
@@ -74,6 +89,28 @@ static int parse_args(int argc, char **argv, it_args *a)
             a->kernel_times = argv[++i];
         } else if (!strcmp(s, "--save-overheads") && i + 1 < argc) {
             a->save = argv[++i];
+        } else if (!strcmp(s, "--value") && i + 1 < argc) {
+            char *end;
+            a->value = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !isfinite(a->value))
+                return it_usage("--value must be a number");
+            a->has_value = 1;
+        } else if (!strcmp(s, "--at") && i + 1 < argc) {
+            char *end;
+            a->at = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !isfinite(a->at))
+                return it_usage("--at must be a number");
+            a->has_at = 1;
+        } else if (!strcmp(s, "--trace-at") && i + 1 < argc) {
+            char *end;
+            const char *v = argv[++i];
+            double x = strtod(v, &end);
+            if (end == v || *end != '=' || !end[1] || !isfinite(x))
+                return it_usage("--trace-at takes VALUE=TRACE");
+            if (a->nother == IT_MAX_TRACES)
+                return it_usage("at most 32 --trace-at");
+            a->other_x[a->nother] = x;
+            a->other[a->nother++] = end + 1;
         } else if (!strcmp(s, "--cpu-overhead") && i + 1 < argc) {
             if (parse_us(argv[++i], &a->cpu_us) < 0)
                 return it_usage("--cpu-overhead must be microseconds >= 0");
@@ -90,7 +127,15 @@ static int parse_args(int argc, char **argv, it_args *a)
             return it_usage("only one TRACE");
         }
     }
-    return a->path ? 0 : it_usage("TRACE is missing");
+    if (!a->path)
+        return it_usage("TRACE is missing");
+    if (a->has_at && (!a->has_value || a->nother < 1))
+        return it_usage("--at needs --value (TRACE's) and at least one --trace-at VALUE=TRACE");
+    if (!a->has_at && (a->has_value || a->nother))
+        return it_usage("--value and --trace-at go with --at");
+    if (a->has_at && a->kernel_times)
+        return it_usage("--at models the kernel times; it does not combine with --kernel-times");
+    return 0;
 }
 
 static int load_trace(const char *path, xg_trace *t)
@@ -211,6 +256,21 @@ static void print_table(const json_t *doc)
                1e3 * jnum(s, "gpu_time"), 1e3 * jnum(s, "idle"),
                json_string_value(json_object_get(s, "bound")));
     }
+    const json_t *mod = json_object_get(doc, "modelled");
+    if (mod) {
+        printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
+               "(TRACE measured at %g; %lld kernels kept their measured times):\n",
+               (long long)json_integer_value(json_object_get(mod, "kernels")),
+               json_array_size(json_object_get(mod, "values")), jnum(mod, "at"), jnum(mod, "value"),
+               (long long)json_integer_value(json_object_get(mod, "skipped")));
+        json_array_foreach(json_object_get(doc, "steps"), i, s) {
+            const json_t *iv = json_object_get(s, "interval");
+            printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
+                   json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "predicted"),
+                   1e3 * json_number_value(json_array_get(iv, 0)),
+                   1e3 * json_number_value(json_array_get(iv, 1)));
+        }
+    }
     const json_t *sum = json_object_get(doc, "summary");
     const json_t *gm = json_object_get(sum, "geomean_error");
     if (json_is_number(gm))
@@ -241,6 +301,72 @@ static void print_table(const json_t *doc)
         printf("warning: %s\n", json_string_value(w));
 }
 
+/* --at: kernel times modelled across the traces, TRACE's steps predicted at a.at
+ * three times (values, lower and upper ends). 0, or the exit status. */
+static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json_t **doc)
+{
+    xg_trace others[IT_MAX_TRACES];
+    const xg_trace *all[IT_MAX_TRACES + 1] = {t};
+    double x[IT_MAX_TRACES + 1] = {a->value};
+    int loaded = 0, rc = 2;
+    iteration_kmodels km = {0};
+    json_t *lo = NULL, *hi = NULL;
+    xg_error err;
+    for (; loaded < a->nother; loaded++) {
+        xg_trace_init(&others[loaded]);
+        if (load_trace(a->other[loaded], &others[loaded])) {
+            xg_trace_free(&others[loaded]);
+            goto done;
+        }
+        all[loaded + 1] = &others[loaded];
+        x[loaded + 1] = a->other_x[loaded];
+    }
+    if (iteration_model_kernels(all, x, a->nother + 1, a->at, &km, &err) < 0) {
+        fprintf(stderr, "perfcast iteration: %s\n", err.msg);
+        goto done;
+    }
+    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
+    json_t **docs[3] = {doc, &lo, &hi};
+    for (int i = 0; i < 3; i++) {
+        o->kt = tables[i];
+        o->nkt = km.n;
+        o->breakdown = i == 0;
+        if (!(*docs[i] = iteration_analyse(t, o, &err))) {
+            fprintf(stderr, "perfcast iteration: %s: %s\n", a->path, err.msg);
+            goto done;
+        }
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(*doc, "steps"), i, s) {
+        json_t *l = json_array_get(json_object_get(lo, "steps"), i);
+        json_t *h = json_array_get(json_object_get(hi, "steps"), i);
+        json_object_set_new(s, "interval",
+                            json_pack("[O, O]", json_object_get(l, "predicted"),
+                                      json_object_get(h, "predicted")));
+        /* "measured" is TRACE's, at another value: no error to speak of */
+        json_object_set_new(s, "error", json_null());
+    }
+    json_object_set_new(json_object_get(*doc, "summary"), "geomean_error", json_null());
+    json_t *xs = json_array();
+    for (int k = 0; k <= a->nother; k++)
+        json_array_append_new(xs, json_real(x[k]));
+    json_object_set_new(*doc, "modelled",
+                        json_pack("{s:f, s:f, s:o, s:i, s:i, s:O}", "at", a->at, "value",
+                                  a->value, "values", xs, "kernels", km.n, "skipped", km.skipped,
+                                  "models", km.models));
+    rc = 0;
+done:
+    o->kt = NULL;
+    o->nkt = 0;
+    json_decref(lo);
+    json_decref(hi);
+    iteration_kmodels_free(&km);
+    for (int k = 0; k < loaded; k++)
+        xg_trace_free(&others[k]);
+    return rc;
+}
+
 int cmd_iteration(int argc, char **argv)
 {
     it_args a;
@@ -265,7 +391,13 @@ int cmd_iteration(int argc, char **argv)
     if (a.overheads && stat(a.overheads, &sb) != 0)
         o.ov_source = "set";
     xg_error err;
-    doc = iteration_analyse(&t, &o, &err);
+    if (a.has_at) {
+        rc = modelled(&a, &t, &o, &doc);
+        if (rc)
+            goto done;
+    } else {
+        doc = iteration_analyse(&t, &o, &err);
+    }
     if (!doc) {
         fprintf(stderr, "perfcast iteration: %s: %s\n", a.path, err.msg);
         rc = strstr(err.msg, "out of memory") ? 1 : 2;

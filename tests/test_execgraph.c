@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "api/iteration.h"
+#include "api/iteration_model.h"
+#include "bench/gen_kineto.h"
 #include "execgraph/xg_breakdown.h"
 #include "execgraph/xg_critpath.h"
 #include "ingest/kineto_events.h"
@@ -409,6 +411,108 @@ static void test_fixtures(void)
     }
 }
 
+/* ---- kernel times modelled across traces ---------------------------------------- */
+
+typedef struct membuf {
+    char *p;
+    size_t n, cap;
+} membuf;
+
+static int mem_write(void *ctx, const char *p, size_t n)
+{
+    membuf *b = ctx;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *q = realloc(b->p, cap);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+/* A generated trace (bench/gen_kineto.h) whose computation kernels take
+ * 2 + 3x us at batch size x, the rest constant. */
+static int gen_at(double x, xg_trace *t)
+{
+    gk_params p = {.rank = 0, .world_size = 2, .steps = 3, .first_step = 1, .launches = 40,
+                   .comp_us = 2 + 3 * x, .comm_us = 50, .memcpys = 2, .memcpy_us = 4,
+                   .memcpy_bytes = 4096, .memset_us = 1, .jitter = 0, .seed = 3};
+    membuf b = {0};
+    gk_gen g;
+    gk_init(&g, &p, mem_write, &b);
+    int rc = gk_trace(&g);
+    xg_error err;
+    if (rc == 0)
+        rc = load_json(b.p, t, &err);
+    free(b.p);
+    return rc;
+}
+
+static void test_modelled(void)
+{
+    const double xs[] = {1, 2, 4, 8, 16};
+    xg_trace t[5];
+    const xg_trace *all[5];
+    for (int i = 0; i < 5; i++) {
+        check(gen_at(xs[i], &t[i]) == 0, "generated trace at x = %g", xs[i]);
+        all[i] = &t[i];
+    }
+    iteration_kmodels km;
+    xg_error err;
+    check(iteration_model_kernels(all, xs, 5, 64, &km, &err) == 0, "models: %s", err.msg);
+    /* every computation kernel: 2 + 3 * 64 = 194 us per launch; the constant ones stay */
+    int comp = 0, ok = 1;
+    for (int k = 0; k < km.n; k++) {
+        const char *n = km.value[k].name;
+        if (strstr(n, "nccl") || strstr(n, "Memcpy") || strstr(n, "Memset"))
+            continue;
+        comp++;
+        ok &= check_close(km.value[k].seconds, 194 * US, 1e-6, 1e-12);
+    }
+    check(comp > 0 && ok, "computation kernels modelled at 194 us per launch (%d kernels)", comp);
+    /* the iteration at 64 = Algorithm 1 on the reference trace with those kernel times
+     * written by hand */
+    xg_overheads ov;
+    check(measure(&t[0], exact(), &ov) == 0, "overheads of the reference trace");
+    xg_graph g;
+    check(xg_graph_build(&t[0], &g, &err) == 0, "graph");
+    xg_kt_entry *hand = calloc((size_t)comp + 1, sizeof *hand);
+    int nh = 0;
+    for (int k = 0; k < km.n; k++)
+        if (!strstr(km.value[k].name, "nccl") && !strstr(km.value[k].name, "Memcpy") &&
+            !strstr(km.value[k].name, "Memset"))
+            hand[nh++] = (xg_kt_entry){.name = km.value[k].name, .seconds = 194 * US};
+    xg_cp_options co = {.ov = &ov, .kt = hand, .nkt = nh, .launch_gap_us = -1};
+    xg_cp_result want, got;
+    check(xg_critpath(&g, &co, &want, &err) == 0, "by hand");
+    co.kt = km.value;
+    co.nkt = km.n;
+    check(xg_critpath(&g, &co, &got, &err) == 0, "modelled");
+    for (int s = 0; s < got.nsteps; s++)
+        check(check_close(got.steps[s].predicted, want.steps[s].predicted, 1e-6, 1e-12) &&
+                  got.steps[s].predicted > got.steps[s].measured,
+              "step %d at x = 64: %g us, by hand %g, measured at x = 1: %g", s,
+              got.steps[s].predicted / US, want.steps[s].predicted / US, got.steps[s].measured / US);
+    xg_cp_result_free(&want);
+    xg_cp_result_free(&got);
+    free(hand);
+    iteration_kmodels_free(&km);
+    check(iteration_model_kernels(all, xs, 1, 64, &km, &err) < 0 && strstr(err.msg, "2 or more"),
+          "one trace cannot be modelled");
+    double same[] = {1, 1};
+    check(iteration_model_kernels(all, same, 2, 64, &km, &err) < 0 && strstr(err.msg, "same value"),
+          "two traces at one value are refused");
+    xg_graph_free(&g);
+    xg_overheads_free(&ov);
+    for (int i = 0; i < 5; i++)
+        xg_trace_free(&t[i]);
+}
+
 int main(void)
 {
     test_trace_a();
@@ -416,5 +520,6 @@ int main(void)
     test_outliers();
     test_bad_input();
     test_fixtures();
+    test_modelled();
     return check_summary();
 }
