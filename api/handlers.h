@@ -59,6 +59,7 @@ void api_overheads_get(api_ctx *ctx, api_request *req, api_response *resp);
 void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp);
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

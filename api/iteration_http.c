@@ -16,6 +16,14 @@
  *          {"overheads": id | "name"?, "kernel_times": {...}?,
  *           "profiler_overhead_us"?, "keep_outliers"?, "top"?}
  *                                    -> 200 the analysis document (iteration.h)
+ *   POST   /v1/experiments/{id}/iteration-model
+ *          {"profiles": [{"profile", "value"}, ...] (2 to 32, the first the
+ *           trace to predict), "at": value, "overheads"?, "profiler_overhead_us"?,
+ *           "keep_outliers"?, "top"?}
+ *                                    -> 200 the analysis of the first trace with
+ *                                       its kernel times modelled at "at" (PMNF per
+ *                                       kernel across the traces), each step with
+ *                                       "interval", and "modelled"
  *   GET    /v1/experiments/{id}/profiles/{profile}/breakdown
  *                                    -> 200 {"rank","steps":[{"index","label",
  *                                       "breakdown"}],"breakdown"}
@@ -33,6 +41,7 @@
 
 #include "api/handlers.h"
 #include "api/iteration.h"
+#include "api/iteration_model.h"
 #include "store/overheads.h"
 
 /* A stored Kineto upload, loaded into t. 0, or -1 with resp answered. */
@@ -396,4 +405,129 @@ void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
                             json_object_get(doc, "warnings"));
     json_decref(doc);
     api_send_json(resp, 200, out);
+}
+
+/* POST /v1/experiments/{id}/iteration-model */
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp;
+    json_t *body;
+    if (api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
+        return;
+    iteration_opts o = {.breakdown = 1};
+    json_t *list = json_object_get(body, "profiles"), *at = json_object_get(body, "at");
+    json_t *top = json_object_get(body, "top");
+    size_t n = json_array_size(list);
+    xg_trace *t = NULL;
+    const xg_trace **ptrs = NULL;
+    double *xs = NULL;
+    size_t loaded = 0;
+    xg_overheads ov = {0};
+    iteration_kmodels km = {0};
+    json_t *doc = NULL, *lo = NULL, *hi = NULL;
+    char name[208];
+    PGconn *c = NULL;
+    store_error err;
+    xg_error xerr;
+    if (!json_is_array(list) || n < 2 || n > 32) {
+        api_problem(resp, 400, "profiles", "must be 2 to 32 {\"profile\": id, \"value\": x}, "
+                                           "the first the trace to predict");
+        goto done;
+    }
+    if (!json_is_number(at) || !isfinite(json_number_value(at))) {
+        api_problem(resp, 400, "at", "must be the parameter's value to predict at");
+        goto done;
+    }
+    if (top && (!json_is_integer(top) || json_integer_value(top) < 1 ||
+                json_integer_value(top) > 1000)) {
+        api_problem(resp, 400, "top", "must be an integer from 1 to 1000");
+        goto done;
+    }
+    o.top = top ? (int)json_integer_value(top) : 0;
+    if (parse_prof(body, &o.prof, resp) < 0)
+        goto done;
+    t = calloc(n, sizeof *t);
+    ptrs = calloc(n, sizeof *ptrs);
+    xs = calloc(n, sizeof *xs);
+    if (!t || !ptrs || !xs) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    if (!(c = store_acquire(ctx->db, &err))) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
+    if (rs < 0)
+        goto done;
+    for (; loaded < n; loaded++) {
+        json_t *e = json_array_get(list, loaded), *p = json_object_get(e, "profile"),
+               *v = json_object_get(e, "value");
+        char field[48];
+        snprintf(field, sizeof field, "profiles[%zu]", loaded);
+        if (!json_is_integer(p) || json_integer_value(p) <= 0 || !json_is_number(v) ||
+            !isfinite(json_number_value(v))) {
+            api_problem(resp, 400, field, "must be {\"profile\": id, \"value\": x}");
+            goto done;
+        }
+        if (load_profile(c, req, exp, json_integer_value(p), &t[loaded], resp, field) < 0)
+            goto done;
+        ptrs[loaded] = &t[loaded];
+        xs[loaded] = json_number_value(v);
+    }
+    store_release(ctx->db, c);
+    c = NULL;
+    if (rs == 0) {
+        o.ov = &ov;
+        o.ov_source = "set";
+        o.ov_name = name;
+    }
+    if (iteration_model_kernels(ptrs, xs, (int)n, json_number_value(at), &km, &xerr) < 0) {
+        api_problem(resp, 422, "profiles", "%s", xerr.msg);
+        goto done;
+    }
+    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
+    json_t **docs[3] = {&doc, &lo, &hi};
+    for (int i = 0; i < 3; i++) {
+        o.kt = tables[i];
+        o.nkt = km.n;
+        o.breakdown = i == 0;
+        if (!(*docs[i] = iteration_analyse(&t[0], &o, &xerr))) {
+            api_problem(resp, 422, xerr.field[0] ? xerr.field : NULL, "%s", xerr.msg);
+            goto done;
+        }
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        json_object_set_new(s, "interval",
+                            json_pack("[O, O]",
+                                      json_object_get(json_array_get(json_object_get(lo, "steps"), i),
+                                                      "predicted"),
+                                      json_object_get(json_array_get(json_object_get(hi, "steps"), i),
+                                                      "predicted")));
+        json_object_set_new(s, "error", json_null());
+    }
+    json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
+    json_t *vals = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(vals, json_real(xs[k]));
+    json_object_set_new(doc, "modelled",
+                        json_pack("{s:O, s:o, s:i, s:i, s:O}", "at", at, "values", vals, "kernels",
+                                  km.n, "skipped", km.skipped, "models", km.models));
+    api_send_json(resp, 200, doc);
+    doc = NULL;
+done:
+    store_release(ctx->db, c);
+    json_decref(doc);
+    json_decref(lo);
+    json_decref(hi);
+    iteration_kmodels_free(&km);
+    xg_overheads_free(&ov);
+    for (size_t k = 0; k < loaded; k++)
+        xg_trace_free(&t[k]);
+    free(t);
+    free(ptrs);
+    free(xs);
+    json_decref(body);
 }

@@ -55,6 +55,7 @@ static const api_route routes[] = {
     {"DELETE", "/v1/overhead-sets/{id}", api_overheads_delete, DB, W},
     {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", api_profile_iteration, EXP, R},
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R},
+    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP, R},
 };
 #undef R
 #undef W

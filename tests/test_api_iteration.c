@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api/iteration.h"
+#include "bench/gen_kineto.h"
 #include "tests/check.h"
 #include "tests/harness.h"
 
@@ -89,6 +90,75 @@ static json_t *local(const char *file, const xg_ov_options *prof)
 static double step_num(const json_t *doc, int i, const char *key)
 {
     return json_number_value(json_object_get(json_array_get(json_object_get(doc, "steps"), i), key));
+}
+
+typedef struct membuf {
+    char *p;
+    size_t n, cap;
+} membuf;
+
+static int mem_write(void *ctx, const char *p, size_t n)
+{
+    membuf *b = ctx;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *q = realloc(b->p, cap);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    return 0;
+}
+
+/* Uploads a generated trace whose computation kernels take 2 + 3x us. */
+static long upload_generated(harness *h, long exp, double x)
+{
+    gk_params p = {.rank = 0, .world_size = 2, .steps = 2, .first_step = 1, .launches = 30,
+                   .comp_us = 2 + 3 * x, .comm_us = 50, .memcpys = 1, .memcpy_us = 4,
+                   .memcpy_bytes = 4096, .memset_us = 1, .jitter = 0, .seed = 5};
+    membuf b = {0};
+    gk_gen g;
+    gk_init(&g, &p, mem_write, &b);
+    gk_trace(&g);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=%g&refit=defer", exp, x);
+    harness_response r;
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", b.p, b.n, &r);
+    free(b.p);
+    json_t *j = harness_json(&r);
+    long id = (long)json_integer_value(json_object_get(j, "profile"));
+    check(r.status == 202 && id > 0, "generated upload at %g: %d %s", x, r.status, r.body ? r.body : "");
+    json_decref(j);
+    harness_response_free(&r);
+    return id;
+}
+
+static void test_model(harness *h, long exp)
+{
+    long p1 = upload_generated(h, exp, 1), p2 = upload_generated(h, exp, 2),
+         p4 = upload_generated(h, exp, 4);
+    char path[128], body[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model", exp);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p4);
+    json_t *doc = call(h, "POST", path, body, 200, "iteration model");
+    json_t *m = json_object_get(doc, "modelled");
+    json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+    json_t *iv = json_object_get(s0, "interval");
+    double pred = json_number_value(json_object_get(s0, "predicted"));
+    check(m && json_integer_value(json_object_get(m, "kernels")) > 0 &&
+              pred > json_number_value(json_object_get(s0, "measured")) &&
+              json_number_value(json_array_get(iv, 0)) <= pred + 1e-12 &&
+              pred <= json_number_value(json_array_get(iv, 1)) + 1e-12,
+          "modelled at 16: %g s, longer than measured at 1, inside its interval", pred);
+    json_decref(doc);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":1}],\"at\":16}", p1, p2);
+    json_decref(call(h, "POST", path, body, 422, "two traces at one value"));
+    json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
 }
 
 int main(void)
@@ -207,6 +277,7 @@ int main(void)
     snprintf(path, sizeof path, "/v1/overhead-sets/%ld", sid);
     json_decref(call(h, "DELETE", path, NULL, 204, "delete"));
     json_decref(call(h, "GET", path, NULL, 404, "deleted"));
+    test_model(h, exp);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }

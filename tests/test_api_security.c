@@ -353,6 +353,7 @@ static const struct {
     {"DELETE", "/v1/overhead-sets/{id}", "", NULL, 404},
     {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", "", NULL, 404},
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", "", NULL, 404},
+    {"POST", "/v1/experiments/{id}/iteration-model", "", "{\"profiles\":[],\"at\":4}", 400},
 };
 
 static void test_matrix(harness *h)
