@@ -128,7 +128,7 @@ const char *xg_name(const xg_trace *t, int id)
 
 int xg_trace_reserve(xg_trace *t, size_t n)
 {
-    size_t max = t->max_events ? t->max_events : 8000000;
+    size_t max = t->max_events ? t->max_events : XG_MAX_EVENTS;
     if (n > max)
         n = max;
     if (n <= t->cap)
@@ -154,7 +154,7 @@ int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err)
                      e->index, xg_name(t, e->name));
         return -1;
     }
-    size_t max = t->max_events ? t->max_events : 8000000;
+    size_t max = t->max_events ? t->max_events : XG_MAX_EVENTS;
     if (t->n == max) {
         xg_error_set(err, e->index, NULL,
                      "more than %zu events of interest: beyond the limit of the analysis", max);

@@ -4,13 +4,19 @@
  * and a table of interned names, filled one event at a time by a reader
  * (ingest/kineto_events.h) or by hand in tests. Pure: no I/O, no globals.
  *
- * Memory is bounded by max_events (a trace with more is refused with a
- * message naming the limit); names are stored once each.
+ * Memory grows with the events of interest (operators, runtime calls,
+ * device work, steps), not with the JSON, and is bounded by max_events: a
+ * trace with more is refused with a message naming the limit. Names are
+ * stored once each.
  */
 #ifndef PERFCAST_XG_TRACE_H
 #define PERFCAST_XG_TRACE_H
 
 #include <stddef.h>
+
+/* Events of interest held at most by default: about 64 MB of events (and as
+ * much again for the graph), a trace of roughly 300 MB of JSON. */
+#define XG_MAX_EVENTS 1000000
 
 typedef enum xg_kind {
     XG_OP = 1,      /* a CPU operator (cpu_op) */
@@ -45,7 +51,7 @@ typedef struct xg_event {
 typedef struct xg_trace {
     xg_event *ev;
     size_t n, cap;
-    size_t max_events;     /* 0: 8,000,000 */
+    size_t max_events;     /* 0: XG_MAX_EVENTS */
     /* names: ids 0..nnames-1, open-addressing hash of ids */
     char **names;
     size_t *name_len;
