@@ -135,15 +135,24 @@ int xg_breakdown_compute(const xg_graph *g, int step, double consecutive_delay_u
         xg_error_set(err, -1, NULL, "out of memory");
         return -1;
     }
+    /* relative to the window's start (precision), clipped to the window */
     for (size_t i = 0; i < n; i++) {
-        v[i].a = fmax(v[i].a, lo);
-        v[i].b = fmin(v[i].b, hi);
+        v[i].a = fmax(v[i].a, lo) - lo;
+        v[i].b = fmin(v[i].b, hi) - lo;
         if (v[i].b < v[i].a)
             v[i].b = v[i].a;
     }
     qsort(v, n, sizeof *v, cmp_start);
-    double u_comp = union_upto(v, n, XG_COMP), u_cc = union_upto(v, n, XG_COMM);
-    double u_all = union_upto(v, n, XG_MEM);
+    /* nested unions: rounding must not make a larger set's union smaller */
+    double u_comp = union_upto(v, n, XG_COMP);
+    double u_cc = fmax(union_upto(v, n, XG_COMM), u_comp);
+    double u_all = fmax(union_upto(v, n, XG_MEM), u_cc);
+    if (u_all > hi - lo)
+        u_all = hi - lo;
+    if (u_cc > u_all)
+        u_cc = u_all;
+    if (u_comp > u_cc)
+        u_comp = u_cc;
     out->window = (hi - lo) * 1e-6;
     out->comp = u_comp * 1e-6;
     out->comm = (u_cc - u_comp) * 1e-6;
