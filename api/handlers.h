@@ -63,6 +63,15 @@ void api_token_revoke(api_ctx *ctx, api_request *req, api_response *resp);
  * calls it for every route with a scope). 0 go on, -1 resp is the answer. */
 int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_response *resp);
 
+/* iteration_http.c: per-iteration analysis of uploaded Kineto traces, overhead sets */
+void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_overheads_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_overheads_get(api_ctx *ctx, api_request *req, api_response *resp);
+void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp);
+void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp);
+void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp);
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp);
+
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);
 

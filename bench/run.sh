@@ -331,7 +331,31 @@ aggregate() {
         "mean $(jget mean_vs_median "$line")x the dense median's time"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate; do
+# Per-iteration analysis (bench/bench_iteration.c): replay accuracy of the
+# critical path on the real traces, and the analysis of a generated 35 MB
+# trace beside the plain ingest of the same file.
+iteration() {
+    if ! measure "$DATA/iteration.out" "$B/bench_iteration" --dir "$DATA"; then
+        cat "$DATA/iteration.out" 2>/dev/null | grep '"error"'
+        fail iteration "$ru"; return
+    fi
+    cat "$DATA/iteration.out"
+    while read -r line; do
+        case $(jget figure "$line" | tr -d '"') in
+        iteration_replay)
+            say "iteration_replay: $(jget trace "$line" | tr -d '"'): geometric mean error" \
+                "$(jget replay_geomean_error "$line") (replay), $(jget paper_geomean_error "$line")" \
+                "(paper's overhead treatment); goal 0.05" ;;
+        iteration_speed)
+            say "iteration_speed: $(jget json_mb "$line") MB analysed in $(jget analysis_s "$line") s =" \
+                "$(jget analysis_mb_per_s "$line") MB/s wall, $(jget analysis_cpu_mb_per_s "$line") MB/s" \
+                "of CPU; $(jget ratio_to_ingest "$line")x the plain ingest; peak RSS" \
+                "$(jget analysis_max_rss_mb "$line") MB (goals 150 MB/s, 128 MB)" ;;
+        esac
+    done <"$DATA/iteration.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -353,6 +377,7 @@ analyses_service
 hostile_service
 sweep_figures
 aggregate
+iteration
 
 echo
 cat "$summary"

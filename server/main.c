@@ -8,6 +8,7 @@
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
  *   perfcast sweep plan FILE    the commands of a sweep (cmd_sweep.c)
  *   perfcast sensitivity FILE   Taguchi S/N ranking of an Extra-P file's parameters
+ *   perfcast iteration TRACE    per-step time on the critical path (cmd_iteration.c)
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -45,6 +46,10 @@ static void usage(FILE *to)
           "  sensitivity FILE [--goal smaller|larger]\n"
           "        Taguchi S/N ranking of the parameters of an Extra-P input file per\n"
           "        (callpath, metric): 'callpath;metric;rank;parameter;range;normalized;best'\n"
+          "  iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
+          "        per step of a PyTorch profiler trace: the execution graph, host overheads\n"
+          "        T1-T5, the time predicted on the critical path (with what-if kernel\n"
+          "        times) against the measured one, and the GPU time breakdown\n"
           "  help   this text\n",
           to);
 }
@@ -70,6 +75,8 @@ int main(int argc, char **argv)
         return cmd_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "sensitivity"))
         return cmd_sensitivity(argc - 1, argv + 1);
+    if (!strcmp(cmd, "iteration"))
+        return cmd_iteration(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

@@ -357,6 +357,15 @@ static const struct {
     {"POST", "/v1/tokens", "", "{\"scope\":\"read\"}", 201},
     {"GET", "/v1/tokens", "", NULL, 200},
     {"DELETE", "/v1/tokens/{id}", "", NULL, 204},
+    /* per-iteration analysis: {id} is the experiment's id, which names no overhead set, and
+     * {profile} stays unfilled; a set body without profiles or set is a 400 */
+    {"POST", "/v1/overhead-sets", "", "{\"name\":\"m\"}", 400},
+    {"GET", "/v1/overhead-sets", "", NULL, 200},
+    {"GET", "/v1/overhead-sets/{id}", "", NULL, 404},
+    {"DELETE", "/v1/overhead-sets/{id}", "", NULL, 404},
+    {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", "", NULL, 404},
+    {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", "", NULL, 404},
+    {"POST", "/v1/experiments/{id}/iteration-model", "", "{\"profiles\":[],\"at\":4}", 400},
 };
 
 static void test_matrix(harness *h)

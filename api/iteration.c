@@ -1,0 +1,399 @@
+/*
+ * iteration.c — the per-iteration analysis shared by the CLI and the HTTP
+ * API (iteration.h): trace events into execgraph/, the graph, overheads,
+ * critical path and breakdowns, and their JSON.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api/iteration.h"
+#include "ingest/kineto_events.h"
+
+/* ---- loading ----------------------------------------------------------------------- */
+
+static int kind_of(int k)
+{
+    switch (k) {
+    case KEV_OP: return XG_OP;
+    case KEV_RUNTIME: return XG_RUNTIME;
+    case KEV_KERNEL: return XG_KERNEL;
+    case KEV_MEMCPY: return XG_MEMCPY;
+    case KEV_MEMSET: return XG_MEMSET;
+    case KEV_STEP: return XG_STEP;
+    case KEV_SYNC: return XG_DEVSYNC;
+    }
+    return 0;
+}
+
+typedef struct load_ctx {
+    xg_trace *t;
+    xg_error *xerr;
+} load_ctx;
+
+static int on_event(void *c, const kev_event *e, ingest_error *ierr)
+{
+    load_ctx *lc = c;
+    int name = xg_trace_name(lc->t, e->name, e->name_len, lc->xerr);
+    if (name < 0)
+        goto fail;
+    xg_event x = {.ts = e->ts, .dur = e->dur, .bytes = e->bytes, .corr = e->corr,
+                  .index = e->index, .tid = e->tid, .stream = e->stream, .name = name,
+                  .kind = kind_of(e->kind)};
+    if (x.corr < 0 && (x.kind == XG_RUNTIME || x.kind == XG_KERNEL || x.kind == XG_MEMCPY ||
+                       x.kind == XG_MEMSET))
+        x.corr = -1;
+    if (xg_trace_add(lc->t, &x, lc->xerr) < 0)
+        goto fail;
+    return 0;
+fail:
+    snprintf(ierr->msg, sizeof ierr->msg, "%s", lc->xerr->msg);
+    return 1;
+}
+
+int iteration_load(const ingest_input *in, int no_threads, xg_trace *t, xg_error *err)
+{
+    memset(err, 0, sizeof *err);
+    err->event = -1;
+    ingest_trace_options o;
+    ingest_trace_options_default(&o);
+    o.no_threads = no_threads;
+    ingest_error ierr;
+    kev_info info;
+    load_ctx lc = {.t = t, .xerr = err};
+    /* about one event of interest per 400 bytes of JSON in PyTorch's traces */
+    struct stat sb;
+    size_t hint = in->data ? in->len : 0;
+    if (!in->data && fstat(in->fd, &sb) == 0 && sb.st_size > 0)
+        hint = (size_t)sb.st_size;
+    if (hint >= 2 && ((const unsigned char *)(in->data ? in->data : "\0"))[0] == 0x1f)
+        hint *= 8;
+    xg_trace_reserve(t, hint / 400);
+    if (ingest_kineto_events(in, &o, on_event, &lc, &info, &ierr) < 0) {
+        long long ev = err->event;
+        char field[sizeof err->field];
+        memcpy(field, err->field, sizeof field);
+        snprintf(err->msg, sizeof err->msg, "%s", ierr.msg);
+        err->event = ev;
+        memcpy(err->field, field, sizeof field);
+        return -1;
+    }
+    t->rank = info.has_rank ? info.rank : -1;
+    t->world_size = info.world_size;
+    return 0;
+}
+
+/* ---- overhead sets ---------------------------------------------------------------- */
+
+json_t *iteration_overheads_json(const xg_overheads *ov)
+{
+    json_t *stats = json_array();
+    for (size_t i = 0; i < ov->n; i++) {
+        const xg_ovstat *s = &ov->s[i];
+        json_array_append_new(stats, json_pack("{s:s, s:o, s:f, s:f, s:f, s:I, s:I}", "type",
+                                               xg_ov_type_name(s->type), "name",
+                                               s->name ? json_string(s->name) : json_null(),
+                                               "mean", s->mean, "median", s->median, "std",
+                                               s->std, "count", (json_int_t)s->count, "dropped",
+                                               (json_int_t)s->dropped));
+    }
+    return json_pack("{s:f, s:f, s:b, s:i, s:o}", "cpu_profiler_us", ov->cpu_profiler_us,
+                     "gpu_profiler_us", ov->gpu_profiler_us, "outliers_kept", ov->keep_outliers,
+                     "traces", ov->traces, "stats", stats);
+}
+
+static int num(const json_t *j, const char *key, double *v)
+{
+    json_t *x = json_object_get(j, key);
+    if (!json_is_number(x))
+        return -1;
+    *v = json_number_value(x);
+    return isfinite(*v) ? 0 : -1;
+}
+
+int iteration_overheads_parse(const json_t *j, xg_overheads *ov, xg_error *err)
+{
+    memset(ov, 0, sizeof *ov);
+    err->event = -1;
+    json_t *stats = json_object_get(j, "stats");
+    if (!json_is_object(j) || !json_is_array(stats)) {
+        xg_error_set(err, -1, "stats", "an overhead set is an object with a \"stats\" array");
+        return -1;
+    }
+    ov->cpu_profiler_us = 2;
+    ov->gpu_profiler_us = 4;
+    num(j, "cpu_profiler_us", &ov->cpu_profiler_us);
+    num(j, "gpu_profiler_us", &ov->gpu_profiler_us);
+    ov->keep_outliers = json_is_true(json_object_get(j, "outliers_kept"));
+    json_t *tr = json_object_get(j, "traces");
+    ov->traces = json_is_integer(tr) ? (int)json_integer_value(tr) : 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(stats, i, s) {
+        char field[32];
+        json_t *type = json_object_get(s, "type"), *name = json_object_get(s, "name");
+        xg_ovstat st = {0};
+        snprintf(field, sizeof field, "stats[%zu]", i);
+        if (!json_is_object(s) || !json_is_string(type) ||
+            (st.type = xg_ov_type_parse(json_string_value(type))) < 0) {
+            xg_error_set(err, -1, field, "%s.type: expected \"T1\"..\"T5\"", field);
+            goto fail;
+        }
+        if (name && !json_is_null(name) && !json_is_string(name)) {
+            xg_error_set(err, -1, field, "%s.name: expected a string or null", field);
+            goto fail;
+        }
+        st.name = json_is_string(name) ? (char *)json_string_value(name) : NULL;
+        if (num(s, "mean", &st.mean) < 0 || st.mean < 0) {
+            xg_error_set(err, -1, field, "%s.mean: expected seconds >= 0", field);
+            goto fail;
+        }
+        if (num(s, "median", &st.median) < 0)
+            st.median = st.mean;
+        if (num(s, "std", &st.std) < 0)
+            st.std = 0;
+        json_t *c = json_object_get(s, "count");
+        st.count = json_is_integer(c) ? json_integer_value(c) : 0;
+        if (xg_ov_add(ov, &st) < 0) {
+            xg_error_set(err, -1, NULL, "out of memory");
+            goto fail;
+        }
+    }
+    xg_ov_sort(ov);
+    return 0;
+fail:
+    xg_overheads_free(ov);
+    return -1;
+}
+
+int iteration_measure(const xg_trace *const *traces, int n, const xg_ov_options *prof,
+                      xg_overheads *out, xg_error *err)
+{
+    xg_ov_samples s;
+    xg_ov_samples_init(&s, prof);
+    int rc = -1;
+    for (int i = 0; i < n; i++) {
+        xg_graph g;
+        if (xg_graph_build(traces[i], &g, err) < 0)
+            goto done;
+        int r = xg_ov_collect(&s, &g, err);
+        xg_graph_free(&g);
+        if (r < 0)
+            goto done;
+    }
+    rc = xg_ov_summarise(&s, out, err);
+done:
+    xg_ov_samples_free(&s);
+    return rc;
+}
+
+int iteration_kernel_times_parse(const json_t *j, xg_kt_entry **out, int *n, xg_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    err->event = -1;
+    if (!json_is_object(j)) {
+        xg_error_set(err, -1, "kernel_times", "kernel times: expected an object "
+                                              "{\"kernel or op name\": seconds}");
+        return -1;
+    }
+    size_t cap = json_object_size(j);
+    xg_kt_entry *kt = calloc(cap ? cap : 1, sizeof *kt);
+    if (!kt) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    int k = 0;
+    json_object_foreach((json_t *)j, key, v) {
+        kt[k].name = key;
+        double x;
+        if (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0) {
+            kt[k].seconds = json_number_value(v);
+        } else if (json_is_object(v) && num(v, "scale", &x) == 0 && x > 0) {
+            kt[k].scale = x;
+        } else if (json_is_object(v) && num(v, "seconds", &x) == 0 && x >= 0) {
+            kt[k].seconds = x;
+        } else {
+            xg_error_set(err, -1, "kernel_times", "kernel_times[\"%.60s\"]: expected seconds "
+                         ">= 0, {\"seconds\": s} or {\"scale\": x > 0}", key);
+            free(kt);
+            return -1;
+        }
+        k++;
+    }
+    *out = kt;
+    *n = k;
+    return 0;
+}
+
+/* ---- the analysis ------------------------------------------------------------------- */
+
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+static json_t *breakdown_json(const xg_breakdown *b)
+{
+    json_t *idle = json_array();
+    for (int i = 0; i < b->nidle; i++) {
+        const xg_idle_stream *s = &b->idle_streams[i];
+        json_array_append_new(idle, json_pack("{s:I, s:f, s:f, s:f}", "stream",
+                                              (json_int_t)s->stream, "host_wait", s->host_wait,
+                                              "kernel_wait", s->kernel_wait, "other", s->other));
+    }
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:{s:f, s:f, s:f}, "
+                     "s:{s:I, s:I, s:I}, s:o}",
+                     "window", b->window, "computation", b->comp, "communication", b->comm,
+                     "memory", b->mem, "idle", b->idle, "computation_pct", pct(b->comp, b->window),
+                     "communication_pct", pct(b->comm, b->window), "memory_pct",
+                     pct(b->mem, b->window), "idle_pct", pct(b->idle, b->window),
+                     "non_compute", b->comm + b->mem, "kernel_sum", "computation",
+                     b->kernel_sum[XG_COMP], "communication", b->kernel_sum[XG_COMM], "memory",
+                     b->kernel_sum[XG_MEM], "kernel_count", "computation",
+                     (json_int_t)b->kernels[XG_COMP], "communication",
+                     (json_int_t)b->kernels[XG_COMM], "memory", (json_int_t)b->kernels[XG_MEM],
+                     "idle_by_stream", idle);
+}
+
+static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int with_bd,
+                         xg_error *err)
+{
+    const xg_cp_step *s = &r->steps[i];
+    const xg_trace *t = g->t;
+    json_t *active = json_array(), *top = json_array();
+    for (int k = 0; k < r->nstreams; k++)
+        json_array_append_new(active, json_pack("{s:I, s:f, s:f}", "stream",
+                                                (json_int_t)g->streams[k], "seconds",
+                                                s->gpu_active[k], "end", s->gpu_end[k]));
+    for (int k = 0; k < s->ntop; k++)
+        json_array_append_new(top, json_pack("{s:s, s:f, s:f, s:I}", "name",
+                                             xg_name(t, s->top[k].name), "seconds",
+                                             s->top[k].seconds, "share_pct",
+                                             pct(s->top[k].seconds, s->predicted), "count",
+                                             (json_int_t)s->top[k].count));
+    const xg_step *st = &g->steps[s->step];
+    json_t *o = json_pack("{s:i, s:s, s:f, s:f, s:o, s:f, s:f, s:f, s:s, s:I, s:I, s:o, s:o}",
+                          "index", s->step, "label", st->name >= 0 ? xg_name(t, st->name)
+                                                                   : "(whole trace)",
+                          "measured", s->measured, "predicted", s->predicted, "error",
+                          isnan(s->error) ? json_null() : json_real(s->error), "cpu_time",
+                          s->cpu_time, "gpu_time", s->gpu_time, "idle", s->idle, "bound",
+                          s->gpu_bound ? "gpu" : "cpu", "kernels", (json_int_t)s->kernels,
+                          "kernels_changed", (json_int_t)s->replaced, "gpu_active", active,
+                          "top_ops", top);
+    if (with_bd) {
+        xg_breakdown b;
+        if (xg_breakdown_compute(g, s->step, -1, &b, err) < 0) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set_new(o, "breakdown", breakdown_json(&b));
+        xg_breakdown_free(&b);
+    }
+    return o;
+}
+
+static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteration_opts *o,
+                       xg_error *err)
+{
+    xg_cp_options co = {.ov = ov, .kt = o->kt, .nkt = o->nkt, .launch_gap_us = -1, .top = o->top};
+    xg_cp_result r;
+    if (xg_critpath(g, &co, &r, err) < 0)
+        return NULL;
+    json_t *doc = NULL, *steps = json_array(), *streams = json_array(), *warn = json_array();
+    json_t *kt = json_array();
+    double sp = 0, sm = 0;
+    for (int i = 0; i < r.nsteps; i++) {
+        json_t *s = step_json(g, &r, i, o->breakdown, err);
+        if (!s)
+            goto done;
+        json_array_append_new(steps, s);
+        sp += r.steps[i].predicted;
+        sm += r.steps[i].measured;
+    }
+    for (int i = 0; i < g->nstreams; i++)
+        json_array_append_new(streams, json_integer(g->streams[i]));
+    for (int i = 0; i < g->nwarnings; i++)
+        json_array_append_new(warn, json_string(g->warnings[i]));
+    if (r.missing_lookups)
+        json_array_append_new(warn, json_sprintf("%lld overhead lookups found neither the op nor "
+                                                 "a fallback of its type in the set: 0 used",
+                                                 r.missing_lookups));
+    for (int k = 0; k < o->nkt; k++) {
+        json_t *e = json_pack("{s:s, s:I}", "name", o->kt[k].name, "kernels_changed",
+                              (json_int_t)r.kt_hits[k]);
+        if (o->kt[k].scale > 0)
+            json_object_set_new(e, "scale", json_real(o->kt[k].scale));
+        else
+            json_object_set_new(e, "seconds", json_real(o->kt[k].seconds));
+        json_array_append_new(kt, e);
+    }
+    double gm = xg_cp_geomean_error(&r);
+    json_t *ovj = json_pack("{s:s, s:f, s:f, s:b, s:I, s:I}", "source",
+                            o->ov ? (o->ov_source ? o->ov_source : "set") : "trace",
+                            "cpu_profiler_us", ov->cpu_profiler_us, "gpu_profiler_us",
+                            ov->gpu_profiler_us, "outliers_kept", ov->keep_outliers,
+                            "fallback_lookups",
+                            (json_int_t)r.fallback_lookups, "missing_lookups",
+                            (json_int_t)r.missing_lookups);
+    if (o->ov_name)
+        json_object_set_new(ovj, "name", json_string(o->ov_name));
+    doc = json_pack("{s:o, s:i, s:I, s:o, s:o, s:o, s:o, s:{s:i, s:o, s:f, s:f}, s:o}", "rank",
+                    g->t->rank >= 0 ? json_integer(g->t->rank) : json_null(), "world_size",
+                    g->t->world_size, "events", (json_int_t)g->t->n, "streams", streams,
+                    "overheads", ovj, "kernel_times", kt, "steps", steps, "summary", "steps",
+                    r.nsteps, "geomean_error", isnan(gm) ? json_null() : json_real(gm),
+                    "mean_predicted", r.nsteps ? sp / r.nsteps : 0, "mean_measured",
+                    r.nsteps ? sm / r.nsteps : 0, "warnings", warn);
+    steps = streams = warn = kt = NULL;
+    if (doc && o->breakdown) {
+        xg_breakdown b;
+        if (xg_breakdown_compute(g, -1, -1, &b, err) < 0) {
+            json_decref(doc);
+            doc = NULL;
+            goto done;
+        }
+        json_object_set_new(doc, "breakdown", breakdown_json(&b));
+        xg_breakdown_free(&b);
+    }
+done:
+    json_decref(steps);
+    json_decref(streams);
+    json_decref(warn);
+    json_decref(kt);
+    xg_cp_result_free(&r);
+    return doc;
+}
+
+json_t *iteration_analyse(const xg_trace *t, const iteration_opts *o, xg_error *err)
+{
+    err->event = -1;
+    err->field[0] = '\0';
+    xg_graph g;
+    if (xg_graph_build(t, &g, err) < 0)
+        return NULL;
+    xg_overheads own = {0};
+    const xg_overheads *ov = o->ov;
+    json_t *doc = NULL;
+    if (!ov) {
+        xg_ov_samples s;
+        xg_ov_samples_init(&s, &o->prof);
+        int rc = xg_ov_collect(&s, &g, err);
+        if (rc == 0)
+            rc = xg_ov_summarise(&s, &own, err);
+        xg_ov_samples_free(&s);
+        if (rc < 0)
+            goto done;
+        ov = &own;
+    }
+    doc = analyse(&g, ov, o, err);
+done:
+    xg_overheads_free(&own);
+    xg_graph_free(&g);
+    return doc;
+}

@@ -1,0 +1,69 @@
+/*
+ * iteration.h — per-iteration analysis of a Kineto trace as the CLI
+ * (`perfcast iteration`) and the HTTP API both serve it: reads the trace's
+ * events (ingest/kineto_events.h) into execgraph/, builds the execution
+ * graph, measures or takes the overheads T1–T5, predicts each step on the
+ * critical path (Algorithm 1 of paper 001, execgraph/xg_critpath.h) and
+ * breaks the GPU time down (execgraph/xg_breakdown.h), and renders one JSON
+ * document. Also the JSON forms of overhead sets and what-if tables.
+ *
+ * Document (times in seconds):
+ *   {"rank","world_size","events","streams":[..],
+ *    "overheads":{"source":"trace"|"set"|"file","name"?,"cpu_profiler_us",
+ *                 "gpu_profiler_us","fallback_lookups","missing_lookups"},
+ *    "kernel_times":[{"name","seconds"|"scale","kernels_changed"}],
+ *    "steps":[{"index","label","measured","predicted","error","cpu_time",
+ *              "gpu_time","idle","bound":"cpu"|"gpu","kernels","kernels_changed",
+ *              "gpu_active":[{"stream","seconds","end"}],
+ *              "top_ops":[{"name","seconds","share_pct","count"}],
+ *              "breakdown":{...}}],
+ *    "summary":{"steps","geomean_error","mean_predicted","mean_measured"},
+ *    "breakdown":{"window","computation","communication","memory","idle",
+ *                 "computation_pct",...,"kernel_sum":{"computation",...},
+ *                 "kernel_count":{..},"idle_by_stream":[{"stream","host_wait",
+ *                 "kernel_wait","other"}]},
+ *    "warnings":[..]}
+ */
+#ifndef PERFCAST_API_ITERATION_H
+#define PERFCAST_API_ITERATION_H
+
+#include <jansson.h>
+
+#include "execgraph/xg_breakdown.h"
+#include "execgraph/xg_critpath.h"
+#include "ingest/trace.h"
+
+/* Reads a Kineto trace into t. 0, or -1 with err (event index and field
+ * when the fault is one event's). */
+int iteration_load(const ingest_input *in, int no_threads, xg_trace *t, xg_error *err);
+
+typedef struct iteration_opts {
+    const xg_overheads *ov;   /* NULL: measured on the trace itself */
+    const char *ov_source;    /* "set", "file" (with ov) */
+    const char *ov_name;      /* the set's name, may be NULL */
+    xg_ov_options prof;       /* profiler overheads when measuring on the trace */
+    const xg_kt_entry *kt;
+    int nkt;
+    int top;                  /* top ops per step, 0: 5 */
+    int breakdown;            /* 1: include the breakdowns */
+} iteration_opts;
+
+/* The analysis of a loaded trace as a JSON document, or NULL with err
+ * (a what-if entry naming nothing: err->field "kernel_times"). */
+json_t *iteration_analyse(const xg_trace *t, const iteration_opts *o, xg_error *err);
+
+/* Overhead sets as JSON: {"cpu_profiler_us","gpu_profiler_us","traces",
+ * "stats":[{"type","name"|null,"mean","median","std","count","dropped"}]}. */
+json_t *iteration_overheads_json(const xg_overheads *ov);
+/* 0, or -1 with err naming the field ("stats[3].mean"). */
+int iteration_overheads_parse(const json_t *j, xg_overheads *ov, xg_error *err);
+
+/* Measures an overhead set on loaded traces. 0 or -1 with err. */
+int iteration_measure(const xg_trace *const *traces, int n, const xg_ov_options *prof,
+                      xg_overheads *out, xg_error *err);
+
+/* What-if table {"name": seconds | {"scale": x} | {"seconds": s}}; entries
+ * point into j (keep it alive). 0, or -1 with err naming the entry. */
+int iteration_kernel_times_parse(const json_t *j, xg_kt_entry **out, int *n, xg_error *err);
+
+#endif

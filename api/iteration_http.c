@@ -1,0 +1,533 @@
+/*
+ * iteration_http.c — the per-iteration analysis over HTTP (api/iteration.h
+ * does the work; store/overheads.h keeps the sets):
+ *
+ *   POST   /v1/overhead-sets        {"name", "profiles": [profile ids],
+ *                                    "profiler_overhead_us": {"cpu","gpu"}?,
+ *                                    "keep_outliers"?}  measures T1–T5 on the
+ *                                    tenant's uploaded Kineto traces; or
+ *                                    {"name", "set": {...}} stores a set as
+ *                                    given (perfcast iteration --save-overheads)
+ *                                    -> 201 {"id","name","traces","created_at","set"}
+ *   GET    /v1/overhead-sets        -> {"overhead_sets": [{"id","name","traces","created_at"}]}
+ *   GET    /v1/overhead-sets/{id}   -> {"id","name","traces","created_at","set"}
+ *   DELETE /v1/overhead-sets/{id}   -> 204
+ *   POST   /v1/experiments/{id}/profiles/{profile}/iteration
+ *          {"overheads": id | "name"?, "kernel_times": {...}?,
+ *           "profiler_overhead_us"?, "keep_outliers"?, "top"?}
+ *                                    -> 200 the analysis document (iteration.h)
+ *   POST   /v1/experiments/{id}/iteration-model
+ *          {"profiles": [{"profile", "value"}, ...] (2 to 32, the first the
+ *           trace to predict), "at": value, "overheads"?, "profiler_overhead_us"?,
+ *           "keep_outliers"?, "top"?}
+ *                                    -> 200 the analysis of the first trace with
+ *                                       its kernel times modelled at "at" (PMNF per
+ *                                       kernel across the traces), each step with
+ *                                       "interval", and "modelled"
+ *   GET    /v1/experiments/{id}/profiles/{profile}/breakdown
+ *                                    -> 200 {"rank","steps":[{"index","label",
+ *                                       "breakdown"}],"breakdown"}
+ *
+ * The traces are the raw bytes stored with each upload (profiles.raw), read
+ * in memory and analysed in the request; only Kineto uploads qualify (422
+ * otherwise). Bad input is a 4xx naming the field: an unknown profile or
+ * set 404, a what-if entry naming nothing or a trace without correlation
+ * ids 422 with the entry or the event. A set is stored only once measured.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "api/iteration.h"
+#include "api/iteration_model.h"
+#include "store/overheads.h"
+
+/* A stored Kineto upload, loaded into t. 0, or -1 with resp answered. */
+static int load_profile(PGconn *c, const api_request *req, int64_t exp, int64_t profile,
+                        xg_trace *t, api_response *resp, const char *field)
+{
+    store_error err;
+    char *raw;
+    size_t len;
+    char format[32];
+    int rc = store_profile_raw(c, req->tenant_id, exp, profile, &raw, &len, format, &err);
+    if (rc) {
+        if (rc == STORE_NOT_FOUND && field)
+            api_problem(resp, 404, field, "%s", err.msg);
+        else
+            api_store_problem(resp, &err);
+        return -1;
+    }
+    if (strcmp(format, "kineto") != 0) {
+        free(raw);
+        api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis reads "
+                    "PyTorch profiler (Kineto) traces", profile, format);
+        return -1;
+    }
+    ingest_input in = {.data = raw, .len = len, .fd = -1};
+    xg_error xerr;
+    xg_trace_init(t);
+    rc = iteration_load(&in, 0, t, &xerr);
+    free(raw);
+    if (rc < 0) {
+        xg_trace_free(t);
+        api_problem(resp, 422, field, "profile %" PRId64 ": %s", profile, xerr.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* "profiler_overhead_us" and "keep_outliers" of a request body. 0 or -1. */
+static int parse_prof(const json_t *doc, xg_ov_options *o, api_response *resp)
+{
+    xg_ov_options_default(o);
+    json_t *p = json_object_get(doc, "profiler_overhead_us");
+    if (p && !json_is_null(p)) {
+        const char *keys[] = {"cpu", "gpu"};
+        double *dst[] = {&o->cpu_profiler_us, &o->gpu_profiler_us};
+        for (int i = 0; i < 2; i++) {
+            json_t *v = json_object_get(p, keys[i]);
+            if (!v)
+                continue;
+            if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+                !isfinite(json_number_value(v))) {
+                api_problem(resp, 400, keys[i] == keys[0] ? "profiler_overhead_us.cpu"
+                                                          : "profiler_overhead_us.gpu",
+                            "must be microseconds >= 0");
+                return -1;
+            }
+            *dst[i] = json_number_value(v);
+        }
+    }
+    json_t *k = json_object_get(doc, "keep_outliers");
+    if (k && !json_is_boolean(k)) {
+        api_problem(resp, 400, "keep_outliers", "must be true or false");
+        return -1;
+    }
+    o->keep_outliers = json_is_true(k);
+    return 0;
+}
+
+static json_t *set_json(const store_overhead_set *s, json_t *set)
+{
+    json_t *o = json_pack("{s:I, s:s, s:i, s:s}", "id", (json_int_t)s->id, "name", s->name,
+                          "traces", s->traces, "created_at", s->created_at);
+    if (set)
+        json_object_set_new(o, "set", set);
+    return o;
+}
+
+/* Measures a set on profiles[]; the answer's set document or NULL (resp answered). */
+static json_t *measure_profiles(PGconn *c, const api_request *req, const json_t *ids,
+                                const xg_ov_options *prof, int *ntraces, api_response *resp)
+{
+    size_t n = json_array_size(ids);
+    if (!json_is_array(ids) || n == 0 || n > 64) {
+        api_problem(resp, 400, "profiles", "must be an array of 1 to 64 profile ids");
+        return NULL;
+    }
+    xg_trace *traces = calloc(n, sizeof *traces);
+    const xg_trace **ptrs = calloc(n, sizeof *ptrs);
+    json_t *out = NULL;
+    size_t loaded = 0;
+    if (!traces || !ptrs) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    for (; loaded < n; loaded++) {
+        json_t *v = json_array_get(ids, loaded);
+        char field[32];
+        snprintf(field, sizeof field, "profiles[%zu]", loaded);
+        if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+            api_problem(resp, 400, field, "must be a profile id");
+            goto done;
+        }
+        if (load_profile(c, req, 0, json_integer_value(v), &traces[loaded], resp, field) < 0)
+            goto done;
+        ptrs[loaded] = &traces[loaded];
+    }
+    xg_overheads ov;
+    xg_error err;
+    if (iteration_measure(ptrs, (int)n, prof, &ov, &err) < 0) {
+        api_problem(resp, 422, err.field[0] ? err.field : "profiles", "%s", err.msg);
+        goto done;
+    }
+    out = iteration_overheads_json(&ov);
+    *ntraces = (int)n;
+    xg_overheads_free(&ov);
+done:
+    for (size_t i = 0; i < loaded && traces; i++)
+        xg_trace_free(&traces[i]);
+    free(traces);
+    free(ptrs);
+    return out;
+}
+
+void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    json_t *doc;
+    if (api_parse_object(req, resp, &doc))
+        return;
+    const char *name = json_string_value(json_object_get(doc, "name"));
+    json_t *given = json_object_get(doc, "set"), *ids = json_object_get(doc, "profiles");
+    xg_ov_options prof;
+    store_error err;
+    PGconn *c = NULL;
+    json_t *set = NULL;
+    int ntraces = 1;
+    if (!name || !*name || strlen(name) > 200) {
+        api_problem(resp, 400, "name", "must be a platform name of 1 to 200 characters");
+        goto done;
+    }
+    if (!given == !ids) {
+        api_problem(resp, 400, "profiles", "give either \"profiles\" (ids of uploaded traces to "
+                                           "measure) or \"set\" (an overhead set)");
+        goto done;
+    }
+    if (parse_prof(doc, &prof, resp) < 0)
+        goto done;
+    if (!(c = store_acquire(ctx->db, &err))) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    if (given) {
+        xg_overheads ov;
+        xg_error xerr;
+        if (iteration_overheads_parse(given, &ov, &xerr) < 0) {
+            api_problem(resp, 400, "set", "%s", xerr.msg);
+            goto done;
+        }
+        ntraces = ov.traces > 0 ? ov.traces : 1;
+        set = iteration_overheads_json(&ov);
+        xg_overheads_free(&ov);
+    } else if (!(set = measure_profiles(c, req, ids, &prof, &ntraces, resp))) {
+        goto done;
+    }
+    size_t tl;
+    char *text = api_json_text(set, &tl);
+    store_overhead_set s;
+    int rc = text ? store_overheads_create(c, req->tenant_id, name, ntraces, text, &s, &err)
+                  : store_error_set(&err, STORE_INTERNAL, "out of memory");
+    free(text);
+    if (rc) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    store_overhead_set_free(&s);
+    api_send_json(resp, 201, set_json(&s, set));
+    set = NULL;
+done:
+    store_release(ctx->db, c);
+    json_decref(set);
+    json_decref(doc);
+}
+
+void api_overheads_list(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    store_error err;
+    store_overhead_set *sets = NULL;
+    int n = 0;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_overheads_list(c, req->tenant_id, &sets, &n, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *list = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(list, set_json(&sets[i], NULL));
+    free(sets);
+    api_send_json(resp, 200, json_pack("{s:o}", "overhead_sets", list));
+}
+
+void api_overheads_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "overhead set", &id))
+        return;
+    store_error err;
+    store_overhead_set s;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_overheads_get(c, req->tenant_id, id, &s, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *set = json_loads(s.doc, 0, NULL);
+    store_overhead_set_free(&s);
+    api_send_json(resp, 200, set_json(&s, set));
+}
+
+void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "overhead set", &id))
+        return;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_overheads_delete(c, req->tenant_id, id, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc)
+        api_store_problem(resp, &err);
+    else
+        api_send_empty(resp, 204);
+}
+
+/* "overheads": a set id or name of the tenant, into ov. 0, 1 (none asked), -1. */
+static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_overheads *ov,
+                       char *name, size_t cap, api_response *resp)
+{
+    if (!v || json_is_null(v))
+        return 1;
+    store_error err;
+    store_overhead_set s;
+    int rc;
+    if (json_is_integer(v))
+        rc = store_overheads_get(c, req->tenant_id, json_integer_value(v), &s, &err);
+    else if (json_is_string(v))
+        rc = store_overheads_get_by_name(c, req->tenant_id, json_string_value(v), &s, &err);
+    else {
+        api_problem(resp, 400, "overheads", "must be an overhead set's id or name");
+        return -1;
+    }
+    if (rc) {
+        if (rc == STORE_NOT_FOUND)
+            api_problem(resp, 404, "overheads", "%s", err.msg);
+        else
+            api_store_problem(resp, &err);
+        return -1;
+    }
+    snprintf(name, cap, "%s", s.name);
+    json_t *j = json_loads(s.doc, 0, NULL);
+    store_overhead_set_free(&s);
+    xg_error xerr;
+    rc = j ? iteration_overheads_parse(j, ov, &xerr) : -1;
+    json_decref(j);
+    if (rc < 0) {
+        api_problem(resp, 500, NULL, "the stored overhead set cannot be read");
+        return -1;
+    }
+    return 0;
+}
+
+/* The analysis of one profile with the options of body (may be NULL). */
+static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *body,
+                               api_response *resp)
+{
+    int64_t exp, profile;
+    if (api_path_id(req, resp, "id", "experiment", &exp) ||
+        api_path_id(req, resp, "profile", "profile", &profile))
+        return NULL;
+    iteration_opts o = {.breakdown = 1};
+    if (parse_prof(body, &o.prof, resp) < 0)
+        return NULL;
+    json_t *top = json_object_get(body, "top");
+    if (top && (!json_is_integer(top) || json_integer_value(top) < 1 ||
+                json_integer_value(top) > 1000)) {
+        api_problem(resp, 400, "top", "must be an integer from 1 to 1000");
+        return NULL;
+    }
+    o.top = top ? (int)json_integer_value(top) : 0;
+    xg_kt_entry *kt = NULL;
+    xg_error xerr;
+    json_t *ktj = json_object_get(body, "kernel_times");
+    if (ktj && !json_is_null(ktj) && iteration_kernel_times_parse(ktj, &kt, &o.nkt, &xerr) < 0) {
+        api_problem(resp, 400, "kernel_times", "%s", xerr.msg);
+        return NULL;
+    }
+    o.kt = kt;
+    store_error err;
+    xg_overheads ov = {0};
+    char name[208];
+    xg_trace t;
+    json_t *doc = NULL;
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (!c) {
+        api_store_problem(resp, &err);
+        free(kt);
+        return NULL;
+    }
+    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
+    if (rs < 0 || load_profile(c, req, exp, profile, &t, resp, NULL) < 0) {
+        store_release(ctx->db, c);
+        xg_overheads_free(&ov);
+        free(kt);
+        return NULL;
+    }
+    store_release(ctx->db, c);
+    if (rs == 0) {
+        o.ov = &ov;
+        o.ov_source = "set";
+        o.ov_name = name;
+    }
+    doc = iteration_analyse(&t, &o, &xerr);
+    if (!doc)
+        api_problem(resp, strstr(xerr.msg, "out of memory") ? 500 : 422,
+                    xerr.field[0] ? xerr.field : NULL, "%s", xerr.msg);
+    else
+        json_object_set_new(doc, "profile", json_integer(profile));
+    xg_trace_free(&t);
+    xg_overheads_free(&ov);
+    free(kt);
+    return doc;
+}
+
+void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    json_t *body = NULL;
+    if (req->body_len > 0 && api_parse_object(req, resp, &body))
+        return;
+    json_t *doc = analyse_profile(ctx, req, body, resp);
+    json_decref(body);
+    if (doc)
+        api_send_json(resp, 200, doc);
+}
+
+void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    json_t *doc = analyse_profile(ctx, req, NULL, resp);
+    if (!doc)
+        return;
+    json_t *steps = json_array(), *s;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "steps"), i, s)
+        json_array_append_new(steps, json_pack("{s:O, s:O, s:O}", "index",
+                                               json_object_get(s, "index"), "label",
+                                               json_object_get(s, "label"), "breakdown",
+                                               json_object_get(s, "breakdown")));
+    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O}", "profile", json_object_get(doc, "profile"),
+                            "rank", json_object_get(doc, "rank"), "steps", steps, "breakdown",
+                            json_object_get(doc, "breakdown"), "warnings",
+                            json_object_get(doc, "warnings"));
+    json_decref(doc);
+    api_send_json(resp, 200, out);
+}
+
+/* POST /v1/experiments/{id}/iteration-model */
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp;
+    json_t *body;
+    if (api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
+        return;
+    iteration_opts o = {.breakdown = 1};
+    json_t *list = json_object_get(body, "profiles"), *at = json_object_get(body, "at");
+    json_t *top = json_object_get(body, "top");
+    size_t n = json_array_size(list);
+    xg_trace *t = NULL;
+    const xg_trace **ptrs = NULL;
+    double *xs = NULL;
+    size_t loaded = 0;
+    xg_overheads ov = {0};
+    iteration_kmodels km = {0};
+    json_t *doc = NULL, *lo = NULL, *hi = NULL;
+    char name[208];
+    PGconn *c = NULL;
+    store_error err;
+    xg_error xerr;
+    if (!json_is_array(list) || n < 2 || n > 32) {
+        api_problem(resp, 400, "profiles", "must be 2 to 32 {\"profile\": id, \"value\": x}, "
+                                           "the first the trace to predict");
+        goto done;
+    }
+    if (!json_is_number(at) || !isfinite(json_number_value(at))) {
+        api_problem(resp, 400, "at", "must be the parameter's value to predict at");
+        goto done;
+    }
+    if (top && (!json_is_integer(top) || json_integer_value(top) < 1 ||
+                json_integer_value(top) > 1000)) {
+        api_problem(resp, 400, "top", "must be an integer from 1 to 1000");
+        goto done;
+    }
+    o.top = top ? (int)json_integer_value(top) : 0;
+    if (parse_prof(body, &o.prof, resp) < 0)
+        goto done;
+    t = calloc(n, sizeof *t);
+    ptrs = calloc(n, sizeof *ptrs);
+    xs = calloc(n, sizeof *xs);
+    if (!t || !ptrs || !xs) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    if (!(c = store_acquire(ctx->db, &err))) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
+    if (rs < 0)
+        goto done;
+    for (; loaded < n; loaded++) {
+        json_t *e = json_array_get(list, loaded), *p = json_object_get(e, "profile"),
+               *v = json_object_get(e, "value");
+        char field[48];
+        snprintf(field, sizeof field, "profiles[%zu]", loaded);
+        if (!json_is_integer(p) || json_integer_value(p) <= 0 || !json_is_number(v) ||
+            !isfinite(json_number_value(v))) {
+            api_problem(resp, 400, field, "must be {\"profile\": id, \"value\": x}");
+            goto done;
+        }
+        if (load_profile(c, req, exp, json_integer_value(p), &t[loaded], resp, field) < 0)
+            goto done;
+        ptrs[loaded] = &t[loaded];
+        xs[loaded] = json_number_value(v);
+    }
+    store_release(ctx->db, c);
+    c = NULL;
+    if (rs == 0) {
+        o.ov = &ov;
+        o.ov_source = "set";
+        o.ov_name = name;
+    }
+    if (iteration_model_kernels(ptrs, xs, (int)n, json_number_value(at), &km, &xerr) < 0) {
+        api_problem(resp, 422, "profiles", "%s", xerr.msg);
+        goto done;
+    }
+    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
+    json_t **docs[3] = {&doc, &lo, &hi};
+    for (int i = 0; i < 3; i++) {
+        o.kt = tables[i];
+        o.nkt = km.n;
+        o.breakdown = i == 0;
+        if (!(*docs[i] = iteration_analyse(&t[0], &o, &xerr))) {
+            api_problem(resp, 422, xerr.field[0] ? xerr.field : NULL, "%s", xerr.msg);
+            goto done;
+        }
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        json_object_set_new(s, "interval",
+                            json_pack("[O, O]",
+                                      json_object_get(json_array_get(json_object_get(lo, "steps"), i),
+                                                      "predicted"),
+                                      json_object_get(json_array_get(json_object_get(hi, "steps"), i),
+                                                      "predicted")));
+        json_object_set_new(s, "error", json_null());
+    }
+    json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
+    json_t *vals = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(vals, json_real(xs[k]));
+    json_object_set_new(doc, "modelled",
+                        json_pack("{s:O, s:o, s:i, s:i, s:O}", "at", at, "values", vals, "kernels",
+                                  km.n, "skipped", km.skipped, "models", km.models));
+    api_send_json(resp, 200, doc);
+    doc = NULL;
+done:
+    store_release(ctx->db, c);
+    json_decref(doc);
+    json_decref(lo);
+    json_decref(hi);
+    iteration_kmodels_free(&km);
+    xg_overheads_free(&ov);
+    for (size_t k = 0; k < loaded; k++)
+        xg_trace_free(&t[k]);
+    free(t);
+    free(ptrs);
+    free(xs);
+    json_decref(body);
+}

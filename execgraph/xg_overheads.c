@@ -1,0 +1,320 @@
+/*
+ * xg_overheads.c — T1–T5 samples from execution graphs and their summary
+ * (xg_overheads.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "execgraph/xg_overheads.h"
+
+void xg_ov_options_default(xg_ov_options *o)
+{
+    o->cpu_profiler_us = 2;
+    o->gpu_profiler_us = 4;
+    o->keep_outliers = 0;
+}
+
+const char *xg_ov_type_name(int type)
+{
+    static const char *const n[] = {"T1", "T2", "T3", "T4", "T5"};
+    return type >= 0 && type < XG_NTYPES ? n[type] : "?";
+}
+
+int xg_ov_type_parse(const char *s)
+{
+    for (int i = 0; i < XG_NTYPES; i++)
+        if (!strcmp(s, xg_ov_type_name(i)))
+            return i;
+    return -1;
+}
+
+void xg_ov_samples_init(xg_ov_samples *s, const xg_ov_options *o)
+{
+    memset(s, 0, sizeof *s);
+    xg_trace_init(&s->names);
+    xg_ov_options_default(&s->opt);
+    if (o && o->cpu_profiler_us >= 0)
+        s->opt.cpu_profiler_us = o->cpu_profiler_us;
+    if (o && o->gpu_profiler_us >= 0)
+        s->opt.gpu_profiler_us = o->gpu_profiler_us;
+    if (o)
+        s->opt.keep_outliers = o->keep_outliers;
+}
+
+void xg_ov_samples_free(xg_ov_samples *s)
+{
+    xg_trace_free(&s->names);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+/* The samples' id of the trace's name id, interned once per graph. */
+static int sample_name(xg_ov_samples *s, const xg_trace *t, int name, xg_error *err)
+{
+    if (s->map[name] < 0) {
+        const char *nm = xg_name(t, name);
+        s->map[name] = xg_trace_name(&s->names, nm, strlen(nm), err);
+    }
+    return s->map[name];
+}
+
+static int push(xg_ov_samples *s, const xg_trace *t, int type, int name, double v,
+                double profiler, xg_error *err)
+{
+    int id = sample_name(s, t, name, err);
+    if (id < 0)
+        return -1;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        struct xg_sample *p = realloc(s->v, cap * sizeof *p);
+        if (!p) {
+            xg_error_set(err, -1, NULL, "out of memory");
+            return -1;
+        }
+        s->v = p;
+        s->cap = cap;
+    }
+    v -= profiler;
+    s->v[s->n++] = (struct xg_sample){.type = type, .name = id, .v = v > 0 ? v : 0};
+    return 0;
+}
+
+/* The samples of one op. *prev_end is the end of the previous op of the
+ * step; *dev_end the latest end of device work launched so far. */
+static int op_samples(xg_ov_samples *s, const xg_graph *g, const xg_op *op, double *prev_end,
+                      double *dev_end, xg_error *err)
+{
+    const xg_trace *t = g->t;
+    double cpu = s->opt.cpu_profiler_us, gpu = s->opt.gpu_profiler_us;
+    double gap = op->ts - *prev_end;
+    if (push(s, t, XG_T1, op->name, gap > 0 ? gap : 0, cpu, err) < 0)
+        return -1;
+    if (op->end > *prev_end)
+        *prev_end = op->end;
+    if (op->nlaunch == 0)
+        return push(s, t, XG_T5, op->name, op->end - op->ts, cpu, err);
+    const xg_event *last = NULL;
+    for (int i = 0; i < op->ncalls; i++) {
+        const xg_call *c = &g->calls[op->call_first + i];
+        if (!(c->flags & (XG_CALL_LAUNCH | XG_CALL_SYNC)))
+            continue;
+        const xg_event *e = &t->ev[c->ev];
+        if (!last) {
+            if (push(s, t, XG_T2, op->name, e->ts - op->ts, cpu, err) < 0)
+                return -1;
+        } else if (push(s, t, XG_T5, op->name, e->ts - (last->ts + last->dur), cpu, err) < 0) {
+            return -1;
+        }
+        double own_end = -INFINITY;
+        for (int d = 0; d < c->ndev; d++) {
+            const xg_event *k = &t->ev[g->dev[c->dev_first + d]];
+            if (k->ts + k->dur > own_end)
+                own_end = k->ts + k->dur;
+        }
+        double t4 = e->dur;
+        if (c->flags & XG_CALL_SYNC) {
+            double awaited = c->ndev > 0 ? own_end : *dev_end;
+            double from = awaited > e->ts ? awaited : e->ts;
+            t4 = e->ts + e->dur - from;
+        }
+        if (push(s, t, XG_T4, e->name, t4 > 0 ? t4 : 0, c->ndev > 0 ? gpu : cpu, err) < 0)
+            return -1;
+        if (own_end > *dev_end)
+            *dev_end = own_end;
+        last = e;
+    }
+    return push(s, t, XG_T3, op->name, op->end - (last->ts + last->dur), cpu, err);
+}
+
+int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err)
+{
+    s->map = malloc(((size_t)g->t->nnames + 1) * sizeof *s->map);
+    if (!s->map) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < g->t->nnames; i++)
+        s->map[i] = -1;
+    int rc = 0;
+    for (int st = 0; st < g->nsteps && rc == 0; st++) {
+        const xg_step *step = &g->steps[st];
+        double prev_end = step->ts, dev_end = -INFINITY;
+        for (int i = 0; i < step->nops && rc == 0; i++)
+            rc = op_samples(s, g, &g->ops[step->op_first + i], &prev_end, &dev_end, err);
+    }
+    free(s->map);
+    s->map = NULL;
+    if (rc < 0)
+        return -1;
+    s->traces++;
+    return 0;
+}
+
+/* ---- summary ------------------------------------------------------------------- */
+
+static int cmp_sample(const void *a, const void *b)
+{
+    const struct xg_sample *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type - y->type;
+    if (x->name != y->name)
+        return x->name - y->name;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Quantile q of sorted v[0..n) by linear interpolation (numpy's default). */
+static double quantile(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    double f = pos - (double)i;
+    return i + 1 < n ? v[i] + f * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* Fills st's statistics from sorted samples v[0..n), seconds from us. */
+static void stats(const double *v, size_t n, xg_ovstat *st)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    double mean = n ? sum / (double)n : 0, ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - mean) * (v[i] - mean);
+    st->mean = mean * 1e-6;
+    st->median = n ? quantile(v, n, 0.5) * 1e-6 : 0;
+    st->std = n > 1 ? sqrt(ss / (double)(n - 1)) * 1e-6 : 0;
+    st->count = (long long)n;
+}
+
+static int cmp_stat(const void *a, const void *b)
+{
+    const xg_ovstat *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type - y->type;
+    if (!x->name || !y->name)
+        return (x->name != NULL) - (y->name != NULL);
+    return strcmp(x->name, y->name);
+}
+
+void xg_ov_sort(xg_overheads *ov)
+{
+    if (ov->n > 1)
+        qsort(ov->s, ov->n, sizeof *ov->s, cmp_stat);
+}
+
+int xg_ov_add(xg_overheads *ov, const xg_ovstat *st)
+{
+    xg_ovstat *p = realloc(ov->s, (ov->n + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    ov->s = p;
+    ov->s[ov->n] = *st;
+    ov->s[ov->n].name = NULL;
+    if (st->name && !(ov->s[ov->n].name = strdup(st->name)))
+        return -1;
+    ov->n++;
+    return 0;
+}
+
+void xg_overheads_free(xg_overheads *ov)
+{
+    for (size_t i = 0; i < ov->n; i++)
+        free(ov->s[i].name);
+    free(ov->s);
+    memset(ov, 0, sizeof *ov);
+}
+
+int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->cpu_profiler_us = s->opt.cpu_profiler_us;
+    out->gpu_profiler_us = s->opt.gpu_profiler_us;
+    out->keep_outliers = s->opt.keep_outliers;
+    out->traces = s->traces;
+    if (s->n == 0) {
+        xg_error_set(err, -1, NULL, "no top-level operators in the trace(s): no overheads to "
+                                    "measure");
+        return -1;
+    }
+    struct xg_sample *v = malloc(s->n * sizeof *v);
+    double *buf = malloc(s->n * sizeof *buf), *kept = malloc(s->n * sizeof *kept);
+    double *bytype[XG_NTYPES] = {0};
+    size_t ntype[XG_NTYPES] = {0};
+    long long droptype[XG_NTYPES] = {0};
+    int rc = -1;
+    if (!v || !buf || !kept)
+        goto done;
+    for (int ty = 0; ty < XG_NTYPES; ty++)
+        if (!(bytype[ty] = malloc(s->n * sizeof(double))))
+            goto done;
+    memcpy(v, s->v, s->n * sizeof *v);
+    qsort(v, s->n, sizeof *v, cmp_sample);
+    for (size_t i = 0; i < s->n;) {
+        size_t j = i, n = 0, k = 0;
+        while (j < s->n && v[j].type == v[i].type && v[j].name == v[i].name)
+            buf[n++] = v[j++].v;
+        double lo = -INFINITY, hi = INFINITY;
+        if (n >= 4 && !s->opt.keep_outliers) {
+            double q1 = quantile(buf, n, 0.25), q3 = quantile(buf, n, 0.75);
+            lo = q1 - 1.5 * (q3 - q1);
+            hi = q3 + 1.5 * (q3 - q1);
+        }
+        for (size_t m = 0; m < n; m++)
+            if (buf[m] >= lo && buf[m] <= hi)
+                kept[k++] = buf[m];
+        xg_ovstat st = {.type = v[i].type, .name = (char *)xg_name(&s->names, v[i].name),
+                        .dropped = (long long)(n - k)};
+        stats(kept, k, &st);
+        if (xg_ov_add(out, &st) < 0)
+            goto done;
+        memcpy(bytype[v[i].type] + ntype[v[i].type], kept, k * sizeof *kept);
+        ntype[v[i].type] += k;
+        droptype[v[i].type] += (long long)(n - k);
+        i = j;
+    }
+    for (int ty = 0; ty < XG_NTYPES; ty++) {
+        if (ntype[ty] == 0)
+            continue;
+        qsort(bytype[ty], ntype[ty], sizeof(double), cmp_double);
+        xg_ovstat st = {.type = ty, .name = NULL, .dropped = droptype[ty]};
+        stats(bytype[ty], ntype[ty], &st);
+        if (xg_ov_add(out, &st) < 0)
+            goto done;
+    }
+    xg_ov_sort(out);
+    rc = 0;
+done:
+    if (rc < 0) {
+        xg_overheads_free(out);
+        xg_error_set(err, -1, NULL, "out of memory");
+    }
+    for (int ty = 0; ty < XG_NTYPES; ty++)
+        free(bytype[ty]);
+    free(v);
+    free(buf);
+    free(kept);
+    return rc;
+}
+
+double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *found)
+{
+    xg_ovstat key = {.type = type, .name = (char *)name};
+    const xg_ovstat *hit = name ? bsearch(&key, ov->s, ov->n, sizeof *ov->s, cmp_stat) : NULL;
+    if (hit) {
+        if (found)
+            *found = 2;
+        return hit->mean;
+    }
+    key.name = NULL;
+    hit = bsearch(&key, ov->s, ov->n, sizeof *ov->s, cmp_stat);
+    if (found)
+        *found = hit ? 1 : 0;
+    return hit ? hit->mean : 0;
+}

@@ -1,0 +1,95 @@
+/*
+ * xg_overheads.h — host-side overheads T1–T5 of paper 001 §III-C, measured
+ * on execution graphs (xg_graph.h) and summarised into an overhead set that
+ * the critical path (xg_critpath.h) looks up. Pure: no I/O.
+ *
+ * Per top-level op of a step, in microseconds on the trace:
+ *   T1  the gap since the previous top-level op ended (the step's start for
+ *       the first; overlapping ops of two threads give 0)       key: op
+ *   T2  op start -> start of its first launch                   key: op
+ *   T3  end of its last launch -> op end                         key: op
+ *   T4  each launch's runtime call itself; for a call that waits
+ *       for the device (SYNC), only the part after the awaited
+ *       work ended                                    key: runtime call name
+ *   T5  end of a launch -> start of the next launch of the op    key: op
+ *       and, for an op without launches, the op's duration       key: op
+ * A "launch" is a runtime call that launched device work or synchronised
+ * with it. Each sample has the profiler's own overhead subtracted (clamped
+ * at 0): the GPU figure (default 4 us) for T4 of calls that launched device
+ * work (CUPTI records them), the CPU figure (default 2 us) for every other
+ * sample.
+ *
+ * Summaries: samples of one (op, type) outside [Q1 − 1.5 IQR, Q3 + 1.5 IQR]
+ * of that (op, type) are dropped (when it has 4 samples or more; quartiles
+ * by linear interpolation), then mean, median, sample std and count are kept
+ * per (op, type), plus a per-type entry (name NULL) over all kept samples of
+ * the type: the fallback for ops the set has not seen. Values in seconds.
+ */
+#ifndef PERFCAST_XG_OVERHEADS_H
+#define PERFCAST_XG_OVERHEADS_H
+
+#include "execgraph/xg_graph.h"
+
+enum { XG_T1 = 0, XG_T2, XG_T3, XG_T4, XG_T5, XG_NTYPES };
+
+typedef struct xg_ov_options {
+    double cpu_profiler_us; /* < 0: default 2 */
+    double gpu_profiler_us; /* < 0: default 4 */
+    int keep_outliers;      /* 1: no IQR filter (an exact replay of the
+                               measured means; the paper drops them) */
+} xg_ov_options;
+
+void xg_ov_options_default(xg_ov_options *o);
+
+typedef struct xg_ovstat {
+    int type;          /* XG_T1.. */
+    char *name;        /* op or runtime call; NULL: the type's fallback */
+    double mean, median, std; /* seconds */
+    long long count;   /* samples kept */
+    long long dropped; /* outliers dropped */
+} xg_ovstat;
+
+typedef struct xg_overheads {
+    xg_ovstat *s;      /* sorted by (type, name), fallbacks (NULL) first */
+    size_t n;
+    double cpu_profiler_us, gpu_profiler_us;
+    int keep_outliers;
+    int traces;        /* graphs the samples came from */
+} xg_overheads;
+
+/* Samples gathered from one or several graphs. */
+typedef struct xg_ov_samples {
+    xg_trace names;    /* name table only */
+    struct xg_sample { int type, name; double v; } *v;
+    size_t n, cap;
+    xg_ov_options opt;
+    int traces;
+    int *map;          /* while collecting: trace name id -> id in names */
+} xg_ov_samples;
+
+void xg_ov_samples_init(xg_ov_samples *s, const xg_ov_options *o);
+void xg_ov_samples_free(xg_ov_samples *s);
+
+/* Adds the samples of every step of g. 0, or -1 with err. */
+int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err);
+
+/* Outlier removal and statistics. 0, or -1 with err (no samples at all). */
+int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err);
+
+void xg_overheads_free(xg_overheads *ov);
+
+/* Mean of (type, name), else the type's fallback, else 0 (seconds).
+ * *found: 2 exact, 1 fallback, 0 none (may be NULL). */
+double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *found);
+
+/* "T1".."T5"; the type of such a string, -1 when it is none. */
+const char *xg_ov_type_name(int type);
+int xg_ov_type_parse(const char *s);
+
+/* Appends a stat (copying name; NULL for a fallback), for overhead sets
+ * read back from JSON or the database; call xg_ov_sort() after the last.
+ * 0 or -1 (out of memory). */
+int xg_ov_add(xg_overheads *ov, const xg_ovstat *st);
+void xg_ov_sort(xg_overheads *ov);
+
+#endif

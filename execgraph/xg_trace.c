@@ -1,0 +1,175 @@
+/*
+ * xg_trace.c — the compact event array and name table of xg_trace.h.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "execgraph/xg_trace.h"
+
+void xg_error_set(xg_error *err, long long event, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    err->event = event;
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+}
+
+void xg_trace_init(xg_trace *t)
+{
+    memset(t, 0, sizeof *t);
+    t->rank = -1;
+}
+
+void xg_trace_free(xg_trace *t)
+{
+    for (int i = 0; i < t->nnames; i++)
+        free(t->names[i]);
+    free(t->names);
+    free(t->name_len);
+    free(t->slots);
+    free(t->ev);
+    xg_trace_init(t);
+}
+
+/* Eight bytes at a time: kernel names run to hundreds of bytes. */
+static unsigned long long name_hash(const char *s, size_t n)
+{
+    unsigned long long h = 1469598103934665603ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        unsigned long long w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h ^ (h >> 32);
+}
+
+static int rehash(xg_trace *t, size_t nslots)
+{
+    int *slots = malloc(nslots * sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < nslots; i++)
+        slots[i] = -1;
+    for (int id = 0; id < t->nnames; id++) {
+        size_t i = name_hash(t->names[id], t->name_len[id]) & (nslots - 1);
+        while (slots[i] >= 0)
+            i = (i + 1) & (nslots - 1);
+        slots[i] = id;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+int xg_trace_name(xg_trace *t, const char *s, size_t n, xg_error *err)
+{
+    if (((size_t)t->nnames + 1) * 2 > t->nslots &&
+        rehash(t, t->nslots ? t->nslots * 2 : 1024) < 0)
+        goto oom;
+    size_t i = name_hash(s, n) & (t->nslots - 1);
+    for (; t->slots[i] >= 0; i = (i + 1) & (t->nslots - 1)) {
+        int id = t->slots[i];
+        if (t->name_len[id] == n && !memcmp(t->names[id], s, n))
+            return id;
+    }
+    if (t->nnames == t->names_cap) {
+        int cap = t->names_cap ? t->names_cap * 2 : 256;
+        char **names = realloc(t->names, (size_t)cap * sizeof *names);
+        if (!names)
+            goto oom;
+        t->names = names;
+        size_t *len = realloc(t->name_len, (size_t)cap * sizeof *len);
+        if (!len)
+            goto oom;
+        t->name_len = len;
+        t->names_cap = cap;
+    }
+    char *copy = malloc(n + 1);
+    if (!copy)
+        goto oom;
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    t->names[t->nnames] = copy;
+    t->name_len[t->nnames] = n;
+    t->slots[i] = t->nnames;
+    return t->nnames++;
+oom:
+    xg_error_set(err, -1, NULL, "out of memory");
+    return -1;
+}
+
+int xg_trace_find(const xg_trace *t, const char *s, size_t n)
+{
+    if (!t->nslots)
+        return -1;
+    for (size_t i = name_hash(s, n) & (t->nslots - 1); t->slots[i] >= 0;
+         i = (i + 1) & (t->nslots - 1)) {
+        int id = t->slots[i];
+        if (t->name_len[id] == n && !memcmp(t->names[id], s, n))
+            return id;
+    }
+    return -1;
+}
+
+const char *xg_name(const xg_trace *t, int id)
+{
+    return id >= 0 && id < t->nnames ? t->names[id] : "";
+}
+
+int xg_trace_reserve(xg_trace *t, size_t n)
+{
+    size_t max = t->max_events ? t->max_events : XG_MAX_EVENTS;
+    if (n > max)
+        n = max;
+    if (n <= t->cap)
+        return 0;
+    xg_event *ev = realloc(t->ev, n * sizeof *ev);
+    if (!ev)
+        return -1;
+    t->ev = ev;
+    t->cap = n;
+    return 0;
+}
+
+int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err)
+{
+    if (!isfinite(e->ts)) {
+        xg_error_set(err, e->index, "ts", "traceEvents[%lld]: \"ts\" must be a finite number",
+                     e->index);
+        return -1;
+    }
+    if (!isfinite(e->dur) || e->dur < 0) {
+        xg_error_set(err, e->index, "dur",
+                     "traceEvents[%lld] (\"%.40s\"): \"dur\" must be a finite number >= 0",
+                     e->index, xg_name(t, e->name));
+        return -1;
+    }
+    size_t max = t->max_events ? t->max_events : XG_MAX_EVENTS;
+    if (t->n == max) {
+        xg_error_set(err, e->index, NULL,
+                     "more than %zu events of interest: beyond the limit of the analysis", max);
+        return -1;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 4096;
+        xg_event *ev = realloc(t->ev, cap * sizeof *ev);
+        if (!ev) {
+            xg_error_set(err, -1, NULL, "out of memory");
+            return -1;
+        }
+        t->ev = ev;
+        t->cap = cap;
+    }
+    t->ev[t->n++] = *e;
+    return 0;
+}

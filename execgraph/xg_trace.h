@@ -1,0 +1,86 @@
+/*
+ * xg_trace.h — the events of one rank's trace as execgraph/ keeps them: a
+ * compact array (about 64 bytes an event, whatever the JSON spent on it)
+ * and a table of interned names, filled one event at a time by a reader
+ * (ingest/kineto_events.h) or by hand in tests. Pure: no I/O, no globals.
+ *
+ * Memory grows with the events of interest (operators, runtime calls,
+ * device work, steps), not with the JSON, and is bounded by max_events: a
+ * trace with more is refused with a message naming the limit. Names are
+ * stored once each.
+ */
+#ifndef PERFCAST_XG_TRACE_H
+#define PERFCAST_XG_TRACE_H
+
+#include <stddef.h>
+
+/* Events of interest held at most by default: about 64 MB of events (and as
+ * much again for the graph), a trace of roughly 300 MB of JSON. */
+#define XG_MAX_EVENTS 1000000
+
+typedef enum xg_kind {
+    XG_OP = 1,      /* a CPU operator (cpu_op) */
+    XG_RUNTIME,     /* a CUDA runtime/driver call */
+    XG_KERNEL,      /* device: a kernel */
+    XG_MEMCPY,      /* device: a memcpy */
+    XG_MEMSET,      /* device: a memset */
+    XG_STEP,        /* ProfilerStep#N */
+    XG_DEVSYNC,     /* device: a synchronisation (cuda_sync); in the
+                       breakdown only, as HTA counts it */
+} xg_kind;
+
+/* An error of execgraph/: a message, and when it is about one event, the
+ * event's index in traceEvents and the field at fault. */
+typedef struct xg_error {
+    char msg[256];
+    long long event;  /* -1 when not about one event */
+    char field[32];   /* "dur", "args.correlation", ... or "" */
+} xg_error;
+
+typedef struct xg_event {
+    double ts, dur;    /* microseconds */
+    double bytes;      /* -1 when not given */
+    long long corr;    /* -1 when not given */
+    long long index;   /* position in traceEvents */
+    long long tid;     /* host thread, device: tid as given */
+    long long stream;  /* device: args.stream, -1 when not given */
+    int name;          /* id in the name table */
+    int kind;          /* xg_kind */
+} xg_event;
+
+typedef struct xg_trace {
+    xg_event *ev;
+    size_t n, cap;
+    size_t max_events;     /* 0: XG_MAX_EVENTS */
+    /* names: ids 0..nnames-1, open-addressing hash of ids */
+    char **names;
+    size_t *name_len;
+    int nnames, names_cap;
+    int *slots;
+    size_t nslots;
+    int rank, world_size;  /* from the trace; -1 / 0 when it does not say */
+} xg_trace;
+
+void xg_trace_init(xg_trace *t);
+void xg_trace_free(xg_trace *t);
+
+/* The id of a name, interning it. -1 with err on allocation failure. */
+int xg_trace_name(xg_trace *t, const char *s, size_t n, xg_error *err);
+
+/* Appends an event (e->name set by the caller via xg_trace_name).
+ * Checks what the graph relies on: finite ts, finite dur >= 0.
+ * 0, or -1 with err naming the event and the field. */
+int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err);
+
+const char *xg_name(const xg_trace *t, int id);
+
+/* Room for n events at once (a hint from the input's size). 0 or -1. */
+int xg_trace_reserve(xg_trace *t, size_t n);
+
+/* The id of a name already interned, -1 when the trace never named it. */
+int xg_trace_find(const xg_trace *t, const char *s, size_t n);
+
+void xg_error_set(xg_error *err, long long event, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

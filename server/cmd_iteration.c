@@ -1,0 +1,443 @@
+/*
+ * cmd_iteration.c — `perfcast iteration TRACE`: why one training iteration
+ * takes as long as it does, offline. Reads a Kineto trace (plain or gzip,
+ * streamed), builds its execution graph, measures the host overheads T1–T5
+ * (or takes a stored set / a JSON file), predicts each step on the critical
+ * path (Algorithm 1 of paper 001, generalised to several streams), with an
+ * optional what-if table of kernel times, and breaks the GPU time down as
+ * HTA does. api/iteration.h does the work; this file parses flags and
+ * prints a table, or the JSON document with --json.
+ *
+ *   --overheads NAME|FILE   an overhead set: a JSON file (as written by
+ *                           --save-overheads or GET /v1/overhead-sets/{id}),
+ *                           or the name of a stored set (DATABASE_URL)
+ *   --kernel-times FILE     {"kernel or op name": seconds | {"scale": x}}
+ *   --save-overheads FILE   write the set measured on this trace
+ *   --cpu-overhead US, --gpu-overhead US   profiler overhead per event
+ *                           subtracted from the samples (default 2, 4)
+ *   --keep-outliers         no IQR filter when measuring on the trace
+ *   --value X --trace-at X1=TRACE1 [...] --at X2
+ *                           TRACE was measured at X of a parameter (a batch
+ *                           size), the others at X1...: each kernel's time
+ *                           per launch is fitted as a PMNF function of the
+ *                           parameter (api/iteration_model.h) and the steps
+ *                           of TRACE are predicted at X2, with an interval
+ * Exit 0, 1 (the machine failed), 2 (invalid input or usage: one line on
+ * stderr naming the event, field or entry).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/iteration.h"
+#include "api/iteration_model.h"
+#include "server/commands.h"
+#include "store/overheads.h"
+
+#define IT_MAX_TRACES 32
+
+typedef struct it_args {
+    const char *path, *overheads, *kernel_times, *save;
+    double cpu_us, gpu_us;
+    int json, keep_outliers;
+    /* modelled kernel times: TRACE at value, other traces at theirs, predict at `at` */
+    int has_value, has_at, nother;
+    double value, at;
+    double other_x[IT_MAX_TRACES];
+    const char *other[IT_MAX_TRACES];
+} it_args;
+
+static int it_usage(const char *msg)
+{
+    fprintf(stderr, "perfcast iteration: %s\n", msg);
+    fputs("usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
+          "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
+          "                          [--keep-outliers]\n"
+          "                          [--value X --trace-at X1=TRACE1 ... --at X2]\n",
+          stderr);
+    return 2;
+}
+
+static int parse_us(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return errno || *end || end == s || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, it_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cpu_us = 2;
+    a->gpu_us = 4;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(s, "--keep-outliers")) {
+            a->keep_outliers = 1;
+        } else if (!strcmp(s, "--overheads") && i + 1 < argc) {
+            a->overheads = argv[++i];
+        } else if (!strcmp(s, "--kernel-times") && i + 1 < argc) {
+            a->kernel_times = argv[++i];
+        } else if (!strcmp(s, "--save-overheads") && i + 1 < argc) {
+            a->save = argv[++i];
+        } else if (!strcmp(s, "--value") && i + 1 < argc) {
+            char *end;
+            a->value = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !isfinite(a->value))
+                return it_usage("--value must be a number");
+            a->has_value = 1;
+        } else if (!strcmp(s, "--at") && i + 1 < argc) {
+            char *end;
+            a->at = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !isfinite(a->at))
+                return it_usage("--at must be a number");
+            a->has_at = 1;
+        } else if (!strcmp(s, "--trace-at") && i + 1 < argc) {
+            char *end;
+            const char *v = argv[++i];
+            double x = strtod(v, &end);
+            if (end == v || *end != '=' || !end[1] || !isfinite(x))
+                return it_usage("--trace-at takes VALUE=TRACE");
+            if (a->nother == IT_MAX_TRACES)
+                return it_usage("at most 32 --trace-at");
+            a->other_x[a->nother] = x;
+            a->other[a->nother++] = end + 1;
+        } else if (!strcmp(s, "--cpu-overhead") && i + 1 < argc) {
+            if (parse_us(argv[++i], &a->cpu_us) < 0)
+                return it_usage("--cpu-overhead must be microseconds >= 0");
+        } else if (!strcmp(s, "--gpu-overhead") && i + 1 < argc) {
+            if (parse_us(argv[++i], &a->gpu_us) < 0)
+                return it_usage("--gpu-overhead must be microseconds >= 0");
+        } else if (s[0] == '-' && s[1] != '\0') {
+            char msg[160];
+            snprintf(msg, sizeof msg, "unknown flag or missing value: %.100s", s);
+            return it_usage(msg);
+        } else if (!a->path) {
+            a->path = s;
+        } else {
+            return it_usage("only one TRACE");
+        }
+    }
+    if (!a->path)
+        return it_usage("TRACE is missing");
+    if (a->has_at && (!a->has_value || a->nother < 1))
+        return it_usage("--at needs --value (TRACE's) and at least one --trace-at VALUE=TRACE");
+    if (!a->has_at && (a->has_value || a->nother))
+        return it_usage("--value and --trace-at go with --at");
+    if (a->has_at && a->kernel_times)
+        return it_usage("--at models the kernel times; it does not combine with --kernel-times");
+    return 0;
+}
+
+static int load_trace(const char *path, xg_trace *t)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "perfcast iteration: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    ingest_input in = {.data = NULL, .len = 0, .fd = fd};
+    xg_error err;
+    int rc = iteration_load(&in, 0, t, &err);
+    close(fd);
+    if (rc < 0) {
+        fprintf(stderr, "perfcast iteration: %s: %s\n", path, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* --overheads: a file when one exists at that path, else a stored set. */
+static int load_overheads(const char *what, xg_overheads *ov)
+{
+    struct stat sb;
+    xg_error err;
+    if (stat(what, &sb) == 0) {
+        json_error_t je;
+        json_t *j = json_load_file(what, 0, &je);
+        if (!j) {
+            fprintf(stderr, "perfcast iteration: %s: line %d: %s\n", what, je.line, je.text);
+            return 2;
+        }
+        int rc = iteration_overheads_parse(j, ov, &err);
+        json_decref(j);
+        if (rc < 0) {
+            fprintf(stderr, "perfcast iteration: %s: %s\n", what, err.msg);
+            return 2;
+        }
+        return 0;
+    }
+    const char *url = getenv("DATABASE_URL");
+    if (!url || !*url) {
+        fprintf(stderr, "perfcast iteration: --overheads %s: no such file, and DATABASE_URL is "
+                        "not set to look up a stored set of that name\n", what);
+        return 2;
+    }
+    store_error serr = {0};
+    store *db = store_open(url, 1);
+    PGconn *c = db ? store_acquire(db, &serr) : NULL;
+    if (!c) {
+        fprintf(stderr, "perfcast iteration: database: %s\n", db ? serr.msg : "out of memory");
+        store_close(db);
+        return 1;
+    }
+    /* the CLI reads the sets of the tenant "default" (id 1) */
+    store_overhead_set set;
+    int rc = store_overheads_get_by_name(c, 1, what, &set, &serr);
+    store_release(db, c);
+    store_close(db);
+    if (rc != STORE_OK) {
+        fprintf(stderr, "perfcast iteration: --overheads %s: %s\n", what, serr.msg);
+        return rc == STORE_NOT_FOUND ? 2 : 1;
+    }
+    json_error_t je;
+    json_t *j = json_loads(set.doc, 0, &je);
+    store_overhead_set_free(&set);
+    rc = j ? iteration_overheads_parse(j, ov, &err) : -1;
+    json_decref(j);
+    if (rc < 0) {
+        fprintf(stderr, "perfcast iteration: stored set %s: %s\n", what, j ? err.msg : je.text);
+        return 1;
+    }
+    return 0;
+}
+
+static int load_kernel_times(const char *path, json_t **j, xg_kt_entry **kt, int *n)
+{
+    json_error_t je;
+    xg_error err;
+    *j = json_load_file(path, 0, &je);
+    if (!*j) {
+        fprintf(stderr, "perfcast iteration: %s: line %d: %s\n", path, je.line, je.text);
+        return 2;
+    }
+    if (iteration_kernel_times_parse(*j, kt, n, &err) < 0) {
+        fprintf(stderr, "perfcast iteration: %s: %s\n", path, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+static double jnum(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+static void print_table(const json_t *doc)
+{
+    const json_t *ov = json_object_get(doc, "overheads");
+    printf("overheads: %s", json_string_value(json_object_get(ov, "source")));
+    if (json_object_get(ov, "name"))
+        printf(" \"%s\"", json_string_value(json_object_get(ov, "name")));
+    printf(" (profiler overhead subtracted: CPU %g us, GPU %g us; outliers %s)\n\n",
+           jnum(ov, "cpu_profiler_us"), jnum(ov, "gpu_profiler_us"),
+           json_is_true(json_object_get(ov, "outliers_kept")) ? "kept" : "dropped");
+    printf("%-22s %12s %12s %8s %12s %12s %12s %5s\n", "step", "measured_ms", "predicted_ms",
+           "error_%", "cpu_ms", "gpu_ms", "idle_ms", "bound");
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *e = json_object_get(s, "error");
+        char err[32] = "-";
+        if (json_is_number(e))
+            snprintf(err, sizeof err, "%.2f", 100 * json_number_value(e));
+        printf("%-22.22s %12.3f %12.3f %8s %12.3f %12.3f %12.3f %5s\n",
+               json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "measured"),
+               1e3 * jnum(s, "predicted"), err, 1e3 * jnum(s, "cpu_time"),
+               1e3 * jnum(s, "gpu_time"), 1e3 * jnum(s, "idle"),
+               json_string_value(json_object_get(s, "bound")));
+    }
+    const json_t *mod = json_object_get(doc, "modelled");
+    if (mod) {
+        printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
+               "(TRACE measured at %g; %lld kernels kept their measured times):\n",
+               (long long)json_integer_value(json_object_get(mod, "kernels")),
+               json_array_size(json_object_get(mod, "values")), jnum(mod, "at"), jnum(mod, "value"),
+               (long long)json_integer_value(json_object_get(mod, "skipped")));
+        json_array_foreach(json_object_get(doc, "steps"), i, s) {
+            const json_t *iv = json_object_get(s, "interval");
+            printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
+                   json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "predicted"),
+                   1e3 * json_number_value(json_array_get(iv, 0)),
+                   1e3 * json_number_value(json_array_get(iv, 1)));
+        }
+    }
+    const json_t *sum = json_object_get(doc, "summary");
+    const json_t *gm = json_object_get(sum, "geomean_error");
+    if (json_is_number(gm))
+        printf("geometric mean of the errors: %.2f%%\n", 100 * json_number_value(gm));
+    const json_t *last = json_array_get(json_object_get(doc, "steps"), 0);
+    if (last) {
+        printf("\nops on the critical path (step %s):\n",
+               json_string_value(json_object_get(last, "label")));
+        json_t *t;
+        json_array_foreach(json_object_get(last, "top_ops"), i, t)
+            printf("  %8.3f ms %5.1f%%  x%-5lld %.80s\n", 1e3 * jnum(t, "seconds"),
+                   jnum(t, "share_pct"), (long long)json_integer_value(json_object_get(t, "count")),
+                   json_string_value(json_object_get(t, "name")));
+    }
+    const json_t *b = json_object_get(doc, "breakdown");
+    if (b) {
+        printf("\nGPU time over the trace (%.3f ms from the first device event to the last):\n",
+               1e3 * jnum(b, "window"));
+        printf("  computation %10.3f ms %6.2f%%\n  communication %8.3f ms %6.2f%%\n"
+               "  memory %15.3f ms %6.2f%%\n  idle %17.3f ms %6.2f%%\n",
+               1e3 * jnum(b, "computation"), jnum(b, "computation_pct"),
+               1e3 * jnum(b, "communication"), jnum(b, "communication_pct"),
+               1e3 * jnum(b, "memory"), jnum(b, "memory_pct"), 1e3 * jnum(b, "idle"),
+               jnum(b, "idle_pct"));
+    }
+    json_t *w;
+    json_array_foreach(json_object_get(doc, "warnings"), i, w)
+        printf("warning: %s\n", json_string_value(w));
+}
+
+/* --at: kernel times modelled across the traces, TRACE's steps predicted at a.at
+ * three times (values, lower and upper ends). 0, or the exit status. */
+static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json_t **doc)
+{
+    xg_trace others[IT_MAX_TRACES];
+    const xg_trace *all[IT_MAX_TRACES + 1] = {t};
+    double x[IT_MAX_TRACES + 1] = {a->value};
+    int loaded = 0, rc = 2;
+    iteration_kmodels km = {0};
+    json_t *lo = NULL, *hi = NULL;
+    xg_error err;
+    for (; loaded < a->nother; loaded++) {
+        xg_trace_init(&others[loaded]);
+        if (load_trace(a->other[loaded], &others[loaded])) {
+            xg_trace_free(&others[loaded]);
+            goto done;
+        }
+        all[loaded + 1] = &others[loaded];
+        x[loaded + 1] = a->other_x[loaded];
+    }
+    if (iteration_model_kernels(all, x, a->nother + 1, a->at, &km, &err) < 0) {
+        fprintf(stderr, "perfcast iteration: %s\n", err.msg);
+        goto done;
+    }
+    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
+    json_t **docs[3] = {doc, &lo, &hi};
+    for (int i = 0; i < 3; i++) {
+        o->kt = tables[i];
+        o->nkt = km.n;
+        o->breakdown = i == 0;
+        if (!(*docs[i] = iteration_analyse(t, o, &err))) {
+            fprintf(stderr, "perfcast iteration: %s: %s\n", a->path, err.msg);
+            goto done;
+        }
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(*doc, "steps"), i, s) {
+        json_t *l = json_array_get(json_object_get(lo, "steps"), i);
+        json_t *h = json_array_get(json_object_get(hi, "steps"), i);
+        json_object_set_new(s, "interval",
+                            json_pack("[O, O]", json_object_get(l, "predicted"),
+                                      json_object_get(h, "predicted")));
+        /* "measured" is TRACE's, at another value: no error to speak of */
+        json_object_set_new(s, "error", json_null());
+    }
+    json_object_set_new(json_object_get(*doc, "summary"), "geomean_error", json_null());
+    json_t *xs = json_array();
+    for (int k = 0; k <= a->nother; k++)
+        json_array_append_new(xs, json_real(x[k]));
+    json_object_set_new(*doc, "modelled",
+                        json_pack("{s:f, s:f, s:o, s:i, s:i, s:O}", "at", a->at, "value",
+                                  a->value, "values", xs, "kernels", km.n, "skipped", km.skipped,
+                                  "models", km.models));
+    rc = 0;
+done:
+    o->kt = NULL;
+    o->nkt = 0;
+    json_decref(lo);
+    json_decref(hi);
+    iteration_kmodels_free(&km);
+    for (int k = 0; k < loaded; k++)
+        xg_trace_free(&others[k]);
+    return rc;
+}
+
+int cmd_iteration(int argc, char **argv)
+{
+    it_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    xg_trace t;
+    xg_trace_init(&t);
+    xg_overheads ov = {0};
+    json_t *ktj = NULL, *doc = NULL;
+    xg_kt_entry *kt = NULL;
+    int nkt = 0;
+    if ((rc = load_trace(a.path, &t)) || (a.overheads && (rc = load_overheads(a.overheads, &ov))) ||
+        (a.kernel_times && (rc = load_kernel_times(a.kernel_times, &ktj, &kt, &nkt))))
+        goto done;
+    iteration_opts o = {.ov = a.overheads ? &ov : NULL, .ov_name = a.overheads,
+                        .ov_source = a.overheads ? "file" : NULL,
+                        .prof = {.cpu_profiler_us = a.cpu_us, .gpu_profiler_us = a.gpu_us,
+                                 .keep_outliers = a.keep_outliers},
+                        .kt = kt, .nkt = nkt, .breakdown = 1};
+    struct stat sb;
+    if (a.overheads && stat(a.overheads, &sb) != 0)
+        o.ov_source = "set";
+    xg_error err;
+    if (a.has_at) {
+        rc = modelled(&a, &t, &o, &doc);
+        if (rc)
+            goto done;
+    } else {
+        doc = iteration_analyse(&t, &o, &err);
+    }
+    if (!doc) {
+        fprintf(stderr, "perfcast iteration: %s: %s\n", a.path, err.msg);
+        rc = strstr(err.msg, "out of memory") ? 1 : 2;
+        goto done;
+    }
+    if (a.save) {
+        xg_overheads own = {0};
+        const xg_trace *one = &t;
+        if (iteration_measure(&one, 1, &o.prof, &own, &err) < 0) {
+            fprintf(stderr, "perfcast iteration: %s: %s\n", a.path, err.msg);
+            rc = 2;
+            goto done;
+        }
+        json_t *j = iteration_overheads_json(&own);
+        xg_overheads_free(&own);
+        int w = json_dump_file(j, a.save, JSON_INDENT(1));
+        json_decref(j);
+        if (w < 0) {
+            fprintf(stderr, "perfcast iteration: cannot write %s\n", a.save);
+            rc = 1;
+            goto done;
+        }
+    }
+    if (a.json) {
+        char *s = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        if (!s) {
+            rc = 1;
+            goto done;
+        }
+        puts(s);
+        free(s);
+    } else {
+        print_table(doc);
+    }
+    rc = 0;
+done:
+    json_decref(doc);
+    json_decref(ktj);
+    free(kt);
+    xg_overheads_free(&ov);
+    xg_trace_free(&t);
+    return rc;
+}

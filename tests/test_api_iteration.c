@@ -1,0 +1,283 @@
+/*
+ * test_api_iteration.c — the per-iteration analysis over HTTP against a real
+ * PostgreSQL (tests/harness.h): Kineto traces uploaded as profiles, overhead
+ * sets created from them (and as given), listed, fetched and deleted; the
+ * iteration prediction and the breakdown of an upload, equal to what the
+ * library computes on the same file; every refusal a 4xx naming the field,
+ * storing nothing.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/iteration.h"
+#include "bench/gen_kineto.h"
+#include "tests/check.h"
+#include "tests/harness.h"
+
+#define DATA "tests/data/kineto/"
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(n > 0 ? (size_t)n : 1);
+    *len = b ? fread(b, 1, (size_t)n, f) : 0;
+    fclose(f);
+    return b;
+}
+
+static json_t *call(harness *h, const char *method, const char *path, const char *body, int want,
+                    const char *what)
+{
+    harness_response r;
+    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
+                    body ? strlen(body) : 0, &r);
+    check(r.status == want, "%s: %d, want %d: %s", what, r.status, want, r.body ? r.body : "");
+    json_t *j = r.body_len ? harness_json(&r) : NULL;
+    harness_response_free(&r);
+    return j;
+}
+
+static long upload(harness *h, long exp, const char *file, const char *query, const char *type)
+{
+    size_t len;
+    char *b = read_file(file, &len);
+    check(b != NULL, "read %s", file);
+    if (!b)
+        return 0;
+    char path[256], headers[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles%s", exp, query);
+    snprintf(headers, sizeof headers, "Content-Type: %s\r\n", type);
+    harness_response r;
+    harness_request(h, "POST", path, headers, b, len, &r);
+    free(b);
+    json_t *j = harness_json(&r);
+    long id = (long)json_integer_value(json_object_get(j, "profile"));
+    check((r.status == 202 || r.status == 200) && id > 0, "upload %s: %d %s", file, r.status,
+          r.body ? r.body : "");
+    json_decref(j);
+    harness_response_free(&r);
+    return id;
+}
+
+/* The library's analysis of the same file, for comparison. */
+static json_t *local(const char *file, const xg_ov_options *prof)
+{
+    int fd = open(file, O_RDONLY);
+    ingest_input in = {.fd = fd};
+    xg_trace t;
+    xg_error err;
+    xg_trace_init(&t);
+    json_t *doc = NULL;
+    if (fd >= 0 && iteration_load(&in, 1, &t, &err) == 0) {
+        iteration_opts o = {.prof = *prof, .breakdown = 1};
+        doc = iteration_analyse(&t, &o, &err);
+    }
+    if (fd >= 0)
+        close(fd);
+    xg_trace_free(&t);
+    return doc;
+}
+
+static double step_num(const json_t *doc, int i, const char *key)
+{
+    return json_number_value(json_object_get(json_array_get(json_object_get(doc, "steps"), i), key));
+}
+
+typedef struct membuf {
+    char *p;
+    size_t n, cap;
+} membuf;
+
+static int mem_write(void *ctx, const char *p, size_t n)
+{
+    membuf *b = ctx;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *q = realloc(b->p, cap);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    return 0;
+}
+
+/* Uploads a generated trace whose computation kernels take 2 + 3x us. */
+static long upload_generated(harness *h, long exp, double x)
+{
+    gk_params p = {.rank = 0, .world_size = 2, .steps = 2, .first_step = 1, .launches = 30,
+                   .comp_us = 2 + 3 * x, .comm_us = 50, .memcpys = 1, .memcpy_us = 4,
+                   .memcpy_bytes = 4096, .memset_us = 1, .jitter = 0, .seed = 5};
+    membuf b = {0};
+    gk_gen g;
+    gk_init(&g, &p, mem_write, &b);
+    gk_trace(&g);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=%g&refit=defer", exp, x);
+    harness_response r;
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", b.p, b.n, &r);
+    free(b.p);
+    json_t *j = harness_json(&r);
+    long id = (long)json_integer_value(json_object_get(j, "profile"));
+    check(r.status == 202 && id > 0, "generated upload at %g: %d %s", x, r.status, r.body ? r.body : "");
+    json_decref(j);
+    harness_response_free(&r);
+    return id;
+}
+
+static void test_model(harness *h, long exp)
+{
+    long p1 = upload_generated(h, exp, 1), p2 = upload_generated(h, exp, 2),
+         p4 = upload_generated(h, exp, 4);
+    char path[128], body[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model", exp);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p4);
+    json_t *doc = call(h, "POST", path, body, 200, "iteration model");
+    json_t *m = json_object_get(doc, "modelled");
+    json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+    json_t *iv = json_object_get(s0, "interval");
+    double pred = json_number_value(json_object_get(s0, "predicted"));
+    check(m && json_integer_value(json_object_get(m, "kernels")) > 0 &&
+              pred > json_number_value(json_object_get(s0, "measured")) &&
+              json_number_value(json_array_get(iv, 0)) <= pred + 1e-12 &&
+              pred <= json_number_value(json_array_get(iv, 1)) + 1e-12,
+          "modelled at 16: %g s, longer than measured at 1, inside its interval", pred);
+    json_decref(doc);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":1}],\"at\":16}", p1, p2);
+    json_decref(call(h, "POST", path, body, 422, "two traces at one value"));
+    json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
+}
+
+int main(void)
+{
+    harness *h = harness_open(NULL);
+    if (!h) {
+        check(0, "harness_open failed");
+        return check_summary();
+    }
+    json_t *e = call(h, "POST", "/v1/experiments",
+                     "{\"name\":\"resnet-ddp\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                     "\"training\":{\"train_samples\":50000,\"batch_size\":64,\"data_parallel\":\"ranks\"}}",
+                     201, "create experiment");
+    long exp = (long)json_integer_value(json_object_get(e, "id"));
+    json_decref(e);
+    long p_nccl = upload(h, exp, DATA "nccl_ws2_rank0.json.gz", "?ranks=2&refit=defer", "application/gzip");
+    long p_ddp = upload(h, exp, DATA "ddp128_rank0.json.gz", "?ranks=128&refit=defer", "application/gzip");
+    long p_json = upload(h, exp, "examples/profile-ranks-2.json", "?refit=defer", "application/json");
+    char path[256], body[512];
+
+    /* the iteration of an upload = the library's on the same file */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, p_nccl);
+    json_t *doc = call(h, "POST", path, "{\"profiler_overhead_us\":{\"cpu\":0,\"gpu\":0},"
+                                        "\"keep_outliers\":true}", 200, "iteration");
+    xg_ov_options exact = {0, 0, 1};
+    json_t *want = local(DATA "nccl_ws2_rank0.json.gz", &exact);
+    check(doc && want && json_array_size(json_object_get(doc, "steps")) == 3,
+          "three steps over HTTP");
+    for (int i = 0; i < 3; i++)
+        check(step_num(doc, i, "predicted") == step_num(want, i, "predicted") &&
+                  step_num(doc, i, "error") < 0.05,
+              "step %d: %g over HTTP, %g in the library, error %g", i, step_num(doc, i, "predicted"),
+              step_num(want, i, "predicted"), step_num(doc, i, "error"));
+    check(!strcmp(json_string_value(json_object_get(json_object_get(doc, "overheads"), "source")),
+                  "trace"), "overheads measured on the trace");
+    json_decref(want);
+    /* what-if: the dominant op's kernels halved never lengthen the step */
+    const char *top = json_string_value(json_object_get(
+        json_array_get(json_object_get(json_array_get(json_object_get(doc, "steps"), 0), "top_ops"), 0),
+        "name"));
+    json_t *qj = json_pack("{s:{s:{s:f}}, s:{s:i, s:i}, s:b}", "kernel_times", top ? top : "",
+                           "scale", 0.5, "profiler_overhead_us", "cpu", 0, "gpu", 0,
+                           "keep_outliers", 1);
+    char *q = json_dumps(qj, JSON_COMPACT);
+    json_decref(qj);
+    json_t *w = call(h, "POST", path, q, 200, "what-if by op name");
+    check(w && step_num(w, 0, "predicted") <= step_num(doc, 0, "predicted") &&
+              json_integer_value(json_object_get(json_array_get(json_object_get(w, "kernel_times"), 0),
+                                                 "kernels_changed")) > 0,
+          "halving the top op's kernels: %g <= %g", step_num(w, 0, "predicted"),
+          step_num(doc, 0, "predicted"));
+    free(q);
+    json_decref(w);
+    json_decref(doc);
+    json_t *bad = call(h, "POST", path, "{\"kernel_times\":{\"no_such_kernel\":1e-6}}", 422,
+                       "what-if naming nothing");
+    check(bad && !strcmp(json_string_value(json_object_get(bad, "field")), "kernel_times") &&
+              strstr(json_string_value(json_object_get(bad, "detail")), "no_such_kernel"),
+          "the 422 names the entry");
+    json_decref(bad);
+    json_decref(call(h, "POST", path, "{\"kernel_times\":{\"k\":\"fast\"}}", 400, "what-if not seconds"));
+    json_decref(call(h, "POST", path, "{\"profiler_overhead_us\":{\"cpu\":-1}}", 400, "negative overhead"));
+    json_decref(call(h, "POST", path, "{\"overheads\":\"no-such-platform\"}", 404, "unknown set"));
+
+    /* breakdown */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown", exp, p_ddp);
+    doc = call(h, "GET", path, NULL, 200, "breakdown");
+    json_t *b = json_object_get(doc, "breakdown");
+    double sum = json_number_value(json_object_get(b, "computation")) +
+                 json_number_value(json_object_get(b, "communication")) +
+                 json_number_value(json_object_get(b, "memory")) +
+                 json_number_value(json_object_get(b, "idle"));
+    check(b && fabs(sum - json_number_value(json_object_get(b, "window"))) < 1e-9 &&
+              json_number_value(json_object_get(b, "communication")) > 0 &&
+              json_array_size(json_object_get(doc, "steps")) == 2,
+          "ddp128 breakdown: parts add up, NCCL time found, two steps");
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown", exp, p_json);
+    json_decref(call(h, "GET", path, NULL, 422, "a perfcast JSON profile is not a trace"));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/999999/breakdown", exp);
+    json_decref(call(h, "GET", path, NULL, 404, "unknown profile"));
+
+    /* overhead sets */
+    snprintf(body, sizeof body, "{\"name\":\"a100-node\",\"profiles\":[%ld,%ld]}", p_nccl, p_ddp);
+    json_t *set = call(h, "POST", "/v1/overhead-sets", body, 201, "create a set from two traces");
+    long sid = (long)json_integer_value(json_object_get(set, "id"));
+    check(sid > 0 && json_integer_value(json_object_get(set, "traces")) == 2 &&
+              json_array_size(json_object_get(json_object_get(set, "set"), "stats")) > 10,
+          "the set has statistics of two traces");
+    json_decref(set);
+    json_decref(call(h, "POST", "/v1/overhead-sets", body, 409, "the same name again"));
+    snprintf(body, sizeof body, "{\"name\":\"x\",\"profiles\":[%ld]}", p_json);
+    json_decref(call(h, "POST", "/v1/overhead-sets", body, 422, "a set from a non-trace"));
+    json_decref(call(h, "POST", "/v1/overhead-sets", "{\"name\":\"y\",\"profiles\":[999999]}", 404,
+                     "a set from an unknown profile"));
+    json_decref(call(h, "POST", "/v1/overhead-sets", "{\"profiles\":[1]}", 400, "no name"));
+    check(harness_sql_long(h, "SELECT count(*) FROM overhead_sets") == 1, "refusals stored nothing");
+    json_decref(call(h, "POST", "/v1/overhead-sets",
+                     "{\"name\":\"given\",\"set\":{\"stats\":[{\"type\":\"T1\",\"name\":null,"
+                     "\"mean\":8e-6}]}}", 201, "a set as given"));
+    json_t *list = call(h, "GET", "/v1/overhead-sets", NULL, 200, "list");
+    check(json_array_size(json_object_get(list, "overhead_sets")) == 2, "two sets listed");
+    json_decref(list);
+    snprintf(path, sizeof path, "/v1/overhead-sets/%ld", sid);
+    set = call(h, "GET", path, NULL, 200, "fetch");
+    check(set && !strcmp(json_string_value(json_object_get(set, "name")), "a100-node"), "fetched by id");
+    json_decref(set);
+    /* the shared set used by name on a trace */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, p_nccl);
+    doc = call(h, "POST", path, "{\"overheads\":\"a100-node\"}", 200, "iteration with a shared set");
+    json_t *ov = json_object_get(doc, "overheads");
+    check(ov && !strcmp(json_string_value(json_object_get(ov, "source")), "set") &&
+              !strcmp(json_string_value(json_object_get(ov, "name")), "a100-node"),
+          "the answer names the shared set");
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/overhead-sets/%ld", sid);
+    json_decref(call(h, "DELETE", path, NULL, 204, "delete"));
+    json_decref(call(h, "GET", path, NULL, 404, "deleted"));
+    test_model(h, exp);
+    harness_close(h, check_failed_count > 0);
+    return check_summary();
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# test_cli_iteration.sh — `perfcast iteration` as a user runs it: the table
+# and the --json document of the real Kineto traces (gzip and plain), an
+# overhead set written with --save-overheads and read back with --overheads,
+# a what-if table, and invalid input: exit status 2 and one line on stderr
+# naming the event, the field or the entry. Ends with "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 2
+BIN=${PERFCAST_BIN:-build/perfcast}
+D=tests/data/kineto
+TMP=$(mktemp -d) || exit 2
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect NAME STATUS PATTERN CMD... — CMD exits STATUS and its stdout has PATTERN
+expect() {
+    name=$1 want=$2 pat=$3
+    shift 3
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    if [ "$got" != "$want" ]; then bad "$name: exit $got, want $want: $(head -c 300 "$TMP/err")"; return; fi
+    if ! grep -q -- "$pat" "$TMP/out"; then bad "$name: no \"$pat\" in: $(head -c 300 "$TMP/out")"; return; fi
+    ok
+}
+
+# refuse NAME PATTERN CMD... — exit 2, one line on stderr with PATTERN, nothing on stdout
+refuse() {
+    name=$1 pat=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    lines=$(wc -l <"$TMP/err" | tr -d ' ')
+    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
+    if [ "$lines" != 1 ]; then bad "$name: $lines lines on stderr: $(cat "$TMP/err")"; return; fi
+    if ! grep -q -- "$pat" "$TMP/err"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
+    if [ -s "$TMP/out" ]; then bad "$name: printed on stdout"; return; fi
+    ok
+}
+
+# usage NAME PATTERN CMD... — exit 2, PATTERN on stderr (then the usage lines)
+usage() {
+    name=$1 pat=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
+    if ! head -n 1 "$TMP/err" | grep -q -- "$pat"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
+    ok
+}
+
+expect "table" 0 "ProfilerStep#4" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
+expect "table: breakdown" 0 "communication" "$BIN" iteration $D/ddp128_rank0.json.gz
+expect "json" 0 '"geomean_error"' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --json
+expect "json: three steps" 0 '"label":"ProfilerStep#6"' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --json
+gunzip -c $D/alexnet_single.json.gz >"$TMP/alexnet.json"
+expect "plain JSON, no steps" 0 "(whole trace)" "$BIN" iteration "$TMP/alexnet.json"
+expect "save overheads" 0 "ProfilerStep#551" "$BIN" iteration $D/ddp128_rank0.json.gz --save-overheads "$TMP/ov.json"
+if grep -q '"stats"' "$TMP/ov.json" 2>/dev/null; then ok; else bad "no overhead set written"; fi
+expect "read overheads" 0 "overheads: file" "$BIN" iteration $D/ddp128_rank1.json.gz --overheads "$TMP/ov.json"
+printf '{"aten::batch_norm": {"scale": 0.5}}' >"$TMP/kt.json"
+expect "what-if" 0 '"kernels_changed":' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/kt.json" --json
+
+expect "modelled kernel times" 0 '"modelled":{"at":4' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
+expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
+usage "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
+usage "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
+refuse "two traces at one value" 'same value' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 1=$D/ddp128_rank1.json.gz --at 4
+printf '{"no_such_kernel": 1e-6}' >"$TMP/none.json"
+refuse "what-if naming nothing" 'kernel_times\["no_such_kernel"\]' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/none.json"
+printf '{"k": "fast"}' >"$TMP/str.json"
+refuse "what-if not seconds" 'kernel_times\["k"\]' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/str.json"
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":-3,"args":{"correlation":1}}]}' >"$TMP/neg.json"
+refuse "negative dur" 'traceEvents\[0\].*dur' "$BIN" iteration "$TMP/neg.json"
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","ts":0,"dur":9},{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":3,"args":{"stream":7}}]}' >"$TMP/nocorr.json"
+refuse "no correlation ids" 'traceEvents\[1\].*correlation' "$BIN" iteration "$TMP/nocorr.json"
+printf '{"traceEvents":[' >"$TMP/cut.json"
+refuse "truncated" 'byte' "$BIN" iteration "$TMP/cut.json"
+refuse "no file" 'No such file' "$BIN" iteration "$TMP/absent.json"
+refuse "no set" 'DATABASE_URL' env -u DATABASE_URL "$BIN" iteration $D/nccl_ws2_rank0.json.gz --overheads no-such-platform
+usage "usage" 'TRACE is missing' "$BIN" iteration
+usage "bad flag value" 'cpu-overhead' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead -1
+
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
