@@ -58,14 +58,16 @@ static int fifo_push(fifo *f, int op, double rem, int served)
 {
     if (f->n == f->cap)
         return -1; /* cannot happen: capacity is the most ops of a step on the slot */
-    f->a[(f->head + f->n++) % f->cap] = (stream){op, served, rem};
+    int i = f->head + f->n++;
+    f->a[i >= f->cap ? i - f->cap : i] = (stream){op, served, rem};
     return 0;
 }
 
 static stream fifo_pop(fifo *f)
 {
     stream s = f->a[f->head];
-    f->head = (f->head + 1) % f->cap;
+    if (++f->head == f->cap)
+        f->head = 0;
     f->n--;
     return s;
 }
