@@ -6,6 +6,7 @@
  *   perfcast token ACTION [...] create, list or revoke API tokens (cmd_token.c)
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
+ *   perfcast simulate GRAPH [...] asynchronous-SGD throughput for W workers, M servers
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -37,6 +38,9 @@ static void usage(FILE *to)
           "        read a profile (PyTorch profiler trace, .json or .json.gz; Nsight Systems\n"
           "        SQLite export; perfcast JSON) and print its steps, categories and\n"
           "        callpaths (one JSON document with --json)\n"
+          "  simulate GRAPH --bandwidth 10Gbit [--workers 1..16] [--servers 1,2] [--json]\n"
+          "        simulate asynchronous SGD with W workers and M parameter servers from one\n"
+          "        worker's step graph or trace (see perfcast simulate --help)\n"
           "  help   this text\n",
           to);
 }
@@ -58,6 +62,8 @@ int main(int argc, char **argv)
         return cmd_model(argc - 1, argv + 1);
     if (!strcmp(cmd, "ingest"))
         return cmd_ingest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "simulate"))
+        return cmd_simulate(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;
