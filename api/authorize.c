@@ -22,6 +22,7 @@
 #include "api/auth.h"
 #include "api/handlers.h"
 #include "api/limits.h"
+#include "store/simulations.h"
 
 static int unauthorized(api_response *resp, int invalid, const char *detail)
 {
@@ -78,12 +79,13 @@ static int identify(api_ctx *ctx, PGconn *c, api_request *req, api_response *res
 static int owned(PGconn *c, const api_route *r, int64_t id, api_request *req,
                  api_response *resp)
 {
-    int job = (r->flags & API_ROUTE_JOB) != 0;
-    const char *what = job ? "job" : "experiment";
+    int job = (r->flags & API_ROUTE_JOB) != 0, sim = (r->flags & API_ROUTE_SIMULATION) != 0;
+    const char *what = job ? "job" : sim ? "simulation" : "experiment";
     int64_t tenant = 0;
     store_error err;
     int rc = job ? store_job_tenant(c, id, &tenant, &err)
-                 : store_experiment_tenant(c, id, &tenant, &err);
+             : sim ? store_sim_tenant(c, id, &tenant, &err)
+                   : store_experiment_tenant(c, id, &tenant, &err);
     if (rc == STORE_NOT_FOUND || (!rc && tenant != req->tenant_id)) {
         api_problem(resp, 404, NULL, "no %s with id %" PRId64, what, id);
         return -1;
@@ -99,8 +101,11 @@ int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_respon
 {
     /* an {id} that is no id names nothing, whoever asks: 404 before the store */
     int64_t id = 0;
-    int scoped = (r->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB)) != 0;
-    if (scoped && api_path_id(req, resp, "id", r->flags & API_ROUTE_JOB ? "job" : "experiment",
+    int scoped = (r->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB | API_ROUTE_SIMULATION)) != 0;
+    if (scoped && api_path_id(req, resp, "id",
+                              r->flags & API_ROUTE_JOB          ? "job"
+                              : r->flags & API_ROUTE_SIMULATION ? "simulation"
+                                                                : "experiment",
                               &id))
         return -1;
     store_error err;

@@ -52,6 +52,19 @@ void api_token_revoke(api_ctx *ctx, api_request *req, api_response *resp);
  * calls it for every route with a scope). 0 go on, -1 resp is the answer. */
 int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_response *resp);
 
+/* simulations.c: the asynchronous-SGD simulator (simulate/) */
+void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_get(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_delete(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
+/* Runs the oldest queued simulation run (server/workers.c calls it when no
+ * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
+ * database is away. */
+int api_sim_run_next(store *db);
+
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);
 

@@ -25,6 +25,7 @@
 #define A STORE_SCOPE_ADMIN
 #define DB API_ROUTE_DB
 #define EXP (API_ROUTE_DB | API_ROUTE_EXPERIMENT)
+#define SIM (API_ROUTE_DB | API_ROUTE_SIMULATION)
 static const api_route routes[] = {
     {"GET", "/health", api_health, 0, 0},
     {"GET", "/ready", api_ready, 0, 0},
@@ -49,6 +50,13 @@ static const api_route routes[] = {
     {"POST", "/v1/tokens", api_token_create, DB, A},
     {"GET", "/v1/tokens", api_token_list, DB, A},
     {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A},
+    {"POST", "/v1/simulations", api_sim_create, DB, W},
+    {"GET", "/v1/simulations", api_sim_list, DB, R},
+    {"GET", "/v1/simulations/{id}", api_sim_get, SIM, R},
+    {"DELETE", "/v1/simulations/{id}", api_sim_delete, SIM, W},
+    {"POST", "/v1/simulations/{id}/profiles", api_sim_profile_upload, SIM | API_ROUTE_UPLOAD, W},
+    {"POST", "/v1/simulations/{id}/runs", api_sim_run_create, SIM, W},
+    {"GET", "/v1/simulations/{id}/runs/{run}", api_sim_run_get, SIM, R},
 };
 #undef R
 #undef W
