@@ -52,6 +52,11 @@ typedef struct sim {
     sim_heap heap;
     sim_rng rng;
     long events;
+    /* within one event: slots of the worker that got work (bit per slot, the
+     * rest scanned when there are more than 64), and the directions in
+     * which one of its chunks started */
+    uint64_t touched;
+    int started[2];
 } sim;
 
 static int fifo_push(fifo *f, int op, double rem, int served)
@@ -102,12 +107,14 @@ static int start_chunk(sim *S, int w, int slot, double now)
     c->t_last = now;
     c->rate = -1;
     S->nact[2 * sim_slot_server(slot) + link_dir(slot)]++;
+    S->started[link_dir(slot)] = 1;
     return 0;
 }
 
 static int enqueue(sim *S, int w, int op)
 {
     const sim_cop *o = &S->p->steps[S->w[w].step].ops[op];
+    S->touched |= o->slot < 64 ? 1ULL << o->slot : ~0ULL;
     return fifo_push(&S->q[w * S->S + o->slot], op, o->amount, 0);
 }
 
@@ -219,13 +226,19 @@ static int complete_op(sim *S, int w, int op)
     return 0;
 }
 
-/* Starts chunks on every idle slot of w with pending work. */
+/* Starts chunks on every idle slot of w with pending work (the touched
+ * ones: only they can have got work since the last event of w). */
 static int fill_slots(sim *S, int w, double now)
 {
-    for (int slot = 0; slot < S->S; slot++)
+    uint64_t t = S->touched;
+    S->touched = 0;
+    for (int slot = 0; slot < S->S && t; slot++) {
+        if (slot < 64 && !(t & (1ULL << slot)))
+            continue;
         if (!S->ch[w * S->S + slot].busy && S->q[w * S->S + slot].n &&
             start_chunk(S, w, slot, now))
             return -1;
+    }
     return 0;
 }
 
@@ -240,6 +253,8 @@ static int handle(sim *S, const sim_event *ev, double *finish)
             before[d][s] = S->nact[2 * s + d];
     account(S, w, now);
     c->busy = 0;
+    S->touched = slot < 64 ? 1ULL << slot : ~0ULL; /* its next chunk */
+    S->started[0] = S->started[1] = 0;
     int net = slot && sim_slot_res(slot) != SIM_PS;
     if (net) {
         S->nact[2 * sim_slot_server(slot) + link_dir(slot)]--;
@@ -265,7 +280,8 @@ static int handle(sim *S, const sim_event *ev, double *finish)
         int changed = 0;
         for (int s = 0; s < S->M; s++)
             changed |= before[d][s] != S->nact[2 * s + d];
-        if (changed ? rerate_all(S, d, now) : rerate_worker(S, w, d, now))
+        if (changed ? rerate_all(S, d, now)
+                    : S->started[d] ? rerate_worker(S, w, d, now) : 0)
             return -1;
     }
     S->w[w].cat = S->w[w].done < S->c->steps ? category(S, w) : 2;
