@@ -227,7 +227,24 @@ analyses_service() {
     done <"$DATA/analyses.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses; do
+# The asynchronous-SGD simulator (bench/bench_simulate.c): an Inception-v3-sized
+# step graph, W = 1..32, M = 1 and 2; goal: the whole sweep <= 1 s on one core.
+simulate_sweep() {
+    if ! measure "$DATA/simulate.out" "$B/bench_simulate"; then
+        fail simulate_sweep "$ru"; return
+    fi
+    cat "$DATA/simulate.out"
+    while read -r line; do
+        case $(jget figure "$line") in
+        *simulate_sweep_m*) ;;
+        *) say "$(jget figure "$line" | tr -d '"'): $(jget events "$line") events in $(jget wall_s "$line") s" \
+            "($(jget events_per_s "$line") events/s; goal 1 s), $(jget wall_over_simulated "$line") s per" \
+            "simulated second" ;;
+        esac
+    done <"$DATA/simulate.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_ingest bench_http bench_upload bench_models bench_analyses bench_simulate; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -245,6 +262,7 @@ http_service
 upload_service
 model_service
 analyses_service
+simulate_sweep
 
 echo
 cat "$summary"
