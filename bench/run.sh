@@ -237,9 +237,9 @@ simulate_sweep() {
     while read -r line; do
         case $(jget figure "$line") in
         *simulate_sweep_m*) ;;
-        *) say "$(jget figure "$line" | tr -d '"'): $(jget events "$line") events in $(jget wall_s "$line") s" \
-            "($(jget events_per_s "$line") events/s; goal 1 s), $(jget wall_over_simulated "$line") s per" \
-            "simulated second" ;;
+        *) say "$(jget figure "$line" | tr -d '"'): $(jget events "$line") events in $(jget cpu_s "$line") s of CPU" \
+            "($(jget wall_s "$line") s wall; $(jget events_per_cpu_s "$line") events/s; goal 1 s)," \
+            "$(jget cpu_over_simulated "$line") s per simulated second" ;;
         esac
     done <"$DATA/simulate.out"
 }

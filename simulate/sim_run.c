@@ -3,10 +3,20 @@
  *
  * State per (worker, slot): a FIFO of pending operations (streams on a
  * link, with the bytes they still have to send and whether they have had
- * their first service) and the chunk in flight. A network chunk keeps the
- * bytes left at its last rate change, the rate, and a version; when the
- * shares of a direction change, its chunks get a new rate, a new version
- * and a new event, and the old event is skipped when popped.
+ * their first service) and the chunk in flight.
+ *
+ * With one server every active flow of a direction gets the same rate B/n,
+ * so the flows are kept as in a processor-sharing queue: V, the bytes each
+ * active flow has received so far, grows at B/n; a flow started when V was
+ * v0 with b bytes ends when V reaches v0 + b (its tag). A min-heap of tags
+ * per direction and one event for its earliest flow: a change of n costs
+ * one new event, not one per flow.
+ *
+ * With several servers a worker's shares depend on other servers' counts:
+ * a network chunk keeps the bytes left at its last rate change, the rate,
+ * and a version; when the shares of a direction change, its chunks get a
+ * new rate, a new version and a new event, and the old event is skipped
+ * when popped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,6 +67,13 @@ typedef struct sim {
      * which one of its chunks started */
     uint64_t touched;
     int started[2];
+    /* one server: per direction the virtual bytes per flow vt (at vt_at),
+     * the flows' tags, the version of the direction's event, and whether
+     * its flows changed in this event */
+    double vt[2], vt_at[2];
+    sim_heap tags[2];
+    uint32_t link_version[2];
+    int link_dirty[2];
 } sim;
 
 static int fifo_push(fifo *f, int op, double rem, int served)
@@ -106,9 +123,36 @@ static int start_chunk(sim *S, int w, int slot, double now)
     c->rem = c->amount;
     c->t_last = now;
     c->rate = -1;
-    S->nact[2 * sim_slot_server(slot) + link_dir(slot)]++;
-    S->started[link_dir(slot)] = 1;
+    int d = link_dir(slot);
+    S->nact[2 * sim_slot_server(slot) + d]++;
+    S->started[d] = 1;
+    if (S->M == 1) {
+        S->link_dirty[d] = 1;
+        return sim_heap_push(&S->tags[d], S->vt[d] + c->amount, w, slot, c->version);
+    }
     return 0;
+}
+
+/* One server: V of both directions brought to now (before any count changes). */
+static void advance_links(sim *S, double now)
+{
+    for (int d = 0; d < 2; d++) {
+        if (S->nact[d] > 0)
+            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth / S->nact[d];
+        S->vt_at[d] = now;
+    }
+}
+
+/* One server: a new event for the earliest flow of direction d. */
+static int reschedule_link(sim *S, int d, double now)
+{
+    S->link_dirty[d] = 0;
+    S->link_version[d]++;
+    if (!S->tags[d].n)
+        return 0;
+    double left = S->tags[d].a[0].t - S->vt[d];
+    double t = now + (left > 0 ? left : 0) * S->nact[d] / S->c->bandwidth;
+    return sim_heap_push(&S->heap, t, -1, d, S->link_version[d]);
 }
 
 static int enqueue(sim *S, int w, int op)
@@ -257,6 +301,8 @@ static int handle(sim *S, const sim_event *ev, double *finish)
     S->started[0] = S->started[1] = 0;
     int net = slot && sim_slot_res(slot) != SIM_PS;
     if (net) {
+        if (S->M == 1)
+            S->link_dirty[link_dir(slot)] = 1;
         S->nact[2 * sim_slot_server(slot) + link_dir(slot)]--;
         S->busy[slot] += c->amount;
     } else {
@@ -277,6 +323,11 @@ static int handle(sim *S, const sim_event *ev, double *finish)
     if (fill_slots(S, w, now))
         return -1;
     for (int d = 0; d < 2; d++) {
+        if (S->M == 1) {
+            if (S->link_dirty[d] && reschedule_link(S, d, now))
+                return -1;
+            continue;
+        }
         int changed = 0;
         for (int s = 0; s < S->M; s++)
             changed |= before[d][s] != S->nact[2 * s + d];
@@ -327,6 +378,8 @@ static void sim_free(sim *S)
     free(S->nact);
     free(S->busy);
     sim_heap_free(&S->heap);
+    sim_heap_free(&S->tags[0]);
+    sim_heap_free(&S->tags[1]);
 }
 
 static int sim_alloc(sim *S)
@@ -385,6 +438,8 @@ int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_erro
     sim S = {.p = p, .c = c, .W = c->workers, .S = p->nslots, .M = p->servers,
              .rng = {c->seed}};
     sim_heap_init(&S.heap);
+    sim_heap_init(&S.tags[0]);
+    sim_heap_init(&S.tags[1]);
     double finish = 0;
     int rc = -1;
     if (sim_alloc(&S))
@@ -393,16 +448,32 @@ int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_erro
         if (new_step(&S, w) || fill_slots(&S, w, 0))
             goto oom;
     for (int d = 0; d < 2; d++)
-        if (rerate_all(&S, d, 0))
+        if (S.M == 1 ? reschedule_link(&S, d, 0) : rerate_all(&S, d, 0))
             goto oom;
     for (int w = 0; w < S.W; w++)
         S.w[w].cat = category(&S, w);
     sim_event ev;
     while (sim_heap_pop(&S.heap, &ev)) {
+        if (ev.worker < 0) { /* one server: the earliest flow of a direction ends */
+            int d = ev.slot;
+            if (ev.version != S.link_version[d])
+                continue;
+            sim_event flow;
+            if (!sim_heap_pop(&S.tags[d], &flow))
+                continue;
+            advance_links(&S, ev.t);
+            flow.t = ev.t;
+            S.events++;
+            if (handle(&S, &flow, &finish))
+                goto oom;
+            continue;
+        }
         chunk *ch = &S.ch[ev.worker * S.S + ev.slot];
         if (!ch->busy || ch->version != ev.version)
             continue;
         S.events++;
+        if (S.M == 1)
+            advance_links(&S, ev.t);
         if (handle(&S, &ev, &finish))
             goto oom;
     }
