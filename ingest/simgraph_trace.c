@@ -548,7 +548,8 @@ static int convert(st_ctx *c, json_t *root, simgraph_doc *out)
             goto out;
         }
     }
-    qsort(evs, n, sizeof *evs, cmp_ev);
+    if (n)
+        qsort(evs, n, sizeof *evs, cmp_ev);
     if (c->kineto && !c->has_gpu)
         n = outermost(evs, n);
     sim_graph *g = &out->graph;
