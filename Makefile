@@ -27,6 +27,7 @@ LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c store/*.c api/*.c)
 LIB_SRC   += $(wildcard sweep/*.c)
 # per-iteration analysis: execution graph, overheads, critical path, GPU breakdown
 LIB_SRC   += $(wildcard execgraph/*.c)
+LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c simulate/*.c store/*.c api/*.c)
 GEN_SRC   := $(BUILD)/gen/migrations.c $(BUILD)/gen/openapi.c
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 APP_SRC   := $(wildcard server/*.c)
@@ -76,7 +77,7 @@ $(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/service_profile.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 

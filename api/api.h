@@ -43,6 +43,7 @@ enum {
     API_ROUTE_JOB = 4,        /* {id} is a job: likewise, by its experiment */
     API_ROUTE_UPLOAD = 8,     /* counts against the tenant's concurrent uploads */
     API_ROUTE_TEXT = 32,      /* reads text/plain too (Extra-P files), besides JSON */
+    API_ROUTE_SIMULATION = 16, /* {id} is a simulation (store/simulations.h): likewise */
 };
 
 typedef void (*api_handler)(api_ctx *ctx, api_request *req, api_response *resp);

@@ -28,6 +28,7 @@
 #include "api/auth_cache.h"
 #include "api/handlers.h"
 #include "api/limits.h"
+#include "store/simulations.h"
 
 static int unauthorized(api_response *resp, int invalid, const char *detail)
 {
@@ -128,20 +129,21 @@ static int identify(api_ctx *ctx, lazy_conn *l, api_request *req, api_response *
 static int owned(lazy_conn *l, const api_route *r, int64_t id, api_request *req,
                  api_response *resp)
 {
-    int job = (r->flags & API_ROUTE_JOB) != 0;
-    const char *what = job ? "job" : "experiment";
+    int job = (r->flags & API_ROUTE_JOB) != 0, sim = (r->flags & API_ROUTE_SIMULATION) != 0;
+    const char *what = job ? "job" : sim ? "simulation" : "experiment";
     int64_t tenant = 0;
     store_error err;
     auth_cache *cache = l->ctx->auth;
-    if (!job && cache && auth_cache_owner_get(cache, id, &tenant))
+    if (!job && !sim && cache && auth_cache_owner_get(cache, id, &tenant))
         goto known;
     uint64_t epoch = cache ? auth_cache_epoch(cache) : 0;
     PGconn *c = conn_of(l, resp);
     if (!c)
         return -1;
     int rc = job ? store_job_tenant(c, id, &tenant, &err)
-                 : store_experiment_tenant(c, id, &tenant, &err);
-    if (!rc && !job && cache)
+             : sim ? store_sim_tenant(c, id, &tenant, &err)
+                   : store_experiment_tenant(c, id, &tenant, &err);
+    if (!rc && !job && !sim && cache) /* simulations have ids of their own: not cached */
         auth_cache_owner_put(cache, id, tenant, epoch);
     if (!rc)
         goto known;
@@ -163,8 +165,11 @@ int api_authorize(api_ctx *ctx, const api_route *r, api_request *req, api_respon
 {
     /* an {id} that is no id names nothing, whoever asks: 404 before the store */
     int64_t id = 0;
-    int scoped = (r->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB)) != 0;
-    if (scoped && api_path_id(req, resp, "id", r->flags & API_ROUTE_JOB ? "job" : "experiment",
+    int scoped = (r->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB | API_ROUTE_SIMULATION)) != 0;
+    if (scoped && api_path_id(req, resp, "id",
+                              r->flags & API_ROUTE_JOB          ? "job"
+                              : r->flags & API_ROUTE_SIMULATION ? "simulation"
+                                                                : "experiment",
                               &id))
         return -1;
     if (!ctx->db) {

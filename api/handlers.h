@@ -71,6 +71,18 @@ void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp);
 void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp);
+/* simulations.c: the asynchronous-SGD simulator (simulate/) */
+void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_get(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_delete(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
+/* Runs the oldest queued simulation run (server/workers.c calls it when no
+ * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
+ * database is away. */
+int api_sim_run_next(store *db);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

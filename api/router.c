@@ -26,6 +26,7 @@
 #define A STORE_SCOPE_ADMIN
 #define DB API_ROUTE_DB
 #define EXP (API_ROUTE_DB | API_ROUTE_EXPERIMENT)
+#define SIM (API_ROUTE_DB | API_ROUTE_SIMULATION)
 static const api_route routes[] = {
     {"GET", "/health", api_health, 0, 0, ""},
     {"GET", "/ready", api_ready, 0, 0, ""},
@@ -64,6 +65,13 @@ static const api_route routes[] = {
     {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", api_profile_iteration, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R, NULL},
     {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP, R, NULL},
+    {"POST", "/v1/simulations", api_sim_create, DB, W, NULL},
+    {"GET", "/v1/simulations", api_sim_list, DB, R, NULL},
+    {"GET", "/v1/simulations/{id}", api_sim_get, SIM, R, NULL},
+    {"DELETE", "/v1/simulations/{id}", api_sim_delete, SIM, W, NULL},
+    {"POST", "/v1/simulations/{id}/profiles", api_sim_profile_upload, SIM | API_ROUTE_UPLOAD, W, NULL},
+    {"POST", "/v1/simulations/{id}/runs", api_sim_run_create, SIM, W, NULL},
+    {"GET", "/v1/simulations/{id}/runs/{run}", api_sim_run_get, SIM, R, NULL},
     {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure modeler"},
     {"POST", "/v1/tokens", api_token_create, DB, A, ""},
     {"GET", "/v1/tokens", api_token_list, DB, A, ""},

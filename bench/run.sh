@@ -355,7 +355,24 @@ iteration() {
     done <"$DATA/iteration.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration; do
+# The asynchronous-SGD simulator (bench/bench_simulate.c): an Inception-v3-sized
+# step graph, W = 1..32, M = 1 and 2; goal: the whole sweep <= 1 s on one core.
+simulate_sweep() {
+    if ! measure "$DATA/simulate.out" "$B/bench_simulate"; then
+        fail simulate_sweep "$ru"; return
+    fi
+    cat "$DATA/simulate.out"
+    while read -r line; do
+        case $(jget figure "$line") in
+        *simulate_sweep_m*) ;;
+        *) say "$(jget figure "$line" | tr -d '"'): $(jget events "$line") events in $(jget cpu_s "$line") s of CPU" \
+            "($(jget wall_s "$line") s wall; $(jget events_per_cpu_s "$line") events/s; goal 1 s)," \
+            "$(jget cpu_over_simulated "$line") s per simulated second" ;;
+        esac
+    done <"$DATA/simulate.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -378,6 +395,7 @@ hostile_service
 sweep_figures
 aggregate
 iteration
+simulate_sweep
 
 echo
 cat "$summary"

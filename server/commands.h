@@ -19,6 +19,7 @@ int cmd_token(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);       /* cmd_sweep.c: sweep plan */
 int cmd_sensitivity(int argc, char **argv); /* cmd_sweep.c */
 int cmd_iteration(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 /* Applies pending migrations and logs what happened (cmd_migrate.c).
  * Returns 1 when the schema is current, 0 when the database is unreachable

@@ -9,6 +9,7 @@
  *   perfcast sweep plan FILE    the commands of a sweep (cmd_sweep.c)
  *   perfcast sensitivity FILE   Taguchi S/N ranking of an Extra-P file's parameters
  *   perfcast iteration TRACE    per-step time on the critical path (cmd_iteration.c)
+ *   perfcast simulate GRAPH [...] asynchronous-SGD throughput for W workers, M servers
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -50,6 +51,9 @@ static void usage(FILE *to)
           "        per step of a PyTorch profiler trace: the execution graph, host overheads\n"
           "        T1-T5, the time predicted on the critical path (with what-if kernel\n"
           "        times) against the measured one, and the GPU time breakdown\n"
+          "  simulate GRAPH --bandwidth 10Gbit [--workers 1..16] [--servers 1,2] [--json]\n"
+          "        simulate asynchronous SGD with W workers and M parameter servers from one\n"
+          "        worker's step graph or trace (see perfcast simulate --help)\n"
           "  help   this text\n",
           to);
 }
@@ -77,6 +81,8 @@ int main(int argc, char **argv)
         return cmd_sensitivity(argc - 1, argv + 1);
     if (!strcmp(cmd, "iteration"))
         return cmd_iteration(argc - 1, argv + 1);
+    if (!strcmp(cmd, "simulate"))
+        return cmd_simulate(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/handlers.h"
 #include "server/refit.h"
 #include "server/workers.h"
 #include "store/jobs.h"
@@ -206,6 +207,8 @@ static void *worker_main(void *arg)
             run_job(me);
             continue; /* there may be more: claim again before waiting */
         }
+        if (api_sim_run_next(w->db) == 1)
+            continue; /* a queued simulation run (api/simulations.c) was done */
         wait_for_work(w, gen);
     }
     return NULL;

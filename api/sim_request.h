@@ -1,0 +1,70 @@
+/*
+ * sim_request.h — a simulation request of the asynchronous-SGD simulator
+ * (simulate/) as the HTTP API and `perfcast simulate` take it, its checks,
+ * and the answer document both print:
+ *
+ *   {"workers": "1..16" | [1, 2, 4] | 16, "servers": [1, 2] | "1,2" | 1,
+ *    "bandwidth": "10Gbit" | 1.25e9, "win": "28MB", "flow_control": true,
+ *    "steps": 100, "replications": 5, "seed": 1, "batch_size": 32,
+ *    "overhead": {"alpha": 2e-9, "beta": 5e-5},
+ *    "target_samples_per_s": 1000, "price_per_worker_hour": 3.06,
+ *    "price_per_server_hour": 1.59,
+ *    "what_if": [{"bandwidth": "1Gbit"}, {"flow_control": false}, {"win": "4MB"}]}
+ *
+ * Only "bandwidth" is required. The answer: per M the points W with
+ * throughput (mean and 95% interval over the replications), utilisation,
+ * step-time breakdown, the saturation point; the what-ifs the same; the
+ * cheapest (W, M) reaching the target at the prices.
+ */
+#ifndef PERFCAST_API_SIM_REQUEST_H
+#define PERFCAST_API_SIM_REQUEST_H
+
+#include <jansson.h>
+
+#include "ingest/simgraph.h"
+#include "simulate/sim_sweep.h"
+
+#define API_SIM_MAX_WHATIF 8
+#define API_SIM_DIRECT_EVENTS 20000000L /* answered in the request; more runs as a job */
+#define API_SIM_MAX_EVENTS 2000000000L  /* refused beyond this */
+
+typedef struct api_sim_variant {
+    double bandwidth, win;
+    int flow_control;
+} api_sim_variant;
+
+typedef struct api_sim_request {
+    int workers[SIM_MAX_LIST], nworkers;
+    int servers[SIM_MAX_LIST], nservers;
+    int reps, steps;
+    uint64_t seed;
+    api_sim_variant base;
+    int nwhatif;
+    api_sim_variant whatif[API_SIM_MAX_WHATIF];
+    int has_overhead;
+    double alpha, beta;
+    double batch_size;  /* 0: the graph's */
+    int has_target;
+    double target, price_worker, price_server;
+} api_sim_request;
+
+/* Defaults: W = 1..16, M = 1, WIN 28 MB, flow control on, 100 steps, 5
+ * replications, seed 1. */
+void api_sim_request_default(api_sim_request *r);
+
+/* Reads a request object over the defaults. Returns 0, or -1 with the
+ * member in field and why in msg. */
+int api_sim_request_parse(const json_t *body, api_sim_request *r, char *field, size_t fieldcap,
+                          char *msg, size_t msgcap);
+
+/* The number of chunk completions the request will need, about. */
+double api_sim_request_events(const api_sim_request *r, const sim_graph *g);
+
+/* Runs every sweep of the request on the document's graph (the request's
+ * overhead over the document's) and builds the answer. NULL with e. */
+json_t *api_sim_run(const simgraph_doc *d, const api_sim_request *r, sim_error *e);
+
+/* The request as JSON (what a stored run keeps). */
+json_t *api_sim_request_json(const api_sim_request *r);
+
+#endif

@@ -1,0 +1,469 @@
+/*
+ * simulations.c — the asynchronous-SGD simulator over HTTP: simulation
+ * experiments (tenant-owned, api_authorize() checks the {id} as for
+ * experiments), uploads of one worker's step graph or trace, and runs.
+ *
+ *   POST   /v1/simulations                      create {name, batch_size, overhead}
+ *   GET    /v1/simulations                      the tenant's, by id (?after=, ?limit=)
+ *   GET    /v1/simulations/{id}                 one, with its profiles
+ *   DELETE /v1/simulations/{id}                 with its profiles and runs
+ *   POST   /v1/simulations/{id}/profiles        a step graph, TensorFlow timeline or
+ *                                               Kineto trace (ingest/simgraph.h)
+ *   POST   /v1/simulations/{id}/runs            a request (api/sim_request.h); small
+ *                                               runs answer 201 with the result, larger
+ *                                               ones 202 queued for a worker thread
+ *   GET    /v1/simulations/{id}/runs/{run}      a run and, once done, its result
+ *
+ * Bad input answers 400 with "field" (and "operation" and "step" when an
+ * operation is at fault); nothing is stored then.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "api/sim_request.h"
+#include "ingest/simgraph.h"
+#include "store/simulations.h"
+
+#define SIM_MAX_NAME 200
+
+static json_t *sim_view(const store_sim *s)
+{
+    json_t *o = json_pack("{s:I, s:s}", "id", (json_int_t)s->id, "name", s->name);
+    json_object_update(o, s->spec);
+    json_object_set_new(o, "created_at", json_string(s->created_at));
+    return o;
+}
+
+static json_t *profile_view(const store_sim_profile *p)
+{
+    return json_pack("{s:I, s:I, s:s, s:i, s:i, s:i, s:s}", "id", (json_int_t)p->id,
+                     "simulation", (json_int_t)p->sim_id, "source", p->source, "steps", p->steps,
+                     "ops", p->ops, "servers", p->servers, "created_at", p->created_at);
+}
+
+/* 400 naming the operation (when there is one) and the field. */
+static void graph_problem(api_response *resp, const sim_error *e)
+{
+    char field[256], detail[600];
+    if (e->op[0])
+        snprintf(field, sizeof field, "steps[%d].ops[%s].%s", e->step, e->op, e->field);
+    else
+        snprintf(field, sizeof field, "%s", e->field);
+    if (e->op[0])
+        snprintf(detail, sizeof detail, "operation \"%s\" of step %d, %s: %s", e->op, e->step,
+                 e->field, e->msg);
+    else
+        snprintf(detail, sizeof detail, "%s%s%s", e->field, e->field[0] ? ": " : "", e->msg);
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", "about:blank", "title",
+                            api_status_title(400), "status", 400, "detail", detail);
+    if (doc && field[0])
+        json_object_set_new(doc, "field", json_string(field));
+    if (doc && e->op[0]) {
+        json_object_set_new(doc, "operation", json_string(e->op));
+        json_object_set_new(doc, "step", json_integer(e->step));
+    }
+    size_t len = 0;
+    char *text = doc ? api_json_text(doc, &len) : NULL;
+    json_decref(doc);
+    if (!text) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return;
+    }
+    api_send_body(resp, 400, "application/problem+json", text, len);
+}
+
+/* The creation document's checks; the stored spec into *spec. */
+static int parse_create(const json_t *body, api_response *resp, const char **name, json_t **spec)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)body, k, v)
+    {
+        if (strcmp(k, "name") && strcmp(k, "batch_size") && strcmp(k, "overhead")) {
+            api_problem(resp, 400, k, "unknown member (name, batch_size, overhead)");
+            return -1;
+        }
+    }
+    json_t *n = json_object_get(body, "name");
+    if (!json_is_string(n) || !json_string_length(n) || json_string_length(n) > SIM_MAX_NAME ||
+        strlen(json_string_value(n)) != json_string_length(n)) {
+        api_problem(resp, 400, "name", "a name of 1..%d bytes is required", SIM_MAX_NAME);
+        return -1;
+    }
+    *name = json_string_value(n);
+    json_t *b = json_object_get(body, "batch_size");
+    if (b && (!json_is_number(b) || !(json_number_value(b) >= 0) ||
+              !isfinite(json_number_value(b)))) {
+        api_problem(resp, 400, "batch_size", "batch_size must be a number >= 0 (samples per step "
+                    "and worker)");
+        return -1;
+    }
+    *spec = json_pack("{s:f}", "batch_size", b ? json_number_value(b) : 0.0);
+    json_t *o = json_object_get(body, "overhead");
+    if (o) {
+        /* the step-graph reader checks overhead: hand it a minimal graph */
+        json_t *g = json_pack("{s:O, s:[{s:[{s:s, s:s, s:f}]}]}", "overhead", o, "steps", "ops",
+                              "id", "x", "resource", "worker", "duration", 0.0);
+        char *text = json_dumps(g, JSON_COMPACT);
+        json_decref(g);
+        simgraph_doc d;
+        sim_error e;
+        int rc = text ? simgraph_read_json(text, strlen(text), &d, &e) : -1;
+        free(text);
+        if (rc) {
+            json_decref(*spec);
+            api_problem(resp, 400, e.field, "%s", e.msg);
+            return -1;
+        }
+        json_object_set_new(*spec, "overhead", json_pack("{s:f, s:f, s:i}", "alpha", d.alpha,
+                                                         "beta", d.beta, "pairs", d.npairs));
+        simgraph_doc_free(&d);
+    }
+    return 0;
+}
+
+void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    json_t *body;
+    if (api_parse_object(req, resp, &body))
+        return;
+    store_sim s = {.tenant_id = req->tenant_id};
+    const char *name;
+    if (parse_create(body, resp, &name, &s.spec)) {
+        json_decref(body);
+        return;
+    }
+    s.name = (char *)name;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_sim_create(c, &s, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc == STORE_CONFLICT)
+        api_problem(resp, 409, "name", "this tenant has a simulation named \"%.80s\"", name);
+    else if (rc)
+        api_store_problem(resp, &err);
+    else
+        api_send_json(resp, 201, sim_view(&s));
+    json_decref(s.spec);
+    json_decref(body);
+}
+
+void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    const char *a = api_query(req, "after"), *l = api_query(req, "limit");
+    char *end;
+    long long after = a ? strtoll(a, &end, 10) : 0;
+    if (a && (*end || after < 0)) {
+        api_problem(resp, 400, "after", "after must be an id >= 0");
+        return;
+    }
+    long limit = l ? strtol(l, &end, 10) : 100;
+    if (l && (*end || limit < 1 || limit > 1000)) {
+        api_problem(resp, 400, "limit", "limit must be 1..1000");
+        return;
+    }
+    store_error err;
+    store_sim *v = NULL;
+    int n = 0;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_sim_list(c, req->tenant_id, after, (int)limit, &v, &n, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(arr, sim_view(&v[i]));
+    json_t *doc = json_pack("{s:o, s:o}", "simulations", arr, "next_after",
+                            n == limit ? json_integer((json_int_t)v[n - 1].id) : json_null());
+    store_sim_list_free(v, n);
+    api_send_json(resp, 200, doc);
+}
+
+static int sim_id(api_request *req, api_response *resp, int64_t *id)
+{
+    return api_path_id(req, resp, "id", "simulation", id);
+}
+
+void api_sim_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (sim_id(req, resp, &id))
+        return;
+    store_error err;
+    store_sim s;
+    store_sim_profile *p = NULL;
+    int n = 0;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_sim_get(c, id, &s, &err) : err.code;
+    if (!rc && (rc = store_sim_profile_list(c, id, &p, &n, &err)))
+        store_sim_free(&s);
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *doc = sim_view(&s), *arr = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(arr, profile_view(&p[i]));
+    json_object_set_new(doc, "profiles", arr);
+    free(p);
+    store_sim_free(&s);
+    api_send_json(resp, 200, doc);
+}
+
+void api_sim_delete(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (sim_id(req, resp, &id))
+        return;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_sim_delete(c, id, req->tenant_id, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc)
+        api_store_problem(resp, &err);
+    else
+        api_send_empty(resp, 204);
+}
+
+void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (sim_id(req, resp, &id))
+        return;
+    if (!req->body_len) {
+        api_problem(resp, 400, NULL, "the body must be a step graph, a TensorFlow timeline or a "
+                    "Kineto trace (JSON)");
+        return;
+    }
+    simgraph_doc d;
+    sim_error e = {0};
+    if (simgraph_read(req->body, req->body_len, &d, &e)) {
+        graph_problem(resp, &e);
+        return;
+    }
+    char *graph = simgraph_to_json(&d);
+    unsigned char sha[32];
+    SHA256((const unsigned char *)req->body, req->body_len, sha);
+    store_sim_profile p = {.sim_id = id, .steps = d.graph.nsteps,
+                           .ops = (int)sim_graph_nops(&d.graph), .servers = d.graph.servers};
+    snprintf(p.source, sizeof p.source, "%s", d.source);
+    simgraph_doc_free(&d);
+    if (!graph) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return;
+    }
+    store_error err;
+    int dup = 0;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_sim_profile_add(c, &p, req->body, req->body_len, sha, graph, &dup, &err)
+               : err.code;
+    store_release(ctx->db, c);
+    free(graph);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *doc = profile_view(&p);
+    json_object_set_new(doc, "duplicate", json_boolean(dup));
+    api_send_json(resp, dup ? 200 : 201, doc);
+}
+
+/* The graph of a stored profile with the simulation's batch size and
+ * overhead where the graph has none. */
+static int load_graph(PGconn *c, int64_t sim, int64_t *profile, simgraph_doc *d,
+                      store_error *err, sim_error *e)
+{
+    store_sim s;
+    char *text = NULL;
+    int rc = store_sim_get(c, sim, &s, err);
+    if (!rc)
+        rc = store_sim_profile_graph(c, sim, profile, &text, err);
+    if (rc) {
+        store_sim_free(&s);
+        return rc;
+    }
+    int bad = simgraph_read_json(text, strlen(text), d, e);
+    free(text);
+    if (!bad) {
+        if (!(d->graph.batch_size > 0))
+            d->graph.batch_size = json_real_value(json_object_get(s.spec, "batch_size"));
+        json_t *o = json_object_get(s.spec, "overhead");
+        if (!d->has_overhead && o) {
+            d->alpha = json_real_value(json_object_get(o, "alpha"));
+            d->beta = json_real_value(json_object_get(o, "beta"));
+            d->has_overhead = 1;
+        }
+    }
+    store_sim_free(&s);
+    return bad ? store_error_set(err, STORE_INTERNAL, "stored graph unreadable: %s", e->msg)
+               : STORE_OK;
+}
+
+static json_t *run_view(const store_sim_run *r)
+{
+    json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:O, s:s}", "id", (json_int_t)r->id,
+                          "simulation", (json_int_t)r->sim_id, "profile",
+                          (json_int_t)r->profile_id, "state", r->state, "request", r->request,
+                          "created_at", r->created_at);
+    json_object_set_new(o, "finished_at",
+                        r->finished_at[0] ? json_string(r->finished_at) : json_null());
+    json_t *res = r->result ? json_loads(r->result, 0, NULL) : NULL;
+    json_object_set_new(o, "result", res ? res : json_null());
+    json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
+    return o;
+}
+
+void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (sim_id(req, resp, &id))
+        return;
+    json_t *body;
+    if (api_parse_object(req, resp, &body))
+        return;
+    int64_t profile = 0;
+    json_t *pj = json_object_get(body, "profile");
+    if (pj) {
+        if (!json_is_integer(pj) || json_integer_value(pj) < 1) {
+            api_problem(resp, 400, "profile", "profile must be a profile id of this simulation");
+            json_decref(body);
+            return;
+        }
+        profile = json_integer_value(pj);
+        json_object_del(body, "profile");
+    }
+    api_sim_request r;
+    api_sim_request_default(&r);
+    char field[64], msg[256];
+    if (api_sim_request_parse(body, &r, field, sizeof field, msg, sizeof msg)) {
+        api_problem(resp, 400, field, "%s", msg);
+        json_decref(body);
+        return;
+    }
+    json_decref(body);
+    store_error err;
+    sim_error e = {0};
+    simgraph_doc d;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? load_graph(c, id, &profile, &d, &err, &e) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        if (rc == STORE_NOT_FOUND)
+            api_problem(resp, 404, pj ? "profile" : NULL, "%s", err.msg);
+        else
+            api_store_problem(resp, &err);
+        return;
+    }
+    double events = api_sim_request_events(&r, &d.graph);
+    if (events > (double)API_SIM_MAX_EVENTS) {
+        simgraph_doc_free(&d);
+        api_problem(resp, 400, "steps", "the run needs about %.3g events, more than %.3g: ask for "
+                    "fewer steps, workers, servers, replications or what-ifs", events,
+                    (double)API_SIM_MAX_EVENTS);
+        return;
+    }
+    store_sim_run run = {.sim_id = id, .profile_id = profile, .request = api_sim_request_json(&r)};
+    int direct = events <= (double)API_SIM_DIRECT_EVENTS;
+    char *result = NULL;
+    if (direct) {
+        json_t *doc = api_sim_run(&d, &r, &e);
+        if (!doc) {
+            simgraph_doc_free(&d);
+            json_decref(run.request);
+            graph_problem(resp, &e);
+            return;
+        }
+            size_t rlen;
+        result = api_json_text(doc, &rlen);
+        json_decref(doc);
+    }
+    simgraph_doc_free(&d);
+    snprintf(run.state, sizeof run.state, "%s", direct ? "done" : "queued");
+    run.result = result;
+    c = store_acquire(ctx->db, &err);
+    rc = c ? store_sim_run_add(c, &run, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        store_sim_run_free(&run);
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *view = run_view(&run);
+    int64_t run_id = run.id;
+    store_sim_run_free(&run);
+    api_send_json(resp, direct ? 201 : 202, view);
+    api_add_header(resp, "Location", "/v1/simulations/%" PRId64 "/runs/%" PRId64, id, run_id);
+}
+
+void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t id, rid;
+    if (sim_id(req, resp, &id) || api_path_id(req, resp, "run", "run", &rid))
+        return;
+    store_error err;
+    store_sim_run r;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_sim_run_get(c, id, rid, &r, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    json_t *view = run_view(&r);
+    store_sim_run_free(&r);
+    api_send_json(resp, 200, view);
+}
+
+int api_sim_run_next(store *db)
+{
+    store_error err;
+    store_sim_run r;
+    PGconn *c = store_acquire(db, &err);
+    if (!c)
+        return -1;
+    int rc = store_sim_run_claim(c, &r, &err);
+    store_release(db, c);
+    if (rc)
+        return rc == STORE_NOT_FOUND ? 0 : -1;
+    api_sim_request q;
+    api_sim_request_default(&q);
+    char field[64], msg[256], why[400] = "";
+    simgraph_doc d;
+    sim_error e = {0};
+    char *result = NULL;
+    int64_t profile = r.profile_id;
+    if (api_sim_request_parse(r.request, &q, field, sizeof field, msg, sizeof msg)) {
+        snprintf(why, sizeof why, "%s: %s", field, msg);
+    } else if ((c = store_acquire(db, &err)) == NULL ||
+               (rc = load_graph(c, r.sim_id, &profile, &d, &err, &e)) != 0) {
+        if (c)
+            store_release(db, c);
+        snprintf(why, sizeof why, "%s", err.msg);
+    } else {
+        store_release(db, c);
+        json_t *doc = api_sim_run(&d, &q, &e);
+        simgraph_doc_free(&d);
+        if (doc) {
+                size_t rlen;
+        result = api_json_text(doc, &rlen);
+            json_decref(doc);
+        }
+        if (!result)
+            snprintf(why, sizeof why, "%s%s%s", e.field, e.field[0] ? ": " : "",
+                     e.msg[0] ? e.msg : "out of memory");
+    }
+    c = store_acquire(db, &err);
+    rc = c ? store_sim_run_finish(c, r.id, result, result ? NULL : why, &err) : -1;
+    store_release(db, c);
+    free(result);
+    store_sim_run_free(&r);
+    return rc ? -1 : 1;
+}

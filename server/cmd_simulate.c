@@ -1,0 +1,258 @@
+/*
+ * cmd_simulate.c — `perfcast simulate GRAPH`: the throughput of
+ * asynchronous SGD with W workers and M parameter servers, simulated from
+ * one worker's step graph or trace (ingest/simgraph.h, simulate/), offline.
+ * Options become the same request the HTTP API takes (api/sim_request.h);
+ * --json prints the API's answer document, otherwise a table per M.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/sim_request.h"
+#include "server/commands.h"
+
+static int sim_usage(const char *msg)
+{
+    if (msg)
+        fprintf(stderr, "perfcast simulate: %s\n", msg);
+    fputs("usage: perfcast simulate GRAPH --bandwidth 10Gbit [--workers 1..16] [--servers 1,2]\n"
+          "         [--win 28MB] [--no-flow-control] [--steps 100] [--replications 5] [--seed 1]\n"
+          "         [--batch-size B] [--alpha S_PER_BYTE --beta S]\n"
+          "         [--target SAMPLES_PER_S --price-worker P --price-server P]\n"
+          "         [--what-if bandwidth=1Gbit|win=4MB|flow_control=off ...] [--json]\n",
+          stderr);
+    return 2;
+}
+
+/* Turns one "--name value" into a member of the request object. */
+static int put(json_t *req, const char *opt, const char *val)
+{
+    static const struct { const char *opt, *key; int number; } map[] = {
+        {"--workers", "workers", 0}, {"--servers", "servers", 0},
+        {"--bandwidth", "bandwidth", 0}, {"--win", "win", 0},
+        {"--steps", "steps", 1}, {"--replications", "replications", 1},
+        {"--seed", "seed", 1}, {"--batch-size", "batch_size", 1},
+        {"--target", "target_samples_per_s", 1}, {"--price-worker", "price_per_worker_hour", 1},
+        {"--price-server", "price_per_server_hour", 1}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        if (strcmp(opt, map[i].opt))
+            continue;
+        if (!map[i].number) {
+            json_object_set_new(req, map[i].key, json_string(val));
+            return 0;
+        }
+        char *end;
+        double v = strtod(val, &end);
+        if (end == val || *end)
+            return -1;
+        json_object_set_new(req, map[i].key,
+                            v == (double)(json_int_t)v ? json_integer((json_int_t)v)
+                                                       : json_real(v));
+        return 0;
+    }
+    return -1;
+}
+
+static int what_if(json_t *list, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq)
+        return -1;
+    json_t *o = json_object();
+    if (!strncmp(spec, "bandwidth=", 10))
+        json_object_set_new(o, "bandwidth", json_string(eq + 1));
+    else if (!strncmp(spec, "win=", 4))
+        json_object_set_new(o, "win", json_string(eq + 1));
+    else if (!strncmp(spec, "flow_control=", 13))
+        json_object_set_new(o, "flow_control",
+                            json_boolean(strcmp(eq + 1, "off") && strcmp(eq + 1, "false")));
+    else {
+        json_decref(o);
+        return -1;
+    }
+    json_array_append_new(list, o);
+    return 0;
+}
+
+static void print_results(const json_t *results)
+{
+    size_t i, j;
+    json_t *r, *p;
+    json_array_foreach(results, i, r)
+    {
+        json_t *sat = json_object_get(r, "saturation_workers");
+        printf("servers %d", (int)json_integer_value(json_object_get(r, "servers")));
+        if (json_is_integer(sat))
+            printf(" (saturates at W = %d: one more worker gains < 5%%)\n",
+                   (int)json_integer_value(sat));
+        else
+            printf(" (no saturation in the range)\n");
+        printf("%5s %12s %25s %12s %6s %6s %6s %6s %9s %9s %9s\n", "W", "steps/s", "95% interval",
+               "samples/s", "u.wrk", "u.down", "u.up", "u.ps", "compute", "transfer", "waiting");
+        json_array_foreach(json_object_get(r, "points"), j, p)
+        {
+            json_t *s = json_object_get(p, "steps_per_s"), *iv = json_object_get(s, "interval");
+            json_t *smp = json_object_get(p, "samples_per_s"), *u = json_object_get(p, "utilisation");
+            json_t *t = json_object_get(p, "step_time");
+            printf("%5d %12.4f [%11.4f, %11.4f] %12.2f %6.3f %6.3f %6.3f %6.3f %9.5f %9.5f %9.5f\n",
+                   (int)json_integer_value(json_object_get(p, "workers")),
+                   json_real_value(json_object_get(s, "mean")),
+                   json_real_value(json_array_get(iv, 0)), json_real_value(json_array_get(iv, 1)),
+                   json_is_object(smp) ? json_real_value(json_object_get(smp, "mean")) : 0.0,
+                   json_real_value(json_object_get(u, "worker")),
+                   json_real_value(json_array_get(json_object_get(u, "downlink"), 0)),
+                   json_real_value(json_array_get(json_object_get(u, "uplink"), 0)),
+                   json_real_value(json_array_get(json_object_get(u, "ps"), 0)),
+                   json_real_value(json_object_get(t, "compute")),
+                   json_real_value(json_object_get(t, "transfer")),
+                   json_real_value(json_object_get(t, "waiting")));
+        }
+    }
+}
+
+static void print_text(const json_t *doc)
+{
+    printf("bandwidth %.6g bytes/s, WIN %.6g bytes, flow control %s\n",
+           json_real_value(json_object_get(doc, "bandwidth_bytes_per_s")),
+           json_real_value(json_object_get(doc, "win_bytes")),
+           json_is_true(json_object_get(doc, "flow_control")) ? "on" : "off");
+    print_results(json_object_get(doc, "results"));
+    json_t *c = json_object_get(doc, "cheapest");
+    if (json_is_object(c)) {
+        json_t *setup = json_object_get(c, "setup");
+        if (json_is_object(setup))
+            printf("cheapest reaching %g %s: W = %d, M = %d, %.4g %s at %.4g per hour\n",
+                   json_real_value(json_object_get(c, "target")),
+                   json_string_value(json_object_get(c, "unit")),
+                   (int)json_integer_value(json_object_get(setup, "workers")),
+                   (int)json_integer_value(json_object_get(setup, "servers")),
+                   json_real_value(json_object_get(c, "throughput")),
+                   json_string_value(json_object_get(c, "unit")),
+                   json_real_value(json_object_get(c, "price_per_hour")));
+        else
+            printf("cheapest reaching %g: %s\n", json_real_value(json_object_get(c, "target")),
+                   json_string_value(json_object_get(c, "reason")));
+    }
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(doc, "what_if"), i, w)
+    {
+        printf("\nwhat if: bandwidth %.6g bytes/s, WIN %.6g bytes, flow control %s\n",
+               json_real_value(json_object_get(w, "bandwidth_bytes_per_s")),
+               json_real_value(json_object_get(w, "win_bytes")),
+               json_is_true(json_object_get(w, "flow_control")) ? "on" : "off");
+        print_results(json_object_get(w, "results"));
+    }
+}
+
+static int report(const sim_error *e)
+{
+    if (e->op[0])
+        fprintf(stderr, "perfcast simulate: operation \"%s\" of step %d, %s: %s\n", e->op,
+                e->step, e->field, e->msg);
+    else
+        fprintf(stderr, "perfcast simulate: %s%s%s\n", e->field, e->field[0] ? ": " : "", e->msg);
+    return 2;
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    const char *path = NULL;
+    int as_json = 0;
+    json_t *req = json_object(), *whatifs = json_array();
+    json_t *overhead = NULL;
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--json")) {
+            as_json = 1;
+        } else if (!strcmp(s, "--no-flow-control")) {
+            json_object_set_new(req, "flow_control", json_false());
+        } else if ((!strcmp(s, "--alpha") || !strcmp(s, "--beta")) && i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (end == argv[i] || *end) {
+                rc = sim_usage("--alpha and --beta take numbers (s per byte, s)");
+                goto out;
+            }
+            if (!overhead)
+                overhead = json_object();
+            json_object_set_new(overhead, s + 2, json_real(v));
+        } else if (!strcmp(s, "--what-if") && i + 1 < argc) {
+            if (what_if(whatifs, argv[++i])) {
+                rc = sim_usage("--what-if takes bandwidth=B, win=SIZE or flow_control=off");
+                goto out;
+            }
+        } else if (!strncmp(s, "--", 2) && i + 1 < argc && strcmp(s, "--help")) {
+            if (put(req, s, argv[++i])) {
+                fprintf(stderr, "perfcast simulate: unknown option or bad value: %s %s\n", s,
+                        argv[i]);
+                rc = sim_usage(NULL);
+                goto out;
+            }
+        } else if (s[0] == '-' && strcmp(s, "-")) {
+            rc = sim_usage(strcmp(s, "--help") ? "unknown option" : NULL);
+            if (!strcmp(s, "--help"))
+                rc = 0;
+            goto out;
+        } else if (!path) {
+            path = s;
+        } else {
+            rc = sim_usage("one GRAPH at a time");
+            goto out;
+        }
+    }
+    if (!path) {
+        rc = sim_usage("GRAPH is required (a step-graph JSON or a Chrome trace)");
+        goto out;
+    }
+    if (overhead) {
+        json_object_set_new(req, "overhead", overhead);
+        overhead = NULL;
+    }
+    if (json_array_size(whatifs))
+        json_object_set(req, "what_if", whatifs);
+    api_sim_request r;
+    api_sim_request_default(&r);
+    char field[64], msg[256];
+    if (api_sim_request_parse(req, &r, field, sizeof field, msg, sizeof msg)) {
+        fprintf(stderr, "perfcast simulate: %s: %s\n", field, msg);
+        goto out;
+    }
+    cli_file f;
+    char err[256];
+    if (cli_file_open(path, &f, err, sizeof err)) {
+        fprintf(stderr, "perfcast simulate: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    simgraph_doc d;
+    sim_error e = {0};
+    int bad = simgraph_read(f.data, f.len, &d, &e);
+    cli_file_close(&f);
+    if (bad) {
+        rc = report(&e);
+        goto out;
+    }
+    json_t *doc = api_sim_run(&d, &r, &e);
+    simgraph_doc_free(&d);
+    if (!doc) {
+        rc = report(&e);
+        goto out;
+    }
+    if (as_json) {
+        json_dumpf(doc, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        putchar('\n');
+    } else {
+        print_text(doc);
+    }
+    json_decref(doc);
+    rc = 0;
+out:
+    json_decref(overhead);
+    json_decref(whatifs);
+    json_decref(req);
+    return rc;
+}

@@ -1,0 +1,225 @@
+/*
+ * sim_graph.c — resource names, freeing and validation of a step graph
+ * (sim_graph.h). Cycles are found with Kahn's algorithm per step; duplicate
+ * ids by sorting the ids of a step.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simulate/sim_graph.h"
+
+static const char *const res_names[] = {"downlink", "worker", "uplink", "ps"};
+
+void sim_error_set(sim_error *e, const char *op, int step, const char *field, const char *fmt,
+                   ...)
+{
+    if (!e)
+        return;
+    snprintf(e->op, sizeof e->op, "%s", op ? op : "");
+    e->step = step;
+    snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+}
+
+const char *sim_res_name(int res)
+{
+    return res >= 0 && res < 4 ? res_names[res] : "?";
+}
+
+int sim_res_from_name(const char *s)
+{
+    for (int i = 0; i < 4; i++)
+        if (s && !strcmp(s, res_names[i]))
+            return i;
+    return -1;
+}
+
+void sim_graph_free(sim_graph *g)
+{
+    if (!g)
+        return;
+    for (int s = 0; s < g->nsteps; s++) {
+        sim_step *st = &g->steps[s];
+        for (int i = 0; i < st->nops; i++) {
+            free(st->ops[i].id);
+            free(st->ops[i].name);
+            free(st->ops[i].deps);
+        }
+        free(st->ops);
+    }
+    free(g->steps);
+    memset(g, 0, sizeof *g);
+}
+
+size_t sim_graph_nops(const sim_graph *g)
+{
+    size_t n = 0;
+    for (int s = 0; s < g->nsteps; s++)
+        n += (size_t)g->steps[s].nops;
+    return n;
+}
+
+static int check_op(const sim_graph *g, int s, int i, sim_error *e)
+{
+    const sim_op *op = &g->steps[s].ops[i];
+    const char *id = op->id ? op->id : "";
+    if (!op->id || !op->id[0]) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "#%d", i);
+        sim_error_set(e, buf, s, "id", "operation %d of step %d has no id", i, s);
+        return -1;
+    }
+    if (op->res < 0 || op->res > 3) {
+        sim_error_set(e, id, s, "resource",
+                      "unknown resource (downlink, worker, uplink or ps)");
+        return -1;
+    }
+    if (sim_res_is_link(op->res)) {
+        if (!(op->bytes > 0) || !isfinite(op->bytes)) {
+            sim_error_set(e, id, s, "bytes",
+                          op->bytes == -1 ? "a transfer needs its size in bytes (> 0)"
+                                          : "a transfer's size must be a positive finite "
+                                            "number of bytes");
+            return -1;
+        }
+        if (isnan(op->duration) || isinf(op->duration) || (op->duration < 0 && op->duration != -1)) {
+            sim_error_set(e, id, s, "duration", "a recorded duration must be finite and >= 0");
+            return -1;
+        }
+    } else if (!(op->duration >= 0) || !isfinite(op->duration)) {
+        sim_error_set(e, id, s, "duration",
+                      "a computation needs a finite duration >= 0 (seconds)");
+        return -1;
+    }
+    if (op->server < -1 || op->server >= g->servers) {
+        sim_error_set(e, id, s, "server", "server %d is not one of the %d parameter servers",
+                      op->server, g->servers);
+        return -1;
+    }
+    for (int d = 0; d < op->ndeps; d++)
+        if (op->deps[d] < 0 || op->deps[d] >= g->steps[s].nops || op->deps[d] == i) {
+            sim_error_set(e, id, s, "deps", "dependency %d does not name another operation of "
+                          "the step", d);
+            return -1;
+        }
+    return 0;
+}
+
+typedef struct id_ref {
+    const char *id;
+    int index;
+} id_ref;
+
+static int cmp_ref(const void *a, const void *b)
+{
+    return strcmp(((const id_ref *)a)->id, ((const id_ref *)b)->id);
+}
+
+static int check_unique(const sim_step *st, int s, sim_error *e)
+{
+    id_ref *r = malloc((size_t)st->nops * sizeof *r);
+    if (!r) {
+        sim_error_set(e, NULL, s, "", "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < st->nops; i++)
+        r[i] = (id_ref){st->ops[i].id, i};
+    qsort(r, (size_t)st->nops, sizeof *r, cmp_ref);
+    for (int i = 1; i < st->nops; i++)
+        if (!strcmp(r[i].id, r[i - 1].id)) {
+            sim_error_set(e, r[i].id, s, "id", "two operations of step %d have this id", s);
+            free(r);
+            return -1;
+        }
+    free(r);
+    return 0;
+}
+
+/* Kahn's algorithm; the cycle is named by one operation left unordered. */
+static int check_acyclic(const sim_step *st, int s, sim_error *e)
+{
+    size_t n = (size_t)st->nops;
+    size_t nedges = 0;
+    for (size_t i = 0; i < n; i++)
+        nedges += (size_t)st->ops[i].ndeps;
+    int *indeg = calloc(n, sizeof *indeg), *off = calloc(n + 1, sizeof *off);
+    int *adj = malloc((nedges ? nedges : 1) * sizeof *adj), *queue = malloc(n * sizeof *queue);
+    int rc = -1;
+    if (!indeg || !off || !adj || !queue) {
+        sim_error_set(e, NULL, s, "", "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < st->ops[i].ndeps; d++)
+            off[st->ops[i].deps[d] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        off[i + 1] += off[i];
+    int *fill = queue; /* reused as cursor before the walk */
+    memcpy(fill, off, n * sizeof *fill);
+    for (size_t i = 0; i < n; i++) {
+        indeg[i] = st->ops[i].ndeps;
+        for (int d = 0; d < st->ops[i].ndeps; d++)
+            adj[fill[st->ops[i].deps[d]]++] = (int)i;
+    }
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!indeg[i])
+            queue[tail++] = (int)i;
+    while (head < tail) {
+        int u = queue[head++];
+        for (int k = off[u]; k < off[u + 1]; k++)
+            if (--indeg[adj[k]] == 0)
+                queue[tail++] = adj[k];
+    }
+    if (tail < n) {
+        for (size_t i = 0; i < n; i++)
+            if (indeg[i]) {
+                sim_error_set(e, st->ops[i].id, s, "deps",
+                              "dependency cycle through this operation");
+                break;
+            }
+        goto out;
+    }
+    rc = 0;
+out:
+    free(indeg);
+    free(off);
+    free(adj);
+    free(queue);
+    return rc;
+}
+
+int sim_graph_check(const sim_graph *g, sim_error *e)
+{
+    if (g->nsteps < 1) {
+        sim_error_set(e, NULL, -1, "steps", "the graph has no step");
+        return -1;
+    }
+    if (g->servers < 1 || g->servers > SIM_MAX_SERVERS) {
+        sim_error_set(e, NULL, -1, "servers", "servers must be 1..%d", SIM_MAX_SERVERS);
+        return -1;
+    }
+    if (!(g->batch_size >= 0) || !isfinite(g->batch_size)) {
+        sim_error_set(e, NULL, -1, "batch_size", "batch_size must be finite and >= 0");
+        return -1;
+    }
+    for (int s = 0; s < g->nsteps; s++) {
+        const sim_step *st = &g->steps[s];
+        if (st->nops < 1) {
+            sim_error_set(e, NULL, s, "ops", "step %d has no operation", s);
+            return -1;
+        }
+        for (int i = 0; i < st->nops; i++)
+            if (check_op(g, s, i, e))
+                return -1;
+        if (check_unique(st, s, e) || check_acyclic(st, s, e))
+            return -1;
+    }
+    return 0;
+}

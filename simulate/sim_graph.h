@@ -1,0 +1,80 @@
+/*
+ * sim_graph.h — the step graph of asynchronous SGD with parameter servers
+ * (seed 002, §2 and §3.4): the operations of each profiled training step of
+ * one worker, each on one resource (downlink, worker, uplink, ps), with a
+ * duration (computation) or a size in bytes (transfers), the parameter
+ * server it talks to, and the operations it waits for.
+ *
+ * Readers (ingest/sim_graph_json.c, ingest/sim_tftrace.c) build it;
+ * sim_graph_check() validates it (dangling ids, cycles, values) before the
+ * simulator compiles it (sim_prep.h). Pure: no I/O, no globals.
+ */
+#ifndef PERFCAST_SIM_GRAPH_H
+#define PERFCAST_SIM_GRAPH_H
+
+#include <stddef.h>
+
+typedef enum sim_res {
+    SIM_DOWNLINK = 0, /* parameter server -> worker (parameters) */
+    SIM_WORKER = 1,   /* the worker's CPU/GPU */
+    SIM_UPLINK = 2,   /* worker -> parameter server (updates) */
+    SIM_PS = 3,       /* the parameter server's cores (model update) */
+} sim_res;
+
+#define SIM_MAX_SERVERS 64
+#define SIM_MAX_WORKERS 1024
+
+/* What went wrong, naming the operation (id, step) and the field when there
+ * is one; op[0] == 0 when the fault is not an operation's. */
+typedef struct sim_error {
+    char op[128];
+    int step;        /* 0-based profiled step, -1 when none */
+    char field[64];
+    char msg[256];
+} sim_error;
+
+void sim_error_set(sim_error *e, const char *op, int step, const char *field, const char *fmt,
+                   ...) __attribute__((format(printf, 5, 6)));
+
+typedef struct sim_op {
+    char *id;        /* unique within its step */
+    char *name;      /* what the profiler called it (may equal id) */
+    int res;         /* sim_res */
+    double duration; /* seconds: computation; for a transfer, the recorded
+                        time (< 0 when not recorded) */
+    double bytes;    /* transfers: tensor size (> 0); computation: < 0 */
+    int server;      /* parameter server index, -1 = not said (assigned by size) */
+    int ndeps;
+    int *deps;       /* indices of the operations it waits for, same step */
+} sim_op;
+
+typedef struct sim_step {
+    int nops;
+    sim_op *ops;
+} sim_step;
+
+typedef struct sim_graph {
+    int nsteps;
+    sim_step *steps;
+    double batch_size; /* samples per step and worker; 0 = unknown */
+    int servers;       /* parameter servers of the profile (>= 1) */
+} sim_graph;
+
+const char *sim_res_name(int res);
+/* "downlink", "worker", "uplink", "ps" -> sim_res; -1 otherwise. */
+int sim_res_from_name(const char *s);
+static inline int sim_res_is_link(int res) { return res == SIM_DOWNLINK || res == SIM_UPLINK; }
+
+void sim_graph_free(sim_graph *g);
+
+/* Checks every operation: finite non-negative durations, a positive finite
+ * size on transfers, a known resource, servers within [0, g->servers),
+ * dependencies within the step, no cycles, unique ids, at least one step
+ * and one operation. Returns 0, or -1 with e naming the operation and the
+ * field. */
+int sim_graph_check(const sim_graph *g, sim_error *e);
+
+/* Operations over all steps. */
+size_t sim_graph_nops(const sim_graph *g);
+
+#endif

@@ -1,0 +1,365 @@
+/*
+ * simulations.c — queries of the simulator's tables (store/simulations.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/simulations.h"
+
+#define SIM_COLS "id, tenant_id, name, spec::text, " \
+                 "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+#define TS(col) "coalesce(to_char(" col " AT TIME ZONE 'UTC', " \
+                "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '')"
+#define PROFILE_COLS "id, sim_experiment_id, source, steps, ops, servers, " TS("created_at")
+#define RUN_COLS "id, sim_experiment_id, profile_id, state, request::text, result, error, " \
+                 TS("created_at") ", " TS("finished_at")
+
+static void idtext(char *buf, int64_t v)
+{
+    snprintf(buf, 24, "%" PRId64, v);
+}
+
+void store_sim_free(store_sim *s)
+{
+    if (!s)
+        return;
+    free(s->name);
+    json_decref(s->spec);
+    memset(s, 0, sizeof *s);
+}
+
+void store_sim_list_free(store_sim *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        store_sim_free(&v[i]);
+    free(v);
+}
+
+static int sim_from_row(PGresult *r, int i, store_sim *s, store_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    s->tenant_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+    s->name = strdup(PQgetvalue(r, i, 2));
+    s->spec = json_loads(PQgetvalue(r, i, 3), 0, NULL);
+    snprintf(s->created_at, sizeof s->created_at, "%s", PQgetvalue(r, i, 4));
+    if (s->name && s->spec)
+        return STORE_OK;
+    store_sim_free(s);
+    return store_error_set(err, STORE_INTERNAL, "cannot read simulation row (out of memory?)");
+}
+
+int store_sim_create(PGconn *c, store_sim *s, store_error *err)
+{
+    char tenant[24], *spec = json_dumps(s->spec, JSON_COMPACT);
+    if (!spec)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    idtext(tenant, s->tenant_id);
+    const char *vals[] = {tenant, s->name, spec};
+    PGresult *r = PQexecParams(c,
+                               "INSERT INTO sim_experiments (tenant_id, name, spec) "
+                               "VALUES ($1, $2, $3::jsonb) RETURNING id, "
+                               "to_char(created_at AT TIME ZONE 'UTC', "
+                               "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')",
+                               3, NULL, vals, NULL, NULL, 0);
+    free(spec);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    s->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    snprintf(s->created_at, sizeof s->created_at, "%s", PQgetvalue(r, 0, 1));
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_sim_get(PGconn *c, int64_t id, store_sim *out, store_error *err)
+{
+    char key[24];
+    idtext(key, id);
+    const char *vals[] = {key};
+    PGresult *r = PQexecParams(c, "SELECT " SIM_COLS " FROM sim_experiments WHERE id = $1", 1,
+                               NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = PQntuples(r) == 1 ? sim_from_row(r, 0, out, err)
+                               : store_error_set(err, STORE_NOT_FOUND, "no simulation with id %s",
+                                                 key);
+    PQclear(r);
+    return rc;
+}
+
+int store_sim_list(PGconn *c, int64_t tenant, int64_t after, int limit, store_sim **out, int *n,
+                   store_error *err)
+{
+    char t[24], a[24], l[24];
+    idtext(t, tenant);
+    idtext(a, after);
+    idtext(l, limit);
+    const char *vals[] = {t, a, l};
+    PGresult *r = PQexecParams(c,
+                               "SELECT " SIM_COLS " FROM sim_experiments WHERE tenant_id = $1 "
+                               "AND id > $2 ORDER BY id LIMIT $3",
+                               3, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rows = PQntuples(r);
+    *out = calloc(rows ? (size_t)rows : 1, sizeof **out);
+    *n = 0;
+    if (!*out) {
+        PQclear(r);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    for (int i = 0; i < rows; i++) {
+        if (sim_from_row(r, i, &(*out)[i], err)) {
+            store_sim_list_free(*out, *n);
+            *out = NULL;
+            PQclear(r);
+            return STORE_INTERNAL;
+        }
+        (*n)++;
+    }
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_sim_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err)
+{
+    char k[24], t[24];
+    idtext(k, id);
+    idtext(t, tenant);
+    const char *vals[] = {k, t};
+    PGresult *r = PQexecParams(c, "DELETE FROM sim_experiments WHERE id = $1 AND tenant_id = $2",
+                               2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    int rc = strcmp(PQcmdTuples(r), "1") ? store_error_set(err, STORE_NOT_FOUND,
+                                                           "no simulation with id %s", k)
+                                         : STORE_OK;
+    PQclear(r);
+    return rc;
+}
+
+int store_sim_tenant(PGconn *c, int64_t id, int64_t *tenant, store_error *err)
+{
+    char k[24];
+    idtext(k, id);
+    const char *vals[] = {k};
+    PGresult *r = PQexecParams(c, "SELECT tenant_id FROM sim_experiments WHERE id = $1", 1, NULL,
+                               vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = STORE_OK;
+    if (PQntuples(r) == 1)
+        *tenant = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    else
+        rc = store_error_set(err, STORE_NOT_FOUND, "no simulation with id %s", k);
+    PQclear(r);
+    return rc;
+}
+
+static void profile_from_row(PGresult *r, int i, store_sim_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    p->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    p->sim_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+    snprintf(p->source, sizeof p->source, "%s", PQgetvalue(r, i, 2));
+    p->steps = atoi(PQgetvalue(r, i, 3));
+    p->ops = atoi(PQgetvalue(r, i, 4));
+    p->servers = atoi(PQgetvalue(r, i, 5));
+    snprintf(p->created_at, sizeof p->created_at, "%s", PQgetvalue(r, i, 6));
+}
+
+int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size_t rawlen,
+                          const unsigned char sha256[32], const char *graph, int *duplicate,
+                          store_error *err)
+{
+    char sim[24], steps[24], ops[24], servers[24];
+    idtext(sim, p->sim_id);
+    idtext(steps, p->steps);
+    idtext(ops, p->ops);
+    idtext(servers, p->servers);
+    const char *vals[] = {sim, p->source, (const char *)sha256, raw, graph, steps, ops, servers};
+    int lens[] = {0, 0, 32, (int)rawlen, 0, 0, 0, 0};
+    int fmts[] = {0, 0, 1, 1, 0, 0, 0, 0};
+    /* one statement: insert, or find the same bytes stored before */
+    PGresult *r = PQexecParams(
+        c,
+        "WITH ins AS (INSERT INTO sim_profiles (sim_experiment_id, source, sha256, raw, graph, "
+        "steps, ops, servers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+        "ON CONFLICT (sim_experiment_id, sha256) DO NOTHING RETURNING id, sim_experiment_id, "
+        "source, steps, ops, servers, created_at) "
+        "SELECT " PROFILE_COLS ", false FROM ins UNION ALL "
+        "SELECT " PROFILE_COLS ", true FROM sim_profiles WHERE sim_experiment_id = $1 "
+        "AND sha256 = $3 AND NOT EXISTS (SELECT 1 FROM ins)",
+        8, NULL, vals, lens, fmts, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = STORE_OK;
+    if (PQntuples(r) == 1) {
+        profile_from_row(r, 0, p);
+        *duplicate = !strcmp(PQgetvalue(r, 0, 7), "t");
+    } else {
+        rc = store_error_set(err, STORE_CONFLICT, "the profile could not be stored; retry");
+    }
+    PQclear(r);
+    return rc;
+}
+
+int store_sim_profile_list(PGconn *c, int64_t sim, store_sim_profile **out, int *n,
+                           store_error *err)
+{
+    char k[24];
+    idtext(k, sim);
+    const char *vals[] = {k};
+    PGresult *r = PQexecParams(c,
+                               "SELECT " PROFILE_COLS " FROM sim_profiles "
+                               "WHERE sim_experiment_id = $1 ORDER BY id",
+                               1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rows = PQntuples(r);
+    *out = calloc(rows ? (size_t)rows : 1, sizeof **out);
+    if (!*out) {
+        PQclear(r);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    for (int i = 0; i < rows; i++)
+        profile_from_row(r, i, &(*out)[i]);
+    *n = rows;
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_sim_profile_graph(PGconn *c, int64_t sim, int64_t *id, char **graph, store_error *err)
+{
+    char s[24], p[24];
+    idtext(s, sim);
+    idtext(p, *id);
+    const char *vals[] = {s, p};
+    PGresult *r = PQexecParams(c,
+                               "SELECT id, graph FROM sim_profiles WHERE sim_experiment_id = $1 "
+                               "AND ($2::bigint = 0 OR id = $2) ORDER BY id DESC LIMIT 1",
+                               2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = STORE_OK;
+    if (PQntuples(r) == 1) {
+        *id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        *graph = strdup(PQgetvalue(r, 0, 1));
+        if (!*graph)
+            rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+    } else {
+        rc = *id ? store_error_set(err, STORE_NOT_FOUND, "no profile %s in simulation %s", p, s)
+                 : store_error_set(err, STORE_NOT_FOUND, "simulation %s has no profile yet", s);
+    }
+    PQclear(r);
+    return rc;
+}
+
+void store_sim_run_free(store_sim_run *r)
+{
+    if (!r)
+        return;
+    json_decref(r->request);
+    free(r->result);
+    free(r->error);
+    memset(r, 0, sizeof *r);
+}
+
+static int run_from_row(PGresult *r, int i, store_sim_run *out, store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    out->sim_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+    out->profile_id = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+    snprintf(out->state, sizeof out->state, "%s", PQgetvalue(r, i, 3));
+    out->request = json_loads(PQgetvalue(r, i, 4), 0, NULL);
+    if (!PQgetisnull(r, i, 5))
+        out->result = strdup(PQgetvalue(r, i, 5));
+    if (!PQgetisnull(r, i, 6))
+        out->error = strdup(PQgetvalue(r, i, 6));
+    snprintf(out->created_at, sizeof out->created_at, "%s", PQgetvalue(r, i, 7));
+    snprintf(out->finished_at, sizeof out->finished_at, "%s", PQgetvalue(r, i, 8));
+    if (out->request && (PQgetisnull(r, i, 5) || out->result) &&
+        (PQgetisnull(r, i, 6) || out->error))
+        return STORE_OK;
+    store_sim_run_free(out);
+    return store_error_set(err, STORE_INTERNAL, "cannot read run row (out of memory?)");
+}
+
+int store_sim_run_add(PGconn *c, store_sim_run *run, store_error *err)
+{
+    char sim[24], prof[24], *req = json_dumps(run->request, JSON_COMPACT);
+    if (!req)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    idtext(sim, run->sim_id);
+    idtext(prof, run->profile_id);
+    const char *vals[] = {sim, prof, req, run->state, run->result};
+    PGresult *r = PQexecParams(c,
+                               "INSERT INTO sim_runs (sim_experiment_id, profile_id, request, "
+                               "state, result, started_at, finished_at) VALUES ($1, $2, "
+                               "$3::jsonb, $4, $5, CASE WHEN $4 = 'done' THEN now() END, "
+                               "CASE WHEN $4 = 'done' THEN now() END) RETURNING id, "
+                               TS("created_at") ", " TS("finished_at"),
+                               5, NULL, vals, NULL, NULL, 0);
+    free(req);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    run->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    snprintf(run->created_at, sizeof run->created_at, "%s", PQgetvalue(r, 0, 1));
+    snprintf(run->finished_at, sizeof run->finished_at, "%s", PQgetvalue(r, 0, 2));
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_sim_run_get(PGconn *c, int64_t sim, int64_t id, store_sim_run *out, store_error *err)
+{
+    char s[24], k[24];
+    idtext(s, sim);
+    idtext(k, id);
+    const char *vals[] = {s, k};
+    PGresult *r = PQexecParams(c,
+                               "SELECT " RUN_COLS " FROM sim_runs WHERE sim_experiment_id = $1 "
+                               "AND id = $2",
+                               2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = PQntuples(r) == 1 ? run_from_row(r, 0, out, err)
+                               : store_error_set(err, STORE_NOT_FOUND,
+                                                 "no run %s in simulation %s", k, s);
+    PQclear(r);
+    return rc;
+}
+
+int store_sim_run_claim(PGconn *c, store_sim_run *out, store_error *err)
+{
+    PGresult *r = PQexecParams(c,
+                               "UPDATE sim_runs SET state = 'running', started_at = now() "
+                               "WHERE id = (SELECT id FROM sim_runs WHERE state = 'queued' "
+                               "ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " RUN_COLS,
+                               0, NULL, NULL, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = PQntuples(r) == 1 ? run_from_row(r, 0, out, err)
+                               : store_error_set(err, STORE_NOT_FOUND, "no queued run");
+    PQclear(r);
+    return rc;
+}
+
+int store_sim_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
+                         store_error *err)
+{
+    char k[24];
+    idtext(k, id);
+    const char *vals[] = {k, result, error};
+    PGresult *r = PQexecParams(c,
+                               "UPDATE sim_runs SET state = CASE WHEN $2::text IS NULL THEN "
+                               "'failed' ELSE 'done' END, result = $2, error = $3, "
+                               "finished_at = now() WHERE id = $1 AND state = 'running'",
+                               3, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}

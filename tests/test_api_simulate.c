@@ -1,0 +1,281 @@
+/*
+ * test_api_simulate.c — the simulator over HTTP against a real PostgreSQL:
+ * simulation experiments, uploads of step graphs and traces (the files in
+ * tests/data/simulate/), runs answered at once with answers known by hand
+ * (computation only: W / step time), a larger run queued and done by a
+ * worker thread, bad input answered 400 naming the operation and the field
+ * with nothing stored, and another tenant's simulation answering 404.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tests/check.h"
+#include "tests/harness.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    b[*len] = 0;
+    fclose(f);
+    return b;
+}
+
+static long post_id(harness *h, const char *path, const char *body, int want)
+{
+    harness_response r;
+    harness_post(h, path, body, &r);
+    json_t *doc = harness_json(&r);
+    long id = doc ? (long)json_integer_value(json_object_get(doc, "id")) : 0;
+    check(r.status == want && id > 0, "POST %s: %d, want %d: %.300s", path, r.status, want,
+          r.body ? r.body : "");
+    json_decref(doc);
+    harness_response_free(&r);
+    return id;
+}
+
+/* POST and expect 400 naming field (and operation when given). */
+static void expect_400(harness *h, const char *path, const char *body, const char *field,
+                       const char *op)
+{
+    harness_response r;
+    harness_post(h, path, body, &r);
+    json_t *doc = harness_json(&r);
+    const char *f = json_string_value(json_object_get(doc, "field"));
+    const char *o = json_string_value(json_object_get(doc, "operation"));
+    char ctype[64] = "";
+    harness_header(&r, "Content-Type", ctype, sizeof ctype);
+    check(r.status == 400 && !strcmp(ctype, "application/problem+json") && f &&
+              !strcmp(f, field) && (!op || (o && !strcmp(o, op))),
+          "%s: %d field %s op %s: %.300s", field, r.status, f ? f : "-", o ? o : "-",
+          r.body ? r.body : "");
+    json_decref(doc);
+    harness_response_free(&r);
+}
+
+static void test_profiles(harness *h)
+{
+    long sim = post_id(h, "/v1/simulations",
+                       "{\"name\":\"four-layers\",\"batch_size\":32,\"overhead\":{\"pairs\":"
+                       "[[1000,0.00005],[2000000,0.00405]]}}",
+                       201);
+    /* two pairs: the line through them, alpha = 0.004/1999000, beta = 0.00005 - alpha*1000 */
+    char path[128], out[64];
+    snprintf(path, sizeof path, "/v1/simulations/%ld", sim);
+    harness_response r;
+    harness_get(h, path, &r);
+    json_t *doc = harness_json(&r);
+    double alpha = json_real_value(json_object_get(json_object_get(doc, "overhead"), "alpha"));
+    double want = 0.004 / 1999000;
+    check(r.status == 200 && check_close(alpha, want, 1e-9, 0), "alpha %g, want %g", alpha, want);
+    json_decref(doc);
+    harness_response_free(&r);
+
+    size_t len;
+    char *graph = slurp("tests/data/simulate/stepgraph.json", &len);
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    long p1 = post_id(h, path, graph, 201);
+    harness_post(h, path, graph, &r);
+    check(r.status == 200 && strstr(r.body, "\"duplicate\":true"), "same bytes: %d", r.status);
+    harness_response_free(&r);
+    free(graph);
+    char *tf = slurp("tests/data/simulate/tf_timeline.json", &len);
+    long p2 = post_id(h, path, tf, 201);
+    free(tf);
+    check(p2 > p1, "second profile");
+
+    /* bad graphs: 400 naming the operation and the field; nothing stored */
+    long before = harness_sql_long(h, "SELECT count(*) FROM sim_profiles");
+    expect_400(h, path,
+               "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1,"
+               "\"deps\":[\"b\"]},{\"id\":\"b\",\"resource\":\"worker\",\"duration\":1,"
+               "\"deps\":[\"a\"]}]}]}",
+               "steps[0].ops[a].deps", "a");
+    expect_400(h, path,
+               "{\"steps\":[{\"ops\":[{\"id\":\"x\",\"resource\":\"worker\",\"duration\":1,"
+               "\"deps\":[\"nowhere\"]}]}]}",
+               "steps[0].ops[x].deps", "x");
+    expect_400(h, path, "{\"steps\":[{\"ops\":[{\"id\":\"t\",\"resource\":\"uplink\"}]}]}",
+               "steps[0].ops[t].bytes", "t");
+    expect_400(h, path,
+               "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\",\"duration\":-1}]}]}",
+               "steps[0].ops[n].duration", "n");
+    expect_400(h, path, "{\"steps\":[{\"ops\":[{\"id\":\"g\",\"resource\":\"gpu\",\"duration\":1}]}]}",
+               "steps[0].ops[g].resource", "g");
+    expect_400(h, path,
+               "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"_Send\",\"pid\":1,\"tid\":1,\"ts\":0,"
+               "\"dur\":3,\"args\":{\"name\":\"grad/_send\",\"op\":\"_Send\"}}]}",
+               "steps[0].ops[grad/_send#0].bytes", "grad/_send#0");
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_profiles") == before,
+          "nothing stored by bad uploads");
+    snprintf(out, sizeof out, "%ld", sim);
+    (void)out;
+
+    /* a run on the newest profile (the timeline) and on the first one by id */
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"profile\":%ld,\"workers\":\"1..4\",\"servers\":[1,2],\"bandwidth\":\"1Gbit\","
+             "\"replications\":3,\"steps\":20,\"what_if\":[{\"flow_control\":false}]}",
+             p1);
+    harness_post(h, path, body, &r);
+    doc = harness_json(&r);
+    json_t *res = json_object_get(doc, "result");
+    check(r.status == 201 && json_array_size(json_object_get(res, "results")) == 2 &&
+              json_array_size(json_object_get(res, "what_if")) == 1 &&
+              json_real_value(json_object_get(res, "batch_size")) == 32,
+          "run: %d %.300s", r.status, r.body ? r.body : "");
+    json_decref(doc);
+    harness_response_free(&r);
+}
+
+static void test_runs(harness *h)
+{
+    long sim = post_id(h, "/v1/simulations", "{\"name\":\"compute\",\"batch_size\":10}", 201);
+    char path[128], runs[128];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    /* 0.25 s of computation per step: W / 0.25 steps/s, 10 samples per step */
+    post_id(h, path,
+            "{\"steps\":[{\"ops\":[{\"id\":\"fwd\",\"resource\":\"worker\",\"duration\":0.1},"
+            "{\"id\":\"bwd\",\"resource\":\"worker\",\"duration\":0.15,\"deps\":[\"fwd\"]}]}]}",
+            201);
+    snprintf(runs, sizeof runs, "/v1/simulations/%ld/runs", sim);
+    harness_response r;
+    harness_post(h, runs,
+                 "{\"workers\":\"1..3\",\"bandwidth\":\"10Gbit\",\"replications\":2,"
+                 "\"target_samples_per_s\":100,\"price_per_worker_hour\":2,"
+                 "\"price_per_server_hour\":1}",
+                 &r);
+    json_t *doc = harness_json(&r);
+    json_t *res = json_object_get(doc, "result");
+    json_t *pts = json_object_get(json_array_get(json_object_get(res, "results"), 0), "points");
+    int ok = r.status == 201 && json_array_size(pts) == 3;
+    for (size_t i = 0; ok && i < 3; i++) {
+        json_t *p = json_array_get(pts, i);
+        double thr = json_real_value(json_object_get(json_object_get(p, "steps_per_s"), "mean"));
+        double smp = json_real_value(json_object_get(json_object_get(p, "samples_per_s"), "mean"));
+        ok = check_close(thr, (i + 1) / 0.25, 1e-12, 0) && check_close(smp, 10 * thr, 1e-12, 0);
+    }
+    check(ok, "W / 0.25 steps/s: %d %.400s", r.status, r.body ? r.body : "");
+    json_t *cheap = json_object_get(json_object_get(res, "cheapest"), "setup");
+    /* 100 samples/s needs 10 steps/s: W = 3 (12), 3 x 2 + 1 = 7 per hour */
+    check(json_integer_value(json_object_get(cheap, "workers")) == 3 &&
+              json_real_value(json_object_get(json_object_get(res, "cheapest"),
+                                              "price_per_hour")) == 7,
+          "cheapest W = 3 at 7 per hour");
+    char loc[128];
+    check(harness_header(&r, "Location", loc, sizeof loc) == 1, "Location");
+    long run = (long)json_integer_value(json_object_get(doc, "id"));
+    json_decref(doc);
+    harness_response_free(&r);
+    char rpath[160];
+    snprintf(rpath, sizeof rpath, "%s/%ld", runs, run);
+    check(!strcmp(loc, rpath), "Location %s", loc);
+    harness_get(h, rpath, &r);
+    check(r.status == 200 && strstr(r.body, "\"state\":\"done\""), "GET run: %d", r.status);
+    harness_response_free(&r);
+
+    /* bad requests: 400 naming the member, no run stored */
+    long before = harness_sql_long(h, "SELECT count(*) FROM sim_runs");
+    expect_400(h, runs, "{\"workers\":0,\"bandwidth\":\"1Gbit\"}", "workers", NULL);
+    expect_400(h, runs, "{\"workers\":\"1..5000\",\"bandwidth\":\"1Gbit\"}", "workers", NULL);
+    expect_400(h, runs, "{\"servers\":0,\"bandwidth\":\"1Gbit\"}", "servers", NULL);
+    expect_400(h, runs, "{\"servers\":[1,99],\"bandwidth\":\"1Gbit\"}", "servers", NULL);
+    expect_400(h, runs, "{\"workers\":4}", "bandwidth", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"-3Gbit\"}", "bandwidth", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"win\":0}", "win", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"replications\":0}", "replications", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"colour\":\"red\"}", "colour", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"what_if\":[{\"bandwidth\":\"x\"}]}",
+               "what_if[0].bandwidth", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"steps\":100000,\"workers\":1024,"
+                        "\"replications\":100}", "steps", NULL);
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs") == before, "no run stored");
+
+    /* about 21 million events: queued (202) and done by a worker thread */
+    harness_post(h, runs,
+                 "{\"workers\":\"1..45\",\"bandwidth\":\"10Gbit\",\"steps\":5000,"
+                 "\"replications\":2}",
+                 &r);
+    doc = harness_json(&r);
+    run = (long)json_integer_value(json_object_get(doc, "id"));
+    check(r.status == 202 && strstr(r.body, "\"state\":\"queued\""), "queued: %d %.200s",
+          r.status, r.body ? r.body : "");
+    json_decref(doc);
+    harness_response_free(&r);
+    snprintf(rpath, sizeof rpath, "%s/%ld", runs, run);
+    int done = 0;
+    for (double t0 = harness_now(); !done && harness_now() - t0 < 60; harness_sleep(0.2)) {
+        harness_get(h, rpath, &r);
+        done = r.status == 200 && strstr(r.body, "\"state\":\"done\"");
+        if (done) {
+            doc = harness_json(&r);
+            json_t *p = json_array_get(json_object_get(json_array_get(json_object_get(
+                                           json_object_get(doc, "result"), "results"), 0),
+                                                       "points"), 44);
+            double thr =
+                json_real_value(json_object_get(json_object_get(p, "steps_per_s"), "mean"));
+            check(check_close(thr, 45 / 0.25, 1e-12, 0), "W = 45: %g steps/s, want 180", thr);
+            json_decref(doc);
+        }
+        harness_response_free(&r);
+    }
+    check(done, "the queued run is done within 60 s");
+}
+
+static void test_tenancy(harness *h)
+{
+    /* a token of another tenant: the default tenant's simulations are not its */
+    char cmd[1024], file[300], tok[128] = "";
+    snprintf(file, sizeof file, "%s/sim-token.txt", harness_dir(h));
+    const char *bin = getenv("PERFCAST_BIN") ? getenv("PERFCAST_BIN") : "build/perfcast";
+    snprintf(cmd, sizeof cmd, "env DATABASE_URL='%s' %s token create --tenant other --scope write "
+             ">%s 2>/dev/null", harness_database_url(h), bin, file);
+    int rc = system(cmd);
+    FILE *f = fopen(file, "r");
+    if (f) {
+        if (!fgets(tok, sizeof tok, f))
+            tok[0] = 0;
+        fclose(f);
+    }
+    tok[strcspn(tok, "\n")] = 0;
+    check(WIFEXITED(rc) && WEXITSTATUS(rc) == 0 && !strncmp(tok, "pcf_", 4), "token: %s", tok);
+    long sim = harness_sql_long(h, "SELECT min(id) FROM sim_experiments");
+    char path[128], hdr[256];
+    snprintf(path, sizeof path, "/v1/simulations/%ld", sim);
+    snprintf(hdr, sizeof hdr, "Authorization: Bearer %s\r\n", tok);
+    harness_response r;
+    harness_request(h, "GET", path, hdr, NULL, 0, &r);
+    check(r.status == 404, "another tenant's simulation: %d", r.status);
+    harness_response_free(&r);
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    const char *body = "{\"bandwidth\":\"1Gbit\"}";
+    harness_request(h, "POST", path, hdr, body, strlen(body), &r);
+    check(r.status == 404, "another tenant's run: %d", r.status);
+    harness_response_free(&r);
+    harness_request(h, "GET", "/v1/simulations", hdr, NULL, 0, &r);
+    check(r.status == 200 && strstr(r.body, "\"simulations\":[]"), "its own list is empty: %.200s",
+          r.body ? r.body : "");
+    harness_response_free(&r);
+}
+
+int main(void)
+{
+    harness *h = harness_open(NULL);
+    check(h != NULL, "harness: PostgreSQL and the server did not start");
+    if (!h)
+        return check_summary();
+    test_profiles(h);
+    test_runs(h);
+    test_tenancy(h);
+    harness_close(h, check_failed_count > 0);
+    return check_summary();
+}

@@ -1,0 +1,91 @@
+#!/bin/sh
+# test_cli_simulate.sh — `perfcast simulate` as a user runs it: answers that
+# follow by hand (computation only: W / step time; one transfer of S bytes per
+# step: B / S at every W), the --json document's shape, the fixtures in
+# tests/data/simulate/, what-ifs, the cheapest setup, and invalid input: exit
+# status 2 and one line on stderr naming the operation and the field.
+# Ends with "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 2
+BIN=${PERFCAST_BIN:-build/perfcast}
+D=tests/data/simulate
+TMP=$(mktemp -d) || exit 2
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect NAME PATTERN CMD... — CMD exits 0 and its stdout has PATTERN
+expect() {
+    name=$1 pat=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    if [ "$got" != 0 ]; then bad "$name: exit $got: $(head -c 300 "$TMP/err")"; return; fi
+    if ! grep -q -- "$pat" "$TMP/out"; then bad "$name: no \"$pat\" in: $(head -c 400 "$TMP/out")"; return; fi
+    ok
+}
+
+# refuse NAME PATTERN CMD... — exit 2, one line on stderr with PATTERN
+refuse() {
+    name=$1 pat=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    got=$?
+    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
+    if [ "$(wc -l <"$TMP/err" | tr -d ' ')" != 1 ]; then bad "$name: stderr: $(cat "$TMP/err")"; return; fi
+    if ! grep -q -- "$pat" "$TMP/err"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
+    ok
+}
+
+# 0.25 s of computation per step: W / 0.25 = 4, 8, 12 steps/s
+cat >"$TMP/compute.json" <<'J'
+{"batch_size": 10, "steps": [{"ops": [{"id": "fwd", "resource": "worker", "duration": 0.1},
+  {"id": "bwd", "resource": "worker", "duration": 0.15, "deps": ["fwd"]}]}]}
+J
+expect "compute W=3" '"workers":3,"steps_per_s":{"mean":12.0' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
+expect "samples/s" '"samples_per_s":{"mean":120.0' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
+expect "text table" 'no saturation in the range' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3
+
+# 125 MB per step at 10 Gbit/s (1.25e9 bytes/s): B / S = 10 steps/s at every W
+cat >"$TMP/transfer.json" <<'J'
+{"steps": [{"ops": [{"id": "params", "resource": "downlink", "bytes": 125000000}]}]}
+J
+expect "saturated W=4" '"workers":4,"steps_per_s":{"mean":\(10\.0\|9\.9999999999\)' \
+    "$BIN" simulate "$TMP/transfer.json" --bandwidth 10Gbit --workers 1..4 --json
+expect "saturation point" '"saturation_workers":1' \
+    "$BIN" simulate "$TMP/transfer.json" --bandwidth 10Gbit --workers 1..4 --json
+expect "what-if bandwidth" '"bandwidth_bytes_per_s":125000000.0,"win_bytes":28000000.0,"flow_control":true,"results":\[{"servers":1,"saturation_workers":1,"points":\[{"workers":1,"steps_per_s":{"mean":1.0' \
+    "$BIN" simulate "$TMP/transfer.json" --bandwidth 10Gbit --workers 1..2 --what-if bandwidth=1Gbit --json
+
+expect "step graph fixture" '"servers":2' \
+    "$BIN" simulate $D/stepgraph.json --bandwidth 1Gbit --workers 1..4 --servers 1,2 --json
+expect "tensorflow fixture" 'servers 1' \
+    "$BIN" simulate $D/tf_timeline.json --bandwidth 1Gbit --workers 1..4
+expect "kineto fixture" 'servers 1' \
+    "$BIN" simulate $D/kineto_ps.json --bandwidth 10Gbit --workers 1,2,4
+# W = 3 reaches 100 samples/s (120) at 3 x 2 + 1 = 7 per hour
+expect "cheapest" '"cheapest":{"target":100.0,"unit":"samples/s","setup":{"workers":3,"servers":1},"throughput":120.0' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..4 --target 100 \
+    --price-worker 2 --price-server 1 --json
+
+cat >"$TMP/cycle.json" <<'J'
+{"steps": [{"ops": [{"id": "a", "resource": "worker", "duration": 1, "deps": ["b"]},
+  {"id": "b", "resource": "worker", "duration": 1, "deps": ["a"]}]}]}
+J
+refuse "cycle" 'operation "a" of step 0, deps' "$BIN" simulate "$TMP/cycle.json" --bandwidth 1Gbit
+cat >"$TMP/nosize.json" <<'J'
+{"steps": [{"ops": [{"id": "t", "resource": "uplink"}]}]}
+J
+refuse "transfer without size" 'operation "t" of step 0, bytes' "$BIN" simulate "$TMP/nosize.json" --bandwidth 1Gbit
+refuse "no bandwidth" 'bandwidth' "$BIN" simulate "$TMP/compute.json"
+refuse "W = 0" 'workers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 0..4
+refuse "W absurd" 'workers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..5000
+refuse "M = 0" 'servers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --servers 0
+refuse "bad bandwidth" 'bandwidth' "$BIN" simulate "$TMP/compute.json" --bandwidth fast
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,229 @@
+/*
+ * test_simgraph.c — the readers of the simulator's inputs (ingest/simgraph.h)
+ * on the files in tests/data/simulate/ (a hand-written step graph of a
+ * four-layer model, the same model as a TensorFlow timeline and a Kineto
+ * trace with c10d send/recv, all synthetic) and on bad input: every fault
+ * names the operation and the field, and nothing is returned.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/simgraph.h"
+#include "tests/check.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    return b;
+}
+
+static int find(const sim_step *st, const char *id)
+{
+    for (int i = 0; i < st->nops; i++)
+        if (!strcmp(st->ops[i].id, id))
+            return i;
+    return -1;
+}
+
+static int has_dep(const sim_step *st, int i, int j)
+{
+    for (int d = 0; i >= 0 && d < st->ops[i].ndeps; d++)
+        if (st->ops[i].deps[d] == j)
+            return 1;
+    return 0;
+}
+
+static void test_stepgraph_file(void)
+{
+    size_t len;
+    char *buf = slurp("tests/data/simulate/stepgraph.json", &len);
+    check(buf != NULL, "fixture");
+    simgraph_doc d;
+    sim_error e;
+    int rc = simgraph_read(buf, len, &d, &e);
+    check(rc == 0, "read: %s %s %s", e.op, e.field, e.msg);
+    if (rc) {
+        free(buf);
+        return;
+    }
+    check(!strcmp(d.source, "stepgraph") && d.graph.nsteps == 2 && d.graph.steps[0].nops == 20 &&
+              d.graph.batch_size == 32,
+          "shape");
+    const sim_step *st = &d.graph.steps[0];
+    int f1 = find(st, "fwd_conv1"), r1 = find(st, "recv_conv1"), f0 = find(st, "fwd_conv0");
+    check(has_dep(st, f1, r1) && has_dep(st, f1, f0) && st->ops[f1].ndeps == 2, "deps by id");
+    check(st->ops[r1].res == SIM_DOWNLINK && st->ops[r1].bytes == 36992, "transfer");
+    /* α, β satisfy the normal equations of the four pairs: residuals sum to 0
+     * and are orthogonal to the sizes */
+    double x[4] = {1000, 100000, 1000000, 4000000}, y[4] = {5.2e-5, 2.5e-4, 2.05e-3, 8.0e-3};
+    double s0 = 0, s1 = 0;
+    for (int i = 0; i < 4; i++) {
+        double r = y[i] - (d.alpha * x[i] + d.beta);
+        s0 += r;
+        s1 += r * x[i];
+    }
+    check(d.has_overhead && d.npairs == 4 && fabs(s0) < 1e-15 && fabs(s1) < 1e-9,
+          "least squares: alpha %g beta %g (%g %g)", d.alpha, d.beta, s0, s1);
+    /* the writer's text reads back to the same graph */
+    char *text = simgraph_to_json(&d);
+    simgraph_doc d2;
+    check(text && simgraph_read_json(text, strlen(text), &d2, &e) == 0, "round trip");
+    if (text && d2.graph.nsteps == 2) {
+        const sim_step *s2 = &d2.graph.steps[1];
+        const sim_step *s1 = &d.graph.steps[1];
+        int same = s2->nops == s1->nops;
+        for (int i = 0; same && i < s1->nops; i++)
+            same = !strcmp(s1->ops[i].id, s2->ops[i].id) && s1->ops[i].res == s2->ops[i].res &&
+                   s1->ops[i].duration == s2->ops[i].duration &&
+                   s1->ops[i].ndeps == s2->ops[i].ndeps;
+        check(same, "same operations after the round trip");
+        simgraph_doc_free(&d2);
+    }
+    free(text);
+    simgraph_doc_free(&d);
+    free(buf);
+}
+
+static void test_tf_timeline(void)
+{
+    size_t len;
+    char *buf = slurp("tests/data/simulate/tf_timeline.json", &len);
+    simgraph_doc d;
+    sim_error e;
+    int rc = simgraph_read(buf, len, &d, &e);
+    check(rc == 0, "tf: %s %s %s", e.op, e.field, e.msg);
+    if (rc) {
+        free(buf);
+        return;
+    }
+    const sim_step *st = &d.graph.steps[0];
+    check(!strcmp(d.source, "tensorflow") && d.graph.nsteps == 1 && st->nops == 20,
+          "16 worker ops + 4 server updates (the server's _Recv skipped): %d", st->nops);
+    int n[4] = {0};
+    for (int i = 0; i < st->nops; i++)
+        n[st->ops[i].res]++;
+    check(n[SIM_DOWNLINK] == 4 && n[SIM_UPLINK] == 4 && n[SIM_WORKER] == 8 && n[SIM_PS] == 4,
+          "resources %d %d %d %d", n[0], n[1], n[2], n[3]);
+    int recv = find(st, "fc0/weights/_recv#2"), fwd = -1, grad = -1, send = -1, apply = -1;
+    for (int i = 0; i < st->nops; i++) {
+        if (!strncmp(st->ops[i].id, "fc0/fwd#", 8))
+            fwd = i;
+        if (!strncmp(st->ops[i].id, "fc0/grad#", 9))
+            grad = i;
+        if (!strncmp(st->ops[i].id, "fc0/grad/_send#", 15))
+            send = i;
+        if (!strncmp(st->ops[i].id, "fc0/apply#", 10))
+            apply = i;
+    }
+    check(recv >= 0 && st->ops[recv].bytes == 3211520 && st->ops[recv].server == 0,
+          "a downlink with its size and server");
+    check(send >= 0 && st->ops[send].bytes == 3211520, "size from tensor_description");
+    check(has_dep(st, fwd, recv), "the forward op waits for its parameters");
+    check(has_dep(st, send, grad), "the transfer waits for the op producing its tensor");
+    check(has_dep(st, apply, send), "the update waits for the uplink before it");
+    simgraph_doc_free(&d);
+    /* a transfer without a size: refused, naming it */
+    const char *nosize = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"_Recv\",\"pid\":1,\"tid\":0,"
+                         "\"ts\":0,\"dur\":5,\"args\":{\"name\":\"w/_recv\",\"op\":\"_Recv\"}}]}";
+    rc = simgraph_read(nosize, strlen(nosize), &d, &e);
+    check(rc == -1 && !strcmp(e.op, "w/_recv#0") && !strcmp(e.field, "bytes"),
+          "no size: %s %s %s", e.op, e.field, e.msg);
+    free(buf);
+}
+
+static void test_kineto(void)
+{
+    size_t len;
+    char *buf = slurp("tests/data/simulate/kineto_ps.json", &len);
+    simgraph_doc d;
+    sim_error e;
+    int rc = simgraph_read(buf, len, &d, &e);
+    check(rc == 0, "kineto: %s %s %s", e.op, e.field, e.msg);
+    if (!rc) {
+        check(!strcmp(d.source, "kineto") && d.graph.nsteps == 2, "two ProfilerSteps");
+        const sim_step *st = &d.graph.steps[1];
+        int n[4] = {0};
+        for (int i = 0; i < st->nops; i++)
+            n[st->ops[i].res]++;
+        check(st->nops == 16 && n[SIM_DOWNLINK] == 4 && n[SIM_UPLINK] == 4 && n[SIM_WORKER] == 8,
+              "4 recv, 4 send, 8 kernels (runtime calls dropped): %d", st->nops);
+        check(st->ops[0].res == SIM_DOWNLINK && st->ops[0].bytes == 3456, "bytes from Input Dims");
+        /* the first kernel waits for the last recv that ended before it */
+        int k = 4;
+        check(st->ops[k].res == SIM_WORKER && has_dep(st, k, 3), "kernel after the downlinks");
+        simgraph_doc_free(&d);
+    }
+    free(buf);
+}
+
+typedef struct bad_case {
+    const char *what, *json, *op, *field;
+} bad_case;
+
+static void test_bad(void)
+{
+    static const bad_case cases[] = {
+        {"cycle", "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1,"
+                  "\"deps\":[\"b\"]},{\"id\":\"b\",\"resource\":\"worker\",\"duration\":1,"
+                  "\"deps\":[\"a\"]}]}]}", "a", "deps"},
+        {"dangling", "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1,"
+                     "\"deps\":[\"ghost\"]}]}]}", "a", "deps"},
+        {"negative", "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"ps\",\"duration\":-2}]}]}",
+         "n", "duration"},
+        {"NaN as text", "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\","
+                        "\"duration\":\"NaN\"}]}]}", "n", "duration"},
+        {"no duration", "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\"}]}]}", "n",
+         "duration"},
+        {"transfer without size", "{\"steps\":[{\"ops\":[{\"id\":\"t\",\"resource\":\"uplink\","
+                                  "\"duration\":0.1}]}]}", "t", "bytes"},
+        {"negative bytes", "{\"steps\":[{\"ops\":[{\"id\":\"t\",\"resource\":\"downlink\","
+                           "\"bytes\":-5}]}]}", "t", "bytes"},
+        {"unknown resource", "{\"steps\":[{\"ops\":[{\"id\":\"g\",\"resource\":\"gpu\","
+                             "\"duration\":1}]}]}", "g", "resource"},
+        {"server out of range", "{\"servers\":2,\"steps\":[{\"ops\":[{\"id\":\"t\",\"resource\":"
+                                "\"downlink\",\"bytes\":5,\"server\":2}]}]}", "t", "server"},
+        {"duplicate id", "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1},"
+                         "{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1}]}]}", "a", "id"},
+        {"unknown member", "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\","
+                           "\"duraton\":1}]}]}", "a", "duraton"},
+        {"no steps", "{\"steps\":[]}", "", "steps"},
+        {"servers 0", "{\"servers\":0,\"steps\":[]}", "", "servers"},
+        {"syntax", "{\"steps\":[", "", ""},
+        {"one pair", "{\"overhead\":{\"pairs\":[[1,2]]},\"steps\":[{\"ops\":[{\"id\":\"a\","
+                     "\"resource\":\"worker\",\"duration\":1}]}]}", "", "overhead.pairs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        simgraph_doc d;
+        sim_error e;
+        memset(&e, 0, sizeof e);
+        int rc = simgraph_read(cases[i].json, strlen(cases[i].json), &d, &e);
+        check(rc == -1 && !strcmp(e.op, cases[i].op) && !strcmp(e.field, cases[i].field),
+              "%s: rc %d op '%s' field '%s': %s", cases[i].what, rc, e.op, e.field, e.msg);
+        check(d.graph.steps == NULL && d.graph.nsteps == 0, "%s: nothing returned",
+              cases[i].what);
+    }
+    /* deep nesting is refused before the parser */
+    char deep[4096];
+    memset(deep, '[', sizeof deep);
+    simgraph_doc d;
+    sim_error e;
+    check(simgraph_read_json(deep, sizeof deep, &d, &e) == -1, "deep nesting");
+}
+
+int main(void)
+{
+    test_stepgraph_file();
+    test_tf_timeline();
+    test_kineto();
+    test_bad();
+    return check_summary();
+}

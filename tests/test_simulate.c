@@ -1,0 +1,480 @@
+/*
+ * test_simulate.c — the asynchronous-SGD simulator (simulate/) on cases
+ * whose answers follow by hand from the model of seed 002 (§3, §5):
+ * compute-only steps scale linearly in W; one transfer of S bytes per step
+ * saturates at B/S steps/s; workers sharing a link get B/n while they
+ * transmit; the HTTP/2 multiplexing of Figure 12's setting (five streams,
+ * WIN = 3); §5's shares with two servers; α, β from synthetic pairs; bad
+ * graphs and configurations name the operation and the field.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simulate/sim_sweep.h"
+#include "simulate/sim_units.h"
+#include "tests/check.h"
+
+/* ---- building graphs by hand ---- */
+
+typedef struct spec {
+    const char *id;
+    int res;
+    double duration, bytes;
+    int server;
+    const char *deps; /* comma-separated indices, or NULL */
+} spec;
+
+static void add_step(sim_graph *g, const spec *s, int n)
+{
+    g->steps = realloc(g->steps, (size_t)(g->nsteps + 1) * sizeof *g->steps);
+    sim_step *st = &g->steps[g->nsteps++];
+    st->nops = n;
+    st->ops = calloc((size_t)n, sizeof *st->ops);
+    for (int i = 0; i < n; i++) {
+        sim_op *op = &st->ops[i];
+        op->id = strdup(s[i].id);
+        op->name = strdup(s[i].id);
+        op->res = s[i].res;
+        op->duration = s[i].duration;
+        op->bytes = s[i].bytes;
+        op->server = s[i].server;
+        if (s[i].deps) {
+            op->deps = malloc(16 * sizeof(int));
+            const char *p = s[i].deps;
+            while (*p) {
+                op->deps[op->ndeps++] = (int)strtol(p, (char **)&p, 10);
+                if (*p == ',')
+                    p++;
+            }
+        }
+    }
+}
+
+static sim_graph graph(int servers, double batch)
+{
+    return (sim_graph){.servers = servers, .batch_size = batch};
+}
+
+/* ---- a trace of chunks ---- */
+
+typedef struct rec {
+    int worker, slot, step, op, last;
+    double start, end;
+} rec;
+
+typedef struct trace {
+    rec r[256];
+    int n;
+} trace;
+
+static void on_chunk(void *arg, int worker, int slot, int step, int op, double start, double end,
+                     int last)
+{
+    trace *t = arg;
+    if (t->n < 256)
+        t->r[t->n++] = (rec){worker, slot, step, op, last, start, end};
+}
+
+static double run1(const sim_graph *g, int servers, int workers, int steps, double bw, double win,
+                   int fc, uint64_t seed, trace *t, sim_result *res)
+{
+    sim_program p;
+    sim_error e;
+    if (sim_prepare(g, servers, 0, 0, &p, &e)) {
+        check(0, "prepare: %s", e.msg);
+        return NAN;
+    }
+    sim_config c = {.workers = workers, .bandwidth = bw, .win = win, .flow_control = fc,
+                    .steps = steps, .seed = seed, .trace = t ? on_chunk : NULL, .trace_arg = t};
+    sim_result r;
+    int rc = sim_run(&p, &c, &r, &e);
+    sim_program_free(&p);
+    check(rc == 0, "run: %s", e.msg);
+    if (res)
+        *res = r;
+    return rc ? NAN : r.steps_per_s;
+}
+
+/* ---- the cases ---- */
+
+static void test_compute_linear(void)
+{
+    sim_graph g = graph(1, 32);
+    spec s[] = {{"fwd", SIM_WORKER, 0.04, -1, -1, NULL}, {"bwd", SIM_WORKER, 0.06, -1, -1, "0"},
+                {"apply", SIM_PS, 0.01, -1, -1, "1"}};
+    add_step(&g, s, 3);
+    sim_error e;
+    check(sim_graph_check(&g, &e) == 0, "check: %s", e.msg);
+    /* one step: 0.04 + 0.06 at the worker, then 0.01 at the server (its own
+     * cores per worker): 0.11 s, so W / 0.11 steps/s for every W */
+    for (int w = 1; w <= 8; w++) {
+        sim_result r;
+        double thr = run1(&g, 1, w, 10, 1e9, SIM_DEFAULT_WIN, 1, 7, NULL, &r);
+        check(check_close(thr, w / 0.11, 1e-12, 0), "W=%d: %.15g steps/s, want %.15g", w, thr,
+              w / 0.11);
+        check(check_close(r.step_compute, 0.10, 1e-12, 0) && check_close(r.step_wait, 0.01, 1e-9, 0)
+                  && r.step_transfer == 0,
+              "W=%d breakdown %g %g %g", w, r.step_compute, r.step_transfer, r.step_wait);
+        check(check_close(r.util_worker, 0.10 / 0.11, 1e-12, 0), "worker utilisation %g",
+              r.util_worker);
+    }
+    sim_graph_free(&g);
+}
+
+static void test_transfer_saturates(void)
+{
+    sim_graph g = graph(1, 0);
+    double S = 50e6, B = 1.25e9; /* 10 Gbit/s */
+    spec s[] = {{"params", SIM_DOWNLINK, -1, S, -1, NULL}};
+    add_step(&g, s, 1);
+    int ws[8];
+    double thr[8];
+    for (int w = 1; w <= 8; w++) {
+        ws[w - 1] = w;
+        sim_result r;
+        thr[w - 1] = run1(&g, 1, w, 20, B, SIM_DEFAULT_WIN, 1, 1, NULL, &r);
+        check(check_close(thr[w - 1], B / S, 1e-9, 0), "W=%d: %.12g steps/s, want B/S = %g", w,
+              thr[w - 1], B / S);
+        check(check_close(r.util_down[0], 1, 1e-9, 0), "downlink utilisation %g", r.util_down[0]);
+    }
+    check(sim_saturation(ws, thr, 8, SIM_SATURATION_GAIN) == 1, "saturation at W=1");
+    sim_graph_free(&g);
+}
+
+static void test_shared_link(void)
+{
+    double S = 1e6, B = 1e7;
+    /* both workers transmit S at once: B/2 each, both end at 2S/B */
+    sim_graph g = graph(1, 0);
+    spec s[] = {{"params", SIM_DOWNLINK, -1, S, -1, NULL}};
+    add_step(&g, s, 1);
+    trace t = {.n = 0};
+    run1(&g, 1, 2, 1, B, SIM_DEFAULT_WIN, 1, 1, &t, NULL);
+    check(t.n == 2, "two chunks (%d)", t.n);
+    for (int i = 0; i < t.n; i++)
+        check(t.r[i].start == 0 && check_close(t.r[i].end, 2 * S / B, 1e-12, 0),
+              "worker %d: [%g, %g], want [0, %g]", t.r[i].worker, t.r[i].start, t.r[i].end,
+              2 * S / B);
+    t.n = 0;
+    run1(&g, 1, 1, 1, B, SIM_DEFAULT_WIN, 1, 1, &t, NULL);
+    check(t.n == 1 && check_close(t.r[0].end, S / B, 1e-12, 0), "alone: S/B");
+    /* one worker sends S, the other 2S: B/2 each until 2S/B, then the rest
+     * (S) alone at B: the second ends at 3S/B */
+    spec big[] = {{"params", SIM_DOWNLINK, -1, 2 * S, -1, NULL}};
+    add_step(&g, big, 1);
+    int found = 0;
+    for (uint64_t seed = 1; seed < 200 && !found; seed++) {
+        t.n = 0;
+        run1(&g, 1, 2, 1, B, SIM_DEFAULT_WIN, 1, seed, &t, NULL);
+        if (t.n != 2 || t.r[0].step == t.r[1].step)
+            continue;
+        found = 1;
+        for (int i = 0; i < 2; i++) {
+            double want = t.r[i].step == 0 ? 2 * S / B : 3 * S / B;
+            check(check_close(t.r[i].end, want, 1e-12, 0), "step %d ends %g, want %g",
+                  t.r[i].step, t.r[i].end, want);
+        }
+    }
+    check(found, "a seed samples different steps for the two workers");
+    sim_graph_free(&g);
+}
+
+/* Five streams A..E (5, 2, 4, 1, 7 bytes) at 1 byte/s with WIN = 3: each
+ * stream's first service sends at most 3, round-robin in arrival order,
+ * the second the rest: A3 B2 C3 D1 E3 A2 C1 E4. */
+static void test_figure12(void)
+{
+    sim_graph g = graph(1, 0);
+    spec s[] = {{"A", SIM_DOWNLINK, -1, 5, -1, NULL}, {"B", SIM_DOWNLINK, -1, 2, -1, NULL},
+                {"C", SIM_DOWNLINK, -1, 4, -1, NULL}, {"D", SIM_DOWNLINK, -1, 1, -1, NULL},
+                {"E", SIM_DOWNLINK, -1, 7, -1, NULL}};
+    add_step(&g, s, 5);
+    trace t = {.n = 0};
+    run1(&g, 1, 1, 1, 1.0, 3.0, 1, 1, &t, NULL);
+    const char *order = "ABCDEACE";
+    double ends[] = {3, 5, 8, 9, 12, 14, 15, 19};
+    int lasts[] = {0, 1, 0, 1, 0, 1, 1, 1};
+    check(t.n == 8, "eight chunks (%d)", t.n);
+    for (int i = 0; i < t.n && i < 8; i++) {
+        char got = s[t.r[i].op].id[0];
+        check(got == order[i] && check_close(t.r[i].end, ends[i], 1e-12, 0) &&
+                  t.r[i].last == lasts[i],
+              "chunk %d: %c ends %g (last %d), want %c at %g", i, got, t.r[i].end, t.r[i].last,
+              order[i], ends[i]);
+    }
+    /* flow control off (§3.3): whole streams in order, A5 B2 C4 D1 E7 */
+    t.n = 0;
+    run1(&g, 1, 1, 1, 1.0, 3.0, 0, 1, &t, NULL);
+    double off[] = {5, 7, 11, 12, 19};
+    check(t.n == 5, "five chunks without flow control (%d)", t.n);
+    for (int i = 0; i < t.n && i < 5; i++)
+        check(t.r[i].op == i && check_close(t.r[i].end, off[i], 1e-12, 0),
+              "no flow control: chunk %d ends %g, want %g", i, t.r[i].end, off[i]);
+    sim_graph_free(&g);
+}
+
+/* §5 with W = 3 and two servers: one worker receives S from each server,
+ * the two others S from server 1 only. Server 1 has three connections (1/3
+ * each); the first worker's connection to server 0 gets the rest of its
+ * own link, 2/3. It ends at 1.5 S/B; every server-1 stream at 3 S/B. */
+static void test_two_servers(void)
+{
+    double S = 3e6, B = 1e6;
+    sim_graph g = graph(2, 0);
+    spec both[] = {{"p0", SIM_DOWNLINK, -1, S, 0, NULL}, {"p1", SIM_DOWNLINK, -1, S, 1, NULL}};
+    spec one[] = {{"p1", SIM_DOWNLINK, -1, S, 1, NULL}};
+    add_step(&g, both, 2);
+    add_step(&g, one, 1);
+    int found = 0;
+    for (uint64_t seed = 1; seed < 500 && !found; seed++) {
+        trace t = {.n = 0};
+        run1(&g, 2, 3, 1, B, SIM_DEFAULT_WIN, 1, seed, &t, NULL);
+        int on0 = 0;
+        for (int i = 0; i < t.n; i++)
+            on0 += t.r[i].step == 0 && t.r[i].op == 0;
+        if (t.n != 4 || on0 != 1)
+            continue;
+        found = 1;
+        for (int i = 0; i < t.n; i++) {
+            int server = sim_slot_server(t.r[i].slot);
+            double want = server == 0 ? 1.5 * S / B : 3 * S / B;
+            check(check_close(t.r[i].end, want, 1e-12, 0), "server %d stream ends %g, want %g",
+                  server, t.r[i].end, want);
+        }
+    }
+    check(found, "a seed gives one worker both servers");
+    /* one worker, both servers at once: its own link halves each */
+    sim_graph g1 = graph(2, 0);
+    add_step(&g1, both, 2);
+    trace t = {.n = 0};
+    run1(&g1, 2, 1, 1, B, SIM_DEFAULT_WIN, 1, 1, &t, NULL);
+    check(t.n == 2 && check_close(t.r[0].end, 2 * S / B, 1e-12, 0) &&
+              check_close(t.r[1].end, 2 * S / B, 1e-12, 0),
+          "one worker, two servers: both end at 2S/B");
+    /* the same graph on one server: multiplexed, S/B then 2S/B (WIN > S) */
+    t.n = 0;
+    run1(&g1, 1, 1, 1, B, SIM_DEFAULT_WIN, 1, 1, &t, NULL);
+    check(t.n == 2 && check_close(t.r[0].end, S / B, 1e-12, 0) &&
+              check_close(t.r[1].end, 2 * S / B, 1e-12, 0),
+          "one server: S/B then 2S/B");
+    sim_graph_free(&g);
+    sim_graph_free(&g1);
+}
+
+static void test_greedy_servers(void)
+{
+    /* sizes 8, 5, 4, 3 in this order to two servers, each to the emptier:
+     * 8->0, 5->1, 4->1 (5 < 8), 3->0 or 1? loads 8 and 9 -> 0 */
+    sim_graph g = graph(1, 0);
+    spec s[] = {{"a", SIM_DOWNLINK, -1, 8, -1, NULL}, {"b", SIM_DOWNLINK, -1, 5, -1, NULL},
+                {"c", SIM_DOWNLINK, -1, 4, -1, NULL}, {"d", SIM_DOWNLINK, -1, 3, -1, NULL},
+                {"u", SIM_UPLINK, -1, 2, -1, "0"}, {"apply", SIM_PS, 0.5, -1, -1, "4"}};
+    add_step(&g, s, 6);
+    sim_program p;
+    sim_error e;
+    check(sim_prepare(&g, 2, 0, 0, &p, &e) == 0, "prepare");
+    int want[] = {0, 1, 1, 0};
+    for (int i = 0; i < 4; i++)
+        check(sim_slot_server(p.steps[0].ops[i].slot) == want[i], "tensor %d on server %d", i,
+              sim_slot_server(p.steps[0].ops[i].slot));
+    check(sim_slot_server(p.steps[0].ops[5].slot) == sim_slot_server(p.steps[0].ops[4].slot),
+          "the update follows its uplink's server");
+    double bytes[4];
+    sim_program_bytes(&p, bytes);
+    check(bytes[0] == 11 && bytes[2] == 9, "bytes per server %g %g", bytes[0], bytes[2]);
+    sim_program_free(&p);
+    sim_graph_free(&g);
+}
+
+static void test_overhead(void)
+{
+    /* overhead = 2e-9·size + 5e-5 exactly */
+    double size[6] = {1e3, 1e5, 1e6, 4e6, 1.6e7, 6.4e7}, ovh[6];
+    for (int i = 0; i < 6; i++)
+        ovh[i] = 2e-9 * size[i] + 5e-5;
+    double a, b;
+    sim_error e;
+    check(sim_fit_overhead(size, ovh, 6, &a, &b, &e) == 0, "fit");
+    check(check_close(a, 2e-9, 1e-9, 0) && check_close(b, 5e-5, 1e-9, 0), "alpha %g beta %g", a,
+          b);
+    /* symmetric noise ±d on pairs at the same size leaves the line */
+    double s2[8] = {1e5, 1e5, 1e6, 1e6, 1e7, 1e7, 5e7, 5e7}, o2[8];
+    for (int i = 0; i < 8; i++)
+        o2[i] = 3e-9 * s2[i] + 1e-4 + (i % 2 ? 2e-5 : -2e-5);
+    check(sim_fit_overhead(s2, o2, 8, &a, &b, &e) == 0 && check_close(a, 3e-9, 1e-9, 0) &&
+              check_close(b, 1e-4, 1e-9, 0),
+          "noisy: alpha %g beta %g", a, b);
+    check(sim_fit_overhead(size, ovh, 1, &a, &b, &e) == -1 && !strcmp(e.field, "pairs"),
+          "one pair is not enough");
+    double same[2] = {5, 5};
+    check(sim_fit_overhead(same, ovh, 2, &a, &b, &e) == -1, "equal sizes");
+    /* a transfer of S then compute c: the step takes S/B + α·S + β + c */
+    sim_graph g = graph(1, 0);
+    double S = 1e7, B = 1e8;
+    spec s[] = {{"params", SIM_DOWNLINK, 0.2, S, -1, NULL}, {"fwd", SIM_WORKER, 0.1, -1, -1, "0"}};
+    add_step(&g, s, 2);
+    sim_program p;
+    check(sim_prepare(&g, 1, 2e-9, 5e-5, &p, &e) == 0 && p.steps[0].nops == 3, "overhead op");
+    sim_config c = {.workers = 1, .bandwidth = B, .win = SIM_DEFAULT_WIN, .flow_control = 1,
+                    .steps = 4, .seed = 1};
+    sim_result r;
+    check(sim_run(&p, &c, &r, &e) == 0, "run");
+    double step = S / B + 2e-9 * S + 5e-5 + 0.1;
+    check(check_close(r.steps_per_s, 1 / step, 1e-12, 0), "with overhead %g, want %g",
+          r.steps_per_s, 1 / step);
+    sim_program_free(&p);
+    sim_graph_free(&g);
+}
+
+static void expect_bad(sim_graph *g, const char *op, const char *field, const char *what)
+{
+    sim_error e;
+    memset(&e, 0, sizeof e);
+    int rc = sim_graph_check(g, &e);
+    check(rc == -1 && !strcmp(e.op, op) && !strcmp(e.field, field), "%s: rc %d op '%s' field '%s' (%s)",
+          what, rc, e.op, e.field, e.msg);
+    sim_graph_free(g);
+}
+
+static void test_bad_graphs(void)
+{
+    sim_graph g = graph(1, 0);
+    spec cyc[] = {{"a", SIM_WORKER, 1, -1, -1, "2"}, {"b", SIM_WORKER, 1, -1, -1, "0"},
+                  {"c", SIM_WORKER, 1, -1, -1, "1"}, {"d", SIM_WORKER, 1, -1, -1, NULL}};
+    add_step(&g, cyc, 4);
+    expect_bad(&g, "a", "deps", "cycle");
+    g = graph(1, 0);
+    spec dang[] = {{"a", SIM_WORKER, 1, -1, -1, "7"}};
+    add_step(&g, dang, 1);
+    expect_bad(&g, "a", "deps", "dangling");
+    g = graph(1, 0);
+    spec neg[] = {{"ok", SIM_WORKER, 1, -1, -1, NULL}, {"neg", SIM_WORKER, -1, -1, -1, NULL}};
+    add_step(&g, neg, 2);
+    expect_bad(&g, "neg", "duration", "negative");
+    g = graph(1, 0);
+    spec nan_[] = {{"x", SIM_PS, NAN, -1, -1, NULL}};
+    add_step(&g, nan_, 1);
+    expect_bad(&g, "x", "duration", "NaN");
+    g = graph(1, 0);
+    spec nosize[] = {{"t", SIM_UPLINK, 0.1, -1, -1, NULL}};
+    add_step(&g, nosize, 1);
+    expect_bad(&g, "t", "bytes", "transfer without size");
+    g = graph(1, 0);
+    spec nanb[] = {{"t", SIM_UPLINK, 0.1, NAN, -1, NULL}};
+    add_step(&g, nanb, 1);
+    expect_bad(&g, "t", "bytes", "NaN bytes");
+    g = graph(1, 0);
+    spec res[] = {{"r", 7, 0.1, -1, -1, NULL}};
+    add_step(&g, res, 1);
+    expect_bad(&g, "r", "resource", "unknown resource");
+    g = graph(1, 0);
+    spec srv[] = {{"t", SIM_DOWNLINK, 0.1, 5, 3, NULL}};
+    add_step(&g, srv, 1);
+    expect_bad(&g, "t", "server", "server out of range");
+    g = graph(1, 0);
+    spec dup[] = {{"t", SIM_WORKER, 0.1, -1, -1, NULL}, {"t", SIM_WORKER, 0.1, -1, -1, NULL}};
+    add_step(&g, dup, 2);
+    expect_bad(&g, "t", "id", "duplicate id");
+
+    /* configurations */
+    g = graph(1, 0);
+    spec ok[] = {{"a", SIM_WORKER, 1, -1, -1, NULL}};
+    add_step(&g, ok, 1);
+    int w0[] = {0}, wbig[] = {5000}, w1[] = {1}, m0[] = {0}, m1[] = {1}, mbig[] = {65};
+    sim_sweep_opts o = {.workers = w0, .nworkers = 1, .servers = m1, .nservers = 1, .reps = 1,
+                        .steps = 1, .bandwidth = 1, .win = 1, .flow_control = 1};
+    sim_sweep_result r;
+    sim_error e;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "workers"), "W = 0");
+    o.workers = wbig;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "workers"), "W absurd");
+    o.workers = w1;
+    o.servers = m0;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "servers"), "M = 0");
+    o.servers = mbig;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "servers"), "M absurd");
+    o.servers = m1;
+    o.bandwidth = -1;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "bandwidth"), "bandwidth < 0");
+    o.bandwidth = 1;
+    o.reps = 0;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "replications"), "R = 0");
+    sim_graph_free(&g);
+}
+
+static void test_sweep(void)
+{
+    /* two profiled steps (0.1 s and 0.3 s of computation): replications
+     * differ, the interval holds the mean, and a seed repeats itself */
+    sim_graph g = graph(1, 64);
+    spec a[] = {{"fwd", SIM_WORKER, 0.1, -1, -1, NULL}};
+    spec b[] = {{"fwd", SIM_WORKER, 0.3, -1, -1, NULL}};
+    add_step(&g, a, 1);
+    add_step(&g, b, 1);
+    int ws[] = {1, 2, 4}, ms[] = {1, 2};
+    sim_sweep_opts o = {.workers = ws, .nworkers = 3, .servers = ms, .nservers = 2, .reps = 5,
+                        .steps = 50, .seed = 42, .bandwidth = 1e9, .win = SIM_DEFAULT_WIN,
+                        .flow_control = 1};
+    sim_sweep_result r, r2;
+    sim_error e;
+    check(sim_sweep(&g, &o, &r, &e) == 0, "sweep: %s", e.msg);
+    check(sim_sweep(&g, &o, &r2, &e) == 0, "again");
+    check(r.npoints == 6, "points %d", r.npoints);
+    for (int i = 0; i < r.npoints; i++) {
+        const sim_point *p = &r.points[i];
+        check(p->lo < p->steps_per_s && p->steps_per_s < p->hi, "interval around the mean");
+        check(p->steps_per_s == r2.points[i].steps_per_s, "reproducible");
+        check(check_close(p->samples_per_s, 64 * p->steps_per_s, 1e-12, 0), "samples");
+        /* the mean step is 0.2 s: about 5·W steps/s */
+        check(fabs(p->steps_per_s / p->workers - 5) < 1, "W=%d: %g", p->workers, p->steps_per_s);
+    }
+    check(r.saturation[0] == 0, "no saturation for computation only");
+    /* cheapest reaching 1,000 samples/s (15.6 steps/s: W = 2 gives about 10,
+     * W = 4 about 20) at 1 per worker, 0.5 per server */
+    int k = sim_cheapest(&r, 1000, 1.0, 0.5);
+    check(k >= 0 && r.points[k].workers == 4 && r.points[k].servers == 1, "cheapest W=4 M=1");
+    check(sim_cheapest(&r, 1e6, 1, 1) == -1, "nothing reaches 1e6");
+    sim_sweep_free(&r);
+    sim_sweep_free(&r2);
+    sim_graph_free(&g);
+    int w[] = {1, 2, 3, 4, 6};
+    double thr[] = {10, 19, 27, 28, 29};
+    check(sim_saturation(w, thr, 5, 0.05) == 3, "27 -> 28 gains 3.7%%: saturated at 3");
+}
+
+static void test_units(void)
+{
+    double v;
+    check(sim_parse_bandwidth("10Gbit", &v) == 0 && v == 1.25e9, "10Gbit");
+    check(sim_parse_bandwidth("1Gbps", &v) == 0 && v == 1.25e8, "1Gbps");
+    check(sim_parse_bandwidth("125MB/s", &v) == 0 && v == 1.25e8, "125MB/s");
+    check(sim_parse_bandwidth("1e9", &v) == 0 && v == 1e9, "plain");
+    check(sim_parse_bandwidth("-1Gbit", &v) == -1 && sim_parse_bandwidth("5 furlongs", &v) == -1,
+          "bad bandwidths");
+    check(sim_parse_size("28MB", &v) == 0 && v == 28e6, "28MB");
+    check(sim_parse_size("64KiB", &v) == 0 && v == 65536, "64KiB");
+    int out[64];
+    check(sim_parse_list("1..16", 1, 1024, out, 64) == 16 && out[15] == 16, "1..16");
+    check(sim_parse_list("1,2", 1, 64, out, 64) == 2 && out[1] == 2, "1,2");
+    check(sim_parse_list("2..32:10", 1, 1024, out, 64) == 4 && out[3] == 32, "step");
+    check(sim_parse_list("0..4", 1, 1024, out, 64) == -1, "0 workers");
+    check(sim_parse_list("3,2", 1, 1024, out, 64) == -1, "descending");
+    check(sim_parse_list("1..100000", 1, 1024, out, 64) == -1, "absurd");
+}
+
+int main(void)
+{
+    test_compute_linear();
+    test_transfer_saturates();
+    test_shared_link();
+    test_figure12();
+    test_two_servers();
+    test_greedy_servers();
+    test_overhead();
+    test_bad_graphs();
+    test_sweep();
+    test_units();
+    return check_summary();
+}
