@@ -23,11 +23,10 @@ LDFLAGS  += $(SAN)
 
 # api/ and store/ are in the library so that tests can link them; the files
 # under migrations/ and api/openapi.json are compiled in from $(BUILD)/gen/.
-LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c store/*.c api/*.c)
+LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c simulate/*.c store/*.c api/*.c)
 LIB_SRC   += $(wildcard sweep/*.c)
 # per-iteration analysis: execution graph, overheads, critical path, GPU breakdown
 LIB_SRC   += $(wildcard execgraph/*.c)
-LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c simulate/*.c store/*.c api/*.c)
 GEN_SRC   := $(BUILD)/gen/migrations.c $(BUILD)/gen/openapi.c
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 APP_SRC   := $(wildcard server/*.c)
