@@ -349,6 +349,13 @@ static const struct {
      "{\"target\":{\"ranks\":64},\"budget_core_hours\":1}", 200},
     {"GET", "/v1/experiments/{id}/efficiency", "", NULL, 200},
     {"GET", "/v1/experiments/{id}/iterations", "", NULL, 200},
+    {"POST", "/v1/simulations", "", "*simulation*", 201},
+    {"GET", "/v1/simulations", "", NULL, 200},
+    {"GET", "/v1/simulations/{id}", "", NULL, 200},
+    {"DELETE", "/v1/simulations/{id}", "", NULL, 204},
+    {"POST", "/v1/simulations/{id}/profiles", "", "*stepgraph*", 200},
+    {"POST", "/v1/simulations/{id}/runs", "", "{\"workers\":\"1..2\",\"bandwidth\":\"10Gbit\"}", 201},
+    {"GET", "/v1/simulations/{id}/runs/{run}", "", NULL, 200},
     {"POST", "/v1/fit", "",
      "{\"parameters\":[\"ranks\"],\"points\":[{\"point\":[2],\"values\":[5]},{\"point\":[4],"
      "\"values\":[9]},{\"point\":[8],\"values\":[17]},{\"point\":[16],\"values\":[33]},"
@@ -371,6 +378,29 @@ static const struct {
 static void test_matrix(harness *h)
 {
     long exp = create_experiment(h, alpha_write, "alpha-matrix");
+    /* a simulation of alpha's with a step graph and a run, for /v1/simulations/{id}/... */
+    static const char stepgraph[] =
+        "{\"steps\":[{\"ops\":[{\"id\":\"fwd\",\"resource\":\"worker\",\"duration\":0.1}]}]}";
+    long sim = 0, run = 0;
+    {
+        harness_response sr;
+        call(h, "POST", "/v1/simulations", alpha_write, "{\"name\":\"alpha-sim\"}", &sr);
+        json_t *sd = harness_json(&sr);
+        sim = (long)json_integer_value(json_object_get(sd, "id"));
+        json_decref(sd);
+        harness_response_free(&sr);
+        char sp[96];
+        snprintf(sp, sizeof sp, "/v1/simulations/%ld/profiles", sim);
+        call(h, "POST", sp, alpha_write, stepgraph, &sr);
+        harness_response_free(&sr);
+        snprintf(sp, sizeof sp, "/v1/simulations/%ld/runs", sim);
+        call(h, "POST", sp, alpha_write, "{\"workers\":\"1..2\",\"bandwidth\":\"10Gbit\"}", &sr);
+        sd = harness_json(&sr);
+        run = (long)json_integer_value(json_object_get(sd, "id"));
+        json_decref(sd);
+        harness_response_free(&sr);
+    }
+    check(sim > 0 && run > 0, "the matrix simulation and its run");
     long job = upload_examples(h, alpha_write, exp);
     check(job > 0 && wait_job(h, alpha_read, job), "the matrix experiment's refit finishes");
     char *profile;
@@ -424,6 +454,18 @@ static void test_matrix(harness *h)
                 long id = exp;
                 if (route->flags & API_ROUTE_JOB)
                     id = job;
+                if (route->flags & API_ROUTE_SIMULATION)
+                    id = sim;
+                if (!strcmp(method, "DELETE") && (route->flags & API_ROUTE_SIMULATION)) {
+                    char doc[96];
+                    harness_response sr;
+                    snprintf(doc, sizeof doc, "{\"name\":\"victim-sim-%d\"}", ++serial);
+                    call(h, "POST", "/v1/simulations", alpha_write, doc, &sr);
+                    json_t *sd = harness_json(&sr);
+                    id = (long)json_integer_value(json_object_get(sd, "id"));
+                    json_decref(sd);
+                    harness_response_free(&sr);
+                }
                 if (!strcmp(method, "DELETE") && (route->flags & API_ROUTE_EXPERIMENT)) {
                     char name[64];
                     snprintf(name, sizeof name, "victim-%d", ++serial);
@@ -456,6 +498,12 @@ static void test_matrix(harness *h)
                              brace + 4, expect[e].query);
                 else
                     snprintf(url, sizeof url, "%s%s", path, expect[e].query);
+                char *rbrace = strstr(url, "{run}");
+                if (rbrace) {
+                    char tail[256];
+                    snprintf(tail, sizeof tail, "%s", rbrace + 5);
+                    snprintf(rbrace, sizeof url - (size_t)(rbrace - url), "%ld%s", run, tail);
+                }
                 char *pbrace = strstr(url, "{pid}");
                 if (pbrace) {
                     char tail[256];
@@ -473,6 +521,13 @@ static void test_matrix(harness *h)
                              ++serial);
                     body = name_doc;
                     blen = strlen(body);
+                } else if (body && !strcmp(body, "*simulation*")) {
+                    snprintf(name_doc, sizeof name_doc, "{\"name\":\"matrix-sim-%d\"}", ++serial);
+                    body = name_doc;
+                    blen = strlen(body);
+                } else if (body && !strcmp(body, "*stepgraph*")) {
+                    body = stepgraph;
+                    blen = strlen(body);
                 } else if (body && !strcmp(body, "*profile*")) {
                     body = profile;
                     blen = plen;
@@ -484,7 +539,8 @@ static void test_matrix(harness *h)
                     want = 401;
                 else if (scopes[c] < route->scope)
                     want = 403;
-                else if (c == 1 && (route->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB)))
+                else if (c == 1 &&
+                         (route->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB | API_ROUTE_SIMULATION)))
                     want = 404;
                 else if (c == 1 && !strcmp(path, "/v1/tokens/{id}"))
                     want = 404; /* alpha's token, beta's revoke */
