@@ -118,6 +118,9 @@ typedef struct refit_state {
     size_t nmeas, meas_cap;
     store_model *models;
     size_t nmodels, models_cap;
+    /* warm-up steps that were all a coordinate had: said in every model's
+     * warnings ("" when none) */
+    char warmup_warning[256];
     const _Atomic int *cancel; /* non-zero: stop (the job is gone); may be NULL */
 } refit_state;
 
@@ -162,6 +165,22 @@ static int aggregate_points(refit_state *st, char *err, size_t errcap)
                                   r->metric, r->value};
         }
         start = end;
+        int last_train = -1;
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].phase == 0 && rows[i].step > last_train)
+                last_train = rows[i].step;
+        if (st->setup.warmup_steps > 0 && last_train >= 0 &&
+            last_train < st->setup.warmup_steps && !st->warmup_warning[0]) {
+            char coord[160] = "";
+            size_t k = 0;
+            for (int q = 0; q < d->nparams && k < sizeof coord; q++)
+                k += (size_t)snprintf(coord + k, sizeof coord - k, "%s%s=%g", q ? ", " : "",
+                                      st->e->parameters[q], d->points[(size_t)p * d->nparams + q]);
+            snprintf(st->warmup_warning, sizeof st->warmup_warning,
+                     "warmup_steps is %d but the profiles at %s have %d training step(s): the "
+                     "warm-up steps were used, as nothing else was measured",
+                     st->setup.warmup_steps, coord, last_train + 1);
+        }
         agg_options o = {st->setup.warmup_steps, st->setup.measure};
         if (agg_coordinate_with(rows, n, &o, &st->agg[p]) < 0) {
             free(rows);
@@ -596,6 +615,11 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
     json_t *doc = api_model_to_json(&model, (const char *const *)st->e->parameters, 1);
     if (doc)
         json_object_set_new(doc, "accuracy", accuracy_json(st, s, &model));
+    if (doc && st->warmup_warning[0]) {
+        json_t *w = json_object_get(doc, "warnings");
+        if (json_is_array(w))
+            json_array_append_new(w, json_string(st->warmup_warning));
+    }
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     char *function = doc ? strdup(json_string_value(json_object_get(doc, "function"))) : NULL;
     json_decref(doc);

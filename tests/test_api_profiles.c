@@ -679,6 +679,43 @@ static void test_model_set_numbers(harness *h)
     }
 }
 
+/* warmup_steps beyond the training steps present: the warm-up steps are
+ * all there is, so they are used, and every model of the set says so. */
+static void test_warmup_warning(harness *h)
+{
+    harness_response r;
+    harness_post(h, "/v1/experiments",
+                 "{\"name\":\"long-warmup\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                 "\"training\":{\"train_samples\":1000,\"batch_size\":8,"
+                 "\"data_parallel\":\"ranks\",\"warmup_steps\":5}}",
+                 &r);
+    json_t *j = harness_json(&r);
+    long exp = (long)json_integer_value(json_object_get(j, "id"));
+    json_decref(j);
+    harness_response_free(&r);
+    long job = upload_five(h, exp, 1); /* 3 training steps each */
+    j = wait_job(h, job, "done", 20);
+    json_decref(j);
+    check(all_done(h, exp, 20), "long-warmup refits done");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?level=application&metric=time", exp);
+    harness_get(h, path, &r);
+    check(r.status == 200 && r.body &&
+              strstr(r.body, "warmup_steps is 5 but the profiles at ranks=") &&
+              strstr(r.body, "have 3 training step(s)"),
+          "models warn of warm-up steps beyond the steps present: %.300s", r.body ? r.body : "");
+    harness_response_free(&r);
+    /* with enough steps, no such warning */
+    long plain = create(h, "short-warmup");
+    job = upload_five(h, plain, 1);
+    json_decref(wait_job(h, job, "done", 20));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?level=application&metric=time", plain);
+    harness_get(h, path, &r);
+    check(r.status == 200 && r.body && !strstr(r.body, "warmup_steps is"),
+          "no warm-up warning when steps remain");
+    harness_response_free(&r);
+}
+
 int main(void)
 {
     const char *env[] = {"PERFCAST_WORKERS=0", "PERFCAST_MAX_BODY=4MiB", NULL};
@@ -707,6 +744,7 @@ int main(void)
     test_kill_mid_fit(h);
     test_heartbeat(h);
     test_model_set_numbers(h);
+    test_warmup_warning(h);
     harness_close(h, check_failed_count > failed);
     return check_summary();
 }
