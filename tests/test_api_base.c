@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/migrate.h"
 #include "tests/check.h"
 #include "tests/harness.h"
 
@@ -108,8 +109,10 @@ static void test_operating(harness *h)
     harness_sql(h, "SELECT count(*) FROM schema_migrations WHERE applied_at IS NOT NULL", nrows,
                 sizeof nrows);
     harness_sql(h, "SELECT name FROM schema_migrations WHERE version = 1", name, sizeof name);
-    check(atoi(version) >= 1 && atoi(nrows) == atoi(version), "schema_migrations: max %s, %s rows",
-          version, nrows);
+    /* every embedded migration applied; numbers need not be contiguous */
+    check(atoi(version) == store_migrations[store_nmigrations - 1].version &&
+              atoi(nrows) == store_nmigrations,
+          "schema_migrations: max %s, %s rows", version, nrows);
     check(!strcmp(name, "0001_init"), "migration 1 is named \"%s\"", name);
     harness_get(h, "/ready", &r);
     json_t *doc = harness_json(&r);
