@@ -349,13 +349,6 @@ static const struct {
      "{\"target\":{\"ranks\":64},\"budget_core_hours\":1}", 200},
     {"GET", "/v1/experiments/{id}/efficiency", "", NULL, 200},
     {"GET", "/v1/experiments/{id}/iterations", "", NULL, 200},
-    {"POST", "/v1/simulations", "", "*simulation*", 201},
-    {"GET", "/v1/simulations", "", NULL, 200},
-    {"GET", "/v1/simulations/{id}", "", NULL, 200},
-    {"DELETE", "/v1/simulations/{id}", "", NULL, 204},
-    {"POST", "/v1/simulations/{id}/profiles", "", "*stepgraph*", 200},
-    {"POST", "/v1/simulations/{id}/runs", "", "{\"workers\":\"1..2\",\"bandwidth\":\"10Gbit\"}", 201},
-    {"GET", "/v1/simulations/{id}/runs/{run}", "", NULL, 200},
     {"POST", "/v1/fit", "",
      "{\"parameters\":[\"ranks\"],\"points\":[{\"point\":[2],\"values\":[5]},{\"point\":[4],"
      "\"values\":[9]},{\"point\":[8],\"values\":[17]},{\"point\":[16],\"values\":[33]},"
@@ -373,35 +366,56 @@ static const struct {
     {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", "", NULL, 404},
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", "", NULL, 404},
     {"POST", "/v1/experiments/{id}/iteration-model", "", "{\"profiles\":[],\"at\":4}", 400},
+    {"POST", "/v1/simulations", "", "*simcreate*", 201},
+    {"GET", "/v1/simulations", "", NULL, 200},
+    {"GET", "/v1/simulations/{id}", "", NULL, 200},
+    {"DELETE", "/v1/simulations/{id}", "", NULL, 204},
+    {"POST", "/v1/simulations/{id}/profiles", "", "*simgraph*", 200},
+    {"POST", "/v1/simulations/{id}/runs", "",
+     "{\"workers\":2,\"bandwidth\":\"1Gbit\",\"steps\":2,\"replications\":1}", 201},
+    {"GET", "/v1/simulations/{id}/runs/{run}", "", NULL, 200},
 };
+
+/* A step graph for the simulation routes (uploaded once before the matrix:
+ * the same bytes again answer 200). */
+static const char sim_graph[] =
+    "{\"steps\":[{\"ops\":[{\"id\":\"w\",\"resource\":\"downlink\",\"bytes\":1000},"
+    "{\"id\":\"f\",\"resource\":\"worker\",\"duration\":0.01,\"deps\":[\"w\"]}]}]}";
+
+/* A simulation of alpha with sim_graph and one run: its id and the run's. */
+static long create_simulation(harness *h, const char *name, long *run)
+{
+    harness_response r;
+    char doc[128], path[96];
+    snprintf(doc, sizeof doc, "{\"name\":\"%s\"}", name);
+    call(h, "POST", "/v1/simulations", alpha_write, doc, &r);
+    json_t *d = harness_json(&r);
+    long id = (long)json_integer_value(json_object_get(d, "id"));
+    json_decref(d);
+    check(r.status == 201 && id > 0, "create simulation %s: %d", name, r.status);
+    harness_response_free(&r);
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", id);
+    call(h, "POST", path, alpha_write, sim_graph, &r);
+    check(r.status == 201, "simulation profile: %d", r.status);
+    harness_response_free(&r);
+    if (run) {
+        snprintf(path, sizeof path, "/v1/simulations/%ld/runs", id);
+        call(h, "POST", path, alpha_write, "{\"workers\":1,\"bandwidth\":\"1Gbit\",\"steps\":1}",
+             &r);
+        d = harness_json(&r);
+        *run = (long)json_integer_value(json_object_get(d, "id"));
+        json_decref(d);
+        check(r.status == 201 && *run > 0, "simulation run: %d", r.status);
+        harness_response_free(&r);
+    }
+    return id;
+}
 
 static void test_matrix(harness *h)
 {
     long exp = create_experiment(h, alpha_write, "alpha-matrix");
-    /* a simulation of alpha's with a step graph and a run, for /v1/simulations/{id}/... */
-    static const char stepgraph[] =
-        "{\"steps\":[{\"ops\":[{\"id\":\"fwd\",\"resource\":\"worker\",\"duration\":0.1}]}]}";
-    long sim = 0, run = 0;
-    {
-        harness_response sr;
-        call(h, "POST", "/v1/simulations", alpha_write, "{\"name\":\"alpha-sim\"}", &sr);
-        json_t *sd = harness_json(&sr);
-        sim = (long)json_integer_value(json_object_get(sd, "id"));
-        json_decref(sd);
-        harness_response_free(&sr);
-        char sp[96];
-        snprintf(sp, sizeof sp, "/v1/simulations/%ld/profiles", sim);
-        call(h, "POST", sp, alpha_write, stepgraph, &sr);
-        harness_response_free(&sr);
-        snprintf(sp, sizeof sp, "/v1/simulations/%ld/runs", sim);
-        call(h, "POST", sp, alpha_write, "{\"workers\":\"1..2\",\"bandwidth\":\"10Gbit\"}", &sr);
-        sd = harness_json(&sr);
-        run = (long)json_integer_value(json_object_get(sd, "id"));
-        json_decref(sd);
-        harness_response_free(&sr);
-    }
-    check(sim > 0 && run > 0, "the matrix simulation and its run");
     long job = upload_examples(h, alpha_write, exp);
+    long sim_run = 0, sim = create_simulation(h, "alpha-sim", &sim_run);
     check(job > 0 && wait_job(h, alpha_read, job), "the matrix experiment's refit finishes");
     char *profile;
     size_t plen;
@@ -457,14 +471,9 @@ static void test_matrix(harness *h)
                 if (route->flags & API_ROUTE_SIMULATION)
                     id = sim;
                 if (!strcmp(method, "DELETE") && (route->flags & API_ROUTE_SIMULATION)) {
-                    char doc[96];
-                    harness_response sr;
-                    snprintf(doc, sizeof doc, "{\"name\":\"victim-sim-%d\"}", ++serial);
-                    call(h, "POST", "/v1/simulations", alpha_write, doc, &sr);
-                    json_t *sd = harness_json(&sr);
-                    id = (long)json_integer_value(json_object_get(sd, "id"));
-                    json_decref(sd);
-                    harness_response_free(&sr);
+                    char name[64];
+                    snprintf(name, sizeof name, "sim-victim-%d", ++serial);
+                    id = create_simulation(h, name, NULL);
                 }
                 if (!strcmp(method, "DELETE") && (route->flags & API_ROUTE_EXPERIMENT)) {
                     char name[64];
@@ -498,11 +507,12 @@ static void test_matrix(harness *h)
                              brace + 4, expect[e].query);
                 else
                     snprintf(url, sizeof url, "%s%s", path, expect[e].query);
-                char *rbrace = strstr(url, "{run}");
-                if (rbrace) {
-                    char tail[256];
-                    snprintf(tail, sizeof tail, "%s", rbrace + 5);
-                    snprintf(rbrace, sizeof url - (size_t)(rbrace - url), "%ld%s", run, tail);
+                char *run_brace = strstr(url, "{run}");
+                if (run_brace) {
+                    char rest[256];
+                    snprintf(rest, sizeof rest, "%s", run_brace + 5);
+                    snprintf(run_brace, sizeof url - (size_t)(run_brace - url), "%ld%s", sim_run,
+                             rest);
                 }
                 char *pbrace = strstr(url, "{pid}");
                 if (pbrace) {
@@ -521,12 +531,12 @@ static void test_matrix(harness *h)
                              ++serial);
                     body = name_doc;
                     blen = strlen(body);
-                } else if (body && !strcmp(body, "*simulation*")) {
-                    snprintf(name_doc, sizeof name_doc, "{\"name\":\"matrix-sim-%d\"}", ++serial);
+                } else if (body && !strcmp(body, "*simcreate*")) {
+                    snprintf(name_doc, sizeof name_doc, "{\"name\":\"sim-matrix-%d\"}", ++serial);
                     body = name_doc;
                     blen = strlen(body);
-                } else if (body && !strcmp(body, "*stepgraph*")) {
-                    body = stepgraph;
+                } else if (body && !strcmp(body, "*simgraph*")) {
+                    body = sim_graph;
                     blen = strlen(body);
                 } else if (body && !strcmp(body, "*profile*")) {
                     body = profile;
@@ -539,8 +549,8 @@ static void test_matrix(harness *h)
                     want = 401;
                 else if (scopes[c] < route->scope)
                     want = 403;
-                else if (c == 1 &&
-                         (route->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB | API_ROUTE_SIMULATION)))
+                else if (c == 1 && (route->flags & (API_ROUTE_EXPERIMENT | API_ROUTE_JOB |
+                                                    API_ROUTE_SIMULATION)))
                     want = 404;
                 else if (c == 1 && !strcmp(path, "/v1/tokens/{id}"))
                     want = 404; /* alpha's token, beta's revoke */
