@@ -8,8 +8,9 @@
  * said goodbye: restart, admin shutdown, idle timeout) is dropped on acquire.
  * So after PostgreSQL restarts the pool heals by itself without a request
  * failing on a stale connection. While the database is unreachable acquire
- * answers STORE_UNAVAILABLE, and for a second after a failed connect it does
- * so without trying again (no pile-up on connect timeouts).
+ * answers STORE_UNAVAILABLE, and for a second after a connect that failed
+ * slowly (a timeout) it does so without trying again (no pile-up on connect
+ * timeouts); a refused connection is tried again at once.
  *
  * Slots are guarded by one mutex; a condition variable wakes a waiter when a
  * connection comes back. Connecting and querying happen outside the lock.
@@ -24,7 +25,8 @@
 
 #include "store/db.h"
 
-#define STORE_RETRY_NS 1000000000LL /* fail fast for 1 s after a failed connect */
+#define STORE_RETRY_NS 1000000000LL /* fail fast for 1 s after a slow failed connect */
+#define STORE_SLOW_CONNECT_NS 100000000LL /* a failed connect this slow is a timeout */
 
 typedef struct store_slot {
     PGconn *conn; /* NULL: not connected */
@@ -187,11 +189,15 @@ PGconn *store_acquire(store *s, store_error *err)
         c = NULL;
         wait_out = 0; /* the database may just have restarted: try at once */
     }
+    long long tried = 0; /* how long a failed connect took */
     if (!c) {
-        if (wait_out)
+        if (wait_out) {
             store_error_set(err, STORE_UNAVAILABLE, "%s", down_msg);
-        else
+        } else {
+            long long t0 = now_ns();
             c = conn_open(s, err);
+            tried = now_ns() - t0;
+        }
     }
 
     pthread_mutex_lock(&s->mu);
@@ -201,7 +207,10 @@ PGconn *store_acquire(store *s, store_error *err)
     } else {
         slot->busy = 0;
         s->nbusy--;
-        if (!wait_out) {
+        /* fail fast only after a slow failure (a connect timeout): a refused
+         * connection costs nothing to try again, and the database may be
+         * back a moment later (a restart) */
+        if (!wait_out && tried >= STORE_SLOW_CONNECT_NS) {
             s->down_until = now_ns() + STORE_RETRY_NS;
             snprintf(s->down_msg, sizeof s->down_msg, "%s", err ? err->msg : "database unavailable");
         }
