@@ -120,7 +120,7 @@ typedef struct refit_state {
     size_t nmodels, models_cap;
     /* warm-up steps that were all a coordinate had: said in every model's
      * warnings ("" when none) */
-    char warmup_warning[256];
+    char warmup_warning[512];
     const _Atomic int *cancel; /* non-zero: stop (the job is gone); may be NULL */
 } refit_state;
 
@@ -171,7 +171,7 @@ static int aggregate_points(refit_state *st, char *err, size_t errcap)
                 last_train = rows[i].step;
         if (st->setup.warmup_steps > 0 && last_train >= 0 &&
             last_train < st->setup.warmup_steps && !st->warmup_warning[0]) {
-            char coord[160] = "";
+            char coord[128] = "";
             size_t k = 0;
             for (int q = 0; q < d->nparams && k < sizeof coord; q++)
                 k += (size_t)snprintf(coord + k, sizeof coord - k, "%s%s=%g", q ? ", " : "",
