@@ -29,6 +29,7 @@ typedef struct api_ctx {
     int open_ok;
     _Atomic int tokens_exist; /* set once a token is seen to exist: open mode is over */
     struct api_limits *limits; /* per-token rate and per-tenant uploads; NULL: none */
+    const char *web_dir; /* the dashboard's static files (api/web.c); NULL: none served */
 } api_ctx;
 
 /* Route flags */

@@ -43,6 +43,13 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp);           /* 
 void api_configurations(api_ctx *ctx, api_request *req, api_response *resp); /* configurations.c */
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* imbalance.c */
 
+/* model sets per commit: history (model_sets.c) and comparison (regressions.c) */
+void api_model_sets_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_regressions(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* web.c: the dashboard's static files under / */
+void api_web(api_ctx *ctx, api_request *req, api_response *resp);
+
 /* tokens.c: the caller's tenant's tokens (admin scope) */
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_token_list(api_ctx *ctx, api_request *req, api_response *resp);

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "api/commits.h"
 #include "api/handlers.h"
 #include "store/jobs.h"
 
@@ -63,9 +64,16 @@ void api_experiment_refit(api_ctx *ctx, api_request *req, api_response *resp)
     int64_t id, job = 0;
     if (api_path_id(req, resp, "id", "experiment", &id))
         return;
+    /* ?commit=: refit that commit's profiles (uploaded with refit=defer) */
+    const char *commit = api_query(req, "commit");
+    if (commit && !api_tag_valid(commit, 1)) {
+        api_problem(resp, 400, "commit",
+                    "expected 1 to 100 characters of A-Z a-z 0-9 . _ / - (a commit hash or tag)");
+        return;
+    }
     store_error err;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_job_enqueue(c, id, &job, &err) : err.code;
+    int rc = c ? store_job_enqueue_commit(c, id, commit, NULL, NULL, &job, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);

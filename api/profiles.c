@@ -37,6 +37,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/commits.h"
 #include "api/handlers.h"
 #include "ingest/format.h"
 #include "ingest/profile.h"
@@ -48,7 +49,35 @@
 static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
-           !strcmp(name, "markers") || !strcmp(name, "refit");
+           !strcmp(name, "markers") || !strcmp(name, "refit") || !strcmp(name, "commit") ||
+           !strcmp(name, "branch") || !strcmp(name, "ci_run");
+}
+
+/* ?commit=, ?branch=, ?ci_run= (the model set per commit): a commit is 1 to
+ * 100 of [A-Za-z0-9._/-] (a hash, a tag, HEAD~1 resolved by the client);
+ * branch and CI run 1 to 200 printable characters. 0, or -1 after 400. */
+static int query_tags(const api_request *req, store_upload *u, api_response *resp)
+{
+    static const char *const names[] = {"commit", "branch", "ci_run"};
+    const char **dst[] = {&u->commit, &u->branch, &u->ci_run};
+    for (int k = 0; k < 3; k++) {
+        const char *v = api_query(req, names[k]);
+        if (!v)
+            continue;
+        if (!api_tag_valid(v, k == 0)) {
+            api_problem(resp, 400, names[k],
+                        k ? "expected 1 to 200 printable characters"
+                          : "expected 1 to 100 characters of A-Z a-z 0-9 . _ / - (a commit "
+                            "hash or tag)");
+            return -1;
+        }
+        *dst[k] = v;
+    }
+    if ((u->branch || u->ci_run) && !u->commit) {
+        api_problem(resp, 400, "commit", "branch and ci_run describe a commit: give ?commit= too");
+        return -1;
+    }
+    return 0;
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -193,7 +222,8 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
         if (i < 0) {
             api_problem(resp, 400, NULL,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format, repetition, rank, markers or refit",
+                        "(parameters: %s) nor format, repetition, rank, markers, refit, "
+                        "commit, branch or ci_run",
                         name, names);
             return -1;
         }
@@ -331,6 +361,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .repetition = rep,
                       .prof = &prof,
                       .defer_refit = refit && !strcmp(refit, "defer")};
+    if (query_tags(req, &u, resp))
+        goto done;
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc) {

@@ -49,6 +49,8 @@ static const api_route routes[] = {
     {"POST", "/v1/tokens", api_token_create, DB, A},
     {"GET", "/v1/tokens", api_token_list, DB, A},
     {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A},
+    {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R},
+    {"GET", "/v1/experiments/{id}/regressions", api_regressions, EXP, R},
 };
 #undef R
 #undef W
@@ -157,6 +159,13 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     req->nparams = 0;
+    /* the dashboard: files under / that are no API route */
+    if (!*allow && (!strcmp(method, "GET")) && strncmp(req->path, "/v1/", 4) &&
+        ctx->web_dir) {
+        req->route = "/";
+        api_web(ctx, req, resp);
+        return;
+    }
     if (*allow) {
         api_problem(resp, 405, NULL, "%s is not allowed on %s; allowed: %s", req->method,
                     req->path, allow);

@@ -36,7 +36,9 @@ const char srv_config_usage[] =
     "  --max-uploads N         uploads in progress per tenant, default 4, 0 off\n"
     "                          (PERFCAST_MAX_UPLOADS)\n"
     "  --max-request-body SIZE largest body of routes other than uploads, default 16MiB\n"
-    "                          (PERFCAST_MAX_REQUEST_BODY)\n";
+    "                          (PERFCAST_MAX_REQUEST_BODY)\n"
+    "  --web-dir DIR           the dashboard's files served under /, default the web/ folder\n"
+    "                          next to the executable's build folder (PERFCAST_WEB_DIR)\n";
 
 static int parse_int(const char *s, long min, long max, int *out)
 {
@@ -141,6 +143,8 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
     } else if (!strcmp(key, "max-request-body")) {
         if (parse_size(val, &cfg->max_request_body))
             want = "a size in bytes > 0, optionally with K, M or G (KiB, MiB, GiB), at most 1T";
+    } else if (!strcmp(key, "web-dir")) {
+        cfg->web_dir = val;
     } else if (!strcmp(key, "log-level")) {
         cfg->log_level = srv_log_level_from_name(val);
         if (cfg->log_level < 0)
@@ -175,7 +179,17 @@ static const struct {
     {"PERFCAST_RATE_BURST", "rate-burst"},
     {"PERFCAST_MAX_UPLOADS", "max-uploads"},
     {"PERFCAST_MAX_REQUEST_BODY", "max-request-body"},
+    {"PERFCAST_WEB_DIR", "web-dir"},
 };
+
+/* Every flag is the key of one variable above. */
+static int known_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++)
+        if (!strcmp(env_names[i].key, key))
+            return 1;
+    return 0;
+}
 
 int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t errcap)
 {
@@ -220,6 +234,10 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
         }
         memcpy(key, a + 2, klen);
         key[klen] = '\0';
+        if (!known_key(key)) {
+            snprintf(err, errcap, "unknown option --%s (see perfcast serve --help)", key);
+            return -1;
+        }
         if (eq) {
             val = eq + 1;
         } else if (!strcmp(key, "insecure")) {

@@ -6,6 +6,8 @@
  *   perfcast token ACTION [...] create, list or revoke API tokens (cmd_token.c)
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
+ *   perfcast ci-check [...]     compare two commits' models (cmd_cicheck.c)
+ *   perfcast help [CMD], perfcast CMD --help, perfcast --version
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -13,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/version.h"
+#include "ingest/format.h"
 #include "server/commands.h"
 
 static void usage(FILE *to)
@@ -37,8 +41,44 @@ static void usage(FILE *to)
           "        read a profile (PyTorch profiler trace, .json or .json.gz; Nsight Systems\n"
           "        SQLite export; perfcast JSON) and print its steps, categories and\n"
           "        callpaths (one JSON document with --json)\n"
-          "  help   this text\n",
+          "  ci-check --url URL --experiment ID --base REF --head REF [--threshold 5%]\n"
+          "           [--at ranks=512] [--token T] [--json|--markdown]\n"
+          "        compare the models of two commits; exit 1 on a scaling regression\n"
+          "  help [COMMAND]   this text, or a command's usage (also COMMAND --help)\n"
+          "  --version, -V    the version\n",
           to);
+    fprintf(to, "\ningest formats: %s\n", ingest_kind_names());
+}
+
+typedef int (*command_fn)(int argc, char **argv);
+
+static const struct {
+    const char *name;
+    command_fn fn;
+} commands[] = {
+    {"serve", cmd_serve},   {"migrate", cmd_migrate}, {"token", cmd_token},
+    {"model", cmd_model},   {"ingest", cmd_ingest},   {"ci-check", cmd_cicheck},
+};
+
+static command_fn find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(commands[i].name, name))
+            return commands[i].fn;
+    return NULL;
+}
+
+/* `perfcast help CMD`: the command's own --help. */
+static int help_of(const char *name)
+{
+    command_fn fn = find_command(name);
+    if (!fn) {
+        fprintf(stderr, "perfcast: unknown command \"%s\"\n", name);
+        usage(stderr);
+        return 2;
+    }
+    char *args[] = {(char *)name, "--help", NULL};
+    return fn(2, args);
 }
 
 int main(int argc, char **argv)
@@ -48,16 +88,15 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "serve"))
-        return cmd_serve(argc - 1, argv + 1);
-    if (!strcmp(cmd, "migrate"))
-        return cmd_migrate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "token"))
-        return cmd_token(argc - 1, argv + 1);
-    if (!strcmp(cmd, "model"))
-        return cmd_model(argc - 1, argv + 1);
-    if (!strcmp(cmd, "ingest"))
-        return cmd_ingest(argc - 1, argv + 1);
+    command_fn fn = find_command(cmd);
+    if (fn)
+        return fn(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+        printf("perfcast %s\n", PERFCAST_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "help") && argc > 2)
+        return help_of(argv[2]);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

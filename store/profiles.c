@@ -114,15 +114,18 @@ static int insert_profile(PGconn *c, const store_upload *u, const char *exp, con
     char ranks[16], size[24];
     snprintf(ranks, sizeof ranks, "%d", u->prof->nranks);
     snprintf(size, sizeof size, "%zu", u->raw_len);
-    const char *vals[] = {exp, sha, up->point.buf, up->rep, u->format, ranks, size, u->raw};
-    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len};
-    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1};
+    const char *vals[] = {exp,      sha,   up->point.buf, up->rep,  u->format,
+                          ranks,    size,  u->raw,        u->commit, u->branch,
+                          u->ci_run};
+    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len, 0, 0, 0};
+    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0};
     PGresult *r = PQexecParams(
         c,
-        "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw) "
-        "VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8) "
+        "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw, "
+        "commit_sha, branch, ci_run) "
+        "VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8, $9, $10, $11) "
         "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
-        8, NULL, vals, lens, fmts, 0);
+        11, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     if (PQntuples(r) == 1) {
@@ -288,10 +291,11 @@ static int insert_rows(PGconn *c, const profile *p, int64_t profile_id, const in
 
 /* Queues the refit (or joins the queued one), links it to the profile and
  * notifies the workers (delivered at COMMIT). */
-static int enqueue_job(PGconn *c, int64_t exp, int64_t profile_id, int64_t *job_id,
+static int enqueue_job(PGconn *c, const store_upload *u, int64_t profile_id, int64_t *job_id,
                        store_error *err)
 {
-    int rc = store_job_enqueue(c, exp, job_id, err);
+    int64_t exp = u->experiment_id;
+    int rc = store_job_enqueue_commit(c, exp, u->commit, u->branch, u->ci_run, job_id, err);
     if (rc)
         return rc;
     char pid[24], jid[24];
@@ -348,7 +352,7 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
     if (!rc && !out->duplicate)
         rc = insert_rows(c, p, out->profile_id, cp_ids, err);
     if (!rc && !out->duplicate && !u->defer_refit)
-        rc = enqueue_job(c, u->experiment_id, out->profile_id, &out->job_id, err);
+        rc = enqueue_job(c, u, out->profile_id, &out->job_id, err);
     free(cp_ids);
     pgarray_free(&up.point);
     if (rc || out->duplicate) {

@@ -34,6 +34,9 @@ typedef struct store_upload {
     int repetition;        /* >= 1 */
     const profile *prof;   /* the normalized profile read from raw */
     int defer_refit;       /* 1: store only; a later store_job_enqueue() refits */
+    const char *commit;    /* the commit measured, or NULL; the refit models its profiles */
+    const char *branch;    /* may be NULL */
+    const char *ci_run;    /* may be NULL */
 } store_upload;
 
 typedef struct store_upload_result {
