@@ -46,6 +46,8 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp);      /* 
 /* model sets per commit: history (model_sets.c) and comparison (regressions.c) */
 void api_model_sets_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_regressions(api_ctx *ctx, api_request *req, api_response *resp);
+/* curve.c: one model along one parameter, for plots */
+void api_curve(api_ctx *ctx, api_request *req, api_response *resp);
 
 /* web.c: the dashboard's static files under / */
 void api_web(api_ctx *ctx, api_request *req, api_response *resp);

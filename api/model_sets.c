@@ -2,7 +2,8 @@
  * model_sets.c — GET /v1/experiments/{id}/model_sets?limit=100: the
  * experiment's model sets, newest first, each with the commit, branch and
  * CI run its profiles were uploaded with (null when none): the history a
- * dashboard or CI walks to compare commits (regressions.c).
+ * dashboard or CI walks to compare commits (regressions.c); and the time
+ * of the newest upload and the newest refit job with its state.
  */
 #include <stdlib.h>
 
@@ -22,7 +23,11 @@ void api_model_sets_list(api_ctx *ctx, api_request *req, api_response *resp)
     store_set_info *v = NULL;
     int n = 0;
     PGconn *c = store_acquire(ctx->db, &err);
+    char last_upload[40] = "", state[16] = "";
+    int64_t job = 0;
     int rc = c ? store_sets_list(c, id, (int)limit, &v, &n, &err) : err.code;
+    if (!rc)
+        rc = store_activity(c, id, last_upload, &job, state, &err);
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);
@@ -39,5 +44,10 @@ void api_model_sets_list(api_ctx *ctx, api_request *req, api_response *resp)
                            s->created_at));
     }
     free(v);
-    api_send_json(resp, 200, json_pack("{s:I, s:o}", "experiment", (json_int_t)id, "model_sets", arr));
+    json_t *newest_job = job ? json_pack("{s:I, s:s}", "id", (json_int_t)job, "state", state)
+                             : json_null();
+    api_send_json(resp, 200,
+                  json_pack("{s:I, s:o, s:o, s:o}", "experiment", (json_int_t)id, "last_upload",
+                            *last_upload ? json_string(last_upload) : json_null(), "newest_job",
+                            newest_job, "model_sets", arr));
 }

@@ -27,8 +27,8 @@
 
 #include "api/commits.h"
 #include "api/handlers.h"
-#include "api/model_json.h"
 #include "api/predict.h"
+#include "api/set_models.h"
 #include "modeling/compare.h"
 #include "modeling/expr.h"
 #include "store/commits.h"
@@ -39,10 +39,7 @@
 
 typedef struct side {
     store_set_info info;
-    store_model_row *rows;
-    int nrows;
-    pmnf_model *models; /* per row; valid where ok[i] */
-    int *ok;
+    set_models sm;
     store_measurement_row *meas;
     int nmeas;
 } side;
@@ -60,79 +57,29 @@ typedef struct reg_ctx {
 
 static void side_free(side *s)
 {
-    store_model_rows_free(s->rows, s->nrows);
+    set_models_free(&s->sm);
     store_measurement_rows_free(s->meas, s->nmeas);
-    free(s->models);
-    free(s->ok);
 }
 
 static int side_load(PGconn *c, const reg_ctx *x, const char *metric, side *s, store_error *err)
 {
-    store_model_filter f = {.metric = metric, .phase = "epoch", .limit = 100000};
-    int rc = store_models_read(c, s->info.id, &f, &s->rows, &s->nrows, err);
+    int rc = set_models_load(c, s->info.id, metric, x->names, x->np, &s->sm, err);
     store_model_filter fm = {.metric = metric, .level = "application", .name = "epoch",
                              .limit = 100000};
     if (!rc)
         rc = store_measurements_read(c, s->info.id, &fm, &s->meas, &s->nmeas, err);
-    if (rc)
-        return rc;
-    s->models = calloc(s->nrows ? (size_t)s->nrows : 1, sizeof *s->models);
-    s->ok = calloc(s->nrows ? (size_t)s->nrows : 1, sizeof *s->ok);
-    if (!s->models || !s->ok)
-        return store_error_set(err, STORE_INTERNAL, "out of memory");
-    for (int i = 0; i < s->nrows; i++) {
-        if (!s->rows[i].function || !s->rows[i].model_json)
-            continue;
-        json_t *doc = json_loads(s->rows[i].model_json, 0, NULL);
-        s->ok[i] = doc && !api_model_from_json(doc, x->names, x->np, &s->models[i]);
-        json_decref(doc);
-    }
-    return STORE_OK;
-}
-
-static int side_find(const side *s, const char *level, const char *name)
-{
-    for (int i = 0; i < s->nrows; i++)
-        if (!strcmp(s->rows[i].level, level) && !strcmp(s->rows[i].name, name))
-            return i;
-    return -1;
-}
-
-static compare_value predict_row(const side *s, int i, const double *pt)
-{
-    compare_value v = {NAN, NAN, NAN};
-    if (i < 0 || !s->ok[i])
-        return v;
-    if (pmnf_predict(&s->models[i], pt, &v.value, &v.lo, &v.hi))
-        v.lo = v.hi = v.value;
-    return v;
-}
-
-/* The application's epoch at pt: comp + comm + mem (intervals' half-widths
- * added in quadrature), or the epoch's own model when a part is missing. */
-static compare_value predict_epoch_of(const side *s, const double *pt)
-{
-    static const char *const parts[] = {"comp", "comm", "mem"};
-    compare_value sum = {0, 0, 0};
-    double half2 = 0;
-    for (int k = 0; k < 3; k++) {
-        int i = side_find(s, "application", parts[k]);
-        if (i < 0 || !s->ok[i])
-            return predict_row(s, side_find(s, "application", "epoch"), pt);
-        compare_value p = predict_row(s, i, pt);
-        sum.value += p.value;
-        half2 += (p.hi - p.lo) * (p.hi - p.lo) / 4;
-    }
-    sum.lo = sum.value - sqrt(half2);
-    sum.hi = sum.value + sqrt(half2);
-    return sum;
+    return rc;
 }
 
 static compare_value predict_entry(const side *s, int i, const double *pt)
 {
-    if (i >= 0 && !strcmp(s->rows[i].level, "application") && !strcmp(s->rows[i].name, "epoch"))
-        return predict_epoch_of(s, pt);
-    return predict_row(s, i, pt);
+    prediction p = set_models_predict(&s->sm, i, pt);
+    return (compare_value){p.value, p.lo, p.hi};
+}
+
+static compare_value predict_epoch_of(const side *s, const double *pt)
+{
+    return predict_entry(s, set_models_find(&s->sm, "application", "epoch"), pt);
 }
 
 static json_t *point_json(const reg_ctx *x, const double *pt)
@@ -166,12 +113,12 @@ static json_t *growth_json(const store_model_row *r)
 /* One callpath or application part present in both sets. */
 static json_t *compare_entry(reg_ctx *x, const side *b, int bi, const side *h, int hi)
 {
-    const store_model_row *br = &b->rows[bi], *hr = &h->rows[hi];
+    const store_model_row *br = &b->sm.rows[bi], *hr = &h->sm.rows[hi];
     json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o}", "level", br->level, "name", br->name,
                           "category", br->category ? json_string(br->category) : json_null(),
                           "base_function", br->function ? json_string(br->function) : json_null(),
                           "head_function", hr->function ? json_string(hr->function) : json_null());
-    int both = b->ok[bi] && h->ok[hi];
+    int both = b->sm.ok[bi] && h->sm.ok[hi];
     int worse = 0, better = 0;
     if (both) {
         compare_value bv = predict_entry(b, bi, x->at), hv = predict_entry(h, hi, x->at);
@@ -371,26 +318,26 @@ static int resolve(PGconn *c, int64_t id, const char *field, const char *ref, si
 static void compare_all(reg_ctx *x, const side *b, const side *h, json_t *callpaths,
                         json_t *application, json_t *appeared, json_t *vanished)
 {
-    for (int i = 0; i < b->nrows; i++) {
-        const store_model_row *r = &b->rows[i];
-        int j = side_find(h, r->level, r->name);
+    for (int i = 0; i < b->sm.nrows; i++) {
+        const store_model_row *r = &b->sm.rows[i];
+        int j = set_models_find(&h->sm, r->level, r->name);
         int app = !strcmp(r->level, "application");
-        if (j < 0 || (!app && b->ok[i] && !h->ok[j])) {
-            if (!app && b->ok[i])
+        if (j < 0 || (!app && b->sm.ok[i] && !h->sm.ok[j])) {
+            if (!app && b->sm.ok[i])
                 json_array_append_new(vanished, json_string(r->name));
             continue;
         }
-        if (!app && !b->ok[i]) {
-            if (h->ok[j])
+        if (!app && !b->sm.ok[i]) {
+            if (h->sm.ok[j])
                 json_array_append_new(appeared, json_string(r->name));
             continue;
         }
         json_array_append_new(app ? application : callpaths, compare_entry(x, b, i, h, j));
     }
-    for (int j = 0; j < h->nrows; j++)
-        if (!strcmp(h->rows[j].level, "callpath") && h->ok[j] &&
-            side_find(b, "callpath", h->rows[j].name) < 0)
-            json_array_append_new(appeared, json_string(h->rows[j].name));
+    for (int j = 0; j < h->sm.nrows; j++)
+        if (!strcmp(h->sm.rows[j].level, "callpath") && h->sm.ok[j] &&
+            set_models_find(&b->sm, "callpath", h->sm.rows[j].name) < 0)
+            json_array_append_new(appeared, json_string(h->sm.rows[j].name));
 }
 
 /* Regressions first, then improvements, by the change at the target. */
@@ -473,9 +420,9 @@ void api_regressions(api_ctx *ctx, api_request *req, api_response *resp)
     }
     store_release(ctx->db, c);
     c = NULL;
-    if (b.nrows == 0 || h.nrows == 0) {
+    if (b.sm.nrows == 0 || h.sm.nrows == 0) {
         api_problem(resp, 400, "metric", "no models of metric \"%.60s\" in the %s model set",
-                    metric, b.nrows == 0 ? "base" : "head");
+                    metric, b.sm.nrows == 0 ? "base" : "head");
         goto done;
     }
     collect_points(x, &b, &h);

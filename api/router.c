@@ -51,6 +51,7 @@ static const api_route routes[] = {
     {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A},
     {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R},
     {"GET", "/v1/experiments/{id}/regressions", api_regressions, EXP, R},
+    {"GET", "/v1/experiments/{id}/curve", api_curve, EXP, R},
 };
 #undef R
 #undef W

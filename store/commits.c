@@ -85,3 +85,25 @@ int store_sets_list(PGconn *c, int64_t exp, int limit, store_set_info **out, int
     PQclear(r);
     return STORE_OK;
 }
+
+int store_activity(PGconn *c, int64_t exp, char last_upload[40], int64_t *job, char state[16],
+                   store_error *err)
+{
+    char e[24];
+    snprintf(e, sizeof e, "%" PRId64, exp);
+    const char *vals[] = {e};
+    PGresult *r = PQexecParams(
+        c,
+        "SELECT (SELECT to_char(max(created_at) AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM profiles WHERE experiment_id = $1), "
+        "(SELECT id FROM jobs WHERE experiment_id = $1 ORDER BY id DESC LIMIT 1), "
+        "(SELECT state FROM jobs WHERE experiment_id = $1 ORDER BY id DESC LIMIT 1)",
+        1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    snprintf(last_upload, 40, "%s", PQgetisnull(r, 0, 0) ? "" : PQgetvalue(r, 0, 0));
+    *job = PQgetisnull(r, 0, 1) ? 0 : strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    snprintf(state, 16, "%s", PQgetisnull(r, 0, 2) ? "" : PQgetvalue(r, 0, 2));
+    PQclear(r);
+    return STORE_OK;
+}

@@ -32,4 +32,9 @@ int store_set_find(PGconn *c, int64_t exp, const char *ref, store_set_info *out,
 int store_sets_list(PGconn *c, int64_t exp, int limit, store_set_info **out, int *n,
                     store_error *err);
 
+/* What happened last in experiment exp: the newest upload's time ("" when
+ * none) and the newest refit job (*job 0 when none) with its state. */
+int store_activity(PGconn *c, int64_t exp, char last_upload[40], int64_t *job, char state[16],
+                   store_error *err);
+
 #endif
