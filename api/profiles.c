@@ -301,6 +301,9 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp, &kind) ||
         query_rank(req, &opts, resp))
         return;
+    store_upload tags = {0}; /* commit, branch, ci_run: checked before the body is read */
+    if (query_tags(req, &tags, resp))
+        return;
     opts.markers = api_query(req, "markers");
     const char *refit = api_query(req, "refit");
     if (refit && strcmp(refit, "now") && strcmp(refit, "defer")) {
@@ -360,9 +363,10 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .npoint = e.nparams,
                       .repetition = rep,
                       .prof = &prof,
-                      .defer_refit = refit && !strcmp(refit, "defer")};
-    if (query_tags(req, &u, resp))
-        goto done;
+                      .defer_refit = refit && !strcmp(refit, "defer"),
+                      .commit = tags.commit,
+                      .branch = tags.branch,
+                      .ci_run = tags.ci_run};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc) {

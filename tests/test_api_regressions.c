@@ -183,8 +183,8 @@ int main(void)
                     &r);
     free(body);
     doc = harness_json(&r);
-    check(r.status == 400 && !strcmp(json_string_value(json_object_get(doc, "field")), "commit"),
-          "bad commit: %d %s", r.status, r.body);
+    const char *bf = json_string_value(json_object_get(doc, "field"));
+    check(r.status == 400 && bf && !strcmp(bf, "commit"), "bad commit: %d %s", r.status, r.body);
     json_decref(doc);
     harness_response_free(&r);
 
