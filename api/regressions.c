@@ -213,6 +213,15 @@ static int parse_at(reg_ctx *x, const char *text, char *why, size_t cap)
     return 0;
 }
 
+/* a before b, coordinates compared in parameter order */
+static int point_less(const double *a, const double *b, int np)
+{
+    for (int q = 0; q < np; q++)
+        if (a[q] != b[q])
+            return a[q] < b[q];
+    return 0;
+}
+
 /* The measured points of both sets (distinct), and the default target. */
 static void collect_points(reg_ctx *x, const side *b, const side *h)
 {
@@ -233,6 +242,14 @@ static void collect_points(reg_ctx *x, const side *b, const side *h)
         }
     for (int q = 0; q < x->np; q++)
         x->at[q] = maxv[q] * PREDICT_EXTRAPOLATION_FACTOR;
+    /* insertion sort: a few dozen points at most */
+    for (int i = 1; i < x->npoints; i++)
+        for (int k = i; k > 0 && point_less(x->points[k], x->points[k - 1], x->np); k--) {
+            double t[PMNF_MAX_PARAMS];
+            memcpy(t, x->points[k], sizeof t);
+            memcpy(x->points[k], x->points[k - 1], sizeof t);
+            memcpy(x->points[k - 1], t, sizeof t);
+        }
 }
 
 static json_t *set_json(const char *ref, const store_set_info *s)
