@@ -165,6 +165,8 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
         ctx->web_dir) {
         req->route = "/";
         api_web(ctx, req, resp);
+        if (resp->status != 200) /* metrics count misses as unmatched, as before */
+            req->route = NULL;
         return;
     }
     if (*allow) {

@@ -345,6 +345,10 @@ static const struct {
     {"POST", "/v1/tokens", "", "{\"scope\":\"read\"}", 201},
     {"GET", "/v1/tokens", "", NULL, 200},
     {"DELETE", "/v1/tokens/{id}", "", NULL, 204},
+    {"GET", "/v1/experiments/{id}/model_sets", "", NULL, 200},
+    /* base = head: the owner's answer is 400, the others' their 401/403/404 */
+    {"GET", "/v1/experiments/{id}/regressions", "?base=1&head=1", NULL, 400},
+    {"GET", "/v1/experiments/{id}/curve", "?level=application&name=epoch&values=16", NULL, 200},
 };
 
 static void test_matrix(harness *h)
