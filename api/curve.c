@@ -162,7 +162,9 @@ void api_curve(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, 409, NULL, "experiment %" PRId64 " has no model set yet", id);
         goto done;
     }
-    if (rc || set_models_load(c, set_id, r.metric, names, np, &sm, &err) ||
+    if (rc || set_models_load(c, set_id, r.metric, r.level,
+                               strcmp(r.level, "application") ? r.name : NULL, names, np, &sm,
+                               &err) ||
         store_measurements_read(c, set_id, &fm, &meas, &nmeas, &err)) {
         api_store_problem(resp, &err);
         goto done;

@@ -63,7 +63,7 @@ static void side_free(side *s)
 
 static int side_load(PGconn *c, const reg_ctx *x, const char *metric, side *s, store_error *err)
 {
-    int rc = set_models_load(c, s->info.id, metric, x->names, x->np, &s->sm, err);
+    int rc = set_models_load(c, s->info.id, metric, NULL, NULL, x->names, x->np, &s->sm, err);
     store_model_filter fm = {.metric = metric, .level = "application", .name = "epoch",
                              .limit = 100000};
     if (!rc)

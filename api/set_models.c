@@ -10,11 +10,13 @@
 
 #include "api/model_json.h"
 
-int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *const *names,
-                    int np, set_models *s, store_error *err)
+int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *level,
+                    const char *name, const char *const *names, int np, set_models *s,
+                    store_error *err)
 {
     memset(s, 0, sizeof *s);
-    store_model_filter f = {.metric = metric, .phase = "epoch", .limit = 100000};
+    store_model_filter f = {.metric = metric, .level = level, .name = name, .phase = "epoch",
+                            .limit = 100000};
     int rc = store_models_read(c, set_id, &f, &s->rows, &s->nrows, err);
     if (rc)
         return rc;

@@ -22,9 +22,11 @@ typedef struct set_models {
 } set_models;
 
 /* Reads and parses the set's models of metric (names: the experiment's
- * parameters). STORE_OK or the store's error; free with set_models_free. */
-int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *const *names,
-                    int np, set_models *s, store_error *err);
+ * parameters), only those of level and name when not NULL. STORE_OK or the
+ * store's error; free with set_models_free. */
+int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *level,
+                    const char *name, const char *const *names, int np, set_models *s,
+                    store_error *err);
 void set_models_free(set_models *s);
 
 /* The row of level/name, or -1. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "api/web.h"
 
 #define WEB_MAX_FILE (8 << 20)
 
