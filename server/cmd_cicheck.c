@@ -36,7 +36,7 @@ static const char ci_usage_text[] =
     "exit status: 0 no regression, 1 regression, 2 usage or request refused,\n"
     "             3 the server could not be asked\n";
 
-void ci_check_usage(FILE *to)
+static void ci_check_usage(FILE *to)
 {
     fputs(ci_usage_text, to);
 }

@@ -17,6 +17,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_cicheck(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
 
 /* Applies pending migrations and logs what happened (cmd_migrate.c).
  * Returns 1 when the schema is current, 0 when the database is unreachable

@@ -137,33 +137,58 @@ static long dechunk(char *b, size_t n)
 int cli_http_get(const cli_url *u, const char *path, const char *token, int timeout,
                  int *status, char **body, size_t *len, char *err, size_t errcap)
 {
+    return cli_http_request(u, "GET", path, token, NULL, NULL, 0, timeout, status, body, len,
+                            err, errcap);
+}
+
+/* Sends all of buf; 0, or -1. */
+static int send_all(int fd, const char *buf, size_t n)
+{
+    size_t sent = 0;
+    while (sent < n) {
+        ssize_t k = send(fd, buf + sent, n - sent, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        sent += (size_t)k;
+    }
+    return 0;
+}
+
+int cli_http_request(const cli_url *u, const char *method, const char *path, const char *token,
+                     const char *content_type, const void *payload, size_t payload_len,
+                     int timeout, int *status, char **body, size_t *len, char *err,
+                     size_t errcap)
+{
     *body = NULL;
     *len = 0;
     int fd = connect_to(u, timeout, err, errcap);
     if (fd < 0)
         return -1;
-    char *req = NULL;
+    char *req = NULL, clen[64] = "";
+    if (payload)
+        snprintf(clen, sizeof clen, "Content-Length: %zu\r\n", payload_len);
     int rl = asprintf(&req,
-                      "GET %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json\r\n"
-                      "User-Agent: perfcast-cli\r\nConnection: close\r\n%s%s%s\r\n",
-                      u->prefix, path, u->host, u->port, token ? "Authorization: Bearer " : "",
-                      token ? token : "", token ? "\r\n" : "");
+                      "%s %s%s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json\r\n"
+                      "User-Agent: perfcast-cli\r\nConnection: close\r\n%s%s%s%s%s%s%s\r\n",
+                      method, u->prefix, path, u->host, u->port, token ? "Authorization: Bearer " : "",
+                      token ? token : "", token ? "\r\n" : "",
+                      content_type ? "Content-Type: " : "", content_type ? content_type : "",
+                      content_type ? "\r\n" : "", clen);
     if (rl < 0) {
         close(fd);
         snprintf(err, errcap, "out of memory");
         return -1;
     }
-    ssize_t sent = 0;
-    while (sent < rl) {
-        ssize_t n = send(fd, req + sent, (size_t)(rl - sent), MSG_NOSIGNAL);
-        if (n <= 0 && errno != EINTR)
-            break;
-        sent += n > 0 ? n : 0;
-    }
+    int sent_ok = !send_all(fd, req, (size_t)rl) &&
+                  (!payload || !send_all(fd, payload, payload_len));
     free(req);
+    /* the server may answer (413, 4xx) before taking the whole body: read
+     * what it says either way; nothing read and nothing sent is the error */
     size_t cap = 1 << 16, got = 0;
     char *buf = malloc(cap + 1);
-    while (buf && sent == rl) {
+    while (buf) {
         if (got == cap) {
             char *nb = cap < CLI_MAX_RESPONSE ? realloc(buf, 2 * cap + 1) : NULL;
             if (!nb)
@@ -185,9 +210,9 @@ int cli_http_get(const cli_url *u, const char *path, const char *token, int time
     }
     buf[got] = '\0';
     char *head_end = strstr(buf, "\r\n\r\n");
-    if (sent != rl || !head_end || sscanf(buf, "HTTP/1.%*d %d", status) != 1) {
+    if (!head_end || sscanf(buf, "HTTP/1.%*d %d", status) != 1) {
         snprintf(err, errcap, "no HTTP answer from %s:%s%s", u->host, u->port,
-                 got ? " (malformed)" : "");
+                 got ? " (malformed)" : sent_ok ? "" : " (the request could not be sent)");
         free(buf);
         return -1;
     }

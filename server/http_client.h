@@ -27,6 +27,12 @@ int cli_url_parse(const char *text, cli_url *u, char *err, size_t errcap);
 int cli_http_get(const cli_url *u, const char *path, const char *token, int timeout,
                  int *status, char **body, size_t *len, char *err, size_t errcap);
 
+/* The same for any method, with an optional body (sent with its
+ * Content-Length and content_type). */
+int cli_http_request(const cli_url *u, const char *method, const char *path, const char *token,
+                     const char *content_type, const void *body, size_t body_len, int timeout,
+                     int *status, char **out, size_t *len, char *err, size_t errcap);
+
 /* Appends text percent-encoded (all but A-Z a-z 0-9 - . _ ~) to buf of cap;
  * returns the new length, or cap when it does not fit. */
 size_t cli_url_encode(char *buf, size_t used, size_t cap, const char *text);

@@ -6,6 +6,7 @@
  *   perfcast token ACTION [...] create, list or revoke API tokens (cmd_token.c)
  *   perfcast model FILE [...]   fit PMNF models to an Extra-P input file
  *   perfcast ingest FILE [...]  what perfcast reads from a profile or trace
+ *   perfcast upload [...] FILE  send profiles to a server (cmd_upload.c)
  *   perfcast ci-check [...]     compare two commits' models (cmd_cicheck.c)
  *   perfcast help [CMD], perfcast CMD --help, perfcast --version
  *
@@ -41,6 +42,9 @@ static void usage(FILE *to)
           "        read a profile (PyTorch profiler trace, .json or .json.gz; Nsight Systems\n"
           "        SQLite export; perfcast JSON) and print its steps, categories and\n"
           "        callpaths (one JSON document with --json)\n"
+          "  upload --url URL --experiment ID [--point ranks=8] [--commit SHA] [--branch B]\n"
+          "         [--ci-run R] [--token T] FILE...\n"
+          "        send profiles to a perfcast server (one upload per file)\n"
           "  ci-check --url URL --experiment ID --base REF --head REF [--threshold 5%]\n"
           "           [--at ranks=512] [--token T] [--json|--markdown]\n"
           "        compare the models of two commits; exit 1 on a scaling regression\n"
@@ -58,6 +62,7 @@ static const struct {
 } commands[] = {
     {"serve", cmd_serve},   {"migrate", cmd_migrate}, {"token", cmd_token},
     {"model", cmd_model},   {"ingest", cmd_ingest},   {"ci-check", cmd_cicheck},
+    {"upload", cmd_upload},
 };
 
 static command_fn find_command(const char *name)

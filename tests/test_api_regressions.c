@@ -15,13 +15,16 @@
  * its complexity grows faster. base -> noise changes nothing by more than
  * the noise: no regression. Bad input: unknown commit, base = head, a
  * malformed threshold or target, an invalid commit name on upload: 4xx
- * naming the field; ci-check exits 1, 0 and 2 for the three cases.
+ * naming the field; ci-check exits 1, 0 and 2 for the three cases. The
+ * noise commit goes up through `perfcast upload` (--commit, --branch,
+ * --ci-run).
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/check.h"
 #include "tests/harness.h"
@@ -79,7 +82,37 @@ static char *profile(double x, int rep, int plogp, double sigma)
     return text;
 }
 
-/* Uploads one commit's profiles; returns the last job (0 on failure). */
+/* One upload through `perfcast upload` (the CLI's flags for commit, branch
+ * and CI run); the job, 0 on failure. */
+static long upload_cli(harness *h, long exp, const char *commit, const char *body)
+{
+    char file[] = "/tmp/perfcast-regressions-XXXXXX";
+    int fd = mkstemp(file);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return 0;
+    fputs(body, f);
+    fclose(f);
+    const char *bin = getenv("PERFCAST_BIN") ? getenv("PERFCAST_BIN") : "build/perfcast";
+    char cmd[1024], out[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s upload --url http://127.0.0.1:%d --experiment %ld --commit %s --branch main "
+             "--ci-run run-%s %s 2>&1",
+             bin, harness_port(h), exp, commit, commit, file);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    int st = p ? pclose(p) : -1;
+    unlink(file);
+    json_t *doc = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+    long job = (long)json_integer_value(json_object_get(doc, "job"));
+    check(st == 0 && job > 0, "perfcast upload: exit %d: %s", st, out);
+    json_decref(doc);
+    return job;
+}
+
+/* Uploads one commit's profiles (the noise commit's through the CLI);
+ * returns the last job (0 on failure). */
 static long upload_commit(harness *h, long exp, const char *commit, int plogp)
 {
     const double xs[] = {2, 4, 8, 16, 32};
@@ -88,6 +121,11 @@ static long upload_commit(harness *h, long exp, const char *commit, int plogp)
     for (int i = 0; i < 5; i++)
         for (int rep = 1; rep <= 3; rep++) {
             char *body = profile(xs[i], rep, plogp, 0.005);
+            if (!strcmp(commit, "c0ffee2")) {
+                job = upload_cli(h, exp, commit, body);
+                free(body);
+                continue;
+            }
             snprintf(path, sizeof path,
                      "/v1/experiments/%ld/profiles?commit=%s&branch=main&ci_run=run-%s", exp,
                      commit, commit);

@@ -28,7 +28,7 @@ expect() {
 expect "--help" 0 "usage: perfcast COMMAND" "$BIN" --help
 expect "help" 0 "ci-check" "$BIN" help
 expect "main help lists ingest formats" 0 "ingest formats: kineto" "$BIN" --help
-for c in serve migrate token model ingest ci-check; do
+for c in serve migrate token model ingest upload ci-check; do
     expect "help $c" 0 "usage: perfcast $c" "$BIN" help "$c"
     expect "$c --help" 0 "usage: perfcast $c" "$BIN" "$c" --help
     expect "$c -h" 0 "usage: perfcast $c" "$BIN" "$c" -h
@@ -48,6 +48,10 @@ expect "ci-check without --head" 2 "--head is required" "$BIN" ci-check --url ht
 expect "ci-check bad threshold" 2 "--threshold" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a --head b --threshold 5x
 expect "ci-check base = head" 2 "--head" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a --head a
 expect "ci-check https" 2 "https is not supported" "$BIN" ci-check --url https://x --experiment 1 --base a --head b
+expect "upload without files" 2 "no FILE" "$BIN" upload --url http://127.0.0.1:1 --experiment 1
+expect "upload --branch without --commit" 2 "give --commit" "$BIN" upload --url http://127.0.0.1:1 --experiment 1 --branch main x.json
+expect "upload bad point" 2 "--point" "$BIN" upload --url http://127.0.0.1:1 --experiment 1 --point ranks x.json
+expect "upload unreachable" 3 "cannot connect" "$BIN" upload --url http://127.0.0.1:1 --experiment 1 examples/profile-ranks-2.json
 expect "ci-check unreachable" 3 "cannot connect" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a --head b
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
