@@ -10,6 +10,8 @@ import { el, fmt } from './dom.js';
 const COLORS = { comp: '#2f6fdf', comm: '#e8833a', mem: '#3aa26b', epoch: '#1d2430',
                  model: '#2f6fdf', band: 'rgba(47,111,223,0.16)', measured: '#1d2430',
                  spread: '#667085', extrap: 'rgba(120,120,120,0.12)', bad: '#c0262d' };
+// opaque fills: each stacked part paints over the one above it
+const FILLS = { comp: '#b9cff7', comm: '#f7d3b3', mem: '#b7e3c9' };
 
 window.perfcastCharts = window.perfcastCharts || {};
 
@@ -136,7 +138,7 @@ export function stackedChart(container, id, { parts, epoch, log, xlabel, ylabel 
   const series = [{ label: xlabel, value: (u, v) => fmt(v) }];
   const data = [xs];
   for (const k of order) {
-    series.push({ label: names[k], stroke: COLORS[names[k]], fill: COLORS[names[k]] + '55',
+    series.push({ label: names[k], stroke: COLORS[names[k]], fill: FILLS[names[k]],
                   width: 1, points: { show: false },
                   value: (u, v, si, i) => (i === null ? '–' : fmt(raw[k][i])) });
     data.push(forLog(cum[k], log));
@@ -149,9 +151,11 @@ export function stackedChart(container, id, { parts, epoch, log, xlabel, ylabel 
   series.push({ label: '95% high', stroke: 'rgba(0,0,0,0.3)', width: 1, points: { show: false },
                 value: (u, v) => fmt(v) });
   data.push(forLog(lo, log), forLog(hi, log));
+  // stacked areas are read from zero: the linear y axis starts there
+  const yScale = log ? scale(log) : { distr: 1, range: (u, min, max) => [0, max * 1.05] };
   const u = new uPlot({
     width: width(container), height: 300,
-    scales: { x: { time: false, ...scale(log) }, y: scale(log) },
+    scales: { x: { time: false, ...scale(log) }, y: yScale },
     axes: [{ label: xlabel }, { label: ylabel, size: 60 }],
     series, bands: [{ series: [6, 5], fill: 'rgba(0,0,0,0.08)' }],
     hooks: { drawClear: [shadeFrom(epoch.extrapolation_from)] },
