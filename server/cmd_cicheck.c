@@ -30,9 +30,10 @@ static const char ci_usage_text[] =
     "\n"
     "Compares the models of two commits (REF: a commit uploaded with ?commit=, or a\n"
     "model set number) callpath by callpath at the measured points and at the target\n"
-    "scale --at (default 4x the largest measured value). A change counts when the 95%\n"
-    "intervals separate and it exceeds --threshold. The token may also come from\n"
-    "PERFCAST_TOKEN.\n"
+    "scale --at (default 4x the largest measured value). A change is significant when\n"
+    "the 95% intervals separate and it exceeds --threshold; a significant increase at a\n"
+    "measured point is a regression (a change at the target alone is reported as\n"
+    "diverges, not counted). The token may also come from PERFCAST_TOKEN.\n"
     "exit status: 0 no regression, 1 regression, 2 usage or request refused,\n"
     "             3 the server could not be asked\n";
 
@@ -202,8 +203,9 @@ static void print_text(FILE *out, const json_t *d)
     point_text(json_object_get(d, "at"), at, sizeof at);
     fprintf(out,
             "perfcast ci-check: experiment %lld, base %s (model set %lld) -> head %s (model set "
-            "%lld)\nmetric %s, target %s, threshold %g%% (a change counts when the 95%% "
-            "intervals separate and it exceeds the threshold; ~ = not significant)\n\n",
+            "%lld)\nmetric %s, target %s, threshold %g%% (significant: the 95%% intervals separate "
+            "and the change exceeds the threshold; ~ = not significant; the measured points "
+            "decide)\n\n",
             (long long)num(d, "experiment"), json_string_value(json_object_get(b, "ref")),
             (long long)num(b, "model_set"), json_string_value(json_object_get(h, "ref")),
             (long long)num(h, "model_set"), json_string_value(json_object_get(d, "metric")), at,
@@ -232,9 +234,11 @@ static void print_text(FILE *out, const json_t *d)
     json_array_foreach(json_object_get(d, "vanished"), i, v)
         fprintf(out, "%-12s %-12s %-28s %-28s %-13s %s\n", "vanished", "-", "-", "-", "-",
                 json_string_value(v));
-    fprintf(out, "\n%s: %lld regression(s), %lld improvement(s)\n",
+    fprintf(out, "\n%s: %lld regression(s), %lld improvement(s), %lld diverging only beyond the "
+                 "measurements (not counted)\n",
             json_is_true(json_object_get(d, "regression")) ? "REGRESSION" : "OK",
-            (long long)num(d, "regressions"), (long long)num(d, "improvements"));
+            (long long)num(d, "regressions"), (long long)num(d, "improvements"),
+            (long long)num(d, "diverging"));
 }
 
 static void print_markdown(FILE *out, const json_t *d)
@@ -280,7 +284,8 @@ static void print_markdown(FILE *out, const json_t *d)
     json_array_foreach(json_object_get(d, "vanished"), i, v)
         fprintf(out, "| vanished | | | | | `%s` |\n", json_string_value(v));
     fputs("\n`~`: not significant (the 95% intervals overlap or the change is below the "
-          "threshold).\n",
+          "threshold). The measured points decide; `diverges`: the models part only beyond "
+          "them, not counted.\n",
           out);
 }
 

@@ -15,7 +15,9 @@
  * its complexity grows faster. base -> noise changes nothing by more than
  * the noise: no regression. Bad input: unknown commit, base = head, a
  * malformed threshold or target, an invalid commit name on upload: 4xx
- * naming the field; ci-check exits 1, 0 and 2 for the three cases. The
+ * naming the field; ci-check exits 1, 0 and 2 for the three cases. A
+ * commit "renamed" whose GEMM kernel has another name: that callpath
+ * vanished, the new one appeared, and no regression. The
  * noise commit goes up through `perfcast upload` (--commit, --branch,
  * --ci-run).
  */
@@ -53,12 +55,15 @@ static double comm_law(int plogp, double p)
     return plogp ? 0.5 * p * log2(p) : 0.5 * p;
 }
 
-/* A perfcast profile of 2 ranks, one warm-up and 3 train steps. */
+/* A perfcast profile of 2 ranks, one warm-up and 3 train steps. plogp: 0
+ * the all-reduce grows as p, 1 as p·log2 p, 2 as p with the GEMM renamed
+ * (one callpath vanishes, another appears, the same work). */
 static char *profile(double x, int rep, int plogp, double sigma)
 {
     double n_t = steps_per_epoch(x);
     double comp = 100 * (1 + sigma * gauss()) / n_t, mem = 2 * (1 + sigma * gauss()) / n_t;
-    double comm = comm_law(plogp, x) * (1 + sigma * gauss()) / n_t;
+    double comm = comm_law(plogp == 1, x) * (1 + sigma * gauss()) / n_t;
+    const char *gemm = plogp == 2 ? "ampere_sgemm_128x64_nn" : "volta_sgemm_128x64_nn";
     json_t *ranks = json_array();
     for (int r = 0; r < 2; r++) {
         json_t *steps = json_array();
@@ -67,7 +72,7 @@ static char *profile(double x, int rep, int plogp, double sigma)
             json_array_append_new(
                 steps,
                 json_pack("{s:s, s:[{s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}]}",
-                          "phase", "train", "callpaths", "name", "volta_sgemm_128x64_nn",
+                          "phase", "train", "callpaths", "name", gemm,
                           "category", "comp", "metrics", "time", comp * w, "name",
                           "ncclKernel_AllReduce_RING_LL_Sum_float", "category", "comm", "metrics",
                           "time", comm * w, "name", "Memcpy HtoD", "category", "mem", "metrics",
@@ -229,6 +234,7 @@ int main(void)
     upload_commit(h, exp, "c0ffee1", 0);
     upload_commit(h, exp, "c0ffee2", 0);
     upload_commit(h, exp, "badc0de", 1);
+    upload_commit(h, exp, "renamed", 2);
 
     /* each commit's model set was fit to its own profiles only */
     snprintf(path, sizeof path, "/v1/experiments/%ld/model_sets", exp);
@@ -287,6 +293,37 @@ int main(void)
     doc = get_json(h, path, 200);
     check(json_is_false(json_object_get(doc, "regression")), "noise not flagged: %lld regressions",
           (long long)json_integer_value(json_object_get(doc, "regressions")));
+    json_decref(doc);
+
+    /* the GEMM renamed: one callpath vanished, one appeared, the application unchanged */
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/regressions?base=c0ffee1&head=renamed&at=ranks:512", exp);
+    doc = get_json(h, path, 200);
+    const json_t *app_ = json_object_get(doc, "appeared"), *van = json_object_get(doc, "vanished");
+    check(json_array_size(app_) == 1 &&
+              !strcmp(json_string_value(json_array_get(app_, 0)), "ampere_sgemm_128x64_nn") &&
+              json_array_size(van) == 1 &&
+              !strcmp(json_string_value(json_array_get(van, 0)), "volta_sgemm_128x64_nn"),
+          "appeared and vanished");
+    check(json_is_false(json_object_get(doc, "regression")), "a rename of the same work is no regression");
+    check(json_array_size(json_object_get(doc, "callpaths")) == 2, "two callpaths in both sets");
+    /* what no measured point shows is not counted, even where extrapolations part */
+    size_t k;
+    const json_t *e;
+    json_array_foreach(json_object_get(doc, "callpaths"), k, e)
+    {
+        const char *st = json_string_value(json_object_get(e, "status"));
+        int measured_sig = 0;
+        size_t m;
+        const json_t *pt;
+        json_array_foreach(json_object_get(e, "measured"), m, pt)
+            measured_sig |= json_is_true(json_object_get(pt, "significant"));
+        check(!strcmp(st, measured_sig ? "improvement" : json_is_true(json_object_get(
+                  json_object_get(e, "at"), "significant")) ? "diverges" : "unchanged") ||
+                  (measured_sig && !strcmp(st, "regression")),
+              "%s: status %s agrees with its measured points",
+              json_string_value(json_object_get(e, "name")), st);
+    }
     json_decref(doc);
 
     /* bad input names its field */
