@@ -20,6 +20,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin perfcast
 COPY --from=build /out/perfcast /usr/local/bin/perfcast
+# the dashboard's static files, found there by default (PERFCAST_WEB_DIR)
+COPY web /usr/share/perfcast/web
 USER perfcast
 ENV PERFCAST_LISTEN=0.0.0.0:8080
 EXPOSE 8080

@@ -44,7 +44,7 @@ BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan test-readme bench fuzz run clean
+.PHONY: all test test-asan test-readme test-browser bench fuzz run clean
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
@@ -112,6 +112,17 @@ fuzz: $(FUZZERS)
 	    || { tail -40 $(BUILD)/fuzz/$$name.log; exit 1; }; \
 	  grep -E "^Done|stat::number_of_executed_units" $(BUILD)/fuzz/$$name.log | tail -1; \
 	done
+
+# The dashboard in a real browser (Debian's chromium driven by puppeteer-core
+# from tests/browser/package.json): a private PostgreSQL and server with the
+# example experiment (tests/browser/fixture.c), every page opened and
+# checked against the API.
+$(BUILD)/tests/browser_fixture: tests/browser/fixture.c tests/harness.h $(TESTLIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+
+test-browser: $(BUILD)/perfcast $(BUILD)/tests/browser_fixture
+	@tests/browser/run.sh $(BUILD)
 
 # Not a build step: the script installs missing packages first, then calls make.
 run:

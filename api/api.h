@@ -34,6 +34,7 @@ typedef struct api_ctx {
     int max_experiment_callpaths; /* distinct callpaths of one experiment: 413 beyond */
     long long max_trace_events;   /* events of one trace after decompression: 413 beyond */
     struct auth_cache *auth;   /* token verifications and owners (api/auth_cache.h); NULL: none */
+    const char *web_dir; /* the dashboard's static files (api/web.c); NULL: none served */
 } api_ctx;
 
 /* Route flags */

@@ -24,6 +24,7 @@
 #include "api/handlers.h"
 #include "api/training.h"
 #include "ingest/phase.h"
+#include "api/param_names.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/experiments.h"
@@ -368,6 +369,9 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
         if (strlen(names[i]) > MAX_PARAM_NAME || !valid_param_name(names[i]))
             return fault(&ck, field,
                          "must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 characters", NULL);
+        char why[300];
+        if (param_name_check(names[i], why, sizeof why))
+            return fault(&ck, field, why, NULL);
         for (size_t j = 0; j < i; j++)
             if (!strcmp(names[i], names[j])) {
                 char msg[128];
@@ -427,6 +431,12 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     }
     if (check_steps(&ck, normalized, names, (int)np))
         return -1;
+    int ranks_at;
+    char ranks_why[600];
+    if (param_ranks_check(names, (int)np, dp, mp, &ranks_at, ranks_why, sizeof ranks_why)) {
+        snprintf(field, sizeof field, "parameters[%d]", ranks_at);
+        return fault(&ck, field, ranks_why, NULL);
+    }
 
     const json_t *cost = json_object_get(doc, "cost");
     double cores = 0, price = 0;

@@ -54,6 +54,15 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp);
 void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp);
 void api_advice(api_ctx *ctx, api_request *req, api_response *resp); /* advice.c */
 
+/* model sets per commit: history (model_sets.c) and comparison (regressions.c) */
+void api_model_sets_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_regressions(api_ctx *ctx, api_request *req, api_response *resp);
+/* curve.c: one model along one parameter, for plots */
+void api_curve(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* web.c: the dashboard's static files under / */
+void api_web(api_ctx *ctx, api_request *req, api_response *resp);
+
 /* tokens.c: the caller's tenant's tokens (admin scope) */
 void api_token_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_token_list(api_ctx *ctx, api_request *req, api_response *resp);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/commits.h"
 #include "api/handlers.h"
 #include "modeling/modeler.h"
 #include "store/job_modeler.h"
@@ -112,11 +113,18 @@ void api_experiment_refit(api_ctx *ctx, api_request *req, api_response *resp)
     const char *modeler;
     if (api_path_id(req, resp, "id", "experiment", &id) || refit_modeler(req, resp, &modeler) < 0)
         return;
+    /* ?commit=: refit that commit's profiles (uploaded with refit=defer) */
+    const char *commit = api_query(req, "commit");
+    if (commit && !api_tag_valid(commit, 1)) {
+        api_problem(resp, 400, "commit",
+                    "expected 1 to 100 characters of A-Z a-z 0-9 . _ / - (a commit hash or tag)");
+        return;
+    }
     store_error err;
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = !c ? err.code
-             : modeler ? store_job_enqueue_modeler(c, id, modeler, &job, &err)
-                       : store_job_enqueue(c, id, &job, &err);
+             : modeler ? store_job_enqueue_modeler(c, id, modeler, commit, &job, &err)
+                       : store_job_enqueue_commit(c, id, commit, NULL, NULL, &job, &err);
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);

@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "common/version.h"
 
 void api_health(api_ctx *ctx, api_request *req, api_response *resp)
 {
     (void)ctx;
     (void)req;
-    api_send_json(resp, 200, json_pack("{s:s}", "status", "ok"));
+    api_send_json(resp, 200, json_pack("{s:s, s:s}", "status", "ok", "version", PERFCAST_VERSION));
 }
 
 void api_ready(api_ctx *ctx, api_request *req, api_response *resp)

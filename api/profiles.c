@@ -44,6 +44,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/commits.h"
 #include "api/handlers.h"
 #include "api/training.h"
 #include "ingest/format.h"
@@ -58,7 +59,35 @@ static int reserved_query(const char *name)
 {
     return !strcmp(name, "format") || !strcmp(name, "repetition") || !strcmp(name, "rank") ||
            !strcmp(name, "markers") || !strcmp(name, "refit") || !strcmp(name, "phase") ||
-           !strcmp(name, "validation_markers") || !strcmp(name, "use") || !strcmp(name, "replace");
+           !strcmp(name, "validation_markers") || !strcmp(name, "use") || !strcmp(name, "replace") ||
+           !strcmp(name, "commit") || !strcmp(name, "branch") || !strcmp(name, "ci_run");
+}
+
+/* ?commit=, ?branch=, ?ci_run= (the model set per commit): a commit is 1 to
+ * 100 of [A-Za-z0-9._/-] (a hash, a tag, HEAD~1 resolved by the client);
+ * branch and CI run 1 to 200 printable characters. 0, or -1 after 400. */
+static int query_tags(const api_request *req, store_upload *u, api_response *resp)
+{
+    static const char *const names[] = {"commit", "branch", "ci_run"};
+    const char **dst[] = {&u->commit, &u->branch, &u->ci_run};
+    for (int k = 0; k < 3; k++) {
+        const char *v = api_query(req, names[k]);
+        if (!v)
+            continue;
+        if (!api_tag_valid(v, k == 0)) {
+            api_problem(resp, 400, names[k],
+                        k ? "expected 1 to 200 printable characters"
+                          : "expected 1 to 100 characters of A-Z a-z 0-9 . _ / - (a commit "
+                            "hash or tag)");
+            return -1;
+        }
+        *dst[k] = v;
+    }
+    if ((u->branch || u->ci_run) && !u->commit) {
+        api_problem(resp, 400, "commit", "branch and ci_run describe a commit: give ?commit= too");
+        return -1;
+    }
+    return 0;
 }
 
 /* 400 for a body the reader refused: its message, and where. */
@@ -242,7 +271,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
             api_problem(resp, 400, name,
                         "query parameter \"%.100s\" is not a parameter of this experiment "
                         "(parameters: %s) nor format, repetition, rank, markers, refit, phase, "
-                        "validation_markers, use or replace",
+                        "validation_markers, use, replace, commit, branch or ci_run",
                         name, names);
             return -1;
         }
@@ -391,6 +420,9 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     if (api_path_id(req, resp, "id", "experiment", &exp_id) || choose_format(req, resp, &kind) ||
         query_rank(req, &opts, resp) || query_phase(req, &opts, resp))
         return;
+    store_upload tags = {0}; /* commit, branch, ci_run: checked before the body is read */
+    if (query_tags(req, &tags, resp))
+        return;
     opts.markers = api_query(req, "markers");
     /* ?use=evaluation: held out from fitting, compared with the models */
     const char *use = api_query(req, "use");
@@ -485,7 +517,10 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .defer_refit = refit && !strcmp(refit, "defer"),
                       .evaluation = use && !strcmp(use, "evaluation"),
                       .replace = replace && !strcmp(replace, "true"),
-                      .max_experiment_callpaths = ctx->max_experiment_callpaths};
+                      .max_experiment_callpaths = ctx->max_experiment_callpaths,
+                      .commit = tags.commit,
+                      .branch = tags.branch,
+                      .ci_run = tags.ci_run};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc == STORE_CONFLICT && res.conflict_profile) {

@@ -372,7 +372,26 @@ simulate_sweep() {
     done <"$DATA/simulate.out"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate; do
+# What the dashboard and CI ask, one request at a time (bench/bench_dashboard.c):
+# curves, the regression check of two commits of 200 callpaths, the static
+# files, against predict as the baseline.
+dashboard_service() {
+    if ! measure "$DATA/dashboard.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_dashboard"; then
+        cat "$DATA/dashboard.out" 2>/dev/null | grep '"error"'
+        fail dashboard_service "$ru"; return
+    fi
+    cat "$DATA/dashboard.out"
+    while read -r line; do
+        fig=$(jget figure "$line" | tr -d '"')
+        case $fig in
+        dashboard_setup) ;;
+        dashboard_*) say "$fig: p50 $(jget p50_ms "$line") ms, p90 $(jget p90_ms "$line") ms," \
+            "$(jget bytes "$line") bytes, $(jget p50_vs_predict "$line")x predict's p50" ;;
+        esac
+    done <"$DATA/dashboard.out"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate bench_dashboar; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -396,6 +415,7 @@ sweep_figures
 aggregate
 iteration
 simulate_sweep
+dashboard_service
 
 echo
 cat "$summary"

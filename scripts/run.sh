@@ -121,6 +121,8 @@ open on loopback (no Authorization needed); \`$bin token create --tenant NAME
   curl -s $url/v1/experiments
   curl -s $url/openapi.json
 
+The dashboard: $url/ (README, "Dashboard and CI regression checks").
+
 EOT
 }
 

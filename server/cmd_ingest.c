@@ -45,14 +45,20 @@ typedef struct ingest_args {
     int json;
 } ingest_args;
 
+static void ingest_usage_to(FILE *to)
+{
+    fprintf(to, "usage: perfcast ingest FILE [--format %s]\n"
+                "                            [--rank N] [--markers LIST] [--json]\n"
+                "                            [--validation-markers LIST] [--phase train|validation]\n"
+                "Reads a profile or trace and prints its steps, categories and callpaths (one\n"
+                "JSON document with --json).\n",
+            ingest_kind_names());
+}
+
 static int ingest_usage(const char *msg)
 {
     fprintf(stderr, "perfcast ingest: %s\n", msg);
-    fprintf(stderr, "usage: perfcast ingest FILE [--format %s]\n"
-                    "                            [--rank N] [--markers LIST] [--json]\n"
-                    "                            [--validation-markers LIST] "
-                    "[--phase train|validation]\n",
-            ingest_kind_names());
+    ingest_usage_to(stderr);
     return 2;
 }
 
@@ -62,6 +68,12 @@ static int parse_args(int argc, char **argv, ingest_args *a)
     a->rank = -1;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        if ((!strcmp(s, "--format") || !strcmp(s, "--rank") || !strcmp(s, "--markers")) &&
+            i + 1 >= argc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s needs a value", s);
+            return ingest_usage(msg);
+        }
         if (!strcmp(s, "--json")) {
             a->json = 1;
         } else if (!strcmp(s, "--format") && i + 1 < argc) {
@@ -457,6 +469,11 @@ static int read_input(const ingest_args *a, ingest_kind *kind, const ingest_trac
 
 int cmd_ingest(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            ingest_usage_to(stdout);
+            return 0;
+        }
     ingest_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)

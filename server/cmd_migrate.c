@@ -55,7 +55,16 @@ int cmd_migrate(int argc, char **argv)
     srv_log log;
     srv_log_init(&log, stderr, cfg.log_level);
     store *db = store_open(cfg.database_url, 1);
-    int done = db ? srv_migrate(&log, db, 0) : -1;
+    /* an unreachable database is said in one plain line, not a log record */
+    int done = db ? srv_migrate(&log, db, 1) : -1;
+    if (done == 0) {
+        store_error e;
+        int v;
+        if (store_schema_version(db, &v, &e))
+            fprintf(stderr, "perfcast migrate: %s\n", e.msg);
+        else
+            fprintf(stderr, "perfcast migrate: the database is unavailable\n");
+    }
     store_close(db);
     srv_log_destroy(&log);
     return done == 1 ? 0 : 1;

@@ -23,12 +23,16 @@ typedef struct model_args {
     int json;
 } model_args;
 
+static const char model_usage_text[] =
+    "usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
+    "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n"
+    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
+    "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n";
+
 static int model_usage(const char *msg)
 {
     fprintf(stderr, "perfcast model: %s\n", msg);
-    fputs("usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
-          "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n",
-          stderr);
+    fputs(model_usage_text, stderr);
     return 2;
 }
 
@@ -55,6 +59,11 @@ static int parse_args(int argc, char **argv, model_args *a)
     pmnf_options_default(&a->opt);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        if ((!strcmp(s, "--format") || !strcmp(s, "--measure")) && i + 1 >= argc) {
+            fprintf(stderr, "perfcast model: %s needs a value (%s)\n", s,
+                    s[2] == 'f' ? "text, json, jsonl or talpas" : "mean or median");
+            return 2;
+        }
         if (!strcmp(s, "--json")) {
             a->json = 1;
         } else if (!strcmp(s, "--format") && i + 1 < argc) {
@@ -210,6 +219,11 @@ static int model_all(const ingest_experiment *e, const model_args *a)
 
 int cmd_model(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(model_usage_text, stdout);
+            return 0;
+        }
     model_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api/api.h"
 #include "api/auth_cache.h"
@@ -76,6 +77,29 @@ static int is_loopback(const char *host)
 }
 
 /* Decides open mode; -1 when the service must not start. */
+/* The dashboard's folder: the one configured, else web/ beside the folder
+ * of the executable (build/perfcast in a checkout -> web/), else
+ * /usr/share/perfcast/web (an installed copy); NULL when none exists. */
+static const char *find_web_dir(const char *configured, char *buf, size_t cap)
+{
+    if (configured)
+        return configured;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            int len = snprintf(buf, cap, "%.4000s/../web", exe);
+            if (len > 0 && (size_t)len < cap && access(buf, R_OK | X_OK) == 0)
+                return buf;
+        }
+    }
+    snprintf(buf, cap, "/usr/share/perfcast/web");
+    return access(buf, R_OK | X_OK) == 0 ? buf : NULL;
+}
+
 static int auth_mode(api_ctx *api, const srv_config *cfg, srv_log *log)
 {
     int loopback = is_loopback(cfg->listen_host);
@@ -185,6 +209,10 @@ int cmd_serve(int argc, char **argv)
                    .models = model_cache_new(MODEL_CACHE_MAX_AGE_MS),
                    .limits = api_limits_new(cfg.rate_limit, cfg.rate_burst, cfg.max_uploads),
                    .auth = auth_cache_new()};
+    char web_dir[4096];
+    api.web_dir = find_web_dir(cfg.web_dir, web_dir, sizeof web_dir);
+    srv_logf(&log, SRV_LOG_INFO, "dashboard", "{s:s}", "web_dir",
+             api.web_dir ? api.web_dir : "none (PERFCAST_WEB_DIR)");
     srv_workers workers = {0};
     srv_http http = {.quiesced_fd = -1};
     cache_sync *sync = NULL; /* keeps the caches coherent with other servers */

@@ -20,6 +20,8 @@ int cmd_sweep(int argc, char **argv);       /* cmd_sweep.c: sweep plan */
 int cmd_sensitivity(int argc, char **argv); /* cmd_sweep.c */
 int cmd_iteration(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_cicheck(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
 
 /* Applies pending migrations and logs what happened (cmd_migrate.c).
  * Returns 1 when the schema is current, 0 when the database is unreachable

@@ -50,7 +50,9 @@ const char srv_config_usage[] =
     "  --max-experiment-callpaths N  distinct callpaths of one experiment, default 50000\n"
     "                          (PERFCAST_MAX_EXPERIMENT_CALLPATHS)\n"
     "  --max-trace-events N    events of one trace after decompression, default 20000000\n"
-    "                          (PERFCAST_MAX_TRACE_EVENTS)\n";
+    "                          (PERFCAST_MAX_TRACE_EVENTS)\n"
+    "  --web-dir DIR           the dashboard's files served under /, default the web/ folder\n"
+    "                          next to the executable's build folder (PERFCAST_WEB_DIR)\n";
 
 static int parse_int(const char *s, long min, long max, int *out)
 {
@@ -182,6 +184,8 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
             want = "an integer from 1 to 2000000000";
         else
             cfg->max_trace_events = v;
+    } else if (!strcmp(key, "web-dir")) {
+        cfg->web_dir = val;
     } else if (!strcmp(key, "log-level")) {
         cfg->log_level = srv_log_level_from_name(val);
         if (cfg->log_level < 0)
@@ -223,7 +227,17 @@ static const struct {
     {"PERFCAST_MAX_CALLPATHS", "max-callpaths"},
     {"PERFCAST_MAX_EXPERIMENT_CALLPATHS", "max-experiment-callpaths"},
     {"PERFCAST_MAX_TRACE_EVENTS", "max-trace-events"},
+    {"PERFCAST_WEB_DIR", "web-dir"},
 };
+
+/* Every flag is the key of one variable above. */
+static int known_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++)
+        if (!strcmp(env_names[i].key, key))
+            return 1;
+    return 0;
+}
 
 int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t errcap)
 {
@@ -275,6 +289,10 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
         }
         memcpy(key, a + 2, klen);
         key[klen] = '\0';
+        if (!known_key(key)) {
+            snprintf(err, errcap, "unknown option --%s (see perfcast serve --help)", key);
+            return -1;
+        }
         if (eq) {
             val = eq + 1;
         } else if (!strcmp(key, "insecure")) {

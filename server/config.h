@@ -18,6 +18,8 @@
  *   PERFCAST_MAX_UPLOADS    --max-uploads N      uploads in progress per tenant, 4 (0: off)
  *   PERFCAST_MAX_REQUEST_BODY --max-request-body SIZE  body limit of routes other than
  *                                                uploads, 16MiB
+ *   PERFCAST_WEB_DIR        --web-dir DIR        the dashboard's files (web/ of the build's
+ *                                                repository when unset)
  */
 #ifndef PERFCAST_SERVER_CONFIG_H
 #define PERFCAST_SERVER_CONFIG_H
@@ -48,6 +50,7 @@ typedef struct srv_config {
     int max_callpaths;               /* distinct callpaths of one upload */
     int max_experiment_callpaths;    /* distinct callpaths of one experiment */
     long long max_trace_events;      /* events of one trace, after decompression */
+    const char *web_dir;     /* the dashboard's folder; NULL: next to the executable */
 } srv_config;
 
 /* Fills cfg from the environment and argv (argv[0] is the command name).

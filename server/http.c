@@ -624,6 +624,38 @@ static int open_listener(srv_http *h, const char *host, int port, char *err, siz
     return fd;
 }
 
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Percent-decoding of the path and of query names and values, as
+ * libmicrohttpd's own except that "%00" stays as it is: a decoded NUL would
+ * end the string there, so that "/index.html%00.png" became "/index.html".
+ * Kept encoded, the '%' makes such a path invalid wherever it is checked
+ * (api/web.c refuses it, commit names and coordinates cannot hold it). */
+static size_t unescape_keep_nul(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    char *out = s;
+    for (const char *in = s; *in;) {
+        int hi, lo;
+        if (in[0] == '%' && (hi = hexval(in[1])) >= 0 && (lo = hexval(in[2])) >= 0 &&
+            (hi | lo) != 0) {
+            *out++ = (char)(hi * 16 + lo);
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *log, char *err,
                    size_t errcap)
 {
@@ -672,7 +704,8 @@ int srv_http_start(srv_http *h, const srv_config *cfg, api_ctx *api, srv_log *lo
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
         /* request acceptance: per-address cap, deadlines (server/guard.h) */
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
-        MHD_OPTION_END);
+        /* %00 stays encoded, so that a path cannot be cut short (api/web.c) */
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape_keep_nul, NULL, MHD_OPTION_END);
     if (!h->daemon) {
         close(fd);
         srv_guard_free(h->guard);

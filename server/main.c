@@ -10,6 +10,9 @@
  *   perfcast sensitivity FILE   Taguchi S/N ranking of an Extra-P file's parameters
  *   perfcast iteration TRACE    per-step time on the critical path (cmd_iteration.c)
  *   perfcast simulate GRAPH [...] asynchronous-SGD throughput for W workers, M servers
+ *   perfcast upload [...] FILE  send profiles to a server (cmd_upload.c)
+ *   perfcast ci-check [...]     compare two commits' models (cmd_cicheck.c)
+ *   perfcast help [CMD], perfcast CMD --help, perfcast --version
  *
  * Each subcommand lives in its own file (cmd_*.c) and returns the process
  * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
@@ -17,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/version.h"
+#include "ingest/format.h"
 #include "server/commands.h"
 
 static void usage(FILE *to)
@@ -54,8 +59,49 @@ static void usage(FILE *to)
           "  simulate GRAPH --bandwidth 10Gbit [--workers 1..16] [--servers 1,2] [--json]\n"
           "        simulate asynchronous SGD with W workers and M parameter servers from one\n"
           "        worker's step graph or trace (see perfcast simulate --help)\n"
-          "  help   this text\n",
+          "  upload --url URL --experiment ID [--point ranks=8] [--commit SHA] [--branch B]\n"
+          "         [--ci-run R] [--token T] FILE...\n"
+          "        send profiles to a perfcast server (one upload per file)\n"
+          "  ci-check --url URL --experiment ID --base REF --head REF [--threshold 5%]\n"
+          "           [--at ranks=512] [--token T] [--json|--markdown]\n"
+          "        compare the models of two commits; exit 1 on a scaling regression\n"
+          "  help [COMMAND]   this text, or a command's usage (also COMMAND --help)\n"
+          "  --version, -V    the version\n",
           to);
+    fprintf(to, "\ningest formats: %s\n", ingest_kind_names());
+}
+
+typedef int (*command_fn)(int argc, char **argv);
+
+static const struct {
+    const char *name;
+    command_fn fn;
+} commands[] = {
+    {"serve", cmd_serve},   {"migrate", cmd_migrate}, {"token", cmd_token},
+    {"model", cmd_model},   {"ingest", cmd_ingest},   {"ci-check", cmd_cicheck},
+    {"upload", cmd_upload}, {"sweep", cmd_sweep},     {"sensitivity", cmd_sensitivity},
+    {"iteration", cmd_iteration}, {"simulate", cmd_simulate},
+};
+
+static command_fn find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(commands[i].name, name))
+            return commands[i].fn;
+    return NULL;
+}
+
+/* `perfcast help CMD`: the command's own --help. */
+static int help_of(const char *name)
+{
+    command_fn fn = find_command(name);
+    if (!fn) {
+        fprintf(stderr, "perfcast: unknown command \"%s\"\n", name);
+        usage(stderr);
+        return 2;
+    }
+    char *args[] = {(char *)name, "--help", NULL};
+    return fn(2, args);
 }
 
 int main(int argc, char **argv)
@@ -65,24 +111,15 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "serve"))
-        return cmd_serve(argc - 1, argv + 1);
-    if (!strcmp(cmd, "migrate"))
-        return cmd_migrate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "token"))
-        return cmd_token(argc - 1, argv + 1);
-    if (!strcmp(cmd, "model"))
-        return cmd_model(argc - 1, argv + 1);
-    if (!strcmp(cmd, "ingest"))
-        return cmd_ingest(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep"))
-        return cmd_sweep(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sensitivity"))
-        return cmd_sensitivity(argc - 1, argv + 1);
-    if (!strcmp(cmd, "iteration"))
-        return cmd_iteration(argc - 1, argv + 1);
-    if (!strcmp(cmd, "simulate"))
-        return cmd_simulate(argc - 1, argv + 1);
+    command_fn fn = find_command(cmd);
+    if (fn)
+        return fn(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+        printf("perfcast %s\n", PERFCAST_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "help") && argc > 2)
+        return help_of(argv[2]);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
         usage(stdout);
         return 0;

@@ -818,7 +818,7 @@ int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
     int rc = setup_from_experiment(&e, &st.setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
     if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &st.setup.modeler, &se))
         rc = store_outcome(&se, err, errcap);
-    if (rc == REFIT_OK && store_fit_data_load(c, experiment_id, e.nparams, &d, &se))
+    if (rc == REFIT_OK && store_fit_data_load_job(c, experiment_id, job_id, e.nparams, &d, &se))
         rc = store_outcome(&se, err, errcap);
     /* the computation needs no connection: give it back meanwhile */
     store_release(s, c);

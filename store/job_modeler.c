@@ -12,20 +12,20 @@
 #include "store/job_modeler.h"
 #include "store/jobs.h"
 
-int store_job_enqueue_modeler(PGconn *c, int64_t exp, const char *modeler, int64_t *job_id,
-                              store_error *err)
+int store_job_enqueue_modeler(PGconn *c, int64_t exp, const char *modeler, const char *commit,
+                              int64_t *job_id, store_error *err)
 {
     char e[24];
     snprintf(e, sizeof e, "%" PRId64, exp);
-    const char *vals[] = {e, modeler};
+    const char *vals[] = {e, modeler, commit};
     PGresult *r = PQexecParams(
         c,
         "WITH x AS (SELECT id FROM experiments WHERE id = $1), "
-        "j AS (INSERT INTO jobs (experiment_id, modeler) SELECT id, $2 FROM x "
-        "  ON CONFLICT (experiment_id) WHERE state = 'queued' "
+        "j AS (INSERT INTO jobs (experiment_id, modeler, commit_sha) SELECT id, $2, $3 FROM x "
+        "  ON CONFLICT (experiment_id, coalesce(commit_sha, '')) WHERE state = 'queued' "
         "  DO UPDATE SET modeler = EXCLUDED.modeler RETURNING id) "
         "SELECT id, pg_notify('" STORE_JOBS_CHANNEL "', id::text) FROM j",
-        2, NULL, vals, NULL, NULL, 0);
+        3, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rc = STORE_OK;

@@ -12,8 +12,8 @@
 
 /* store_job_enqueue() asking for modeler ("extrap" | "robust"): a new job
  * carries it, a queued job joined takes it. */
-int store_job_enqueue_modeler(PGconn *c, int64_t exp, const char *modeler, int64_t *job_id,
-                              store_error *err);
+int store_job_enqueue_modeler(PGconn *c, int64_t exp, const char *modeler, const char *commit,
+                              int64_t *job_id, store_error *err);
 
 /* The modeler job id asked for into out ("" when none, or no such job). */
 int store_job_modeler(PGconn *c, int64_t job_id, char *out, size_t cap, store_error *err);

@@ -263,7 +263,8 @@ static int fail_once(PGconn *c, const store_job_claim *claim, const char *worker
     r = PQexecParams(
         c,
         "WITH q AS (SELECT o.id FROM jobs o JOIN jobs j ON j.id = $1 "
-        "  WHERE o.experiment_id = j.experiment_id AND o.state = 'queued'), "
+        "  WHERE o.experiment_id = j.experiment_id AND o.state = 'queued' "
+        "  AND o.commit_sha IS NOT DISTINCT FROM j.commit_sha), "
         "d AS (SELECT $5::bool AND attempts < max_attempts AS retry, "
         "  (SELECT id FROM q) AS other FROM jobs WHERE id = $1) "
         "UPDATE jobs SET "
@@ -376,17 +377,27 @@ int store_job_counts(PGconn *c, int64_t counts[STORE_JOB_NSTATES], store_error *
 
 int store_job_enqueue(PGconn *c, int64_t exp, int64_t *job_id, store_error *err)
 {
+    return store_job_enqueue_commit(c, exp, NULL, NULL, NULL, job_id, err);
+}
+
+int store_job_enqueue_commit(PGconn *c, int64_t exp, const char *commit, const char *branch,
+                             const char *ci_run, int64_t *job_id, store_error *err)
+{
     char e[24];
     snprintf(e, sizeof e, "%" PRId64, exp);
-    const char *vals[] = {e};
+    const char *vals[] = {e, commit, branch, ci_run};
+    /* a later upload's branch and CI run replace the queued job's */
     PGresult *r = PQexecParams(
         c,
         "WITH x AS (SELECT id FROM experiments WHERE id = $1), "
-        "j AS (INSERT INTO jobs (experiment_id) SELECT id FROM x "
-        "  ON CONFLICT (experiment_id) WHERE state = 'queued' "
-        "  DO UPDATE SET state = EXCLUDED.state RETURNING id) "
+        "j AS (INSERT INTO jobs (experiment_id, commit_sha, branch, ci_run) "
+        "  SELECT id, $2, $3, $4 FROM x "
+        "  ON CONFLICT (experiment_id, coalesce(commit_sha, '')) WHERE state = 'queued' "
+        "  DO UPDATE SET state = EXCLUDED.state, "
+        "    branch = coalesce(EXCLUDED.branch, jobs.branch), "
+        "    ci_run = coalesce(EXCLUDED.ci_run, jobs.ci_run) RETURNING id) "
         "SELECT id, pg_notify('" STORE_JOBS_CHANNEL "', id::text) FROM j",
-        1, NULL, vals, NULL, NULL, 0);
+        4, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rc = STORE_OK;

@@ -60,6 +60,11 @@ const char *store_job_state_name(int state);
  * outside one). The job's id into *job_id. Unknown experiment ->
  * STORE_NOT_FOUND. */
 int store_job_enqueue(PGconn *c, int64_t exp, int64_t *job_id, store_error *err);
+/* The same for the profiles of one commit (NULL: those without a commit);
+ * branch and ci_run (may be NULL) are remembered by the job and its model
+ * set. One queued job per experiment and commit. */
+int store_job_enqueue_commit(PGconn *c, int64_t exp, const char *commit, const char *branch,
+                             const char *ci_run, int64_t *job_id, store_error *err);
 
 /* Job id into *out (free with store_job_free). Unknown -> STORE_NOT_FOUND. */
 int store_job_get(PGconn *c, int64_t id, store_job *out, store_error *err);

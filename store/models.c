@@ -250,7 +250,23 @@ static int point_index(store_fit_data *d, const char *text, char **last_text, st
     return d->npoints++;
 }
 
+/* job > 0: only the profiles of the job's commit; 0: all. */
+static int fit_data_load(PGconn *c, int64_t exp, int64_t job, int nparams, store_fit_data *out,
+                         store_error *err);
+
 int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out, store_error *err)
+{
+    return fit_data_load(c, exp, 0, nparams, out, err);
+}
+
+int store_fit_data_load_job(PGconn *c, int64_t exp, int64_t job, int nparams,
+                            store_fit_data *out, store_error *err)
+{
+    return fit_data_load(c, exp, job > 0 ? job : -1, nparams, out, err);
+}
+
+static int fit_data_load(PGconn *c, int64_t exp, int64_t job, int nparams, store_fit_data *out,
+                         store_error *err)
 {
     memset(out, 0, sizeof *out);
     out->nparams = nparams;
@@ -263,14 +279,18 @@ int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out
         store_fit_data_free(out);
         return rc;
     }
-    const char *vals[] = {idtext};
+    char jobtext[24];
+    snprintf(jobtext, sizeof jobtext, "%" PRId64, job);
+    const char *vals[] = {idtext, jobtext};
+    /* job -1: the profiles without a commit; an unknown job likewise */
     PGresult *r = PQexecParams(
         c,
         "SELECT CASE WHEN p.evaluation THEN 't' ELSE 'f' END || p.point::text, p.repetition, "
         "r.rank, r.phase, r.step, r.callpath_id, r.metric, "
         "r.value FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
-        "WHERE p.experiment_id = $1 ORDER BY p.evaluation, p.point, p.id",
-        1, NULL, vals, NULL, NULL, 0);
+        "WHERE p.experiment_id = $1 AND ($2::bigint = 0 OR p.commit_sha IS NOT DISTINCT FROM "
+        "(SELECT commit_sha FROM jobs WHERE id = $2::bigint)) ORDER BY p.evaluation, p.point, p.id",
+        2, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         free(ids);
         store_fit_data_free(out);
@@ -357,8 +377,10 @@ static int insert_set(PGconn *c, const char *exp, const char *job, int64_t *set_
     PQclear(l);
     PGresult *r = PQexecParams(
         c,
-        "INSERT INTO model_sets (experiment_id, number, job_id) "
-        "SELECT $1, coalesce(max(number), 0) + 1, $2 FROM model_sets WHERE experiment_id = $1 "
+        "INSERT INTO model_sets (experiment_id, number, job_id, commit_sha, branch, ci_run) "
+        "SELECT $1, (SELECT coalesce(max(number), 0) + 1 FROM model_sets WHERE experiment_id = $1), "
+        "$2, j.commit_sha, j.branch, j.ci_run FROM (SELECT 1) one "
+        "LEFT JOIN jobs j ON j.id = $2::bigint "
         "RETURNING id, number",
         2, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)

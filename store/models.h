@@ -44,6 +44,10 @@ typedef struct store_fit_data {
 /* All rows of all profiles of experiment exp (nparams parameters); the
  * points of fitting uploads first, then those of evaluation-only ones. */
 int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out, store_error *err);
+/* The rows of the profiles of job's commit (model sets per commit; the
+ * profiles without a commit when the job has none or job is 0). */
+int store_fit_data_load_job(PGconn *c, int64_t exp, int64_t job, int nparams,
+                            store_fit_data *out, store_error *err);
 void store_fit_data_free(store_fit_data *d);
 
 /* ---- output of a refit --------------------------------------------------- */

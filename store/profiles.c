@@ -121,18 +121,20 @@ static int insert_profile(PGconn *c, const store_upload *u, const char *exp, con
     char ranks[16], size[24];
     snprintf(ranks, sizeof ranks, "%d", u->prof->nranks);
     snprintf(size, sizeof size, "%zu", u->raw_len);
-    const char *vals[] = {exp,   sha,  up->point.buf, up->rep,       u->format,
-                          ranks, size, u->raw,        rank_list->buf, u->evaluation ? "t" : "f"};
+    const char *vals[] = {exp,       sha,      up->point.buf,  up->rep,
+                          u->format, ranks,    size,           u->raw,
+                          rank_list->buf,      u->evaluation ? "t" : "f",
+                          u->commit, u->branch, u->ci_run};
     const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len,
-                        (int)rank_list->len, 0};
-    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 1, 0};
+                        (int)rank_list->len, 0, 0, 0, 0};
+    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0};
     PGresult *r = PQexecParams(
         c,
         "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw, "
-        "rank_ids, evaluation) VALUES ($1, $2, $3::float8[], $4, $5, $6, $7, $8, $9::int4[], "
-        "$10::boolean) "
+        "rank_ids, evaluation, commit_sha, branch, ci_run) VALUES ($1, $2, $3::float8[], $4, $5, "
+        "$6, $7, $8, $9::int4[], $10::boolean, $11, $12, $13) "
         "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
-        10, NULL, vals, lens, fmts, 0);
+        13, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     if (PQntuples(r) == 1) {
@@ -211,18 +213,23 @@ static int check_coordinate(PGconn *c, const store_upload *u, const char *exp,
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     PQclear(r);
+    /* profiles of another commit are another series (the model set per
+     * commit), never a conflict */
+    const char *cvals[] = {exp, up->point.buf, up->rep, ranks->buf, u->commit};
+    const int clens[] = {0, (int)up->point.len, 0, (int)ranks->len, 0};
+    const int cfmts[] = {0, 1, 0, 1, 0};
     r = PQexecParams(c,
                      u->replace
                          ? "WITH gone AS (DELETE FROM profiles WHERE experiment_id = $1 "
                            "AND point = $2::float8[] AND repetition = $3::int4 "
-                           "AND rank_ids && $4::int4[] RETURNING id) "
-                           "SELECT id, '' FROM gone"
+                           "AND rank_ids && $4::int4[] AND commit_sha IS NOT DISTINCT FROM $5 "
+                           "RETURNING id) SELECT id, '' FROM gone"
                          : "SELECT id, array_to_string(ARRAY(SELECT unnest(rank_ids) "
                            "INTERSECT SELECT unnest($4::int4[]) ORDER BY 1), ',') "
                            "FROM profiles WHERE experiment_id = $1 AND point = $2::float8[] "
                            "AND repetition = $3::int4 AND rank_ids && $4::int4[] "
-                           "ORDER BY id LIMIT 1",
-                     4, NULL, vals, lens, fmts, 0);
+                           "AND commit_sha IS NOT DISTINCT FROM $5 ORDER BY id LIMIT 1",
+                     5, NULL, cvals, clens, cfmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rc = STORE_OK;
@@ -418,10 +425,11 @@ static int insert_rows(PGconn *c, const profile *p, int64_t profile_id, const in
 
 /* Queues the refit (or joins the queued one), links it to the profile and
  * notifies the workers (delivered at COMMIT). */
-static int enqueue_job(PGconn *c, int64_t exp, int64_t profile_id, int64_t *job_id,
+static int enqueue_job(PGconn *c, const store_upload *u, int64_t profile_id, int64_t *job_id,
                        store_error *err)
 {
-    int rc = store_job_enqueue(c, exp, job_id, err);
+    int64_t exp = u->experiment_id;
+    int rc = store_job_enqueue_commit(c, exp, u->commit, u->branch, u->ci_run, job_id, err);
     if (rc)
         return rc;
     char pid[24], jid[24];
@@ -486,7 +494,7 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
     if (!rc && !out->duplicate)
         rc = insert_rows(c, p, out->profile_id, cp_ids, err);
     if (!rc && !out->duplicate && !u->defer_refit)
-        rc = enqueue_job(c, u->experiment_id, out->profile_id, &out->job_id, err);
+        rc = enqueue_job(c, u, out->profile_id, &out->job_id, err);
     free(cp_ids);
     pgarray_free(&up.point);
     pgarray_free(&ranks);

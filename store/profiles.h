@@ -40,6 +40,9 @@ typedef struct store_upload {
     int replace;           /* 1: profiles holding the same coordinate, repetition and
                             * ranks are deleted in the same transaction */
     int max_experiment_callpaths; /* the experiment's distinct callpaths after it; 0: no cap */
+    const char *commit;    /* the commit measured, or NULL; the refit models its profiles */
+    const char *branch;    /* may be NULL */
+    const char *ci_run;    /* may be NULL */
 } store_upload;
 
 typedef struct store_upload_result {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "store/db.h"
 #include "store/migrate.h"
 #include "tests/check.h"
 #include "tests/harness.h"
@@ -227,7 +228,13 @@ static void test_experiments(harness *h)
           "defaults: %d %s", r.status, r.body ? r.body : "");
     json_decref(e);
     harness_response_free(&r);
+    /* ranks must stay the rank count: a model-parallel degree of 4 goes with ranks/4 */
     char *numeric = doc_with("numeric-degree", "training.model_parallel", "4");
+    json_t *nd = json_loads(numeric, 0, NULL);
+    free(numeric);
+    json_object_set_new(json_object_get(nd, "training"), "data_parallel", json_string("ranks/4"));
+    numeric = json_dumps(nd, JSON_COMPACT);
+    json_decref(nd);
     harness_post(h, "/v1/experiments", numeric, &r);
     free(numeric);
     check(r.status == 201 && strstr(r.body, "\"model_parallel\":\"4\""), "numeric degree: %d %s",
@@ -353,6 +360,13 @@ static void test_validation(harness *h)
         {"cost.price_per_core_hour", "\"x\"", "cost.price_per_core_hour"},
         {"cost.currency", "\"EUR\"", "cost.currency"},
         {"nmae", "\"typo\"", "nmae"},
+        /* built-in names; ranks only when it is the rank count G·M */
+        {"parameters", "[\"epoch\"]", "parameters[0]"},
+        {"parameters", "[\"ranks\",\"T\"]", "parameters[1]"},
+        {"parameters", "[\"ranks\",\"metric\"]", "parameters[1]"},
+        {"parameters", "[\"ranks\",\"commit\"]", "parameters[1]"},
+        {"training.data_parallel", "\"1\"", "parameters[0]"},
+        {"training.model_parallel", "2", "parameters[0]"},
     };
     long before = experiment_count(h);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "common/version.h"
 #include "tests/check.h"
 
 static void lower(const char *s, char *out, size_t cap)
@@ -90,7 +91,9 @@ static void test_routing(void)
     api_ctx ctx = {.db = NULL, .metrics = m, .schema_ready = 0};
 
     api_response r = call(&ctx, "GET", "/health");
-    check(r.status == 200 && r.body && !strcmp(r.body, "{\"status\":\"ok\"}"), "health: %d %s",
+    check(r.status == 200 && r.body &&
+              !strcmp(r.body, "{\"status\":\"ok\",\"version\":\"" PERFCAST_VERSION "\"}"),
+          "health: %d %s",
           r.status, r.body ? r.body : "");
     api_response_free(&r);
     r = call(&ctx, "HEAD", "/health");

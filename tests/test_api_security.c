@@ -374,6 +374,10 @@ static const struct {
     {"POST", "/v1/simulations/{id}/runs", "",
      "{\"workers\":2,\"bandwidth\":\"1Gbit\",\"steps\":2,\"replications\":1}", 201},
     {"GET", "/v1/simulations/{id}/runs/{run}", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/model_sets", "", NULL, 200},
+    /* base = head: the owner's answer is 400, the others' their 401/403/404 */
+    {"GET", "/v1/experiments/{id}/regressions", "?base=1&head=1", NULL, 400},
+    {"GET", "/v1/experiments/{id}/curve", "?level=application&name=epoch&values=16", NULL, 200},
 };
 
 /* A step graph for the simulation routes (uploaded once before the matrix:

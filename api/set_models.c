@@ -1,0 +1,88 @@
+/*
+ * set_models.c — one model set's models, parsed for prediction (see
+ * set_models.h).
+ */
+#include "api/set_models.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/model_json.h"
+
+int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *level,
+                    const char *name, const char *const *names, int np, set_models *s,
+                    store_error *err)
+{
+    memset(s, 0, sizeof *s);
+    store_model_filter f = {.metric = metric, .level = level, .name = name, .phase = "epoch",
+                            .limit = 100000};
+    int rc = store_models_read(c, set_id, &f, &s->rows, &s->nrows, err);
+    if (rc)
+        return rc;
+    s->models = calloc(s->nrows ? (size_t)s->nrows : 1, sizeof *s->models);
+    s->ok = calloc(s->nrows ? (size_t)s->nrows : 1, sizeof *s->ok);
+    if (!s->models || !s->ok)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    for (int i = 0; i < s->nrows; i++) {
+        if (!s->rows[i].function || !s->rows[i].model_json)
+            continue;
+        json_t *doc = json_loads(s->rows[i].model_json, 0, NULL);
+        s->ok[i] = doc && !api_model_from_json(doc, names, np, &s->models[i]);
+        json_decref(doc);
+    }
+    return STORE_OK;
+}
+
+void set_models_free(set_models *s)
+{
+    store_model_rows_free(s->rows, s->nrows);
+    free(s->models);
+    free(s->ok);
+    memset(s, 0, sizeof *s);
+}
+
+int set_models_find(const set_models *s, const char *level, const char *name)
+{
+    for (int i = 0; i < s->nrows; i++)
+        if (!strcmp(s->rows[i].level, level) && !strcmp(s->rows[i].name, name))
+            return i;
+    return -1;
+}
+
+static prediction predict_row(const set_models *s, int i, const double *pt)
+{
+    prediction v = {NAN, NAN, NAN, 0};
+    if (i < 0 || !s->ok[i])
+        return v;
+    v.has_interval = pmnf_predict(&s->models[i], pt, &v.value, &v.lo, &v.hi) == 0;
+    if (!v.has_interval)
+        v.lo = v.hi = v.value;
+    return v;
+}
+
+static prediction predict_epoch_of(const set_models *s, const double *pt)
+{
+    static const char *const parts[] = {"comp", "comm", "mem"};
+    prediction sum = {0, 0, 0, 1};
+    double half2 = 0;
+    for (int k = 0; k < 3; k++) {
+        int i = set_models_find(s, "application", parts[k]);
+        if (i < 0 || !s->ok[i])
+            return predict_row(s, set_models_find(s, "application", "epoch"), pt);
+        prediction p = predict_row(s, i, pt);
+        sum.value += p.value;
+        sum.has_interval &= p.has_interval;
+        half2 += (p.hi - p.lo) * (p.hi - p.lo) / 4;
+    }
+    sum.lo = sum.value - sqrt(half2);
+    sum.hi = sum.value + sqrt(half2);
+    return sum;
+}
+
+prediction set_models_predict(const set_models *s, int i, const double *pt)
+{
+    if (i >= 0 && !strcmp(s->rows[i].level, "application") && !strcmp(s->rows[i].name, "epoch"))
+        return predict_epoch_of(s, pt);
+    return predict_row(s, i, pt);
+}
