@@ -268,10 +268,20 @@ static void unrouted(const api_request *req, const char *allow, api_response *re
     }
 }
 
+/* The dashboard: a GET (or HEAD) of a path under / that is no API route is
+ * a file of the web folder (api/web.c), when one is served. */
+static int is_static(const api_ctx *ctx, const api_request *req, const char *allow)
+{
+    return !*allow && ctx->web_dir && (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD")) &&
+           strncmp(req->path, "/v1/", 4);
+}
+
 int api_admit(api_ctx *ctx, api_request *req, api_response *resp)
 {
     char allow[64];
     const api_route *r = find_route(req, allow, sizeof allow);
+    if (!r && is_static(ctx, req, allow))
+        return 0; /* api_dispatch() serves the file */
     if (!r) { /* nothing will read the body: answer now */
         unrouted(req, allow, resp);
         return -1;
@@ -305,6 +315,13 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
             api_admit_release(ctx, req);
         if (r->flags & API_ROUTE_UPLOAD) /* the profile's digest, for the audit line */
             body_sha256(req, resp->audit_sha256);
+        return;
+    }
+    if (is_static(ctx, req, allow)) {
+        req->route = "/";
+        api_web(ctx, req, resp);
+        if (resp->status != 200) /* metrics count misses as unmatched, as before */
+            req->route = NULL;
         return;
     }
     unrouted(req, allow, resp);

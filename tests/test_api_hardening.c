@@ -383,9 +383,9 @@ static void test_creation(harness *h)
         harness_response_free(&r);
     }
     /* usable ones still pass: a ratio, and a formula that divides by a parameter */
-    check(create(h, "ratio-ok", ",\"data_parallel\":\"ranks/4\"",
+    check(create(h, "ratio-ok", ",\"data_parallel\":\"ranks/4\",\"model_parallel\":\"4\"",
                  "{\"cores_per_rank\":8,\"price_per_core_hour\":0.05,\"formula\":\"T*ranks/3600\"}") > 0,
-          "ranks/4 and T*ranks/3600 are accepted");
+          "ranks/4 x 4 and T*ranks/3600 are accepted");
 
     harness_response r;
     harness_post(h, "/v1/tokens", "{\"scope\":\"read\",\"tenant\":\"beta\"}", &r);
