@@ -15,7 +15,10 @@ for t in "$BUILD"/tests/test_* tests/test_*.sh; do
         broken=$((broken + 1)); continue
     fi
     p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed}
-    if [ "$f" != 0 ] || [ $rc -ne 0 ]; then printf '%s\n' "$out" | grep -v '^[0-9]* passed' | tail -30; fi
+    if [ "$f" != 0 ] || [ $rc -ne 0 ]; then
+        printf '%s\n' "$out" | grep -v '^[0-9]* passed' | tail -30
+        printf '%s\n' "$out" | grep -a '^FAIL' | head -20 # the checks, after any server log
+    fi
     echo "$(basename "$t"): $line"
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
 done
