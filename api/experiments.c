@@ -21,6 +21,7 @@
 
 #include "api/formula.h"
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/training.h"
 #include "ingest/phase.h"
 #include "modeling/expr.h"
@@ -35,7 +36,7 @@
 
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
-                                       "markers", "measure", "validation_markers", NULL};
+                                       "markers", "measure", "validation_markers", "factors", NULL};
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
@@ -345,6 +346,14 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
             }
     }
 
+    /* categorical factors: name -> declared levels (api/levels.h) */
+    const json_t *factors = json_object_get(doc, "factors");
+    if (factors) {
+        char ffield[160], fmsg[200];
+        if (levels_validate(factors, names, (int)np, ffield, sizeof ffield, fmsg, sizeof fmsg))
+            return fault(&ck, ffield, fmsg, NULL);
+    }
+
     const json_t *scaling = json_object_get(doc, "scaling");
     if (!scaling)
         return fault(&ck, "scaling", "is required", NULL);
@@ -477,6 +486,8 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
         if (e->spec)
             json_object_set(e->spec, "measure", (json_t *)measure);
     }
+    if (factors && e->spec)
+        json_object_set(e->spec, "factors", (json_t *)factors);
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);

@@ -45,6 +45,7 @@
 #include <strings.h>
 
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/training.h"
 #include "ingest/format.h"
 #include "ingest/phase.h"
@@ -235,7 +236,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
     }
     for (size_t k = 0; k < req->nquery; k++) {
         const char *name = req->query[k].name, *text = req->query[k].value;
-        if (!name || reserved_query(name))
+        if (!name || reserved_query(name) || levels_is_factor(e->spec, name))
             continue;
         int i = param_index(e, name);
         if (i < 0) {
@@ -463,6 +464,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                 return;
             }
     double *point = NULL;
+    char *levels = NULL; /* the factor levels (api/levels.h); NULL: no factors */
     store_upload_result res = {0};
     int rep = 1;
     c = NULL;
@@ -472,6 +474,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
+        levels_from_query(e.spec, req, resp, &levels) ||
         resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
@@ -485,7 +488,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .defer_refit = refit && !strcmp(refit, "defer"),
                       .evaluation = use && !strcmp(use, "evaluation"),
                       .replace = replace && !strcmp(replace, "true"),
-                      .max_experiment_callpaths = ctx->max_experiment_callpaths};
+                      .max_experiment_callpaths = ctx->max_experiment_callpaths,
+                      .levels = levels};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc == STORE_CONFLICT && res.conflict_profile) {
@@ -528,6 +532,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 done:
     store_release(ctx->db, c);
     free(point);
+    free(levels);
     store_experiment_free(&e);
     profile_free(&prof);
     ingest_trace_info_free(&info);

@@ -133,6 +133,9 @@ void store_fit_data_free(store_fit_data *d)
     free(d->metrics);
     free(d->points);
     free(d->evaluation);
+    for (int i = 0; d->levels && i < d->npoints; i++)
+        free(d->levels[i]);
+    free(d->levels);
     free(d->rows);
     memset(d, 0, sizeof *d);
 }
@@ -209,19 +212,25 @@ static int metric_index(store_fit_data *d, const char *name)
     return d->nmetrics++;
 }
 
-/* Point index of text "{2,4}" (evaluation: "t" or "f" prefixed), appended
- * when new (rows arrive ordered by evaluation, point). */
-static int point_index(store_fit_data *d, const char *text, char **last_text, store_error *err)
+/* Point index of key "f{dali}|{2,4}" (evaluation "t" or "f", the levels,
+ * the point), appended when new (rows arrive ordered by evaluation, levels,
+ * point). */
+static int point_index(store_fit_data *d, const char *key, const char *levels, const char *text,
+                       char **last_text, store_error *err)
 {
-    if (*last_text && !strcmp(*last_text, text))
+    if (*last_text && !strcmp(*last_text, key))
         return d->npoints - 1;
-    int eval = text[0] == 't';
-    text++;
+    int eval = key[0] == 't';
     unsigned char *ev = realloc(d->evaluation, (size_t)d->npoints + 1);
     if (!ev)
         return store_error_set(err, STORE_INTERNAL, "out of memory"), -1;
     d->evaluation = ev;
     d->evaluation[d->npoints] = (unsigned char)eval;
+    char **lv = realloc(d->levels, sizeof(char *) * ((size_t)d->npoints + 1));
+    if (!lv)
+        return store_error_set(err, STORE_INTERNAL, "out of memory"), -1;
+    d->levels = lv;
+    d->levels[d->npoints] = NULL;
     double *v;
     int n = parse_double_array(text, &v);
     if (n != d->nparams) {
@@ -232,10 +241,12 @@ static int point_index(store_fit_data *d, const char *text, char **last_text, st
         return -1;
     }
     double *pts = realloc(d->points, sizeof(double) * (size_t)(d->npoints + 1) * d->nparams);
-    char *copy = strdup(text - 1);
-    if (!pts || !copy) {
+    char *copy = strdup(key);
+    char *lcopy = strdup(levels);
+    if (!pts || !copy || !lcopy) {
         free(v);
         free(copy);
+        free(lcopy);
         if (pts)
             d->points = pts;
         store_error_set(err, STORE_INTERNAL, "out of memory");
@@ -246,6 +257,7 @@ static int point_index(store_fit_data *d, const char *text, char **last_text, st
     free(v);
     free(*last_text);
     *last_text = copy;
+    d->levels[d->npoints] = lcopy;
     return d->npoints++;
 }
 
@@ -265,10 +277,11 @@ int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out
     const char *vals[] = {idtext};
     PGresult *r = PQexecParams(
         c,
-        "SELECT CASE WHEN p.evaluation THEN 't' ELSE 'f' END || p.point::text, p.repetition, "
-        "r.rank, r.phase, r.step, r.callpath_id, r.metric, "
-        "r.value FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
-        "WHERE p.experiment_id = $1 ORDER BY p.evaluation, p.point, p.id",
+        "SELECT CASE WHEN p.evaluation THEN 't' ELSE 'f' END || p.levels::text || '|' || "
+        "p.point::text, p.repetition, r.rank, r.phase, r.step, r.callpath_id, r.metric, "
+        "r.value, p.levels::text, p.point::text "
+        "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
+        "WHERE p.experiment_id = $1 ORDER BY p.evaluation, p.levels, p.point, p.id",
         1, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         free(ids);
@@ -281,7 +294,8 @@ int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out
     rc = out->rows ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");
     for (int i = 0; i < n && rc == STORE_OK; i++) {
         store_fit_row *row = &out->rows[i];
-        row->point = point_index(out, PQgetvalue(r, i, 0), &last, err);
+        row->point = point_index(out, PQgetvalue(r, i, 0), PQgetvalue(r, i, 8),
+                                 PQgetvalue(r, i, 9), &last, err);
         row->repetition = atoi(PQgetvalue(r, i, 1));
         row->rank = atoi(PQgetvalue(r, i, 2));
         row->phase = atoi(PQgetvalue(r, i, 3));
@@ -316,10 +330,11 @@ static json_t *measurement_json(const store_measurement *m, int nparams)
     char *lif = m->lif_reps ? array_literal(m->lif_reps, m->nreps) : NULL;
     json_t *o = NULL;
     if (point && reps && ranks && ids && (lif || !m->lif_reps))
-        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s, s:s?}", "point", point,
-                      "level", m->level, "name", m->name, "category", m->category, "metric",
-                      m->metric, "phase", m->phase, "value", m->value, "reps", reps, "ranks",
-                      ranks, "rank_ids", ids, "lif", lif);
+        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s, s:s?, s:s}", "point",
+                      point, "level", m->level, "name", m->name, "category", m->category,
+                      "metric", m->metric, "phase", m->phase, "value", m->value, "reps", reps,
+                      "ranks", ranks, "rank_ids", ids, "lif", lif, "levels",
+                      m->levels ? m->levels : "{}");
     free(lif);
     free(point);
     free(reps);
@@ -330,11 +345,12 @@ static json_t *measurement_json(const store_measurement *m, int nparams)
 
 static json_t *model_json(const store_model *m)
 {
-    return json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s?, s:s?, s:f, s:f, s:i, s:s?}", "level",
-                     m->level, "name", m->name, "category", m->category, "metric", m->metric,
-                     "phase", m->phase, "function", m->function, "model", m->model_json,
-                     "growth_poly", m->growth_poly, "growth_log", m->growth_log, "points",
-                     m->points, "reason", m->reason);
+    return json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s?, s:s?, s:f, s:f, s:i, s:s?, s:s}",
+                     "level", m->level, "name", m->name, "category", m->category, "metric",
+                     m->metric, "phase", m->phase, "function", m->function, "model",
+                     m->model_json, "growth_poly", m->growth_poly, "growth_log", m->growth_log,
+                     "points", m->points, "reason", m->reason, "levels",
+                     m->levels ? m->levels : "{}");
 }
 
 static char *dump_array(json_t *a)
@@ -408,10 +424,11 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         rc = insert_json_rows(
             c,
             "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
-            "value, repetitions, rank_values, rank_ids, lif_reps) "
+            "value, repetitions, rank_values, rank_ids, lif_reps, levels) "
             "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "
             "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "
-            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[] "
+            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[], "
+            "(m->>'levels')::text[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, mdoc, err);
     }
@@ -419,10 +436,11 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         rc = insert_json_rows(
             c,
             "INSERT INTO models (model_set_id, level, name, category, metric, phase, function, "
-            "model, growth_poly, growth_log, points, reason) "
+            "model, growth_poly, growth_log, points, reason, levels) "
             "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "
             "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "
-            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason' "
+            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason', "
+            "(m->>'levels')::text[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, modoc, err);
     if (!rc)
@@ -481,8 +499,8 @@ int store_model_set_latest(PGconn *c, int64_t exp, int64_t *set_id, int *number,
     return STORE_OK;
 }
 
-/* Parameters $1..$8 shared by both reads: set, metric, level, category,
- * phase, name, offset, limit. */
+/* Parameters $1..$9 shared by both reads: set, metric, level, category,
+ * phase, name, offset, limit, levels. */
 static void filter_values(const store_model_filter *f, char *set, char *off, char *lim,
                           const char **vals)
 {
@@ -496,19 +514,21 @@ static void filter_values(const store_model_filter *f, char *set, char *off, cha
     vals[5] = f->name;
     vals[6] = off;
     vals[7] = lim;
+    vals[8] = f->levels;
 }
 
 #define FILTER_SQL                                                                   \
     " WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "                \
     "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "  \
-    "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
+    "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "     \
+    "AND ($9::text[] IS NULL OR levels = $9::text[]) "
 
 int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                       store_model_row **out, int *n, store_error *err)
 {
     char set[24], off[24], lim[24];
     snprintf(set, sizeof set, "%" PRId64, set_id);
-    const char *vals[8];
+    const char *vals[9];
     filter_values(f, set, off, lim, vals);
     const char *sql =
         f->by_growth
@@ -519,7 +539,7 @@ int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
             : "SELECT level, name, category, metric, phase, function, model::text, reason, "
               "growth_poly, growth_log, points FROM models" FILTER_SQL
               "ORDER BY level DESC, name, metric, phase OFFSET $7 LIMIT $8";
-    PGresult *r = PQexecParams(c, sql, 8, NULL, vals, NULL, NULL, 0);
+    PGresult *r = PQexecParams(c, sql, 9, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);
@@ -567,7 +587,7 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
 {
     char set[24], off[24], lim[24];
     snprintf(set, sizeof set, "%" PRId64, set_id);
-    const char *vals[8];
+    const char *vals[9];
     filter_values(f, set, off, lim, vals);
     PGresult *r = PQexecParams(
         c,
@@ -576,7 +596,7 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
         /* measurements.point, the array: a bare "point" would be the text
          * output column and sort 10 before 2 */
         "ORDER BY level DESC, name, metric, phase, measurements.point OFFSET $7 LIMIT $8",
-        8, NULL, vals, NULL, NULL, 0);
+        9, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);

@@ -40,6 +40,7 @@ typedef struct store_upload {
     int replace;           /* 1: profiles holding the same coordinate, repetition and
                             * ranks are deleted in the same transaction */
     int max_experiment_callpaths; /* the experiment's distinct callpaths after it; 0: no cap */
+    const char *levels;    /* the factor levels as a text[] literal ("{dali,fp16}"); NULL: none */
 } store_upload;
 
 typedef struct store_upload_result {
