@@ -197,6 +197,7 @@ static void test_levels(harness *h)
     free(same);
     check(job > 0 && harness_wait_job(h, job, 60), "the refit finishes");
 
+    json_t *p;
     /* per level: the comm model and the measurement at 32 ranks */
     for (int l = 0; l < 2; l++) {
         snprintf(path, sizeof path,
@@ -238,9 +239,31 @@ static void test_levels(harness *h)
         check(found, "%s: a measurement at 32 ranks", lv[l]);
         json_decref(ms);
     }
+    /* predict at 64 ranks, beyond the measured points, follows each law */
+    for (int l = 0; l < 2; l++) {
+        snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64&dataloader=%s", exp,
+                 lv[l]);
+        json_t *pr = get_json(h, path, 200);
+        double comm = json_number_value(json_object_get(json_object_get(pr, "comm"), "time"));
+        double want = comm_law(lv[l], 64); /* dali 16 s, cpu 192 s */
+        check(fabs(comm - want) <= 0.01 * want, "%s: predicted comm at 64 = %g, want %g", lv[l],
+              comm, want);
+        json_decref(pr);
+    }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "predict without the level: field %s",
+          field_of(p));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64&dataloader=tpu", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "predict, undeclared level: field %s",
+          field_of(p));
+    json_decref(p);
+
     /* reads need the level, and a declared one */
     snprintf(path, sizeof path, "/v1/experiments/%ld/models", exp);
-    json_t *p = get_json(h, path, 400);
+    p = get_json(h, path, 400);
     check(!strcmp(field_of(p), "dataloader"), "models without the level: field %s", field_of(p));
     json_decref(p);
     snprintf(path, sizeof path, "/v1/experiments/%ld/measurements?dataloader=tpu", exp);
