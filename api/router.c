@@ -44,7 +44,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R, NULL},
-    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W, ""},
+    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W, NULL},
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R, NULL},
