@@ -291,9 +291,20 @@ static void test_without_factors(harness *h)
     check(json_is_null(json_object_get(p, "model_set")), "no factors: listing as before");
     json_decref(p);
     long job = 0;
-    snprintf(path, sizeof path, "?refit=now");
-    check(upload(h, exp, 2, "dali", "", &job, NULL, 0) == 202, "no factors: upload as before");
+    const double xs[] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++)
+        check(upload(h, exp, xs[i], "dali", "", &job, NULL, 0) == 202,
+              "no factors: upload as before");
     check(job > 0 && harness_wait_job(h, job, 60), "no factors: refit");
+    /* an evaluation-only upload: compared with the models, as before */
+    check(upload(h, exp, 64, "dali", "?use=evaluation", &job, NULL, 0) == 202,
+          "no factors: evaluation upload");
+    check(job > 0 && harness_wait_job(h, job, 60), "no factors: refit with an evaluation point");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/accuracy?level=application", exp);
+    p = get_json(h, path, 200);
+    check(json_array_size(json_object_get(p, "evaluation_points")) == 1,
+          "no factors: one evaluation point");
+    json_decref(p);
     char out[64] = "";
     char sql[160];
     snprintf(sql, sizeof sql,
