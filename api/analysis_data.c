@@ -351,7 +351,8 @@ const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const c
     store_measurement_row *rows = NULL;
     int n = 0;
     store_model_filter f = {.level = "application", .phase = "epoch",
-                            .metric = m->metrics[slot], .limit = ROWS_MAX};
+                            .metric = m->metrics[slot], .limit = ROWS_MAX,
+                            .levels = m->levels[0] ? m->levels : NULL};
     int rc = store_measurements_read(c, m->set_id, &f, &rows, &n, err);
     store_release(ctx->db, c);
     if (rc)
@@ -484,7 +485,7 @@ const ad_callpaths *ad_callpaths_get(api_ctx *ctx, const cached_models *m, int s
     store_measurement_row *rows = NULL;
     int nmodels = 0, nrows = 0;
     store_model_filter f = {.level = "callpath", .phase = "epoch", .metric = m->metrics[slot],
-                            .limit = ROWS_MAX};
+                            .limit = ROWS_MAX, .levels = m->levels[0] ? m->levels : NULL};
     int rc = store_models_read(c, m->set_id, &f, &models, &nmodels, err);
     if (!rc)
         rc = store_measurements_read(c, m->set_id, &f, &rows, &nrows, err);

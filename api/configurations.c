@@ -312,6 +312,11 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
+    /* the query names only the experiment's factors (their levels) */
+    if (predict_check_query(req, resp, m, NULL, 0) < 0) {
+        model_cache_release(ctx->models, m);
+        return;
+    }
     char key[PREDICT_KEY_MAX];
     predict_page_key(m, req, key, sizeof key);
     if (predict_page_send(ctx, key, resp)) {

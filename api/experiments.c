@@ -22,6 +22,7 @@
 #include "api/auth_cache.h"
 #include "api/formula.h"
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/training.h"
 #include "ingest/phase.h"
 #include "api/param_names.h"
@@ -39,7 +40,7 @@
 /* The fields of the creation document, in the order views show them. */
 static const char *const top_keys[] = {"name", "parameters", "scaling", "training", "cost",
                                        "markers", "measure", "validation_markers", "modeler",
-                                       "iteration_phases", NULL};
+                                       "iteration_phases", "factors", NULL};
 /* The modeler of experiments created without one: the robust modeler, which
  * bench/bench_robust.c shows extrapolating better than Extra-P's on noisy
  * data and no worse on clean data. Experiments stored before there was a
@@ -381,6 +382,14 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
             }
     }
 
+    /* categorical factors: name -> declared levels (api/levels.h) */
+    const json_t *factors = json_object_get(doc, "factors");
+    if (factors) {
+        char ffield[160], fmsg[200];
+        if (levels_validate(factors, names, (int)np, ffield, sizeof ffield, fmsg, sizeof fmsg))
+            return fault(&ck, ffield, fmsg, NULL);
+    }
+
     const json_t *scaling = json_object_get(doc, "scaling");
     if (!scaling)
         return fault(&ck, "scaling", "is required", NULL);
@@ -554,6 +563,8 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     if (e->spec)
         json_object_set_new(e->spec, "modeler",
                             json_string(modeler ? json_string_value(modeler) : DEFAULT_MODELER));
+    if (factors && e->spec)
+        json_object_set(e->spec, "factors", (json_t *)factors);
     e->name = strdup(nm);
     e->scaling = strdup(sc);
     e->parameters = calloc(np, sizeof *e->parameters);

@@ -182,7 +182,28 @@ double cached_ranks(const cached_models *m, const double *point)
     return isfinite(r) && r > 0 ? r : 0;
 }
 
-static cached_models *load(store *db, int64_t experiment, store_error *err)
+/* The experiment's factor names and declaration into m. */
+static void load_factors(cached_models *m, const store_experiment *e)
+{
+    const json_t *factors = json_object_get(e->spec, "factors");
+    if (!json_is_object(factors))
+        return;
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)factors, name, v)
+    {
+        if (m->nfactors < 8)
+            snprintf(m->factors[m->nfactors++], sizeof m->factors[0], "%s", name);
+    }
+    json_t *wrap = json_pack("{s:O}", "factors", (json_t *)factors);
+    char *text = wrap ? json_dumps(wrap, JSON_COMPACT) : NULL;
+    if (text && strlen(text) < sizeof m->factors_spec)
+        strcpy(m->factors_spec, text);
+    free(text);
+    json_decref(wrap);
+}
+
+static cached_models *load(store *db, int64_t experiment, const char *levels, store_error *err)
 {
     PGconn *c = store_acquire(db, err);
     if (!c)
@@ -202,6 +223,8 @@ static cached_models *load(store *db, int64_t experiment, store_error *err)
         snprintf(m->params[i], sizeof m->params[i], "%s", e.parameters[i]);
     snprintf(m->scaling, sizeof m->scaling, "%s", e.scaling ? e.scaling : "weak");
     load_setup(m, &e);
+    load_factors(m, &e);
+    snprintf(m->levels, sizeof m->levels, "%s", levels ? levels : "");
     store_experiment_free(&e);
     rc = store_model_set_latest(c, experiment, &m->set_id, &m->set_number, NULL, 0, err);
     if (rc == STORE_NOT_FOUND)
@@ -212,10 +235,13 @@ static cached_models *load(store *db, int64_t experiment, store_error *err)
     store_model_row *rows = NULL;
     store_measurement_row *meas = NULL;
     int nrows = 0, nmeas = 0;
-    store_model_filter f = {.level = "application", .phase = "epoch", .limit = 10000};
+    const char *lv = m->levels[0] ? m->levels : NULL;
+    store_model_filter f = {.level = "application", .phase = "epoch", .limit = 10000,
+                            .levels = lv};
     if (!rc)
         rc = store_models_read(c, m->set_id, &f, &rows, &nrows, err);
-    store_model_filter fm = {.level = "application", .name = "epoch", .limit = 100000};
+    store_model_filter fm = {.level = "application", .name = "epoch", .limit = 100000,
+                             .levels = lv};
     if (!rc)
         rc = store_measurements_read(c, m->set_id, &fm, &meas, &nmeas, err);
     store_release(db, c);
@@ -235,10 +261,31 @@ static cached_models *load(store *db, int64_t experiment, store_error *err)
 const cached_models *model_cache_get(model_cache *c, store *db, int64_t experiment,
                                      store_error *err)
 {
-    int slot = slot_of(experiment);
+    return model_cache_get_levels(c, db, experiment, NULL, err);
+}
+
+/* The slot of (experiment, levels): FNV-1a of the levels mixed into the id. */
+static int slot_of_levels(int64_t experiment, const char *levels)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *p = (const unsigned char *)levels; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return slot_of(experiment ^ (int64_t)(*levels ? h : 0));
+}
+
+const cached_models *model_cache_get_levels(model_cache *c, store *db, int64_t experiment,
+                                            const char *levels, store_error *err)
+{
+    if (!levels)
+        levels = "";
+    if (strlen(levels) >= sizeof ((cached_models *)0)->levels) {
+        store_error_set(err, STORE_INVALID, "the factor levels are too long");
+        return NULL;
+    }
+    int slot = slot_of_levels(experiment, levels);
     pthread_mutex_lock(&c->lock);
     cached_models *m = c->slots[slot];
-    if (m && m->experiment == experiment &&
+    if (m && m->experiment == experiment && !strcmp(m->levels, levels) &&
         (c->coherent || now_ms() - m->loaded_ms <= c->max_age_ms)) {
         m->refs++;
         pthread_mutex_unlock(&c->lock);
@@ -246,7 +293,7 @@ const cached_models *model_cache_get(model_cache *c, store *db, int64_t experime
     }
     uint64_t epoch = c->epoch;
     pthread_mutex_unlock(&c->lock);
-    m = load(db, experiment, err);
+    m = load(db, experiment, levels, err);
     if (!m)
         return NULL;
     pthread_mutex_lock(&c->lock);
@@ -271,12 +318,14 @@ void model_cache_release(model_cache *c, const cached_models *m)
 
 void model_cache_forget(model_cache *c, int64_t experiment)
 {
-    int slot = slot_of(experiment);
+    /* every level combination's entry, wherever it hashed to */
     pthread_mutex_lock(&c->lock);
-    cached_models *m = c->slots[slot];
-    if (m && m->experiment == experiment) {
-        unref_locked(m);
-        c->slots[slot] = NULL;
+    for (int slot = 0; slot < CACHE_SLOTS; slot++) {
+        cached_models *m = c->slots[slot];
+        if (m && m->experiment == experiment) {
+            unref_locked(m);
+            c->slots[slot] = NULL;
+        }
     }
     c->epoch++;
     pthread_mutex_unlock(&c->lock);

@@ -55,6 +55,13 @@ typedef struct cached_models {
     double cores_per_rank;          /* ρ; 1 without a cost set-up */
     double price_per_core_hour;     /* NaN without a cost set-up */
     char formula[FORMULA_MAX_TEXT + 1]; /* cost.formula, "" when none */
+    /* categorical factors (api/levels.h): their names, the experiment's
+     * declaration as JSON ({"factors":{...}}, "" without factors), and the
+     * level combination these models are of (a text[] literal; "" = all) */
+    int nfactors;
+    char factors[8][65];
+    char factors_spec[2048];
+    char levels[600];
     int64_t loaded_ms;
     int refs;           /* owned by the cache and by readers */
 } cached_models;
@@ -71,6 +78,10 @@ void model_cache_free(model_cache *c);
 const cached_models *model_cache_get(model_cache *c, store *db, int64_t experiment,
                                      store_error *err);
 void model_cache_release(model_cache *c, const cached_models *m);
+/* The same for one level combination of an experiment with factors (levels:
+ * a text[] literal from levels_from_query; NULL or "" = no factors). */
+const cached_models *model_cache_get_levels(model_cache *c, store *db, int64_t experiment,
+                                            const char *levels, store_error *err);
 
 /* Rendered responses of immutable model sets (model lists, analyses), by
  * key (e.g. "<set id>|<canonical query>"). get copies the body into *body

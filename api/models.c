@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/model_json.h"
 #include "api/predict.h"
 #include "store/experiments.h"
@@ -158,6 +159,54 @@ static int enum_filter(const api_request *req, api_response *resp, const char *n
     return -1;
 }
 
+/* The query names a listing takes besides the experiment's factors. */
+#define MEASUREMENTS_QUERY "level category phase metric name limit cursor"
+#define MODELS_QUERY "level category phase sort metric callpath limit cursor"
+
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ' ');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k == n && !memcmp(p, name, n))
+            return 1;
+        p += k + (e ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Every query name is one the route takes or a factor of the experiment, and
+ * the factors' levels are named (api/levels.h): *levels is their text[]
+ * literal (NULL without factors). 0, or -1 after answering. */
+static int listing_levels(api_ctx *ctx, const api_request *req, api_response *resp, int64_t id,
+                          const char *allowed, const char *pattern, char **levels)
+{
+    *levels = NULL;
+    store_error err = {0};
+    store_experiment e;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_get(c, id, &e, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    for (size_t i = 0; i < req->nquery; i++) {
+        const char *name = req->query[i].name ? req->query[i].name : "";
+        if (!in_list(allowed, name) && !levels_is_factor(e.spec, name)) {
+            api_problem(resp, 400, name,
+                        "unknown query parameter; %s takes: %s and the experiment's factors",
+                        pattern, allowed);
+            store_experiment_free(&e);
+            return -1;
+        }
+    }
+    rc = levels_from_query(e.spec, req, resp, levels);
+    store_experiment_free(&e);
+    return rc;
+}
+
 static const char *const levels[] = {"callpath", "application", NULL};
 static const char *const categories[] = {"comp", "comm", "mem", "host", NULL};
 static const char *const model_phases[] = {"epoch", "between", NULL};
@@ -175,13 +224,22 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
         enum_filter(req, resp, "metric", NULL, &f.metric) < 0 ||
         enum_filter(req, resp, "name", NULL, &f.name) < 0)
         return;
+    int64_t eid;
+    char *lv = NULL;
+    if (api_path_id(req, resp, "id", "experiment", &eid) < 0 ||
+        listing_levels(ctx, req, resp, eid, MEASUREMENTS_QUERY,
+                       "/v1/experiments/{id}/measurements", &lv) < 0)
+        return;
+    f.levels = lv;
     PGconn *c = store_acquire(ctx->db, &err);
     if (!c) {
+        free(lv);
         api_store_problem(resp, &err);
         return;
     }
     listing l;
     if (open_listing(ctx, req, resp, c, &l) < 0) {
+        free(lv);
         store_release(ctx->db, c);
         return;
     }
@@ -190,6 +248,7 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
     f.offset = l.offset;
     f.limit = l.limit;
     if (l.has_set && store_measurements_read(c, l.set_id, &f, &rows, &n, &err)) {
+        free(lv);
         store_release(ctx->db, c);
         store_experiment_free(&l.e);
         api_store_problem(resp, &err);
@@ -220,6 +279,7 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
                             "next_cursor", l.has_set ? next_cursor(&l, n) : json_null()));
     store_measurement_rows_free(rows, n);
     store_experiment_free(&l.e);
+    free(lv);
 }
 
 /* ---- GET /v1/experiments/{id}/models -------------------------------------- */
@@ -308,8 +368,13 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
         enum_filter(req, resp, "callpath", NULL, &f.name) < 0 || parse_limit(req, resp, &f.limit) < 0)
         return;
     f.by_growth = sort && !strcmp(sort, "growth");
+    char *lv = NULL;
+    if (listing_levels(ctx, req, resp, id, MODELS_QUERY, "/v1/experiments/{id}/models", &lv) < 0)
+        return;
     listing l = {.limit = f.limit};
     int have = listing_set(ctx, req, resp, id, &l.set_id, &l.set_number, &l.offset);
+    if (have <= 0)
+        free(lv);
     if (have < 0)
         return;
     if (!have) {
@@ -318,14 +383,17 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     f.offset = l.offset;
+    f.levels = lv;
     /* model sets never change: a rendered page is good for as long as it is kept */
-    char key[1024];
-    snprintf(key, sizeof key, "%" PRId64 "|%ld|%d|%d|%s|%s|%s|%s|%.600s", l.set_id, l.offset,
-             f.limit, f.by_growth, f.metric ? f.metric : "", f.level ? f.level : "",
-             f.category ? f.category : "", f.phase ? f.phase : "", f.name ? f.name : "");
+    char key[1600];
+    snprintf(key, sizeof key, "%" PRId64 "|%ld|%d|%d|%s|%s|%s|%s|%.600s|%.600s", l.set_id,
+             l.offset, f.limit, f.by_growth, f.metric ? f.metric : "", f.level ? f.level : "",
+             f.category ? f.category : "", f.phase ? f.phase : "", f.name ? f.name : "",
+             lv ? lv : "");
     char *body;
     size_t len;
     if (model_cache_page_get(ctx->models, key, &body, &len)) {
+        free(lv);
         api_send_body(resp, 200, "application/json", body, len);
         return;
     }
@@ -333,10 +401,12 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
     store_model_row *rows = NULL;
     int n = 0;
     if (!c || store_models_read(c, l.set_id, &f, &rows, &n, &err)) {
+        free(lv);
         store_release(ctx->db, c);
         api_store_problem(resp, &err);
         return;
     }
+    free(lv);
     store_release(ctx->db, c);
     json_t *list = json_array();
     for (int i = 0; i < n; i++)

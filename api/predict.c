@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/levels.h"
+
 prediction predict_part(const cached_part *p, const double *point)
 {
     prediction r;
@@ -137,6 +139,8 @@ int predict_check_query(const api_request *req, api_response *resp, const cached
             known = !strcmp(name, allowed[i]);
         for (int i = 0; params_ok && i < m->nparams && !known; i++)
             known = !strcmp(name, m->params[i]);
+        for (int i = 0; i < m->nfactors && !known; i++) /* the level of a factor */
+            known = !strcmp(name, m->factors[i]);
         if (!known) {
             api_problem(resp, 400, name, params_ok ? "neither a parameter of this experiment nor "
                                                      "an option of this endpoint"
@@ -240,6 +244,25 @@ const cached_models *predict_models(api_ctx *ctx, const api_request *req, api_re
         return NULL;
     store_error err = {0};
     const cached_models *m = model_cache_get(ctx->models, ctx->db, *id, &err);
+    if (!m) {
+        api_store_problem(resp, &err);
+        return NULL;
+    }
+    if (!m->factors_spec[0])
+        return m;
+    /* an experiment with factors: the models of the level combination the
+     * query names (api/levels.h) */
+    json_t *spec = json_loads(m->factors_spec, 0, NULL);
+    char *levels = NULL;
+    int rc = spec ? levels_from_query(spec, req, resp, &levels) : -1;
+    if (!spec)
+        api_problem(resp, 500, NULL, "out of memory");
+    json_decref(spec);
+    model_cache_release(ctx->models, m);
+    if (rc < 0)
+        return NULL;
+    m = model_cache_get_levels(ctx->models, ctx->db, *id, levels, &err);
+    free(levels);
     if (!m)
         api_store_problem(resp, &err);
     return m;

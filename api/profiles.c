@@ -46,6 +46,7 @@
 
 #include "api/commits.h"
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/training.h"
 #include "ingest/format.h"
 #include "ingest/phase.h"
@@ -264,7 +265,7 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
     }
     for (size_t k = 0; k < req->nquery; k++) {
         const char *name = req->query[k].name, *text = req->query[k].value;
-        if (!name || reserved_query(name))
+        if (!name || reserved_query(name) || levels_is_factor(e->spec, name))
             continue;
         int i = param_index(e, name);
         if (i < 0) {
@@ -495,6 +496,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                 return;
             }
     double *point = NULL;
+    char *levels = NULL; /* the factor levels (api/levels.h); NULL: no factors */
     store_upload_result res = {0};
     int rep = 1;
     c = NULL;
@@ -504,6 +506,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
+        levels_from_query(e.spec, req, resp, &levels) ||
         resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
@@ -520,7 +523,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                       .max_experiment_callpaths = ctx->max_experiment_callpaths,
                       .commit = tags.commit,
                       .branch = tags.branch,
-                      .ci_run = tags.ci_run};
+                      .ci_run = tags.ci_run,
+                      .levels = levels};
     c = store_acquire(ctx->db, &err);
     rc = c ? store_profile_add(c, &u, &res, &err) : err.code;
     if (rc == STORE_CONFLICT && res.conflict_profile) {
@@ -563,6 +567,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 done:
     store_release(ctx->db, c);
     free(point);
+    free(levels);
     store_experiment_free(&e);
     profile_free(&prof);
     ingest_trace_info_free(&info);

@@ -24,6 +24,11 @@
  *      Extra-P's when absent); the robust one gets every repetition;
  *   6. write measurements and models as one new model set, in one transaction.
  *
+ * An experiment with categorical factors is refitted per level combination:
+ * steps 2-5 run on the profiles of each combination alone, and every
+ * measurement and model carries its levels (experiments without factors have
+ * one combination, '{}').
+ *
  * Coordinates of evaluation-only uploads (Extra-Deep §4's P+) go through
  * steps 2-4 like the others but write no measurements and are not fitted:
  * each model carries, in its document's "accuracy", the percentage error at
@@ -795,6 +800,159 @@ int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_se
     return refit_run_cancellable(s, experiment_id, job_id, model_set_id, err, errcap, NULL);
 }
 
+/* The points (and their rows) of d whose levels are lv, as a view into d:
+ * names are borrowed; points, evaluation flags, levels and rows are owned
+ * (free with group_free). */
+static int group_of(const store_fit_data *d, const char *lv, store_fit_data *g, int *map)
+{
+    memset(g, 0, sizeof *g);
+    g->nparams = d->nparams;
+    g->ncallpaths = d->ncallpaths;
+    g->callpaths = d->callpaths;
+    g->categories = d->categories;
+    g->nmetrics = d->nmetrics;
+    g->metrics = d->metrics;
+    size_t np = (size_t)(d->npoints ? d->npoints : 1);
+    g->points = malloc(sizeof(double) * np * (size_t)(d->nparams ? d->nparams : 1));
+    g->evaluation = malloc(np);
+    g->levels = malloc(sizeof(char *) * np);
+    g->rows = malloc(sizeof(store_fit_row) * (d->nrows ? d->nrows : 1));
+    if (!g->points || !g->evaluation || !g->levels || !g->rows)
+        return -1;
+    for (int p = 0; p < d->npoints; p++) {
+        map[p] = -1;
+        if (strcmp(d->levels[p], lv))
+            continue;
+        map[p] = g->npoints;
+        memcpy(g->points + (size_t)g->npoints * d->nparams, d->points + (size_t)p * d->nparams,
+               sizeof(double) * (size_t)d->nparams);
+        g->evaluation[g->npoints] = d->evaluation[p];
+        g->levels[g->npoints++] = d->levels[p];
+    }
+    for (size_t i = 0; i < d->nrows; i++)
+        if (map[d->rows[i].point] >= 0) {
+            g->rows[g->nrows] = d->rows[i];
+            g->rows[g->nrows++].point = map[d->rows[i].point];
+        }
+    return 0;
+}
+
+static void group_free(store_fit_data *g)
+{
+    free(g->points);
+    free(g->evaluation);
+    free(g->levels);
+    free(g->rows);
+    memset(g, 0, sizeof *g);
+}
+
+/* The distinct level combinations of d's points, in order of appearance
+ * (borrowed strings); one "{}" when there are no points. */
+static int distinct_levels(const store_fit_data *d, const char ***out, int *n)
+{
+    *n = 0;
+    *out = malloc(sizeof(char *) * (size_t)(d->npoints ? d->npoints : 1));
+    if (!*out)
+        return -1;
+    for (int p = 0; p < d->npoints; p++) {
+        int k = 0;
+        while (k < *n && strcmp((*out)[k], d->levels[p]))
+            k++;
+        if (k == *n)
+            (*out)[(*n)++] = d->levels[p];
+    }
+    if (*n == 0)
+        (*out)[(*n)++] = "{}";
+    return 0;
+}
+
+/* Steps 2-5 for each level combination; the states (which own the
+ * measurements' and models' data) stay alive in *states until the write. */
+typedef struct refit_groups {
+    int n;
+    const char **levels;
+    store_fit_data *data;
+    refit_state *st;
+    store_measurement *meas;
+    size_t nmeas;
+    store_model *models;
+    size_t nmodels;
+} refit_groups;
+
+static void groups_free(refit_groups *gs)
+{
+    for (int i = 0; i < gs->n; i++) {
+        if (gs->st[i].d)
+            state_free(&gs->st[i]);
+        group_free(&gs->data[i]);
+    }
+    free(gs->levels);
+    free(gs->data);
+    free(gs->st);
+    free(gs->meas);
+    free(gs->models);
+    memset(gs, 0, sizeof *gs);
+}
+
+static int compute_groups(const store_experiment *e, const store_fit_data *d,
+                          const refit_setup *setup, const _Atomic int *cancel, refit_groups *gs,
+                          char *err, size_t errcap)
+{
+    memset(gs, 0, sizeof *gs);
+    int n = 0;
+    int *map = malloc(sizeof(int) * (size_t)(d->npoints ? d->npoints : 1));
+    if (!map || distinct_levels(d, &gs->levels, &n) < 0) {
+        free(map);
+        snprintf(err, errcap, "out of memory");
+        return REFIT_TRANSIENT;
+    }
+    gs->data = calloc((size_t)n, sizeof *gs->data);
+    gs->st = calloc((size_t)n, sizeof *gs->st);
+    if (!gs->data || !gs->st) {
+        free(map);
+        snprintf(err, errcap, "out of memory");
+        return REFIT_TRANSIENT;
+    }
+    gs->n = n;
+    int rc = REFIT_OK;
+    for (int i = 0; i < n && rc == REFIT_OK; i++) {
+        if (group_of(d, gs->levels[i], &gs->data[i], map) < 0) {
+            snprintf(err, errcap, "out of memory");
+            rc = REFIT_TRANSIENT;
+            break;
+        }
+        refit_state *st = &gs->st[i];
+        st->e = e;
+        st->d = &gs->data[i];
+        st->setup = *setup;
+        st->cancel = cancel;
+        rc = compute(st, err, errcap);
+        gs->nmeas += st->nmeas;
+        gs->nmodels += st->nmodels;
+    }
+    free(map);
+    if (rc != REFIT_OK)
+        return rc;
+    gs->meas = malloc(sizeof(store_measurement) * (gs->nmeas ? gs->nmeas : 1));
+    gs->models = malloc(sizeof(store_model) * (gs->nmodels ? gs->nmodels : 1));
+    if (!gs->meas || !gs->models) {
+        snprintf(err, errcap, "out of memory");
+        return REFIT_TRANSIENT;
+    }
+    size_t km = 0, kmo = 0;
+    for (int i = 0; i < n; i++) {
+        for (size_t k = 0; k < gs->st[i].nmeas; k++) {
+            gs->meas[km] = gs->st[i].meas[k];
+            gs->meas[km++].levels = gs->levels[i];
+        }
+        for (size_t k = 0; k < gs->st[i].nmodels; k++) {
+            gs->models[kmo] = gs->st[i].models[k];
+            gs->models[kmo++].levels = gs->levels[i];
+        }
+    }
+    return REFIT_OK;
+}
+
 int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
                           int64_t *model_set_id, char *err, size_t errcap,
                           const _Atomic int *cancel)
@@ -810,20 +968,18 @@ int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
         store_release(s, c);
         return store_outcome(&se, err, errcap);
     }
-    refit_state st;
-    memset(&st, 0, sizeof st);
-    st.e = &e;
-    st.d = &d;
-    st.cancel = cancel;
-    int rc = setup_from_experiment(&e, &st.setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
-    if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &st.setup.modeler, &se))
+    refit_setup setup;
+    refit_groups gs;
+    memset(&gs, 0, sizeof gs);
+    int rc = setup_from_experiment(&e, &setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
+    if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &setup.modeler, &se))
         rc = store_outcome(&se, err, errcap);
     if (rc == REFIT_OK && store_fit_data_load_job(c, experiment_id, job_id, e.nparams, &d, &se))
         rc = store_outcome(&se, err, errcap);
     /* the computation needs no connection: give it back meanwhile */
     store_release(s, c);
     if (rc == REFIT_OK)
-        rc = compute(&st, err, errcap);
+        rc = compute_groups(&e, &d, &setup, cancel, &gs, err, errcap);
     if (rc == REFIT_OK && cancel && *cancel)
         rc = REFIT_CANCELLED;
     if (rc == REFIT_CANCELLED)
@@ -831,13 +987,13 @@ int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
     if (rc == REFIT_OK) {
         int number;
         c = store_acquire(s, &se);
-        if (!c || store_model_set_write(c, experiment_id, job_id, e.nparams, st.meas, st.nmeas,
-                                        st.models, st.nmodels, model_set_id, &number, &se))
+        if (!c || store_model_set_write(c, experiment_id, job_id, e.nparams, gs.meas, gs.nmeas,
+                                        gs.models, gs.nmodels, model_set_id, &number, &se))
             rc = store_outcome(&se, err, errcap);
         if (c)
             store_release(s, c);
     }
-    state_free(&st);
+    groups_free(&gs);
     store_fit_data_free(&d);
     store_experiment_free(&e);
     return rc;

@@ -134,6 +134,9 @@ void store_fit_data_free(store_fit_data *d)
     free(d->metrics);
     free(d->points);
     free(d->evaluation);
+    for (int i = 0; d->levels && i < d->npoints; i++)
+        free(d->levels[i]);
+    free(d->levels);
     free(d->rows);
     memset(d, 0, sizeof *d);
 }
@@ -210,19 +213,25 @@ static int metric_index(store_fit_data *d, const char *name)
     return d->nmetrics++;
 }
 
-/* Point index of text "{2,4}" (evaluation: "t" or "f" prefixed), appended
- * when new (rows arrive ordered by evaluation, point). */
-static int point_index(store_fit_data *d, const char *text, char **last_text, store_error *err)
+/* Point index of key "f{dali}|{2,4}" (evaluation "t" or "f", the levels,
+ * the point), appended when new (rows arrive ordered by evaluation, levels,
+ * point). */
+static int point_index(store_fit_data *d, const char *key, const char *levels, const char *text,
+                       char **last_text, store_error *err)
 {
-    if (*last_text && !strcmp(*last_text, text))
+    if (*last_text && !strcmp(*last_text, key))
         return d->npoints - 1;
-    int eval = text[0] == 't';
-    text++;
+    int eval = key[0] == 't';
     unsigned char *ev = realloc(d->evaluation, (size_t)d->npoints + 1);
     if (!ev)
         return store_error_set(err, STORE_INTERNAL, "out of memory"), -1;
     d->evaluation = ev;
     d->evaluation[d->npoints] = (unsigned char)eval;
+    char **lv = realloc(d->levels, sizeof(char *) * ((size_t)d->npoints + 1));
+    if (!lv)
+        return store_error_set(err, STORE_INTERNAL, "out of memory"), -1;
+    d->levels = lv;
+    d->levels[d->npoints] = NULL;
     double *v;
     int n = parse_double_array(text, &v);
     if (n != d->nparams) {
@@ -233,10 +242,12 @@ static int point_index(store_fit_data *d, const char *text, char **last_text, st
         return -1;
     }
     double *pts = realloc(d->points, sizeof(double) * (size_t)(d->npoints + 1) * d->nparams);
-    char *copy = strdup(text - 1);
-    if (!pts || !copy) {
+    char *copy = strdup(key);
+    char *lcopy = strdup(levels);
+    if (!pts || !copy || !lcopy) {
         free(v);
         free(copy);
+        free(lcopy);
         if (pts)
             d->points = pts;
         store_error_set(err, STORE_INTERNAL, "out of memory");
@@ -247,6 +258,7 @@ static int point_index(store_fit_data *d, const char *text, char **last_text, st
     free(v);
     free(*last_text);
     *last_text = copy;
+    d->levels[d->npoints] = lcopy;
     return d->npoints++;
 }
 
@@ -285,11 +297,13 @@ static int fit_data_load(PGconn *c, int64_t exp, int64_t job, int nparams, store
     /* job -1: the profiles without a commit; an unknown job likewise */
     PGresult *r = PQexecParams(
         c,
-        "SELECT CASE WHEN p.evaluation THEN 't' ELSE 'f' END || p.point::text, p.repetition, "
-        "r.rank, r.phase, r.step, r.callpath_id, r.metric, "
-        "r.value FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
+        "SELECT CASE WHEN p.evaluation THEN 't' ELSE 'f' END || p.levels::text || '|' || "
+        "p.point::text, p.repetition, r.rank, r.phase, r.step, r.callpath_id, r.metric, "
+        "r.value, p.levels::text, p.point::text "
+        "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id "
         "WHERE p.experiment_id = $1 AND ($2::bigint = 0 OR p.commit_sha IS NOT DISTINCT FROM "
-        "(SELECT commit_sha FROM jobs WHERE id = $2::bigint)) ORDER BY p.evaluation, p.point, p.id",
+        "(SELECT commit_sha FROM jobs WHERE id = $2::bigint)) "
+        "ORDER BY p.evaluation, p.levels, p.point, p.id",
         2, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         free(ids);
@@ -302,7 +316,8 @@ static int fit_data_load(PGconn *c, int64_t exp, int64_t job, int nparams, store
     rc = out->rows ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");
     for (int i = 0; i < n && rc == STORE_OK; i++) {
         store_fit_row *row = &out->rows[i];
-        row->point = point_index(out, PQgetvalue(r, i, 0), &last, err);
+        row->point = point_index(out, PQgetvalue(r, i, 0), PQgetvalue(r, i, 8),
+                                 PQgetvalue(r, i, 9), &last, err);
         row->repetition = atoi(PQgetvalue(r, i, 1));
         row->rank = atoi(PQgetvalue(r, i, 2));
         row->phase = atoi(PQgetvalue(r, i, 3));
@@ -337,10 +352,11 @@ static json_t *measurement_json(const store_measurement *m, int nparams)
     char *lif = m->lif_reps ? array_literal(m->lif_reps, m->nreps) : NULL;
     json_t *o = NULL;
     if (point && reps && ranks && ids && (lif || !m->lif_reps))
-        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s, s:s?}", "point", point,
-                      "level", m->level, "name", m->name, "category", m->category, "metric",
-                      m->metric, "phase", m->phase, "value", m->value, "reps", reps, "ranks",
-                      ranks, "rank_ids", ids, "lif", lif);
+        o = json_pack("{s:s, s:s, s:s, s:s?, s:s, s:s, s:f, s:s, s:s, s:s, s:s?, s:s}", "point",
+                      point, "level", m->level, "name", m->name, "category", m->category,
+                      "metric", m->metric, "phase", m->phase, "value", m->value, "reps", reps,
+                      "ranks", ranks, "rank_ids", ids, "lif", lif, "levels",
+                      m->levels ? m->levels : "{}");
     free(lif);
     free(point);
     free(reps);
@@ -351,11 +367,12 @@ static json_t *measurement_json(const store_measurement *m, int nparams)
 
 static json_t *model_json(const store_model *m)
 {
-    return json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s?, s:s?, s:f, s:f, s:i, s:s?}", "level",
-                     m->level, "name", m->name, "category", m->category, "metric", m->metric,
-                     "phase", m->phase, "function", m->function, "model", m->model_json,
-                     "growth_poly", m->growth_poly, "growth_log", m->growth_log, "points",
-                     m->points, "reason", m->reason);
+    return json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s?, s:s?, s:f, s:f, s:i, s:s?, s:s}",
+                     "level", m->level, "name", m->name, "category", m->category, "metric",
+                     m->metric, "phase", m->phase, "function", m->function, "model",
+                     m->model_json, "growth_poly", m->growth_poly, "growth_log", m->growth_log,
+                     "points", m->points, "reason", m->reason, "levels",
+                     m->levels ? m->levels : "{}");
 }
 
 static char *dump_array(json_t *a)
@@ -431,10 +448,11 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         rc = insert_json_rows(
             c,
             "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
-            "value, repetitions, rank_values, rank_ids, lif_reps) "
+            "value, repetitions, rank_values, rank_ids, lif_reps, levels) "
             "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "
             "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "
-            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[] "
+            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[], "
+            "(m->>'levels')::text[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, mdoc, err);
     }
@@ -442,10 +460,11 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         rc = insert_json_rows(
             c,
             "INSERT INTO models (model_set_id, level, name, category, metric, phase, function, "
-            "model, growth_poly, growth_log, points, reason) "
+            "model, growth_poly, growth_log, points, reason, levels) "
             "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "
             "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "
-            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason' "
+            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason', "
+            "(m->>'levels')::text[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, modoc, err);
     if (!rc) /* heard by every server once committed: their cached models are old */
@@ -506,8 +525,8 @@ int store_model_set_latest(PGconn *c, int64_t exp, int64_t *set_id, int *number,
     return STORE_OK;
 }
 
-/* Parameters $1..$8 shared by both reads: set, metric, level, category,
- * phase, name, offset, limit. */
+/* Parameters $1..$9 shared by both reads: set, metric, level, category,
+ * phase, name, offset, limit, levels. */
 static void filter_values(const store_model_filter *f, char *set, char *off, char *lim,
                           const char **vals)
 {
@@ -521,19 +540,21 @@ static void filter_values(const store_model_filter *f, char *set, char *off, cha
     vals[5] = f->name;
     vals[6] = off;
     vals[7] = lim;
+    vals[8] = f->levels;
 }
 
 #define FILTER_SQL                                                                   \
     " WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "                \
     "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "  \
-    "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
+    "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "     \
+    "AND ($9::text[] IS NULL OR levels = $9::text[]) "
 
 int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                       store_model_row **out, int *n, store_error *err)
 {
     char set[24], off[24], lim[24];
     snprintf(set, sizeof set, "%" PRId64, set_id);
-    const char *vals[8];
+    const char *vals[9];
     filter_values(f, set, off, lim, vals);
     const char *sql =
         f->by_growth
@@ -544,7 +565,7 @@ int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
             : "SELECT level, name, category, metric, phase, function, model::text, reason, "
               "growth_poly, growth_log, points FROM models" FILTER_SQL
               "ORDER BY level DESC, name, metric, phase OFFSET $7 LIMIT $8";
-    PGresult *r = PQexecParams(c, sql, 8, NULL, vals, NULL, NULL, 0);
+    PGresult *r = PQexecParams(c, sql, 9, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);
@@ -592,7 +613,7 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
 {
     char set[24], off[24], lim[24];
     snprintf(set, sizeof set, "%" PRId64, set_id);
-    const char *vals[8];
+    const char *vals[9];
     filter_values(f, set, off, lim, vals);
     PGresult *r = PQexecParams(
         c,
@@ -601,7 +622,7 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
         /* measurements.point, the array: a bare "point" would be the text
          * output column and sort 10 before 2 */
         "ORDER BY level DESC, name, metric, phase, measurements.point OFFSET $7 LIMIT $8",
-        8, NULL, vals, NULL, NULL, 0);
+        9, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);

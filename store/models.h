@@ -32,6 +32,8 @@ typedef struct store_fit_data {
     double *points;          /* npoints x nparams */
     unsigned char *evaluation; /* per point: 1 when its uploads are evaluation-only (not
                                   fitted; a coordinate with both kinds is two points) */
+    char **levels;           /* per point: its factor levels as a text[] literal ("{}": none;
+                                points of other levels at one coordinate are other points) */
     int ncallpaths;
     char **callpaths;
     int *categories;         /* profile_category per callpath */
@@ -66,6 +68,7 @@ typedef struct store_measurement {
     const double *ranks;
     const int *rank_ids;
     const double *lif_reps; /* nreps load-imbalance factors (max/mean over ranks), or NULL */
+    const char *levels;     /* text[] literal of the factor levels; NULL: '{}' */
 } store_measurement;
 
 typedef struct store_model {
@@ -79,6 +82,7 @@ typedef struct store_model {
     double growth_poly, growth_log;
     int points;
     const char *reason;     /* why not modeled, NULL when modeled */
+    const char *levels;     /* text[] literal of the factor levels; NULL: '{}' */
 } store_model;
 
 /* One transaction: a new model set (number = previous + 1) for exp, its
@@ -104,6 +108,7 @@ typedef struct store_model_filter {
     const char *category; /* NULL: any */
     const char *phase;    /* NULL: any */
     const char *name;     /* NULL: any */
+    const char *levels;   /* text[] literal of the factor levels; NULL: any */
     int by_growth;        /* order by leading exponents (desc), else by level, name */
     long offset;
     int limit;

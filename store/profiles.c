@@ -77,16 +77,17 @@ typedef struct upload_params {
 static int check_experiment(PGconn *c, const store_upload *u, const char *exp, const char *sha,
                             const upload_params *up, store_upload_result *out, store_error *err)
 {
-    const char *vals[] = {exp, sha, up->point.buf, up->rep};
-    const int lens[] = {0, 32, (int)up->point.len, 0};
-    const int fmts[] = {0, 1, 1, 0};
+    const char *vals[] = {exp, sha, up->point.buf, up->rep, u->levels ? u->levels : "{}"};
+    const int lens[] = {0, 32, (int)up->point.len, 0, 0};
+    const int fmts[] = {0, 1, 1, 0, 0};
     PGresult *r = PQexecParams(c,
                                "SELECT coalesce(array_length(e.parameters, 1), 0), p.id, p.job_id, "
                                "p.point = $3::float8[] AND p.repetition = $4::int4 "
+                               "AND p.levels = $5::text[] "
                                "FROM experiments e LEFT JOIN profiles p "
                                "ON p.experiment_id = e.id AND p.sha256 = $2 "
                                "WHERE e.id = $1 FOR KEY SHARE OF e",
-                               4, NULL, vals, lens, fmts, 0);
+                               5, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     if (PQntuples(r) != 1) {
@@ -98,7 +99,7 @@ static int check_experiment(PGconn *c, const store_upload *u, const char *exp, c
     if (!PQgetisnull(r, 0, 1) && strcmp(PQgetvalue(r, 0, 3), "t"))
         rc = store_error_set(err, STORE_CONFLICT,
                              "the same bytes were uploaded before as profile %s with another "
-                             "point or repetition",
+                             "point, repetition or factor levels",
                              PQgetvalue(r, 0, 1));
     else if (!PQgetisnull(r, 0, 1))
         read_duplicate(r, 0, 1, out);
@@ -124,17 +125,17 @@ static int insert_profile(PGconn *c, const store_upload *u, const char *exp, con
     const char *vals[] = {exp,       sha,      up->point.buf,  up->rep,
                           u->format, ranks,    size,           u->raw,
                           rank_list->buf,      u->evaluation ? "t" : "f",
-                          u->commit, u->branch, u->ci_run};
+                          u->commit, u->branch, u->ci_run, u->levels ? u->levels : "{}"};
     const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len,
-                        (int)rank_list->len, 0, 0, 0, 0};
-    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0};
+                        (int)rank_list->len, 0, 0, 0, 0, 0};
+    const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
     PGresult *r = PQexecParams(
         c,
         "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw, "
-        "rank_ids, evaluation, commit_sha, branch, ci_run) VALUES ($1, $2, $3::float8[], $4, $5, "
-        "$6, $7, $8, $9::int4[], $10::boolean, $11, $12, $13) "
+        "rank_ids, evaluation, commit_sha, branch, ci_run, levels) VALUES ($1, $2, $3::float8[], "
+        "$4, $5, $6, $7, $8, $9::int4[], $10::boolean, $11, $12, $13, $14::text[]) "
         "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
-        13, NULL, vals, lens, fmts, 0);
+        14, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     if (PQntuples(r) == 1) {
@@ -203,9 +204,9 @@ static int check_coordinate(PGconn *c, const store_upload *u, const char *exp,
                             const upload_params *up, const pgarray *ranks,
                             store_upload_result *out, store_error *err)
 {
-    const char *vals[] = {exp, up->point.buf, up->rep, ranks->buf};
-    const int lens[] = {0, (int)up->point.len, 0, (int)ranks->len};
-    const int fmts[] = {0, 1, 0, 1};
+    const char *vals[] = {exp, up->point.buf, up->rep, ranks->buf, u->levels ? u->levels : "{}"};
+    const int lens[] = {0, (int)up->point.len, 0, (int)ranks->len, 0};
+    const int fmts[] = {0, 1, 0, 1, 0};
     PGresult *r = PQexecParams(c,
                                "SELECT pg_advisory_xact_lock(hashtext('perfcast profile ' || $1::text || "
                                "'/' || $2::float8[]::text || '/' || $3::text))",
@@ -215,21 +216,23 @@ static int check_coordinate(PGconn *c, const store_upload *u, const char *exp,
     PQclear(r);
     /* profiles of another commit are another series (the model set per
      * commit), never a conflict */
-    const char *cvals[] = {exp, up->point.buf, up->rep, ranks->buf, u->commit};
-    const int clens[] = {0, (int)up->point.len, 0, (int)ranks->len, 0};
-    const int cfmts[] = {0, 1, 0, 1, 0};
+    const char *cvals[] = {exp, up->point.buf, up->rep, ranks->buf, u->commit,
+                           u->levels ? u->levels : "{}"};
+    const int clens[] = {0, (int)up->point.len, 0, (int)ranks->len, 0, 0};
+    const int cfmts[] = {0, 1, 0, 1, 0, 0};
     r = PQexecParams(c,
                      u->replace
                          ? "WITH gone AS (DELETE FROM profiles WHERE experiment_id = $1 "
                            "AND point = $2::float8[] AND repetition = $3::int4 "
                            "AND rank_ids && $4::int4[] AND commit_sha IS NOT DISTINCT FROM $5 "
-                           "RETURNING id) SELECT id, '' FROM gone"
+                           "AND levels = $6::text[] RETURNING id) SELECT id, '' FROM gone"
                          : "SELECT id, array_to_string(ARRAY(SELECT unnest(rank_ids) "
                            "INTERSECT SELECT unnest($4::int4[]) ORDER BY 1), ',') "
                            "FROM profiles WHERE experiment_id = $1 AND point = $2::float8[] "
                            "AND repetition = $3::int4 AND rank_ids && $4::int4[] "
-                           "AND commit_sha IS NOT DISTINCT FROM $5 ORDER BY id LIMIT 1",
-                     5, NULL, cvals, clens, cfmts, 0);
+                           "AND commit_sha IS NOT DISTINCT FROM $5 AND levels = $6::text[] "
+                           "ORDER BY id LIMIT 1",
+                     6, NULL, cvals, clens, cfmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rc = STORE_OK;

@@ -43,6 +43,7 @@ typedef struct store_upload {
     const char *commit;    /* the commit measured, or NULL; the refit models its profiles */
     const char *branch;    /* may be NULL */
     const char *ci_run;    /* may be NULL */
+    const char *levels;    /* the factor levels as a text[] literal ("{dali,fp16}"); NULL: none */
 } store_upload;
 
 typedef struct store_upload_result {

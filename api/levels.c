@@ -1,0 +1,164 @@
+/*
+ * levels.c — categorical factors: validation of an experiment's "factors"
+ * and the level combination of a request (see levels.h).
+ */
+#include "api/levels.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Query and document names a factor may not take: they mean something else
+ * on some route. */
+static const char *const reserved[] = {
+    "ranks", "epoch", "T", "metric", "at", "limit", "cursor", "format", "repetition", "rank",
+    "markers", "refit", "phase", "use", "replace", "validation_markers", "level", "category",
+    "sort", "callpath", "name", "point", "points", "levels", "factors", "id", "target",
+    "budget", "baseline", "confidence", "comp", "comm", "mem", "between", "time", NULL};
+
+static int is_identifier(const char *s)
+{
+    if (!(isalpha((unsigned char)*s) || *s == '_'))
+        return 0;
+    for (s++; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return 0;
+    return 1;
+}
+
+/* A level: 1..64 of [A-Za-z0-9_.+-], so that it needs no quoting anywhere. */
+static int is_level(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > LEVELS_MAX_TEXT)
+        return 0;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || strchr("_.+-", *s)))
+            return 0;
+    return 1;
+}
+
+static int fail(char *field, size_t fieldcap, const char *f, char *msg, size_t msgcap,
+                const char *m)
+{
+    snprintf(field, fieldcap, "%s", f);
+    snprintf(msg, msgcap, "%s", m);
+    return -1;
+}
+
+int levels_validate(const json_t *factors, const char *const *params, int nparams, char *field,
+                    size_t fieldcap, char *msg, size_t msgcap)
+{
+    if (!json_is_object(factors))
+        return fail(field, fieldcap, "factors", msg, msgcap,
+                    "must be an object: factor name -> array of its levels");
+    size_t nf = json_object_size(factors);
+    if (nf < 1 || nf > LEVELS_MAX_FACTORS)
+        return fail(field, fieldcap, "factors", msg, msgcap, "must name 1 to 8 factors");
+    const char *name;
+    const json_t *levels;
+    json_object_foreach((json_t *)factors, name, levels)
+    {
+        char f[160];
+        snprintf(f, sizeof f, "factors.%.64s", name);
+        if (strlen(name) > LEVELS_MAX_TEXT || !is_identifier(name))
+            return fail(field, fieldcap, f, msg, msgcap,
+                        "a factor name must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 "
+                        "characters");
+        for (int i = 0; i < nparams; i++)
+            if (!strcmp(params[i], name))
+                return fail(field, fieldcap, f, msg, msgcap, "is also a parameter");
+        for (const char *const *r = reserved; *r; r++)
+            if (!strcmp(*r, name))
+                return fail(field, fieldcap, f, msg, msgcap,
+                            "is a reserved name (a built-in or a query field of some route)");
+        size_t nl = json_array_size(levels);
+        if (!json_is_array(levels) || nl < 1 || nl > LEVELS_MAX_LEVELS)
+            return fail(field, fieldcap, f, msg, msgcap,
+                        "must be an array of 1 to 64 distinct levels (strings)");
+        for (size_t i = 0; i < nl; i++) {
+            const char *l = json_string_value(json_array_get(levels, i));
+            snprintf(f, sizeof f, "factors.%.64s[%zu]", name, i);
+            if (!l || !is_level(l))
+                return fail(field, fieldcap, f, msg, msgcap,
+                            "a level must be a string of 1 to 64 of [A-Za-z0-9_.+-]");
+            for (size_t j = 0; j < i; j++)
+                if (!strcmp(l, json_string_value(json_array_get(levels, j))))
+                    return fail(field, fieldcap, f, msg, msgcap, "is repeated");
+        }
+    }
+    return 0;
+}
+
+int levels_is_factor(const json_t *spec, const char *name)
+{
+    const json_t *factors = json_object_get(spec, "factors");
+    return name && json_is_object(factors) && json_object_get(factors, name) != NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int declared(const json_t *levels, const char *v)
+{
+    for (size_t i = 0; i < json_array_size(levels); i++)
+        if (!strcmp(json_string_value(json_array_get(levels, i)), v))
+            return 1;
+    return 0;
+}
+
+int levels_from_query(const json_t *spec, const api_request *req, api_response *resp,
+                      char **literal)
+{
+    *literal = NULL;
+    const json_t *factors = json_object_get(spec, "factors");
+    if (!json_is_object(factors) || json_object_size(factors) == 0)
+        return 0;
+    const char *names[LEVELS_MAX_FACTORS];
+    size_t nf = 0;
+    const char *name;
+    const json_t *levels;
+    json_object_foreach((json_t *)factors, name, levels)
+    {
+        if (nf < LEVELS_MAX_FACTORS)
+            names[nf++] = name;
+    }
+    qsort(names, nf, sizeof *names, by_name);
+    size_t cap = 3 + nf * (LEVELS_MAX_TEXT + 3);
+    char *out = malloc(cap);
+    if (!out) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    size_t len = 0;
+    out[len++] = '{';
+    for (size_t i = 0; i < nf; i++) {
+        const json_t *decl = json_object_get(factors, names[i]);
+        const char *v = api_query(req, names[i]);
+        if (!v) {
+            api_problem(resp, 400, names[i],
+                        "the experiment has factor \"%s\": name its level in the query "
+                        "(?%s=...)",
+                        names[i], names[i]);
+            free(out);
+            return -1;
+        }
+        if (!declared(decl, v)) {
+            char *list = json_dumps(decl, JSON_COMPACT);
+            api_problem(resp, 400, names[i], "\"%.64s\" is not a declared level of %s: %s", v,
+                        names[i], list ? list : "");
+            free(list);
+            free(out);
+            return -1;
+        }
+        /* quoted, so that a level "null" is no NULL element */
+        len += (size_t)snprintf(out + len, cap - len, "%s\"%s\"", i ? "," : "", v);
+    }
+    out[len++] = '}';
+    out[len] = '\0';
+    *literal = out;
+    return 0;
+}

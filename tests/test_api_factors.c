@@ -1,0 +1,329 @@
+/*
+ * test_api_factors.c — categorical factors end to end over real HTTP against
+ * a real PostgreSQL. An experiment declares a factor dataloader: [cpu, dali]
+ * whose levels follow different laws: communication per epoch is 0.25·x s
+ * with dali and 0.5·x·log2(x) s with cpu (x ranks; computation 100 s, memory
+ * 2 s with both). Profiles generated from those laws at x = 2..32 name their
+ * level in the query; the refit fits each level apart:
+ *  - the comm model of dali is linear (no log term), cpu's has log2(x);
+ *  - the comm measurement at 32 ranks is 8 s (dali) and 80 s (cpu), the
+ *    laws' values (noise-free profiles, per-step values = per-epoch / n_t);
+ *  - a missing or undeclared level, bad factor declarations: 400 naming the
+ *    field, nothing stored;
+ *  - an experiment without factors answers as before (unknown query names
+ *    refused, the same listing).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check.h"
+#include "tests/harness.h"
+
+static double comm_law(const char *level, double x)
+{
+    return !strcmp(level, "dali") ? 0.25 * x : 0.5 * x * log2(x);
+}
+
+/* One upload: ranks 0..1, 3 train steps (the first a warm-up, 5x slower),
+ * per-step values = per-epoch value / n_t. */
+static char *profile_json(double x, int n_t, double comm)
+{
+    json_t *ranks = json_array();
+    for (int r = 0; r < 2; r++) {
+        json_t *steps = json_array();
+        for (int s = 0; s < 3; s++) {
+            double warm = s == 0 ? 5.0 : 1.0;
+            json_t *cps = json_pack(
+                "[{s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}]", "name",
+                "volta_sgemm", "category", "comp", "metrics", "time", 100.0 / n_t * warm, "name",
+                "ncclAllReduce", "category", "comm", "metrics", "time", comm / n_t * warm, "name",
+                "Memcpy HtoD", "category", "mem", "metrics", "time", 2.0 / n_t * warm);
+            json_array_append_new(steps, json_pack("{s:s, s:o}", "phase", "train", "callpaths", cps));
+        }
+        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", steps));
+    }
+    json_t *doc = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", 1, "ranks",
+                            ranks);
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    return text;
+}
+
+static const char *const training =
+    "\"scaling\":\"weak\",\"training\":{\"train_samples\":50000,\"validation_samples\":0,"
+    "\"batch_size\":256,\"data_parallel\":\"ranks\",\"model_parallel\":\"1\","
+    "\"warmup_steps\":1},\"cost\":{\"cores_per_rank\":1,\"price_per_core_hour\":1}";
+
+/* POSTs an experiment with the given extra members; returns the status and,
+ * on 201, *id; the problem's field into field (when given). */
+static int create(harness *h, const char *name, const char *extra, long *id, char *field,
+                  size_t cap)
+{
+    char body[1024];
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"parameters\":[\"ranks\"],%s%s%s}", name,
+             training, *extra ? "," : "", extra);
+    harness_response r;
+    harness_post(h, "/v1/experiments", body, &r);
+    json_t *doc = harness_json(&r);
+    if (id)
+        *id = (long)json_integer_value(json_object_get(doc, "id"));
+    if (field)
+        snprintf(field, cap, "%s", json_string_value(json_object_get(doc, "field")) ?: "");
+    int st = r.status;
+    json_decref(doc);
+    harness_response_free(&r);
+    return st;
+}
+
+/* GET path; checks the status; returns the document. */
+static json_t *get_json(harness *h, const char *path, int want)
+{
+    harness_response r;
+    harness_get(h, path, &r);
+    json_t *doc = harness_json(&r);
+    check(r.status == want, "GET %s: %d %s", path, r.status, r.body);
+    harness_response_free(&r);
+    return doc;
+}
+
+static const char *field_of(const json_t *doc)
+{
+    const char *f = json_string_value(json_object_get(doc, "field"));
+    return f ? f : "";
+}
+
+/* Uploads the profile at x for level (query suffix q); returns status, job. */
+static int upload(harness *h, long exp, double x, const char *level, const char *q, long *job,
+                  char *field, size_t cap)
+{
+    int n_t = (int)floor(50000 / x / 256);
+    char *body = profile_json(x, n_t, comm_law(level, x));
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles%s", exp, q);
+    harness_response r;
+    harness_post(h, path, body, &r);
+    json_t *doc = harness_json(&r);
+    if (job)
+        *job = (long)json_integer_value(json_object_get(doc, "job"));
+    if (field)
+        snprintf(field, cap, "%s", field_of(doc));
+    int st = r.status;
+    json_decref(doc);
+    harness_response_free(&r);
+    free(body);
+    return st;
+}
+
+static long count_profiles(harness *h, long exp)
+{
+    char sql[128], out[64] = "";
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp);
+    harness_sql(h, sql, out, sizeof out);
+    return atol(out);
+}
+
+static void test_declarations(harness *h)
+{
+    char field[128];
+    struct {
+        const char *extra, *field;
+    } bad[] = {
+        {"\"factors\":{\"ranks\":[\"a\"]}", "factors.ranks"},
+        {"\"factors\":{\"epoch\":[\"a\"]}", "factors.epoch"},
+        {"\"factors\":{\"limit\":[\"a\"]}", "factors.limit"},
+        {"\"factors\":{\"dataloader\":[]}", "factors.dataloader"},
+        {"\"factors\":{\"dataloader\":[\"cpu\",\"cpu\"]}", "factors.dataloader[1]"},
+        {"\"factors\":{\"dataloader\":[\"cpu\",7]}", "factors.dataloader[1]"},
+        {"\"factors\":{\"data-loader\":[\"cpu\"]}", "factors.data-loader"},
+        {"\"factors\":{}", "factors"},
+        {"\"factors\":[\"cpu\"]", "factors"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "bad-factors-%zu", i);
+        int st = create(h, name, bad[i].extra, NULL, field, sizeof field);
+        check(st == 400 && !strcmp(field, bad[i].field), "%s: %d field %s (want %s)",
+              bad[i].extra, st, field, bad[i].field);
+    }
+    json_t *list = get_json(h, "/v1/experiments", 200);
+    check(json_array_size(json_object_get(list, "experiments")) == 0,
+          "no experiment stored by the refused declarations");
+    json_decref(list);
+}
+
+static void test_levels(harness *h)
+{
+    long exp = 0;
+    int st = create(h, "dataloaders", "\"factors\":{\"dataloader\":[\"cpu\",\"dali\"]}", &exp,
+                    NULL, 0);
+    check(st == 201 && exp > 0, "create with factors: %d", st);
+    char path[256], field[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld", exp);
+    json_t *view = get_json(h, path, 200);
+    check(json_array_size(json_object_get(json_object_get(view, "factors"), "dataloader")) == 2,
+          "the view shows the factors");
+    json_decref(view);
+
+    /* a missing or undeclared level: 400 naming the factor, nothing stored */
+    st = upload(h, exp, 2, "dali", "", NULL, field, sizeof field);
+    check(st == 400 && !strcmp(field, "dataloader"), "missing level: %d %s", st, field);
+    st = upload(h, exp, 2, "dali", "?dataloader=gpu", NULL, field, sizeof field);
+    check(st == 400 && !strcmp(field, "dataloader"), "undeclared level: %d %s", st, field);
+    check(count_profiles(h, exp) == 0, "nothing stored by the refused uploads");
+
+    const double xs[] = {2, 4, 8, 16, 32};
+    const char *const lv[] = {"dali", "cpu"};
+    long job = 0;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < 5; i++) {
+            char q[64];
+            snprintf(q, sizeof q, "?dataloader=%s&refit=%s", lv[l],
+                     l == 1 && i == 4 ? "now" : "defer");
+            st = upload(h, exp, xs[i], lv[l], q, &job, NULL, 0);
+            check(st == 202, "upload %s at %g: %d", lv[l], xs[i], st);
+        }
+    check(count_profiles(h, exp) == 10, "10 profiles stored");
+    /* the same bytes under another level: one file cannot be two measurements */
+    int n_t = (int)floor(50000 / 4.0 / 256);
+    char *same = profile_json(4, n_t, comm_law("dali", 4));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?dataloader=cpu", exp);
+    harness_response r;
+    harness_post(h, path, same, &r);
+    check(r.status == 409, "dali's bytes as cpu: %d %s", r.status, r.body);
+    harness_response_free(&r);
+    free(same);
+    check(job > 0 && harness_wait_job(h, job, 60), "the refit finishes");
+
+    json_t *p;
+    /* per level: the comm model and the measurement at 32 ranks */
+    for (int l = 0; l < 2; l++) {
+        snprintf(path, sizeof path,
+                 "/v1/experiments/%ld/models?level=application&metric=time&callpath=comm"
+                 "&dataloader=%s",
+                 exp, lv[l]);
+        json_t *ms = get_json(h, path, 200);
+        json_t *models = json_object_get(ms, "models");
+        const char *fn = json_string_value(json_object_get(json_array_get(models, 0), "function"));
+        check(json_array_size(models) == 1 && fn, "%s: one comm model (%s)", lv[l],
+              fn ? fn : "none");
+        if (fn) {
+            int has_log = strstr(fn, "log") != NULL;
+            check(l == 0 ? !has_log : has_log, "%s: comm model %s", lv[l], fn);
+        }
+        json_decref(ms);
+        snprintf(path, sizeof path,
+                 "/v1/experiments/%ld/measurements?level=application&metric=time&name=comm"
+                 "&dataloader=%s",
+                 exp, lv[l]);
+        ms = get_json(h, path, 200);
+        json_t *list = json_object_get(ms, "measurements");
+        check(json_array_size(list) == 5, "%s: 5 comm measurements, got %zu", lv[l],
+              json_array_size(list));
+        size_t i;
+        json_t *m;
+        int found = 0;
+        json_array_foreach(list, i, m)
+        {
+            double x = json_number_value(json_object_get(json_object_get(m, "point"), "ranks"));
+            double v = json_number_value(json_object_get(m, "value"));
+            if (x == 32) {
+                found = 1;
+                double want = comm_law(lv[l], 32); /* dali 8 s, cpu 80 s */
+                check(fabs(v - want) <= 1e-6 * want, "%s: comm at 32 = %g, want %g", lv[l], v,
+                      want);
+            }
+        }
+        check(found, "%s: a measurement at 32 ranks", lv[l]);
+        json_decref(ms);
+    }
+    /* predict at 64 ranks, beyond the measured points, follows each law */
+    for (int l = 0; l < 2; l++) {
+        snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64&dataloader=%s", exp,
+                 lv[l]);
+        json_t *pr = get_json(h, path, 200);
+        double comm = json_number_value(json_object_get(json_object_get(pr, "comm"), "time"));
+        double want = comm_law(lv[l], 64); /* dali 16 s, cpu 192 s */
+        check(fabs(comm - want) <= 0.01 * want, "%s: predicted comm at 64 = %g, want %g", lv[l],
+              comm, want);
+        json_decref(pr);
+    }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "predict without the level: field %s",
+          field_of(p));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64&dataloader=tpu", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "predict, undeclared level: field %s",
+          field_of(p));
+    json_decref(p);
+
+    /* reads need the level, and a declared one */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "models without the level: field %s", field_of(p));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/measurements?dataloader=tpu", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "undeclared level: field %s", field_of(p));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?dataloader=cpu&nodes=2", exp);
+    p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "nodes"), "unknown query name: field %s", field_of(p));
+    json_decref(p);
+}
+
+static void test_without_factors(harness *h)
+{
+    long exp = 0;
+    check(create(h, "plain", "", &exp, NULL, 0) == 201, "create without factors");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?dataloader=cpu", exp);
+    json_t *p = get_json(h, path, 400);
+    check(!strcmp(field_of(p), "dataloader"), "no factors: dataloader is unknown (%s)",
+          field_of(p));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/models?level=application", exp);
+    p = get_json(h, path, 200);
+    check(json_is_null(json_object_get(p, "model_set")), "no factors: listing as before");
+    json_decref(p);
+    long job = 0;
+    const double xs[] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++)
+        check(upload(h, exp, xs[i], "dali", "", &job, NULL, 0) == 202,
+              "no factors: upload as before");
+    check(job > 0 && harness_wait_job(h, job, 60), "no factors: refit");
+    /* an evaluation-only upload: compared with the models, as before */
+    check(upload(h, exp, 64, "dali", "?use=evaluation", &job, NULL, 0) == 202,
+          "no factors: evaluation upload");
+    check(job > 0 && harness_wait_job(h, job, 60), "no factors: refit with an evaluation point");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/accuracy?level=application", exp);
+    p = get_json(h, path, 200);
+    check(json_array_size(json_object_get(p, "evaluation_points")) == 1,
+          "no factors: one evaluation point");
+    json_decref(p);
+    char out[64] = "";
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM measurements m JOIN model_sets s ON s.id = m.model_set_id "
+             "WHERE s.experiment_id = %ld AND m.levels = '{}'",
+             exp);
+    harness_sql(h, sql, out, sizeof out);
+    check(atol(out) > 0, "no factors: measurements stored with levels '{}' (%s)", out);
+}
+
+int main(void)
+{
+    harness *h = harness_open(NULL);
+    check(h != NULL, "harness");
+    if (!h)
+        return check_summary();
+    test_declarations(h);
+    test_levels(h);
+    test_without_factors(h);
+    harness_close(h, check_failed_count > 0);
+    return check_summary();
+}
