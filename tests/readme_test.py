@@ -112,7 +112,10 @@ class Server:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-        os.unlink(self.log.name)
+        if os.environ.get("README_TEST_KEEP_LOG"):  # the server's log, for a crash
+            print("server log: " + self.log.name)
+        else:
+            os.unlink(self.log.name)
 
 
 def blocks(text):
