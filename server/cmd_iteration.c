@@ -53,14 +53,16 @@ typedef struct it_args {
     const char *other[IT_MAX_TRACES];
 } it_args;
 
+static const char it_usage_text[] =
+    "usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
+    "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
+    "                          [--keep-outliers]\n"
+    "                          [--value X --trace-at X1=TRACE1 ... --at X2]\n";
+
 static int it_usage(const char *msg)
 {
     fprintf(stderr, "perfcast iteration: %s\n", msg);
-    fputs("usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
-          "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
-          "                          [--keep-outliers]\n"
-          "                          [--value X --trace-at X1=TRACE1 ... --at X2]\n",
-          stderr);
+    fputs(it_usage_text, stderr);
     return 2;
 }
 
@@ -369,6 +371,10 @@ done:
 
 int cmd_iteration(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(it_usage_text, stdout);
+        return 0;
+    }
     it_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)

@@ -23,10 +23,28 @@
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_sensitivity.h"
 
+static const char sweep_usage_text[] =
+    "usage: perfcast sweep plan FILE\n"
+    "Prints the commands of a sweep definition (every legal point x repetition), or of a\n"
+    "plan answered by the service (its missing runs), one per line (\"-\": stdin).\n";
+static const char sensitivity_usage_text[] =
+    "usage: perfcast sensitivity FILE [--goal smaller|larger]\n"
+    "Taguchi S/N ranking of the parameters of an Extra-P input file per (callpath, metric).\n";
+
 static int sweep_usage(const char *msg)
 {
-    fprintf(stderr, "perfcast sweep: %s\nusage: perfcast sweep plan FILE\n", msg);
+    fprintf(stderr, "perfcast sweep: %s\n%s", msg, sweep_usage_text);
     return 2;
+}
+
+/* --help or -h as the only argument: usage on stdout, exit 0. */
+static int asks_help(int argc, char **argv, const char *text)
+{
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(text, stdout);
+        return 1;
+    }
+    return 0;
 }
 
 static int print_commands(const json_t *cmds, const char *path)
@@ -76,6 +94,8 @@ static int print_definition(const json_t *doc, const char *path)
 
 int cmd_sweep(int argc, char **argv)
 {
+    if (asks_help(argc, argv, sweep_usage_text))
+        return 0;
     if (argc != 3 || strcmp(argv[1], "plan"))
         return sweep_usage("expected: plan FILE");
     const char *path = argv[2];
@@ -149,6 +169,8 @@ done:
 
 int cmd_sensitivity(int argc, char **argv)
 {
+    if (asks_help(argc, argv, sensitivity_usage_text))
+        return 0;
     const char *path = NULL;
     int larger = 0;
     for (int i = 1; i < argc; i++) {

@@ -28,7 +28,7 @@ expect() {
 expect "--help" 0 "usage: perfcast COMMAND" "$BIN" --help
 expect "help" 0 "ci-check" "$BIN" help
 expect "main help lists ingest formats" 0 "ingest formats: kineto" "$BIN" --help
-for c in serve migrate token model ingest upload ci-check; do
+for c in serve migrate token model ingest upload ci-check sweep sensitivity iteration simulate; do
     expect "help $c" 0 "usage: perfcast $c" "$BIN" help "$c"
     expect "$c --help" 0 "usage: perfcast $c" "$BIN" "$c" --help
     expect "$c -h" 0 "usage: perfcast $c" "$BIN" "$c" -h
