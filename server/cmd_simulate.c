@@ -185,7 +185,7 @@ int cmd_simulate(int argc, char **argv)
                 rc = sim_usage("--what-if takes bandwidth=B, win=SIZE or flow_control=off");
                 goto out;
             }
-        } else if (!strncmp(s, "--", 2) && i + 1 < argc && strcmp(s, "--help")) {
+        } else if (!strncmp(s, "--", 2) && i + 1 < argc && strcmp(s, "--help") && strcmp(s, "-h")) {
             if (put(req, s, argv[++i])) {
                 fprintf(stderr, "perfcast simulate: unknown option or bad value: %s %s\n", s,
                         argv[i]);
@@ -193,8 +193,9 @@ int cmd_simulate(int argc, char **argv)
                 goto out;
             }
         } else if (s[0] == '-' && strcmp(s, "-")) {
-            rc = sim_usage(strcmp(s, "--help") ? "unknown option" : NULL);
-            if (!strcmp(s, "--help"))
+            int help = !strcmp(s, "--help") || !strcmp(s, "-h");
+            rc = sim_usage(help ? NULL : "unknown option");
+            if (help)
                 rc = 0;
             goto out;
         } else if (!path) {
