@@ -16,7 +16,6 @@ void api_model_sets_list(api_ctx *ctx, api_request *req, api_response *resp)
     int64_t id;
     long limit;
     if (api_path_id(req, resp, "id", "experiment", &id) ||
-        predict_check_query(req, resp, NULL, (const char *const[]){"limit", NULL}, 0) ||
         predict_query_long(req, resp, "limit", 1, 1000, 100, &limit))
         return;
     store_error err;

@@ -137,9 +137,9 @@ int predict_check_query(const api_request *req, api_response *resp, const cached
         int known = 0;
         for (int i = 0; allowed && allowed[i] && !known; i++)
             known = !strcmp(name, allowed[i]);
-        for (int i = 0; m && params_ok && i < m->nparams && !known; i++)
+        for (int i = 0; params_ok && i < m->nparams && !known; i++)
             known = !strcmp(name, m->params[i]);
-        for (int i = 0; m && i < m->nfactors && !known; i++) /* the level of a factor */
+        for (int i = 0; i < m->nfactors && !known; i++) /* the level of a factor */
             known = !strcmp(name, m->factors[i]);
         if (!known) {
             api_problem(resp, 400, name, params_ok ? "neither a parameter of this experiment nor "

@@ -71,7 +71,7 @@ static const api_route routes[] = {
     {"POST", "/v1/simulations/{id}/profiles", api_sim_profile_upload, SIM | API_ROUTE_UPLOAD, W, NULL},
     {"POST", "/v1/simulations/{id}/runs", api_sim_run_create, SIM, W, NULL},
     {"GET", "/v1/simulations/{id}/runs/{run}", api_sim_run_get, SIM, R, NULL},
-    {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R, "limit"},
     {"GET", "/v1/experiments/{id}/regressions", api_regressions, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/curve", api_curve, EXP, R, NULL},
     {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure modeler"},

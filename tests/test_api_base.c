@@ -663,6 +663,10 @@ static void test_conventions(harness *h)
     }
     long exp = create(h, "conventions");
     char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/model_sets?limt=2", exp);
+    harness_get(h, path, &r);
+    check_problem(&r, 400, "limt", "misspelt limit on model_sets");
+    harness_response_free(&r);
     snprintf(path, sizeof path, "/v1/experiments/%ld/models?levl=application", exp);
     harness_get(h, path, &r);
     check_problem(&r, 400, "levl", "misspelt filter on models");
