@@ -1,5 +1,5 @@
 /*
- * imbalance.h — load imbalance (seed 004, §IV): the load-imbalance factor of
+ * imbalance.h — load imbalance (paper 004, §IV): the load-imbalance factor of
  * per-rank values, its summary over repetitions, and the least-squares
  * regression of the epoch time on the parameters and the LIF
  * (T = b0 + b1·x1 + ... + b_LIF·LIF) with its coefficient of determination.
