@@ -11,7 +11,13 @@
  *  - a missing or undeclared level, bad factor declarations: 400 naming the
  *    field, nothing stored;
  *  - an experiment without factors answers as before (unknown query names
- *    refused, the same listing).
+ *    refused, the same listing);
+ *  - configurations search every level combination unless the query pins
+ *    a factor: with precision fp16 (comp 100 s, comm 0.25·x s) and fp32
+ *    (comp 60 s, comm 2·x s), memory 2 s, the epoch takes 102 + 0.25·x and
+ *    62 + 2·x s; the laws cross at x = 40/1.75 = 22.86, so the fastest of
+ *    x in 2..32 is fp32 at 2 (66 s) and of x in {32, 64} fp16 at 32
+ *    (110 s); pinned to fp16 the fastest of 2..32 is fp16 at 2 (102.5 s).
  */
 #include <math.h>
 #include <stdint.h>
@@ -29,7 +35,7 @@ static double comm_law(const char *level, double x)
 
 /* One upload: ranks 0..1, 3 train steps (the first a warm-up, 5x slower),
  * per-step values = per-epoch value / n_t. */
-static char *profile_json(double x, int n_t, double comm)
+static char *profile_json_parts(double x, int n_t, double comp, double comm)
 {
     json_t *ranks = json_array();
     for (int r = 0; r < 2; r++) {
@@ -38,7 +44,7 @@ static char *profile_json(double x, int n_t, double comm)
             double warm = s == 0 ? 5.0 : 1.0;
             json_t *cps = json_pack(
                 "[{s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}]", "name",
-                "volta_sgemm", "category", "comp", "metrics", "time", 100.0 / n_t * warm, "name",
+                "volta_sgemm", "category", "comp", "metrics", "time", comp / n_t * warm, "name",
                 "ncclAllReduce", "category", "comm", "metrics", "time", comm / n_t * warm, "name",
                 "Memcpy HtoD", "category", "mem", "metrics", "time", 2.0 / n_t * warm);
             json_array_append_new(steps, json_pack("{s:s, s:o}", "phase", "train", "callpaths", cps));
@@ -50,6 +56,11 @@ static char *profile_json(double x, int n_t, double comm)
     char *text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(doc);
     return text;
+}
+
+static char *profile_json(double x, int n_t, double comm)
+{
+    return profile_json_parts(x, n_t, 100.0, comm);
 }
 
 static const char *const training =
@@ -315,6 +326,121 @@ static void test_without_factors(harness *h)
     check(atol(out) > 0, "no factors: measurements stored with levels '{}' (%s)", out);
 }
 
+static double epoch_law(const char *level, double x)
+{
+    return !strcmp(level, "fp16") ? 102 + 0.25 * x : 62 + 2 * x;
+}
+
+/* POSTs a configurations query; checks the status; returns the document. */
+static json_t *configurations(harness *h, long exp, const char *query, const char *body,
+                              int want)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations%s", exp, query);
+    harness_response r;
+    harness_post(h, path, body, &r);
+    json_t *doc = harness_json(&r);
+    check(r.status == want, "POST %s %s: %d %s", path, body, r.status, r.body);
+    harness_response_free(&r);
+    return doc;
+}
+
+/* The recommendation names level want_level at want_x with the law's time. */
+static void check_pick(const json_t *doc, const char *what, const char *want_level, double want_x)
+{
+    const json_t *rec = json_object_get(doc, "recommended");
+    const char *lv =
+        json_string_value(json_object_get(json_object_get(rec, "levels"), "precision"));
+    double x = json_number_value(json_object_get(json_object_get(rec, "point"), "ranks"));
+    double t = json_number_value(json_object_get(rec, "time_s"));
+    double want_t = epoch_law(want_level, want_x);
+    check(lv && !strcmp(lv, want_level) && x == want_x, "%s: recommended %s at %g (want %s at %g)",
+          what, lv ? lv : "none", x, want_level, want_x);
+    check(fabs(t - want_t) <= 1e-3 * want_t, "%s: time %g, want %g", what, t, want_t);
+}
+
+static void test_configurations(harness *h)
+{
+    long exp = 0;
+    check(create(h, "precisions", "\"factors\":{\"precision\":[\"fp16\",\"fp32\"]}", &exp,
+                 NULL, 0) == 201,
+          "create with factor precision");
+    const double xs[] = {2, 4, 8, 16, 32};
+    const char *const lv[] = {"fp16", "fp32"};
+    long job = 0;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < 5; i++) {
+            int n_t = (int)floor(50000 / xs[i] / 256);
+            double comp = l == 0 ? 100 : 60, comm = l == 0 ? 0.25 * xs[i] : 2 * xs[i];
+            char *body = profile_json_parts(xs[i], n_t, comp, comm);
+            char path[160];
+            snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?precision=%s&refit=%s",
+                     exp, lv[l], l == 1 && i == 4 ? "now" : "defer");
+            harness_response r;
+            harness_post(h, path, body, &r);
+            json_t *doc = harness_json(&r);
+            check(r.status == 202, "upload %s at %g: %d", lv[l], xs[i], r.status);
+            job = (long)json_integer_value(json_object_get(doc, "job"));
+            json_decref(doc);
+            harness_response_free(&r);
+            free(body);
+        }
+    check(job > 0 && harness_wait_job(h, job, 60), "precisions: the refit finishes");
+
+    const char *small = "{\"objective\":\"fastest\",\"candidates\":{\"ranks\":"
+                        "{\"values\":[2,4,8,16,32]}}}";
+    json_t *doc = configurations(h, exp, "", small, 200);
+    check(json_integer_value(json_object_get(doc, "searched")) == 10,
+          "both levels searched: %lld candidates",
+          (long long)json_integer_value(json_object_get(doc, "searched")));
+    /* every row names its levels and carries its own level's law */
+    size_t i;
+    json_t *c;
+    int rows_ok = 0;
+    json_array_foreach(json_object_get(doc, "candidates"), i, c)
+    {
+        const char *l =
+            json_string_value(json_object_get(json_object_get(c, "levels"), "precision"));
+        double x = json_number_value(json_object_get(json_object_get(c, "point"), "ranks"));
+        double t = json_number_value(json_object_get(c, "time_s"));
+        rows_ok += l && fabs(t - epoch_law(l, x)) <= 1e-3 * epoch_law(l, x);
+    }
+    check(rows_ok == 10, "10 rows with their levels' times, got %d", rows_ok);
+    check(json_array_size(json_object_get(doc, "level_combinations")) == 2,
+          "two level combinations listed");
+    check_pick(doc, "fastest of 2..32", "fp32", 2);
+    json_decref(doc);
+
+    doc = configurations(h, exp, "",
+                         "{\"objective\":\"fastest\",\"candidates\":{\"ranks\":"
+                         "{\"values\":[32,64]}}}",
+                         200);
+    check_pick(doc, "fastest of 32, 64", "fp16", 32);
+    /* cheapest: core-hours T·x/3600 (1 core per rank): fp16 at 32 takes
+     * 110·32/3600 = 0.978, fp32 126·32/3600 = 1.12 */
+    json_decref(doc);
+    doc = configurations(h, exp, "",
+                         "{\"objective\":\"cheapest\",\"candidates\":{\"ranks\":"
+                         "{\"values\":[32,64]}}}",
+                         200);
+    check_pick(doc, "cheapest of 32, 64", "fp16", 32);
+    double ch = json_number_value(
+        json_object_get(json_object_get(doc, "recommended"), "core_hours"));
+    check(fabs(ch - 110.0 * 32 / 3600) <= 1e-3 * ch, "cheapest: %g core-hours, want %g", ch,
+          110.0 * 32 / 3600);
+    json_decref(doc);
+
+    /* pinned: the search stays at the level named */
+    doc = configurations(h, exp, "?precision=fp16", small, 200);
+    check(json_integer_value(json_object_get(doc, "searched")) == 5, "pinned: 5 candidates");
+    check_pick(doc, "pinned fp16", "fp16", 2);
+    json_decref(doc);
+    doc = configurations(h, exp, "?precision=bf16", small, 400);
+    check(!strcmp(field_of(doc), "precision"), "undeclared pinned level: field %s",
+          field_of(doc));
+    json_decref(doc);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -324,6 +450,7 @@ int main(void)
     test_declarations(h);
     test_levels(h);
     test_without_factors(h);
+    test_configurations(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
