@@ -277,8 +277,7 @@ int levels_resolve(const json_t *factors, const char *const *query, const json_t
         if (!q && !d) {
             snprintf(field, fieldcap, "%s", names[i]);
             snprintf(msg, msgcap,
-                     "the experiment has factor \"%s\": name its level in the query (?%s=...) "
-                     "or in the document's \"levels\"",
+                     "the experiment has factor \"%s\": name its level in the query (?%s=...)",
                      names[i], names[i]);
             rc = -1;
         } else if (q && d && strcmp(q, d)) {
