@@ -9,7 +9,9 @@
  *  - the comm measurement at 32 ranks is 8 s (dali) and 80 s (cpu), the
  *    laws' values (noise-free profiles, per-step values = per-epoch / n_t);
  *  - a missing or undeclared level, bad factor declarations: 400 naming the
- *    field, nothing stored;
+ *    field, nothing stored; levels named by the profile document's "levels"
+ *    count like the query's (undeclared, unknown or disagreeing: 400 naming
+ *    "levels.<factor>");
  *  - an experiment without factors answers as before (unknown query names
  *    refused, the same listing);
  *  - configurations search every level combination unless the query pins
@@ -106,12 +108,21 @@ static const char *field_of(const json_t *doc)
     return f ? f : "";
 }
 
-/* Uploads the profile at x for level (query suffix q); returns status, job. */
-static int upload(harness *h, long exp, double x, const char *level, const char *q, long *job,
-                  char *field, size_t cap)
+/* Uploads the profile at x with the law of level (query suffix q; the
+ * document's "levels" member doc_levels, e.g. {"dataloader":"dali"}, when
+ * not NULL); returns status, job. */
+static int upload_doc(harness *h, long exp, double x, const char *level, const char *q,
+                      const char *doc_levels, long *job, char *field, size_t cap)
 {
     int n_t = (int)floor(50000 / x / 256);
     char *body = profile_json(x, n_t, comm_law(level, x));
+    if (doc_levels) {
+        size_t n = strlen(body) + strlen(doc_levels) + 16;
+        char *with = malloc(n);
+        snprintf(with, n, "{\"levels\":%s,%s", doc_levels, body + 1);
+        free(body);
+        body = with;
+    }
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles%s", exp, q);
     harness_response r;
@@ -126,6 +137,12 @@ static int upload(harness *h, long exp, double x, const char *level, const char 
     harness_response_free(&r);
     free(body);
     return st;
+}
+
+static int upload(harness *h, long exp, double x, const char *level, const char *q, long *job,
+                  char *field, size_t cap)
+{
+    return upload_doc(h, exp, x, level, q, NULL, job, field, cap);
 }
 
 static long count_profiles(harness *h, long exp)
@@ -165,6 +182,8 @@ static void test_declarations(harness *h)
     json_decref(list);
 }
 
+static void test_analyses_per_level(harness *h, long exp);
+
 static void test_levels(harness *h)
 {
     long exp = 0;
@@ -183,6 +202,25 @@ static void test_levels(harness *h)
     check(st == 400 && !strcmp(field, "dataloader"), "missing level: %d %s", st, field);
     st = upload(h, exp, 2, "dali", "?dataloader=gpu", NULL, field, sizeof field);
     check(st == 400 && !strcmp(field, "dataloader"), "undeclared level: %d %s", st, field);
+    /* levels in the document: undeclared, not a factor, disagreeing with
+     * the query, not a string */
+    struct {
+        const char *q, *doc, *field;
+    } bad_doc[] = {
+        {"", "{\"dataloader\":\"gpu\"}", "levels.dataloader"},
+        {"", "{\"dataloader\":\"dali\",\"nodes\":\"2\"}", "levels.nodes"},
+        {"?dataloader=cpu", "{\"dataloader\":\"dali\"}", "levels.dataloader"},
+        {"?dataloader=tpu", "{\"dataloader\":\"tpu\"}", "dataloader"},
+        {"", "{}", "dataloader"},
+    };
+    for (size_t i = 0; i < sizeof bad_doc / sizeof bad_doc[0]; i++) {
+        st = upload_doc(h, exp, 2, "dali", bad_doc[i].q, bad_doc[i].doc, NULL, field,
+                        sizeof field);
+        check(st == 400 && !strcmp(field, bad_doc[i].field), "levels %s with query '%s': %d %s",
+              bad_doc[i].doc, bad_doc[i].q, st, field);
+    }
+    st = upload_doc(h, exp, 2, "dali", "", "{\"dataloader\":7}", NULL, NULL, 0);
+    check(st == 400, "a level that is no string: %d", st);
     check(count_profiles(h, exp) == 0, "nothing stored by the refused uploads");
 
     const double xs[] = {2, 4, 8, 16, 32};
@@ -190,10 +228,14 @@ static void test_levels(harness *h)
     long job = 0;
     for (int l = 0; l < 2; l++)
         for (int i = 0; i < 5; i++) {
+            /* dali's levels are in the documents (and for some in the query
+             * too); cpu's in the query */
             char q[64];
-            snprintf(q, sizeof q, "?dataloader=%s&refit=%s", lv[l],
+            snprintf(q, sizeof q, "?%s%s%srefit=%s", l == 0 && i % 2 ? "" : "dataloader=",
+                     l == 0 && i % 2 ? "" : lv[l], l == 0 && i % 2 ? "" : "&",
                      l == 1 && i == 4 ? "now" : "defer");
-            st = upload(h, exp, xs[i], lv[l], q, &job, NULL, 0);
+            st = upload_doc(h, exp, xs[i], lv[l], q, l == 0 ? "{\"dataloader\":\"dali\"}" : NULL,
+                            &job, NULL, 0);
             check(st == 202, "upload %s at %g: %d", lv[l], xs[i], st);
         }
     check(count_profiles(h, exp) == 10, "10 profiles stored");
@@ -285,6 +327,105 @@ static void test_levels(harness *h)
     p = get_json(h, path, 400);
     check(!strcmp(field_of(p), "nodes"), "unknown query name: field %s", field_of(p));
     json_decref(p);
+    test_analyses_per_level(h, exp);
+}
+
+/* speedups, advice and accuracy read one level combination, named in the
+ * query like predict's; without it 400 naming the factor. */
+static void test_analyses_per_level(harness *h, long exp)
+{
+    const char *const lv[] = {"dali", "cpu"};
+    char path[256];
+    for (int l = 0; l < 2; l++) {
+        /* the measured comm part at 32 ranks is the law's (8 s and 80 s) */
+        snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?dataloader=%s", exp, lv[l]);
+        json_t *sp = get_json(h, path, 200);
+        size_t i, j;
+        json_t *part, *pt;
+        int found = 0, points = 0;
+        json_array_foreach(json_object_get(sp, "parts"), i, part)
+        {
+            if (strcmp(json_string_value(json_object_get(part, "name")) ?: "", "comm"))
+                continue;
+            json_array_foreach(json_object_get(part, "measured"), j, pt)
+            {
+                points++;
+                double x =
+                    json_number_value(json_object_get(json_object_get(pt, "point"), "ranks"));
+                double v = json_number_value(json_object_get(pt, "value"));
+                if (x == 32) {
+                    found = 1;
+                    double want = comm_law(lv[l], 32);
+                    check(fabs(v - want) <= 1e-6 * want, "speedups %s: comm at 32 = %g, want %g",
+                          lv[l], v, want);
+                }
+            }
+        }
+        check(found && points == 5, "speedups %s: comm measured at 5 points (%d), 32 among them",
+              lv[l], points);
+        json_decref(sp);
+
+        /* accuracy: as many application models as the level's listing */
+        snprintf(path, sizeof path,
+                 "/v1/experiments/%ld/models?level=application&metric=time&dataloader=%s", exp,
+                 lv[l]);
+        json_t *ms = get_json(h, path, 200);
+        size_t napp = json_array_size(json_object_get(ms, "models"));
+        json_decref(ms);
+        snprintf(path, sizeof path,
+                 "/v1/experiments/%ld/accuracy?level=application&dataloader=%s", exp, lv[l]);
+        json_t *acc = get_json(h, path, 200);
+        check(napp > 0 && json_array_size(json_object_get(acc, "application")) == napp,
+              "accuracy %s: %zu application models, the listing has %zu", lv[l],
+              json_array_size(json_object_get(acc, "application")), napp);
+        json_decref(acc);
+
+        /* advice: the prediction at the target is the level's law:
+         * 102 + comm(64) = 118 s (dali), 294 s (cpu) */
+        snprintf(path, sizeof path, "/v1/experiments/%ld/advice?dataloader=%s", exp, lv[l]);
+        harness_response r;
+        harness_post(h, path,
+                     "{\"target\":{\"ranks\":64},\"budget_core_hours\":1,"
+                     "\"epochs_per_run\":0.01}",
+                     &r);
+        json_t *adv = harness_json(&r);
+        double pv =
+            json_number_value(json_object_get(json_object_get(adv, "prediction"), "value"));
+        double want = 102 + comm_law(lv[l], 64);
+        check(r.status == 200 && fabs(pv - want) <= 0.01 * want,
+              "advice %s: %d, prediction %g, want %g (%s)", lv[l], r.status, pv, want, r.body);
+        /* every measured point has the one repetition of its level */
+        json_t *rec;
+        json_array_foreach(json_object_get(adv, "recommendations"), i, rec)
+        {
+            json_int_t mr = json_integer_value(json_object_get(rec, "measured_repetitions"));
+            check(mr <= 1, "advice %s: %lld measured repetitions at a point", lv[l],
+                  (long long)mr);
+        }
+        json_decref(adv);
+        harness_response_free(&r);
+    }
+    static const char *const routes[] = {"speedups", "accuracy"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "/v1/experiments/%ld/%s", exp, routes[i]);
+        json_t *p = get_json(h, path, 400);
+        check(!strcmp(field_of(p), "dataloader"), "%s without the level: field %s", routes[i],
+              field_of(p));
+        json_decref(p);
+        snprintf(path, sizeof path, "/v1/experiments/%ld/%s?dataloader=tpu", exp, routes[i]);
+        p = get_json(h, path, 400);
+        check(!strcmp(field_of(p), "dataloader"), "%s, undeclared level: field %s", routes[i],
+              field_of(p));
+        json_decref(p);
+    }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/advice", exp);
+    harness_response r;
+    harness_post(h, path, "{\"target\":{\"ranks\":64},\"budget_core_hours\":1}", &r);
+    json_t *p = harness_json(&r);
+    check(r.status == 400 && !strcmp(field_of(p), "dataloader"),
+          "advice without the level: %d field %s", r.status, field_of(p));
+    json_decref(p);
+    harness_response_free(&r);
 }
 
 static void test_without_factors(harness *h)
