@@ -19,7 +19,9 @@
  *    (comp 60 s, comm 2·x s), memory 2 s, the epoch takes 102 + 0.25·x and
  *    62 + 2·x s; the laws cross at x = 40/1.75 = 22.86, so the fastest of
  *    x in 2..32 is fp32 at 2 (66 s) and of x in {32, 64} fp16 at 32
- *    (110 s); pinned to fp16 the fastest of 2..32 is fp16 at 2 (102.5 s).
+ *    (110 s); pinned to fp16 the fastest of 2..32 is fp16 at 2 (102.5 s);
+ *  - sweep plans vary the factor: status per point × level × repetition
+ *    from the stored profiles' levels, against a brute-force count.
  */
 #include <math.h>
 #include <stdint.h>
@@ -500,6 +502,115 @@ static void check_pick(const json_t *doc, const char *what, const char *want_lev
     check(fabs(t - want_t) <= 1e-3 * want_t, "%s: time %g, want %g", what, t, want_t);
 }
 
+/* POSTs a sweep plan; checks the status; returns the document. */
+static json_t *sweep_plan(harness *h, long exp, const char *body, int want)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan", exp);
+    harness_response r;
+    harness_post(h, path, body, &r);
+    json_t *doc = harness_json(&r);
+    check(r.status == want, "POST %s %s: %d %.300s", path, body, r.status, r.body);
+    harness_response_free(&r);
+    return doc;
+}
+
+/* Sweep plans over the precisions experiment (profiles at 2..32 ranks,
+ * repetition 1, both levels): every legal point × level combination ×
+ * repetition, its status from the stored profiles' levels, checked against
+ * a brute-force enumeration of the same definition. */
+static void test_sweep_plan(harness *h, long exp)
+{
+    static const double ranks[] = {2, 4, 8, 16, 32, 64};
+    static const double measured[] = {2, 4, 8, 16, 32};
+    for (int pinned = 0; pinned < 2; pinned++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"parameters\":{\"ranks\":[2,4,8,16,32,64]},\"factors\":{\"precision\":%s},"
+                 "\"legal\":\"ranks >= 4 && ranks != 16\",\"repetitions\":2,"
+                 "\"command\":\"srun -n {ranks} train --precision {precision} --seed {repetition}\","
+                 "\"epochs_per_run\":0.01}",
+                 pinned ? "[\"fp32\"]" : "[\"fp16\",\"fp32\"]");
+        json_t *plan = sweep_plan(h, exp, body, 200);
+        /* brute force: legal points × levels × repetitions */
+        long runs = 0, want_measured = 0, want_missing = 0;
+        for (int i = 0; i < 6; i++)
+            for (int l = pinned; l < 2; l++)
+                for (int rep = 1; rep <= 2; rep++) {
+                    if (!(ranks[i] >= 4 && ranks[i] != 16))
+                        continue;
+                    runs++;
+                    int m = 0;
+                    for (int k = 0; k < 5; k++)
+                        m |= rep == 1 && measured[k] == ranks[i];
+                    want_measured += m;
+                    want_missing += !m;
+                }
+        check(json_integer_value(json_object_get(plan, "runs")) == runs &&
+                  json_integer_value(json_object_get(plan, "measured")) == want_measured &&
+                  json_integer_value(json_object_get(plan, "missing")) == want_missing,
+              "plan (pinned %d): runs %lld measured %lld missing %lld, want %ld %ld %ld", pinned,
+              (long long)json_integer_value(json_object_get(plan, "runs")),
+              (long long)json_integer_value(json_object_get(plan, "measured")),
+              (long long)json_integer_value(json_object_get(plan, "missing")), runs,
+              want_measured, want_missing);
+        /* every item: its status and command as the brute force says */
+        size_t i;
+        json_t *it;
+        long good = 0;
+        json_array_foreach(json_object_get(plan, "items"), i, it)
+        {
+            double x = json_number_value(json_object_get(json_object_get(it, "point"), "ranks"));
+            int rep = (int)json_integer_value(json_object_get(it, "repetition"));
+            const char *lv =
+                json_string_value(json_object_get(json_object_get(it, "levels"), "precision"));
+            const char *st = json_string_value(json_object_get(it, "status"));
+            const char *cmd = json_string_value(json_object_get(it, "command"));
+            int m = 0;
+            for (int k = 0; k < 5; k++)
+                m |= rep == 1 && measured[k] == x;
+            char want_cmd[128];
+            snprintf(want_cmd, sizeof want_cmd, "srun -n %g train --precision %s --seed %d", x,
+                     lv ? lv : "", rep);
+            good += lv && st && !strcmp(st, m ? "measured" : "missing") &&
+                    (m ? !cmd : cmd && !strcmp(cmd, want_cmd)) && (!pinned || !strcmp(lv, "fp32"));
+        }
+        check(good == runs && json_array_size(json_object_get(plan, "items")) == (size_t)runs,
+              "plan (pinned %d): %ld of %ld items as the brute force says", pinned, good, runs);
+        check(json_array_size(json_object_get(plan, "commands")) == (size_t)want_missing,
+              "plan (pinned %d): one command per missing run", pinned);
+        if (!pinned) {
+            /* the missing runs priced by their level's models: 0.01/3600 ×
+             * Σ T_l(x)·x over rep 2 at 4, 8, 32 and both reps at 64, both
+             * levels = 0.01/3600 × 49124 */
+            double ch = json_number_value(json_object_get(
+                json_object_get(json_object_get(plan, "missing_cost"), "core_hours"), "value"));
+            double want = 0.01 / 3600 * 49124;
+            check(fabs(ch - want) <= 5e-3 * want, "plan: missing core-hours %g, want %g", ch,
+                  want);
+        }
+        json_decref(plan);
+    }
+    struct {
+        const char *factors, *field;
+    } bad[] = {
+        {",\"factors\":{\"precision\":[\"fp16\",\"bf16\"]}", "factors.precision[1]"},
+        {",\"factors\":{\"precision\":[\"fp16\"],\"dataloader\":[\"cpu\"]}",
+         "factors.dataloader"},
+        {"", "factors"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 "{\"parameters\":{\"ranks\":[2,4]}%s,\"command\":\"run {ranks}\"}",
+                 bad[k].factors);
+        json_t *p = sweep_plan(h, exp, body, 400);
+        check(!strcmp(field_of(p), bad[k].field), "plan %s: field %s, want %s", bad[k].factors,
+              field_of(p), bad[k].field);
+        json_decref(p);
+    }
+}
+
 static void test_configurations(harness *h)
 {
     long exp = 0;
@@ -580,6 +691,7 @@ static void test_configurations(harness *h)
     check(!strcmp(field_of(doc), "precision"), "undeclared pinned level: field %s",
           field_of(doc));
     json_decref(doc);
+    test_sweep_plan(h, exp);
 }
 
 int main(void)
