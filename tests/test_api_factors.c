@@ -445,6 +445,12 @@ static void test_without_factors(harness *h)
     check(json_is_null(json_object_get(p, "model_set")), "no factors: listing as before");
     json_decref(p);
     long job = 0;
+    char field[128];
+    int st = upload_doc(h, exp, 2, "dali", "", "{\"dataloader\":\"dali\"}", NULL, field,
+                        sizeof field);
+    check(st == 400 && !strcmp(field, "levels.dataloader"),
+          "no factors: a profile naming levels is refused: %d %s", st, field);
+    check(count_profiles(h, exp) == 0, "no factors: nothing stored by it");
     const double xs[] = {2, 4, 8, 16, 32};
     for (int i = 0; i < 5; i++)
         check(upload(h, exp, xs[i], "dali", "", &job, NULL, 0) == 202,
