@@ -753,7 +753,7 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         (json_int_t)counts[0], "missing", (json_int_t)counts[1], "failed", (json_int_t)counts[2],
         "complete", counts[1] + counts[2] == 0, "items", items, "commands", commands,
         "missing_cost", cost_json(&cost, d, why));
-    if (nf && cost.unpriced)
+    if (nf && cost.m && cost.unpriced)
         json_object_set_new(json_object_get(doc, "missing_cost"), "reason",
                             json_string("runs of level combinations without a model of the "
                                         "epoch time are unpriced"));
