@@ -97,7 +97,9 @@ void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp)
     }
     store_error err = {0};
     PGconn *c = store_acquire(ctx->db, &err);
-    store_model_filter f = {.metric = metric, .level = level, .limit = 1000000};
+    /* one level combination of an experiment with factors (predict_models) */
+    store_model_filter f = {.metric = metric, .level = level, .limit = 1000000,
+                            .levels = m->levels[0] ? m->levels : NULL};
     int rc = c ? store_models_read(c, m->set_id, &f, &rows, &n, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {

@@ -290,8 +290,9 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
     }
     store_error err = {0};
     PGconn *c = store_acquire(ctx->db, &err);
+    /* one level combination of an experiment with factors (predict_models) */
     store_model_filter f = {.level = "application", .phase = "epoch", .metric = "time",
-                            .limit = 1000000};
+                            .limit = 1000000, .levels = m->levels[0] ? m->levels : NULL};
     if (!c || store_measurements_read(c, m->set_id, &f, &rows, &nrows, &err)) {
         if (c)
             store_release(ctx->db, c);

@@ -21,6 +21,13 @@
  * The time/cost Pareto front is over all candidates. When nothing is
  * feasible, "recommended" is null and "nothing_feasible" says why and lists
  * the closest candidates (smallest largest ratio of value to limit).
+ *
+ * An experiment with categorical factors (api/levels.h): the query may pin
+ * a factor's level (?dataloader=dali). The search covers every level
+ * combination with a fitted model of the epoch time that agrees with the
+ * pinned levels, each with its own models, series and baseline; every
+ * candidate names its "levels", and the recommendation, the Pareto front and
+ * the closest candidates are over all of them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,9 +37,11 @@
 #include "api/analysis_data.h"
 #include "api/cost.h"
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/predict.h"
 #include "modeling/configs.h"
 #include "modeling/scaling.h"
+#include "store/model_levels.h"
 
 #define MAX_CANDIDATES 10000
 #define CLOSEST 5
@@ -238,6 +247,7 @@ static int parse_request(const json_t *doc, const cached_models *m, request *r,
 }
 
 typedef struct extra {
+    int combo; /* index into the level combinations searched */
     double point[PMNF_MAX_PARAMS];
     prediction time, core_hours, cost;
     int beyond;
@@ -245,14 +255,26 @@ typedef struct extra {
     double efficiency_pct; /* Extra-Deep's ε model at the point (NaN without one) */
 } extra;
 
-static json_t *candidate_json(const cached_models *m, const cfg_candidate *c, const extra *x,
-                              int full)
+/* One level combination searched: its models and measured data. */
+typedef struct combo {
+    const cached_models *m;
+    const cache_blob *ref;
+    const ad_app *app;
+    const cached_part *parts;
+    int owned;      /* m is the combination's reference to release */
+    json_t *levels; /* {"dataloader":"dali",...}; NULL without factors */
+} combo;
+
+static json_t *candidate_json(const cached_models *m, const combo *cb, const cfg_candidate *c,
+                              const extra *x, int full)
 {
     json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "point",
                           predict_point_json(m, x->point), "ranks", predict_number(c->ranks),
                           "time_s", predict_number(c->time), "core_hours",
                           predict_number(c->core_hours), "cost", predict_number(c->cost),
                           "efficiency", predict_number(x->efficiency), "feasible", c->feasible);
+    if (o && cb[x->combo].levels)
+        json_object_set(o, "levels", cb[x->combo].levels);
     if (!full || !o)
         return o;
     json_object_set_new(o, "efficiency_pct_model", predict_number(x->efficiency_pct));
@@ -306,12 +328,160 @@ static void limits_text(const cfg_limits *l, char *buf, size_t cap)
         snprintf(buf, cap, "no limits");
 }
 
+/* The time models' parts when the epoch time can be predicted from them, else NULL. */
+static const cached_part *time_parts(const cached_models *m)
+{
+    int slot = predict_metric_slot(m, "time");
+    const cached_part *parts = slot >= 0 ? m->parts[slot] : NULL;
+    if (!parts || (!(parts[0].present && parts[1].present && parts[2].present) &&
+                   !parts[3].present))
+        return NULL;
+    return parts;
+}
+
+static void combos_free(api_ctx *ctx, combo *cb, int n)
+{
+    for (int i = 0; cb && i < n; i++) {
+        model_cache_blob_release(ctx->models, cb[i].ref);
+        if (cb[i].m && cb[i].owned)
+            model_cache_release(ctx->models, cb[i].m);
+        json_decref(cb[i].levels);
+    }
+    free(cb);
+}
+
+/* Adds the combination of levels ({"factor":"level",...}, taken; NULL
+ * without factors) with models m (a reference the combination takes when
+ * owned). Returns 1 when added, 0 when it has no model of the epoch time
+ * (m released when owned; its levels appended to skipped), -1 after
+ * answering. */
+static int combo_add(api_ctx *ctx, api_response *resp, combo *cb, int *n,
+                     const cached_models *m, int owned, json_t *levels, json_t *skipped)
+{
+    combo *c = &cb[*n];
+    *c = (combo){.m = m, .owned = owned, .levels = levels};
+    c->parts = time_parts(m);
+    if (!c->parts) {
+        if (skipped && levels)
+            json_array_append(skipped, levels);
+        if (owned)
+            model_cache_release(ctx->models, m);
+        json_decref(levels);
+        *c = (combo){0};
+        return 0;
+    }
+    (*n)++;
+    store_error err = {0};
+    c->app = ad_app_get(ctx, m, predict_metric_slot(m, "time"), &c->ref, &err);
+    if (!c->app) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    return 1;
+}
+
+/* The level combinations to search of an experiment with factors (base:
+ * its models without levels): the one the query names when it pins every
+ * factor, else every combination with models that agrees with the pinned
+ * levels. 0, or -1 after answering. */
+static int combos_of_levels(api_ctx *ctx, const api_request *req, api_response *resp,
+                            const cached_models *base, combo **out, int *nout, json_t *skipped)
+{
+    json_t *spec = json_loads(base->factors_spec, 0, NULL);
+    const char *names[LEVELS_MAX_FACTORS], *pins[LEVELS_MAX_FACTORS];
+    char **found = NULL;
+    int nfound = 0, rc = -1;
+    combo *cb = NULL;
+    int n = 0;
+    if (!spec) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    size_t nf = levels_names(spec, names);
+    int pinned = levels_pins_from_query(spec, req, resp, pins);
+    if (pinned < 0)
+        goto done;
+    store_error err = {0};
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (!c || store_model_levels_read(c, base->set_id, &found, &nfound, &err)) {
+        if (c)
+            store_release(ctx->db, c);
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    store_release(ctx->db, c);
+    cb = calloc((size_t)(nfound ? nfound : 1), sizeof *cb);
+    if (!cb) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    int all_pinned = 1;
+    for (size_t i = 0; i < nf; i++)
+        all_pinned &= pins[i] != NULL;
+    for (int k = 0; k < nfound; k++) {
+        json_t *levels = levels_object(names, nf, found[k]);
+        int agrees = levels != NULL;
+        for (size_t i = 0; agrees && i < nf; i++)
+            agrees = !pins[i] ||
+                     !strcmp(pins[i], json_string_value(json_object_get(levels, names[i])));
+        if (!agrees) {
+            json_decref(levels);
+            continue;
+        }
+        const char *values[LEVELS_MAX_FACTORS];
+        for (size_t i = 0; i < nf; i++)
+            values[i] = json_string_value(json_object_get(levels, names[i]));
+        char *literal = levels_literal(values, nf);
+        const cached_models *m =
+            literal ? model_cache_get_levels(ctx->models, ctx->db, base->experiment, literal,
+                                             &err)
+                    : NULL;
+        free(literal);
+        if (!m) {
+            json_decref(levels);
+            if (err.code)
+                api_store_problem(resp, &err);
+            else
+                api_problem(resp, 500, NULL, "out of memory");
+            goto done;
+        }
+        if (combo_add(ctx, resp, cb, &n, m, 1, levels, skipped) < 0)
+            goto done;
+    }
+    if (n == 0) {
+        api_problem(resp, 409, all_pinned ? NULL : "levels",
+                    all_pinned ? "model set %d has no model of the epoch time (metric time) "
+                                 "at these levels"
+                               : "model set %d has no model of the epoch time (metric time) "
+                                 "at any level combination the query allows",
+                    base->set_number);
+        goto done;
+    }
+    rc = 0;
+done:
+    store_model_levels_free(found, nfound);
+    json_decref(spec);
+    if (rc < 0) {
+        combos_free(ctx, cb, n);
+        cb = NULL;
+        n = 0;
+    }
+    *out = cb;
+    *nout = n;
+    return rc;
+}
+
 void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
-    if (!m)
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0)
         return;
+    store_error err = {0};
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
+    if (!m) {
+        api_store_problem(resp, &err);
+        return;
+    }
     /* the query names only the experiment's factors (their levels) */
     if (predict_check_query(req, resp, m, NULL, 0) < 0) {
         model_cache_release(ctx->models, m);
@@ -323,7 +493,6 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         model_cache_release(ctx->models, m);
         return;
     }
-    const cache_blob *ref = NULL;
     json_t *doc = NULL;
     request r;
     memset(&r, 0, sizeof r);
@@ -331,29 +500,42 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
     cfg_candidate *cand = NULL;
     extra *ex = NULL;
     int *order = NULL;
+    combo *cb = NULL;
+    int ncb = 0;
+    int factors = m->factors_spec[0] != '\0';
+    json_t *skipped = factors ? json_array() : NULL;
     if (api_parse_object(req, resp, &doc) < 0 || parse_request(doc, m, &r, resp) < 0)
         goto done;
-    int slot = predict_metric_slot(m, "time");
-    const cached_part *parts = slot >= 0 ? m->parts[slot] : NULL;
-    if (!parts || (!(parts[0].present && parts[1].present && parts[2].present) &&
-                   !parts[3].present)) {
-        api_problem(resp, 409, NULL, "model set %d has no model of the epoch time (metric time)",
-                    m->set_number);
+    if (!factors) {
+        cb = calloc(1, sizeof *cb);
+        if (!cb) {
+            api_problem(resp, 500, NULL, "out of memory");
+            goto done;
+        }
+        int added = combo_add(ctx, resp, cb, &ncb, m, 0, NULL, NULL);
+        if (added == 0)
+            api_problem(resp, 409, NULL,
+                        "model set %d has no model of the epoch time (metric time)",
+                        m->set_number);
+        if (added <= 0)
+            goto done;
+    } else if (combos_of_levels(ctx, req, resp, m, &cb, &ncb, skipped) < 0)
         goto done;
-    }
     char why[256];
     if (cost_open(&ce, m, why, sizeof why) < 0) {
         api_problem(resp, 409, "cost.formula", "the experiment's formula does not compile: %s",
                     why);
         goto done;
     }
-    store_error err = {0};
-    const ad_app *app = ad_app_get(ctx, m, slot, &ref, &err);
-    if (!app) {
-        api_store_problem(resp, &err);
+    size_t ngrid = cfg_grid_size(r.ranges, m->nparams);
+    if (ngrid * (size_t)ncb > MAX_CANDIDATES) {
+        api_problem(resp, 400, "candidates",
+                    "the product of the ranges has %zu points at each of %d level combinations; "
+                    "at most %d candidates are searched (pin a factor's level in the query)",
+                    ngrid, ncb, MAX_CANDIDATES);
         goto done;
     }
-    int n = (int)cfg_grid_size(r.ranges, m->nparams);
+    int n = (int)(ngrid * (size_t)ncb);
     cand = calloc((size_t)n, sizeof *cand);
     ex = calloc((size_t)n, sizeof *ex);
     order = malloc(sizeof *order * (size_t)n);
@@ -362,17 +544,20 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     int strong = !strcmp(m->scaling, "strong");
-    double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
-    double x1 = app->npoints ? app->ranks[app->baseline] : NAN;
     double k = (double)r.epochs;
-    /* strong scaling chooses by the ε model (Extra-Deep Fig. 4b) when there is one */
-    int by_model = strong && app->efficiency.present;
     for (int i = 0; i < n; i++) {
         extra *x = &ex[i];
-        cfg_grid_point(r.ranges, m->nparams, (size_t)i, x->point);
+        x->combo = i / (int)ngrid;
+        const combo *c = &cb[x->combo];
+        const ad_app *app = c->app;
+        double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
+        double x1 = app->npoints ? app->ranks[app->baseline] : NAN;
+        /* strong scaling chooses by the ε model (Extra-Deep Fig. 4b) when there is one */
+        int by_model = strong && app->efficiency.present;
+        cfg_grid_point(r.ranges, m->nparams, (size_t)i % ngrid, x->point);
         int composed;
-        prediction t = predict_epoch(parts, x->point, &composed);
-        double ranks = cached_ranks(m, x->point);
+        prediction t = predict_epoch(c->parts, x->point, &composed);
+        double ranks = cached_ranks(c->m, x->point);
         x->time = (prediction){t.value * k, t.lo * k, t.hi * k, t.has_interval};
         x->core_hours = (prediction){cost_core_hours(&ce, t.value, ranks) * k,
                                      cost_core_hours(&ce, t.lo, ranks) * k,
@@ -381,7 +566,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                c1 = cost_money(&ce, t.lo, ranks, x->point) * k,
                c2 = cost_money(&ce, t.hi, ranks, x->point) * k;
         x->cost = (prediction){c0, c1 < c2 ? c1 : c2, c1 < c2 ? c2 : c1, t.has_interval};
-        x->beyond = predict_beyond(m, x->point);
+        x->beyond = predict_beyond(c->m, x->point);
         /* relative to P_1 of the candidate's series along x_1 */
         int b = scl_series_baseline(app->coords, app->npoints, m->nparams, x->point,
                                     app->value[AD_GROUPS - 1]);
@@ -407,11 +592,11 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         feasible += cand[i].feasible;
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(list, candidate_json(m, &cand[i], &ex[i], 1));
+        json_array_append_new(list, candidate_json(m, cb, &cand[i], &ex[i], 1));
     int np = cfg_pareto(cand, n, order);
     json_t *pareto = json_array();
     for (int i = 0; i < np; i++)
-        json_array_append_new(pareto, candidate_json(m, &cand[order[i]], &ex[order[i]], 0));
+        json_array_append_new(pareto, candidate_json(m, cb, &cand[order[i]], &ex[order[i]], 0));
     char limits[200];
     limits_text(&r.limits, limits, sizeof limits);
     json_t *out = json_pack("{s:I, s:i, s:s, s:I, s:s, s:i, s:i, s:o}", "experiment",
@@ -419,7 +604,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                             "epochs", (json_int_t)r.epochs, "limits", limits, "searched", n,
                             "feasible", feasible, "candidates", list);
     if (best >= 0) {
-        json_t *rec = candidate_json(m, &cand[best], &ex[best], 1);
+        json_t *rec = candidate_json(m, cb, &cand[best], &ex[best], 1);
         char reason[400];
         snprintf(reason, sizeof reason, "%s (%d of %d candidates meet %s)",
                  rule_text(rule, r.objective != CFG_AUTO), feasible, n, limits);
@@ -430,7 +615,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         int nc = cfg_closest(cand, n, CLOSEST, order);
         json_t *closest = json_array();
         for (int i = 0; i < nc; i++) {
-            json_t *c = candidate_json(m, &cand[order[i]], &ex[order[i]], 1);
+            json_t *c = candidate_json(m, cb, &cand[order[i]], &ex[order[i]], 1);
             json_object_set_new(c, "violation", predict_number(cand[order[i]].violation));
             json_array_append_new(closest, c);
         }
@@ -444,10 +629,28 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                             json_pack("{s:s, s:o}", "detail", detail, "closest", closest));
     }
     json_object_set_new(out, "pareto", pareto);
-    json_object_set_new(out, "baseline",
-                        json_pack("{s:o, s:o, s:o}", "point",
-                                  predict_point_json(m, app->npoints ? app->coords : ex[0].point),
-                                  "ranks", predict_number(x1), "time_s", predict_number(t1)));
+    json_t *baselines = factors ? json_array() : NULL;
+    for (int c = 0; c < ncb; c++) {
+        const ad_app *app = cb[c].app;
+        double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
+        double x1 = app->npoints ? app->ranks[app->baseline] : NAN;
+        json_t *b = json_pack("{s:o, s:o, s:o}", "point",
+                              predict_point_json(m, app->npoints ? app->coords : ex[0].point),
+                              "ranks", predict_number(x1), "time_s", predict_number(t1));
+        if (cb[c].levels)
+            json_object_set(b, "levels", cb[c].levels);
+        if (c == 0)
+            json_object_set(out, "baseline", b);
+        if (baselines)
+            json_array_append(baselines, b);
+        json_decref(b);
+    }
+    if (factors) {
+        /* per level combination searched: its series' baseline; and the
+         * combinations the query allows that have no model of the epoch time */
+        json_object_set_new(out, "level_combinations", baselines);
+        json_object_set(out, "skipped_levels", skipped);
+    }
     json_object_set_new(out, "units",
                         json_pack("{s:s, s:s, s:s, s:s}", "time_s", "s (all epochs)",
                                   "core_hours", "core-h (all epochs)", "cost",
@@ -457,11 +660,12 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
     predict_page_store(ctx, key, resp, out);
 done:
     json_decref(doc);
+    json_decref(skipped);
     free(cand);
     free(ex);
     free(order);
     cost_close(&ce);
     request_free(&r);
-    model_cache_blob_release(ctx->models, ref);
+    combos_free(ctx, cb, ncb);
     model_cache_release(ctx->models, m);
 }

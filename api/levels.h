@@ -33,4 +33,35 @@ int levels_is_factor(const json_t *spec, const char *name);
 int levels_from_query(const json_t *spec, const api_request *req, api_response *resp,
                       char **literal);
 
+/* The declared factor names of spec in name order into names (at most
+ * LEVELS_MAX_FACTORS); returns their number, 0 without factors. */
+size_t levels_names(const json_t *spec, const char **names);
+
+/* The levels the query pins, per factor in name order: the level, or NULL
+ * where the query does not name the factor (a search over the levels).
+ * Returns the number of factors, or -1 after a 400 naming a factor whose
+ * level is not declared. */
+int levels_pins_from_query(const json_t *spec, const api_request *req, api_response *resp,
+                           const char **pins);
+
+/* The text[] literal of n levels in factor-name order ("{\"cpu\",\"fp16\"}"),
+ * malloc'ed; NULL when out of memory. */
+char *levels_literal(const char *const *values, size_t n);
+
+/* {"dataloader":"cpu",...} of a combination given as a JSON array text of
+ * its levels in factor-name order (names from levels_names); NULL when the
+ * text does not match. */
+json_t *levels_object(const char *const *names, size_t n, const char *array_text);
+
+/* The level combination of one upload: every declared factor (spec
+ * "factors") named by the query (query[i]: the level of the i-th factor in
+ * name order, or NULL) and/or the document's "levels" object (doc: NULL
+ * when it has none) with a declared level; where both name it they agree;
+ * doc names nothing else. *literal is malloc'ed ("{}"-free: NULL without
+ * factors). Returns 0, or -1 with the offending field ("dataloader" for the
+ * query, "levels.dataloader" for the document) and a message; 1 when out
+ * of memory. Pure: no I/O. */
+int levels_resolve(const json_t *factors, const char *const *query, const json_t *doc,
+                   char **literal, char *field, size_t fieldcap, char *msg, size_t msgcap);
+
 #endif

@@ -307,6 +307,40 @@ static int resolve_point(const api_request *req, const profile *p, const store_e
     return 0;
 }
 
+/* The upload's factor levels (api/levels.h) from the query and the
+ * profile's "levels": *levels is malloc'ed (NULL without factors). Returns
+ * 0, or -1 after answering 400 naming the field. */
+static int resolve_levels(const api_request *req, const profile *p, const store_experiment *e,
+                          char **levels, api_response *resp)
+{
+    const json_t *factors = json_object_get(e->spec, "factors");
+    const char *names[LEVELS_MAX_FACTORS], *query[LEVELS_MAX_FACTORS] = {0};
+    size_t nf = levels_names(e->spec, names);
+    for (size_t i = 0; i < nf; i++)
+        query[i] = api_query(req, names[i]);
+    json_t *doc = NULL;
+    if (p->nlevels > 0) {
+        doc = json_object();
+        for (int i = 0; doc && i < p->nlevels; i++)
+            if (json_object_set_new(doc, p->level_names[i], json_string(p->level_values[i]))) {
+                json_decref(doc);
+                doc = NULL;
+            }
+        if (!doc) {
+            api_problem(resp, 500, NULL, "out of memory");
+            return -1;
+        }
+    }
+    char field[96], msg[400];
+    int rc = levels_resolve(factors, query, doc, levels, field, sizeof field, msg, sizeof msg);
+    json_decref(doc);
+    if (rc > 0)
+        api_problem(resp, 500, NULL, "out of memory");
+    else if (rc < 0)
+        api_problem(resp, 400, field, "%s", msg);
+    return rc ? -1 : 0;
+}
+
 /* The repetition from the body (p) and ?repetition=N. Returns 0 or -1 after
  * answering 400. */
 static int resolve_repetition(const api_request *req, ingest_kind kind, const profile *p, int *rep,
@@ -506,7 +540,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
-        levels_from_query(e.spec, req, resp, &levels) ||
+        resolve_levels(req, &prof, &e, &levels, resp) ||
         resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,

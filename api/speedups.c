@@ -282,14 +282,16 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
     store_error err = {0};
     PGconn *conn = store_acquire(ctx->db, &err);
     int rc = conn ? 0 : err.code;
+    /* one level combination of an experiment with factors (predict_models) */
+    const char *lv = m->levels[0] ? m->levels : NULL;
     store_model_filter fa = {.level = "application", .phase = "epoch", .metric = metric,
-                             .limit = 10000000};
+                             .limit = 10000000, .levels = lv};
     store_measurement_row *rows = NULL, *crow = NULL;
     int na = 0, nc = 0;
     if (!rc)
         rc = store_measurements_read(conn, m->set_id, &fa, &rows, &na, &err);
     store_model_filter fc = {.level = "callpath", .phase = "epoch", .metric = metric,
-                             .limit = 10000000};
+                             .limit = 10000000, .levels = lv};
     if (!rc)
         rc = store_measurements_read(conn, m->set_id, &fc, &crow, &nc, &err);
     store_release(ctx->db, conn);

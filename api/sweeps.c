@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "api/levels.h"
 #include "api/predict.h"
 #include "store/experiments.h"
 #include "store/models.h"
@@ -457,19 +458,40 @@ done:
 /* ---- POST /v1/experiments/{id}/sweep/plan --------------------------------------- */
 
 /* The sweep's names against the experiment: every varied parameter is one
- * of its parameters, every parameter varied or constant; no factors yet.
- * map[i] = the sweep's source of experiment parameter i: var index, or
- * -1-k for constant k. */
-static int match_experiment(const sweep_def *d, const store_experiment *e, int *map,
-                            api_response *resp)
+ * of its parameters, every parameter varied or constant; every varied
+ * factor one of its factors with declared levels, every factor varied
+ * (api/levels.h). map[i] = the sweep's source of experiment parameter i:
+ * var index, or -1-k for constant k; fmap[k] = the var of the experiment's
+ * k-th factor in name order (*nf of them). */
+static int match_experiment(const sweep_def *d, const store_experiment *e, int *map, int *fmap,
+                            int *nf, api_response *resp)
 {
+    const json_t *factors = json_object_get(e->spec, "factors");
     for (int v = 0; v < d->nvars; v++) {
         char field[160];
         if (d->vars[v].levels) {
+            const json_t *decl = json_object_get(factors, d->vars[v].name);
             snprintf(field, sizeof field, "factors.%s", d->vars[v].name);
-            api_problem(resp, 400, field, "the experiment declares no factor \"%s\"",
-                        d->vars[v].name);
-            return -1;
+            if (!decl) {
+                api_problem(resp, 400, field, "the experiment declares no factor \"%s\"",
+                            d->vars[v].name);
+                return -1;
+            }
+            for (int l = 0; l < d->vars[v].nvalues; l++) {
+                int ok = 0;
+                for (size_t k = 0; k < json_array_size(decl) && !ok; k++)
+                    ok = !strcmp(json_string_value(json_array_get(decl, k)) ?: "",
+                                 d->vars[v].levels[l]);
+                if (!ok) {
+                    char *list = json_dumps(decl, JSON_COMPACT);
+                    snprintf(field, sizeof field, "factors.%s[%d]", d->vars[v].name, l);
+                    api_problem(resp, 400, field, "\"%.64s\" is not a declared level of %s: %s",
+                                d->vars[v].levels[l], d->vars[v].name, list ? list : "");
+                    free(list);
+                    return -1;
+                }
+            }
+            continue;
         }
         int found = 0;
         for (int i = 0; i < e->nparams; i++)
@@ -501,6 +523,21 @@ static int match_experiment(const sweep_def *d, const store_experiment *e, int *
             return -1;
         }
     }
+    const char *names[LEVELS_MAX_FACTORS];
+    *nf = (int)levels_names(e->spec, names);
+    for (int k = 0; k < *nf; k++) {
+        fmap[k] = -1;
+        for (int v = d->nparams; v < d->nvars; v++)
+            if (!strcmp(d->vars[v].name, names[k]))
+                fmap[k] = v;
+        if (fmap[k] < 0) {
+            api_problem(resp, 400, "factors",
+                        "factor \"%s\" of the experiment is not varied: name the levels to plan "
+                        "(\"factors\":{\"%s\":[...]})",
+                        names[k], names[k]);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -512,9 +549,10 @@ static int cmp_run(const double *a, const double *b, int np)
     return 0;
 }
 
-/* The stored run of point and repetition, or NULL (runs ordered by point, repetition). */
+/* The stored run of point, repetition and levels (a JSON array text), or
+ * NULL (runs ordered by point, repetition, levels). */
 static const store_run *find_run(const store_run *runs, int n, int np, const double *point,
-                                 int rep)
+                                 int rep, const char *levels)
 {
     int lo = 0, hi = n - 1;
     while (lo <= hi) {
@@ -522,6 +560,8 @@ static const store_run *find_run(const store_run *runs, int n, int np, const dou
         int c = cmp_run(runs[mid].point, point, np);
         if (!c)
             c = runs[mid].repetition < rep ? -1 : runs[mid].repetition > rep;
+        if (!c)
+            c = strcmp(runs[mid].levels, levels);
         if (!c)
             return &runs[mid];
         if (c < 0)
@@ -539,17 +579,20 @@ typedef struct plan_cost {
     int runs, unpriced;
 } plan_cost;
 
-static void cost_add(plan_cost *c, const double *point, double epochs)
+/* A run at point priced by models m (the experiment's, or its level
+ * combination's; NULL: none). */
+static void cost_add(plan_cost *c, const cached_models *m, const double *point, double epochs)
 {
     c->runs++;
-    if (!c->m || c->slot < 0) {
+    int slot = m ? predict_metric_slot(m, "time") : -1;
+    if (!c->m || c->slot < 0 || slot < 0) {
         c->unpriced++;
         return;
     }
     int composed;
-    prediction t = predict_epoch(c->m->parts[c->slot], point, &composed);
-    double ranks = cached_ranks(c->m, point);
-    double k = epochs * ranks * c->m->cores_per_rank / 3600;
+    prediction t = predict_epoch(m->parts[slot], point, &composed);
+    double ranks = cached_ranks(m, point);
+    double k = epochs * ranks * m->cores_per_rank / 3600;
     if (!isfinite(t.value) || ranks <= 0) {
         c->unpriced++;
         return;
@@ -581,14 +624,76 @@ static json_t *plan_point_json(const store_experiment *e, const double *point)
     return o;
 }
 
+/* The models of each level combination a plan prices its runs by, looked
+ * up once each (at most PLAN_LEVEL_MODELS; the runs of further
+ * combinations are unpriced). */
+#define PLAN_LEVEL_MODELS 64
+typedef struct plan_levels {
+    int n;
+    char *text[PLAN_LEVEL_MODELS]; /* the combination's JSON array text */
+    const cached_models *m[PLAN_LEVEL_MODELS];
+} plan_levels;
+
+static const cached_models *plan_levels_models(api_ctx *ctx, plan_levels *pl, int64_t exp,
+                                               const char *text, const char *const *values,
+                                               int nf)
+{
+    for (int i = 0; i < pl->n; i++)
+        if (!strcmp(pl->text[i], text))
+            return pl->m[i];
+    if (pl->n == PLAN_LEVEL_MODELS)
+        return NULL;
+    char *literal = levels_literal(values, (size_t)nf);
+    store_error err = {0};
+    const cached_models *m =
+        literal ? model_cache_get_levels(ctx->models, ctx->db, exp, literal, &err) : NULL;
+    free(literal);
+    pl->text[pl->n] = strdup(text);
+    if (!pl->text[pl->n]) {
+        if (m)
+            model_cache_release(ctx->models, m);
+        return NULL;
+    }
+    pl->m[pl->n++] = m;
+    return m;
+}
+
+static void plan_levels_free(api_ctx *ctx, plan_levels *pl)
+{
+    for (int i = 0; i < pl->n; i++) {
+        free(pl->text[i]);
+        if (pl->m[i])
+            model_cache_release(ctx->models, pl->m[i]);
+    }
+}
+
+/* The JSON array text of the levels of point idx, in factor-name order
+ * (fmap), as the store writes them ("[\"cpu\",\"fp16\"]"); values[k] the
+ * k-th level. Levels need no escaping (api/levels.c). */
+static void plan_levels_text(const sweep_def *d, const int *idx, const int *fmap, int nf,
+                             char *buf, size_t cap, const char **values)
+{
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (int k = 0; k < nf && n < cap; k++) {
+        values[k] = d->vars[fmap[k]].levels[idx[fmap[k]]];
+        n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", k ? "," : "", values[k]);
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}
+
 static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment *e,
-                        const int *map, const store_run *runs, int nruns, api_response *resp)
+                        const int *map, const int *fmap, int nf, const store_run *runs,
+                        int nruns, api_response *resp)
 {
     store_error err = {0};
     plan_cost cost = {0};
-    char why[300] = "";
+    plan_levels pl = {0};
+    char why[300] = "", ltext[LEVELS_MAX_FACTORS * (LEVELS_MAX_TEXT + 3) + 3] = "[]";
+    const char *lvalues[LEVELS_MAX_FACTORS];
     cost.m = model_cache_get(ctx->models, ctx->db, e->id, &err);
-    cost.slot = cost.m ? predict_metric_slot(cost.m, "time") : -1;
+    /* with factors the runs are priced by their combination's models */
+    cost.slot = cost.m ? nf ? 0 : predict_metric_slot(cost.m, "time") : -1;
     if (!cost.m)
         snprintf(why, sizeof why, "%s", err.msg);
     else if (cost.slot < 0)
@@ -608,8 +713,12 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         for (int i = 0; i < np; i++)
             point[i] = map[i] >= 0 ? d->vars[map[i]].values[idx[map[i]]]
                                    : d->const_values[-1 - map[i]];
+        if (nf)
+            plan_levels_text(d, idx, fmap, nf, ltext, sizeof ltext, lvalues);
+        const cached_models *lm = NULL;
+        int lm_known = !nf;
         for (int rep = 1; rep <= d->repetitions; rep++) {
-            const store_run *r = find_run(runs, nruns, np, point, rep);
+            const store_run *r = find_run(runs, nruns, np, point, rep, ltext);
             int st = r && r->ok ? 0 : r && r->failed ? 2 : 1;
             counts[st]++;
             json_t *o = json_pack("{s:o, s:i, s:s}", "point", plan_point_json(e, point),
@@ -626,7 +735,11 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
                     json_object_set_new(o, "command", json_string(cmd));
                     json_array_append_new(commands, json_string(cmd));
                 }
-                cost_add(&cost, point, d->epochs_per_run);
+                if (!lm_known && cost.m) {
+                    lm = plan_levels_models(ctx, &pl, e->id, ltext, lvalues, nf);
+                    lm_known = 1;
+                }
+                cost_add(&cost, nf ? lm : cost.m, point, d->epochs_per_run);
             }
             json_array_append_new(items, o);
         }
@@ -640,8 +753,13 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         (json_int_t)counts[0], "missing", (json_int_t)counts[1], "failed", (json_int_t)counts[2],
         "complete", counts[1] + counts[2] == 0, "items", items, "commands", commands,
         "missing_cost", cost_json(&cost, d, why));
+    if (nf && cost.m && cost.unpriced)
+        json_object_set_new(json_object_get(doc, "missing_cost"), "reason",
+                            json_string("runs of level combinations without a model of the "
+                                        "epoch time are unpriced"));
     if (cost.m)
         model_cache_release(ctx->models, cost.m);
+    plan_levels_free(ctx, &pl);
     api_send_json(resp, 200, doc);
 }
 
@@ -653,7 +771,7 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
     sweep_def d;
     memset(&d, 0, sizeof d);
     store_run *runs = NULL;
-    int nruns = 0, map[PMNF_MAX_PARAMS];
+    int nruns = 0, map[PMNF_MAX_PARAMS], fmap[LEVELS_MAX_FACTORS], nf = 0;
     if (api_path_id(req, resp, "id", "experiment", &id) < 0 ||
         api_parse_object(req, resp, &body) < 0)
         return;
@@ -670,7 +788,7 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    if (match_experiment(&d, &e, map, resp) < 0) {
+    if (match_experiment(&d, &e, map, fmap, &nf, resp) < 0) {
         store_release(ctx->db, c);
         goto done;
     }
@@ -694,7 +812,7 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    plan_answer(ctx, &d, &e, map, runs, nruns, resp);
+    plan_answer(ctx, &d, &e, map, fmap, nf, runs, nruns, resp);
 done:
     store_runs_free(runs, nruns);
     sweep_def_free(&d);

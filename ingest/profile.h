@@ -52,6 +52,9 @@ typedef struct profile {
                            the point comes from elsewhere, e.g. the query) */
     double *point;      /* nparams values */
     int repetition;     /* >= 1; 1 when the upload does not say */
+    int nlevels;        /* categorical factors' levels the upload names ("levels":
+                           {"dataloader":"dali"}); 0 when it names none */
+    char **level_names, **level_values;
     int ncallpaths;
     profile_callpath *callpaths;
     int nmetrics;
@@ -62,7 +65,8 @@ typedef struct profile {
 } profile;
 
 /* perfcast JSON profile:
- * {"point":{"ranks":8},"repetition":1,"ranks":[{"rank":0,"steps":[{"phase":
+ * {"point":{"ranks":8},"repetition":1,"levels":{"dataloader":"dali"},
+ *  "ranks":[{"rank":0,"steps":[{"phase":
  *  "train","callpaths":[{"name":"k","category":"comp","metrics":{"time":0.01,
  *  "visits":4}}]}],"between_steps":[{"callpaths":[...]}]}]}
  * Returns 0, or -1 with err (byte offset or line, and what was expected) and

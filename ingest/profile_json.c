@@ -6,6 +6,9 @@
  *
  *   {"point": {"ranks": 8},              optional: the caller may know it
  *    "repetition": 1,                    optional, integer >= 1, default 1
+ *    "levels": {"dataloader": "dali"},   optional: categorical factors' levels
+ *                                        (checked against the experiment by
+ *                                        the service, api/levels.h)
  *    "ranks": [{"rank": 0,
  *               "steps": [{"phase": "train",          or "validation"; default train
  *                          "callpaths": [{"name": "volta_sgemm_128x64_nn",
@@ -43,6 +46,7 @@
 #define PJ_MAX_DEPTH 32  /* nesting of arrays and objects; the format needs 8 */
 #define PJ_SHOWN 40      /* bytes of a name quoted in a message */
 #define PJ_PATH 160      /* room for the longest index-only JSON path */
+#define PJ_MAX_LEVELS 64 /* factors named in "levels" (an experiment declares at most 8) */
 
 /* One entry of a "callpaths" array, in document order. */
 typedef struct pj_occ {
@@ -101,6 +105,12 @@ void profile_free(profile *p)
         free(p->param_names[i]);
     free(p->param_names);
     free(p->point);
+    for (int i = 0; i < p->nlevels; i++) {
+        free(p->level_names[i]);
+        free(p->level_values[i]);
+    }
+    free(p->level_names);
+    free(p->level_values);
     for (int i = 0; i < p->ncallpaths; i++)
         free(p->callpaths[i].name);
     free(p->callpaths);
@@ -813,13 +823,49 @@ static int read_repetition(pj_reader *r, const json_t *root, profile *out)
     return get_int(r, "repetition", rep, 1, &out->repetition);
 }
 
+/* "levels": factor name -> level, both names; which factors and levels the
+ * experiment declares is the service's to check. */
+static int read_levels(pj_reader *r, const json_t *root, profile *out)
+{
+    char path[PJ_PATH + 64];
+    const json_t *levels = json_object_get(root, "levels");
+    const char *key;
+    const json_t *v;
+    if (!levels)
+        return 0;
+    if (!json_is_object(levels))
+        return pj_fail(r, "levels: expected an object: factor name -> its level");
+    size_t n = json_object_size(levels);
+    if (n == 0)
+        return 0;
+    if (n > PJ_MAX_LEVELS)
+        return pj_fail(r, "levels: more than %d factors", PJ_MAX_LEVELS);
+    out->level_names = calloc(n, sizeof(*out->level_names));
+    out->level_values = calloc(n, sizeof(*out->level_values));
+    if (!out->level_names || !out->level_values)
+        return pj_nomem(r);
+    json_object_foreach((json_t *)levels, key, v) {
+        const char *level;
+        path_key(path, sizeof(path), "levels", key);
+        if (check_name(r, path, key, strlen(key)) < 0 || get_name(r, path, v, &level) < 0)
+            return -1;
+        out->level_names[out->nlevels] = strdup(key);
+        out->level_values[out->nlevels] = strdup(level);
+        /* counted before checking, so that profile_free frees a half pair */
+        if (!out->level_names[out->nlevels++] || !out->level_values[out->nlevels - 1])
+            return pj_nomem(r);
+    }
+    return 0;
+}
+
 /* ---- entry point ----------------------------------------------------------- */
 
 static int read_document(pj_reader *r, const json_t *root, profile *out)
 {
-    static const char *const members[] = {"point", "repetition", "ranks", NULL};
+    static const char *const members[] = {"point", "repetition", "levels", "ranks", NULL};
     if (only_members(r, "", root, members) < 0 || read_point(r, root, out) < 0 ||
-        read_repetition(r, root, out) < 0 || read_ranks(r, root, &out->nranks) < 0 ||
+        read_repetition(r, root, out) < 0 || read_levels(r, root, out) < 0 ||
+        read_ranks(r, root, &out->nranks) < 0 ||
         intern_callpaths(r, out) < 0 || intern_metrics(r, out) < 0)
         return -1;
     return build_rows(r, out);

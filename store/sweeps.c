@@ -21,9 +21,10 @@ int store_runs_read(PGconn *c, int64_t exp, int nparams, store_run **out, int *n
         c,
         "SELECT array_to_string(p.point, ','), p.repetition, "
         "count(*) FILTER (WHERE j.state IS DISTINCT FROM 'failed'), "
-        "count(*) FILTER (WHERE j.state = 'failed') "
+        "count(*) FILTER (WHERE j.state = 'failed'), array_to_json(p.levels)::text "
         "FROM profiles p LEFT JOIN jobs j ON j.id = p.job_id WHERE p.experiment_id = $1 "
-        "GROUP BY p.point, p.repetition ORDER BY p.point, p.repetition",
+        "GROUP BY p.point, p.repetition, p.levels "
+        "ORDER BY p.point, p.repetition, array_to_json(p.levels)::text COLLATE \"C\"",
         1, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
@@ -47,6 +48,12 @@ int store_runs_read(PGconn *c, int64_t exp, int nparams, store_run **out, int *n
         v[i].repetition = atoi(PQgetvalue(r, i, 1));
         v[i].ok = atoi(PQgetvalue(r, i, 2));
         v[i].failed = atoi(PQgetvalue(r, i, 3));
+        v[i].levels = strdup(PQgetvalue(r, i, 4));
+        if (!v[i].levels) {
+            PQclear(r);
+            store_runs_free(v, rows);
+            return store_error_set(err, STORE_INTERNAL, "out of memory");
+        }
     }
     PQclear(r);
     if (rows == 0)
@@ -60,6 +67,8 @@ void store_runs_free(store_run *v, int n)
 {
     if (v && n > 0)
         free(v[0].point);
+    for (int i = 0; v && i < n; i++)
+        free(v[i].levels);
     free(v);
 }
 

@@ -16,10 +16,14 @@ typedef struct store_run {
     int repetition;
     int ok;         /* profiles of this run whose job did not fail */
     int failed;     /* profiles of this run whose refit job failed */
+    char *levels;   /* its factor levels as a JSON array in factor-name order
+                       ("[\"cpu\",\"fp16\"]"; "[]" without factors) */
 } store_run;
 
-/* The distinct runs of experiment exp (nparams parameters), ordered by
- * point and repetition, into *out (free with store_runs_free). */
+/* The distinct runs (coordinate, repetition, factor levels) of experiment
+ * exp (nparams parameters), ordered by point, repetition and levels (their
+ * JSON text compared bytewise, as strcmp does), into *out (free with
+ * store_runs_free). */
 int store_runs_read(PGconn *c, int64_t exp, int nparams, store_run **out, int *n,
                     store_error *err);
 void store_runs_free(store_run *v, int n);

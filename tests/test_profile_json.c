@@ -133,6 +133,35 @@ static void test_minimal(void)
     profile_free(&p);
 }
 
+/* "levels": factor name -> level, kept as given (the service checks them
+ * against the experiment); none when absent. */
+static void test_levels(void)
+{
+    profile p;
+    ingest_error err;
+    const char *text = "{\"levels\":{\"dataloader\":\"dali\",\"precision\":\"fp16\"},"
+                       "\"ranks\":[{\"rank\":0,\"steps\":[{\"callpaths\":[{\"name\":\"k\","
+                       "\"category\":\"comp\",\"metrics\":{\"time\":3}}]}]}]}";
+    int rc = read_text(text, &p, &err);
+    check(rc == 0, "levels: %s", err.msg);
+    if (rc != 0)
+        return;
+    check(p.nlevels == 2, "two levels, got %d", p.nlevels);
+    for (int i = 0; i < p.nlevels; i++) {
+        const char *want = !strcmp(p.level_names[i], "dataloader")  ? "dali"
+                           : !strcmp(p.level_names[i], "precision") ? "fp16"
+                                                                      : "?";
+        check(!strcmp(p.level_values[i], want), "%s = %s", p.level_names[i], p.level_values[i]);
+    }
+    profile_free(&p);
+    text = "{\"levels\":{},\"ranks\":[{\"rank\":0,\"steps\":[{\"callpaths\":[{\"name\":"
+           "\"k\",\"category\":\"comp\",\"metrics\":{\"time\":3}}]}]}]}";
+    rc = read_text(text, &p, &err);
+    check(rc == 0 && p.nlevels == 0 && !p.level_names, "empty levels: none");
+    if (rc == 0)
+        profile_free(&p);
+}
+
 /* 3 ranks x 2 steps x 500 callpaths, each step listing them in a different
  * order: ids must follow first appearance, every cell one row. */
 static void test_many_callpaths(void)
@@ -268,6 +297,12 @@ static const bad_case bad_cases[] = {
     {"point value overflows", "{\"point\":{\"ranks\":-1e400},\"ranks\":[{\"rank\":0}]}",
      "overflow"},
     {"point not an object", "{\"point\":[8],\"ranks\":[{\"rank\":0}]}", "point: expected an object"},
+    {"levels not an object", "{\"levels\":[\"dali\"],\"ranks\":[{\"rank\":0}]}",
+     "levels: expected an object"},
+    {"level not a string", "{\"levels\":{\"dataloader\":7},\"ranks\":[{\"rank\":0}]}",
+     "levels.dataloader: expected a string"},
+    {"empty level", "{\"levels\":{\"dataloader\":\"\"},\"ranks\":[{\"rank\":0}]}",
+     "levels.dataloader: expected a non-empty name"},
     {"missing ranks", "{\"point\":{\"ranks\":8}}", "missing \"ranks\""},
     {"zero ranks", "{\"ranks\":[]}", "ranks: expected at least one rank"},
     {"ranks not an array", "{\"ranks\":{}}", "ranks: expected an array"},
@@ -448,6 +483,7 @@ int main(void)
 {
     test_valid();
     test_minimal();
+    test_levels();
     test_many_callpaths();
     test_bad();
     test_syntax_position();

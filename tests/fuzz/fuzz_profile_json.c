@@ -3,7 +3,7 @@
  * (ingest/profile.h, ingest/profile_json.c). Each input is handed over as an
  * exact-size buffer; a success must give a consistent profile (every index in
  * range, finite values, non-negative time/visits/bytes, rows strictly sorted
- * by cell), a failure a zeroed profile and a terminated message in clean
+ * by cell, named levels non-empty), a failure a zeroed profile and a terminated message in clean
  * UTF-8. Any breach
  * aborts so libFuzzer reports it. Seeds: tests/fuzz/corpus/profile_json/.
  */
@@ -32,6 +32,13 @@ static void check_profile(const profile *p)
         abort();
     for (int i = 0; i < p->nparams; i++)
         if (!p->param_names[i] || !p->param_names[i][0] || !isfinite(p->point[i]))
+            abort();
+    /* "levels": names and levels, both non-empty */
+    if (p->nlevels < 0 || p->nlevels > 64 || (p->nlevels > 0) != (p->level_names != NULL))
+        abort();
+    for (int i = 0; i < p->nlevels; i++)
+        if (!p->level_names[i] || !p->level_names[i][0] || !p->level_values[i] ||
+            !p->level_values[i][0])
             abort();
     for (int i = 0; i < p->ncallpaths; i++) {
         size_t n = strlen(p->callpaths[i].name);
