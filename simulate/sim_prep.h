@@ -51,12 +51,22 @@ typedef struct sim_cop {
     int src;          /* the graph operation it comes from */
 } sim_cop;
 
+/* What the event loop reads of an operation, packed in 16 bytes: its
+ * dependents are dependents[first .. next op's first). */
+typedef struct sim_hop {
+    double amount;
+    int first;
+    int slot;
+} sim_hop;
+
 typedef struct sim_cstep {
     int nops;
     sim_cop *ops;
     int *dependents;
     int nroots;
     int *roots;       /* operations with no prerequisite, in graph order */
+    sim_hop *hot;     /* nops + 1 (the last one only closes the dependents) */
+    int *ndeps;       /* per operation: its prerequisites */
 } sim_cstep;
 
 typedef struct sim_program {
