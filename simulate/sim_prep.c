@@ -115,18 +115,18 @@ static void assign_servers(const sim_graph *g, const sim_step *st, int m, int *s
 /* The event loop's packed copy of a compiled step (sim_hop). */
 static int pack_step(sim_cstep *st)
 {
-    st->hot = malloc((size_t)(st->nops + 1) * sizeof *st->hot);
+    st->hot = malloc((size_t)(st->nops ? st->nops : 1) * sizeof *st->hot);
     st->ndeps = malloc((size_t)(st->nops ? st->nops : 1) * sizeof *st->ndeps);
     if (!st->hot || !st->ndeps)
         return -1;
-    int end = 0;
     for (int k = 0; k < st->nops; k++) {
         const sim_cop *c = &st->ops[k];
-        st->hot[k] = (sim_hop){c->amount, c->first, c->slot};
+        int one = c->count == 1;
+        st->hot[k] = (sim_hop){c->amount, one ? st->dependents[c->first] : c->first,
+                               (unsigned short)c->slot,
+                               (unsigned short)(c->count < SIM_HOP_MANY ? c->count : SIM_HOP_MANY)};
         st->ndeps[k] = c->ndeps;
-        end = c->first + c->count;
     }
-    st->hot[st->nops] = (sim_hop){0, end, 0};
     return 0;
 }
 

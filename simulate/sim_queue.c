@@ -1,5 +1,7 @@
 /*
- * sim_queue.c — indexed binary min-heap of simulator events (sim_queue.h).
+ * sim_queue.c — indexed min-heap of simulator events (sim_queue.h), four
+ * children per node: half the levels of a binary heap, and the children of
+ * a node share a cache line.
  */
 #include <stdlib.h>
 
@@ -42,7 +44,7 @@ static inline int before(const sim_qent *x, const sim_qent *y)
 static void sift_up(sim_queue *q, int i, sim_qent e)
 {
     while (i) {
-        int p = (i - 1) / 2;
+        int p = (i - 1) / 4;
         if (!before(&e, &q->a[p]))
             break;
         q->a[i] = q->a[p];
@@ -57,11 +59,13 @@ static void sift_down(sim_queue *q, int i, sim_qent e)
 {
     int n = q->n;
     for (;;) {
-        int c = 2 * i + 1;
+        int c = 4 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && before(&q->a[c + 1], &q->a[c]))
-            c++;
+        int last = c + 4 < n ? c + 4 : n;
+        for (int k = c + 1; k < last; k++)
+            if (before(&q->a[k], &q->a[c]))
+                c = k;
         if (!before(&q->a[c], &e))
             break;
         q->a[i] = q->a[c];
@@ -82,7 +86,7 @@ void sim_queue_set(sim_queue *q, int item, double t)
     }
     /* the new key is later in sequence: it moves down unless its time is
      * earlier */
-    if (p && before(&e, &q->a[(p - 1) / 2]))
+    if (p && before(&e, &q->a[(p - 1) / 4]))
         sift_up(q, p, e);
     else
         sift_down(q, p, e);
@@ -97,7 +101,7 @@ void sim_queue_remove(sim_queue *q, int item)
     sim_qent last = q->a[--q->n];
     if (p == q->n)
         return;
-    if (p && before(&last, &q->a[(p - 1) / 2]))
+    if (p && before(&last, &q->a[(p - 1) / 4]))
         sift_up(q, p, last);
     else
         sift_down(q, p, last);

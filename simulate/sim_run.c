@@ -259,12 +259,15 @@ static int complete_op(sim *S, int w, int op)
     worker *k = &S->w[w];
     const sim_cstep *st = &S->p->steps[k->step];
     const sim_hop *o = &st->hot[op];
-    for (int i = o->first, end = o[1].first; i < end; i++) {
-        int j = st->dependents[i];
-        if (--k->deps[j] == 0 && enqueue(S, w, &st->hot[j], j))
-            return -1;
-    }
     k->outstanding--;
+    if (o->count == 1) {
+        int j = o->ref;
+        return --k->deps[j] == 0 ? enqueue(S, w, &st->hot[j], j) : 0;
+    }
+    int n = o->count == SIM_HOP_MANY ? st->ops[op].count : o->count;
+    for (const int *d = st->dependents + o->ref, *end = d + n; d < end; d++)
+        if (--k->deps[*d] == 0 && enqueue(S, w, &st->hot[*d], *d))
+            return -1;
     return 0;
 }
 
