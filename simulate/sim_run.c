@@ -53,6 +53,7 @@ typedef struct chunk {
 
 typedef struct worker {
     int step, done, outstanding, cat, netbusy;
+    uint64_t netmask[2]; /* per direction: servers it has a chunk in flight with */
     int *deps;
     double last_t, t_cat[3];
 } worker;
@@ -134,6 +135,7 @@ static int start_chunk(sim *S, int w, int slot, double now)
     int d = link_dir(slot);
     S->nact[2 * sim_slot_server(slot) + d]++;
     S->w[w].netbusy++;
+    S->w[w].netmask[d] |= 1ULL << sim_slot_server(slot);
     S->started[d] = 1;
     if (S->M == 1) {
         S->link_dirty[d] = 1;
@@ -235,11 +237,15 @@ static void rerate_worker(sim *S, int w, int dir, double now)
     }
 }
 
-static void rerate_all(sim *S, int dir, double now)
+/* Several servers: new shares in direction dir for the workers sending to
+ * a server of `changed` (whose counts changed) and for worker w (whose own
+ * connections changed); the others' shares depend on unchanged counts only
+ * and stay what they were. */
+static void rerate_all(sim *S, int dir, uint64_t changed, int w, double now)
 {
-    for (int w = 0; w < S->W; w++)
-        if (S->w[w].netbusy)
-            rerate_worker(S, w, dir, now);
+    for (int v = 0; v < S->W; v++)
+        if (v == w || (S->w[v].netmask[dir] & changed))
+            rerate_worker(S, v, dir, now);
 }
 
 static void account(sim *S, int w, double now)
@@ -301,11 +307,11 @@ static int fill_slots(sim *S, int w, double now)
 static void rerate(sim *S, int w, const int *before, double now)
 {
     for (int d = 0; d < 2; d++) {
-        int changed = 0;
+        uint64_t changed = 0;
         for (int s = 0; s < S->M; s++)
-            changed |= before[2 * s + d] != S->nact[2 * s + d];
+            changed |= (uint64_t)(before[2 * s + d] != S->nact[2 * s + d]) << s;
         if (changed)
-            rerate_all(S, d, now);
+            rerate_all(S, d, changed, w, now);
         else if (S->started[d])
             rerate_worker(S, w, d, now);
     }
@@ -363,6 +369,7 @@ static int handle(sim *S, int w, int slot, double now, double *finish)
             S->link_dirty[d] = 1;
         S->nact[2 * sim_slot_server(slot) + d]--;
         k->netbusy--;
+        k->netmask[d] &= ~(1ULL << sim_slot_server(slot));
         S->busy[slot] += c->amount;
     } else {
         S->busy[slot] += now - c->start;
@@ -529,7 +536,7 @@ int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_erro
         if (S.M == 1)
             reschedule_link(&S, d, 0);
         else
-            rerate_all(&S, d, 0);
+            rerate_all(&S, d, ~0ULL, -1, 0);
     }
     for (int w = 0; w < S.W; w++)
         S.w[w].cat = category(&S, w);
