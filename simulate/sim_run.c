@@ -68,6 +68,7 @@ typedef struct sim {
     int *nact;      /* 2 x M: workers active on (server, direction) */
     double *busy;   /* S: summed busy seconds (compute) or bytes (links) */
     sim_queue queue; /* items: the W x S slots, then (one server) the 2 directions */
+    uint32_t *who;   /* per slot item: worker << 8 | slot (no division per event) */
     sim_rng rng;
     long events;
     /* within one event: slots of the worker that got work (bit per slot;
@@ -437,6 +438,7 @@ static void sim_free(sim *S)
     free(S->q);
     free(S->nact);
     free(S->busy);
+    free(S->who);
     sim_queue_free(&S->queue);
     sim_heap_free(&S->tags[0]);
     sim_heap_free(&S->tags[1]);
@@ -450,8 +452,12 @@ static int sim_alloc(sim *S)
     S->q = calloc((size_t)n, sizeof *S->q);
     S->nact = calloc((size_t)(2 * S->M), sizeof *S->nact);
     S->busy = calloc((size_t)S->S, sizeof *S->busy);
-    if (!S->w || !S->ch || !S->q || !S->nact || !S->busy || sim_queue_init(&S->queue, n + 2))
+    S->who = malloc((size_t)n * sizeof *S->who);
+    if (!S->w || !S->ch || !S->q || !S->nact || !S->busy || !S->who ||
+        sim_queue_init(&S->queue, n + 2))
         return -1;
+    for (int i = 0; i < n; i++) /* slots < 256: 1 + 3 * SIM_MAX_SERVERS */
+        S->who[i] = (uint32_t)(i / S->S) << 8 | (uint32_t)(i % S->S);
     for (int w = 0; w < S->W; w++) {
         S->w[w].deps = malloc((size_t)S->p->max_ops * sizeof(int));
         S->w[w].cat = 2;
@@ -508,7 +514,7 @@ static int loop(sim *S, double *finish)
                 sim_queue_remove(&S->queue, item);
             continue;
         }
-        if (handle(S, item / S->S, item % S->S, now, finish))
+        if (handle(S, (int)(S->who[item] >> 8), (int)(S->who[item] & 0xff), now, finish))
             return -1;
         if (sim_queue_key(&S->queue, item) == key) /* not started again */
             sim_queue_remove(&S->queue, item);
