@@ -331,6 +331,14 @@ static json_t *cheapest_json(const api_sim_request *r, const sim_sweep_result *s
                      thr > 0 ? price / (thr * 3600) * 1e6 : 0.0);
 }
 
+/* A what-if as the request states it (what api_sim_request_parse reads
+ * back when a worker runs a queued request). */
+static json_t *variant_request_json(const api_sim_variant *v)
+{
+    return json_pack("{s:f, s:f, s:b}", "bandwidth", v->bandwidth, "win", v->win, "flow_control",
+                     v->flow_control);
+}
+
 json_t *api_sim_request_json(const api_sim_request *r)
 {
     json_t *w = json_array(), *m = json_array(), *wi = json_array();
@@ -339,7 +347,7 @@ json_t *api_sim_request_json(const api_sim_request *r)
     for (int i = 0; i < r->nservers; i++)
         json_array_append_new(m, json_integer(r->servers[i]));
     for (int i = 0; i < r->nwhatif; i++)
-        json_array_append_new(wi, variant_json(&r->whatif[i]));
+        json_array_append_new(wi, variant_request_json(&r->whatif[i]));
     json_t *o = json_pack("{s:o, s:o, s:f, s:f, s:b, s:i, s:i, s:I, s:o}", "workers", w, "servers",
                           m, "bandwidth", r->base.bandwidth, "win", r->base.win, "flow_control",
                           r->base.flow_control, "steps", r->steps, "replications", r->reps,

@@ -17,12 +17,16 @@
  * Bad input answers 400 with "field" (and "operation" and "step" when an
  * operation is at fault); nothing is stored then.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <openssl/sha.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "api/handlers.h"
 #include "api/sim_request.h"
@@ -30,6 +34,7 @@
 #include "store/simulations.h"
 
 #define SIM_MAX_NAME 200
+#define SIM_RUN_LEASE_S 30.0 /* a claimed run's lease, renewed every third of it */
 
 static json_t *sim_view(const store_sim *s)
 {
@@ -422,48 +427,117 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, 200, view);
 }
 
+/* ---- queued runs: claimed with a lease, renewed while they run ---- */
+
+typedef struct sim_lease {
+    store *db;
+    int64_t run;
+    const char *worker;
+    int attempt;
+    pthread_mutex_t mu;
+    pthread_cond_t done_cv;
+    int done;
+} sim_lease;
+
+/* Renews the lease every third of it until the run is over. */
+static void *lease_keeper(void *arg)
+{
+    sim_lease *l = arg;
+    pthread_mutex_lock(&l->mu);
+    while (!l->done) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)(SIM_RUN_LEASE_S / 3);
+        while (!l->done && pthread_cond_timedwait(&l->done_cv, &l->mu, &until) != ETIMEDOUT)
+            ;
+        if (l->done)
+            break;
+        pthread_mutex_unlock(&l->mu);
+        store_error err;
+        PGconn *c = store_acquire(l->db, &err);
+        if (c)
+            store_sim_run_heartbeat(c, l->run, l->worker, l->attempt, SIM_RUN_LEASE_S, &err);
+        store_release(l->db, c);
+        pthread_mutex_lock(&l->mu);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+/* The simulation of claimed run r: its result document as text, or NULL
+ * with why. */
+static char *run_claimed(store *db, const store_sim_run *r, char *why, size_t cap)
+{
+    api_sim_request q;
+    api_sim_request_default(&q);
+    char field[64], msg[256];
+    simgraph_doc d;
+    sim_error e = {0};
+    store_error err;
+    int64_t profile = r->profile_id;
+    if (api_sim_request_parse(r->request, &q, field, sizeof field, msg, sizeof msg)) {
+        snprintf(why, cap, "%s: %s", field, msg);
+        return NULL;
+    }
+    PGconn *c = store_acquire(db, &err);
+    int rc = c ? load_graph(c, r->sim_id, &profile, &d, &err, &e) : err.code;
+    store_release(db, c);
+    if (rc) {
+        snprintf(why, cap, "%s", err.msg);
+        return NULL;
+    }
+    json_t *doc = api_sim_run(&d, &q, &e);
+    simgraph_doc_free(&d);
+    char *result = NULL;
+    if (doc) {
+        size_t rlen;
+        result = api_json_text(doc, &rlen);
+        json_decref(doc);
+    }
+    if (!result)
+        snprintf(why, cap, "%s%s%s", e.field, e.field[0] ? ": " : "",
+                 e.msg[0] ? e.msg : "out of memory");
+    return result;
+}
+
 int api_sim_run_next(store *db)
 {
+    char host[64] = "", worker[128];
+    if (gethostname(host, sizeof host - 1))
+        snprintf(host, sizeof host, "host");
+    snprintf(worker, sizeof worker, "%s:%ld:sim-%lx", host, (long)getpid(),
+             (unsigned long)pthread_self());
     store_error err;
     store_sim_run r;
     PGconn *c = store_acquire(db, &err);
     if (!c)
         return -1;
-    int rc = store_sim_run_claim(c, &r, &err);
+    int rc = store_sim_run_claim(c, worker, SIM_RUN_LEASE_S, &r, &err);
     store_release(db, c);
     if (rc)
         return rc == STORE_NOT_FOUND ? 0 : -1;
-    api_sim_request q;
-    api_sim_request_default(&q);
-    char field[64], msg[256], why[400] = "";
-    simgraph_doc d;
-    sim_error e = {0};
-    char *result = NULL;
-    int64_t profile = r.profile_id;
-    if (api_sim_request_parse(r.request, &q, field, sizeof field, msg, sizeof msg)) {
-        snprintf(why, sizeof why, "%s: %s", field, msg);
-    } else if ((c = store_acquire(db, &err)) == NULL ||
-               (rc = load_graph(c, r.sim_id, &profile, &d, &err, &e)) != 0) {
-        if (c)
-            store_release(db, c);
-        snprintf(why, sizeof why, "%s", err.msg);
-    } else {
-        store_release(db, c);
-        json_t *doc = api_sim_run(&d, &q, &e);
-        simgraph_doc_free(&d);
-        if (doc) {
-                size_t rlen;
-        result = api_json_text(doc, &rlen);
-            json_decref(doc);
-        }
-        if (!result)
-            snprintf(why, sizeof why, "%s%s%s", e.field, e.field[0] ? ": " : "",
-                     e.msg[0] ? e.msg : "out of memory");
+    sim_lease l = {.db = db, .run = r.id, .worker = worker, .attempt = r.attempts};
+    pthread_mutex_init(&l.mu, NULL);
+    pthread_cond_init(&l.done_cv, NULL);
+    pthread_t keeper;
+    int keeping = pthread_create(&keeper, NULL, lease_keeper, &l) == 0;
+    char why[400] = "";
+    char *result = run_claimed(db, &r, why, sizeof why);
+    if (keeping) {
+        pthread_mutex_lock(&l.mu);
+        l.done = 1;
+        pthread_cond_signal(&l.done_cv);
+        pthread_mutex_unlock(&l.mu);
+        pthread_join(keeper, NULL);
     }
+    pthread_cond_destroy(&l.done_cv);
+    pthread_mutex_destroy(&l.mu);
+    /* a lease lost meanwhile (STORE_CONFLICT): the run is another worker's now */
     c = store_acquire(db, &err);
-    rc = c ? store_sim_run_finish(c, r.id, result, result ? NULL : why, &err) : -1;
+    rc = c ? store_sim_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : why, &err)
+           : -1;
     store_release(db, c);
     free(result);
     store_sim_run_free(&r);
-    return rc ? -1 : 1;
+    return rc && rc != STORE_CONFLICT ? -1 : 1;
 }

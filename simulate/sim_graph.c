@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,34 +112,41 @@ static int check_op(const sim_graph *g, int s, int i, sim_error *e)
     return 0;
 }
 
-typedef struct id_ref {
-    const char *id;
-    int index;
-} id_ref;
-
-static int cmp_ref(const void *a, const void *b)
+static uint64_t id_hash(const char *s)
 {
-    return strcmp(((const id_ref *)a)->id, ((const id_ref *)b)->id);
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
 }
 
+/* Unique ids within a step: an open-addressing hash set of the indices. */
 static int check_unique(const sim_step *st, int s, sim_error *e)
 {
-    id_ref *r = malloc((size_t)st->nops * sizeof *r);
-    if (!r) {
+    size_t cap = 16;
+    while (cap < 2 * (size_t)st->nops)
+        cap *= 2;
+    int *slot = malloc(cap * sizeof *slot);
+    if (!slot) {
         sim_error_set(e, NULL, s, "", "out of memory");
         return -1;
     }
-    for (int i = 0; i < st->nops; i++)
-        r[i] = (id_ref){st->ops[i].id, i};
-    qsort(r, (size_t)st->nops, sizeof *r, cmp_ref);
-    for (int i = 1; i < st->nops; i++)
-        if (!strcmp(r[i].id, r[i - 1].id)) {
-            sim_error_set(e, r[i].id, s, "id", "two operations of step %d have this id", s);
-            free(r);
-            return -1;
-        }
-    free(r);
-    return 0;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = -1;
+    int rc = 0;
+    for (int i = 0; i < st->nops && !rc; i++) {
+        const char *id = st->ops[i].id;
+        size_t k = (size_t)id_hash(id) & (cap - 1);
+        for (; slot[k] >= 0; k = (k + 1) & (cap - 1))
+            if (!strcmp(st->ops[slot[k]].id, id)) {
+                sim_error_set(e, id, s, "id", "two operations of step %d have this id", s);
+                rc = -1;
+                break;
+            }
+        slot[k] = i;
+    }
+    free(slot);
+    return rc;
 }
 
 /* Kahn's algorithm; the cycle is named by one operation left unordered. */

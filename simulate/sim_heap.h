@@ -1,9 +1,8 @@
 /*
- * sim_heap.h — the simulator's event queue: a binary min-heap of events
- * ordered by time, then by insertion (so equal times pop in the order they
- * were scheduled and a run is deterministic). Entries are never removed
- * from the middle: a rescheduled chunk pushes a new entry with a new
- * version and the old one is skipped when it surfaces.
+ * sim_heap.h — a binary min-heap of simulator entries ordered by a value,
+ * then by insertion (so equal values pop in the order they were pushed and
+ * a run is deterministic): the tags of the flows sharing a link (the event
+ * queue itself is sim_queue.h). Entries are never removed from the middle.
  */
 #ifndef PERFCAST_SIM_HEAP_H
 #define PERFCAST_SIM_HEAP_H

@@ -46,6 +46,8 @@ void sim_program_free(sim_program *p)
         free(p->steps[s].ops);
         free(p->steps[s].dependents);
         free(p->steps[s].roots);
+        free(p->steps[s].hot);
+        free(p->steps[s].ndeps);
     }
     free(p->steps);
     free(p->slot_cap);
@@ -108,6 +110,24 @@ static void assign_servers(const sim_graph *g, const sim_step *st, int m, int *s
             server[i] = least_loaded(ps_load, m);
             ps_load[server[i]] += st->ops[i].duration;
         }
+}
+
+/* The event loop's packed copy of a compiled step (sim_hop). */
+static int pack_step(sim_cstep *st)
+{
+    st->hot = malloc((size_t)(st->nops ? st->nops : 1) * sizeof *st->hot);
+    st->ndeps = malloc((size_t)(st->nops ? st->nops : 1) * sizeof *st->ndeps);
+    if (!st->hot || !st->ndeps)
+        return -1;
+    for (int k = 0; k < st->nops; k++) {
+        const sim_cop *c = &st->ops[k];
+        int one = c->count == 1;
+        st->hot[k] = (sim_hop){c->amount, one ? st->dependents[c->first] : c->first,
+                               (unsigned short)c->slot,
+                               (unsigned short)(c->count < SIM_HOP_MANY ? c->count : SIM_HOP_MANY)};
+        st->ndeps[k] = c->ndeps;
+    }
+    return 0;
 }
 
 /* Compiled index of graph op i: net part at idx[i]; the overhead (if any)
@@ -182,6 +202,8 @@ static int compile_step(const sim_graph *g, const sim_step *st, int m, double al
     for (int k = 0; k < nc; k++)
         if (!out->ops[k].ndeps)
             out->roots[out->nroots++] = k;
+    if (pack_step(out))
+        goto out;
     rc = 0;
 out:
     free(server);

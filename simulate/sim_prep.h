@@ -51,12 +51,25 @@ typedef struct sim_cop {
     int src;          /* the graph operation it comes from */
 } sim_cop;
 
+/* What the event loop reads of an operation, packed in 16 bytes: its one
+ * dependent in ref when it has one, else its dependents are
+ * dependents[ref .. ref + count) (count SIM_HOP_MANY: see ops[].count). */
+#define SIM_HOP_MANY 0xffff
+typedef struct sim_hop {
+    double amount;
+    int ref;
+    unsigned short slot;
+    unsigned short count;
+} sim_hop;
+
 typedef struct sim_cstep {
     int nops;
     sim_cop *ops;
     int *dependents;
     int nroots;
     int *roots;       /* operations with no prerequisite, in graph order */
+    sim_hop *hot;     /* per operation */
+    int *ndeps;       /* per operation: its prerequisites */
 } sim_cstep;
 
 typedef struct sim_program {

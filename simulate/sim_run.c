@@ -3,7 +3,10 @@
  *
  * State per (worker, slot): a FIFO of pending operations (streams on a
  * link, with the bytes they still have to send and whether they have had
- * their first service) and the chunk in flight.
+ * their first service) and the chunk in flight. Every slot has at most one
+ * pending event in the indexed queue (sim_queue.h), moved in place when the
+ * slot starts its next chunk or its rate changes: the queue never holds
+ * stale entries.
  *
  * With one server every active flow of a direction gets the same rate B/n,
  * so the flows are kept as in a processor-sharing queue: V, the bytes each
@@ -13,16 +16,21 @@
  * one new event, not one per flow.
  *
  * With several servers a worker's shares depend on other servers' counts:
- * a network chunk keeps the bytes left at its last rate change, the rate,
- * and a version; when the shares of a direction change, its chunks get a
- * new rate, a new version and a new event, and the old event is skipped
- * when popped.
+ * a network chunk keeps the bytes left at its last rate change and its
+ * rate; when the shares of a direction change, the chunks whose rate
+ * changed get the bytes left so far and a new event. Each chunk's bytes are
+ * counted down on their own: the same arithmetic, so the same results to
+ * the last bit, as one event per chunk and rate. (Folding them into
+ * virtual time per group of equal shares changes the rounding; over long
+ * runs a near-tie then resolves the other way, another worker draws the
+ * next sampled step, and the figures move by up to 1e-3.)
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "simulate/sim_heap.h"
+#include "simulate/sim_queue.h"
 #include "simulate/sim_rng.h"
 #include "simulate/sim_run.h"
 
@@ -39,13 +47,13 @@ typedef struct fifo {
 
 typedef struct chunk {
     int busy, op, last;
-    double start, amount;   /* amount: seconds or bytes of this chunk */
-    double rem, rate, t_last; /* network: bytes left at t_last, bytes/s (< 0 unscheduled) */
-    uint32_t version;
+    double start, amount;     /* amount: seconds or bytes of this chunk */
+    double rem, rate, t_last; /* several servers: bytes left at t_last, bytes/s (< 0 unset) */
 } chunk;
 
 typedef struct worker {
-    int step, done, outstanding, cat;
+    int step, done, outstanding, cat, netbusy;
+    uint64_t netmask[2]; /* per direction: servers it has a chunk in flight with */
     int *deps;
     double last_t, t_cat[3];
 } worker;
@@ -53,26 +61,26 @@ typedef struct worker {
 typedef struct sim {
     const sim_program *p;
     const sim_config *c;
-    int W, S, M;
+    int W, S, M, WS;
     worker *w;
     chunk *ch;      /* W x S */
     fifo *q;        /* W x S */
     int *nact;      /* 2 x M: workers active on (server, direction) */
     double *busy;   /* S: summed busy seconds (compute) or bytes (links) */
-    sim_heap heap;
+    sim_queue queue; /* items: the W x S slots, then (one server) the 2 directions */
+    uint32_t *who;   /* per slot item: worker << 8 | slot (no division per event) */
     sim_rng rng;
     long events;
-    /* within one event: slots of the worker that got work (bit per slot, the
-     * rest scanned when there are more than 64), and the directions in
-     * which one of its chunks started */
+    /* within one event: slots of the worker that got work (bit per slot;
+     * all of them when touch_all), and the directions in which one of its
+     * chunks started */
     uint64_t touched;
+    int touch_all;
     int started[2];
     /* one server: per direction the virtual bytes per flow vt (at vt_at),
-     * the flows' tags, the version of the direction's event, and whether
-     * its flows changed in this event */
+     * the flows' tags, and whether its flows changed in this event */
     double vt[2], vt_at[2];
     sim_heap tags[2];
-    uint32_t link_version[2];
     int link_dirty[2];
 } sim;
 
@@ -95,26 +103,28 @@ static stream fifo_pop(fifo *f)
 }
 
 static inline int link_dir(int slot) { return sim_slot_res(slot) == SIM_UPLINK; }
+static inline int is_net(int slot) { return slot && sim_slot_res(slot) != SIM_PS; }
 
 /* Starts the next chunk of (w, slot) at now; network chunks are scheduled
- * later by rerate(). */
+ * at the end of the event (reschedule_link, rerate). */
 static int start_chunk(sim *S, int w, int slot, double now)
 {
-    chunk *c = &S->ch[w * S->S + slot];
-    stream s = fifo_pop(&S->q[w * S->S + slot]);
+    int ci = w * S->S + slot;
+    chunk *c = &S->ch[ci];
+    stream s = fifo_pop(&S->q[ci]);
     c->busy = 1;
     c->op = s.op;
     c->start = now;
-    c->version++;
-    if (slot == 0 || sim_slot_res(slot) == SIM_PS) {
+    if (!is_net(slot)) {
         c->amount = s.rem;
         c->last = 1;
-        return sim_heap_push(&S->heap, now + s.rem, w, slot, c->version);
+        sim_queue_set(&S->queue, ci, now + s.rem);
+        return 0;
     }
     if (S->c->flow_control && !s.served && s.rem > S->c->win) {
         c->amount = S->c->win;
         c->last = 0;
-        if (fifo_push(&S->q[w * S->S + slot], s.op, s.rem - S->c->win, 1))
+        if (fifo_push(&S->q[ci], s.op, s.rem - S->c->win, 1))
             return -1;
     } else {
         c->amount = s.rem;
@@ -125,15 +135,18 @@ static int start_chunk(sim *S, int w, int slot, double now)
     c->rate = -1;
     int d = link_dir(slot);
     S->nact[2 * sim_slot_server(slot) + d]++;
+    S->w[w].netbusy++;
+    S->w[w].netmask[d] |= 1ULL << sim_slot_server(slot);
     S->started[d] = 1;
     if (S->M == 1) {
         S->link_dirty[d] = 1;
-        return sim_heap_push(&S->tags[d], S->vt[d] + c->amount, w, slot, c->version);
+        return sim_heap_push(&S->tags[d], S->vt[d] + c->amount, w, slot, 0);
     }
     return 0;
 }
 
-/* One server: V of both directions brought to now (before any count changes). */
+/* One server: V of both directions brought to now (before any count
+ * changes; at every event, so V takes the same steps in every build). */
 static void advance_links(sim *S, double now)
 {
     for (int d = 0; d < 2; d++) {
@@ -143,22 +156,25 @@ static void advance_links(sim *S, double now)
     }
 }
 
-/* One server: a new event for the earliest flow of direction d. */
-static int reschedule_link(sim *S, int d, double now)
+/* One server: the event of direction d for its earliest flow. */
+static void reschedule_link(sim *S, int d, double now)
 {
     S->link_dirty[d] = 0;
-    S->link_version[d]++;
-    if (!S->tags[d].n)
-        return 0;
+    int item = S->WS + d;
+    if (!S->tags[d].n) {
+        sim_queue_remove(&S->queue, item);
+        return;
+    }
     double left = S->tags[d].a[0].t - S->vt[d];
-    double t = now + (left > 0 ? left : 0) * S->nact[d] / S->c->bandwidth;
-    return sim_heap_push(&S->heap, t, -1, d, S->link_version[d]);
+    sim_queue_set(&S->queue, item, now + (left > 0 ? left : 0) * S->nact[d] / S->c->bandwidth);
 }
 
-static int enqueue(sim *S, int w, int op)
+static int enqueue(sim *S, int w, const sim_hop *o, int op)
 {
-    const sim_cop *o = &S->p->steps[S->w[w].step].ops[op];
-    S->touched |= o->slot < 64 ? 1ULL << o->slot : ~0ULL;
+    if (o->slot < 64)
+        S->touched |= 1ULL << o->slot;
+    else
+        S->touch_all = 1;
     return fifo_push(&S->q[w * S->S + o->slot], op, o->amount, 0);
 }
 
@@ -167,21 +183,21 @@ static int new_step(sim *S, int w)
     worker *k = &S->w[w];
     k->step = S->p->nsteps > 1 ? sim_rng_below(&S->rng, S->p->nsteps) : 0;
     const sim_cstep *st = &S->p->steps[k->step];
-    for (int i = 0; i < st->nops; i++)
-        k->deps[i] = st->ops[i].ndeps;
+    memcpy(k->deps, st->ndeps, (size_t)st->nops * sizeof *k->deps);
     k->outstanding = st->nops;
     for (int r = 0; r < st->nroots; r++)
-        if (enqueue(S, w, st->roots[r]))
+        if (enqueue(S, w, &st->hot[st->roots[r]], st->roots[r]))
             return -1;
     return 0;
 }
 
-/* New rate of chunk c at now: bytes left so far, a new event. */
-static int set_rate(sim *S, int w, int slot, double rate, double now)
+/* Several servers: the new rate of chunk ci at now (bytes left so far and
+ * a new event when it changed). */
+static void set_rate(sim *S, int ci, double rate, double now)
 {
-    chunk *c = &S->ch[w * S->S + slot];
+    chunk *c = &S->ch[ci];
     if (c->rate == rate)
-        return 0;
+        return;
     if (c->rate > 0) {
         c->rem -= (now - c->t_last) * c->rate;
         if (c->rem < 0)
@@ -189,26 +205,20 @@ static int set_rate(sim *S, int w, int slot, double rate, double now)
     }
     c->t_last = now;
     c->rate = rate;
-    c->version++;
-    return sim_heap_push(&S->heap, now + c->rem / rate, w, slot, c->version);
+    sim_queue_set(&S->queue, ci, now + c->rem / rate);
 }
 
-/* Shares of worker w's active connections in direction dir: max-min fair
- * within the worker's own link, each capped at 1/n of its server. */
-static int rerate_worker(sim *S, int w, int dir, double now)
+/* Several servers: shares of worker w's active connections in direction
+ * dir: max-min fair within the worker's own link, each capped at 1/n of its
+ * server (caps in ascending order, ties by server). */
+static void rerate_worker(sim *S, int w, int dir, double now)
 {
-    double B = S->c->bandwidth;
-    if (S->M == 1) {
-        int slot = 1 + dir;
-        if (!S->ch[w * S->S + slot].busy)
-            return 0;
-        return set_rate(S, w, slot, B / S->nact[dir], now);
-    }
     int slots[SIM_MAX_SERVERS], k = 0;
     double cap[SIM_MAX_SERVERS];
+    const chunk *c = &S->ch[w * S->S];
     for (int s = 0; s < S->M; s++) {
         int slot = 1 + 3 * s + dir;
-        if (!S->ch[w * S->S + slot].busy)
+        if (!c[slot].busy)
             continue;
         double cp = 1.0 / S->nact[2 * s + dir];
         int j = k++;
@@ -224,18 +234,19 @@ static int rerate_worker(sim *S, int w, int dir, double now)
     for (int j = 0; j < k; j++) {
         double share = fmin(cap[j], left / (k - j));
         left -= share;
-        if (set_rate(S, w, slots[j], B * share, now))
-            return -1;
+        set_rate(S, w * S->S + slots[j], S->c->bandwidth * share, now);
     }
-    return 0;
 }
 
-static int rerate_all(sim *S, int dir, double now)
+/* Several servers: new shares in direction dir for the workers sending to
+ * a server of `changed` (whose counts changed) and for worker w (whose own
+ * connections changed); the others' shares depend on unchanged counts only
+ * and stay what they were. */
+static void rerate_all(sim *S, int dir, uint64_t changed, int w, double now)
 {
-    for (int w = 0; w < S->W; w++)
-        if (rerate_worker(S, w, dir, now))
-            return -1;
-    return 0;
+    for (int v = 0; v < S->W; v++)
+        if (v == w || (S->w[v].netmask[dir] & changed))
+            rerate_worker(S, v, dir, now);
 }
 
 static void account(sim *S, int w, double now)
@@ -245,75 +256,131 @@ static void account(sim *S, int w, double now)
     k->last_t = now;
 }
 
-static int category(const sim *S, int w)
+static inline int category(const sim *S, int w)
 {
-    const chunk *c = &S->ch[w * S->S];
-    if (c[0].busy)
-        return 0;
-    for (int s = 0; s < S->M; s++)
-        if (c[1 + 3 * s].busy || c[2 + 3 * s].busy)
-            return 1;
-    return 2;
+    return S->ch[w * S->S].busy ? 0 : S->w[w].netbusy ? 1 : 2;
 }
 
 static int complete_op(sim *S, int w, int op)
 {
     worker *k = &S->w[w];
     const sim_cstep *st = &S->p->steps[k->step];
-    const sim_cop *o = &st->ops[op];
-    for (int d = 0; d < o->count; d++) {
-        int j = st->dependents[o->first + d];
-        if (--k->deps[j] == 0 && enqueue(S, w, j))
-            return -1;
-    }
+    const sim_hop *o = &st->hot[op];
     k->outstanding--;
+    if (o->count == 1) {
+        int j = o->ref;
+        return --k->deps[j] == 0 ? enqueue(S, w, &st->hot[j], j) : 0;
+    }
+    int n = o->count == SIM_HOP_MANY ? st->ops[op].count : o->count;
+    for (const int *d = st->dependents + o->ref, *end = d + n; d < end; d++)
+        if (--k->deps[*d] == 0 && enqueue(S, w, &st->hot[*d], *d))
+            return -1;
     return 0;
 }
 
 /* Starts chunks on every idle slot of w with pending work (the touched
- * ones: only they can have got work since the last event of w). */
+ * ones: only they can have got work since the last event of w), in slot
+ * order. */
 static int fill_slots(sim *S, int w, double now)
 {
+    const chunk *c = &S->ch[w * S->S];
+    const fifo *q = &S->q[w * S->S];
     uint64_t t = S->touched;
+    int all = S->touch_all;
     S->touched = 0;
-    for (int slot = 0; slot < S->S && t; slot++) {
-        if (slot < 64 && !(t & (1ULL << slot)))
-            continue;
-        if (!S->ch[w * S->S + slot].busy && S->q[w * S->S + slot].n &&
-            start_chunk(S, w, slot, now))
+    S->touch_all = 0;
+    if (all) {
+        for (int slot = 0; slot < S->S; slot++)
+            if (!c[slot].busy && q[slot].n && start_chunk(S, w, slot, now))
+                return -1;
+        return 0;
+    }
+    for (; t; t &= t - 1) {
+        int slot = __builtin_ctzll(t);
+        if (!c[slot].busy && q[slot].n && start_chunk(S, w, slot, now))
             return -1;
     }
     return 0;
 }
 
-static int handle(sim *S, const sim_event *ev, double *finish)
+/* Several servers: new rates in each direction where counts changed (all
+ * workers) or where only w started a chunk (w alone). */
+static void rerate(sim *S, int w, const int *before, double now)
 {
-    int w = ev->worker, slot = ev->slot;
-    double now = ev->t;
+    for (int d = 0; d < 2; d++) {
+        uint64_t changed = 0;
+        for (int s = 0; s < S->M; s++)
+            changed |= (uint64_t)(before[2 * s + d] != S->nact[2 * s + d]) << s;
+        if (changed)
+            rerate_all(S, d, changed, w, now);
+        else if (S->started[d])
+            rerate_worker(S, w, d, now);
+    }
+}
+
+/* The common case of a computation's end, done in place: its operation
+ * has one dependent, which it was the last to wait for, on the same slot,
+ * whose queue is empty; so that dependent starts there now and nothing else
+ * changes (no transfer starts or ends, the step goes on). The same steps
+ * as handle() takes for it, without the queue and the scans. 1 when done. */
+static int chain(sim *S, int w, int slot, double now)
+{
     chunk *c = &S->ch[w * S->S + slot];
-    int before[2][SIM_MAX_SERVERS];
-    for (int s = 0; s < S->M; s++)
-        for (int d = 0; d < 2; d++)
-            before[d][s] = S->nact[2 * s + d];
+    worker *k = &S->w[w];
+    const sim_cstep *st = &S->p->steps[k->step];
+    const sim_hop *o = &st->hot[c->op];
+    if (o->count != 1 || k->deps[o->ref] != 1 || st->hot[o->ref].slot != slot ||
+        S->q[w * S->S + slot].n)
+        return 0;
+    int j = o->ref;
+    S->events++;
+    account(S, w, now);
+    S->busy[slot] += now - c->start;
+    if (S->c->trace)
+        S->c->trace(S->c->trace_arg, w, slot, k->step, c->op, c->start, now, c->last);
+    k->outstanding--;
+    k->deps[j] = 0;
+    c->op = j;
+    c->start = now;
+    c->amount = st->hot[j].amount;
+    sim_queue_set(&S->queue, w * S->S + slot, now + c->amount);
+    k->cat = category(S, w);
+    return 1;
+}
+
+/* The chunk of (w, slot) ends at now. */
+static int handle(sim *S, int w, int slot, double now, double *finish)
+{
+    if (!is_net(slot) && chain(S, w, slot, now))
+        return 0;
+    chunk *c = &S->ch[w * S->S + slot];
+    worker *k = &S->w[w];
+    int before[2 * SIM_MAX_SERVERS];
+    if (S->M > 1)
+        memcpy(before, S->nact, (size_t)(2 * S->M) * sizeof *before);
+    S->events++;
     account(S, w, now);
     c->busy = 0;
-    S->touched = slot < 64 ? 1ULL << slot : ~0ULL; /* its next chunk */
+    S->touched = slot < 64 ? 1ULL << slot : 0; /* its next chunk */
+    S->touch_all = slot >= 64;
     S->started[0] = S->started[1] = 0;
-    int net = slot && sim_slot_res(slot) != SIM_PS;
-    if (net) {
+    if (is_net(slot)) {
+        int d = link_dir(slot);
         if (S->M == 1)
-            S->link_dirty[link_dir(slot)] = 1;
-        S->nact[2 * sim_slot_server(slot) + link_dir(slot)]--;
+            S->link_dirty[d] = 1;
+        S->nact[2 * sim_slot_server(slot) + d]--;
+        k->netbusy--;
+        k->netmask[d] &= ~(1ULL << sim_slot_server(slot));
         S->busy[slot] += c->amount;
     } else {
         S->busy[slot] += now - c->start;
     }
     if (S->c->trace)
-        S->c->trace(S->c->trace_arg, w, slot, S->w[w].step, c->op, c->start, now, c->last);
+        S->c->trace(S->c->trace_arg, w, slot, k->step, c->op, c->start, now, c->last);
     if (c->last && complete_op(S, w, c->op))
         return -1;
-    if (!S->w[w].outstanding) {
-        if (++S->w[w].done < S->c->steps) {
+    if (!k->outstanding) {
+        if (++k->done < S->c->steps) {
             if (new_step(S, w))
                 return -1;
         } else if (now > *finish) {
@@ -322,20 +389,14 @@ static int handle(sim *S, const sim_event *ev, double *finish)
     }
     if (fill_slots(S, w, now))
         return -1;
-    for (int d = 0; d < 2; d++) {
-        if (S->M == 1) {
-            if (S->link_dirty[d] && reschedule_link(S, d, now))
-                return -1;
-            continue;
-        }
-        int changed = 0;
-        for (int s = 0; s < S->M; s++)
-            changed |= before[d][s] != S->nact[2 * s + d];
-        if (changed ? rerate_all(S, d, now)
-                    : S->started[d] ? rerate_worker(S, w, d, now) : 0)
-            return -1;
+    if (S->M == 1) {
+        for (int d = 0; d < 2; d++)
+            if (S->link_dirty[d])
+                reschedule_link(S, d, now);
+    } else {
+        rerate(S, w, before, now);
     }
-    S->w[w].cat = S->w[w].done < S->c->steps ? category(S, w) : 2;
+    k->cat = k->done < S->c->steps ? category(S, w) : 2;
     return 0;
 }
 
@@ -370,28 +431,33 @@ static void sim_free(sim *S)
         for (int w = 0; w < S->W; w++)
             free(S->w[w].deps);
     if (S->q)
-        for (int i = 0; i < S->W * S->S; i++)
+        for (int i = 0; i < S->WS; i++)
             free(S->q[i].a);
     free(S->w);
     free(S->ch);
     free(S->q);
     free(S->nact);
     free(S->busy);
-    sim_heap_free(&S->heap);
+    free(S->who);
+    sim_queue_free(&S->queue);
     sim_heap_free(&S->tags[0]);
     sim_heap_free(&S->tags[1]);
 }
 
 static int sim_alloc(sim *S)
 {
-    int n = S->W * S->S;
+    int n = S->WS;
     S->w = calloc((size_t)S->W, sizeof *S->w);
     S->ch = calloc((size_t)n, sizeof *S->ch);
     S->q = calloc((size_t)n, sizeof *S->q);
     S->nact = calloc((size_t)(2 * S->M), sizeof *S->nact);
     S->busy = calloc((size_t)S->S, sizeof *S->busy);
-    if (!S->w || !S->ch || !S->q || !S->nact || !S->busy)
+    S->who = malloc((size_t)n * sizeof *S->who);
+    if (!S->w || !S->ch || !S->q || !S->nact || !S->busy || !S->who ||
+        sim_queue_init(&S->queue, n + 2))
         return -1;
+    for (int i = 0; i < n; i++) /* slots < 256: 1 + 3 * SIM_MAX_SERVERS */
+        S->who[i] = (uint32_t)(i / S->S) << 8 | (uint32_t)(i % S->S);
     for (int w = 0; w < S->W; w++) {
         S->w[w].deps = malloc((size_t)S->p->max_ops * sizeof(int));
         S->w[w].cat = 2;
@@ -430,14 +496,39 @@ static void summarize(const sim *S, double finish, sim_result *out)
     out->step_wait = t[2] / out->steps;
 }
 
+/* Runs events until none is left. */
+static int loop(sim *S, double *finish)
+{
+    double now;
+    int item;
+    while ((item = sim_queue_top(&S->queue, &now)) >= 0) {
+        uint64_t key = sim_queue_key(&S->queue, item);
+        if (S->M == 1)
+            advance_links(S, now);
+        if (item >= S->WS) { /* one server: the earliest flow of a direction ends */
+            sim_event flow;
+            sim_heap_pop(&S->tags[item - S->WS], &flow);
+            if (handle(S, flow.worker, flow.slot, now, finish))
+                return -1;
+            if (sim_queue_key(&S->queue, item) == key)
+                sim_queue_remove(&S->queue, item);
+            continue;
+        }
+        if (handle(S, (int)(S->who[item] >> 8), (int)(S->who[item] & 0xff), now, finish))
+            return -1;
+        if (sim_queue_key(&S->queue, item) == key) /* not started again */
+            sim_queue_remove(&S->queue, item);
+    }
+    return 0;
+}
+
 int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_error *e)
 {
     memset(out, 0, sizeof *out);
     if (check_config(p, c, e))
         return -1;
     sim S = {.p = p, .c = c, .W = c->workers, .S = p->nslots, .M = p->servers,
-             .rng = {c->seed}};
-    sim_heap_init(&S.heap);
+             .WS = c->workers * p->nslots, .rng = {c->seed}};
     sim_heap_init(&S.tags[0]);
     sim_heap_init(&S.tags[1]);
     double finish = 0;
@@ -447,36 +538,16 @@ int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_erro
     for (int w = 0; w < S.W; w++)
         if (new_step(&S, w) || fill_slots(&S, w, 0))
             goto oom;
-    for (int d = 0; d < 2; d++)
-        if (S.M == 1 ? reschedule_link(&S, d, 0) : rerate_all(&S, d, 0))
-            goto oom;
+    for (int d = 0; d < 2; d++) {
+        if (S.M == 1)
+            reschedule_link(&S, d, 0);
+        else
+            rerate_all(&S, d, ~0ULL, -1, 0);
+    }
     for (int w = 0; w < S.W; w++)
         S.w[w].cat = category(&S, w);
-    sim_event ev;
-    while (sim_heap_pop(&S.heap, &ev)) {
-        if (ev.worker < 0) { /* one server: the earliest flow of a direction ends */
-            int d = ev.slot;
-            if (ev.version != S.link_version[d])
-                continue;
-            sim_event flow;
-            if (!sim_heap_pop(&S.tags[d], &flow))
-                continue;
-            advance_links(&S, ev.t);
-            flow.t = ev.t;
-            S.events++;
-            if (handle(&S, &flow, &finish))
-                goto oom;
-            continue;
-        }
-        chunk *ch = &S.ch[ev.worker * S.S + ev.slot];
-        if (!ch->busy || ch->version != ev.version)
-            continue;
-        S.events++;
-        if (S.M == 1)
-            advance_links(&S, ev.t);
-        if (handle(&S, &ev, &finish))
-            goto oom;
-    }
+    if (loop(&S, &finish))
+        goto oom;
     summarize(&S, finish, out);
     rc = 0;
     goto done;

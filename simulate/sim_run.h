@@ -20,9 +20,9 @@
  *     servers exactly §5's rule (1/n at the contended server, up to 1 - 1/n
  *     at the other).
  *
- * Events sit in a binary heap (sim_heap.h); a chunk whose rate changes is
- * rescheduled, never stepped in time. Pure: no I/O, no globals; the random
- * state comes from the configuration's seed.
+ * Events sit in an indexed heap with one entry per slot (sim_queue.h); a
+ * chunk whose rate changes is rescheduled, never stepped in time. Pure: no
+ * I/O, no globals; the random state comes from the configuration's seed.
  */
 #ifndef PERFCAST_SIM_RUN_H
 #define PERFCAST_SIM_RUN_H

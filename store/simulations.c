@@ -14,7 +14,7 @@
                 "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '')"
 #define PROFILE_COLS "id, sim_experiment_id, source, steps, ops, servers, " TS("created_at")
 #define RUN_COLS "id, sim_experiment_id, profile_id, state, request::text, result, error, " \
-                 TS("created_at") ", " TS("finished_at")
+                 TS("created_at") ", " TS("finished_at") ", attempts, coalesce(worker, '')" 
 
 static void idtext(char *buf, int64_t v)
 {
@@ -281,6 +281,8 @@ static int run_from_row(PGresult *r, int i, store_sim_run *out, store_error *err
         out->error = strdup(PQgetvalue(r, i, 6));
     snprintf(out->created_at, sizeof out->created_at, "%s", PQgetvalue(r, i, 7));
     snprintf(out->finished_at, sizeof out->finished_at, "%s", PQgetvalue(r, i, 8));
+    out->attempts = atoi(PQgetvalue(r, i, 9));
+    snprintf(out->worker, sizeof out->worker, "%s", PQgetvalue(r, i, 10));
     if (out->request && (PQgetisnull(r, i, 5) || out->result) &&
         (PQgetisnull(r, i, 6) || out->error))
         return STORE_OK;
@@ -332,34 +334,87 @@ int store_sim_run_get(PGconn *c, int64_t sim, int64_t id, store_sim_run *out, st
     return rc;
 }
 
-int store_sim_run_claim(PGconn *c, store_sim_run *out, store_error *err)
+/* Fails the running runs whose lease expired with no attempts left. */
+static int reap_runs(PGconn *c, store_error *err)
 {
-    PGresult *r = PQexecParams(c,
-                               "UPDATE sim_runs SET state = 'running', started_at = now() "
-                               "WHERE id = (SELECT id FROM sim_runs WHERE state = 'queued' "
-                               "ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " RUN_COLS,
-                               0, NULL, NULL, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
-    int rc = PQntuples(r) == 1 ? run_from_row(r, 0, out, err)
-                               : store_error_set(err, STORE_NOT_FOUND, "no queued run");
-    PQclear(r);
-    return rc;
-}
-
-int store_sim_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
-                         store_error *err)
-{
-    char k[24];
-    idtext(k, id);
-    const char *vals[] = {k, result, error};
-    PGresult *r = PQexecParams(c,
-                               "UPDATE sim_runs SET state = CASE WHEN $2::text IS NULL THEN "
-                               "'failed' ELSE 'done' END, result = $2, error = $3, "
-                               "finished_at = now() WHERE id = $1 AND state = 'running'",
-                               3, NULL, vals, NULL, NULL, 0);
+    PGresult *r = PQexecParams(
+        c,
+        "UPDATE sim_runs SET state = 'failed', finished_at = now(), lease_until = NULL, "
+        "error = 'lease expired: worker ' || coalesce(worker, '?') || ' stopped during attempt ' "
+        "|| attempts || ' of ' || max_attempts "
+        "WHERE state = 'running' AND lease_until < clock_timestamp() AND attempts >= max_attempts",
+        0, NULL, NULL, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
     PQclear(r);
     return STORE_OK;
+}
+
+int store_sim_run_claim(PGconn *c, const char *worker, double lease_seconds, store_sim_run *out,
+                        store_error *err)
+{
+    int rc = reap_runs(c, err);
+    if (rc)
+        return rc;
+    char lease[32];
+    snprintf(lease, sizeof lease, "%.3f", lease_seconds);
+    const char *vals[] = {worker, lease};
+    PGresult *r = PQexecParams(
+        c,
+        "UPDATE sim_runs SET state = 'running', started_at = now(), attempts = attempts + 1, "
+        "worker = $1, lease_until = clock_timestamp() + make_interval(secs => $2::float8) "
+        "WHERE id = (SELECT id FROM sim_runs WHERE state = 'queued' OR (state = 'running' "
+        "AND lease_until < clock_timestamp() AND attempts < max_attempts) "
+        "ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " RUN_COLS,
+        2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    rc = PQntuples(r) == 1 ? run_from_row(r, 0, out, err)
+                           : store_error_set(err, STORE_NOT_FOUND, "no claimable run");
+    PQclear(r);
+    return rc;
+}
+
+/* Runs sql on run id held by (worker, attempt) with one more parameter $4;
+ * no row -> STORE_CONFLICT. */
+static int held_update(PGconn *c, const char *sql, int64_t id, const char *worker, int attempt,
+                       const char *p4, const char *p5, int nparams, store_error *err)
+{
+    char k[24], a[16];
+    idtext(k, id);
+    snprintf(a, sizeof a, "%d", attempt);
+    const char *vals[] = {k, worker, a, p4, p5};
+    PGresult *r = PQexecParams(c, sql, nparams, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    int n = atoi(PQcmdTuples(r));
+    PQclear(r);
+    if (n != 1)
+        return store_error_set(err, STORE_CONFLICT,
+                               "run %s attempt %d is no longer held by %s (lease lost)", k,
+                               attempt, worker);
+    return STORE_OK;
+}
+
+#define HELD "WHERE id = $1 AND state = 'running' AND worker = $2 AND attempts = $3::int"
+
+int store_sim_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attempt,
+                            double lease_seconds, store_error *err)
+{
+    char lease[32];
+    snprintf(lease, sizeof lease, "%.3f", lease_seconds);
+    return held_update(c,
+                       "UPDATE sim_runs SET lease_until = clock_timestamp() + "
+                       "make_interval(secs => $4::float8) " HELD,
+                       id, worker, attempt, lease, NULL, 4, err);
+}
+
+int store_sim_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
+                         const char *result, const char *error, store_error *err)
+{
+    return held_update(c,
+                       "UPDATE sim_runs SET state = CASE WHEN $4::text IS NULL THEN "
+                       "'failed' ELSE 'done' END, result = $4, error = $5, lease_until = NULL, "
+                       "finished_at = now() " HELD,
+                       id, worker, attempt, result, error, 5, err);
 }

@@ -57,6 +57,8 @@ int store_sim_profile_graph(PGconn *c, int64_t sim, int64_t *id, char **graph, s
 typedef struct store_sim_run {
     int64_t id, sim_id, profile_id;
     char state[12];
+    int attempts;      /* claims so far (the current one's number while running) */
+    char worker[128];  /* who holds it while running ("" otherwise) */
     json_t *request;
     char *result; /* JSON text, NULL unless done */
     char *error;  /* NULL unless failed */
@@ -67,11 +69,20 @@ typedef struct store_sim_run {
 int store_sim_run_add(PGconn *c, store_sim_run *r, store_error *err);
 /* Run id of simulation sim; unknown -> STORE_NOT_FOUND. */
 int store_sim_run_get(PGconn *c, int64_t sim, int64_t id, store_sim_run *out, store_error *err);
-/* Takes the oldest queued run (running now) into *out; none -> STORE_NOT_FOUND. */
-int store_sim_run_claim(PGconn *c, store_sim_run *out, store_error *err);
-/* Records the outcome of a claimed run: result (done) or error (failed). */
-int store_sim_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
-                         store_error *err);
+/* Takes the oldest queued run, or the oldest running one whose lease expired
+ * (its worker stopped) with attempts left, for worker: running, attempts + 1,
+ * leased for lease_seconds; into *out. Runs whose lease expired with no
+ * attempts left are failed first. None -> STORE_NOT_FOUND. */
+int store_sim_run_claim(PGconn *c, const char *worker, double lease_seconds, store_sim_run *out,
+                        store_error *err);
+/* Extends the lease of run id held by (worker, attempt). Not held any more
+ * (deleted, or the lease lost to another claim) -> STORE_CONFLICT. */
+int store_sim_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attempt,
+                            double lease_seconds, store_error *err);
+/* Records the outcome of run id held by (worker, attempt): result (done) or
+ * error (failed). Not held any more -> STORE_CONFLICT, nothing written. */
+int store_sim_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
+                         const char *result, const char *error, store_error *err);
 void store_sim_run_free(store_sim_run *r);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "store/simulations.h"
 #include "tests/check.h"
 #include "tests/harness.h"
 
@@ -231,6 +232,91 @@ static void test_runs(harness *h)
     check(done, "the queued run is done within 60 s");
 }
 
+/* A copy of a done run, running for worker with attempts and a lease
+ * ending `lease` from now (an SQL interval; negative: expired). */
+static long running_copy(harness *h, long from, const char *worker, int attempts,
+                         const char *lease)
+{
+    return harness_sql_long(h,
+                            "INSERT INTO sim_runs (sim_experiment_id, profile_id, request, state, "
+                            "worker, attempts, lease_until, started_at) SELECT sim_experiment_id, "
+                            "profile_id, request, 'running', '%s', %d, now() + interval '%s', "
+                            "now() - interval '2 minutes' FROM sim_runs WHERE id = %ld "
+                            "RETURNING id",
+                            worker, attempts, lease, from);
+}
+
+/* Leases of queued runs: a run whose worker stopped (its lease expired) is
+ * claimed again by the server's workers and done; one whose worker is alive
+ * (lease ahead) is left alone; one whose lease expired with no attempts left
+ * is failed naming the lease; the stopped worker cannot record an outcome
+ * over the new attempt's. */
+static void test_leases(harness *h)
+{
+    long from = harness_sql_long(h, "SELECT min(id) FROM sim_runs WHERE state = 'done'");
+    long dead = running_copy(h, from, "gone:1:sim-0", 1, "-1 minute");
+    long alive = running_copy(h, from, "alive:1:sim-0", 1, "1 hour");
+    long spent = running_copy(h, from, "gone:2:sim-0", 3, "-1 minute");
+    check(dead > 0 && alive > 0 && spent > 0, "runs inserted: %ld %ld %ld", dead, alive, spent);
+    int done = 0;
+    for (double t0 = harness_now(); !done && harness_now() - t0 < 30; harness_sleep(0.2))
+        done = harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE id = %ld AND state = "
+                                   "'done' AND result IS NOT NULL", dead) == 1;
+    check(done, "the run of the stopped worker is claimed again and done within 30 s");
+    check(harness_sql_long(h, "SELECT attempts FROM sim_runs WHERE id = %ld", dead) == 2 &&
+              harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE id = %ld AND worker <> "
+                                  "'gone:1:sim-0' AND lease_until IS NULL", dead) == 1,
+          "second attempt, by another worker, lease cleared");
+    char path[160];
+    long sim = harness_sql_long(h, "SELECT sim_experiment_id FROM sim_runs WHERE id = %ld", dead);
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs/%ld", sim, dead);
+    harness_response r;
+    harness_get(h, path, &r);
+    check(r.status == 200 && strstr(r.body, "\"state\":\"done\"") &&
+              strstr(r.body, "\"result\""),
+          "GET the reclaimed run: %d %.2000s", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE id = %ld AND state = "
+                              "'running' AND worker = 'alive:1:sim-0' AND attempts = 1", alive) == 1,
+          "the run of the live worker is still its own");
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE id = %ld AND state = 'failed' "
+                              "AND error LIKE 'lease expired: worker gone:2:sim-0%%'", spent) == 1,
+          "no attempts left: failed naming the lease");
+
+    /* the store's fencing, on a connection of our own, with the server
+     * stopped so that its workers do not race for the expired lease below */
+    check(harness_server_stop(h) == 0, "server stopped");
+    PGconn *c = PQconnectdb(harness_database_url(h));
+    check(PQstatus(c) == CONNECTION_OK, "connect");
+    store_error err = {0};
+    check(store_sim_run_finish(c, dead, "gone:1:sim-0", 1, "{}", NULL, &err) == STORE_CONFLICT,
+          "the stopped worker's outcome is refused: %s", err.msg);
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE id = %ld AND result <> '{}'",
+                           dead) == 1, "the new attempt's result stays");
+    check(store_sim_run_heartbeat(c, alive, "alive:1:sim-0", 1, 60, &err) == STORE_OK,
+          "the live worker renews its lease: %s", err.msg);
+    check(store_sim_run_heartbeat(c, alive, "thief:1:sim-0", 1, 60, &err) == STORE_CONFLICT,
+          "nobody else can");
+    store_sim_run run;
+    check(store_sim_run_claim(c, "thief:1:sim-0", 60, &run, &err) == STORE_NOT_FOUND,
+          "nothing to claim while the lease is live");
+    /* once its lease is over, anyone may take it */
+    harness_sql_long(h, "UPDATE sim_runs SET lease_until = now() - interval '1 second' WHERE id = "
+                        "%ld", alive);
+    int rc = store_sim_run_claim(c, "thief:1:sim-0", 60, &run, &err);
+    check(rc == STORE_OK && run.id == alive && run.attempts == 2 &&
+              !strcmp(run.worker, "thief:1:sim-0"),
+          "an expired lease is claimed: rc %d run %ld attempt %d", rc, (long)run.id, run.attempts);
+    if (rc == STORE_OK) {
+        check(store_sim_run_finish(c, alive, "thief:1:sim-0", 2, NULL, "stopped by the test",
+                                   &err) == STORE_OK,
+              "the holder records the outcome: %s", err.msg);
+        store_sim_run_free(&run);
+    }
+    PQfinish(c);
+    check(harness_server_start(h) == 0, "server started again");
+}
+
 static void test_tenancy(harness *h)
 {
     /* a token of another tenant: the default tenant's simulations are not its */
@@ -275,6 +361,7 @@ int main(void)
         return check_summary();
     test_profiles(h);
     test_runs(h);
+    test_leases(h);
     test_tenancy(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();

@@ -263,6 +263,106 @@ static void test_two_servers(void)
     sim_graph_free(&g1);
 }
 
+/* Runs W workers for one step each on graph g (M = 2) until a seed gives
+ * every worker a different profiled step: that seed (0 when none), the
+ * trace in t. */
+static uint64_t distinct_steps(const sim_graph *g, int workers, double B, trace *t)
+{
+    for (uint64_t seed = 1; seed < 2000; seed++) {
+        t->n = 0;
+        run1(g, 2, workers, 1, B, SIM_DEFAULT_WIN, 1, seed, t, NULL);
+        int seen = 0, ok = 1;
+        for (int i = 0; i < t->n; i++) {
+            int bit = 1 << t->r[i].step, first = 1;
+            for (int j = 0; j < i; j++)
+                if (t->r[j].worker == t->r[i].worker)
+                    first = 0;
+            if (first) {
+                ok &= !(seen & bit);
+                seen |= bit;
+            }
+        }
+        if (ok && seen == (1 << workers) - 1)
+            return seed;
+    }
+    return 0;
+}
+
+/* Where stream (step, op) of trace t ends; NAN when absent. */
+static double end_of(const trace *t, int step, int op)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->r[i].step == step && t->r[i].op == op)
+            return t->r[i].end;
+    return NAN;
+}
+
+/* §5 by hand with M = 2, shares changing while streams are in flight.
+ *
+ * Two workers. X receives 2S from server 0 (a0) and S from server 1 (a1);
+ * Y receives S/2 from server 1 (b1). Until S/B: server 1 has two
+ * connections, so X's a1 and Y's b1 get 1/2 each; X's own link leaves a0
+ * 1 - 1/2 = 1/2. b1 ends at (S/2)/(B/2) = S/B, when a0 and a1 have S/2 each.
+ * Then server 1 has one connection: X's two connections split its own link,
+ * 1/2 each; a1's last S/2 ends at S/B + S/B = 2S/B, a0 is at S. Then a0
+ * alone at B: its last S ends at 3S/B.
+ *
+ * Three workers. X receives S from each server (a0, a1); Y S (b1) and Z 2S
+ * (c1) from server 1. Server 1 has three connections: 1/3 each; X's a0
+ * gets the rest of X's link, 2/3, and ends at 1.5 S/B, when a1, b1 and c1
+ * have S/2 each. Then a1, b1, c1 share server 1: 1/3 each, a1 and b1 end
+ * at 1.5 S/B + (S/2)/(B/3) = 3S/B; c1 has S/2 + S/2 and ends alone at B:
+ * 3S/B + S/B = 4S/B. The same on the uplinks. */
+static void test_two_servers_by_hand(void)
+{
+    double S = 2e6, B = 1e6;
+    for (int up = 0; up < 2; up++) {
+        int res = up ? SIM_UPLINK : SIM_DOWNLINK;
+        sim_graph g = graph(2, 0);
+        spec x[] = {{"a0", res, -1, 2 * S, 0, NULL}, {"a1", res, -1, S, 1, NULL}};
+        spec y[] = {{"b1", res, -1, S / 2, 1, NULL}};
+        add_step(&g, x, 2);
+        add_step(&g, y, 1);
+        trace t;
+        check(distinct_steps(&g, 2, B, &t), "a seed gives the two workers different steps");
+        check(t.n == 3, "three streams (%d)", t.n);
+        double want[][3] = {{0, 0, 3}, {0, 1, 2}, {1, 0, 1}}; /* step, op, end in S/B */
+        for (int i = 0; i < 3; i++) {
+            double end = end_of(&t, (int)want[i][0], (int)want[i][1]);
+            check(check_close(end, want[i][2] * S / B, 1e-12, 0),
+                  "W=2 %s: step %g op %g ends %.15g, want %.15g", up ? "up" : "down", want[i][0],
+                  want[i][1], end, want[i][2] * S / B);
+        }
+        sim_graph_free(&g);
+
+        sim_graph g3 = graph(2, 0);
+        spec x3[] = {{"a0", res, -1, S, 0, NULL}, {"a1", res, -1, S, 1, NULL}};
+        spec y3[] = {{"b1", res, -1, S, 1, NULL}};
+        spec z3[] = {{"c1", res, -1, 2 * S, 1, NULL}};
+        add_step(&g3, x3, 2);
+        add_step(&g3, y3, 1);
+        add_step(&g3, z3, 1);
+        uint64_t seed = distinct_steps(&g3, 3, B, &t);
+        check(seed, "a seed gives the three workers different steps");
+        check(t.n == 4, "four streams (%d)", t.n);
+        double want3[][3] = {{0, 0, 1.5}, {0, 1, 3}, {1, 0, 3}, {2, 0, 4}};
+        for (int i = 0; i < 4; i++) {
+            double end = end_of(&t, (int)want3[i][0], (int)want3[i][1]);
+            check(check_close(end, want3[i][2] * S / B, 1e-12, 0),
+                  "W=3 %s: step %g op %g ends %.15g, want %.15g", up ? "up" : "down",
+                  want3[i][0], want3[i][1], end, want3[i][2] * S / B);
+        }
+        /* over the makespan 4S/B server 0 carries S, server 1 4S */
+        sim_result r;
+        run1(&g3, 2, 3, 1, B, SIM_DEFAULT_WIN, 1, seed, NULL, &r);
+        double *u = up ? r.util_up : r.util_down;
+        check(check_close(r.makespan, 4 * S / B, 1e-12, 0) && check_close(u[0], 0.25, 1e-12, 0) &&
+                  check_close(u[1], 1, 1e-12, 0),
+              "W=3 %s: makespan %g, utilisation %g %g", up ? "up" : "down", r.makespan, u[0], u[1]);
+        sim_graph_free(&g3);
+    }
+}
+
 static void test_greedy_servers(void)
 {
     /* sizes 8, 5, 4, 3 in this order to two servers, each to the emptier:
@@ -471,6 +571,7 @@ int main(void)
     test_shared_link();
     test_figure12();
     test_two_servers();
+    test_two_servers_by_hand();
     test_greedy_servers();
     test_overhead();
     test_bad_graphs();

@@ -1,0 +1,116 @@
+/*
+ * sim_queue.c — indexed min-heap of simulator events (sim_queue.h), four
+ * children per node: half the levels of a binary heap, and the children of
+ * a node share a cache line.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "simulate/sim_queue.h"
+
+/* Entries past the last one hold this, so every node has four children to
+ * compare without bounds checks. */
+static const sim_qent SENTINEL = {INFINITY, UINT64_MAX};
+
+#define ITEM(k) ((int)((k) & ((1u << SIM_QUEUE_ITEM_BITS) - 1)))
+
+int sim_queue_init(sim_queue *q, int nitems)
+{
+    q->n = 0;
+    q->seq = 1;
+    q->nitems = nitems;
+    q->a = NULL;
+    q->pos = NULL;
+    if (nitems < 1 || nitems >= (1 << SIM_QUEUE_ITEM_BITS))
+        return -1;
+    q->a = malloc((size_t)(nitems + 4) * sizeof *q->a);
+    q->pos = malloc((size_t)nitems * sizeof *q->pos);
+    if (!q->a || !q->pos)
+        return -1;
+    for (int i = 0; i < nitems; i++)
+        q->pos[i] = -1;
+    for (int i = 0; i < nitems + 4; i++)
+        q->a[i] = SENTINEL;
+    return 0;
+}
+
+void sim_queue_free(sim_queue *q)
+{
+    free(q->a);
+    free(q->pos);
+    q->a = NULL;
+    q->pos = NULL;
+    q->n = 0;
+}
+
+/* Without branches: which way a comparison goes is hard to predict. */
+static inline int before(const sim_qent *x, const sim_qent *y)
+{
+    return (x->t < y->t) | ((x->t == y->t) & (x->key < y->key));
+}
+
+static void sift_up(sim_queue *q, int i, sim_qent e)
+{
+    while (i) {
+        int p = (i - 1) / 4;
+        if (!before(&e, &q->a[p]))
+            break;
+        q->a[i] = q->a[p];
+        q->pos[ITEM(q->a[i].key)] = i;
+        i = p;
+    }
+    q->a[i] = e;
+    q->pos[ITEM(e.key)] = i;
+}
+
+static void sift_down(sim_queue *q, int i, sim_qent e)
+{
+    int n = q->n;
+    for (;;) {
+        int c = 4 * i + 1;
+        if (c >= n)
+            break;
+        const sim_qent *a = q->a + c; /* four children, sentinels past the end */
+        int c01 = before(&a[1], &a[0]), c23 = 2 + before(&a[3], &a[2]);
+        c += before(&a[c23], &a[c01]) ? c23 : c01;
+        if (!before(&q->a[c], &e))
+            break;
+        q->a[i] = q->a[c];
+        q->pos[ITEM(q->a[i].key)] = i;
+        i = c;
+    }
+    q->a[i] = e;
+    q->pos[ITEM(e.key)] = i;
+}
+
+void sim_queue_set(sim_queue *q, int item, double t)
+{
+    sim_qent e = {t, q->seq++ << SIM_QUEUE_ITEM_BITS | (uint64_t)item};
+    int p = q->pos[item];
+    if (p < 0) {
+        sift_up(q, q->n++, e);
+        return;
+    }
+    /* the new key is later in sequence: it moves down unless its time is
+     * earlier */
+    if (p && before(&e, &q->a[(p - 1) / 4]))
+        sift_up(q, p, e);
+    else
+        sift_down(q, p, e);
+}
+
+void sim_queue_remove(sim_queue *q, int item)
+{
+    int p = q->pos[item];
+    if (p < 0)
+        return;
+    q->pos[item] = -1;
+    sim_qent last = q->a[--q->n];
+    q->a[q->n] = SENTINEL;
+    if (p == q->n)
+        return;
+    if (p && before(&last, &q->a[(p - 1) / 4]))
+        sift_up(q, p, last);
+    else
+        sift_down(q, p, last);
+}
