@@ -35,10 +35,15 @@
  *                      repetitions written as one model set's epoch
  *                      measurements, then GET statistics (all 10,000, each
  *                      request with another `target` so that none is served
- *                      from the kept answers) and GET sensitivity (cold):
- *                      milliseconds per answer, median of 5, against the
- *                      50 ms target. Skipped with --no-service.
- *
+ *                      from the kept answers) and GET sensitivity (another
+ *                      query each): milliseconds per answer, median of 5,
+ *                      against the 50 ms target and as a ratio to the
+ *                      in-process computation of sweep_stats (same run). The
+ *                      first of each (cold: the measurements read from the
+ *                      database, not yet kept per model set) is printed
+ *                      apart. BENCH_SWEEP_DUMP=dir writes the answers there
+ *                      (to compare builds byte for byte). Skipped with
+ *                      --no-service.
  *   bench_sweep [--quick] [--seeds N] [--no-service]   (--quick: 2 seeds; default 16)
  * PERFCAST_BIN names the server (bench/run.sh sets it).
  */
@@ -88,7 +93,7 @@ static int cmp_double(const void *a, const void *b)
 #define NCOORD 10000
 #define NREP 10
 
-static void bench_stats(void)
+static double bench_stats(void)
 {
     double *y = malloc(sizeof(double) * NCOORD * NREP), *pt = malloc(sizeof(double) * NCOORD * 2);
     int *offset = malloc(sizeof(int) * (NCOORD + 1)), *level = malloc(sizeof(int) * NCOORD * 2);
@@ -146,6 +151,7 @@ static void bench_stats(void)
     free(level);
     free(distinct);
     free(q);
+    return best;
 }
 
 /* ---- advice against the full grid ----------------------------------------------- */
@@ -386,12 +392,29 @@ static void bench_advice(int seeds)
 
 /* ---- over HTTP ------------------------------------------------------------------ */
 
+/* BENCH_SWEEP_DUMP=dir: each answer's body written to dir/<n>.json */
+static void dump_body(const harness_response *r)
+{
+    static int seq;
+    const char *dir = getenv("BENCH_SWEEP_DUMP");
+    if (!dir || !r->body)
+        return;
+    char path[400];
+    snprintf(path, sizeof path, "%s/%02d.json", dir, seq++);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fwrite(r->body, 1, r->body_len, f);
+        fclose(f);
+    }
+}
+
 static double timed_get(harness *h, const char *path, int *status, size_t *bytes)
 {
     harness_response r;
     double t0 = now_ms();
     harness_get(h, path, &r);
     double t = now_ms() - t0;
+    dump_body(&r);
     *status = r.status;
     *bytes = r.body_len;
     harness_response_free(&r);
@@ -404,7 +427,7 @@ static double median5(double *v)
     return v[2];
 }
 
-static void bench_service(void)
+static void bench_service(double in_process_ms)
 {
     harness *h = harness_open(NULL);
     if (!h) {
@@ -428,7 +451,8 @@ static void bench_service(void)
              "value, repetitions, rank_values, rank_ids) "
              "SELECT s.id, ARRAY[(i %% 100) + 1, (i / 100) + 1]::float8[], 'application', 'epoch', "
              "NULL, 'time', 'epoch', 100, "
-             "ARRAY(SELECT 100 + (i %% 100) + 3 * random() + 0 * i FROM generate_series(1, 10)), "
+             "ARRAY(SELECT 100 + (i %% 100) + 3 * ((i * 7919 + r * 104729) %% 1000) / 1000.0 "
+             "FROM generate_series(1, 10) r), "
              "'{}', '{}' FROM s, generate_series(0, 9999) i",
              id);
     if (id <= 0 || harness_sql(h, sql, out, sizeof out) < 0) {
@@ -454,12 +478,25 @@ static void bench_service(void)
         sn[k] = timed_get(h, path, &status, &sbytes);
         bad |= status != 200;
     }
+    /* the last statistics request again: its kept answer, i.e. what the transport costs */
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/statistics?level=application&name=epoch&limit=100000"
+             "&target=0.05",
+             id);
+    double kept[5];
+    for (int k = 0; k < 5; k++)
+        kept[k] = timed_get(h, path, &status, &bytes);
+    double st_cold = st[0], sn_cold = sn[0], st_med = median5(st), sn_med = median5(sn);
     printf("{\"figure\": \"sweep_service\", \"coordinates\": 10000, \"repetitions\": 10, "
-           "\"statistics_ms\": %.2f, \"statistics_bytes\": %zu, \"sensitivity_ms\": %.2f, "
-           "\"sensitivity_bytes\": %zu, \"target_ms\": 50, \"statistics_ratio_to_target\": %.3f, "
-           "\"sensitivity_ratio_to_target\": %.3f, \"all_200\": %s}\n",
-           median5(st), bytes, median5(sn), sbytes, median5(st) / 50, median5(sn) / 50,
-           bad ? "false" : "true");
+           "\"statistics_ms\": %.2f, \"statistics_cold_ms\": %.2f, \"statistics_kept_ms\": %.2f, "
+           "\"statistics_bytes\": %zu, "
+           "\"sensitivity_ms\": %.2f, \"sensitivity_cold_ms\": %.2f, \"sensitivity_bytes\": %zu, "
+           "\"target_ms\": 50, \"statistics_ratio_to_target\": %.3f, "
+           "\"sensitivity_ratio_to_target\": %.3f, \"in_process_ms\": %.3f, "
+           "\"statistics_ratio_to_in_process\": %.1f, \"sensitivity_ratio_to_in_process\": %.1f, "
+           "\"all_200\": %s}\n",
+           st_med, st_cold, median5(kept), bytes, sn_med, sn_cold, sbytes, st_med / 50, sn_med / 50,
+           in_process_ms, st_med / in_process_ms, sn_med / in_process_ms, bad ? "false" : "true");
     harness_close(h, bad);
 }
 
@@ -478,10 +515,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_sweep [--quick] [--seeds 1..16] [--no-service]\n");
         return 2;
     }
-    bench_stats();
+    double in_process = bench_stats();
     bench_advice(seeds);
     fflush(stdout);
     if (service)
-        bench_service();
+        bench_service(in_process);
     return 0;
 }
