@@ -255,6 +255,7 @@ static cached_models *load(store *db, int64_t experiment, const char *levels, st
     }
     load_parts(m, rows, nrows);
     load_max_measured(m, meas, nmeas);
+    noisy_points_scan((const char(*)[64])m->params, m->nparams, meas, nmeas, &m->noisy);
     store_model_rows_free(rows, nrows);
     store_measurement_rows_free(meas, nmeas);
     m->loaded_ms = now_ms();
