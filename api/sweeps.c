@@ -78,6 +78,8 @@ static store_measurement_row *read_rows(api_ctx *ctx, const cached_models *m,
 typedef struct kept_rows {
     store_measurement_row *rows;
     int n;
+    const char *text;                /* with_text: the rows' statistics items up to */
+    const size_t *at;                /* their repetitions_needed, row i's at [at[i], at[i+1]) */
     const cache_blob *blob;          /* the kept rows, or NULL: */
     struct kept_rowset *own;         /* rows read for this answer alone */
 } kept_rows;
@@ -85,14 +87,20 @@ typedef struct kept_rows {
 typedef struct kept_rowset {
     store_measurement_row *rows;
     int n;
+    char *text;
+    size_t *at;
 } kept_rowset;
 
 static void kept_rowset_free(void *p)
 {
     kept_rowset *s = p;
     store_measurement_rows_free(s->rows, s->n);
+    free(s->text);
+    free(s->at);
     free(s);
 }
+
+static int stats_heads(const cached_models *m, kept_rowset *set);
 
 static void kept_rows_release(api_ctx *ctx, kept_rows *k)
 {
@@ -106,11 +114,12 @@ static void kept_rows_release(api_ctx *ctx, kept_rows *k)
 
 /* the blob key of a filter; "" when too long to keep (free text is
  * length-prefixed so that no two filters share a key) */
-static void kept_rows_key(const cached_models *m, const store_model_filter *f, char *key,
-                          size_t cap)
+static void kept_rows_key(const cached_models *m, const store_model_filter *f, int with_text,
+                          char *key, size_t cap)
 {
 #define KEPT_TEXT(s) (s) ? strlen(s) : 0, (s) ? (s) : "-"
-    int n = snprintf(key, cap, "reps|%" PRId64 "|%zu:%s|%s|%s|%s|%zu:%s|%ld|%d", m->set_id,
+    int n = snprintf(key, cap, "%s|%" PRId64 "|%zu:%s|%s|%s|%s|%zu:%s|%ld|%d",
+                     with_text ? "stxt" : "reps", m->set_id,
                      KEPT_TEXT(f->metric), f->level ? f->level : "-",
                      f->category ? f->category : "-", f->phase ? f->phase : "-",
                      KEPT_TEXT(f->name), f->offset, f->limit);
@@ -119,13 +128,15 @@ static void kept_rows_key(const cached_models *m, const store_model_filter *f, c
         key[0] = '\0';
 }
 
-/* read_rows() through the blob cache; -1 after answering */
+/* read_rows() through the blob cache (with_text: and the rows' statistics
+ * items but for their target-dependent end, stats_heads()); -1 after
+ * answering */
 static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_model_filter *f,
-                          kept_rows *k, api_response *resp)
+                          int with_text, kept_rows *k, api_response *resp)
 {
     char key[sizeof ((cache_blob *)0)->key];
     memset(k, 0, sizeof *k);
-    kept_rows_key(m, f, key, sizeof key);
+    kept_rows_key(m, f, with_text, key, sizeof key);
     const kept_rowset *set = NULL;
     if (key[0] && (k->blob = model_cache_blob_get(ctx->models, key)))
         set = k->blob->data;
@@ -139,6 +150,11 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
             free(fresh);
             return -1;
         }
+        if (with_text && stats_heads(m, fresh) < 0) {
+            kept_rowset_free(fresh);
+            api_problem(resp, 500, NULL, "out of memory");
+            return -1;
+        }
         if (key[0] && (k->blob = model_cache_blob_put(ctx->models, key, fresh, kept_rowset_free)))
             set = k->blob->data; /* fresh, or rows another request kept first */
         else if (key[0]) {       /* out of memory: fresh was freed */
@@ -149,6 +165,8 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
         }
     }
     k->n = set->n;
+    k->text = set->text;
+    k->at = set->at;
     k->rows = malloc(sizeof *k->rows * (size_t)(set->n ? set->n : 1));
     if (!k->rows) {
         kept_rows_release(ctx, k);
@@ -314,9 +332,10 @@ static void page_store_text(api_ctx *ctx, const char *key, api_response *resp, c
 
 /* ---- GET /v1/experiments/{id}/statistics -------------------------------------- */
 
-/* one item of the answer (see the definitions it carries) */
-static void stats_text(jbuf *b, const cached_models *m, const store_measurement_row *r,
-                       const sweep_stats *s, const int *outliers, int noisy)
+/* one item of the answer (see the definitions it carries) but for its
+ * end, which depends on the target (stats_tail) */
+static void stats_head(jbuf *b, const cached_models *m, const store_measurement_row *r,
+                       const sweep_stats *s, const int *outliers)
 {
     JBUF_LIT(b, "{\"point\":");
     point_text(b, m, r->point);
@@ -364,12 +383,53 @@ static void stats_text(jbuf *b, const cached_models *m, const store_measurement_
         jbuf_real(b, r->reps[outliers[k]]);
         JBUF_LIT(b, "}");
     }
-    JBUF_LIT(b, "],\"repetitions_needed\":");
+    JBUF_LIT(b, "]");
+}
+
+static void stats_tail(jbuf *b, const sweep_stats *s, int noisy)
+{
+    JBUF_LIT(b, ",\"repetitions_needed\":");
     if (s->reps_needed >= 0)
         jbuf_int(b, s->reps_needed);
     else
         JBUF_LIT(b, "null");
     jbuf_lit(b, noisy ? ",\"noisy\":true}" : ",\"noisy\":false}");
+}
+
+/* every row's stats_head(), back to back into set->text (rows without
+ * repetitions: empty); -1 when out of memory */
+static int stats_heads(const cached_models *m, kept_rowset *set)
+{
+    int maxreps = 1;
+    for (int i = 0; i < set->n; i++)
+        maxreps = set->rows[i].nreps > maxreps ? set->rows[i].nreps : maxreps;
+    sweep_quantiles *q = malloc(sizeof *q);
+    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
+    int *outl = malloc(sizeof(int) * (size_t)maxreps);
+    set->at = malloc(sizeof(size_t) * (size_t)(set->n + 1));
+    jbuf b = {0};
+    jbuf_reserve(&b, (size_t)set->n * 480 + 64);
+    if (q && scratch && outl && set->at) {
+        sweep_quantiles_init(q);
+        for (int i = 0; i < set->n; i++) {
+            set->at[i] = b.len;
+            const store_measurement_row *r = &set->rows[i];
+            if (r->nreps < 1)
+                continue;
+            sweep_stats st;
+            sweep_stats_compute(r->reps, r->nreps, 0.05, q, scratch, outl, &st);
+            stats_head(&b, m, r, &st, outl);
+        }
+        set->at[set->n] = b.len;
+    }
+    int ok = q && scratch && outl && set->at && !b.oom;
+    free(q);
+    free(scratch);
+    free(outl);
+    size_t len;
+    set->text = ok ? jbuf_take(&b, &len) : NULL;
+    jbuf_free(&b);
+    return set->text ? 0 : -1;
 }
 
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
@@ -402,7 +462,7 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
     f.limit = (int)limit;
     f.offset = offset;
     kept_rows kept;
-    if (read_rows_kept(ctx, m, &f, &kept, resp) < 0)
+    if (read_rows_kept(ctx, m, &f, 1, &kept, resp) < 0)
         goto done;
     int n = kept.n;
     const store_measurement_row *rows = kept.rows;
@@ -432,7 +492,8 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
         int is_noisy = s.has_mean_ci && isfinite(s.rel_half_width) && s.rel_half_width > target;
         if (nitems++)
             JBUF_LIT(&items, ",");
-        stats_text(&items, m, r, &s, outl, is_noisy);
+        jbuf_raw(&items, kept.text + kept.at[i], kept.at[i + 1] - kept.at[i]);
+        stats_tail(&items, &s, is_noisy);
         outlying += s.noutliers > 0;
         if (is_noisy) {
             if (++noisy <= WARNINGS_MAX) {
@@ -619,7 +680,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
     if (predict_page_send(ctx, key, resp))
         goto done;
     f.limit = STATS_LIMIT_MAX;
-    if (read_rows_kept(ctx, m, &f, &kept, resp) < 0)
+    if (read_rows_kept(ctx, m, &f, 0, &kept, resp) < 0)
         goto done;
     rows = kept.rows;
     n = kept.n;
