@@ -44,6 +44,7 @@
 #define STATS_LIMIT_MAX 100000
 #define WARNINGS_MAX 50
 #define PLAN_RUNS_MAX 100000
+#define KEPT_TEXT_MAX (16u << 20) /* statistics text kept per model set and filter, at most */
 
 static json_t *interval(double lo, double hi)
 {
@@ -155,6 +156,8 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
             api_problem(resp, 500, NULL, "out of memory");
             return -1;
         }
+        if (with_text && fresh->at[fresh->n] > KEPT_TEXT_MAX)
+            key[0] = '\0'; /* too large to hold on to: for this answer alone */
         if (key[0] && (k->blob = model_cache_blob_put(ctx->models, key, fresh, kept_rowset_free)))
             set = k->blob->data; /* fresh, or rows another request kept first */
         else if (key[0]) {       /* out of memory: fresh was freed */
