@@ -22,6 +22,12 @@
  *        refit failed), the commands of what still has to run, and the
  *        core-hours of that part by the current models (predicted epoch time
  *        × ranks × cores_per_rank / 3600 × epochs_per_run per run).
+ *
+ * Statistics and sensitivity answer 10,000 coordinates at a time: they keep
+ * the rows they read (statistics also each item's text up to its
+ * target-dependent end) per model set and filter in the model cache's
+ * blobs, a model set never changing, and write their bulk straight to text
+ * (api/json_buf.h), byte for byte what a Jansson tree would print.
  */
 #include <inttypes.h>
 #include <math.h>
