@@ -73,10 +73,11 @@ static void upload(harness *h, long exp, double r, int rep, double f)
 static void measure(harness *h, long exp, int noisy)
 {
     static const double clean[3] = {1.0, 1.02, 0.98}, spread[3] = {0.8, 1.0, 1.2};
-    for (int i = 0; i < 5; i++)
-        for (int rep = 1; rep <= 3; rep++)
-            upload(h, exp, ranks_v[i], rep,
-                   (noisy && ranks_v[i] == 8 ? spread : clean)[rep - 1]);
+    for (int i = 0; i < 5; i++) {
+        const double *f = noisy && ranks_v[i] == 8 ? spread : clean;
+        for (int rep = 0; rep < 3; rep++)
+            upload(h, exp, ranks_v[i], rep + 1, f[rep]);
+    }
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
     json_t *d = request(h, "POST", path, NULL, 202);
