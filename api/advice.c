@@ -248,14 +248,18 @@ static int build_series(const cached_models *m, int slot, const store_measuremen
         }
         double sigma = parts[g].model.sigma2 > 0 ? sqrt(parts[g].model.sigma2) : 0;
         s[ns] = (sweep_adv_series){&parts[g].model.f, x->n, x->coords, x->reps,
-                                   ncv ? sqrt(cv2 / ncv) : 0, sigma};
+                                   ncv ? sqrt(cv2 / ncv) : 0, sigma, 0};
         if (s[ns].cv <= 0 && !(sigma > 0))
             s[ns].sigma = 1e-9 * fmax(1, fabs(pmnf_eval(&parts[g].model.f, x->coords)));
+        s[ns].misfit = sweep_advice_misfit(&parts[g].model.f, x->coords, x->reps, x->n, s[ns].cv,
+                                           sigma);
         json_object_set_new(noise, names[g],
                             ncv ? json_pack("{s:f, s:s}", "cv", s[ns].cv, "from",
                                             "repetitions (pooled run-to-run variation)")
                                 : json_pack("{s:f, s:s}", "sd", s[ns].sigma, "from",
                                             "the fit's residual spread (no repetitions)"));
+        json_object_set_new(json_object_get(noise, names[g]), "misfit",
+                            predict_number(s[ns].misfit));
         ns++;
     }
     return ns;

@@ -19,7 +19,8 @@
 
 #define CACHE_SLOTS 1024 /* experiments held at once; a colliding entry is replaced */
 #define PAGE_SLOTS 512   /* rendered pages held at once, direct-mapped by key */
-#define BLOB_SLOTS 256   /* derived data of model sets held at once, direct-mapped by key */
+#define BLOB_SLOTS 256   /* derived data of model sets held at once, by key, 2-way
+                            set-associative (the least recently used of a pair goes) */
 #define PAGE_BUDGET (64u << 20) /* bytes of rendered pages held at once */
 
 typedef struct cached_page {
@@ -37,6 +38,8 @@ struct model_cache {
     cached_page pages[PAGE_SLOTS];
     size_t page_bytes; /* sum of the pages' lengths, at most PAGE_BUDGET */
     cache_blob *blobs[BLOB_SLOTS];
+    uint64_t blob_used[BLOB_SLOTS]; /* blob_clock at each blob's last use */
+    uint64_t blob_clock;
 };
 
 static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
@@ -252,6 +255,7 @@ static cached_models *load(store *db, int64_t experiment, const char *levels, st
     }
     load_parts(m, rows, nrows);
     load_max_measured(m, meas, nmeas);
+    noisy_points_scan((const char(*)[64])m->params, m->nparams, meas, nmeas, &m->noisy);
     store_model_rows_free(rows, nrows);
     store_measurement_rows_free(meas, nmeas);
     m->loaded_ms = now_ms();
@@ -415,23 +419,34 @@ void model_cache_page_put(model_cache *c, const char *key, const char *body, siz
     pthread_mutex_unlock(&c->lock);
 }
 
+/* the first of the two slots key may occupy */
 static int blob_slot(const char *key)
 {
     uint64_t h = 14695981039346656037ULL;
     for (const unsigned char *p = (const unsigned char *)key; *p; p++)
         h = (h ^ *p) * 1099511628211ULL;
-    return (int)(h % BLOB_SLOTS);
+    return (int)(h % (BLOB_SLOTS / 2)) * 2;
+}
+
+/* the slot holding key, or -1 */
+static int blob_find_locked(model_cache *c, int slot, const char *key)
+{
+    for (int w = slot; w < slot + 2; w++)
+        if (c->blobs[w] && !strcmp(c->blobs[w]->key, key))
+            return w;
+    return -1;
 }
 
 const cache_blob *model_cache_blob_get(model_cache *c, const char *key)
 {
     int slot = blob_slot(key);
     pthread_mutex_lock(&c->lock);
-    cache_blob *b = c->blobs[slot];
-    if (b && !strcmp(b->key, key))
+    int w = blob_find_locked(c, slot, key);
+    cache_blob *b = w >= 0 ? c->blobs[w] : NULL;
+    if (b) {
         b->refs++;
-    else
-        b = NULL;
+        c->blob_used[w] = ++c->blob_clock;
+    }
     pthread_mutex_unlock(&c->lock);
     return b;
 }
@@ -451,19 +466,27 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
     b->free_data = free_data;
     int slot = blob_slot(key);
     pthread_mutex_lock(&c->lock);
-    cache_blob *old = c->blobs[slot];
-    if (old && !strcmp(old->key, key)) {
+    int w = blob_find_locked(c, slot, key);
+    if (w >= 0) {
         /* another request built the same data meanwhile: keep the first */
+        cache_blob *old = c->blobs[w];
         old->refs++;
+        c->blob_used[w] = ++c->blob_clock;
         pthread_mutex_unlock(&c->lock);
         if (free_data)
             free_data(data);
         free(b);
         return old;
     }
-    blob_unref_locked(old);
+    /* an empty slot of the pair, else the one used longer ago */
+    w = !c->blobs[slot]                                      ? slot
+        : !c->blobs[slot + 1]                                ? slot + 1
+        : c->blob_used[slot] <= c->blob_used[slot + 1] ? slot
+                                                             : slot + 1;
+    blob_unref_locked(c->blobs[w]);
     b->refs = 2; /* the cache's and the caller's */
-    c->blobs[slot] = b;
+    c->blobs[w] = b;
+    c->blob_used[w] = ++c->blob_clock;
     pthread_mutex_unlock(&c->lock);
     return b;
 }

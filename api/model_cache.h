@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "api/formula.h"
+#include "api/noisy.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/db.h"
@@ -62,6 +63,8 @@ typedef struct cached_models {
     char factors[8][65];
     char factors_spec[2048];
     char levels[600];
+    /* the set's too-noisy measured points (api/noisy.h), found at load */
+    noisy_points noisy;
     int64_t loaded_ms;
     int refs;           /* owned by the cache and by readers */
 } cached_models;

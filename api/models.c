@@ -27,6 +27,7 @@
 #include "api/predict.h"
 #include "store/experiments.h"
 #include "store/models.h"
+#include "store/sweeps.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX 1000
@@ -352,6 +353,32 @@ static int listing_set(api_ctx *ctx, const api_request *req, api_response *resp,
     return m || cursor ? 1 : 0;
 }
 
+/* The too-noisy points of set set_id of experiment id (api/noisy.h): the
+ * model cache's when it holds that set, else scanned here (once per
+ * rendered page: pages of a set are kept). Failures: none named. */
+static void set_noisy(api_ctx *ctx, int64_t id, int64_t set_id, noisy_points *np)
+{
+    store_error err = {0};
+    memset(np, 0, sizeof *np);
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
+    if (!m)
+        return;
+    if (m->set_id == set_id) {
+        *np = m->noisy;
+    } else {
+        store_measurement_row *rows = NULL;
+        int n = 0;
+        store_model_filter f = {.level = "application", .name = "epoch", .limit = 100000};
+        PGconn *c = store_acquire(ctx->db, &err);
+        if (c && store_repetitions_read(c, set_id, &f, &rows, &n, &err) == STORE_OK)
+            noisy_points_scan((const char(*)[64])m->params, m->nparams, rows, n, np);
+        if (c)
+            store_release(ctx->db, c);
+        store_measurement_rows_free(rows, n);
+    }
+    model_cache_release(ctx->models, m);
+}
+
 void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const sorts[] = {"growth", "name", NULL};
@@ -414,6 +441,9 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
     store_model_rows_free(rows, n);
     json_t *doc = json_pack("{s:i, s:o, s:o}", "model_set", l.set_number, "models", list,
                             "next_cursor", next_cursor(&l, n));
+    noisy_points np;
+    set_noisy(ctx, id, l.set_id, &np);
+    noisy_points_attach(doc, &np);
     body = doc ? api_json_text(doc, &len) : NULL;
     json_decref(doc);
     if (!body) {
@@ -496,6 +526,7 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
     json_object_set_new(doc, "units", json_pack("{s:s, s:s, s:s, s:s, s:s}", "epoch", unit, "comp",
                                                 unit, "comm", unit, "mem", unit, "interval",
                                                 "95% prediction interval, same unit"));
+    noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     model_cache_release(ctx->models, m);
     api_send_json(resp, 200, doc);
 }

@@ -22,13 +22,21 @@
  *        refit failed), the commands of what still has to run, and the
  *        core-hours of that part by the current models (predicted epoch time
  *        × ranks × cores_per_rank / 3600 × epochs_per_run per run).
+ *
+ * Statistics and sensitivity answer 10,000 coordinates at a time: they keep
+ * the rows they read (statistics also each item's text up to its
+ * target-dependent end) per model set and filter in the model cache's
+ * blobs, a model set never changing, and write their bulk straight to text
+ * (api/json_buf.h), byte for byte what a Jansson tree would print.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/handlers.h"
+#include "api/json_buf.h"
 #include "api/levels.h"
 #include "api/predict.h"
 #include "store/experiments.h"
@@ -43,6 +51,7 @@
 #define STATS_LIMIT_MAX 100000
 #define WARNINGS_MAX 50
 #define PLAN_RUNS_MAX 100000
+#define KEPT_TEXT_MAX (16u << 20) /* statistics text kept per model set and filter, at most */
 
 static json_t *interval(double lo, double hi)
 {
@@ -69,6 +78,114 @@ static store_measurement_row *read_rows(api_ctx *ctx, const cached_models *m,
     if (!rows)
         api_problem(resp, 500, NULL, "out of memory");
     return rows;
+}
+
+/* The measurements statistics and sensitivity rest on, kept per model set
+ * and filter (a model set never changes): rows is the caller's own copy of
+ * the row array (to sort at will), the rows' contents are shared read-only. */
+typedef struct kept_rows {
+    store_measurement_row *rows;
+    int n;
+    const char *text;                /* with_text: the rows' statistics items up to */
+    const size_t *at;                /* their repetitions_needed, row i's at [at[i], at[i+1]) */
+    const cache_blob *blob;          /* the kept rows, or NULL: */
+    struct kept_rowset *own;         /* rows read for this answer alone */
+} kept_rows;
+
+typedef struct kept_rowset {
+    store_measurement_row *rows;
+    int n;
+    char *text;
+    size_t *at;
+} kept_rowset;
+
+static void kept_rowset_free(void *p)
+{
+    kept_rowset *s = p;
+    store_measurement_rows_free(s->rows, s->n);
+    free(s->text);
+    free(s->at);
+    free(s);
+}
+
+static int stats_heads(const cached_models *m, kept_rowset *set);
+
+static void kept_rows_release(api_ctx *ctx, kept_rows *k)
+{
+    free(k->rows);
+    if (k->blob)
+        model_cache_blob_release(ctx->models, k->blob);
+    if (k->own)
+        kept_rowset_free(k->own);
+    memset(k, 0, sizeof *k);
+}
+
+/* the blob key of a filter; "" when too long to keep (free text is
+ * length-prefixed so that no two filters share a key) */
+static void kept_rows_key(const cached_models *m, const store_model_filter *f, int with_text,
+                          char *key, size_t cap)
+{
+#define KEPT_TEXT(s) (s) ? strlen(s) : 0, (s) ? (s) : "-"
+    int n = snprintf(key, cap, "%s|%" PRId64 "|%zu:%s|%s|%s|%s|%zu:%s|%ld|%d",
+                     with_text ? "stxt" : "reps", m->set_id,
+                     KEPT_TEXT(f->metric), f->level ? f->level : "-",
+                     f->category ? f->category : "-", f->phase ? f->phase : "-",
+                     KEPT_TEXT(f->name), f->offset, f->limit);
+#undef KEPT_TEXT
+    if (n < 0 || (size_t)n >= cap || f->levels)
+        key[0] = '\0';
+}
+
+/* read_rows() through the blob cache (with_text: and the rows' statistics
+ * items but for their target-dependent end, stats_heads()); -1 after
+ * answering */
+static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_model_filter *f,
+                          int with_text, kept_rows *k, api_response *resp)
+{
+    char key[sizeof ((cache_blob *)0)->key];
+    memset(k, 0, sizeof *k);
+    kept_rows_key(m, f, with_text, key, sizeof key);
+    const kept_rowset *set = NULL;
+    if (key[0] && (k->blob = model_cache_blob_get(ctx->models, key)))
+        set = k->blob->data;
+    if (!set) {
+        kept_rowset *fresh = calloc(1, sizeof *fresh);
+        if (!fresh) {
+            api_problem(resp, 500, NULL, "out of memory");
+            return -1;
+        }
+        if (!(fresh->rows = read_rows(ctx, m, f, &fresh->n, resp))) {
+            free(fresh);
+            return -1;
+        }
+        if (with_text && stats_heads(m, fresh) < 0) {
+            kept_rowset_free(fresh);
+            api_problem(resp, 500, NULL, "out of memory");
+            return -1;
+        }
+        if (with_text && fresh->at[fresh->n] > KEPT_TEXT_MAX)
+            key[0] = '\0'; /* too large to hold on to: for this answer alone */
+        if (key[0] && (k->blob = model_cache_blob_put(ctx->models, key, fresh, kept_rowset_free)))
+            set = k->blob->data; /* fresh, or rows another request kept first */
+        else if (key[0]) {       /* out of memory: fresh was freed */
+            api_problem(resp, 500, NULL, "out of memory");
+            return -1;
+        } else {
+            set = k->own = fresh;
+        }
+    }
+    k->n = set->n;
+    k->text = set->text;
+    k->at = set->at;
+    k->rows = malloc(sizeof *k->rows * (size_t)(set->n ? set->n : 1));
+    if (!k->rows) {
+        kept_rows_release(ctx, k);
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    if (set->n)
+        memcpy(k->rows, set->rows, sizeof *k->rows * (size_t)set->n);
+    return 0;
 }
 
 static int filter_from_query(const api_request *req, api_response *resp, store_model_filter *f)
@@ -158,31 +275,171 @@ static json_t *noisy_warnings(const cached_models *m, const store_measurement_ro
     return w;
 }
 
+/* ---- the large answers, written without a Jansson tree ---------------------------- */
+
+/* {"ranks":8,...}, as predict_point_json() */
+static void point_text(jbuf *b, const cached_models *m, const double *point)
+{
+    JBUF_LIT(b, "{");
+    for (int i = 0; i < m->nparams; i++) {
+        if (i)
+            JBUF_LIT(b, ",");
+        jbuf_key(b, m->params[i]);
+        jbuf_real(b, point[i]);
+    }
+    JBUF_LIT(b, "}");
+}
+
+/* [lo,hi], as interval() */
+static void interval_text(jbuf *b, double lo, double hi)
+{
+    JBUF_LIT(b, "[");
+    jbuf_real(b, lo);
+    JBUF_LIT(b, ",");
+    jbuf_real(b, hi);
+    JBUF_LIT(b, "]");
+}
+
+/* {head's members, "key": bulk, tail's members}: the answer's text, in
+ * bulk's own buffer (the head is small and goes in front); NULL when out of
+ * memory. The parts are consumed. */
+static char *answer_text(json_t *head, const char *key, jbuf *bulk, json_t *tail, size_t *len)
+{
+    jbuf h = {0};
+    JBUF_LIT(&h, "{");
+    jbuf_members(&h, head);
+    jbuf_lit(&h, json_object_size(head) ? "," : "");
+    jbuf_key(&h, key);
+    jbuf_insert(bulk, 0, h.p ? h.p : "", h.len);
+    if (json_object_size(tail)) {
+        JBUF_LIT(bulk, ",");
+        jbuf_members(bulk, tail);
+    }
+    JBUF_LIT(bulk, "}");
+    int bad = !head || !tail || h.oom || bulk->oom;
+    json_decref(head);
+    json_decref(tail);
+    jbuf_free(&h);
+    if (bad) {
+        jbuf_free(bulk);
+        return NULL;
+    }
+    return jbuf_take(bulk, len);
+}
+
+/* predict_page_store() for an answer already in text */
+static void page_store_text(api_ctx *ctx, const char *key, api_response *resp, char *body,
+                            size_t len)
+{
+    if (!body) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return;
+    }
+    if (key[0])
+        model_cache_page_put(ctx->models, key, body, len);
+    api_send_body(resp, 200, "application/json", body, len);
+}
+
 /* ---- GET /v1/experiments/{id}/statistics -------------------------------------- */
 
-static json_t *stats_json(const cached_models *m, const store_measurement_row *r,
-                          const sweep_stats *s, const int *outliers, double target)
+/* one item of the answer (see the definitions it carries) but for its
+ * end, which depends on the target (stats_tail) */
+static void stats_head(jbuf *b, const cached_models *m, const store_measurement_row *r,
+                       const sweep_stats *s, const int *outliers)
 {
-    json_t *outl = json_array();
-    for (int k = 0; k < s->noutliers; k++)
-        json_array_append_new(outl, json_pack("{s:i, s:f}", "repetition", outliers[k] + 1,
-                                              "value", r->reps[outliers[k]]));
-    json_t *median_ci =
-        s->has_median_ci ? json_pack("{s:o, s:f, s:s}", "interval",
-                                     interval(s->median_lo, s->median_hi), "coverage",
-                                     s->median_coverage, "method", "order statistics")
-                         : json_null();
-    int noisy = s->has_mean_ci && isfinite(s->rel_half_width) && s->rel_half_width > target;
-    return json_pack(
-        "{s:o, s:s, s:s, s:s?, s:s, s:s, s:i, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-        "s:b}",
-        "point", predict_point_json(m, r->point), "level", r->level, "name", r->name,
-        "category", r->category, "metric", r->metric, "phase", r->phase, "n", s->n, "mean",
-        s->mean, "median", s->median, "sd", predict_number(s->sd), "cv", predict_number(s->cv),
-        "mean_ci", s->has_mean_ci ? interval(s->mean_lo, s->mean_hi) : json_null(),
-        "relative_half_width", predict_number(s->rel_half_width), "median_ci", median_ci,
-        "quartiles", interval(s->q1, s->q3), "outliers", outl, "repetitions_needed",
-        s->reps_needed >= 0 ? json_integer(s->reps_needed) : json_null(), "noisy", noisy);
+    JBUF_LIT(b, "{\"point\":");
+    point_text(b, m, r->point);
+    const char *const keys[] = {",\"level\":", ",\"name\":", ",\"category\":", ",\"metric\":",
+                                ",\"phase\":"};
+    const char *const vals[] = {r->level, r->name, r->category, r->metric, r->phase};
+    for (int k = 0; k < 5; k++) {
+        jbuf_lit(b, keys[k]);
+        jbuf_string(b, vals[k]);
+    }
+    JBUF_LIT(b, ",\"n\":");
+    jbuf_int(b, s->n);
+    JBUF_LIT(b, ",\"mean\":");
+    jbuf_real(b, s->mean);
+    JBUF_LIT(b, ",\"median\":");
+    jbuf_real(b, s->median);
+    JBUF_LIT(b, ",\"sd\":");
+    jbuf_real(b, s->sd);
+    JBUF_LIT(b, ",\"cv\":");
+    jbuf_real(b, s->cv);
+    JBUF_LIT(b, ",\"mean_ci\":");
+    if (s->has_mean_ci)
+        interval_text(b, s->mean_lo, s->mean_hi);
+    else
+        JBUF_LIT(b, "null");
+    JBUF_LIT(b, ",\"relative_half_width\":");
+    jbuf_real(b, s->rel_half_width);
+    JBUF_LIT(b, ",\"median_ci\":");
+    if (s->has_median_ci) {
+        JBUF_LIT(b, "{\"interval\":");
+        interval_text(b, s->median_lo, s->median_hi);
+        JBUF_LIT(b, ",\"coverage\":");
+        jbuf_real(b, s->median_coverage);
+        JBUF_LIT(b, ",\"method\":\"order statistics\"}");
+    } else {
+        JBUF_LIT(b, "null");
+    }
+    JBUF_LIT(b, ",\"quartiles\":");
+    interval_text(b, s->q1, s->q3);
+    JBUF_LIT(b, ",\"outliers\":[");
+    for (int k = 0; k < s->noutliers; k++) {
+        jbuf_lit(b, k ? ",{\"repetition\":" : "{\"repetition\":");
+        jbuf_int(b, outliers[k] + 1);
+        JBUF_LIT(b, ",\"value\":");
+        jbuf_real(b, r->reps[outliers[k]]);
+        JBUF_LIT(b, "}");
+    }
+    JBUF_LIT(b, "]");
+}
+
+static void stats_tail(jbuf *b, const sweep_stats *s, int noisy)
+{
+    JBUF_LIT(b, ",\"repetitions_needed\":");
+    if (s->reps_needed >= 0)
+        jbuf_int(b, s->reps_needed);
+    else
+        JBUF_LIT(b, "null");
+    jbuf_lit(b, noisy ? ",\"noisy\":true}" : ",\"noisy\":false}");
+}
+
+/* every row's stats_head(), back to back into set->text (rows without
+ * repetitions: empty); -1 when out of memory */
+static int stats_heads(const cached_models *m, kept_rowset *set)
+{
+    int maxreps = 1;
+    for (int i = 0; i < set->n; i++)
+        maxreps = set->rows[i].nreps > maxreps ? set->rows[i].nreps : maxreps;
+    sweep_quantiles *q = malloc(sizeof *q);
+    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
+    int *outl = malloc(sizeof(int) * (size_t)maxreps);
+    set->at = malloc(sizeof(size_t) * (size_t)(set->n + 1));
+    jbuf b = {0};
+    jbuf_reserve(&b, (size_t)set->n * 480 + 64);
+    if (q && scratch && outl && set->at) {
+        sweep_quantiles_init(q);
+        for (int i = 0; i < set->n; i++) {
+            set->at[i] = b.len;
+            const store_measurement_row *r = &set->rows[i];
+            if (r->nreps < 1)
+                continue;
+            sweep_stats st;
+            sweep_stats_compute(r->reps, r->nreps, 0.05, q, scratch, outl, &st);
+            stats_head(&b, m, r, &st, outl);
+        }
+        set->at[set->n] = b.len;
+    }
+    int ok = q && scratch && outl && set->at && !b.oom;
+    free(q);
+    free(scratch);
+    free(outl);
+    size_t len;
+    set->text = ok ? jbuf_take(&b, &len) : NULL;
+    jbuf_free(&b);
+    return set->text ? 0 : -1;
 }
 
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
@@ -214,10 +471,11 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     f.limit = (int)limit;
     f.offset = offset;
-    int n = 0;
-    store_measurement_row *rows = read_rows(ctx, m, &f, &n, resp);
-    if (!rows)
+    kept_rows kept;
+    if (read_rows_kept(ctx, m, &f, 1, &kept, resp) < 0)
         goto done;
+    int n = kept.n;
+    const store_measurement_row *rows = kept.rows;
     int maxreps = 1;
     for (int i = 0; i < n; i++)
         maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
@@ -229,18 +487,25 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
         goto free_rows;
     }
     sweep_quantiles_init(q);
-    json_t *items = json_array(), *warnings = json_array();
-    int noisy = 0, single = 0, outlying = 0;
+    jbuf items = {0};
+    jbuf_reserve(&items, (size_t)n * 520 + 4096); /* an item is about 500 bytes */
+    json_t *warnings = json_array();
+    int noisy = 0, single = 0, outlying = 0, nitems = 0;
     char label[400];
+    JBUF_LIT(&items, "[");
     for (int i = 0; i < n; i++) {
         const store_measurement_row *r = &rows[i];
         if (r->nreps < 1)
             continue;
         sweep_stats s;
         sweep_stats_compute(r->reps, r->nreps, target, q, scratch, outl, &s);
-        json_t *o = stats_json(m, r, &s, outl, target);
+        int is_noisy = s.has_mean_ci && isfinite(s.rel_half_width) && s.rel_half_width > target;
+        if (nitems++)
+            JBUF_LIT(&items, ",");
+        jbuf_raw(&items, kept.text + kept.at[i], kept.at[i + 1] - kept.at[i]);
+        stats_tail(&items, &s, is_noisy);
         outlying += s.noutliers > 0;
-        if (json_is_true(json_object_get(o, "noisy"))) {
+        if (is_noisy) {
             if (++noisy <= WARNINGS_MAX) {
                 row_label(m, r, label, sizeof label);
                 json_array_append_new(
@@ -254,20 +519,20 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
             json_array_append_new(warnings,
                                   json_sprintf("one repetition: %s has no interval", label));
         }
-        json_array_append_new(items, o);
     }
+    JBUF_LIT(&items, "]");
     if (noisy > WARNINGS_MAX || single > WARNINGS_MAX)
         json_array_append_new(warnings,
                               json_sprintf("%d too noisy and %d single-repetition measurements "
                                            "in all; the first %d of each are named",
                                            noisy, single, WARNINGS_MAX));
-    json_t *doc = json_pack(
-        "{s:I, s:i, s:f, s:f, s:i, s:i, s:i, s:i, s:o, s:o, s:o}", "experiment", (json_int_t)id,
-        "model_set", m->set_number, "confidence", 0.95, "target", target, "measurements",
-        (int)json_array_size(items), "noisy", noisy, "single_repetition", single,
-        "with_outliers", outlying, "items", items, "warnings", warnings, "next_offset",
-        n == limit ? json_integer(offset + n) : json_null());
-    json_object_set_new(doc, "definitions",
+    json_t *head = json_pack("{s:I, s:i, s:f, s:f, s:i, s:i, s:i, s:i}", "experiment",
+                             (json_int_t)id, "model_set", m->set_number, "confidence", 0.95,
+                             "target", target, "measurements", nitems, "noisy", noisy,
+                             "single_repetition", single, "with_outliers", outlying);
+    json_t *tail = json_pack("{s:o, s:o}", "warnings", warnings, "next_offset",
+                             n == limit ? json_integer(offset + n) : json_null());
+    json_object_set_new(tail, "definitions",
                         json_pack("{s:s, s:s, s:s, s:s}", "mean_ci",
                                   "mean ± t(0.975, n-1)·SD/sqrt(n)", "median_ci",
                                   "[x_(k), x_(n-k+1)], k the largest with 2·P(Binom(n,1/2) <= "
@@ -275,12 +540,14 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
                                   "outliers", "outside [Q1 - 1.5·IQR, Q3 + 1.5·IQR]",
                                   "repetitions_needed",
                                   "smallest m with t(0.975, m-1)·SD/sqrt(m) <= target·|mean|"));
-    predict_page_store(ctx, key, resp, doc);
+    size_t len;
+    char *body = answer_text(head, "items", &items, tail, &len);
+    page_store_text(ctx, key, resp, body, len);
 free_rows:
     free(q);
     free(scratch);
     free(outl);
-    store_measurement_rows_free(rows, n);
+    kept_rows_release(ctx, &kept);
 done:
     model_cache_release(ctx->models, m);
 }
@@ -301,15 +568,12 @@ static void sn_input_free(sn_input *s)
     free(s->distinct);
 }
 
-static json_t *sensitivity_doc(const cached_models *m, const store_measurement_row *rows, int n,
-                               const sn_input *in, const sweep_sn_result *r, int larger)
+/* the answer's "factors", ranked */
+static json_t *sensitivity_factors(const cached_models *m, int n, const sn_input *in,
+                                   const sweep_sn_result *r)
 {
     int np = m->nparams;
-    json_t *runs = json_array(), *factors = json_array();
-    for (int i = 0; i < n; i++)
-        json_array_append_new(runs, json_pack("{s:o, s:f, s:i}", "point",
-                                              predict_point_json(m, rows[i].point), "sn",
-                                              r->sn[i], "n", rows[i].nreps));
+    json_t *factors = json_array();
     for (int k = 0; k < np; k++) {
         int fi = r->order[k];
         const sweep_sn_factor *fa = &r->factors[fi];
@@ -327,12 +591,24 @@ static json_t *sensitivity_doc(const cached_models *m, const store_measurement_r
                                                    : json_null(),
                                "levels", levels));
     }
-    return json_pack("{s:s, s:s, s:o, s:o}", "formula",
-                     larger ? "S/N = -10·log10((1/N)·Σ 1/y²) (larger is better)"
-                            : "S/N = -10·log10((1/N)·Σ y²) (smaller is better)",
-                     "ranking", "factors by the range (max - min) of their levels' mean S/N; "
-                                "normalized: range / Σ ranges",
-                     "runs", runs, "factors", factors);
+    return factors;
+}
+
+/* the answer's "runs": per measured coordinate its S/N and repetitions */
+static void sn_runs_text(jbuf *b, const cached_models *m, const store_measurement_row *rows,
+                         int n, const sweep_sn_result *r)
+{
+    JBUF_LIT(b, "[");
+    for (int i = 0; i < n; i++) {
+        jbuf_lit(b, i ? ",{\"point\":" : "{\"point\":");
+        point_text(b, m, rows[i].point);
+        JBUF_LIT(b, ",\"sn\":");
+        jbuf_real(b, r->sn[i]);
+        JBUF_LIT(b, ",\"n\":");
+        jbuf_int(b, rows[i].nreps);
+        JBUF_LIT(b, "}");
+    }
+    JBUF_LIT(b, "]");
 }
 
 static int cmp_row_point(const void *x, const void *y)
@@ -385,6 +661,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
     if (!m)
         return;
     store_model_filter f = {0};
+    kept_rows kept = {0};
     store_measurement_row *rows = NULL;
     int n = 0;
     sn_input in = {0};
@@ -413,8 +690,10 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
     if (predict_page_send(ctx, key, resp))
         goto done;
     f.limit = STATS_LIMIT_MAX;
-    if (!(rows = read_rows(ctx, m, &f, &n, resp)))
+    if (read_rows_kept(ctx, m, &f, 0, &kept, resp) < 0)
         goto done;
+    rows = kept.rows;
+    n = kept.n;
     if (n == 0) {
         api_problem(resp, 404, "name",
                     "no measurements of %.60s %.60s (level %s, phase %s) in model set %d",
@@ -441,17 +720,27 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
         }
         goto done;
     }
-    json_t *doc = json_pack("{s:I, s:i, s:s, s:s, s:s, s:s, s:s}", "experiment", (json_int_t)id,
-                            "model_set", m->set_number, "metric", f.metric, "level", f.level,
-                            "name", f.name, "phase", f.phase, "goal", goal);
-    json_object_update_new(doc, sensitivity_doc(m, rows, n, &in, &r, larger));
-    json_object_set_new(doc, "units", json_pack("{s:s}", "sn", "dB"));
-    json_object_set_new(doc, "warnings", noisy_warnings(m, rows, n));
+    json_t *head = json_pack("{s:I, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "experiment",
+                             (json_int_t)id, "model_set", m->set_number, "metric", f.metric,
+                             "level", f.level, "name", f.name, "phase", f.phase, "goal", goal,
+                             "formula",
+                             larger ? "S/N = -10·log10((1/N)·Σ 1/y²) (larger is better)"
+                                    : "S/N = -10·log10((1/N)·Σ y²) (smaller is better)",
+                             "ranking",
+                             "factors by the range (max - min) of their levels' mean S/N; "
+                             "normalized: range / Σ ranges");
+    json_t *tail = json_pack("{s:o, s:{s:s}, s:o}", "factors", sensitivity_factors(m, n, &in, &r),
+                             "units", "sn", "dB", "warnings", noisy_warnings(m, rows, n));
+    jbuf runs = {0};
+    jbuf_reserve(&runs, (size_t)n * 80 + 4096); /* a run is about 70 bytes */
+    sn_runs_text(&runs, m, rows, n, &r);
     sweep_sensitivity_free(&r);
-    predict_page_store(ctx, key, resp, doc);
+    size_t len;
+    char *body = answer_text(head, "runs", &runs, tail, &len);
+    page_store_text(ctx, key, resp, body, len);
 done:
     sn_input_free(&in);
-    store_measurement_rows_free(rows, n);
+    kept_rows_release(ctx, &kept);
     model_cache_release(ctx->models, m);
 }
 

@@ -182,12 +182,22 @@ static int digits_at(double v, int e10, int p, uint64_t *d, int *e)
     /* scaled is the exact product rounded once (v and 10^k are exact), so
      * it is off by at most half a unit of its last place: within one unit of
      * a halfway point the exact product's rounding cannot be known from it */
-    long double half_gap = fabsl(scaled - floorl(scaled) - 0.5L);
-    if (half_gap <= ldexpl(1, ilogbl(scaled) - 63))
-        return 0;
+    /* floorl() and casts to integers switch the x87 rounding mode, which
+     * costs more than all the rest; rintl()/llrintl() round in the current
+     * mode (to nearest), and the floor follows from the nearest integer */
     long double r = rintl(scaled); /* ties to even, as repr() */
-    uint64_t lo = (uint64_t)pow10l_exact(p - 1), hi = lo * 10;
-    uint64_t x = (uint64_t)r;
+    long double below = r > scaled ? r - 1 : r;
+    long double half_gap = fabsl(scaled - below - 0.5L);
+    if (half_gap <= scaled * 0x1p-63L) /* >= 2^(ilogb(scaled) - 63): refuses no less */
+        return 0;
+    static const uint64_t pow10_u64[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+        1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+        100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+        1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL};
+    if (p < 1 || p > 17 || !(r < 0x1p63L))
+        return 0;
+    uint64_t lo = pow10_u64[p - 1], hi = lo * 10;
+    uint64_t x = (uint64_t)llrintl(r);
     if (x == hi) { /* rounding carried into a new digit: 10^p */
         x /= 10;
         k--;

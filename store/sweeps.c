@@ -72,32 +72,69 @@ void store_runs_free(store_run *v, int n)
     free(v);
 }
 
-/* "1.5,2,3" -> values; -1 on a malformed list */
-static int parse_list(const char *s, double **out)
+/* Big-endian binary wire values (PostgreSQL's binary result format). */
+static uint32_t be32(const unsigned char *p)
 {
-    int cap = 1;
-    for (const char *p = s; *p; p++)
-        cap += *p == ',';
-    double *v = malloc(sizeof(double) * (size_t)cap);
-    if (!v)
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static double be_float8(const unsigned char *p)
+{
+    uint64_t u = (uint64_t)be32(p) << 32 | be32(p + 4);
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* A float8[] in binary form -> its non-NULL elements (as array_to_string
+ * would list them); -1 on a malformed or multi-dimensional value. */
+static int parse_float8_array(const char *v, int len, double **out)
+{
+    const unsigned char *p = (const unsigned char *)v;
+    if (len < 12)
         return -1;
+    int32_t ndim = (int32_t)be32(p);
+    if (ndim == 0) {
+        *out = malloc(sizeof(double));
+        return *out ? 0 : -1;
+    }
+    if (ndim != 1 || len < 20)
+        return -1;
+    int32_t count = (int32_t)be32(p + 12);
+    if (count < 0 || count > (len - 20) / 4)
+        return -1;
+    double *x = malloc(sizeof(double) * (size_t)(count ? count : 1));
+    if (!x)
+        return -1;
+    const unsigned char *q = p + 20, *end = p + len;
     int n = 0;
-    while (*s) {
-        char *end;
-        v[n++] = strtod(s, &end);
-        if (end == s || n > cap) {
-            free(v);
+    for (int i = 0; i < count; i++) {
+        int32_t l = end - q >= 4 ? (int32_t)be32(q) : -2;
+        q += 4;
+        if (l == -1)
+            continue; /* a NULL element */
+        if (l != 8 || end - q < 8) {
+            free(x);
             return -1;
         }
-        s = *end == ',' ? end + 1 : end;
+        x[n++] = be_float8(q);
+        q += 8;
     }
-    *out = v;
+    *out = x;
     return n;
 }
 
 static char *dup_col(PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? NULL : strdup(PQgetvalue(r, row, col));
+    if (PQgetisnull(r, row, col))
+        return NULL;
+    int len = PQgetlength(r, row, col);
+    char *s = malloc((size_t)len + 1);
+    if (s) {
+        memcpy(s, PQgetvalue(r, row, col), (size_t)len);
+        s[len] = '\0';
+    }
+    return s;
 }
 
 int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *f,
@@ -112,13 +149,12 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     const char *vals[8] = {set, f->metric, f->level, f->category, f->phase, f->name, off, lim};
     PGresult *r = PQexecParams(
         c,
-        "SELECT array_to_string(point, ','), level, name, category, metric, phase, "
-        "array_to_string(repetitions, ',') FROM measurements "
+        "SELECT point, level, name, category, metric, phase, repetitions FROM measurements "
         "WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "
         "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "
         "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
         "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
-        8, NULL, vals, NULL, NULL, 0);
+        8, NULL, vals, NULL, NULL, 1 /* binary: no float8 text either way */);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);
@@ -126,13 +162,17 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     int rc = v ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");
     for (int i = 0; i < rows && rc == STORE_OK; i++) {
         store_measurement_row *m = &v[i];
-        m->nparams = parse_list(PQgetvalue(r, i, 0), &m->point);
+        m->nparams = PQgetisnull(r, i, 0)
+                         ? -1
+                         : parse_float8_array(PQgetvalue(r, i, 0), PQgetlength(r, i, 0), &m->point);
         m->level = dup_col(r, i, 1);
         m->name = dup_col(r, i, 2);
         m->category = dup_col(r, i, 3);
         m->metric = dup_col(r, i, 4);
         m->phase = dup_col(r, i, 5);
-        m->nreps = parse_list(PQgetvalue(r, i, 6), &m->reps);
+        m->nreps = PQgetisnull(r, i, 6)
+                       ? 0
+                       : parse_float8_array(PQgetvalue(r, i, 6), PQgetlength(r, i, 6), &m->reps);
         if (m->nparams < 0 || m->nreps < 0 || !m->level || !m->name || !m->metric || !m->phase)
             rc = store_error_set(err, STORE_INTERNAL, "cannot read a stored measurement");
     }

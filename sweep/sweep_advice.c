@@ -67,6 +67,30 @@ static double noise(const sweep_adv_series *s, const double *x)
     return s->sigma > 0 ? s->sigma : 1e-12;
 }
 
+/* The weight (inverse variance) of the mean of n runs at x: repetitions
+ * lower the noise part s²/n, never the misfit part (misfit·|f(x)|)². */
+static double point_weight(const sweep_adv_series *s, const double *x, int n)
+{
+    if (n <= 0)
+        return 0;
+    double sd = noise(s, x), v = sd * sd / n;
+    if (s->misfit > 0) {
+        double b = s->misfit * fabs(pmnf_eval(s->f, x));
+        v += b > 0 ? b * b : s->misfit * s->misfit * sd * sd;
+    }
+    return 1 / v;
+}
+
+/* what one more run at x (n runs there so far) adds to the weight */
+static double run_weight(const sweep_adv_series *s, const double *x, int n)
+{
+    if (!(s->misfit > 0)) {
+        double sd = noise(s, x);
+        return 1 / (sd * sd);
+    }
+    return point_weight(s, x, n + 1) - point_weight(s, x, n);
+}
+
 static int init_series(const sweep_adv_series *s, const pmnf_function *terms,
                        const double *target, series_state *st, char *err, size_t errcap)
 {
@@ -80,7 +104,7 @@ static int init_series(const sweep_adv_series *s, const pmnf_function *terms,
             snprintf(err, errcap, "a term cannot be evaluated at a measured point");
             return -1;
         }
-        double sd = noise(s, x), w = (s->reps ? s->reps[i] : 1) / (sd * sd);
+        double w = point_weight(s, x, s->reps ? s->reps[i] : 1);
         for (int a = 0; a < k; a++)
             for (int b = 0; b < k; b++)
                 m[a * k + b] += w * g[a] * g[b];
@@ -123,23 +147,29 @@ static double quad(const series_state *st, const double *a, const double *b)
     return s;
 }
 
-/* the variance reduction of one run at x for series s */
-static double gain(const sweep_adv_series *s, const series_state *st, const double *x)
+double sweep_advice_shrink(double w, double c, double d)
+{
+    return w > 0 ? w * c * c / (1 + w * d) : 0;
+}
+
+/* the variance reduction of one run at x (n runs there so far) for series s */
+static double gain(const sweep_adv_series *s, const series_state *st, const double *x, int n)
 {
     double g[K];
     if (basis(&st->f, x, g) < 0)
         return 0;
-    double sd = noise(s, x), c = quad(st, st->gt, g), d = quad(st, g, g);
-    return c * c / (sd * sd + d);
+    return sweep_advice_shrink(run_weight(s, x, n), quad(st, st->gt, g), quad(st, g, g));
 }
 
-static void update(const sweep_adv_series *s, series_state *st, const double *x)
+static void update(const sweep_adv_series *s, series_state *st, const double *x, int n)
 {
     double g[K], u[K];
     if (basis(&st->f, x, g) < 0)
         return;
     int k = st->k;
-    double sd = noise(s, x), d = sd * sd;
+    double w = run_weight(s, x, n);
+    if (!(w > 0))
+        return;
     for (int i = 0; i < k; i++) {
         u[i] = 0;
         for (int j = 0; j < k; j++)
@@ -148,10 +178,50 @@ static void update(const sweep_adv_series *s, series_state *st, const double *x)
     double gu = 0;
     for (int i = 0; i < k; i++)
         gu += g[i] * u[i];
-    d += gu;
+    double d = 1 / w + gu;
     for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++)
             st->minv[i * k + j] -= u[i] * u[j] / d;
+}
+
+/* runs[s * ncand + c]: the runs series s has at candidate c (measured ones
+ * at the same coordinates); only the misfit makes them matter */
+static void count_runs(const sweep_adv_problem *p, int *runs)
+{
+    for (int s = 0; s < p->nseries; s++) {
+        const sweep_adv_series *se = &p->series[s];
+        for (int c = 0; c < p->ncand; c++) {
+            int *r = &runs[(size_t)s * p->ncand + c];
+            *r = 0;
+            if (!(se->misfit > 0))
+                continue;
+            const double *x = p->cand + (size_t)c * p->nparams;
+            for (int i = 0; i < se->npoints; i++)
+                if (!memcmp(se->coords + (size_t)i * p->nparams, x, sizeof(double) * (size_t)p->nparams)) {
+                    *r = se->reps ? se->reps[i] : 1;
+                    break;
+                }
+        }
+    }
+}
+
+double sweep_advice_misfit(const pmnf_function *f, const double *coords, const int *reps, int n,
+                           double cv, double sigma)
+{
+    if (n < 1 || !(sigma >= 0))
+        return 0;
+    double mean = 0, inv = 0;
+    for (int i = 0; i < n; i++) {
+        mean += fabs(pmnf_eval(f, coords + (size_t)i * f->nparams)) / n;
+        inv += 1.0 / (reps && reps[i] > 0 ? reps[i] : 1) / n;
+    }
+    if (!(mean > 0) || !isfinite(mean))
+        return 0;
+    double rel = sigma / mean;
+    if (!(cv > 0)) /* the residuals are all we know: no lack of fit to tell apart */
+        return SWEEP_ADV_MISFIT_FLOOR * rel;
+    double b2 = rel * rel - cv * cv * inv, lack = b2 > 0 ? sqrt(b2) : 0;
+    return fmax(lack, SWEEP_ADV_MISFIT_FLOOR * cv);
 }
 
 void sweep_advice_free(sweep_adv_result *r)
@@ -171,10 +241,12 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
      * the measured points determine them) */
     series_state *st = calloc((size_t)(2 * p->nseries), sizeof *st);
     int *slot = malloc(sizeof(int) * (size_t)(p->ncand ? p->ncand : 1));
+    int *runs = malloc(sizeof(int) * (size_t)(p->ncand ? p->ncand : 1) * (size_t)p->nseries);
     out->picks = calloc((size_t)(p->ncand ? p->ncand : 1), sizeof *out->picks);
-    if (!st || !slot || !out->picks) {
+    if (!st || !slot || !runs || !out->picks) {
         free(st);
         free(slot);
+        free(runs);
         sweep_advice_free(out);
         snprintf(err, errcap, "out of memory");
         return -1;
@@ -184,6 +256,7 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         if (init_series(&p->series[s], p->series[s].f, p->target, &st[s], err, errcap) < 0) {
             free(st);
             free(slot);
+            free(runs);
             sweep_advice_free(out);
             return -1;
         }
@@ -199,6 +272,7 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         out->var_before += quad(&st[s], st[s].gt, st[s].gt);
     for (int c = 0; c < p->ncand; c++)
         slot[c] = -1;
+    count_runs(p, runs);
     double left = p->budget, var = out->var_before;
     while (out->nruns < p->max_runs) {
         int best = -1;
@@ -209,7 +283,7 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
             const double *x = p->cand + (size_t)c * p->nparams;
             double g = 0;
             for (int s = 0; s < p->nseries; s++)
-                g += gain(&p->series[s], &crit[s], x);
+                g += gain(&p->series[s], &crit[s], x, runs[(size_t)s * p->ncand + c]);
             if (g / p->cost[c] > best_rate) {
                 best_rate = g / p->cost[c];
                 best_gain = g;
@@ -221,10 +295,12 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         const double *x = p->cand + (size_t)best * p->nparams;
         double fitted_gain = 0;
         for (int s = 0; s < p->nseries; s++) {
-            fitted_gain += gain(&p->series[s], &st[s], x);
-            update(&p->series[s], &st[s], x);
+            int *n = &runs[(size_t)s * p->ncand + best];
+            fitted_gain += gain(&p->series[s], &st[s], x, *n);
+            update(&p->series[s], &st[s], x, *n);
             if (robust)
-                update(&p->series[s], &st[p->nseries + s], x);
+                update(&p->series[s], &st[p->nseries + s], x, *n);
+            ++*n;
         }
         best_gain = fitted_gain;
         var -= best_gain;
@@ -246,5 +322,6 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         out->var_after += quad(&st[s], st[s].gt, st[s].gt);
     free(st);
     free(slot);
+    free(runs);
     return 0;
 }

@@ -21,6 +21,16 @@
  * itself against cost²; here the criterion is the variance where the
  * answer is wanted, in the model's own terms.
  *
+ * Repetitions average the noise but not the model's misfit: with `misfit`
+ * b, the mean of n runs at x has variance s(x)²/n + (b·f(x))², so its
+ * weight w(n) = 1/(s²/n + b²f²) saturates and one more run adds
+ * w(n+1) - w(n) (the rank-one update then uses that weight:
+ * Δv = w·c²/(1 + w·d), c = g(t)ᵀM⁻¹g(x), d = g(x)ᵀM⁻¹g(x)). Cheap small
+ * points still get repetitions while noise dominates, and the design moves
+ * on to new (often larger or intermediate) points once more repetitions
+ * there would only average noise the misfit swamps. With b = 0 every run
+ * counts alike (the plain c-optimal design).
+ *
  * A wrong choice of terms (model error) is not in v, and a design for the
  * fitted terms alone puts every run on as many points as there are
  * coefficients, so the modeler could never learn it chose wrong. With
@@ -45,6 +55,8 @@ typedef struct sweep_adv_series {
     const int *reps;        /* repetitions per measured coordinate (>= 1) */
     double cv;              /* run-to-run variation (SD/mean) of one repetition; <= 0: unknown */
     double sigma;           /* absolute SD of one repetition when cv is unknown (> 0) */
+    double misfit;          /* relative SD of a point's mean that repetitions cannot lower
+                               (the model's misfit); 0: none, every run counts alike */
 } sweep_adv_series;
 
 typedef struct sweep_adv_problem {
@@ -79,6 +91,21 @@ typedef struct sweep_adv_result {
 /* 0, or -1 with a message (a singular design: fewer distinct points than
  * a series' coefficients; out of memory; bad input). */
 int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, size_t errcap);
+/* Δv of one run whose weight (inverse variance) adds w, c = g(t)ᵀM⁻¹g(x),
+ * d = g(x)ᵀM⁻¹g(x): w·c² / (1 + w·d). */
+double sweep_advice_shrink(double w, double c, double d);
+
+/* The misfit of a series (sweep_adv_series.misfit): the relative spread of
+ * the fit's residuals (sigma, absolute, over the mean |f| at the points)
+ * beyond what the run-to-run variation explains for means of reps[i] runs,
+ *     sqrt(max(0, (sigma/mean|f|)² - cv²·mean(1/reps))),
+ * and at least SWEEP_ADV_MISFIT_FLOOR·cv (SWEEP_ADV_MISFIT_FLOOR times the
+ * relative residual when cv is unknown): a point's mean is never taken to
+ * be known better than half a repetition's noise, so that repetitions
+ * beyond about four at one point buy less than a new point would. */
+#define SWEEP_ADV_MISFIT_FLOOR 0.5
+double sweep_advice_misfit(const pmnf_function *f, const double *coords, const int *reps, int n,
+                           double cv, double sigma);
 void sweep_advice_free(sweep_adv_result *r);
 
 #endif

@@ -245,7 +245,7 @@ static void test_advice(void)
     f.terms[0] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{0, 1, 0}}};
     double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1};
     int reps[2] = {1, 1};
-    sweep_adv_series s = {&f, 2, coords, reps, 0, 1};
+    sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0};
     sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0};
     sweep_adv_result r;
     char err[200];
@@ -271,6 +271,63 @@ static void test_advice(void)
     s.coords = one;
     check(sweep_advise(&p, &r, err, sizeof err) < 0 && strstr(err, "coefficients"),
           "one point cannot determine two coefficients: %s", err);
+}
+
+/* The same design with f(x) = x as the scale, noise 1, misfit 0.5: the mean
+ * of n runs at x has variance 1/n + 0.25·x², weight w = 1/that: at x = 1
+ * (one run) 0.8, at x = 2 0.5. M = 0.8·(1,1)(1,1)' + 0.5·(1,2)(1,2)' =
+ * [[1.3,1.8],[1.8,2.8]], det 0.4, M⁻¹ = [[7,-4.5],[-4.5,3.25]], v = 7 - 90 + 325 = 242.
+ * A first run at 4 adds w = 1/(1 + 4) = 0.2; M⁻¹g = (-11, 8.5), c = 74, d = 23:
+ * Δv = 0.2·74²/(1 + 0.2·23) = 1369/7. A second run at 1 adds 4/3 - 0.8 = 8/15;
+ * M⁻¹g = (2.5, -1.25), c = -10, d = 1.25: Δv = (8/15)·100/(1 + 2/3) = 32.
+ * n runs at 1 in all: M = w·(1,1)(1,1)' + [[0.5,1],[1,2]], det 0.5·w,
+ * v = 162 + 64/w, which stays above 162 + 64/4 = 178 (w <= 1/0.25). Without
+ * misfit the weights are 1001 at 1 and 1 at 2: det 1001, v = 81 + 64/1001. */
+static void test_advice_misfit(void)
+{
+    check(check_close(sweep_advice_shrink(0.2, 74, 23), 1369.0 / 7, 1e-12, 0) &&
+              check_close(sweep_advice_shrink(8.0 / 15, -10, 1.25), 32, 1e-12, 0) &&
+              sweep_advice_shrink(0, 5, 1) == 0,
+          "shrink = w·c²/(1 + w·d)");
+    pmnf_function f = {.nparams = 1, .constant = 0, .nterms = 1};
+    f.terms[0] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{0, 1, 0}}};
+    double coords[2] = {1, 2}, target[1] = {10}, cand[2] = {1, 4}, cost[2] = {1, 1};
+    int reps[2] = {1, 1};
+    sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0.5};
+    sweep_adv_problem p = {1, 1, &s, target, 2, cand, cost, 1, 1000, 0};
+    sweep_adv_result r;
+    char err[200];
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && check_close(r.var_before, 242, 1e-9, 0),
+          "misfit weights the measured points: %g", r.var_before);
+    check(r.npicks == 1 && r.picks[0].cand == 1 && check_close(r.var_after, 325.0 / 7, 1e-9, 0),
+          "the new point 4: after %g", r.var_after);
+    sweep_advice_free(&r);
+    cost[1] = 7; /* (1369/7)/7 < 32: the repetition at 1 */
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.npicks == 1 && r.picks[0].cand == 0 &&
+              check_close(r.var_after, 210, 1e-9, 0),
+          "a cheap repetition: after %g", r.var_after);
+    sweep_advice_free(&r);
+    p.ncand = 1; /* only repetitions at 1: 1001 runs there */
+    p.budget = 1e6;
+    double w = 1 / (1.0 / 1001 + 0.25);
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.nruns == 1000 &&
+              check_close(r.var_after, 162 + 64 / w, 1e-9, 0) && r.var_after > 178,
+          "repetitions saturate at the misfit: %g", r.var_after);
+    sweep_advice_free(&r);
+    s.misfit = 0;
+    int rc = sweep_advise(&p, &r, err, sizeof err);
+    check(rc == 0 && check_close(r.var_after, 81 + 64.0 / 1001, 1e-9, 0),
+          "without misfit they do not: %g (%s)", r.var_after, rc ? err : "");
+    sweep_advice_free(&r);
+    /* misfit from the residuals: mean |f| 1.5, sigma 0.3: 0.2 relative; means of 4 runs
+     * with cv 0.1 explain 0.1²/4 of its square: sqrt(0.04 - 0.0025) */
+    int four[2] = {4, 4};
+    check(check_close(sweep_advice_misfit(&f, coords, four, 2, 0.1, 0.3), sqrt(0.0375), 1e-12, 0),
+          "lack of fit beyond the noise");
+    check(check_close(sweep_advice_misfit(&f, coords, four, 2, 0.1, 0.03), 0.05, 1e-12, 0),
+          "a fit within the noise: the floor, half the cv");
+    check(check_close(sweep_advice_misfit(&f, coords, four, 2, 0, 0.3), 0.1, 1e-12, 0),
+          "no cv: half the relative residual");
 }
 
 /* base 222·(0.99, 1, 1.01), N 112·(...): SE = 222/112; each side's 97.5% t interval
@@ -299,6 +356,7 @@ int main(void)
     test_legal();
     test_plan();
     test_advice();
+    test_advice_misfit();
     test_efficiency();
     return check_summary();
 }

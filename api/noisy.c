@@ -1,0 +1,79 @@
+/*
+ * noisy.c — the too-noisy points of a model set (noisy.h).
+ */
+#include "api/noisy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_stats.h"
+
+/* "ranks=8 epoch time (phase epoch)", as the statistics endpoint names points */
+static void label(const char (*params)[64], int nparams, const store_measurement_row *r,
+                  char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < nparams && i < r->nparams && n < cap; i++) {
+        char num[32];
+        sweep_format_number(r->point[i], num);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? "," : "", params[i], num);
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, " %s %s (phase %s)", r->name, r->metric, r->phase);
+}
+
+void noisy_points_scan(const char (*params)[64], int nparams, const store_measurement_row *rows,
+                       int n, noisy_points *out)
+{
+    memset(out, 0, sizeof *out);
+    int maxreps = 1;
+    for (int i = 0; i < n; i++)
+        maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
+    sweep_quantiles *q = malloc(sizeof *q);
+    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
+    if (!q || !scratch) {
+        free(q);
+        free(scratch);
+        return;
+    }
+    sweep_quantiles_init(q);
+    for (int i = 0; i < n; i++) {
+        const store_measurement_row *r = &rows[i];
+        if (r->nreps < 2 || !r->level || strcmp(r->level, "application") || !r->name ||
+            strcmp(r->name, "epoch"))
+            continue;
+        sweep_stats st;
+        sweep_stats_compute(r->reps, r->nreps, NOISY_TARGET, q, scratch, NULL, &st);
+        if (!(st.has_mean_ci && isfinite(st.rel_half_width) && st.rel_half_width > NOISY_TARGET))
+            continue;
+        if (out->count++ >= NOISY_NAMED_MAX)
+            continue;
+        char what[200];
+        label(params, nparams, r, what, sizeof what);
+        snprintf(out->text[out->named++], sizeof out->text[0],
+                 "too noisy: %s: the mean's 95%% interval is ±%.1f%% over %d repetitions "
+                 "(more than ±%.0f%%; %ld needed: see statistics)",
+                 what, 100 * st.rel_half_width, st.n, 100 * NOISY_TARGET, st.reps_needed);
+    }
+    free(q);
+    free(scratch);
+}
+
+void noisy_points_attach(json_t *doc, const noisy_points *np)
+{
+    if (!doc || !np->count)
+        return;
+    json_t *w = json_object_get(doc, "warnings");
+    if (!json_is_array(w)) {
+        w = json_array();
+        json_object_set_new(doc, "warnings", w);
+    }
+    for (int i = 0; i < np->named; i++)
+        json_array_append_new(w, json_string(np->text[i]));
+    if (np->count > np->named)
+        json_array_append_new(w, json_sprintf("%d too-noisy points in all; the first %d are named",
+                                              np->count, np->named));
+}

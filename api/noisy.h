@@ -1,0 +1,38 @@
+/*
+ * noisy.h — which measured points of a model set are too noisy for the
+ * answers built on it (predict, models, scaling, cost, bottlenecks).
+ *
+ * The criterion is the statistics endpoint's at its default target: a
+ * measurement (application level, callpath "epoch", any metric) with at
+ * least two repetitions whose mean's 95% interval (Student t) is wider than
+ * ±NOISY_TARGET of the mean. Such points are found once per model set (the
+ * model cache scans the measurements it loads anyway; model lists of older
+ * sets scan theirs when their page is first rendered) and named in the
+ * answer's `warnings` (the first NOISY_NAMED_MAX, then a count).
+ */
+#ifndef PERFCAST_API_NOISY_H
+#define PERFCAST_API_NOISY_H
+
+#include <jansson.h>
+
+#include "modeling/pmnf.h"
+#include "store/models.h"
+
+#define NOISY_TARGET 0.05
+#define NOISY_NAMED_MAX 10
+
+typedef struct noisy_points {
+    int count;                           /* too-noisy measurements in all */
+    int named;                           /* min(count, NOISY_NAMED_MAX) */
+    char text[NOISY_NAMED_MAX][400];     /* the warnings naming them */
+} noisy_points;
+
+/* Scans rows (only application-level "epoch" rows count) into out;
+ * params names the coordinates. Out of memory: out says none. */
+void noisy_points_scan(const char (*params)[64], int nparams, const store_measurement_row *rows,
+                       int n, noisy_points *out);
+/* Appends the warnings to doc's "warnings" array (made when absent); none:
+ * doc is left as it is. */
+void noisy_points_attach(json_t *doc, const noisy_points *np);
+
+#endif
