@@ -140,6 +140,13 @@ json_t *ad_fit_json(const ad_fit *f, const cached_models *m)
 
 /* ---- the app data ---------------------------------------------------------------- */
 
+/* about what an ad_app holds, for the cache's byte budget */
+static size_t app_bytes(const ad_app *a)
+{
+    size_t per_point = (size_t)a->nparams + 6 + 2 * AD_GROUPS;
+    return sizeof *a + (size_t)a->npoints * (per_point * sizeof(double) + AD_GROUPS * sizeof(imb_summary));
+}
+
 static void app_free(void *p)
 {
     ad_app *a = p;
@@ -359,7 +366,7 @@ const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const c
         return NULL;
     ad_app *a = app_build(m, slot, rows, n);
     store_measurement_rows_free(rows, n);
-    if (!a || !(b = model_cache_blob_put(ctx->models, key, a, app_free))) {
+    if (!a || !(b = model_cache_blob_put(ctx->models, key, a, app_bytes(a), app_free))) {
         store_error_set(err, STORE_INTERNAL, "out of memory");
         return NULL;
     }
@@ -368,6 +375,13 @@ const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const c
 }
 
 /* ---- the callpath data ------------------------------------------------------------ */
+
+/* about what an ad_callpaths holds, for the cache's byte budget */
+static size_t callpaths_bytes(const ad_callpaths *d)
+{
+    size_t per = sizeof(ad_callpath) + 64 + (size_t)d->npoints * sizeof(imb_summary);
+    return sizeof *d + (size_t)d->n * per;
+}
 
 static void callpaths_free(void *p)
 {
@@ -495,7 +509,7 @@ const ad_callpaths *ad_callpaths_get(api_ctx *ctx, const cached_models *m, int s
     store_measurement_rows_free(rows, nrows);
     if (rc)
         return NULL;
-    if (!d || !(b = model_cache_blob_put(ctx->models, key, d, callpaths_free))) {
+    if (!d || !(b = model_cache_blob_put(ctx->models, key, d, callpaths_bytes(d), callpaths_free))) {
         store_error_set(err, STORE_INTERNAL, "out of memory");
         return NULL;
     }

@@ -22,6 +22,7 @@
 #define BLOB_SLOTS 256   /* derived data of model sets held at once, by key, 2-way
                             set-associative (the least recently used of a pair goes) */
 #define PAGE_BUDGET (64u << 20) /* bytes of rendered pages held at once */
+#define BLOB_BUDGET MODEL_CACHE_BLOB_BUDGET
 
 typedef struct cached_page {
     char *key;
@@ -40,6 +41,7 @@ struct model_cache {
     cache_blob *blobs[BLOB_SLOTS];
     uint64_t blob_used[BLOB_SLOTS]; /* blob_clock at each blob's last use */
     uint64_t blob_clock;
+    size_t blob_bytes; /* sum of the kept blobs' bytes, at most BLOB_BUDGET */
 };
 
 static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
@@ -451,7 +453,32 @@ const cache_blob *model_cache_blob_get(model_cache *c, const char *key)
     return b;
 }
 
-const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data,
+/* empties slot w (its blob lives on while requests hold it) */
+static void blob_drop_locked(model_cache *c, int w)
+{
+    cache_blob *b = c->blobs[w];
+    if (!b)
+        return;
+    c->blob_bytes -= b->bytes;
+    c->blobs[w] = NULL;
+    blob_unref_locked(b);
+}
+
+/* drops the least recently used blobs until `bytes` more fit the budget */
+static void blob_make_room_locked(model_cache *c, size_t bytes)
+{
+    while (c->blob_bytes + bytes > BLOB_BUDGET) {
+        int lru = -1;
+        for (int w = 0; w < BLOB_SLOTS; w++)
+            if (c->blobs[w] && (lru < 0 || c->blob_used[w] < c->blob_used[lru]))
+                lru = w;
+        if (lru < 0)
+            return;
+        blob_drop_locked(c, lru);
+    }
+}
+
+const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data, size_t bytes,
                                        void (*free_data)(void *))
 {
     cache_blob *b = calloc(1, sizeof *b);
@@ -464,6 +491,7 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
     snprintf(b->key, sizeof b->key, "%s", key);
     b->data = data;
     b->free_data = free_data;
+    b->bytes = bytes;
     int slot = blob_slot(key);
     pthread_mutex_lock(&c->lock);
     int w = blob_find_locked(c, slot, key);
@@ -478,15 +506,23 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
         free(b);
         return old;
     }
+    if (bytes > BLOB_BUDGET) {
+        /* larger than everything the cache may hold: for this caller alone */
+        b->refs = 1;
+        pthread_mutex_unlock(&c->lock);
+        return b;
+    }
     /* an empty slot of the pair, else the one used longer ago */
     w = !c->blobs[slot]                                      ? slot
         : !c->blobs[slot + 1]                                ? slot + 1
         : c->blob_used[slot] <= c->blob_used[slot + 1] ? slot
                                                              : slot + 1;
-    blob_unref_locked(c->blobs[w]);
+    blob_drop_locked(c, w);
+    blob_make_room_locked(c, bytes);
     b->refs = 2; /* the cache's and the caller's */
     c->blobs[w] = b;
     c->blob_used[w] = ++c->blob_clock;
+    c->blob_bytes += bytes;
     pthread_mutex_unlock(&c->lock);
     return b;
 }

@@ -103,15 +103,21 @@ typedef struct cache_blob {
     char key[96];
     void *data;
     void (*free_data)(void *);
+    size_t bytes; /* what data holds, as its builder estimated it */
     int refs;
 } cache_blob;
 
+/* bytes of blobs a cache holds at once */
+#define MODEL_CACHE_BLOB_BUDGET ((size_t)256 << 20)
+
 /* The blob under key, referenced, or NULL. */
 const cache_blob *model_cache_blob_get(model_cache *c, const char *key);
-/* Stores data under key (taking ownership; a blob already there under the
- * same key wins and data is freed) and returns a reference; NULL when out
- * of memory (data freed). */
-const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data,
+/* Stores data of about `bytes` bytes under key (taking ownership; a blob
+ * already there under the same key wins and data is freed) and returns a
+ * reference; NULL when out of memory (data freed). The blobs held stay
+ * within a byte budget: the least recently used go first, and data larger
+ * than the budget is returned without being kept. */
+const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data, size_t bytes,
                                        void (*free_data)(void *));
 void model_cache_blob_release(model_cache *c, const cache_blob *b);
 

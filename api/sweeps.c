@@ -108,6 +108,13 @@ static void kept_rowset_free(void *p)
     free(s);
 }
 
+/* about what a kept_rowset holds, for the cache's byte budget */
+static size_t kept_rowset_bytes(const kept_rowset *s)
+{
+    size_t text = s->at ? s->at[s->n] + (size_t)(s->n + 1) * sizeof(size_t) : 0;
+    return sizeof *s + (size_t)s->n * (sizeof(store_measurement_row) + 64) + text;
+}
+
 static int stats_heads(const cached_models *m, kept_rowset *set);
 
 static void kept_rows_release(api_ctx *ctx, kept_rows *k)
@@ -165,7 +172,8 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
         }
         if (with_text && fresh->at[fresh->n] > KEPT_TEXT_MAX)
             key[0] = '\0'; /* too large to hold on to: for this answer alone */
-        if (key[0] && (k->blob = model_cache_blob_put(ctx->models, key, fresh, kept_rowset_free)))
+        if (key[0] && (k->blob = model_cache_blob_put(ctx->models, key, fresh, kept_rowset_bytes(fresh),
+                                                         kept_rowset_free)))
             set = k->blob->data; /* fresh, or rows another request kept first */
         else if (key[0]) {       /* out of memory: fresh was freed */
             api_problem(resp, 500, NULL, "out of memory");

@@ -1,0 +1,93 @@
+/*
+ * test_model_cache.c — the blob part of api/model_cache: a blob is found by
+ * its key until it is dropped; the blobs held stay within
+ * MODEL_CACHE_BLOB_BUDGET, the least recently used going first; a blob
+ * larger than the budget is handed back but not kept; a blob dropped while
+ * a request holds it stays valid until released (its data is freed once,
+ * then). Sizes are the builders' estimates, so no test allocates them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/model_cache.h"
+#include "tests/check.h"
+
+static int freed;
+
+static void count_free(void *p)
+{
+    freed++;
+    free(p);
+}
+
+/* puts a blob of `bytes` under key and releases the caller's reference */
+static void put(model_cache *c, const char *key, size_t bytes)
+{
+    const cache_blob *b = model_cache_blob_put(c, key, malloc(8), bytes, count_free);
+    check(b != NULL, "%s stored", key);
+    model_cache_blob_release(c, b);
+}
+
+/* 1 when key is held (the lookup counts as a use) */
+static int held(model_cache *c, const char *key)
+{
+    const cache_blob *b = model_cache_blob_get(c, key);
+    model_cache_blob_release(c, b);
+    return b != NULL;
+}
+
+static void test_budget_drops_least_recent(void)
+{
+    model_cache *c = model_cache_new(1000);
+    size_t third = MODEL_CACHE_BLOB_BUDGET / 3;
+    freed = 0;
+    put(c, "a", third);
+    put(c, "b", third);
+    put(c, "c", third);
+    check(held(c, "a") && held(c, "b") && held(c, "c"), "three thirds fit the budget");
+    check(held(c, "a"), "a used last"); /* order of use now: b, c, a */
+    put(c, "d", third);
+    check(!held(c, "b"), "b, the least recently used, made room for d");
+    check(held(c, "a") && held(c, "c") && held(c, "d"), "the others stay");
+    check(freed == 1, "the dropped blob's data freed once (%d)", freed);
+    model_cache_free(c);
+    check(freed == 4, "every blob's data freed with the cache (%d)", freed);
+}
+
+static void test_oversized_not_kept(void)
+{
+    model_cache *c = model_cache_new(1000);
+    freed = 0;
+    put(c, "small", 1000);
+    const cache_blob *big =
+        model_cache_blob_put(c, "big", malloc(8), MODEL_CACHE_BLOB_BUDGET + 1, count_free);
+    check(big && big->data, "an oversized blob is handed back");
+    check(!held(c, "big"), "but not kept");
+    check(held(c, "small"), "and it dropped nothing");
+    model_cache_blob_release(c, big);
+    check(freed == 1, "its data freed on release (%d)", freed);
+    model_cache_free(c);
+}
+
+static void test_held_blob_outlives_drop(void)
+{
+    model_cache *c = model_cache_new(1000);
+    freed = 0;
+    const cache_blob *a = model_cache_blob_put(c, "a", malloc(8), MODEL_CACHE_BLOB_BUDGET / 2 + 1,
+                                               count_free);
+    put(c, "b", MODEL_CACHE_BLOB_BUDGET / 2 + 1);
+    check(!held(c, "a"), "a dropped for b");
+    check(freed == 0 && a && a->data, "a request's reference keeps a's data");
+    model_cache_blob_release(c, a);
+    check(freed == 1, "freed on the last release (%d)", freed);
+    model_cache_free(c);
+}
+
+int main(void)
+{
+    test_budget_drops_least_recent();
+    test_oversized_not_kept();
+    test_held_blob_outlives_drop();
+    return check_summary();
+}
