@@ -286,7 +286,8 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
     double *cand = NULL, *cost = NULL;
     sweep_adv_result res = {0};
     int slot = predict_metric_slot(m, "time");
-    if (api_parse_object(req, resp, &body) < 0)
+    /* the query names factor levels only: the target is in the body */
+    if (predict_check_query(req, resp, m, NULL, 0) < 0 || api_parse_object(req, resp, &body) < 0)
         goto done;
     if (slot < 0) {
         api_problem(resp, 409, NULL, "model set %d has no time models", m->set_number);

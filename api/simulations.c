@@ -4,7 +4,7 @@
  * experiments), uploads of one worker's step graph or trace, and runs.
  *
  *   POST   /v1/simulations                      create {name, batch_size, overhead}
- *   GET    /v1/simulations                      the tenant's, by id (?after=, ?limit=)
+ *   GET    /v1/simulations                      the tenant's, by id (?limit=, ?cursor=)
  *   GET    /v1/simulations/{id}                 one, with its profiles
  *   DELETE /v1/simulations/{id}                 with its profiles and runs
  *   POST   /v1/simulations/{id}/profiles        a step graph, TensorFlow timeline or
@@ -17,6 +17,7 @@
  * Bad input answers 400 with "field" (and "operation" and "step" when an
  * operation is at fault); nothing is stored then.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -160,15 +161,17 @@ void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
 
 void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
-    const char *a = api_query(req, "after"), *l = api_query(req, "limit");
+    /* the paging of every listing: ?cursor= from the last page's next_cursor
+     * (the last id seen, opaque to clients) */
+    const char *cur = api_query(req, "cursor"), *l = api_query(req, "limit");
     char *end;
-    long long after = a ? strtoll(a, &end, 10) : 0;
-    if (a && (*end || after < 0)) {
-        api_problem(resp, 400, "after", "after must be an id >= 0");
+    long long after = cur ? strtoll(cur, &end, 10) : 0;
+    if (cur && (!isdigit((unsigned char)*cur) || *end || after < 1)) {
+        api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cur);
         return;
     }
     long limit = l ? strtol(l, &end, 10) : 100;
-    if (l && (*end || limit < 1 || limit > 1000)) {
+    if (l && (!*l || *end || limit < 1 || limit > 1000)) {
         api_problem(resp, 400, "limit", "limit must be 1..1000");
         return;
     }
@@ -176,19 +179,27 @@ void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp)
     store_sim *v = NULL;
     int n = 0;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_sim_list(c, req->tenant_id, after, (int)limit, &v, &n, &err) : err.code;
+    /* one more than asked tells whether there is a next page */
+    int rc = c ? store_sim_list(c, req->tenant_id, after, (int)limit + 1, &v, &n, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);
         return;
     }
+    int total = n, more = n > limit;
+    if (more)
+        n = (int)limit;
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(arr, sim_view(&v[i]));
-    json_t *doc = json_pack("{s:o, s:o}", "simulations", arr, "next_after",
-                            n == limit ? json_integer((json_int_t)v[n - 1].id) : json_null());
-    store_sim_list_free(v, n);
-    api_send_json(resp, 200, doc);
+    json_t *next = json_null();
+    if (more) {
+        char text[32];
+        snprintf(text, sizeof text, "%" PRId64, v[n - 1].id);
+        next = json_string(text);
+    }
+    store_sim_list_free(v, total);
+    api_send_json(resp, 200, json_pack("{s:o, s:o}", "simulations", arr, "next_cursor", next));
 }
 
 static int sim_id(api_request *req, api_response *resp, int64_t *id)

@@ -312,6 +312,13 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
             .upload_held = r->upload_held,
         };
         api_dispatch(h->api, &req, &resp);
+        if (r->upload_held) {
+            /* the upload is stored (or refused): its slot is free before the
+             * answer leaves, so a client's next upload never finds it taken */
+            api_request done = {.tenant_id = r->tenant_id, .upload_held = 1};
+            api_admit_release(h->api, &done);
+            r->upload_held = 0;
+        }
         r->route = req.route;
         r->audited = req.route && !strncmp(req.route, "/v1/", 4) && strcmp(method, "GET") &&
                      strcmp(method, "HEAD");
@@ -514,7 +521,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                  r->method_text, "route", route, "path", r->path, "tenant",
                  (json_int_t)r->tenant_id, "token", (json_int_t)r->token_id, "profile_sha256",
                  r->sha256[0] ? r->sha256 : NULL, "status", r->status);
-    if (r->upload_held) { /* the tenant's upload slot taken by api_admit() */
+    if (r->upload_held) { /* the slot of an upload that never reached its handler */
         api_request req = {.tenant_id = r->tenant_id, .upload_held = 1};
         api_admit_release(h->api, &req);
     }

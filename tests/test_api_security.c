@@ -577,6 +577,16 @@ static void test_matrix(harness *h)
                     check(!strstr(r.body, "alpha-matrix"), "%s %s: beta sees alpha's experiment",
                           method, url);
                 harness_response_free(&r);
+                if (c == 4 && want >= 200 && want < 300 && strcmp(method, "DELETE")) {
+                    /* every route names a query parameter it does not take */
+                    char bogus[600];
+                    snprintf(bogus, sizeof bogus, "%s%czz_bogus=1", url, strchr(url, '?') ? '&' : '?');
+                    harness_request(h, method, bogus, hdr, body, blen, &r);
+                    check(r.status == 400 && r.body && strstr(r.body, "zz_bogus"),
+                          "%s %s: an unknown query parameter gives %d (%.200s)", method, bogus,
+                          r.status, r.body ? r.body : "");
+                    harness_response_free(&r);
+                }
                 cells++;
             }
         }
@@ -900,6 +910,25 @@ static void test_upload_concurrency(harness *h)
     check(status_of(h, "GET", "/v1/experiments?limit=1", beta_admin, NULL) == 200,
           "another tenant is served meanwhile");
     free(body);
+    /* one upload after another never finds the slot taken: it is free
+     * before the answer to the previous one leaves */
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "Authorization: Bearer %s\r\n", alpha_write);
+    int sequential_refused = 0;
+    for (int i = 0; i < 30; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc,
+                 "{\"point\":{\"ranks\":8},\"repetition\":%d,\"ranks\":[{\"rank\":0,\"steps\":[{"
+                 "\"phase\":\"train\",\"callpaths\":[{\"name\":\"k\",\"category\":\"comp\","
+                 "\"metrics\":{\"time\":1}}]}]}]}",
+                 i + 1);
+        harness_response r;
+        harness_request(h, "POST", path, hdr, doc, strlen(doc), &r);
+        sequential_refused += r.status == 429;
+        harness_response_free(&r);
+    }
+    check(!sequential_refused, "30 uploads one after another, 1 allowed at once: %d refused",
+          sequential_refused);
 }
 
 /* 200 connections trickling one byte a second do not slow /health down. */
