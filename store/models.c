@@ -419,9 +419,9 @@ static int insert_json_rows(PGconn *c, const char *sql, const char *set, const c
     return STORE_OK;
 }
 
-int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
-                          const store_measurement *m, size_t nm, const store_model *models,
-                          size_t nmodels, int64_t *set_id, int *number, store_error *err)
+/* The set's measurements and models, encoded as two JSON arrays. */
+static int encode_set(int nparams, const store_measurement *m, size_t nm,
+                      const store_model *models, size_t nmodels, char **mdoc, char **modoc)
 {
     json_t *ma = json_array(), *mo = json_array();
     for (size_t i = 0; ma && i < nm; i++)
@@ -431,20 +431,38 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         if (json_array_append_new(mo, model_json(&models[i])) < 0)
             break;
     int complete = ma && mo && json_array_size(ma) == nm && json_array_size(mo) == nmodels;
-    char *mdoc = dump_array(ma), *modoc = dump_array(mo);
-    if (!complete || !mdoc || !modoc) {
-        free(mdoc);
-        free(modoc);
-        return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
-    }
-    char exptext[24], jobtext[24], settext[24];
+    *mdoc = dump_array(ma);
+    *modoc = dump_array(mo);
+    if (complete && *mdoc && *modoc)
+        return 0;
+    free(*mdoc);
+    free(*modoc);
+    *mdoc = *modoc = NULL;
+    return -1;
+}
+
+int store_model_set_begin(PGconn *c, int64_t exp, int64_t job, int64_t *set_id, int *number,
+                          store_error *err)
+{
+    char exptext[24], jobtext[24];
     snprintf(exptext, sizeof exptext, "%" PRId64, exp);
     snprintf(jobtext, sizeof jobtext, "%" PRId64, job);
-    int rc = exec_ok(c, "BEGIN", err);
-    if (!rc)
-        rc = insert_set(c, exptext, jobtext, set_id, number, err);
-    if (!rc) {
-        snprintf(settext, sizeof settext, "%" PRId64, *set_id);
+    return insert_set(c, exptext, jobtext, set_id, number, err);
+}
+
+int store_model_set_append(PGconn *c, int64_t set_id, int nparams, const store_measurement *m,
+                           size_t nm, const store_model *models, size_t nmodels,
+                           store_error *err)
+{
+    if (nm == 0 && nmodels == 0)
+        return STORE_OK;
+    char *mdoc, *modoc;
+    if (encode_set(nparams, m, nm, models, nmodels, &mdoc, &modoc) < 0)
+        return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
+    char settext[24];
+    snprintf(settext, sizeof settext, "%" PRId64, set_id);
+    int rc = STORE_OK;
+    if (nm)
         rc = insert_json_rows(
             c,
             "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
@@ -455,8 +473,7 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
             "(m->>'levels')::text[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, mdoc, err);
-    }
-    if (!rc)
+    if (!rc && nmodels)
         rc = insert_json_rows(
             c,
             "INSERT INTO models (model_set_id, level, name, category, metric, phase, function, "
@@ -467,14 +484,34 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
             "(m->>'levels')::text[] "
             "FROM jsonb_array_elements($2::jsonb) AS m",
             settext, modoc, err);
-    if (!rc) /* heard by every server once committed: their cached models are old */
-        rc = store_notify_cache(c, "models", exp, err);
-    if (!rc)
-        rc = exec_ok(c, "COMMIT", err);
-    else
-        rollback(c);
     free(mdoc);
     free(modoc);
+    return rc;
+}
+
+int store_model_set_commit(PGconn *c, int64_t exp, store_error *err)
+{
+    /* heard by every server once committed: their cached models are old */
+    int rc = store_notify_cache(c, "models", exp, err);
+    if (!rc)
+        rc = exec_ok(c, "COMMIT", err);
+    if (rc)
+        rollback(c);
+    return rc;
+}
+
+int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
+                          const store_measurement *m, size_t nm, const store_model *models,
+                          size_t nmodels, int64_t *set_id, int *number, store_error *err)
+{
+    int rc = exec_ok(c, "BEGIN", err);
+    if (!rc)
+        rc = store_model_set_begin(c, exp, job, set_id, number, err);
+    if (!rc)
+        rc = store_model_set_append(c, *set_id, nparams, m, nm, models, nmodels, err);
+    if (!rc)
+        return store_model_set_commit(c, exp, err);
+    rollback(c);
     return rc;
 }
 

@@ -91,6 +91,18 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
                           const store_measurement *m, size_t nm, const store_model *models,
                           size_t nmodels, int64_t *set_id, int *number, store_error *err);
 
+/* The same in steps, for a writer that sends the set in batches inside a
+ * transaction it began (store/fit_stream.h): begin takes the set's number
+ * (serialized per experiment until COMMIT) and inserts the set; append adds
+ * measurements and models; commit notifies the servers' caches and commits
+ * (rolled back on failure). Until the commit nothing of the set is seen. */
+int store_model_set_begin(PGconn *c, int64_t exp, int64_t job, int64_t *set_id, int *number,
+                          store_error *err);
+int store_model_set_append(PGconn *c, int64_t set_id, int nparams, const store_measurement *m,
+                           size_t nm, const store_model *models, size_t nmodels,
+                           store_error *err);
+int store_model_set_commit(PGconn *c, int64_t exp, store_error *err);
+
 /* ---- reads ------------------------------------------------------------------ */
 
 /* Whether model set set_id belongs to experiment exp (a cursor names a set
