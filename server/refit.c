@@ -973,11 +973,11 @@ static int refit_callpath(refit_group *g, int c)
     return rc;
 }
 
-/* Writes the pending measurements and models into set set_id and empties
- * out (its arena with them). */
-static int flush_out(PGconn *c, int64_t set_id, int nparams, refit_out *out, store_error *se)
+/* Stages the pending measurements and models and empties out (its arena
+ * with them). */
+static int flush_out(PGconn *c, int nparams, refit_out *out, store_error *se)
 {
-    int rc = store_model_set_append(c, set_id, nparams, out->meas, out->nmeas, out->models,
+    int rc = store_model_set_append(c, 0, nparams, out->meas, out->nmeas, out->models,
                                     out->nmodels, se);
     out->nmeas = out->nmodels = 0;
     arena_free(&out->mem);
@@ -1110,6 +1110,7 @@ static int run_application(refit_run_state *r)
 
 /* Steps 1-6 on connection c (the stream's transaction). */
 static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_id, int64_t job_id,
+                      const store_job_claim *claim, const char *worker,
                       const refit_setup *setup, const _Atomic int *cancel, int64_t *model_set_id,
                       char *err, size_t errcap)
 {
@@ -1121,8 +1122,7 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
     if (store_fit_stream_open(c, experiment_id, job_id, e->nparams, &r.fs, &se))
         return store_outcome(&se, err, errcap);
     int rc = groups_init(&r, e, setup, cancel, err, errcap);
-    if (rc == REFIT_OK &&
-        store_model_set_begin(c, experiment_id, job_id, &set_id, &number, &se))
+    if (rc == REFIT_OK && store_model_set_stage(c, &se))
         rc = store_outcome(&se, err, errcap);
     int got;
     while (rc == REFIT_OK && (got = store_fit_stream_next(&r.fs, &se)) != 0) {
@@ -1138,7 +1138,7 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
             snprintf(err, errcap, "out of memory");
             rc = REFIT_TRANSIENT;
         } else if (r.out.nmeas + r.out.nmodels >= REFIT_BATCH &&
-                   flush_out(c, set_id, e->nparams, &r.out, &se)) {
+                   flush_out(c, e->nparams, &r.out, &se)) {
             rc = store_outcome(&se, err, errcap);
         }
     }
@@ -1148,9 +1148,15 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
     }
     if (rc == REFIT_OK && cancel && *cancel)
         rc = REFIT_CANCELLED;
-    if (rc == REFIT_OK && (flush_out(c, set_id, e->nparams, &r.out, &se) ||
-                           store_model_set_commit(c, experiment_id, &se)))
-        rc = store_outcome(&se, err, errcap);
+    if (rc == REFIT_OK && (flush_out(c, e->nparams, &r.out, &se) ||
+                           store_model_set_publish(c, experiment_id, job_id, claim, worker,
+                                                   &set_id, &number, &se))) {
+        /* the job went with its experiment while the set was written, or
+         * is no longer ours */
+        rc = (se.code == STORE_NOT_FOUND || se.code == STORE_CONFLICT) && !strcmp(se.field, "job")
+                 ? REFIT_CANCELLED
+                 : store_outcome(&se, err, errcap);
+    }
     if (rc != REFIT_OK)
         store_fit_stream_abort(&r.fs);
     else
@@ -1159,9 +1165,10 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
     return rc;
 }
 
-int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
-                          int64_t *model_set_id, char *err, size_t errcap,
-                          const _Atomic int *cancel)
+/* refit_run_cancellable, and with a claim refit_run_job. */
+static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_claim *claim,
+               const char *worker, int64_t *model_set_id, char *err, size_t errcap,
+               const _Atomic int *cancel)
 {
     store_error se = {0};
     PGconn *c = store_acquire(s, &se);
@@ -1177,10 +1184,25 @@ int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
     if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &setup.modeler, &se))
         rc = store_outcome(&se, err, errcap);
     if (rc == REFIT_OK)
-        rc = run_stream(c, &e, experiment_id, job_id, &setup, cancel, model_set_id, err, errcap);
+        rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel,
+                        model_set_id, err, errcap);
     if (rc == REFIT_CANCELLED)
         snprintf(err, errcap, "cancelled: the job is gone (its experiment deleted?)");
     store_release(s, c);
     store_experiment_free(&e);
     return rc;
+}
+
+int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
+                          int64_t *model_set_id, char *err, size_t errcap,
+                          const _Atomic int *cancel)
+{
+    return run(s, experiment_id, job_id, NULL, NULL, model_set_id, err, errcap, cancel);
+}
+
+int refit_run_job(store *s, const store_job_claim *claim, const char *worker,
+                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel)
+{
+    return run(s, claim->experiment_id, claim->job_id, claim, worker, model_set_id, err, errcap,
+               cancel);
 }

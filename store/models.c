@@ -8,6 +8,7 @@
  * array literals built from numbers only ("{2,4.5}").
  */
 #include "store/models.h"
+#include "store/jobs.h"
 #include "store/notify.h"
 
 #include <inttypes.h>
@@ -419,6 +420,19 @@ static int insert_json_rows(PGconn *c, const char *sql, const char *set, const c
     return STORE_OK;
 }
 
+/* The SELECT that expands a JSON array of measurements ($2) into rows of
+ * set $1 (the columns of the INSERTs below, in order). */
+#define MEASUREMENT_ROWS                                                                         \
+    "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "             \
+    "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "               \
+    "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[], "                \
+    "(m->>'levels')::text[] FROM jsonb_array_elements($2::jsonb) AS m"
+#define MODEL_ROWS                                                                               \
+    "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "           \
+    "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "                      \
+    "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason', (m->>'levels')::text[] "     \
+    "FROM jsonb_array_elements($2::jsonb) AS m"
+
 /* The set's measurements and models, encoded as two JSON arrays. */
 static int encode_set(int nparams, const store_measurement *m, size_t nm,
                       const store_model *models, size_t nmodels, char **mdoc, char **modoc)
@@ -461,28 +475,25 @@ int store_model_set_append(PGconn *c, int64_t set_id, int nparams, const store_m
         return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
     char settext[24];
     snprintf(settext, sizeof settext, "%" PRId64, set_id);
-    int rc = STORE_OK;
+    int staged = set_id == 0, rc = STORE_OK;
     if (nm)
         rc = insert_json_rows(
             c,
-            "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
-            "value, repetitions, rank_values, rank_ids, lif_reps, levels) "
-            "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "
-            "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "
-            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[], "
-            "(m->>'levels')::text[] "
-            "FROM jsonb_array_elements($2::jsonb) AS m",
+            staged ? "INSERT INTO perfcast_stage_measurements (model_set_id, point, level, name, "
+                     "category, metric, phase, value, repetitions, rank_values, rank_ids, "
+                     "lif_reps, levels) " MEASUREMENT_ROWS
+                   : "INSERT INTO measurements (model_set_id, point, level, name, category, "
+                     "metric, phase, value, repetitions, rank_values, rank_ids, lif_reps, "
+                     "levels) " MEASUREMENT_ROWS,
             settext, mdoc, err);
     if (!rc && nmodels)
         rc = insert_json_rows(
             c,
-            "INSERT INTO models (model_set_id, level, name, category, metric, phase, function, "
-            "model, growth_poly, growth_log, points, reason, levels) "
-            "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "
-            "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "
-            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason', "
-            "(m->>'levels')::text[] "
-            "FROM jsonb_array_elements($2::jsonb) AS m",
+            staged ? "INSERT INTO perfcast_stage_models (model_set_id, level, name, category, "
+                     "metric, phase, function, model, growth_poly, growth_log, points, reason, "
+                     "levels) " MODEL_ROWS
+                   : "INSERT INTO models (model_set_id, level, name, category, metric, phase, "
+                     "function, model, growth_poly, growth_log, points, reason, levels) " MODEL_ROWS,
             settext, modoc, err);
     free(mdoc);
     free(modoc);
@@ -497,6 +508,94 @@ int store_model_set_commit(PGconn *c, int64_t exp, store_error *err)
         rc = exec_ok(c, "COMMIT", err);
     if (rc)
         rollback(c);
+    return rc;
+}
+
+/* Columns moved from the staging tables into a set. */
+#define MEASUREMENT_COLUMNS                                                                      \
+    "point, level, name, category, metric, phase, value, repetitions, rank_values, rank_ids, "   \
+    "lif_reps, levels"
+#define MODEL_COLUMNS                                                                            \
+    "level, name, category, metric, phase, function, model, growth_poly, growth_log, points, "   \
+    "reason, levels"
+
+int store_model_set_stage(PGconn *c, store_error *err)
+{
+    int rc = exec_ok(c,
+                     "CREATE TEMP TABLE perfcast_stage_measurements "
+                     "(seq bigserial, LIKE measurements) ON COMMIT DROP",
+                     err);
+    if (!rc)
+        rc = exec_ok(c,
+                     "CREATE TEMP TABLE perfcast_stage_models "
+                     "(seq bigserial, LIKE models) ON COMMIT DROP",
+                     err);
+    return rc;
+}
+
+/* Locks job (when > 0) against deletion until COMMIT: the experiment, whose
+ * deletion takes its jobs, stays too. Gone -> STORE_NOT_FOUND, field "job". */
+static int hold_job(PGconn *c, int64_t job, store_error *err)
+{
+    if (job <= 0)
+        return STORE_OK;
+    char jobtext[24];
+    snprintf(jobtext, sizeof jobtext, "%" PRId64, job);
+    const char *vals[] = {jobtext};
+    PGresult *r = PQexecParams(c, "SELECT 1 FROM jobs WHERE id = $1 FOR KEY SHARE", 1, NULL, vals,
+                               NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int n = PQntuples(r);
+    PQclear(r);
+    if (n == 1)
+        return STORE_OK;
+    int rc = store_error_set(err, STORE_NOT_FOUND, "job %s is gone (its experiment deleted?)",
+                             jobtext);
+    if (err)
+        snprintf(err->field, sizeof err->field, "job");
+    return rc;
+}
+
+static int move_rows(PGconn *c, const char *sql, const char *set, store_error *err)
+{
+    const char *vals[] = {set};
+    PGresult *r = PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_model_set_publish(PGconn *c, int64_t exp, int64_t job, const store_job_claim *claim,
+                            const char *worker, int64_t *set_id, int *number, store_error *err)
+{
+    int rc = hold_job(c, job, err);
+    if (!rc)
+        rc = store_model_set_begin(c, exp, job, set_id, number, err);
+    char settext[24];
+    snprintf(settext, sizeof settext, "%" PRId64, *set_id);
+    if (!rc)
+        rc = move_rows(c,
+                       "INSERT INTO measurements (model_set_id, " MEASUREMENT_COLUMNS ") "
+                       "SELECT $1, " MEASUREMENT_COLUMNS " FROM perfcast_stage_measurements "
+                       "ORDER BY seq",
+                       settext, err);
+    if (!rc)
+        rc = move_rows(c,
+                       "INSERT INTO models (model_set_id, " MODEL_COLUMNS ") "
+                       "SELECT $1, " MODEL_COLUMNS " FROM perfcast_stage_models ORDER BY seq",
+                       settext, err);
+    /* the job is done when its set commits: no moment with one and not the
+     * other, and a worker that lost its claim writes no set */
+    if (!rc && claim && store_job_done(c, claim, worker, *set_id, err)) {
+        rc = err ? err->code : STORE_CONFLICT;
+        if (err)
+            snprintf(err->field, sizeof err->field, "job");
+    }
+    if (!rc)
+        return store_model_set_commit(c, exp, err);
+    rollback(c);
     return rc;
 }
 
