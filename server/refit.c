@@ -1165,6 +1165,17 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
     return rc;
 }
 
+/* Whether job id no longer exists (deleted with its experiment). */
+static int job_gone(PGconn *c, int64_t id)
+{
+    store_job j;
+    store_error se = {0};
+    int rc = store_job_get(c, id, &j, &se);
+    if (rc == STORE_OK)
+        store_job_free(&j);
+    return rc == STORE_NOT_FOUND;
+}
+
 /* refit_run_cancellable, and with a claim refit_run_job. */
 static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_claim *claim,
                const char *worker, int64_t *model_set_id, char *err, size_t errcap,
@@ -1186,6 +1197,8 @@ static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_
     if (rc == REFIT_OK)
         rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel,
                         model_set_id, err, errcap);
+    if ((rc == REFIT_FAILED || rc == REFIT_TRANSIENT) && job_id > 0 && job_gone(c, job_id))
+        rc = REFIT_CANCELLED; /* what failed was reading what a deletion took away */
     if (rc == REFIT_CANCELLED)
         snprintf(err, errcap, "cancelled: the job is gone (its experiment deleted?)");
     store_release(s, c);

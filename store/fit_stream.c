@@ -4,10 +4,12 @@
  * The cursor's statement is a UNION ALL of two parts over the same rows,
  * sorted as one:
  *   kind 0: the frame, GROUP BY profile, rank, phase, step, metric, with the
- *           profile's point key; ordered by (evaluation, levels, point) so
- *           that points get their indices in the order
+ *           profile's point key; ordered by the rank of (evaluation, levels,
+ *           point) so that points get their indices in the order
  *           store_fit_data_load() gives them;
- *   kind 1: the rows, ordered by callpath id (then profile).
+ *   kind 1: the rows, ordered by callpath id alone (the refit places a
+ *           callpath's rows by point itself): the sort of all rows, the
+ *           costliest step of a refit in the database, compares small keys.
  * Both parts are one statement and see one snapshot: an upload committing
  * meanwhile is either wholly in the frame and the rows or in neither.
  * Callpaths are read after the cursor is declared, so every callpath its
@@ -23,6 +25,7 @@
 #include "common/numtext.h"
 
 #define FETCH_ROWS 20000
+#define FIT_WORK_MEM "128MB"
 #define FETCH_SQL "FETCH FORWARD 20000 FROM perfcast_refit" /* FETCH_ROWS */
 
 enum { COL_KIND, COL_PID, COL_KEY, COL_LEVELS, COL_POINT, COL_REP, COL_RANK, COL_PHASE,
@@ -36,17 +39,18 @@ static const char declare_sql[] =
     "DECLARE perfcast_refit NO SCROLL CURSOR FOR "
     "SELECT kind, pid, key, levels, point, repetition, rank, phase, step, callpath_id, metric, "
     "value FROM ("
-    "SELECT 0 AS kind, p.id AS pid, CASE WHEN p.evaluation THEN 't' ELSE 'f' END || "
+    "SELECT 0 AS kind, dense_rank() OVER (ORDER BY p.evaluation, p.levels, p.point) AS ord, "
+    "p.id AS pid, CASE WHEN p.evaluation THEN 't' ELSE 'f' END || "
     "p.levels::text || '|' || p.point::text AS key, p.levels::text AS levels, "
     "p.point::text AS point, p.repetition, r.rank, r.phase, r.step, NULL::bigint AS callpath_id, "
-    "r.metric, NULL::float8 AS value, p.evaluation AS s_ev, p.levels AS s_lv, p.point AS s_pt "
+    "r.metric, NULL::float8 AS value "
     "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id WHERE " PROFILE_FILTER " "
     "GROUP BY p.id, r.rank, r.phase, r.step, r.metric "
     "UNION ALL "
-    "SELECT 1, r.profile_id, NULL, NULL, NULL, NULL, r.rank, r.phase, r.step, r.callpath_id, "
-    "r.metric, r.value, NULL, NULL, NULL "
+    "SELECT 1, NULL, r.profile_id, NULL, NULL, NULL, NULL, r.rank, r.phase, r.step, "
+    "r.callpath_id, r.metric, r.value "
     "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id WHERE " PROFILE_FILTER
-    ") u ORDER BY kind, s_ev, s_lv, s_pt, callpath_id, pid";
+    ") u ORDER BY kind, ord, callpath_id";
 
 static int category_index(const char *name)
 {
@@ -210,8 +214,14 @@ static int read_frame(store_fit_stream *s, store_error *err)
                                                 atoi(PQgetvalue(r, i, COL_STEP)), -1, metric, 0};
     }
     free(last_key);
-    if (!rc)
+    if (!rc && s->nprofiles) { /* a profile's frame rows may come in several runs */
         qsort(s->profiles, s->nprofiles, sizeof *s->profiles, cmp_profile);
+        size_t k = 1;
+        for (size_t i = 1; i < s->nprofiles; i++)
+            if (s->profiles[i].id != s->profiles[k - 1].id)
+                s->profiles[k++] = s->profiles[i];
+        s->nprofiles = k;
+    }
     return rc;
 }
 
@@ -274,6 +284,12 @@ int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, stor
     const char *vals[] = {exptext, jobtext};
     PGresult *r = PQexec(c, "BEGIN");
     int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
+    /* the cursor sorts the experiment's rows: in memory, not in temporary
+     * files, up to this much (the database's memory, for this transaction) */
+    if (!rc) {
+        r = PQexec(c, "SET LOCAL work_mem = '" FIT_WORK_MEM "'");
+        rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
+    }
     if (!rc) {
         r = PQexecParams(c, declare_sql, 2, NULL, vals, NULL, NULL, 0);
         rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);

@@ -9,6 +9,7 @@
  */
 #include "store/models.h"
 #include "store/jobs.h"
+#include "store/model_copy.h"
 #include "store/notify.h"
 
 #include <inttypes.h>
@@ -470,29 +471,25 @@ int store_model_set_append(PGconn *c, int64_t set_id, int nparams, const store_m
 {
     if (nm == 0 && nmodels == 0)
         return STORE_OK;
+    if (set_id == 0)
+        return store_model_copy_staged(c, nparams, m, nm, models, nmodels, err);
     char *mdoc, *modoc;
     if (encode_set(nparams, m, nm, models, nmodels, &mdoc, &modoc) < 0)
         return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
     char settext[24];
     snprintf(settext, sizeof settext, "%" PRId64, set_id);
-    int staged = set_id == 0, rc = STORE_OK;
+    int rc = STORE_OK;
     if (nm)
         rc = insert_json_rows(
             c,
-            staged ? "INSERT INTO perfcast_stage_measurements (model_set_id, point, level, name, "
-                     "category, metric, phase, value, repetitions, rank_values, rank_ids, "
-                     "lif_reps, levels) " MEASUREMENT_ROWS
-                   : "INSERT INTO measurements (model_set_id, point, level, name, category, "
+            "INSERT INTO measurements (model_set_id, point, level, name, category, "
                      "metric, phase, value, repetitions, rank_values, rank_ids, lif_reps, "
                      "levels) " MEASUREMENT_ROWS,
             settext, mdoc, err);
     if (!rc && nmodels)
         rc = insert_json_rows(
             c,
-            staged ? "INSERT INTO perfcast_stage_models (model_set_id, level, name, category, "
-                     "metric, phase, function, model, growth_poly, growth_log, points, reason, "
-                     "levels) " MODEL_ROWS
-                   : "INSERT INTO models (model_set_id, level, name, category, metric, phase, "
+            "INSERT INTO models (model_set_id, level, name, category, metric, phase, "
                      "function, model, growth_poly, growth_log, points, reason, levels) " MODEL_ROWS,
             settext, modoc, err);
     free(mdoc);
@@ -519,17 +516,29 @@ int store_model_set_commit(PGconn *c, int64_t exp, store_error *err)
     "level, name, category, metric, phase, function, model, growth_poly, growth_log, points, "   \
     "reason, levels"
 
+/* The staging tables live as long as the connection (emptied at every
+ * transaction's end), so a refit after the first on a connection changes
+ * no catalog. */
 int store_model_set_stage(PGconn *c, store_error *err)
 {
-    int rc = exec_ok(c,
-                     "CREATE TEMP TABLE perfcast_stage_measurements "
-                     "(seq bigserial, LIKE measurements) ON COMMIT DROP",
-                     err);
-    if (!rc)
-        rc = exec_ok(c,
-                     "CREATE TEMP TABLE perfcast_stage_models "
-                     "(seq bigserial, LIKE models) ON COMMIT DROP",
-                     err);
+    PGresult *r = PQexec(c, "SELECT to_regclass('pg_temp.perfcast_stage_models') IS NOT NULL");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int exists = !strcmp(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    if (exists)
+        return STORE_OK;
+    static const char *const ddl[] = {
+        "CREATE TEMP TABLE perfcast_stage_measurements (seq bigserial, LIKE measurements) "
+        "ON COMMIT DELETE ROWS",
+        "ALTER TABLE perfcast_stage_measurements ALTER model_set_id DROP NOT NULL",
+        "CREATE TEMP TABLE perfcast_stage_models (seq bigserial, LIKE models) "
+        "ON COMMIT DELETE ROWS",
+        "ALTER TABLE perfcast_stage_models ALTER model_set_id DROP NOT NULL",
+    };
+    int rc = STORE_OK;
+    for (size_t i = 0; i < sizeof ddl / sizeof *ddl && !rc; i++)
+        rc = exec_ok(c, ddl[i], err);
     return rc;
 }
 

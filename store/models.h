@@ -98,8 +98,9 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
  * notifies the servers' caches and commits (rolled back on failure).
  *
  * Staged, for a writer that sends a set in batches over a long transaction
- * (server/refit.c): stage creates temporary tables (dropped at the
- * transaction's end); append with set_id 0 adds to them; publish then
+ * (server/refit.c): stage creates temporary tables (once per connection;
+ * emptied at every transaction's end); append with set_id 0 adds to them
+ * (COPY, store/model_copy.h); publish then
  * locks the job (when > 0; gone -> STORE_NOT_FOUND with field "job"),
  * inserts the set, moves the staged rows into it in their order, with a
  * claim (may be NULL) records the job done for the set (store_job_done; a
