@@ -7,10 +7,13 @@
  *                     ?refit=defer, then one refit: the server's RSS before,
  *                     its peak during the job (VmHWM, reset before) and RSS a
  *                     second after the job, against the level before
- *   upload_large      one perfcast JSON profile of about 64 MiB: the
- *                     server's peak RSS growth (VmHWM) during the upload
- *                     against the body's size, and whether the stored raw
- *                     bytes have the body's length and sha256
+ *   upload_large      one perfcast JSON profile of 64 MiB (3,200 entries,
+ *                     the rest spaces: the upload path, not the parsed
+ *                     rows): the server's peak RSS growth (VmHWM, which
+ *                     counts the spooled body's mapped pages) and its heap
+ *                     growth (RssAnon sampled every 5 ms) against the body's
+ *                     size, and whether the stored raw bytes have the
+ *                     body's length and sha256
  *   upload_to_models  5 points x 8 ranks, one upload per point and rank
  *                     (200 callpaths x 20 steps x 2 metrics each), posted by
  *                     8 concurrent clients: seconds from the last
@@ -203,26 +206,34 @@ static void refit_memory(harness *h, int cap_n)
 
 /* ---- upload_large -------------------------------------------------------------- */
 
-/* A perfcast JSON profile of about mb MiB: 8 ranks x steps x 500 callpaths. */
+/* A perfcast JSON profile of mb MiB: 200 callpaths x 8 ranks x 2 steps,
+ * each entry followed by spaces (JSON allows them) up to the size, so that
+ * the figure is the upload path's, not the size of the parsed rows. */
 static char *large_profile(int mb, size_t *len)
 {
-    const int ncp = 500, ranks = 8;
-    int steps = (int)((double)mb * (1 << 20) / ((double)ranks * ncp * 95)) + 1;
-    size_t cap = (size_t)mb * (1 << 20) + (size_t)ranks * ncp * 200 * 2 + 4096;
+    const int ncp = 200, ranks = 8, steps = 2;
+    size_t target = (size_t)mb << 20, entries = (size_t)ncp * ranks * steps;
+    size_t pad = target / entries;
+    size_t cap = target + entries * 128 + 4096;
     char *b = malloc(cap);
     if (!b)
         return NULL;
     size_t n = (size_t)snprintf(b, cap, "{\"point\":{\"ranks\":8},\"ranks\":[");
     for (int r = 0; r < ranks; r++) {
         n += (size_t)snprintf(b + n, cap - n, "%s{\"rank\":%d,\"steps\":[", r ? "," : "", r);
-        for (int s = 0; s < steps && n + 120 * (size_t)ncp < cap; s++) {
+        for (int s = 0; s < steps; s++) {
             n += (size_t)snprintf(b + n, cap - n, "%s{\"phase\":\"train\",\"callpaths\":[",
                                   s ? "," : "");
-            for (int c = 0; c < ncp; c++)
+            for (int c = 0; c < ncp; c++) {
+                size_t at = n;
                 n += (size_t)snprintf(b + n, cap - n,
                                       "%s{\"name\":\"k%04d\",\"category\":\"comp\",\"metrics\":"
                                       "{\"time\":%.9f}}",
                                       c ? "," : "", c, 1e-4 * (c + 1) * (1 + 1e-3 * ((r + s) % 7)));
+                size_t fill = pad > n - at ? pad - (n - at) : 0;
+                memset(b + n, ' ', fill);
+                n += fill;
+            }
             n += (size_t)snprintf(b + n, cap - n, "]}");
         }
         n += (size_t)snprintf(b + n, cap - n, "]}");
@@ -230,6 +241,26 @@ static char *large_profile(int mb, size_t *len)
     n += (size_t)snprintf(b + n, cap - n, "]}");
     *len = n;
     return b;
+}
+
+/* Samples the server's RssAnon (the heap, not the spooled body's mapped
+ * pages) every 5 ms until stop is set: its peak. */
+typedef struct anon_sampler {
+    int pid;
+    _Atomic int stop;
+    double peak;
+} anon_sampler;
+
+static void *sample_anon(void *arg)
+{
+    anon_sampler *a = arg;
+    while (!a->stop) {
+        double mb = status_mb(a->pid, "RssAnon");
+        if (mb > a->peak)
+            a->peak = mb;
+        harness_sleep(0.005);
+    }
+    return NULL;
 }
 
 static void upload_large(harness *h, int mb)
@@ -249,14 +280,20 @@ static void upload_large(harness *h, int mb)
         snprintf(hex + 2 * i, 3, "%02x", sha[i]);
     int pid = server_pid(h);
     harness_sleep(0.5);
-    double before = status_mb(pid, "VmRSS");
+    double before = status_mb(pid, "VmRSS"), anon_before = status_mb(pid, "RssAnon");
     int hwm_ok = reset_peak(pid) == 0;
     char path[128];
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
     harness_response r;
+    anon_sampler as = {.pid = pid, .peak = anon_before};
+    pthread_t th;
+    int sampling = pthread_create(&th, NULL, sample_anon, &as) == 0;
     double t0 = harness_now();
     harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
     double took = harness_now() - t0;
+    as.stop = 1;
+    if (sampling)
+        pthread_join(th, NULL);
     int status = r.status;
     harness_response_free(&r);
     double peak = hwm_ok ? status_mb(pid, "VmHWM") : -1;
@@ -272,9 +309,11 @@ static void upload_large(harness *h, int mb)
     int intact = !strncmp(out, want, strlen(want));
     printf("{\"figure\": \"upload_large\", \"body_mb\": %.1f, \"status\": %d, \"upload_s\": %.2f, "
            "\"stored_intact\": %s, \"rss_before_mb\": %.1f, \"rss_peak_mb\": %.1f, "
-           "\"peak_growth_mb\": %.1f, \"growth_vs_body\": %.2f}\n",
+           "\"peak_growth_mb\": %.1f, \"growth_vs_body\": %.2f, \"anon_before_mb\": %.1f, "
+           "\"anon_peak_mb\": %.1f, \"anon_growth_mb\": %.1f, \"anon_growth_vs_body\": %.2f}\n",
            (double)len / (1 << 20), status, took, intact ? "true" : "false", before, peak,
-           peak - before, (peak - before) / ((double)len / (1 << 20)));
+           peak - before, (peak - before) / ((double)len / (1 << 20)), anon_before, as.peak,
+           as.peak - anon_before, (as.peak - anon_before) / ((double)len / (1 << 20)));
     fflush(stdout);
     free(body);
 }
