@@ -1103,6 +1103,16 @@ static int run_application(refit_run_state *r)
     return rc;
 }
 
+/* Rows of the largest input a refit reads whole (store/fit_stream.h):
+ * PERFCAST_REFIT_WHOLE_ROWS, else STORE_FIT_WHOLE_ROWS. */
+static size_t whole_rows(void)
+{
+    const char *v = getenv("PERFCAST_REFIT_WHOLE_ROWS");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end ? (size_t)n : STORE_FIT_WHOLE_ROWS;
+}
+
 /* Pending measurements and models are written once they reach this many:
  * the batch bounds the memory they hold (with their arena) and one
  * statement per kind and batch keeps the round trips few. */
@@ -1119,7 +1129,7 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
     store_error se = {0};
     int64_t set_id = 0;
     int number = 0;
-    if (store_fit_stream_open(c, experiment_id, job_id, e->nparams, &r.fs, &se))
+    if (store_fit_stream_open(c, experiment_id, job_id, e->nparams, whole_rows(), &r.fs, &se))
         return store_outcome(&se, err, errcap);
     int rc = groups_init(&r, e, setup, cancel, err, errcap);
     if (rc == REFIT_OK && store_model_set_stage(c, &se))

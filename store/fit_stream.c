@@ -270,8 +270,268 @@ static int callpath_index(const store_fit_stream *s, int64_t id)
     return -1;
 }
 
-int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, store_fit_stream *s,
-                          store_error *err)
+/* ---- an experiment read whole, unsorted ------------------------------------ */
+
+static const char whole_sql[] =
+    "DECLARE perfcast_refit_whole NO SCROLL CURSOR FOR "
+    "SELECT 0, p.id, dense_rank() OVER (ORDER BY p.evaluation, p.levels, p.point), "
+    "CASE WHEN p.evaluation THEN 't' ELSE 'f' END, p.levels::text, p.point::text, p.repetition, "
+    "NULL::int, NULL::smallint, NULL::int, NULL::bigint, NULL::text, NULL::float8 "
+    "FROM profiles p WHERE " PROFILE_FILTER " "
+    "UNION ALL "
+    "SELECT 1, r.profile_id, NULL, NULL, NULL, NULL, NULL, r.rank, r.phase, r.step, "
+    "r.callpath_id, r.metric, r.value "
+    "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id WHERE " PROFILE_FILTER;
+
+enum { W_KIND, W_PID, W_ORD, W_EV, W_LEVELS, W_POINT, W_REP, W_RANK, W_PHASE, W_STEP, W_CP,
+       W_METRIC, W_VALUE };
+
+/* A profile met in the whole pass: its point key (from its kind-0 row) and
+ * whether rows name it. */
+typedef struct whole_profile {
+    int64_t id;
+    long ord;          /* rank of (evaluation, levels, point); 0 until its row came */
+    char ev;
+    char *levels, *point;
+    int repetition;
+    size_t rows;
+    int index;         /* its point's index */
+} whole_profile;
+
+typedef struct whole_read {
+    whole_profile *p;
+    size_t np, cap, last;
+    store_fit_row *rows;
+    size_t nrows, rows_cap;
+} whole_read;
+
+static void whole_read_free(whole_read *w)
+{
+    for (size_t i = 0; i < w->np; i++) {
+        free(w->p[i].levels);
+        free(w->p[i].point);
+    }
+    free(w->p);
+    free(w->rows);
+    memset(w, 0, sizeof *w);
+}
+
+/* The profile id's entry (appended when new); -1 when out of memory. Rows
+ * of one profile mostly come together: the last one found is tried first. */
+static long whole_profile_of(whole_read *w, int64_t id)
+{
+    if (w->last < w->np && w->p[w->last].id == id)
+        return (long)w->last;
+    for (size_t i = 0; i < w->np; i++)
+        if (w->p[i].id == id)
+            return (long)(w->last = i);
+    if (w->np == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        whole_profile *v = realloc(w->p, sizeof *v * cap);
+        if (!v)
+            return -1;
+        w->p = v;
+        w->cap = cap;
+    }
+    w->p[w->np] = (whole_profile){.id = id};
+    return (long)(w->last = w->np++);
+}
+
+/* One fetched row into w. */
+static int whole_row(store_fit_stream *s, whole_read *w, PGresult *r, int i, store_error *err)
+{
+    long k = whole_profile_of(w, strtoll(PQgetvalue(r, i, W_PID), NULL, 10));
+    if (k < 0)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    whole_profile *p = &w->p[k];
+    if (PQgetvalue(r, i, W_KIND)[0] == '0') {
+        p->ord = strtol(PQgetvalue(r, i, W_ORD), NULL, 10);
+        p->ev = PQgetvalue(r, i, W_EV)[0];
+        p->repetition = atoi(PQgetvalue(r, i, W_REP));
+        p->levels = strdup(PQgetvalue(r, i, W_LEVELS));
+        p->point = strdup(PQgetvalue(r, i, W_POINT));
+        return p->levels && p->point ? STORE_OK
+                                     : store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    if (w->nrows == w->rows_cap) {
+        size_t cap = w->rows_cap ? w->rows_cap * 2 : 4096;
+        store_fit_row *v = realloc(w->rows, sizeof *v * cap);
+        if (!v)
+            return store_error_set(err, STORE_INTERNAL, "out of memory");
+        w->rows = v;
+        w->rows_cap = cap;
+    }
+    int64_t cp = strtoll(PQgetvalue(r, i, W_CP), NULL, 10);
+    int callpath = callpath_index(s, cp);
+    int metric = metric_index(&s->d, PQgetvalue(r, i, W_METRIC));
+    if (callpath < 0 || metric < 0)
+        return store_error_set(err, STORE_INTERNAL, "inconsistent profile rows");
+    store_fit_row *row = &w->rows[w->nrows++];
+    row->point = (int)k; /* the profile's entry until points are known */
+    row->repetition = 0;
+    row->rank = atoi(PQgetvalue(r, i, W_RANK));
+    row->phase = atoi(PQgetvalue(r, i, W_PHASE));
+    row->step = atoi(PQgetvalue(r, i, W_STEP));
+    row->callpath = callpath;
+    row->metric = metric;
+    const char *v = PQgetvalue(r, i, W_VALUE);
+    if (!numtext_parse(v, strlen(v), &row->value))
+        row->value = strtod(v, NULL);
+    p->rows++;
+    return STORE_OK;
+}
+
+static int cmp_ord(const void *a, const void *b)
+{
+    const whole_profile *x = *(const whole_profile *const *)a, *y = *(const whole_profile *const *)b;
+    return (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+static int cmp_frame(const void *a, const void *b)
+{
+    const store_fit_row *x = a, *y = b;
+    int f[4][2] = {{x->point, y->point}, {x->repetition, y->repetition}, {x->rank, y->rank},
+                   {x->phase, y->phase}};
+    for (int k = 0; k < 4; k++)
+        if (f[k][0] != f[k][1])
+            return (f[k][0] > f[k][1]) - (f[k][0] < f[k][1]);
+    return (x->step > y->step) - (x->step < y->step);
+}
+
+/* Points (in the order of their rank), rows' points and repetitions, the
+ * frame, and the rows placed by callpath into s->all. */
+static int whole_finish(store_fit_stream *s, whole_read *w, store_error *err)
+{
+    whole_profile **by = malloc(sizeof *by * (w->np ? w->np : 1));
+    if (!by)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < w->np; i++) {
+        if (!w->p[i].rows)
+            continue; /* a profile without rows is no point */
+        if (!w->p[i].ord || !w->p[i].point) {
+            free(by);
+            return store_error_set(err, STORE_INTERNAL, "rows of an unknown profile");
+        }
+        by[n++] = &w->p[i];
+    }
+    qsort(by, n, sizeof *by, cmp_ord);
+    int rc = STORE_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i == 0 || by[i]->ord != by[i - 1]->ord) {
+            char key[2] = {by[i]->ev, 0};
+            rc = add_point(s, key, by[i]->levels, by[i]->point, err);
+        }
+        by[i]->index = s->d.npoints - 1;
+    }
+    free(by);
+    if (rc)
+        return rc;
+    /* the frame: the distinct (point, repetition, rank, phase, step); rows of
+     * one step of one rank come together, so runs are skipped first */
+    s->frame = malloc(sizeof *s->frame * (w->nrows ? w->nrows : 1));
+    if (!s->frame)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    size_t *count = calloc((size_t)s->d.ncallpaths + 1, sizeof *count);
+    if (!count)
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    for (size_t i = 0; i < w->nrows; i++) {
+        store_fit_row *row = &w->rows[i];
+        const whole_profile *p = &w->p[row->point];
+        row->point = p->index;
+        row->repetition = p->repetition;
+        count[row->callpath + 1]++;
+        store_fit_row f = {row->point, row->repetition, row->rank, row->phase, row->step, -1, -1, 0};
+        if (!s->nframe || cmp_frame(&s->frame[s->nframe - 1], &f))
+            s->frame[s->nframe++] = f;
+    }
+    qsort(s->frame, s->nframe, sizeof *s->frame, cmp_frame);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nframe; i++)
+        if (!k || cmp_frame(&s->frame[k - 1], &s->frame[i]))
+            s->frame[k++] = s->frame[i];
+    s->nframe = k;
+    /* by callpath (its index follows its id): a counting sort */
+    for (int c = 0; c < s->d.ncallpaths; c++)
+        count[c + 1] += count[c];
+    s->all = malloc(sizeof *s->all * (w->nrows ? w->nrows : 1));
+    s->cp_at = malloc(sizeof *s->cp_at * ((size_t)s->d.ncallpaths + 1));
+    if (!s->all || !s->cp_at) {
+        free(count);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    memcpy(s->cp_at, count, sizeof *count * ((size_t)s->d.ncallpaths + 1));
+    for (size_t i = 0; i < w->nrows; i++)
+        s->all[count[w->rows[i].callpath]++] = w->rows[i];
+    free(count);
+    s->whole = 1;
+    return STORE_OK;
+}
+
+static void callpaths_free(store_fit_stream *s)
+{
+    for (int i = 0; i < s->d.ncallpaths; i++)
+        free(s->d.callpaths[i]);
+    free(s->d.callpaths);
+    free(s->d.categories);
+    free(s->callpath_ids);
+    s->d.callpaths = NULL;
+    s->d.categories = NULL;
+    s->callpath_ids = NULL;
+    s->d.ncallpaths = 0;
+}
+
+/* Tries the whole pass: 1 read (s->whole), 0 more than whole_rows rows
+ * (nothing kept, the cursor closed), or an error code (negated). */
+static int read_whole(store_fit_stream *s, const char *const *vals, const char *exptext,
+                      size_t whole_rows, store_error *err)
+{
+    PGresult *r = PQexecParams(s->c, whole_sql, 2, NULL, vals, NULL, NULL, 0);
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK)
+                                                    : store_fail(s->c, r, err);
+    if (!rc) /* after the cursor's snapshot: every callpath its rows name */
+        rc = read_callpaths(s, exptext, err);
+    whole_read w = {0};
+    int done = 0, rows = 0;
+    while (!rc && !done) {
+        r = PQexec(s->c, "FETCH FORWARD 20000 FROM perfcast_refit_whole");
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            rc = store_fail(s->c, r, err);
+            break;
+        }
+        int n = PQntuples(r);
+        for (int i = 0; i < n && !rc; i++)
+            rc = whole_row(s, &w, r, i, err);
+        PQclear(r);
+        rows += n;
+        done = n < FETCH_ROWS;
+        if (w.nrows > whole_rows) {
+            done = 0;
+            break;
+        }
+    }
+    if (!rc && done)
+        rc = whole_finish(s, &w, err);
+    whole_read_free(&w);
+    (void)rows;
+    if (rc)
+        return -rc;
+    if (done)
+        return 1;
+    /* too big to hold: the database sorts it */
+    r = PQexec(s->c, "CLOSE perfcast_refit_whole");
+    rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(s->c, r, err);
+    callpaths_free(s);
+    for (int i = 0; i < s->d.nmetrics; i++)
+        free(s->d.metrics[i]);
+    free(s->d.metrics);
+    s->d.metrics = NULL;
+    s->d.nmetrics = 0;
+    return rc ? -rc : 0;
+}
+
+int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size_t whole_rows,
+                          store_fit_stream *s, store_error *err)
 {
     memset(s, 0, sizeof *s);
     s->c = c;
@@ -290,13 +550,18 @@ int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, stor
         r = PQexec(c, "SET LOCAL work_mem = '" FIT_WORK_MEM "'");
         rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
     }
+    int whole = 0;
     if (!rc) {
+        whole = read_whole(s, vals, exptext, whole_rows, err);
+        rc = whole < 0 ? -whole : STORE_OK;
+    }
+    if (!rc && !whole) {
         r = PQexecParams(c, declare_sql, 2, NULL, vals, NULL, NULL, 0);
         rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
     }
-    if (!rc)
+    if (!rc && !whole)
         rc = read_frame(s, err);
-    if (!rc)
+    if (!rc && !whole)
         rc = read_callpaths(s, exptext, err);
     if (rc) {
         store_fit_stream_abort(s);
@@ -333,9 +598,33 @@ static int add_row(store_fit_stream *s, PGresult *r, int i, store_error *err)
     return STORE_OK;
 }
 
+/* The next callpath with rows from s->all. */
+static int next_whole(store_fit_stream *s, store_error *err)
+{
+    while (s->next_cp < s->d.ncallpaths && s->cp_at[s->next_cp] == s->cp_at[s->next_cp + 1])
+        s->next_cp++;
+    if (s->next_cp >= s->d.ncallpaths)
+        return 0;
+    int c = s->next_cp++;
+    size_t n = s->cp_at[c + 1] - s->cp_at[c];
+    if (n > s->rows_cap) {
+        store_fit_row *v = realloc(s->d.rows, sizeof *v * n);
+        if (!v)
+            return store_error_set(err, STORE_INTERNAL, "out of memory"), -1;
+        s->d.rows = v;
+        s->rows_cap = n;
+    }
+    memcpy(s->d.rows, s->all + s->cp_at[c], sizeof *s->d.rows * n);
+    s->d.nrows = n;
+    s->callpath = c;
+    return 1;
+}
+
 int store_fit_stream_next(store_fit_stream *s, store_error *err)
 {
     s->d.nrows = 0;
+    if (s->whole)
+        return next_whole(s, err);
     int rc;
     PGresult *r = current(s, &rc, err);
     if (!r)
@@ -371,6 +660,8 @@ void store_fit_stream_free(store_fit_stream *s)
     free(s->frame);
     free(s->profiles);
     free(s->callpath_ids);
+    free(s->all);
+    free(s->cp_at);
     store_fit_data_free(&s->d);
     memset(s, 0, sizeof *s);
 }

@@ -10,7 +10,11 @@
  * ranks each point has (aggregation needs them: a callpath absent from a
  * step counts 0 there) — then the rows themselves ordered by callpath.
  * store_fit_stream_next() fetches batches of FETCH_ROWS rows and hands out
- * one callpath's rows at a time.
+ * one callpath's rows at a time. The database's sort of every row is most of
+ * a refit's time, so an experiment of at most STORE_FIT_WHOLE_ROWS rows is
+ * first read unsorted in one statement (one snapshot) and placed by callpath
+ * here, in memory bounded by that constant; a larger one gives that up after
+ * STORE_FIT_WHOLE_ROWS rows and takes the sorted cursor.
  *
  * The transaction stays open for the caller, who writes the new model set on
  * the same connection (store_model_set_begin/append/commit in models.h) and
@@ -47,12 +51,25 @@ typedef struct store_fit_stream {
     void *batch;             /* the current FETCH's PGresult */
     int at, nbatch;
     int exhausted;           /* the cursor has no more rows */
+    /* an experiment of at most STORE_FIT_WHOLE_ROWS rows is read in one
+     * unsorted pass and handed out from here, callpath after callpath */
+    int whole;
+    store_fit_row *all;      /* ascending callpath */
+    size_t *cp_at;           /* ncallpaths + 1 offsets into all */
+    int next_cp;
 } store_fit_stream;
 
-/* BEGIN, the cursor, the frame, the callpaths. On error nothing is left
- * open (the transaction is rolled back) and s needs no free. */
-int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, store_fit_stream *s,
-                          store_error *err);
+/* Rows of the largest experiment read whole by default (32 bytes each,
+ * twice while they are placed by callpath); larger ones are sorted by the
+ * database. */
+#define STORE_FIT_WHOLE_ROWS 1000000
+
+/* BEGIN, the cursor, the frame, the callpaths; read whole when the input
+ * has at most whole_rows rows (STORE_FIT_WHOLE_ROWS by default). On error
+ * nothing is left open (the transaction is rolled back) and s needs no
+ * free. */
+int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size_t whole_rows,
+                          store_fit_stream *s, store_error *err);
 /* The next callpath's rows into s->d.rows (s->d.nrows, s->callpath): 1, or
  * 0 when there are no more, or -1 with err filled. */
 int store_fit_stream_next(store_fit_stream *s, store_error *err);
