@@ -20,7 +20,8 @@
  *                     acknowledged upload to its job's "done", the refits
  *                     the 40 uploads caused, and the ratio to the baseline
  *                     measured in the same run: one refit of the same final
- *                     data set asked for alone (POST .../refit)
+ *                     data set asked for alone (POST .../refit; the best of
+ *                     three)
  *
  *   bench_refit [--callpaths N] [--large-mb N] [--clients N] [--only NAME]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
@@ -425,15 +426,21 @@ static int upload_to_models(harness *h, int clients)
         "AND m.level = 'application' AND m.name = 'epoch') t",
         exp, exp);
 
-    /* the baseline: one refit of the same data alone */
+    /* the baseline: one refit of the same data alone, the best of three
+     * (the machine is shared: the least disturbed one) */
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
-    harness_response r;
-    harness_request(h, "POST", path, NULL, NULL, 0, &r);
-    long job = job_of(&r);
-    harness_response_free(&r);
-    char bstate[32] = "";
-    double alone = wait_job(h, job, bstate, sizeof bstate, 0, NULL);
+    double alone = 0;
+    for (int i = 0; i < 3; i++) {
+        harness_response r;
+        harness_request(h, "POST", path, NULL, NULL, 0, &r);
+        long job = job_of(&r);
+        harness_response_free(&r);
+        char bstate[32] = "";
+        double t = wait_job(h, job, bstate, sizeof bstate, 0, NULL);
+        if (i == 0 || t < alone)
+            alone = t;
+    }
     printf("{\"figure\": \"upload_to_models\", \"points\": %d, \"ranks\": %d, \"callpaths\": %d, "
            "\"steps\": %d, \"clients\": %d, \"uploads\": %d, \"failed_uploads\": %d, "
            "\"mb_uploaded\": %.1f, \"upload_s\": %.2f, \"jobs\": %ld, \"model_sets\": %ld, "
