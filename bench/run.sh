@@ -391,6 +391,37 @@ dashboard_service() {
     done <"$DATA/dashboard.out"
 }
 
+# Refits and large uploads (bench/bench_refit.c): 5 points x 8 ranks of 200
+# callpaths posted by 8 clients, from the last acknowledged upload to its
+# job done, against one refit of the same data alone; the server's peak and
+# after-job RSS for a refit just under the callpath cap; RSS growth for a
+# 64 MiB upload.
+refit_service() {
+    [ -x "$B/bench_refit" ] || { fail refit_service "$B/bench_refit is not built"; return; }
+    # three servers' worth of uploads and refits: more than one step's default time
+    limit_was=$LIMIT; LIMIT=${BENCH_REFIT_TIMEOUT:-360}
+    if ! measure "$DATA/refit.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_refit"; then
+        LIMIT=$limit_was
+        cat "$DATA/refit.out" 2>/dev/null | grep '"error"'
+        fail refit_service "$ru"; return
+    fi
+    LIMIT=$limit_was
+    cat "$DATA/refit.out"
+    while read -r line; do
+        case $(jget figure "$line") in
+        *upload_to_models*) say "upload_to_models: $(jget uploads "$line") uploads by $(jget clients "$line") clients" \
+            "in $(jget jobs "$line") refits; last acknowledged upload to models in $(jget last_ack_to_done_s "$line") s" \
+            "(target <= 1 s), $(jget ratio_to_refit_alone "$line")x one refit of the data alone ($(jget refit_alone_s "$line") s)" ;;
+        *refit_memory*) say "refit_memory: $(jget callpaths "$line") callpaths x $(jget uploads "$line") uploads:" \
+            "refit $(jget job_state "$line" | tr -d '"') in $(jget refit_s "$line") s, peak RSS $(jget rss_peak_mb "$line") MB" \
+            "($(jget peak_growth_mb "$line") MB over $(jget rss_before_mb "$line")), after/before $(jget after_vs_before "$line")" ;;
+        *upload_large*) say "upload_large: $(jget body_mb "$line") MiB upload $(jget status "$line")," \
+            "stored intact $(jget stored_intact "$line"); peak RSS growth $(jget peak_growth_mb "$line") MB" \
+            "($(jget growth_vs_body "$line")x the body), heap (RssAnon) growth $(jget anon_growth_mb "$line") MB" ;;
+        esac
+    done <"$DATA/refit.out"
+}
+
 for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate bench_dashboar; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
@@ -416,6 +447,7 @@ aggregate
 iteration
 simulate_sweep
 dashboard_service
+refit_service
 
 echo
 cat "$summary"

@@ -490,6 +490,12 @@ int agg_coordinate(const agg_row *rows, size_t nrows, int warmup_steps, agg_resu
 int agg_coordinate_with(const agg_row *rows, size_t nrows, const agg_options *o,
                         agg_result *out)
 {
+    return agg_coordinate_framed(rows, nrows, rows, nrows, o, out);
+}
+
+int agg_coordinate_framed(const agg_row *rows, size_t nrows, const agg_row *frame,
+                          size_t nframe, const agg_options *o, agg_result *out)
+{
     agg_work w = {0};
     agg_frame f = {0};
     agg_row *sorted = NULL;
@@ -498,8 +504,10 @@ int agg_coordinate_with(const agg_row *rows, size_t nrows, const agg_options *o,
     if (nrows == 0)
         return 0;
     sorted = malloc(nrows * sizeof(*sorted));
-    if (!sorted || work_alloc(&w, nrows) < 0 || sort_rows(rows, nrows, sorted) < 0 ||
-        frame_build(rows, nrows, &f) < 0)
+    /* a series has at most one v(k,r) per cell and one step sum per step of
+     * the frame: the work space holds the larger of rows and frame */
+    if (!sorted || work_alloc(&w, nrows > nframe ? nrows : nframe) < 0 ||
+        sort_rows(rows, nrows, sorted) < 0 || frame_build(frame, nframe, &f) < 0)
         goto fail;
     for (size_t i = 0; i < nrows; i++)
         nseries += i == 0 || !same_series(&sorted[i], &sorted[i - 1]);

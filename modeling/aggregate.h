@@ -59,6 +59,13 @@ typedef struct agg_options {
  * counts as 0 there (Eq. 1). Returns 0 or -1 (out of memory). */
 int agg_coordinate_with(const agg_row *rows, size_t nrows, const agg_options *o,
                         agg_result *out);
+/* The same for a part of a coordinate's rows (e.g. one callpath's): which
+ * steps and ranks there are comes from frame[0..nframe) instead, rows whose
+ * (repetition, rank, phase, step) are those of all rows of the coordinate
+ * (their other fields are ignored; repeats are fine). With frame = rows it
+ * is agg_coordinate_with. */
+int agg_coordinate_framed(const agg_row *rows, size_t nrows, const agg_row *frame,
+                          size_t nframe, const agg_options *o, agg_result *out);
 /* The same with the median and warmup_steps. */
 int agg_coordinate(const agg_row *rows, size_t nrows, int warmup_steps, agg_result *out);
 void agg_result_free(agg_result *r);

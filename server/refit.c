@@ -2,7 +2,12 @@
  * refit.c — a job's work: all stored profiles of an experiment -> a new model
  * set (see refit.h).
  *
- *   1. load the experiment and the normalized rows of all its profiles;
+ *   1. load the experiment and stream the normalized rows of its profiles
+ *      one callpath at a time (store/fit_stream.h): first the frame (which
+ *      points, metrics, ranks and steps there are), then each callpath's
+ *      rows; steps 2-5 run per callpath and its measurements and models go
+ *      to the database in batches, so a refit holds one callpath's data
+ *      (and the application sums) rather than the experiment's;
  *   2. per coordinate: aggregate (medians over steps, ranks, repetitions;
  *      warm-up excluded; phases apart) — modeling/aggregate.c;
  *   3. per coordinate: steps per epoch n_t, n_v from the training set-up,
@@ -22,7 +27,9 @@
  *      experiment's modeler also tries negative exponents; the modeler is the
  *      one the job asked for, else the experiment's ("modeler" of its spec,
  *      Extra-P's when absent); the robust one gets every repetition;
- *   6. write measurements and models as one new model set, in one transaction.
+ *   6. write measurements and models as one new model set, in the
+ *      transaction the rows are read in: the set is seen at its COMMIT, or
+ *      never (failure, cancellation).
  *
  * An experiment with categorical factors is refitted per level combination:
  * steps 2-5 run on the profiles of each combination alone, and every
@@ -54,6 +61,7 @@
 #include "modeling/modeler.h"
 #include "store/experiments.h"
 #include "store/job_modeler.h"
+#include "store/fit_stream.h"
 #include "store/models.h"
 
 #define MIN_VALUES_PER_PARAMETER 5
@@ -110,19 +118,38 @@ typedef struct series {
     int *nreps;          /* npoints */
 } series;
 
-typedef struct refit_state {
-    const store_experiment *e;
-    const store_fit_data *d;
-    refit_setup setup;
-    agg_result *agg;     /* per point */
-    double *n_t, *n_v;   /* per point */
-    series *cp;          /* [callpath][metric][2] */
-    series *app;         /* [part][metric] */
+/* Measurements and models not yet written, and the memory they point to;
+ * shared by the level combinations, emptied by each batch written. */
+typedef struct refit_out {
     arena mem;
     store_measurement *meas;
     size_t nmeas, meas_cap;
     store_model *models;
     size_t nmodels, models_cap;
+} refit_out;
+
+/* An extrapolated value built up from scaled per-phase values (below). */
+typedef struct accum accum;
+
+/* One level combination's refit ("{}" when the experiment has no factors). */
+typedef struct refit_state {
+    const store_experiment *e;
+    store_fit_data data; /* its points (owned), names (borrowed from the stream),
+                            rows: the current callpath's rows at its points */
+    const store_fit_data *d; /* &data */
+    const char *levels;  /* borrowed */
+    refit_setup setup;
+    const store_fit_row *frame; /* the stream's frame, ascending point */
+    size_t *frame_at, *frame_end; /* per point p: its frame rows are
+                                     frame[frame_at[p]..frame_end[p]) */
+    int *frame_point;    /* per point: the stream's point index */
+    agg_result *agg;     /* per point, of the current callpath */
+    double *n_t, *n_v;   /* per point */
+    series *cp;          /* [metric][2] of the current callpath */
+    series *app;         /* [part][metric] */
+    accum *parts;        /* [point][part][metric]: the application sums so far */
+    unsigned char *part_seen, *between_seen; /* [point][metric] */
+    refit_out *out;
     /* warm-up steps that were all a coordinate had: said in every model's
      * warnings ("" when none) */
     char warmup_warning[512];
@@ -155,25 +182,61 @@ static int setup_from_experiment(const store_experiment *e, refit_setup *s, char
 
 /* ---- aggregation per coordinate ------------------------------------------------ */
 
-static int aggregate_points(refit_state *st, char *err, size_t errcap)
+/* The current callpath's rows, point by point, each aggregated against its
+ * point's frame into st->agg[p]. */
+static int aggregate_callpath(refit_state *st)
 {
     const store_fit_data *d = st->d;
-    size_t start = 0;
+    size_t np = (size_t)d->npoints;
+    size_t *at = calloc(np + 1, sizeof *at);
     agg_row *rows = malloc(sizeof(agg_row) * (d->nrows ? d->nrows : 1));
-    if (!rows)
-        return -1;
-    for (int p = 0; p < d->npoints; p++) {
-        size_t end = start, n = 0;
-        while (end < d->nrows && d->rows[end].point == p) {
-            const store_fit_row *r = &d->rows[end++];
-            rows[n++] = (agg_row){r->repetition, r->rank, r->phase, r->step, r->callpath,
-                                  r->metric, r->value};
+    agg_row *frame = NULL;
+    size_t most = 0;
+    for (size_t p = 0; p < np; p++)
+        if (st->frame_end[p] - st->frame_at[p] > most)
+            most = st->frame_end[p] - st->frame_at[p];
+    frame = malloc(sizeof(agg_row) * (most ? most : 1));
+    int rc = at && rows && frame ? 0 : -1;
+    /* rows arrive by profile: place them by point (a counting sort) */
+    for (size_t i = 0; rc == 0 && i < d->nrows; i++)
+        at[d->rows[i].point + 1]++;
+    for (size_t p = 0; rc == 0 && p < np; p++)
+        at[p + 1] += at[p];
+    for (size_t i = 0; rc == 0 && i < d->nrows; i++) {
+        const store_fit_row *r = &d->rows[i];
+        rows[at[r->point]++] = (agg_row){r->repetition, r->rank, r->phase, r->step, r->callpath,
+                                         r->metric, r->value};
+    }
+    agg_options o = {st->setup.warmup_steps, st->setup.measure};
+    size_t start = 0;
+    for (size_t p = 0; rc == 0 && p < np; p++) {
+        size_t end = at[p]; /* after the placing, at[p] is where point p's rows end */
+        size_t nf = 0;
+        for (size_t k = st->frame_at[p]; k < st->frame_end[p]; k++) {
+            const store_fit_row *f = &st->frame[k];
+            frame[nf++] = (agg_row){f->repetition, f->rank, f->phase, f->step, 0, 0, 0};
         }
+        if (end > start)
+            rc = agg_coordinate_framed(rows + start, end - start, frame, nf, &o, &st->agg[p]);
         start = end;
+    }
+    free(at);
+    free(rows);
+    free(frame);
+    return rc;
+}
+
+/* The group's steps per epoch at every point and the warm-up warning, from
+ * the frame (the training steps each point has). Returns 0, or -2 with err
+ * (the training set-up cannot be evaluated at a point). */
+static int prepare_points(refit_state *st, char *err, size_t errcap)
+{
+    const store_fit_data *d = st->d;
+    for (int p = 0; p < d->npoints; p++) {
         int last_train = -1;
-        for (size_t i = 0; i < n; i++)
-            if (rows[i].phase == 0 && rows[i].step > last_train)
-                last_train = rows[i].step;
+        for (size_t k = st->frame_at[p]; k < st->frame_end[p]; k++)
+            if (st->frame[k].phase == 0 && st->frame[k].step > last_train)
+                last_train = st->frame[k].step;
         if (st->setup.warmup_steps > 0 && last_train >= 0 &&
             last_train < st->setup.warmup_steps && !st->warmup_warning[0]) {
             char coord[128] = "";
@@ -186,39 +249,39 @@ static int aggregate_points(refit_state *st, char *err, size_t errcap)
                      "warm-up steps were used, as nothing else was measured",
                      st->setup.warmup_steps, coord, last_train + 1);
         }
-        agg_options o = {st->setup.warmup_steps, st->setup.measure};
-        if (agg_coordinate_with(rows, n, &o, &st->agg[p]) < 0) {
-            free(rows);
-            return -1;
-        }
         const double *pt = d->points + (size_t)p * d->nparams;
         char field[64], why[400];
         if (training_steps_at(&st->setup.training, pt, (const char *const *)st->e->parameters,
                               st->e->nparams, &st->n_t[p], &st->n_v[p], field, sizeof field, why,
                               sizeof why) < 0) {
             snprintf(err, errcap, "%s: %s", field, why);
-            free(rows);
             return -2;
         }
     }
-    free(rows);
     return 0;
 }
 
 /* ---- measurements ------------------------------------------------------------------- */
 
+static int is_evaluation(const store_fit_data *d, int p)
+{
+    return d->evaluation && d->evaluation[p];
+}
+
 static store_measurement *new_measurement(refit_state *st)
 {
-    if (st->nmeas == st->meas_cap) {
-        size_t cap = st->meas_cap ? st->meas_cap * 2 : 1024;
-        store_measurement *v = realloc(st->meas, sizeof *v * cap);
+    refit_out *o = st->out;
+    if (o->nmeas == o->meas_cap) {
+        size_t cap = o->meas_cap ? o->meas_cap * 2 : 1024;
+        store_measurement *v = realloc(o->meas, sizeof *v * cap);
         if (!v)
             return NULL;
-        st->meas = v;
-        st->meas_cap = cap;
+        o->meas = v;
+        o->meas_cap = cap;
     }
-    store_measurement *m = &st->meas[st->nmeas++];
+    store_measurement *m = &o->meas[o->nmeas++];
     memset(m, 0, sizeof *m);
+    m->levels = st->levels;
     return m;
 }
 
@@ -232,7 +295,7 @@ static double *lif_of(refit_state *st, const double *rank_reps, int nranks, int 
 {
     if (!rank_reps || nreps == 0)
         return NULL;
-    double *lif = arena_keep(&st->mem, malloc(sizeof(double) * (size_t)nreps));
+    double *lif = arena_keep(&st->out->mem, malloc(sizeof(double) * (size_t)nreps));
     if (!lif)
         return NULL;
     imb_lif_reps(rank_reps, nranks, nreps, lif);
@@ -246,6 +309,10 @@ static double *lif_of(refit_state *st, const double *rank_reps, int nranks, int 
 /* The aggregated per-step value as measured, one row per phase. */
 static int add_raw_measurement(refit_state *st, int p, const agg_value *v)
 {
+    /* held out: its values are in the series, for the accuracy, but it is
+     * no measurement of the model set */
+    if (is_evaluation(st->d, p))
+        return 0;
     store_measurement *m = new_measurement(st);
     if (!m)
         return -1;
@@ -342,18 +409,29 @@ static void accum_free(accum *a)
 static int add_accum_measurement(refit_state *st, int p, const char *level, const char *name,
                                  const char *category, int metric, const char *phase, accum *a)
 {
-    store_measurement *m = new_measurement(st);
-    if (!m)
+    int keep = !is_evaluation(st->d, p); /* held out: in the series only */
+    store_measurement *m = keep ? new_measurement(st) : NULL;
+    if (keep && !m)
         return -1;
-    m->lif_reps = lif_of(st, a->rank_reps, a->nranks, a->nreps);
+    const double *lif = keep ? lif_of(st, a->rank_reps, a->nranks, a->nreps) : NULL;
     free(a->rank_reps);
     a->rank_reps = NULL;
-    if (a->nreps > 0 && !m->lif_reps)
+    if (keep && a->nreps > 0 && !lif)
         return -1;
-    if ((a->reps && !arena_keep(&st->mem, a->reps)) ||
-        (a->ranks && !arena_keep(&st->mem, a->ranks)) ||
-        (a->rank_ids && !arena_keep(&st->mem, a->rank_ids)))
+    /* the arrays move to the arena (the series points to them too) */
+    double *reps = a->reps, *ranks = a->ranks;
+    int *ids = a->rank_ids;
+    a->reps = a->ranks = NULL;
+    a->rank_ids = NULL;
+    int lost = 0; /* each is kept or freed */
+    lost |= reps && !arena_keep(&st->out->mem, reps);
+    lost |= ranks && !arena_keep(&st->out->mem, ranks);
+    lost |= ids && !arena_keep(&st->out->mem, ids);
+    if (lost)
         return -1;
+    if (!keep)
+        return 0;
+    m->lif_reps = lif;
     m->point = st->d->points + (size_t)p * st->d->nparams;
     m->level = level;
     m->name = name;
@@ -362,16 +440,17 @@ static int add_accum_measurement(refit_state *st, int p, const char *level, cons
     m->phase = phase;
     m->value = a->value;
     m->nreps = a->nreps;
-    m->reps = a->reps;
+    m->reps = reps;
     m->nranks = a->nranks;
-    m->ranks = a->ranks;
-    m->rank_ids = a->rank_ids;
+    m->ranks = ranks;
+    m->rank_ids = ids;
     return 0;
 }
 
-static series *cp_series(refit_state *st, int callpath, int metric, int which)
+/* The current callpath's series. */
+static series *cp_series(refit_state *st, int metric, int which)
 {
-    return &st->cp[((size_t)callpath * st->d->nmetrics + (size_t)metric) * 2 + (size_t)which];
+    return &st->cp[(size_t)metric * 2 + (size_t)which];
 }
 
 static series *app_series(refit_state *st, int part, int metric)
@@ -387,21 +466,16 @@ static void series_set(series *s, int p, double v, const double *reps, int nreps
     s->nreps[p] = nreps;
 }
 
-/* Step 4 for one coordinate: epoch and between values per callpath and the
- * application parts, as measurements and as series values. */
+/* Step 4 for the current callpath at one coordinate: its epoch and between
+ * values as measurements and series values; its share of the application
+ * parts added to the coordinate's sums. */
 static int extrapolate_point(refit_state *st, int p)
 {
     const agg_result *r = &st->agg[p];
     int nm = st->d->nmetrics;
-    accum *parts = calloc((size_t)NPARTS * nm, sizeof(accum));
-    unsigned char *part_seen = calloc((size_t)nm, 1);
-    unsigned char *between_seen = calloc((size_t)nm, 1); /* gap work at this coordinate */
-    if (!parts || !part_seen || !between_seen) {
-        free(parts);
-        free(part_seen);
-        free(between_seen);
-        return -1;
-    }
+    accum *parts = st->parts + (size_t)p * NPARTS * nm;
+    unsigned char *part_seen = st->part_seen + (size_t)p * nm;
+    unsigned char *between_seen = st->between_seen + (size_t)p * nm; /* gap work here */
     int rc = 0;
     size_t i = 0;
     while (i < r->nvalues && rc == 0) {
@@ -441,19 +515,30 @@ static int extrapolate_point(refit_state *st, int p)
         const char *name = st->d->callpaths[c];
         const char *cat = profile_category_name(st->d->categories[c]);
         if (has_epoch) {
-            series_set(cp_series(st, c, m, SERIES_EPOCH), p, epoch.value, epoch.reps, epoch.nreps);
+            series_set(cp_series(st, m, SERIES_EPOCH), p, epoch.value, epoch.reps, epoch.nreps);
             rc |= add_accum_measurement(st, p, "callpath", name, cat, m, "epoch", &epoch);
         } else {
             accum_free(&epoch);
         }
         if (has_between) {
-            series_set(cp_series(st, c, m, SERIES_BETWEEN), p, between.value, between.reps,
+            series_set(cp_series(st, m, SERIES_BETWEEN), p, between.value, between.reps,
                        between.nreps);
             rc |= add_accum_measurement(st, p, "callpath", name, cat, m, "between", &between);
         } else {
             accum_free(&between);
         }
     }
+    return rc ? -1 : 0;
+}
+
+/* Step 4's application parts at one coordinate, once every callpath was
+ * added: measurements and series values. */
+static int application_point(refit_state *st, int p)
+{
+    int nm = st->d->nmetrics, rc = 0;
+    accum *parts = st->parts + (size_t)p * NPARTS * nm;
+    const unsigned char *part_seen = st->part_seen + (size_t)p * nm;
+    const unsigned char *between_seen = st->between_seen + (size_t)p * nm;
     for (int m = 0; m < nm; m++) {
         for (int part = 0; part < NPARTS; part++) {
             accum *a = &parts[(size_t)part * nm + m];
@@ -469,9 +554,6 @@ static int extrapolate_point(refit_state *st, int p)
                                         a);
         }
     }
-    free(parts);
-    free(part_seen);
-    free(between_seen);
     return rc ? -1 : 0;
 }
 
@@ -479,16 +561,18 @@ static int extrapolate_point(refit_state *st, int p)
 
 static store_model *new_model(refit_state *st)
 {
-    if (st->nmodels == st->models_cap) {
-        size_t cap = st->models_cap ? st->models_cap * 2 : 256;
-        store_model *v = realloc(st->models, sizeof *v * cap);
+    refit_out *o = st->out;
+    if (o->nmodels == o->models_cap) {
+        size_t cap = o->models_cap ? o->models_cap * 2 : 256;
+        store_model *v = realloc(o->models, sizeof *v * cap);
         if (!v)
             return NULL;
-        st->models = v;
-        st->models_cap = cap;
+        o->models = v;
+        o->models_cap = cap;
     }
-    store_model *m = &st->models[st->nmodels++];
+    store_model *m = &o->models[o->nmodels++];
     memset(m, 0, sizeof *m);
+    m->levels = st->levels;
     return m;
 }
 
@@ -508,11 +592,6 @@ static int fewest_distinct(const double *coords, int n, int nparams)
             fewest = distinct;
     }
     return fewest;
-}
-
-static int is_evaluation(const store_fit_data *d, int p)
-{
-    return d->evaluation && d->evaluation[p];
 }
 
 /* {"points":[{"point":[..],"measured","predicted","error_pct"}],"median_error_pct"}
@@ -596,7 +675,7 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
                  "measured at %d coordinate(s) with %d distinct value(s) of a parameter; at least "
                  "%d values of every parameter are needed",
                  n, distinct, MIN_VALUES_PER_PARAMETER);
-        out->reason = arena_keep(&st->mem, why);
+        out->reason = arena_keep(&st->out->mem, why);
         return out->reason ? 0 : -1;
     }
     pmnf_data data = {d->nparams, n, coords, values};
@@ -614,7 +693,7 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
     free(reps);
     if (rc < 0) {
         char *why = strdup(err);
-        out->reason = arena_keep(&st->mem, why);
+        out->reason = arena_keep(&st->out->mem, why);
         return out->reason ? 0 : -1;
     }
     json_t *doc = api_model_to_json(&model, (const char *const *)st->e->parameters, 1);
@@ -628,23 +707,18 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     char *function = doc ? strdup(json_string_value(json_object_get(doc, "function"))) : NULL;
     json_decref(doc);
-    out->model_json = arena_keep(&st->mem, text);
-    out->function = arena_keep(&st->mem, function);
+    out->model_json = arena_keep(&st->out->mem, text);
+    out->function = arena_keep(&st->out->mem, function);
     api_model_growth(&model.f, &out->growth_poly, &out->growth_log);
     return out->model_json && out->function ? 0 : -1;
 }
 
-static int fit_all(refit_state *st)
+/* The application models of every part and metric, after all callpaths. */
+static int fit_application(refit_state *st, pmnf_modeler *modeler, double *coords,
+                           double *values)
 {
     const store_fit_data *d = st->d;
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.allow_negative_exponents = st->setup.strong;
-    o.modeler = st->setup.modeler;
-    pmnf_modeler *modeler = pmnf_modeler_new(&o);
-    double *coords = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * d->nparams);
-    double *values = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1));
-    int rc = modeler && coords && values ? 0 : -1;
+    int rc = 0;
     for (int part = 0; part < NPARTS && rc == 0; part++) {
         for (int m = 0; m < d->nmetrics && rc == 0; m++) {
             const series *s = app_series(st, part, m);
@@ -654,10 +728,8 @@ static int fit_all(refit_state *st)
             if (!any) /* no work between steps anywhere: no such part */
                 continue;
             store_model *out = new_model(st);
-            if (!out) {
-                rc = -1;
-                break;
-            }
+            if (!out)
+                return -1;
             out->level = "application";
             out->name = part_names[part];
             out->category = part <= PART_MEM ? part_names[part] : NULL;
@@ -666,110 +738,36 @@ static int fit_all(refit_state *st)
             rc = fit_series(st, modeler, s, out, coords, values);
         }
     }
-    for (int c = 0; c < d->ncallpaths && rc == 0; c++) {
-        if (st->cancel && *st->cancel) { /* deleted meanwhile: stop soon */
-            rc = -3;
-            break;
-        }
-        for (int m = 0; m < d->nmetrics && rc == 0; m++) {
-            for (int which = 0; which < 2 && rc == 0; which++) {
-                const series *s = cp_series(st, c, m, which);
-                int any = 0;
-                for (int p = 0; p < d->npoints; p++)
-                    any |= s->seen[p];
-                if (!any)
-                    continue;
-                store_model *out = new_model(st);
-                if (!out) {
-                    rc = -1;
-                    break;
-                }
-                out->level = "callpath";
-                out->name = d->callpaths[c];
-                out->category = profile_category_name(d->categories[c]);
-                out->metric = d->metrics[m];
-                out->phase = which == SERIES_EPOCH ? "epoch" : "between";
-                rc = fit_series(st, modeler, s, out, coords, values);
-            }
-        }
-    }
-    pmnf_modeler_free(modeler);
-    free(coords);
-    free(values);
     return rc;
 }
 
-/* ---- the whole refit ---------------------------------------------------------------------- */
-
-static int state_alloc(refit_state *st)
+/* The current callpath's models (index c), one per metric and series kind
+ * measured anywhere. */
+static int fit_callpath(refit_state *st, int c, pmnf_modeler *modeler, double *coords,
+                        double *values)
 {
     const store_fit_data *d = st->d;
-    size_t np = (size_t)(d->npoints ? d->npoints : 1);
-    size_t ncp = (size_t)d->ncallpaths * d->nmetrics * 2, napp = (size_t)NPARTS * d->nmetrics;
-    st->agg = calloc(np, sizeof(agg_result));
-    st->n_t = calloc(np, sizeof(double));
-    st->n_v = calloc(np, sizeof(double));
-    st->cp = calloc(ncp ? ncp : 1, sizeof(series));
-    st->app = calloc(napp ? napp : 1, sizeof(series));
-    if (!st->agg || !st->n_t || !st->n_v || !st->cp || !st->app)
-        return -1;
-    /* one block per kind for all series' values and flags */
-    size_t total = ncp + napp;
-    double *vals = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof(double)));
-    unsigned char *seen = arena_keep(&st->mem, calloc(total ? total * np : 1, 1));
-    const double **reps = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof *reps));
-    int *nreps = arena_keep(&st->mem, calloc(total ? total * np : 1, sizeof(int)));
-    if (!vals || !seen || !reps || !nreps)
-        return -1;
-    for (size_t i = 0; i < ncp + napp; i++) {
-        series *s = i < ncp ? &st->cp[i] : &st->app[i - ncp];
-        *s = (series){vals + i * np, seen + i * np, reps + i * np, nreps + i * np};
+    int rc = 0;
+    for (int m = 0; m < d->nmetrics && rc == 0; m++) {
+        for (int which = 0; which < 2 && rc == 0; which++) {
+            const series *s = cp_series(st, m, which);
+            int any = 0;
+            for (int p = 0; p < d->npoints; p++)
+                any |= s->seen[p];
+            if (!any)
+                continue;
+            store_model *out = new_model(st);
+            if (!out)
+                return -1;
+            out->level = "callpath";
+            out->name = d->callpaths[c];
+            out->category = profile_category_name(d->categories[c]);
+            out->metric = d->metrics[m];
+            out->phase = which == SERIES_EPOCH ? "epoch" : "between";
+            rc = fit_series(st, modeler, s, out, coords, values);
+        }
     }
-    return 0;
-}
-
-static void state_free(refit_state *st)
-{
-    if (st->agg)
-        for (int p = 0; p < st->d->npoints; p++)
-            agg_result_free(&st->agg[p]);
-    free(st->agg);
-    free(st->n_t);
-    free(st->n_v);
-    free(st->cp);
-    free(st->app);
-    free(st->meas);
-    free(st->models);
-    arena_free(&st->mem);
-}
-
-/* Steps 2-5 over loaded data; fills st->meas and st->models. */
-static int compute(refit_state *st, char *err, size_t errcap)
-{
-    if (state_alloc(st) < 0) {
-        snprintf(err, errcap, "out of memory");
-        return REFIT_TRANSIENT;
-    }
-    int rc = aggregate_points(st, err, errcap);
-    if (rc == -2)
-        return REFIT_FAILED;
-    for (int p = 0; p < st->d->npoints && rc == 0; p++) {
-        size_t kept = st->nmeas;
-        rc = extrapolate_point(st, p);
-        /* held out: its values are in the series, for the accuracy, but it is
-         * no measurement of the model set */
-        if (is_evaluation(st->d, p))
-            st->nmeas = kept;
-    }
-    if (rc == 0)
-        rc = fit_all(st);
-    if (rc == -3)
-        return REFIT_CANCELLED;
-    if (rc < 0) {
-        snprintf(err, errcap, "out of memory");
-        return REFIT_TRANSIENT;
-    }
-    return REFIT_OK;
+    return rc;
 }
 
 /* Store errors are worth a retry unless the data itself is refused (an
@@ -800,50 +798,198 @@ int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_se
     return refit_run_cancellable(s, experiment_id, job_id, model_set_id, err, errcap, NULL);
 }
 
-/* The points (and their rows) of d whose levels are lv, as a view into d:
- * names are borrowed; points, evaluation flags, levels and rows are owned
- * (free with group_free). */
-static int group_of(const store_fit_data *d, const char *lv, store_fit_data *g, int *map)
+/* ---- one level combination ------------------------------------------------------------------ */
+
+/* nseries series of np points each over one block (*block, freed by the
+ * caller). */
+static int series_alloc(series *v, size_t nseries, size_t np, void **block)
 {
-    memset(g, 0, sizeof *g);
-    g->nparams = d->nparams;
-    g->ncallpaths = d->ncallpaths;
-    g->callpaths = d->callpaths;
-    g->categories = d->categories;
-    g->nmetrics = d->nmetrics;
-    g->metrics = d->metrics;
-    size_t np = (size_t)(d->npoints ? d->npoints : 1);
-    g->points = malloc(sizeof(double) * np * (size_t)(d->nparams ? d->nparams : 1));
-    g->evaluation = malloc(np);
-    g->levels = malloc(sizeof(char *) * np);
-    g->rows = malloc(sizeof(store_fit_row) * (d->nrows ? d->nrows : 1));
-    if (!g->points || !g->evaluation || !g->levels || !g->rows)
+    size_t each = sizeof(double) + 1 + sizeof(double *) + sizeof(int);
+    char *b = calloc(nseries ? nseries * np : 1, each);
+    *block = b;
+    if (!b)
         return -1;
-    for (int p = 0; p < d->npoints; p++) {
-        map[p] = -1;
-        if (strcmp(d->levels[p], lv))
-            continue;
-        map[p] = g->npoints;
-        memcpy(g->points + (size_t)g->npoints * d->nparams, d->points + (size_t)p * d->nparams,
-               sizeof(double) * (size_t)d->nparams);
-        g->evaluation[g->npoints] = d->evaluation[p];
-        g->levels[g->npoints++] = d->levels[p];
-    }
-    for (size_t i = 0; i < d->nrows; i++)
-        if (map[d->rows[i].point] >= 0) {
-            g->rows[g->nrows] = d->rows[i];
-            g->rows[g->nrows++].point = map[d->rows[i].point];
-        }
+    double *vals = (double *)b;
+    const double **reps = (const double **)(b + sizeof(double) * nseries * np);
+    int *nreps = (int *)(b + (sizeof(double) + sizeof(double *)) * nseries * np);
+    unsigned char *seen = (unsigned char *)(b + (sizeof(double) + sizeof(double *) + sizeof(int)) *
+                                                    nseries * np);
+    for (size_t i = 0; i < nseries; i++)
+        v[i] = (series){vals + i * np, seen + i * np, reps + i * np, nreps + i * np};
     return 0;
 }
 
-static void group_free(store_fit_data *g)
+typedef struct refit_group {
+    refit_state st;
+    void *cp_block, *app_block;
+    pmnf_modeler *modeler;
+    double *coords, *values;
+} refit_group;
+
+static void group_free(refit_group *g)
 {
-    free(g->points);
-    free(g->evaluation);
-    free(g->levels);
-    free(g->rows);
+    refit_state *st = &g->st;
+    size_t nacc = (size_t)st->data.npoints * NPARTS * (size_t)st->data.nmetrics;
+    for (size_t i = 0; st->parts && i < nacc; i++)
+        accum_free(&st->parts[i]);
+    for (int p = 0; st->agg && p < st->data.npoints; p++)
+        agg_result_free(&st->agg[p]);
+    free(st->parts);
+    free(st->part_seen);
+    free(st->between_seen);
+    free(st->agg);
+    free(st->n_t);
+    free(st->n_v);
+    free(st->cp);
+    free(st->app);
+    free(st->frame_at);
+    free(st->frame_end);
+    free(st->frame_point);
+    free(st->data.points);
+    free(st->data.evaluation);
+    free(st->data.levels);
+    free(st->data.rows);
+    free(g->cp_block);
+    free(g->app_block);
+    pmnf_modeler_free(g->modeler);
+    free(g->coords);
+    free(g->values);
     memset(g, 0, sizeof *g);
+}
+
+/* The points of the stream with levels lv as group g (names borrowed from
+ * the stream), its frame offsets, sums and series. Returns REFIT_OK, or
+ * REFIT_FAILED / REFIT_TRANSIENT with err. */
+static int group_init(refit_group *g, const store_fit_stream *fs, const char *lv,
+                      const store_experiment *e, const refit_setup *setup, refit_out *out,
+                      const _Atomic int *cancel, char *err, size_t errcap)
+{
+    memset(g, 0, sizeof *g);
+    refit_state *st = &g->st;
+    const store_fit_data *d = &fs->d;
+    st->e = e;
+    st->d = &st->data;
+    st->levels = lv;
+    st->setup = *setup;
+    st->out = out;
+    st->cancel = cancel;
+    st->frame = fs->frame;
+    store_fit_data *gd = &st->data;
+    gd->nparams = d->nparams;
+    gd->ncallpaths = d->ncallpaths;
+    gd->callpaths = d->callpaths;
+    gd->categories = d->categories;
+    gd->nmetrics = d->nmetrics;
+    gd->metrics = d->metrics;
+    size_t np = (size_t)(d->npoints ? d->npoints : 1), nm = (size_t)d->nmetrics;
+    gd->points = malloc(sizeof(double) * np * (size_t)(d->nparams ? d->nparams : 1));
+    gd->evaluation = malloc(np);
+    gd->levels = malloc(sizeof(char *) * np);
+    st->frame_point = malloc(sizeof(int) * np);
+    st->frame_at = calloc(np, sizeof(size_t));
+    st->frame_end = calloc(np, sizeof(size_t));
+    if (!gd->points || !gd->evaluation || !gd->levels || !st->frame_point || !st->frame_at ||
+        !st->frame_end)
+        goto oom;
+    for (int p = 0; p < d->npoints; p++) {
+        if (strcmp(d->levels[p], lv))
+            continue;
+        memcpy(gd->points + (size_t)gd->npoints * d->nparams, d->points + (size_t)p * d->nparams,
+               sizeof(double) * (size_t)d->nparams);
+        gd->evaluation[gd->npoints] = d->evaluation[p];
+        gd->levels[gd->npoints] = d->levels[p];
+        st->frame_point[gd->npoints++] = p;
+    }
+    /* the frame is ascending by point: each point's rows are one run */
+    size_t k = 0;
+    for (int p = 0; p < gd->npoints; p++) {
+        while (k < fs->nframe && fs->frame[k].point < st->frame_point[p])
+            k++;
+        st->frame_at[p] = k;
+        while (k < fs->nframe && fs->frame[k].point == st->frame_point[p])
+            k++;
+        st->frame_end[p] = k;
+    }
+    st->agg = calloc(np, sizeof(agg_result));
+    st->n_t = calloc(np, sizeof(double));
+    st->n_v = calloc(np, sizeof(double));
+    st->cp = calloc(nm ? nm * 2 : 1, sizeof(series));
+    st->app = calloc(nm ? nm * NPARTS : 1, sizeof(series));
+    st->parts = calloc(np * NPARTS * (nm ? nm : 1), sizeof(accum));
+    st->part_seen = calloc(np * (nm ? nm : 1), 1);
+    st->between_seen = calloc(np * (nm ? nm : 1), 1);
+    g->coords = malloc(sizeof(double) * np * (size_t)(d->nparams ? d->nparams : 1));
+    g->values = malloc(sizeof(double) * np);
+    if (!st->agg || !st->n_t || !st->n_v || !st->cp || !st->app || !st->parts ||
+        !st->part_seen || !st->between_seen || !g->coords || !g->values ||
+        series_alloc(st->cp, nm * 2, np, &g->cp_block) < 0 ||
+        series_alloc(st->app, nm * NPARTS, np, &g->app_block) < 0)
+        goto oom;
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.allow_negative_exponents = st->setup.strong;
+    o.modeler = st->setup.modeler;
+    g->modeler = pmnf_modeler_new(&o);
+    if (!g->modeler)
+        goto oom;
+    return prepare_points(st, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
+oom:
+    snprintf(err, errcap, "out of memory");
+    return REFIT_TRANSIENT;
+}
+
+/* Steps 2-5 for the current callpath (index c) of group g, whose rows are
+ * in g->st.data.rows. */
+static int refit_callpath(refit_group *g, int c)
+{
+    refit_state *st = &g->st;
+    const store_fit_data *d = st->d;
+    size_t np = (size_t)d->npoints, nm = (size_t)d->nmetrics;
+    for (size_t i = 0; i < nm * 2; i++)
+        memset(st->cp[i].seen, 0, np);
+    int rc = aggregate_callpath(st);
+    for (int p = 0; p < d->npoints && rc == 0; p++)
+        rc = extrapolate_point(st, p);
+    /* the measurements point into the aggregated values: the arena keeps
+     * their arrays until the batch is written (rank_reps is used up) */
+    for (int p = 0; p < d->npoints; p++) {
+        agg_result *r = &st->agg[p];
+        for (size_t i = 0; i < r->nvalues; i++) {
+            agg_value *v = &r->values[i];
+            if (rc == 0) {
+                int lost = 0; /* each is kept or freed */
+                lost |= v->reps && !arena_keep(&st->out->mem, v->reps);
+                lost |= v->ranks && !arena_keep(&st->out->mem, v->ranks);
+                lost |= v->rank_ids && !arena_keep(&st->out->mem, v->rank_ids);
+                v->reps = v->ranks = NULL;
+                v->rank_ids = NULL;
+                rc = lost ? -1 : 0;
+            }
+        }
+        agg_result_free(r);
+    }
+    if (rc == 0)
+        rc = fit_callpath(st, c, g->modeler, g->coords, g->values);
+    return rc;
+}
+
+/* Stages the pending measurements and models and empties out (its arena
+ * with them). */
+static int flush_out(PGconn *c, int nparams, refit_out *out, store_error *se)
+{
+    int rc = store_model_set_append(c, 0, nparams, out->meas, out->nmeas, out->models,
+                                    out->nmodels, se);
+    out->nmeas = out->nmodels = 0;
+    arena_free(&out->mem);
+    return rc;
+}
+
+static void out_free(refit_out *out)
+{
+    arena_free(&out->mem);
+    free(out->meas);
+    free(out->models);
+    memset(out, 0, sizeof *out);
 }
 
 /* The distinct level combinations of d's points, in order of appearance
@@ -866,135 +1012,220 @@ static int distinct_levels(const store_fit_data *d, const char ***out, int *n)
     return 0;
 }
 
-/* Steps 2-5 for each level combination; the states (which own the
- * measurements' and models' data) stay alive in *states until the write. */
-typedef struct refit_groups {
-    int n;
+/* Everything of one refit run between the stream's open and its end. */
+typedef struct refit_run_state {
+    store_fit_stream fs;
+    int ngroups;
     const char **levels;
-    store_fit_data *data;
-    refit_state *st;
-    store_measurement *meas;
-    size_t nmeas;
-    store_model *models;
-    size_t nmodels;
-} refit_groups;
+    refit_group *groups;
+    int *point_group, *point_index; /* per stream point: its group and index there */
+    refit_out out;
+} refit_run_state;
 
-static void groups_free(refit_groups *gs)
+static void run_free(refit_run_state *r)
 {
-    for (int i = 0; i < gs->n; i++) {
-        if (gs->st[i].d)
-            state_free(&gs->st[i]);
-        group_free(&gs->data[i]);
-    }
-    free(gs->levels);
-    free(gs->data);
-    free(gs->st);
-    free(gs->meas);
-    free(gs->models);
-    memset(gs, 0, sizeof *gs);
+    for (int i = 0; r->groups && i < r->ngroups; i++)
+        group_free(&r->groups[i]);
+    free(r->groups);
+    free(r->levels);
+    free(r->point_group);
+    free(r->point_index);
+    out_free(&r->out);
+    store_fit_stream_free(&r->fs);
 }
 
-static int compute_groups(const store_experiment *e, const store_fit_data *d,
-                          const refit_setup *setup, const _Atomic int *cancel, refit_groups *gs,
-                          char *err, size_t errcap)
+static int groups_init(refit_run_state *r, const store_experiment *e, const refit_setup *setup,
+                       const _Atomic int *cancel, char *err, size_t errcap)
 {
-    memset(gs, 0, sizeof *gs);
-    int n = 0;
-    int *map = malloc(sizeof(int) * (size_t)(d->npoints ? d->npoints : 1));
-    if (!map || distinct_levels(d, &gs->levels, &n) < 0) {
-        free(map);
+    const store_fit_data *d = &r->fs.d;
+    size_t np = (size_t)(d->npoints ? d->npoints : 1);
+    r->point_group = malloc(sizeof(int) * np);
+    r->point_index = malloc(sizeof(int) * np);
+    if (!r->point_group || !r->point_index || distinct_levels(d, &r->levels, &r->ngroups) < 0 ||
+        !(r->groups = calloc((size_t)r->ngroups, sizeof *r->groups))) {
         snprintf(err, errcap, "out of memory");
         return REFIT_TRANSIENT;
     }
-    gs->data = calloc((size_t)n, sizeof *gs->data);
-    gs->st = calloc((size_t)n, sizeof *gs->st);
-    if (!gs->data || !gs->st) {
-        free(map);
-        snprintf(err, errcap, "out of memory");
-        return REFIT_TRANSIENT;
-    }
-    gs->n = n;
     int rc = REFIT_OK;
-    for (int i = 0; i < n && rc == REFIT_OK; i++) {
-        if (group_of(d, gs->levels[i], &gs->data[i], map) < 0) {
-            snprintf(err, errcap, "out of memory");
-            rc = REFIT_TRANSIENT;
+    for (int i = 0; i < r->ngroups && rc == REFIT_OK; i++)
+        rc = group_init(&r->groups[i], &r->fs, r->levels[i], e, setup, &r->out, cancel, err,
+                        errcap);
+    for (int i = 0; i < r->ngroups && rc == REFIT_OK; i++)
+        for (int p = 0; p < r->groups[i].st.data.npoints; p++) {
+            r->point_group[r->groups[i].st.frame_point[p]] = i;
+            r->point_index[r->groups[i].st.frame_point[p]] = p;
+        }
+    return rc;
+}
+
+/* The stream's current callpath through every group. 0, or -1 (no memory). */
+static int run_callpath(refit_run_state *r)
+{
+    const store_fit_data *d = &r->fs.d;
+    int rc = 0;
+    for (int i = 0; i < r->ngroups && rc == 0; i++) {
+        refit_group *g = &r->groups[i];
+        store_fit_data *gd = &g->st.data;
+        size_t n = 0;
+        for (size_t k = 0; k < d->nrows; k++)
+            n += r->point_group[d->rows[k].point] == i;
+        if (n == 0)
+            continue;
+        free(gd->rows);
+        gd->rows = malloc(sizeof(store_fit_row) * n);
+        if (!gd->rows)
+            return -1;
+        gd->nrows = 0;
+        for (size_t k = 0; k < d->nrows; k++)
+            if (r->point_group[d->rows[k].point] == i) {
+                gd->rows[gd->nrows] = d->rows[k];
+                gd->rows[gd->nrows++].point = r->point_index[d->rows[k].point];
+            }
+        rc = refit_callpath(g, r->fs.callpath);
+        free(gd->rows);
+        gd->rows = NULL;
+        gd->nrows = 0;
+    }
+    return rc;
+}
+
+/* The application parts and models of every group. */
+static int run_application(refit_run_state *r)
+{
+    int rc = 0;
+    for (int i = 0; i < r->ngroups && rc == 0; i++) {
+        refit_group *g = &r->groups[i];
+        for (int p = 0; p < g->st.data.npoints && rc == 0; p++)
+            rc = application_point(&g->st, p);
+        if (rc == 0)
+            rc = fit_application(&g->st, g->modeler, g->coords, g->values);
+    }
+    return rc;
+}
+
+/* Rows of the largest input a refit reads whole (store/fit_stream.h):
+ * PERFCAST_REFIT_WHOLE_ROWS, else STORE_FIT_WHOLE_ROWS. */
+static size_t whole_rows(void)
+{
+    const char *v = getenv("PERFCAST_REFIT_WHOLE_ROWS");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end ? (size_t)n : STORE_FIT_WHOLE_ROWS;
+}
+
+/* Pending measurements and models are written once they reach this many:
+ * the batch bounds the memory they hold (with their arena) and one
+ * statement per kind and batch keeps the round trips few. */
+#define REFIT_BATCH 4096
+
+/* Steps 1-6 on connection c (the stream's transaction). */
+static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_id, int64_t job_id,
+                      const store_job_claim *claim, const char *worker,
+                      const refit_setup *setup, const _Atomic int *cancel, int64_t *model_set_id,
+                      char *err, size_t errcap)
+{
+    refit_run_state r;
+    memset(&r, 0, sizeof r);
+    store_error se = {0};
+    int64_t set_id = 0;
+    int number = 0;
+    if (store_fit_stream_open(c, experiment_id, job_id, e->nparams, whole_rows(), &r.fs, &se))
+        return store_outcome(&se, err, errcap);
+    int rc = groups_init(&r, e, setup, cancel, err, errcap);
+    if (rc == REFIT_OK && store_model_set_stage(c, &se))
+        rc = store_outcome(&se, err, errcap);
+    int got;
+    while (rc == REFIT_OK && (got = store_fit_stream_next(&r.fs, &se)) != 0) {
+        if (got < 0) {
+            rc = store_outcome(&se, err, errcap);
             break;
         }
-        refit_state *st = &gs->st[i];
-        st->e = e;
-        st->d = &gs->data[i];
-        st->setup = *setup;
-        st->cancel = cancel;
-        rc = compute(st, err, errcap);
-        gs->nmeas += st->nmeas;
-        gs->nmodels += st->nmodels;
+        if (cancel && *cancel) { /* deleted meanwhile: stop soon */
+            rc = REFIT_CANCELLED;
+            break;
+        }
+        if (run_callpath(&r) < 0) {
+            snprintf(err, errcap, "out of memory");
+            rc = REFIT_TRANSIENT;
+        } else if (r.out.nmeas + r.out.nmodels >= REFIT_BATCH &&
+                   flush_out(c, e->nparams, &r.out, &se)) {
+            rc = store_outcome(&se, err, errcap);
+        }
     }
-    free(map);
-    if (rc != REFIT_OK)
-        return rc;
-    gs->meas = malloc(sizeof(store_measurement) * (gs->nmeas ? gs->nmeas : 1));
-    gs->models = malloc(sizeof(store_model) * (gs->nmodels ? gs->nmodels : 1));
-    if (!gs->meas || !gs->models) {
+    if (rc == REFIT_OK && run_application(&r) < 0) {
         snprintf(err, errcap, "out of memory");
-        return REFIT_TRANSIENT;
+        rc = REFIT_TRANSIENT;
     }
-    size_t km = 0, kmo = 0;
-    for (int i = 0; i < n; i++) {
-        for (size_t k = 0; k < gs->st[i].nmeas; k++) {
-            gs->meas[km] = gs->st[i].meas[k];
-            gs->meas[km++].levels = gs->levels[i];
-        }
-        for (size_t k = 0; k < gs->st[i].nmodels; k++) {
-            gs->models[kmo] = gs->st[i].models[k];
-            gs->models[kmo++].levels = gs->levels[i];
-        }
+    if (rc == REFIT_OK && cancel && *cancel)
+        rc = REFIT_CANCELLED;
+    if (rc == REFIT_OK && (flush_out(c, e->nparams, &r.out, &se) ||
+                           store_model_set_publish(c, experiment_id, job_id, claim, worker,
+                                                   &set_id, &number, &se))) {
+        /* the job went with its experiment while the set was written, or
+         * is no longer ours */
+        rc = (se.code == STORE_NOT_FOUND || se.code == STORE_CONFLICT) && !strcmp(se.field, "job")
+                 ? REFIT_CANCELLED
+                 : store_outcome(&se, err, errcap);
     }
-    return REFIT_OK;
+    if (rc != REFIT_OK)
+        store_fit_stream_abort(&r.fs);
+    else
+        *model_set_id = set_id;
+    run_free(&r);
+    return rc;
 }
 
-int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
-                          int64_t *model_set_id, char *err, size_t errcap,
-                          const _Atomic int *cancel)
+/* Whether job id no longer exists (deleted with its experiment). */
+static int job_gone(PGconn *c, int64_t id)
+{
+    store_job j;
+    store_error se = {0};
+    int rc = store_job_get(c, id, &j, &se);
+    if (rc == STORE_OK)
+        store_job_free(&j);
+    return rc == STORE_NOT_FOUND;
+}
+
+/* refit_run_cancellable, and with a claim refit_run_job. */
+static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_claim *claim,
+               const char *worker, int64_t *model_set_id, char *err, size_t errcap,
+               const _Atomic int *cancel)
 {
     store_error se = {0};
     PGconn *c = store_acquire(s, &se);
     if (!c)
         return store_outcome(&se, err, errcap);
     store_experiment e;
-    store_fit_data d;
-    memset(&d, 0, sizeof d);
     if (store_experiment_get(c, experiment_id, &e, &se)) {
         store_release(s, c);
         return store_outcome(&se, err, errcap);
     }
     refit_setup setup;
-    refit_groups gs;
-    memset(&gs, 0, sizeof gs);
     int rc = setup_from_experiment(&e, &setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
     if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &setup.modeler, &se))
         rc = store_outcome(&se, err, errcap);
-    if (rc == REFIT_OK && store_fit_data_load_job(c, experiment_id, job_id, e.nparams, &d, &se))
-        rc = store_outcome(&se, err, errcap);
-    /* the computation needs no connection: give it back meanwhile */
-    store_release(s, c);
     if (rc == REFIT_OK)
-        rc = compute_groups(&e, &d, &setup, cancel, &gs, err, errcap);
-    if (rc == REFIT_OK && cancel && *cancel)
-        rc = REFIT_CANCELLED;
+        rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel,
+                        model_set_id, err, errcap);
+    if ((rc == REFIT_FAILED || rc == REFIT_TRANSIENT) && job_id > 0 && job_gone(c, job_id))
+        rc = REFIT_CANCELLED; /* what failed was reading what a deletion took away */
     if (rc == REFIT_CANCELLED)
         snprintf(err, errcap, "cancelled: the job is gone (its experiment deleted?)");
-    if (rc == REFIT_OK) {
-        int number;
-        c = store_acquire(s, &se);
-        if (!c || store_model_set_write(c, experiment_id, job_id, e.nparams, gs.meas, gs.nmeas,
-                                        gs.models, gs.nmodels, model_set_id, &number, &se))
-            rc = store_outcome(&se, err, errcap);
-        if (c)
-            store_release(s, c);
-    }
-    groups_free(&gs);
-    store_fit_data_free(&d);
+    store_release(s, c);
     store_experiment_free(&e);
     return rc;
+}
+
+int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
+                          int64_t *model_set_id, char *err, size_t errcap,
+                          const _Atomic int *cancel)
+{
+    return run(s, experiment_id, job_id, NULL, NULL, model_set_id, err, errcap, cancel);
+}
+
+int refit_run_job(store *s, const store_job_claim *claim, const char *worker,
+                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel)
+{
+    return run(s, claim->experiment_id, claim->job_id, claim, worker, model_set_id, err, errcap,
+               cancel);
 }

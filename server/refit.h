@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "store/db.h"
+#include "store/jobs.h"
 
 enum {
     REFIT_OK = 0,
@@ -29,5 +30,11 @@ int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_se
 int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
                           int64_t *model_set_id, char *err, size_t errcap,
                           const _Atomic int *cancel);
+/* The same for a claimed job (store/jobs.h): on REFIT_OK the job was
+ * recorded done in the transaction that committed its model set; a claim
+ * no longer held (lease lost, job deleted) writes nothing and answers
+ * REFIT_CANCELLED. */
+int refit_run_job(store *s, const store_job_claim *claim, const char *worker,
+                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel);
 
 #endif

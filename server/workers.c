@@ -2,7 +2,8 @@
  * workers.c — the worker pool (see server/workers.h).
  *
  * Worker thread: claim (pool connection, taken only for the statement) ->
- * refit_run() -> done or fail (again a short-lived pool connection) -> claim
+ * refit_run_job() (which records the job done in the transaction of its
+ * model set) -> or fail (a short-lived pool connection) -> claim
  * again at once; when nothing is claimable, wait on the condition variable
  * for the listener's next notification or one second, whichever is first.
  * A worker publishes its current claim in its slot so that the listener can
@@ -112,7 +113,8 @@ static int claim(srv_worker *me)
     return -1;
 }
 
-/* Records the outcome of me->claim: done (model_set > 0) or failed. Retries
+/* Records the outcome of me->claim: failed (a refit that succeeded recorded
+ * its job done with its model set already; it is only logged). Retries
  * while the database is unreachable; gives up to the lease after that. */
 static void finish(srv_worker *me, int outcome, int64_t model_set, const char *msg)
 {
@@ -120,13 +122,13 @@ static void finish(srv_worker *me, int outcome, int64_t model_set, const char *m
     for (int tries = 0;; tries++) {
         store_error err = {0};
         int requeued = 0;
-        PGconn *c = store_acquire(w->db, &err);
-        int rc = !c ? err.code
-                 : outcome == REFIT_OK
-                     ? store_job_done(c, &me->claim, me->name, model_set, &err)
-                     : store_job_fail(c, &me->claim, me->name, msg, outcome == REFIT_TRANSIENT,
-                                      &requeued, &err);
-        store_release(w->db, c);
+        PGconn *c = outcome == REFIT_OK ? NULL : store_acquire(w->db, &err);
+        int rc = outcome == REFIT_OK ? STORE_OK
+                 : !c ? err.code
+                      : store_job_fail(c, &me->claim, me->name, msg, outcome == REFIT_TRANSIENT,
+                                       &requeued, &err);
+        if (c)
+            store_release(w->db, c);
         if (rc == STORE_OK) {
             if (outcome == REFIT_OK)
                 srv_logf(w->log, SRV_LOG_INFO, "job done", "{s:I, s:I, s:i, s:I, s:s}", "job",
@@ -164,8 +166,7 @@ static void run_job(srv_worker *me)
     char msg[512] = "";
     double t0 = now_s();
     me->cancel = 0;
-    int outcome = refit_run_cancellable(w->db, me->claim.experiment_id, me->claim.job_id, &set,
-                                        msg, sizeof msg, &me->cancel);
+    int outcome = refit_run_job(w->db, &me->claim, me->name, &set, msg, sizeof msg, &me->cancel);
     if (outcome == REFIT_CANCELLED || (outcome != REFIT_OK && me->cancel)) {
         /* the job's row is gone or another worker's: nothing to record */
         srv_logf(w->log, SRV_LOG_INFO, "job cancelled", "{s:I, s:I, s:f, s:s}", "job",

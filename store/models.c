@@ -8,6 +8,8 @@
  * array literals built from numbers only ("{2,4.5}").
  */
 #include "store/models.h"
+#include "store/jobs.h"
+#include "store/model_copy.h"
 #include "store/notify.h"
 
 #include <inttypes.h>
@@ -419,9 +421,22 @@ static int insert_json_rows(PGconn *c, const char *sql, const char *set, const c
     return STORE_OK;
 }
 
-int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
-                          const store_measurement *m, size_t nm, const store_model *models,
-                          size_t nmodels, int64_t *set_id, int *number, store_error *err)
+/* The SELECT that expands a JSON array of measurements ($2) into rows of
+ * set $1 (the columns of the INSERTs below, in order). */
+#define MEASUREMENT_ROWS                                                                         \
+    "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "             \
+    "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "               \
+    "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[], "                \
+    "(m->>'levels')::text[] FROM jsonb_array_elements($2::jsonb) AS m"
+#define MODEL_ROWS                                                                               \
+    "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "           \
+    "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "                      \
+    "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason', (m->>'levels')::text[] "     \
+    "FROM jsonb_array_elements($2::jsonb) AS m"
+
+/* The set's measurements and models, encoded as two JSON arrays. */
+static int encode_set(int nparams, const store_measurement *m, size_t nm,
+                      const store_model *models, size_t nmodels, char **mdoc, char **modoc)
 {
     json_t *ma = json_array(), *mo = json_array();
     for (size_t i = 0; ma && i < nm; i++)
@@ -431,50 +446,180 @@ int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
         if (json_array_append_new(mo, model_json(&models[i])) < 0)
             break;
     int complete = ma && mo && json_array_size(ma) == nm && json_array_size(mo) == nmodels;
-    char *mdoc = dump_array(ma), *modoc = dump_array(mo);
-    if (!complete || !mdoc || !modoc) {
-        free(mdoc);
-        free(modoc);
-        return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
-    }
-    char exptext[24], jobtext[24], settext[24];
+    *mdoc = dump_array(ma);
+    *modoc = dump_array(mo);
+    if (complete && *mdoc && *modoc)
+        return 0;
+    free(*mdoc);
+    free(*modoc);
+    *mdoc = *modoc = NULL;
+    return -1;
+}
+
+int store_model_set_begin(PGconn *c, int64_t exp, int64_t job, int64_t *set_id, int *number,
+                          store_error *err)
+{
+    char exptext[24], jobtext[24];
     snprintf(exptext, sizeof exptext, "%" PRId64, exp);
     snprintf(jobtext, sizeof jobtext, "%" PRId64, job);
-    int rc = exec_ok(c, "BEGIN", err);
-    if (!rc)
-        rc = insert_set(c, exptext, jobtext, set_id, number, err);
-    if (!rc) {
-        snprintf(settext, sizeof settext, "%" PRId64, *set_id);
+    return insert_set(c, exptext, jobtext, set_id, number, err);
+}
+
+int store_model_set_append(PGconn *c, int64_t set_id, int nparams, const store_measurement *m,
+                           size_t nm, const store_model *models, size_t nmodels,
+                           store_error *err)
+{
+    if (nm == 0 && nmodels == 0)
+        return STORE_OK;
+    if (set_id == 0)
+        return store_model_copy_staged(c, nparams, m, nm, models, nmodels, err);
+    char *mdoc, *modoc;
+    if (encode_set(nparams, m, nm, models, nmodels, &mdoc, &modoc) < 0)
+        return store_error_set(err, STORE_INTERNAL, "cannot encode the model set");
+    char settext[24];
+    snprintf(settext, sizeof settext, "%" PRId64, set_id);
+    int rc = STORE_OK;
+    if (nm)
         rc = insert_json_rows(
             c,
-            "INSERT INTO measurements (model_set_id, point, level, name, category, metric, phase, "
-            "value, repetitions, rank_values, rank_ids, lif_reps, levels) "
-            "SELECT $1, (m->>'point')::float8[], m->>'level', m->>'name', m->>'category', "
-            "m->>'metric', m->>'phase', (m->>'value')::float8, (m->>'reps')::float8[], "
-            "(m->>'ranks')::float8[], (m->>'rank_ids')::int[], (m->>'lif')::float8[], "
-            "(m->>'levels')::text[] "
-            "FROM jsonb_array_elements($2::jsonb) AS m",
+            "INSERT INTO measurements (model_set_id, point, level, name, category, "
+                     "metric, phase, value, repetitions, rank_values, rank_ids, lif_reps, "
+                     "levels) " MEASUREMENT_ROWS,
             settext, mdoc, err);
-    }
-    if (!rc)
+    if (!rc && nmodels)
         rc = insert_json_rows(
             c,
-            "INSERT INTO models (model_set_id, level, name, category, metric, phase, function, "
-            "model, growth_poly, growth_log, points, reason, levels) "
-            "SELECT $1, m->>'level', m->>'name', m->>'category', m->>'metric', m->>'phase', "
-            "m->>'function', (m->>'model')::jsonb, (m->>'growth_poly')::float8, "
-            "(m->>'growth_log')::float8, (m->>'points')::int, m->>'reason', "
-            "(m->>'levels')::text[] "
-            "FROM jsonb_array_elements($2::jsonb) AS m",
+            "INSERT INTO models (model_set_id, level, name, category, metric, phase, "
+                     "function, model, growth_poly, growth_log, points, reason, levels) " MODEL_ROWS,
             settext, modoc, err);
-    if (!rc) /* heard by every server once committed: their cached models are old */
-        rc = store_notify_cache(c, "models", exp, err);
-    if (!rc)
-        rc = exec_ok(c, "COMMIT", err);
-    else
-        rollback(c);
     free(mdoc);
     free(modoc);
+    return rc;
+}
+
+int store_model_set_commit(PGconn *c, int64_t exp, store_error *err)
+{
+    /* heard by every server once committed: their cached models are old */
+    int rc = store_notify_cache(c, "models", exp, err);
+    if (!rc)
+        rc = exec_ok(c, "COMMIT", err);
+    if (rc)
+        rollback(c);
+    return rc;
+}
+
+/* Columns moved from the staging tables into a set. */
+#define MEASUREMENT_COLUMNS                                                                      \
+    "point, level, name, category, metric, phase, value, repetitions, rank_values, rank_ids, "   \
+    "lif_reps, levels"
+#define MODEL_COLUMNS                                                                            \
+    "level, name, category, metric, phase, function, model, growth_poly, growth_log, points, "   \
+    "reason, levels"
+
+/* The staging tables live as long as the connection (emptied at every
+ * transaction's end), so a refit after the first on a connection changes
+ * no catalog. */
+int store_model_set_stage(PGconn *c, store_error *err)
+{
+    PGresult *r = PQexec(c, "SELECT to_regclass('pg_temp.perfcast_stage_models') IS NOT NULL");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int exists = !strcmp(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    if (exists)
+        return STORE_OK;
+    static const char *const ddl[] = {
+        "CREATE TEMP TABLE perfcast_stage_measurements (seq bigserial, LIKE measurements) "
+        "ON COMMIT DELETE ROWS",
+        "ALTER TABLE perfcast_stage_measurements ALTER model_set_id DROP NOT NULL",
+        "CREATE TEMP TABLE perfcast_stage_models (seq bigserial, LIKE models) "
+        "ON COMMIT DELETE ROWS",
+        "ALTER TABLE perfcast_stage_models ALTER model_set_id DROP NOT NULL",
+    };
+    int rc = STORE_OK;
+    for (size_t i = 0; i < sizeof ddl / sizeof *ddl && !rc; i++)
+        rc = exec_ok(c, ddl[i], err);
+    return rc;
+}
+
+/* Locks job (when > 0) against deletion until COMMIT: the experiment, whose
+ * deletion takes its jobs, stays too. Gone -> STORE_NOT_FOUND, field "job". */
+static int hold_job(PGconn *c, int64_t job, store_error *err)
+{
+    if (job <= 0)
+        return STORE_OK;
+    char jobtext[24];
+    snprintf(jobtext, sizeof jobtext, "%" PRId64, job);
+    const char *vals[] = {jobtext};
+    PGresult *r = PQexecParams(c, "SELECT 1 FROM jobs WHERE id = $1 FOR KEY SHARE", 1, NULL, vals,
+                               NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int n = PQntuples(r);
+    PQclear(r);
+    if (n == 1)
+        return STORE_OK;
+    int rc = store_error_set(err, STORE_NOT_FOUND, "job %s is gone (its experiment deleted?)",
+                             jobtext);
+    if (err)
+        snprintf(err->field, sizeof err->field, "job");
+    return rc;
+}
+
+static int move_rows(PGconn *c, const char *sql, const char *set, store_error *err)
+{
+    const char *vals[] = {set};
+    PGresult *r = PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_model_set_publish(PGconn *c, int64_t exp, int64_t job, const store_job_claim *claim,
+                            const char *worker, int64_t *set_id, int *number, store_error *err)
+{
+    int rc = hold_job(c, job, err);
+    if (!rc)
+        rc = store_model_set_begin(c, exp, job, set_id, number, err);
+    char settext[24];
+    snprintf(settext, sizeof settext, "%" PRId64, *set_id);
+    if (!rc)
+        rc = move_rows(c,
+                       "INSERT INTO measurements (model_set_id, " MEASUREMENT_COLUMNS ") "
+                       "SELECT $1, " MEASUREMENT_COLUMNS " FROM perfcast_stage_measurements "
+                       "ORDER BY seq",
+                       settext, err);
+    if (!rc)
+        rc = move_rows(c,
+                       "INSERT INTO models (model_set_id, " MODEL_COLUMNS ") "
+                       "SELECT $1, " MODEL_COLUMNS " FROM perfcast_stage_models ORDER BY seq",
+                       settext, err);
+    /* the job is done when its set commits: no moment with one and not the
+     * other, and a worker that lost its claim writes no set */
+    if (!rc && claim && store_job_done(c, claim, worker, *set_id, err)) {
+        rc = err ? err->code : STORE_CONFLICT;
+        if (err)
+            snprintf(err->field, sizeof err->field, "job");
+    }
+    if (!rc)
+        return store_model_set_commit(c, exp, err);
+    rollback(c);
+    return rc;
+}
+
+int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
+                          const store_measurement *m, size_t nm, const store_model *models,
+                          size_t nmodels, int64_t *set_id, int *number, store_error *err)
+{
+    int rc = exec_ok(c, "BEGIN", err);
+    if (!rc)
+        rc = store_model_set_begin(c, exp, job, set_id, number, err);
+    if (!rc)
+        rc = store_model_set_append(c, *set_id, nparams, m, nm, models, nmodels, err);
+    if (!rc)
+        return store_model_set_commit(c, exp, err);
+    rollback(c);
     return rc;
 }
 

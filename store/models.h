@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/jobs.h"
 
 /* ---- input of a refit ---------------------------------------------------- */
 
@@ -90,6 +91,31 @@ typedef struct store_model {
 int store_model_set_write(PGconn *c, int64_t exp, int64_t job, int nparams,
                           const store_measurement *m, size_t nm, const store_model *models,
                           size_t nmodels, int64_t *set_id, int *number, store_error *err);
+
+/* The same in steps. Direct, inside a transaction the caller began: begin
+ * takes the set's number (serialized per experiment until COMMIT) and
+ * inserts the set; append adds measurements and models to it; commit
+ * notifies the servers' caches and commits (rolled back on failure).
+ *
+ * Staged, for a writer that sends a set in batches over a long transaction
+ * (server/refit.c): stage creates temporary tables (once per connection;
+ * emptied at every transaction's end); append with set_id 0 adds to them
+ * (COPY, store/model_copy.h); publish then
+ * locks the job (when > 0; gone -> STORE_NOT_FOUND with field "job"),
+ * inserts the set, moves the staged rows into it in their order, with a
+ * claim (may be NULL) records the job done for the set (store_job_done; a
+ * claim no longer held -> its STORE_CONFLICT, field "job") and commits. Nothing references the experiment until publish, so deleting it
+ * meanwhile is not held up by the refit. Until the commit nothing of the
+ * set is seen. */
+int store_model_set_begin(PGconn *c, int64_t exp, int64_t job, int64_t *set_id, int *number,
+                          store_error *err);
+int store_model_set_append(PGconn *c, int64_t set_id, int nparams, const store_measurement *m,
+                           size_t nm, const store_model *models, size_t nmodels,
+                           store_error *err);
+int store_model_set_stage(PGconn *c, store_error *err);
+int store_model_set_publish(PGconn *c, int64_t exp, int64_t job, const store_job_claim *claim,
+                            const char *worker, int64_t *set_id, int *number, store_error *err);
+int store_model_set_commit(PGconn *c, int64_t exp, store_error *err);
 
 /* ---- reads ------------------------------------------------------------------ */
 

@@ -36,6 +36,11 @@
 #include "store/profiles.h"
 
 #define ROWS_PER_STATEMENT 50000
+/* Raw bytes beyond this go to the database through COPY in chunks of
+ * RAW_CHUNK (the body's pages are read in turn, never copied whole): a
+ * statement parameter would be copied whole into libpq's buffer. */
+#define RAW_STREAM_AT ((size_t)1 << 20)
+#define RAW_CHUNK ((size_t)1 << 20)
 
 static void rollback(PGconn *c)
 {
@@ -113,28 +118,83 @@ static int check_experiment(PGconn *c, const store_upload *u, const char *exp, c
     return rc;
 }
 
+/* A big upload's raw bytes into the one row of the temporary table
+ * perfcast_upload_raw (created once per connection, emptied at the
+ * transaction's end), by COPY in binary format, RAW_CHUNK bytes at a time. */
+static int stream_raw(PGconn *c, const store_upload *u, store_error *err)
+{
+    PGresult *r = PQexec(c, "CREATE TEMP TABLE IF NOT EXISTS perfcast_upload_raw (raw bytea) "
+                            "ON COMMIT DELETE ROWS");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    r = PQexec(c, "COPY perfcast_upload_raw (raw) FROM STDIN (FORMAT binary)");
+    if (PQresultStatus(r) != PGRES_COPY_IN)
+        return store_fail(c, r, err);
+    PQclear(r);
+    /* signature, flags, header extension; one tuple of one field; trailer */
+    static const char header[19] = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (char)0xff, '\r', '\n', 0};
+    unsigned char tuple[6] = {0, 1, (unsigned char)(u->raw_len >> 24),
+                              (unsigned char)(u->raw_len >> 16), (unsigned char)(u->raw_len >> 8),
+                              (unsigned char)u->raw_len};
+    static const char trailer[2] = {(char)0xff, (char)0xff};
+    int ok = PQputCopyData(c, header, sizeof header) == 1 &&
+             PQputCopyData(c, (const char *)tuple, sizeof tuple) == 1;
+    const char *raw = u->raw;
+    for (size_t at = 0; ok && at < u->raw_len; at += RAW_CHUNK) {
+        size_t n = u->raw_len - at < RAW_CHUNK ? u->raw_len - at : RAW_CHUNK;
+        ok = PQputCopyData(c, raw + at, (int)n) == 1;
+    }
+    ok = ok && PQputCopyData(c, trailer, sizeof trailer) == 1;
+    PQputCopyEnd(c, ok ? NULL : "the upload could not be sent");
+    int rc = STORE_OK;
+    while ((r = PQgetResult(c))) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == STORE_OK)
+            rc = store_fail(c, r, err);
+        else
+            PQclear(r);
+    }
+    if (rc == STORE_OK && !ok)
+        rc = store_error_set(err, STORE_UNAVAILABLE, "the upload could not be sent");
+    return rc;
+}
+
 /* Inserts the profile row; on a concurrent identical upload fills out as a
- * duplicate instead. */
+ * duplicate instead. Raw bytes beyond RAW_STREAM_AT come from
+ * perfcast_upload_raw (stream_raw). */
 static int insert_profile(PGconn *c, const store_upload *u, const char *exp, const char *sha,
                           const upload_params *up, const pgarray *rank_list,
                           store_upload_result *out, store_error *err)
 {
+    int streamed = u->raw_len > RAW_STREAM_AT;
+    if (streamed) {
+        int rc = stream_raw(c, u, err);
+        if (rc)
+            return rc;
+    }
     char ranks[16], size[24];
     snprintf(ranks, sizeof ranks, "%d", u->prof->nranks);
     snprintf(size, sizeof size, "%zu", u->raw_len);
     const char *vals[] = {exp,       sha,      up->point.buf,  up->rep,
-                          u->format, ranks,    size,           u->raw,
+                          u->format, ranks,    size,           streamed ? "" : u->raw,
                           rank_list->buf,      u->evaluation ? "t" : "f",
                           u->commit, u->branch, u->ci_run, u->levels ? u->levels : "{}"};
-    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, (int)u->raw_len,
+    const int lens[] = {0, 32, (int)up->point.len, 0, 0, 0, 0, streamed ? 0 : (int)u->raw_len,
                         (int)rank_list->len, 0, 0, 0, 0, 0};
     const int fmts[] = {0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
+    /* streamed: $8 is empty and the bytes come from the staged row */
     PGresult *r = PQexecParams(
         c,
-        "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, size, raw, "
-        "rank_ids, evaluation, commit_sha, branch, ci_run, levels) VALUES ($1, $2, $3::float8[], "
-        "$4, $5, $6, $7, $8, $9::int4[], $10::boolean, $11, $12, $13, $14::text[]) "
-        "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
+        streamed
+            ? "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, "
+              "size, raw, rank_ids, evaluation, commit_sha, branch, ci_run, levels) SELECT $1, "
+              "$2, $3::float8[], $4, $5, $6, $7, s.raw, $9::int4[], $10::boolean, $11, $12, $13, "
+              "$14::text[] FROM perfcast_upload_raw s WHERE $8::bytea = '' "
+              "ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id"
+            : "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, "
+              "size, raw, rank_ids, evaluation, commit_sha, branch, ci_run, levels) VALUES ($1, "
+              "$2, $3::float8[], $4, $5, $6, $7, $8, $9::int4[], $10::boolean, $11, $12, $13, "
+              "$14::text[]) ON CONFLICT (experiment_id, sha256) DO NOTHING RETURNING id",
         14, NULL, vals, lens, fmts, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
