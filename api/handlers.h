@@ -91,7 +91,7 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
 /* Runs the oldest queued simulation run (server/workers.c calls it when no
  * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
  * database is away. */
-int api_sim_run_next(store *db);
+int api_sim_run_next(store *db, double lease_seconds);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

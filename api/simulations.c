@@ -35,7 +35,6 @@
 #include "store/simulations.h"
 
 #define SIM_MAX_NAME 200
-#define SIM_RUN_LEASE_S 30.0 /* a claimed run's lease, renewed every third of it */
 
 static json_t *sim_view(const store_sim *s)
 {
@@ -441,6 +440,7 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
 /* ---- queued runs: claimed with a lease, renewed while they run ---- */
 
 typedef struct sim_lease {
+    double seconds; /* the lease, renewed every third of it */
     store *db;
     int64_t run;
     const char *worker;
@@ -458,7 +458,10 @@ static void *lease_keeper(void *arg)
     while (!l->done) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += (time_t)(SIM_RUN_LEASE_S / 3);
+        double every = l->seconds / 3 > 0.05 ? l->seconds / 3 : 0.05;
+        long long ns = until.tv_nsec + (long long)(every * 1e9);
+        until.tv_sec += (time_t)(ns / 1000000000);
+        until.tv_nsec = (long)(ns % 1000000000);
         while (!l->done && pthread_cond_timedwait(&l->done_cv, &l->mu, &until) != ETIMEDOUT)
             ;
         if (l->done)
@@ -467,7 +470,7 @@ static void *lease_keeper(void *arg)
         store_error err;
         PGconn *c = store_acquire(l->db, &err);
         if (c)
-            store_sim_run_heartbeat(c, l->run, l->worker, l->attempt, SIM_RUN_LEASE_S, &err);
+            store_sim_run_heartbeat(c, l->run, l->worker, l->attempt, l->seconds, &err);
         store_release(l->db, c);
         pthread_mutex_lock(&l->mu);
     }
@@ -511,8 +514,10 @@ static char *run_claimed(store *db, const store_sim_run *r, char *why, size_t ca
     return result;
 }
 
-int api_sim_run_next(store *db)
+int api_sim_run_next(store *db, double lease_seconds)
 {
+    if (lease_seconds <= 0)
+        lease_seconds = 30; /* the workers' default */
     char host[64] = "", worker[128];
     if (gethostname(host, sizeof host - 1))
         snprintf(host, sizeof host, "host");
@@ -523,11 +528,12 @@ int api_sim_run_next(store *db)
     PGconn *c = store_acquire(db, &err);
     if (!c)
         return -1;
-    int rc = store_sim_run_claim(c, worker, SIM_RUN_LEASE_S, &r, &err);
+    int rc = store_sim_run_claim(c, worker, lease_seconds, &r, &err);
     store_release(db, c);
     if (rc)
         return rc == STORE_NOT_FOUND ? 0 : -1;
-    sim_lease l = {.db = db, .run = r.id, .worker = worker, .attempt = r.attempts};
+    sim_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
+                   .attempt = r.attempts};
     pthread_mutex_init(&l.mu, NULL);
     pthread_cond_init(&l.done_cv, NULL);
     pthread_t keeper;

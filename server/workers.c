@@ -208,7 +208,7 @@ static void *worker_main(void *arg)
             run_job(me);
             continue; /* there may be more: claim again before waiting */
         }
-        if (api_sim_run_next(w->db) == 1)
+        if (api_sim_run_next(w->db, w->lease) == 1)
             continue; /* a queued simulation run (api/simulations.c) was done */
         wait_for_work(w, gen);
     }
