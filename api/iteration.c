@@ -239,25 +239,33 @@ static double pct(double part, double whole)
 
 static json_t *breakdown_json(const xg_breakdown *b)
 {
-    json_t *idle = json_array();
+    static const char *const type[XG_NDEVTYPES] = {"computation", "communication", "memory",
+                                                   "other"};
+    const double part[XG_NDEVTYPES] = {b->comp, b->comm, b->mem, b->other};
+    json_t *idle = json_array(), *sum = json_object(), *count = json_object();
     for (int i = 0; i < b->nidle; i++) {
         const xg_idle_stream *s = &b->idle_streams[i];
         json_array_append_new(idle, json_pack("{s:I, s:f, s:f, s:f}", "stream",
                                               (json_int_t)s->stream, "host_wait", s->host_wait,
                                               "kernel_wait", s->kernel_wait, "other", s->other));
     }
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:{s:f, s:f, s:f}, "
-                     "s:{s:I, s:I, s:I}, s:o}",
-                     "window", b->window, "computation", b->comp, "communication", b->comm,
-                     "memory", b->mem, "idle", b->idle, "computation_pct", pct(b->comp, b->window),
-                     "communication_pct", pct(b->comm, b->window), "memory_pct",
-                     pct(b->mem, b->window), "idle_pct", pct(b->idle, b->window),
-                     "non_compute", b->comm + b->mem, "kernel_sum", "computation",
-                     b->kernel_sum[XG_COMP], "communication", b->kernel_sum[XG_COMM], "memory",
-                     b->kernel_sum[XG_MEM], "kernel_count", "computation",
-                     (json_int_t)b->kernels[XG_COMP], "communication",
-                     (json_int_t)b->kernels[XG_COMM], "memory", (json_int_t)b->kernels[XG_MEM],
-                     "idle_by_stream", idle);
+    json_t *o = json_pack("{s:f}", "window", b->window);
+    for (int k = 0; k < XG_NDEVTYPES; k++) {
+        char key[32];
+        json_object_set_new(o, type[k], json_real(part[k]));
+        snprintf(key, sizeof key, "%s_pct", type[k]);
+        json_object_set_new(o, key, json_real(pct(part[k], b->window)));
+        json_object_set_new(sum, type[k], json_real(b->kernel_sum[k]));
+        json_object_set_new(count, type[k], json_integer(b->kernels[k]));
+    }
+    json_object_set_new(o, "idle", json_real(b->idle));
+    json_object_set_new(o, "idle_pct", json_real(pct(b->idle, b->window)));
+    json_object_set_new(o, "non_compute", json_real(b->comm + b->mem + b->other));
+    json_object_set_new(o, "kernel_sum", sum);
+    json_object_set_new(o, "kernel_count", count);
+    json_object_set_new(o, "idle_by_stream", idle);
+    json_object_set_new(o, "excluded_events", json_integer(b->excluded));
+    return o;
 }
 
 static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int with_bd,
@@ -353,7 +361,7 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
     steps = streams = warn = kt = NULL;
     if (doc && o->breakdown) {
         xg_breakdown b;
-        if (xg_breakdown_compute(g, -1, -1, &b, err) < 0) {
+        if (xg_breakdown_compute(g, XG_BD_TRACE, -1, &b, err) < 0) {
             json_decref(doc);
             doc = NULL;
             goto done;

@@ -289,14 +289,16 @@ static void print_table(const json_t *doc)
     }
     const json_t *b = json_object_get(doc, "breakdown");
     if (b) {
-        printf("\nGPU time over the trace (%.3f ms from the first device event to the last):\n",
-               1e3 * jnum(b, "window"));
+        long long ex = (long long)json_integer_value(json_object_get(b, "excluded_events"));
+        printf("\nGPU time over the trace (%.3f ms from the first device event to the last%s):\n",
+               1e3 * jnum(b, "window"), ex ? ", the last step left out as HTA does" : "");
         printf("  computation %10.3f ms %6.2f%%\n  communication %8.3f ms %6.2f%%\n"
-               "  memory %15.3f ms %6.2f%%\n  idle %17.3f ms %6.2f%%\n",
+               "  memory %15.3f ms %6.2f%%\n  other %16.3f ms %6.2f%%\n"
+               "  idle %17.3f ms %6.2f%%\n",
                1e3 * jnum(b, "computation"), jnum(b, "computation_pct"),
                1e3 * jnum(b, "communication"), jnum(b, "communication_pct"),
-               1e3 * jnum(b, "memory"), jnum(b, "memory_pct"), 1e3 * jnum(b, "idle"),
-               jnum(b, "idle_pct"));
+               1e3 * jnum(b, "memory"), jnum(b, "memory_pct"), 1e3 * jnum(b, "other"),
+               jnum(b, "other_pct"), 1e3 * jnum(b, "idle"), jnum(b, "idle_pct"));
     }
     json_t *w;
     json_array_foreach(json_object_get(doc, "warnings"), i, w)
