@@ -47,6 +47,13 @@ static int on_event(void *c, const kev_event *e, ingest_error *ierr)
         x.corr = -1;
     if (xg_trace_add(lc->t, &x, lc->xerr) < 0)
         goto fail;
+    if ((x.kind == XG_OP && (e->flops >= 0 || e->in_bytes >= 0)) ||
+        (x.kind == XG_KERNEL && e->flops >= 0)) {
+        xg_info inf = {.prec = e->prec, .flops = e->flops,
+                       .bytes = x.kind == XG_OP ? e->in_bytes : -1};
+        if (xg_trace_add_info(lc->t, &inf, lc->xerr) < 0)
+            goto fail;
+    }
     return 0;
 fail:
     snprintf(ierr->msg, sizeof ierr->msg, "%s", lc->xerr->msg);
@@ -268,8 +275,122 @@ static json_t *breakdown_json(const xg_breakdown *b)
     return o;
 }
 
+/* ---- efficiency ---------------------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *iteration_device_json(const xg_device *d)
+{
+    json_t *peak = json_object();
+    for (int p = 0; p < XG_NPREC; p++)
+        json_object_set_new(peak, xg_prec_name(p), json_real(d->peak[p]));
+    return json_pack("{s:s, s:o, s:f}", "name", d->name, "peak_flops", peak, "dram_bandwidth",
+                     d->dram_bw);
+}
+
+int iteration_device_parse(const json_t *j, xg_device *d, xg_error *err)
+{
+    memset(d, 0, sizeof *d);
+    err->event = -1;
+    if (!json_is_object(j)) {
+        xg_error_set(err, -1, "device", "a device is an object {\"name\", \"peak_flops\": "
+                                        "{\"fp64\",\"fp32\",\"tf32\",\"fp16\"}, "
+                                        "\"dram_bandwidth\"}");
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)j, key, v) {
+        if (strcmp(key, "name") && strcmp(key, "peak_flops") && strcmp(key, "dram_bandwidth") &&
+            strcmp(key, "builtin")) {
+            xg_error_set(err, -1, key, "%.40s: unknown field (name, peak_flops, dram_bandwidth)",
+                         key);
+            return -1;
+        }
+    }
+    json_t *name = json_object_get(j, "name"), *peak = json_object_get(j, "peak_flops");
+    if (!json_is_string(name) || json_string_length(name) >= sizeof d->name) {
+        xg_error_set(err, -1, "name", "name: expected a string of 1 to %zu characters",
+                     sizeof d->name - 1);
+        return -1;
+    }
+    snprintf(d->name, sizeof d->name, "%s", json_string_value(name));
+    if (!json_is_object(peak)) {
+        xg_error_set(err, -1, "peak_flops",
+                     "peak_flops: expected {\"fp64\",\"fp32\",\"tf32\",\"fp16\"} in FLOP/s");
+        return -1;
+    }
+    json_object_foreach(peak, key, v) {
+        if (xg_prec_parse(key) < 0 || !strcmp(key, "bf16")) {
+            xg_error_set(err, -1, "peak_flops", "peak_flops.%.30s: unknown precision "
+                                                "(fp64, fp32, tf32, fp16)", key);
+            return -1;
+        }
+    }
+    for (int p = 0; p < XG_NPREC; p++) {
+        json_t *x = json_object_get(peak, xg_prec_name(p));
+        d->peak[p] = json_is_number(x) ? json_number_value(x) : NAN;
+    }
+    json_t *bw = json_object_get(j, "dram_bandwidth");
+    d->dram_bw = json_is_number(bw) ? json_number_value(bw) : NAN;
+    return xg_device_validate(d, err);
+}
+
+static json_t *eff_sum_json(const xg_eff_sum *s, const xg_device *dev)
+{
+    json_t *o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "count", (json_int_t)s->count, "time",
+                          s->time, "flops", s->flops, "flop_time", s->flop_time, "bytes",
+                          s->bytes, "byte_time", s->byte_time);
+    json_object_set_new(o, "achieved_flops", num_or_null(xg_eff_achieved_flops(s)));
+    json_object_set_new(o, "flops_fraction", num_or_null(xg_eff_flops_frac(s)));
+    json_object_set_new(o, "achieved_bandwidth", num_or_null(xg_eff_achieved_bw(s)));
+    json_object_set_new(o, "bandwidth_fraction", num_or_null(xg_eff_bw_frac(s, dev)));
+    json_object_set_new(o, "roofline_time", dev ? json_real(s->roofline) : json_null());
+    json_object_set_new(o, "roofline_measured", dev ? json_real(s->roofline_measured) : json_null());
+    return o;
+}
+
+json_t *iteration_efficiency_json(const xg_graph *g, const xg_device *dev, int step,
+                                  int kernels, xg_error *err)
+{
+    xg_efficiency e;
+    if (xg_efficiency_compute(g, dev, step, kernels ? 10 : 1, &e, err) < 0)
+        return NULL;
+    json_t *o = eff_sum_json(&e.total, dev);
+    if (kernels) {
+        json_object_set_new(o, "device", dev ? iteration_device_json(dev) : json_null());
+        json_t *k = json_array();
+        for (int i = 0; i < e.nkernels; i++) {
+            const xg_eff_kernel *x = &e.kernels[i];
+            json_t *ko = eff_sum_json(&x->s, dev);
+            json_object_set_new(ko, "name", json_string(xg_name(g->t, x->name)));
+            json_object_set_new(ko, "class", json_string(xg_ek_class_name(x->cls)));
+            json_object_set_new(ko, "precision", json_string(xg_prec_name(x->prec)));
+            json_array_append_new(k, ko);
+        }
+        json_object_set_new(o, "kernels", k);
+        json_t *w = json_array();
+        if (!e.trace_has_flops)
+            json_array_append_new(w, json_string("the trace carries no FLOP counts (record with "
+                                                 "torch.profiler.profile(with_flops=True)): "
+                                                 "achieved FLOP/s unknown"));
+        if (!e.trace_has_shapes)
+            json_array_append_new(w, json_string("the trace carries no input shapes (record_shapes="
+                                                 "True): bytes known for memcpy/memset only"));
+        if (!dev)
+            json_array_append_new(w, json_string("no device named (?device=, --device): no "
+                                                 "fractions of peak nor roofline times"));
+        json_object_set_new(o, "warnings", w);
+    }
+    xg_efficiency_free(&e);
+    return o;
+}
+
 static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int with_bd,
-                         xg_error *err)
+                         const xg_device *dev, xg_error *err)
 {
     const xg_cp_step *s = &r->steps[i];
     const xg_trace *t = g->t;
@@ -302,6 +423,12 @@ static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int wi
         }
         json_object_set_new(o, "breakdown", breakdown_json(&b));
         xg_breakdown_free(&b);
+        json_t *eff = iteration_efficiency_json(g, dev, s->step, 0, err);
+        if (!eff) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set_new(o, "efficiency", eff);
     }
     return o;
 }
@@ -317,7 +444,7 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
     json_t *kt = json_array();
     double sp = 0, sm = 0;
     for (int i = 0; i < r.nsteps; i++) {
-        json_t *s = step_json(g, &r, i, o->breakdown, err);
+        json_t *s = step_json(g, &r, i, o->breakdown, o->device, err);
         if (!s)
             goto done;
         json_array_append_new(steps, s);
@@ -368,6 +495,13 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         }
         json_object_set_new(doc, "breakdown", breakdown_json(&b));
         xg_breakdown_free(&b);
+        json_t *eff = iteration_efficiency_json(g, o->device, -1, 1, err);
+        if (!eff) {
+            json_decref(doc);
+            doc = NULL;
+            goto done;
+        }
+        json_object_set_new(doc, "efficiency", eff);
     }
 done:
     json_decref(steps);

@@ -18,6 +18,7 @@
 #include "bench/gen_kineto.h"
 #include "execgraph/xg_breakdown.h"
 #include "execgraph/xg_critpath.h"
+#include "execgraph/xg_efficiency.h"
 #include "ingest/kineto_events.h"
 #include "tests/check.h"
 
@@ -513,6 +514,105 @@ static void test_modelled(void)
         xg_trace_free(&t[i]);
 }
 
+/* Efficiency and roofline on a hand-made trace (tests/data/kineto/flops_small.json)
+ * against A100-SXM4-80GB (fp32 19.5 TFLOP/s, 2039 GB/s), by hand:
+ *   sgemm   aten::mm's 2e9 FLOPs in 200 us: 1e13 FLOP/s, 1e13/19.5e12 of peak;
+ *           bytes 2 x 1000x1000 x 4 read + 4e6 written = 12e6; roofline
+ *           max(12e6/2039e9, 2e9/19.5e12) = 2e9/19.5e12 s
+ *   add     1e6 FLOPs, 12e6 bytes in 10 us: 1.2e12 B/s; roofline 12e6/2039e9 s
+ *   conv    aten::conv2d's 3e8 FLOPs (the inner op has none) shared 30:10
+ *           between its two kernels: 2.25e8 and 7.5e7; its bytes
+ *           (8*3*32*32 + 16*3*3*3)*4 + 8*3*32*32*4 = 198336 shared alike
+ *   memcpy  4e6 bytes in 20 us
+ *   total   2.301e9 FLOPs over 250 us: 9.204e12 FLOP/s, 0.472 of the peak;
+ *           28198336 bytes over 270 us */
+static void test_efficiency(void)
+{
+    xg_trace t;
+    xg_error err;
+    xg_graph g;
+    xg_efficiency e;
+    const xg_device *a100 = xg_device_builtin("A100");
+    check(a100 && !strcmp(a100->name, "A100-SXM4-80GB"), "A100 is the SXM4 80 GB");
+    check(load_file("tests/data/kineto/flops_small.json", &t) == 0 &&
+              xg_graph_build(&t, &g, &err) == 0 &&
+              xg_efficiency_compute(&g, a100, -1, 10, &e, &err) == 0,
+          "efficiency computes");
+    check(e.trace_has_flops && e.trace_has_shapes, "the trace carries FLOPs and shapes");
+    check(check_close(e.total.flops, 2.301e9, 1e-12, 0) &&
+              check_close(xg_eff_achieved_flops(&e.total), 2.301e9 / 250e-6, 1e-9, 0) &&
+              check_close(xg_eff_flops_frac(&e.total), 0.472, 1e-9, 0) &&
+              check_close(e.total.bytes, 28198336, 1e-12, 0) &&
+              check_close(xg_eff_achieved_bw(&e.total), 28198336 / 270e-6, 1e-9, 0),
+          "totals: %g FLOPs, %g of peak, %g bytes", e.total.flops, xg_eff_flops_frac(&e.total),
+          e.total.bytes);
+    int seen = 0;
+    for (int i = 0; i < e.nkernels; i++) {
+        const xg_eff_kernel *k = &e.kernels[i];
+        const char *name = xg_name(&t, k->name);
+        if (!strcmp(name, "volta_sgemm_128x64_nn")) {
+            seen++;
+            check(check_close(xg_eff_achieved_flops(&k->s), 1e13, 1e-9, 0) &&
+                      check_close(xg_eff_flops_frac(&k->s), 1e13 / 19.5e12, 1e-9, 0) &&
+                      check_close(k->s.bytes, 12e6, 1e-12, 0) &&
+                      check_close(k->s.roofline, 2e9 / 19.5e12, 1e-9, 0) &&
+                      k->cls == XG_EK_COMPUTE && k->prec == XG_FP32,
+                  "sgemm: %g FLOP/s, roofline %g s", xg_eff_achieved_flops(&k->s), k->s.roofline);
+        } else if (strstr(name, "elementwise")) {
+            seen++;
+            check(k->cls == XG_EK_ELEMENTWISE && check_close(k->s.flops, 1e6, 1e-12, 0) &&
+                      check_close(xg_eff_achieved_bw(&k->s), 1.2e12, 1e-9, 0) &&
+                      check_close(xg_eff_bw_frac(&k->s, a100), 1.2e12 / 2039e9, 1e-9, 0) &&
+                      check_close(k->s.roofline, 12e6 / 2039e9, 1e-9, 0),
+                  "add: memory-bound roofline %g s", k->s.roofline);
+        } else if (!strcmp(name, "implicit_convolve_sgemm")) {
+            seen++;
+            check(check_close(k->s.flops, 2.25e8, 1e-12, 0) &&
+                      check_close(k->s.bytes, 198336 * 0.75, 1e-12, 0),
+                  "conv: 3/4 of conv2d's FLOPs and bytes (%g, %g)", k->s.flops, k->s.bytes);
+        } else if (!strcmp(name, "implicit_convolve_sgemm_tail")) {
+            seen++;
+            check(check_close(k->s.flops, 7.5e7, 1e-12, 0), "conv tail: 1/4 of the FLOPs");
+        } else if (strstr(name, "Memcpy")) {
+            seen++;
+            check(k->cls == XG_EK_MEMORY && k->s.flop_time == 0 &&
+                      check_close(xg_eff_achieved_bw(&k->s), 2e11, 1e-9, 0),
+                  "memcpy: 200 GB/s");
+        }
+    }
+    check(seen == 5, "five kernels reported (%d)", seen);
+    xg_efficiency_free(&e);
+    /* no device: achieved rates only */
+    check(xg_efficiency_compute(&g, NULL, 0, 3, &e, &err) == 0 && e.nkernels == 3 &&
+              isnan(xg_eff_flops_frac(&e.total)) && isnan(xg_eff_bw_frac(&e.total, NULL)) &&
+              check_close(e.total.flops, 2.301e9, 1e-12, 0),
+          "step 0 without a device");
+    xg_efficiency_free(&e);
+    xg_graph_free(&g);
+    xg_trace_free(&t);
+    /* a fixture without FLOP counts says so */
+    check(load_file("tests/data/kineto/nccl_ws2_rank0.json.gz", &t) == 0 &&
+              xg_graph_build(&t, &g, &err) == 0 &&
+              xg_efficiency_compute(&g, a100, -1, 5, &e, &err) == 0 && !e.trace_has_flops &&
+              e.total.flops == 0 && e.total.bytes > 0,
+          "nccl_ws2: no FLOP counts, memcpy bytes");
+    xg_efficiency_free(&e);
+    xg_graph_free(&g);
+    xg_trace_free(&t);
+    /* devices: validation names the field */
+    xg_device d = *a100;
+    d.peak[XG_TF32] = NAN;
+    check(xg_device_validate(&d, &err) < 0 && !strcmp(err.field, "peak_flops.tf32"),
+          "NaN peak refused naming peak_flops.tf32 (%s)", err.field);
+    d = *a100;
+    d.dram_bw = 0;
+    check(xg_device_validate(&d, &err) < 0 && !strcmp(err.field, "dram_bandwidth"),
+          "zero bandwidth refused");
+    check(xg_device_validate(a100, &err) == 0 && xg_device_builtin("h100-sxm5") &&
+              !xg_device_builtin("B200"),
+          "built-ins valid, looked up case-insensitively");
+}
+
 /* HTA's own figures on the fixtures (tests/data/hta_reference.json, written
  * by tests/hta_compare.sh from HolisticTraceAnalysis' get_temporal_breakdown
  * and get_idle_time_breakdown with their defaults): perfcast's whole-trace
@@ -572,6 +672,7 @@ int main(void)
     test_bad_input();
     test_fixtures();
     test_hta_reference();
+    test_efficiency();
     test_modelled();
     return check_summary();
 }
