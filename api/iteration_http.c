@@ -26,7 +26,11 @@
  *                                       "interval", and "modelled"
  *   GET    /v1/experiments/{id}/profiles/{profile}/breakdown
  *                                    -> 200 {"rank","steps":[{"index","label",
- *                                       "breakdown"}],"breakdown"}
+ *                                       "breakdown","efficiency"}],"breakdown",
+ *                                       "efficiency"}
+ * ?device=NAME on the iteration and breakdown routes: the GPU the efficiency
+ * figures are measured against (api/devices.c), 404 naming "device" when
+ * neither built in nor the tenant's.
  *
  * The traces are the raw bytes stored with each upload (profiles.raw), read
  * in memory and analysed in the request; only Kineto uploads qualify (422
@@ -351,8 +355,11 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         free(kt);
         return NULL;
     }
+    xg_device dev;
+    int has_dev;
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
-    if (rs < 0 || load_profile(c, req, exp, profile, &t, resp, NULL) < 0) {
+    if (rs < 0 || api_device_lookup(c, req, &dev, &has_dev, resp) < 0 ||
+        load_profile(c, req, exp, profile, &t, resp, NULL) < 0) {
         store_release(ctx->db, c);
         xg_overheads_free(&ov);
         free(kt);
@@ -364,6 +371,7 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         o.ov_source = "set";
         o.ov_name = name;
     }
+    o.device = has_dev ? &dev : NULL;
     doc = iteration_analyse(&t, &o, &xerr);
     if (!doc)
         api_problem(resp, strstr(xerr.msg, "out of memory") ? 500 : 422,
@@ -395,13 +403,15 @@ void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *steps = json_array(), *s;
     size_t i;
     json_array_foreach(json_object_get(doc, "steps"), i, s)
-        json_array_append_new(steps, json_pack("{s:O, s:O, s:O}", "index",
+        json_array_append_new(steps, json_pack("{s:O, s:O, s:O, s:O}", "index",
                                                json_object_get(s, "index"), "label",
                                                json_object_get(s, "label"), "breakdown",
-                                               json_object_get(s, "breakdown")));
-    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O}", "profile", json_object_get(doc, "profile"),
-                            "rank", json_object_get(doc, "rank"), "steps", steps, "breakdown",
-                            json_object_get(doc, "breakdown"), "warnings",
+                                               json_object_get(s, "breakdown"), "efficiency",
+                                               json_object_get(s, "efficiency")));
+    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O, s:O}", "profile",
+                            json_object_get(doc, "profile"), "rank", json_object_get(doc, "rank"),
+                            "steps", steps, "breakdown", json_object_get(doc, "breakdown"),
+                            "efficiency", json_object_get(doc, "efficiency"), "warnings",
                             json_object_get(doc, "warnings"));
     json_decref(doc);
     api_send_json(resp, 200, out);

@@ -170,6 +170,80 @@ static void test_model(harness *h, long exp)
     json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
 }
 
+/* Devices: the built-in catalog listed read-only, a tenant's own added,
+ * refused with the field named, used by ?device= on the iteration and the
+ * breakdown of a trace with FLOP counts (tests/data/kineto/flops_small.json,
+ * whose figures test_execgraph derives by hand: 0.472 of A100's fp32 peak). */
+static void test_devices(harness *h, long exp)
+{
+    long p = upload(h, exp, DATA "flops_small.json", "?ranks=4&refit=defer", "application/json");
+    char path[256];
+    json_t *l = call(h, "GET", "/v1/devices", NULL, 200, "list devices");
+    json_t *first = json_array_get(json_object_get(l, "devices"), 0);
+    check(json_array_size(json_object_get(l, "devices")) == 4 &&
+              json_is_true(json_object_get(first, "builtin")) &&
+              json_is_null(json_object_get(first, "id")),
+          "four built-in devices, read-only");
+    json_decref(l);
+    const char *mi = "{\"name\":\"MI250X\",\"peak_flops\":{\"fp64\":47.9e12,\"fp32\":47.9e12,"
+                     "\"tf32\":47.9e12,\"fp16\":383e12},\"dram_bandwidth\":3.2e12}";
+    json_t *d = call(h, "POST", "/v1/devices", mi, 201, "add a device");
+    long id = (long)json_integer_value(json_object_get(d, "id"));
+    check(id > 0 && json_number_value(json_object_get(d, "dram_bandwidth")) == 3.2e12,
+          "the device as stored");
+    json_decref(d);
+    static const struct {
+        const char *body, *field;
+        int status;
+    } bad[] = {
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"tf32\":1,\"fp16\":-1},"
+         "\"dram_bandwidth\":1}", "peak_flops.fp16", 400},
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"fp16\":1},"
+         "\"dram_bandwidth\":1}", "peak_flops.tf32", 400},
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"tf32\":1,\"fp16\":1},"
+         "\"dram_bandwidth\":0}", "dram_bandwidth", 400},
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp8\":1}}", "peak_flops", 400},
+        {"{\"name\":\"x\",\"speed\":1}", "speed", 400},
+        {"{\"name\":\"A100\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"tf32\":1,\"fp16\":1},"
+         "\"dram_bandwidth\":1}", "name", 409},
+        {NULL, "name", 409},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *r = call(h, "POST", "/v1/devices", bad[i].body ? bad[i].body : mi, bad[i].status,
+                         "a refused device");
+        const char *f = json_string_value(json_object_get(r, "field"));
+        check(f && !strcmp(f, bad[i].field), "refusal %zu names %s (%s)", i, bad[i].field,
+              f ? f : "none");
+        json_decref(r);
+    }
+    check(harness_sql_long(h, "SELECT count(*) FROM devices") == 1, "refusals stored nothing");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration?device=A100", exp, p);
+    json_t *doc = call(h, "POST", path, NULL, 200, "iteration on A100");
+    json_t *e = json_object_get(doc, "efficiency");
+    check(e && fabs(json_number_value(json_object_get(e, "flops_fraction")) - 0.472) < 1e-9 &&
+              !strcmp(json_string_value(json_object_get(json_object_get(e, "device"), "name")),
+                      "A100-SXM4-80GB") &&
+              json_array_size(json_object_get(e, "warnings")) == 0,
+          "efficiency over HTTP: 0.472 of A100's fp32 peak");
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=mi250x", exp, p);
+    doc = call(h, "GET", path, NULL, 200, "breakdown on the tenant's device");
+    e = json_object_get(doc, "efficiency");
+    check(e && fabs(json_number_value(json_object_get(e, "flops_fraction")) -
+                    2.301e9 / (250e-6 * 47.9e12)) < 1e-9,
+          "efficiency against the tenant's device (%g)",
+          json_number_value(json_object_get(e, "flops_fraction")));
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=B9000", exp, p);
+    json_t *r = call(h, "GET", path, NULL, 404, "an unknown device");
+    check(r && !strcmp(json_string_value(json_object_get(r, "field")), "device"),
+          "the 404 names device");
+    json_decref(r);
+    snprintf(path, sizeof path, "/v1/devices/%ld", id);
+    json_decref(call(h, "DELETE", path, NULL, 204, "delete a device"));
+    json_decref(call(h, "DELETE", path, NULL, 404, "deleted"));
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -287,6 +361,7 @@ int main(void)
     json_decref(call(h, "DELETE", path, NULL, 204, "delete"));
     json_decref(call(h, "GET", path, NULL, 404, "deleted"));
     test_model(h, exp);
+    test_devices(h, exp);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
