@@ -100,6 +100,12 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
  * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
  * database is away. */
 int api_sim_run_next(store *db);
+/* GET /v1/experiments/{id}/analyses/{run}: a per-iteration analysis run by
+ * the job workers (api/iteration_http.c). */
+void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp);
+/* Runs the oldest queued per-iteration analysis: 1 one was run, 0 none was
+ * queued, -1 database trouble. */
+int api_iteration_run_next(store *db);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

@@ -11,3 +11,27 @@ CREATE TABLE devices (
     created_at  timestamptz NOT NULL DEFAULT now(),
     UNIQUE (tenant_id, name)
 );
+
+-- The per-iteration analyses of large uploaded Kineto traces run by the job
+-- workers (api/iteration_http.c): what was asked (the request body and
+-- ?device=), then the answer document (result) or the problem the analysis
+-- met (error: {"status","field"?,"detail"}). A run left running by a worker
+-- that died is claimed again after 10 minutes, 3 attempts at most.
+CREATE TABLE iteration_runs (
+    id            bigserial PRIMARY KEY,
+    tenant_id     bigint NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+    experiment_id bigint NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+    profile_id    bigint NOT NULL,
+    kind          text NOT NULL CHECK (kind IN ('iteration', 'breakdown')),
+    request       jsonb NOT NULL,
+    state         text NOT NULL DEFAULT 'queued'
+                  CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    attempts      integer NOT NULL DEFAULT 0,
+    result        text,
+    error         jsonb,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    started_at    timestamptz,
+    finished_at   timestamptz
+);
+CREATE INDEX iteration_runs_claimable ON iteration_runs (id) WHERE state IN ('queued', 'running');
+CREATE INDEX iteration_runs_experiment ON iteration_runs (experiment_id, id);

@@ -244,6 +244,77 @@ static void test_devices(harness *h, long exp)
     json_decref(call(h, "DELETE", path, NULL, 404, "deleted"));
 }
 
+/* GET a run until it is done or failed (the workers of the test server
+ * pick it up); its last view. */
+static json_t *await_run(harness *h, const char *location)
+{
+    json_t *v = NULL;
+    for (int i = 0; i < 600; i++) {
+        json_decref(v);
+        v = call(h, "GET", location, NULL, 200, "the run");
+        const char *st = json_string_value(json_object_get(v, "state"));
+        if (!st || !strcmp(st, "done") || !strcmp(st, "failed"))
+            break;
+        usleep(50000);
+    }
+    return v;
+}
+
+/* Analyses as jobs: ?job=always queues what a large upload would; 202 with
+ * the run at Location; the result equals the inline answer; a problem the
+ * analysis meets is kept with the run. */
+static void test_jobs(harness *h, long exp, long p_nccl)
+{
+    char path[256], location[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=A100", exp,
+             p_nccl);
+    json_t *inline_doc = call(h, "GET", path, NULL, 200, "breakdown inline");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=A100&job=always",
+             exp, p_nccl);
+    harness_response r;
+    harness_request(h, "GET", path, NULL, NULL, 0, &r);
+    json_t *v = harness_json(&r);
+    int has_loc = harness_header(&r, "Location", location, sizeof location) == 1;
+    check(r.status == 202 && has_loc && json_integer_value(json_object_get(v, "id")) > 0 &&
+              !strcmp(json_string_value(json_object_get(v, "kind")), "breakdown"),
+          "breakdown queued: 202 with Location (%d)", r.status);
+    json_decref(v);
+    harness_response_free(&r);
+    v = await_run(h, location);
+    json_t *res = json_object_get(v, "result");
+    check(v && !strcmp(json_string_value(json_object_get(v, "state")), "done") &&
+              json_equal(json_object_get(res, "breakdown"), json_object_get(inline_doc, "breakdown")) &&
+              json_equal(json_object_get(res, "efficiency"), json_object_get(inline_doc, "efficiency")),
+          "the job's breakdown equals the inline one");
+    json_decref(v);
+    json_decref(inline_doc);
+    /* a what-if naming nothing: valid JSON, found wrong by the analysis */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration?job=always", exp, p_nccl);
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n",
+                    "{\"kernel_times\":{\"no_such_kernel\":1e-6}}", 40, &r);
+    has_loc = harness_header(&r, "Location", location, sizeof location) == 1;
+    check(r.status == 202 && has_loc, "iteration queued (%d)", r.status);
+    harness_response_free(&r);
+    v = await_run(h, location);
+    json_t *e = json_object_get(v, "error");
+    check(v && !strcmp(json_string_value(json_object_get(v, "state")), "failed") &&
+              json_integer_value(json_object_get(e, "status")) == 422 &&
+              !strcmp(json_string_value(json_object_get(e, "field")), "kernel_times"),
+          "the job keeps the 422 naming kernel_times");
+    json_decref(v);
+    /* refusals before anything is queued */
+    json_decref(call(h, "POST", path, "{\"top\":0}", 400, "a bad body is refused at once"));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=sometimes", exp,
+             p_nccl);
+    json_decref(call(h, "GET", path, NULL, 400, "job must be auto or always"));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=always&device=B9",
+             exp, p_nccl);
+    json_decref(call(h, "GET", path, NULL, 404, "an unknown device is refused at once"));
+    check(harness_sql_long(h, "SELECT count(*) FROM iteration_runs") == 2, "two runs queued");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/analyses/999999", exp);
+    json_decref(call(h, "GET", path, NULL, 404, "an unknown run"));
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -362,6 +433,7 @@ int main(void)
     json_decref(call(h, "GET", path, NULL, 404, "deleted"));
     test_model(h, exp);
     test_devices(h, exp);
+    test_jobs(h, exp, p_nccl);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
