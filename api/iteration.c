@@ -368,7 +368,9 @@ json_t *iteration_efficiency_json(const xg_graph *g, const xg_device *dev, int s
             json_t *ko = eff_sum_json(&x->s, dev);
             json_object_set_new(ko, "name", json_string(xg_name(g->t, x->name)));
             json_object_set_new(ko, "class", json_string(xg_ek_class_name(x->cls)));
-            json_object_set_new(ko, "precision", json_string(xg_prec_name(x->prec)));
+            json_object_set_new(ko, "precision", x->cls == XG_EK_MEMORY
+                                                     ? json_null()
+                                                     : json_string(xg_prec_name(x->prec)));
             json_array_append_new(k, ko);
         }
         json_object_set_new(o, "kernels", k);

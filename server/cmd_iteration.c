@@ -297,6 +297,8 @@ static void print_efficiency(const json_t *e)
     if (!e)
         return;
     const json_t *dev = json_object_get(e, "device");
+    if (!json_is_object(dev))
+        dev = NULL;
     printf("\nGPU efficiency over the trace%s%s:\n", dev ? " on " : "",
            dev ? json_string_value(json_object_get(dev, "name")) : "");
     print_rate("achieved FLOP/s", 1e-12 * jnum_nan(e, "achieved_flops"),
@@ -308,13 +310,18 @@ static void print_efficiency(const json_t *e)
         printf("  roofline %10.3f ms for kernels measured at %.3f ms\n", 1e3 * rt, 1e3 * rm);
     size_t i;
     json_t *k;
+    if (json_array_size(json_object_get(e, "kernels")))
+        printf("  %12s  %-6s %-13s %-4s %7s %7s %11s  %s\n", "measured", "count", "class", "prec",
+               "FLOP/s", "bw", "roofline", "kernel (FLOP/s and bandwidth in % of peak)");
     json_array_foreach(json_object_get(e, "kernels"), i, k) {
         double f = jnum_nan(k, "flops_fraction"), b = jnum_nan(k, "bandwidth_fraction");
         double r = jnum_nan(k, "roofline_time");
-        printf("  %9.3f ms  x%-5lld %-11s %-4s", 1e3 * jnum(k, "time"),
+        printf("  %9.3f ms  x%-5lld %-13s %-4s", 1e3 * jnum(k, "time"),
                (long long)json_integer_value(json_object_get(k, "count")),
                json_string_value(json_object_get(k, "class")),
-               json_string_value(json_object_get(k, "precision")));
+               json_is_string(json_object_get(k, "precision"))
+                   ? json_string_value(json_object_get(k, "precision"))
+                   : "-");
         printf(isnan(f) ? "     -  " : " %6.2f%%", 100 * f);
         printf(isnan(b) ? "     -  " : " %6.2f%%", 100 * b);
         printf(isnan(r) || jnum(k, "roofline_measured") <= 0 ? "          -" : " %8.3f ms",
