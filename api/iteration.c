@@ -353,11 +353,12 @@ static json_t *eff_sum_json(const xg_eff_sum *s, const xg_device *dev)
     return o;
 }
 
-json_t *iteration_efficiency_json(const xg_graph *g, const xg_device *dev, int step,
+json_t *iteration_efficiency_json(const xg_eff_attr *a, const xg_device *dev, int step,
                                   int kernels, xg_error *err)
 {
+    const xg_graph *g = a->g;
     xg_efficiency e;
-    if (xg_efficiency_compute(g, dev, step, kernels ? 10 : 1, &e, err) < 0)
+    if (xg_efficiency_of(a, dev, step, kernels ? 10 : 1, &e, err) < 0)
         return NULL;
     json_t *o = eff_sum_json(&e.total, dev);
     if (kernels) {
@@ -392,7 +393,7 @@ json_t *iteration_efficiency_json(const xg_graph *g, const xg_device *dev, int s
 }
 
 static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int with_bd,
-                         const xg_device *dev, xg_error *err)
+                         const xg_eff_attr *attr, const xg_device *dev, xg_error *err)
 {
     const xg_cp_step *s = &r->steps[i];
     const xg_trace *t = g->t;
@@ -425,7 +426,7 @@ static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int wi
         }
         json_object_set_new(o, "breakdown", breakdown_json(&b));
         xg_breakdown_free(&b);
-        json_t *eff = iteration_efficiency_json(g, dev, s->step, 0, err);
+        json_t *eff = iteration_efficiency_json(attr, dev, s->step, 0, err);
         if (!eff) {
             json_decref(o);
             return NULL;
@@ -440,13 +441,18 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
 {
     xg_cp_options co = {.ov = ov, .kt = o->kt, .nkt = o->nkt, .launch_gap_us = -1, .top = o->top};
     xg_cp_result r;
-    if (xg_critpath(g, &co, &r, err) < 0)
+    xg_eff_attr attr = {0};
+    if (o->breakdown && xg_eff_attr_build(g, &attr, err) < 0)
         return NULL;
+    if (xg_critpath(g, &co, &r, err) < 0) {
+        xg_eff_attr_free(&attr);
+        return NULL;
+    }
     json_t *doc = NULL, *steps = json_array(), *streams = json_array(), *warn = json_array();
     json_t *kt = json_array();
     double sp = 0, sm = 0;
     for (int i = 0; i < r.nsteps; i++) {
-        json_t *s = step_json(g, &r, i, o->breakdown, o->device, err);
+        json_t *s = step_json(g, &r, i, o->breakdown, &attr, o->device, err);
         if (!s)
             goto done;
         json_array_append_new(steps, s);
@@ -497,7 +503,7 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         }
         json_object_set_new(doc, "breakdown", breakdown_json(&b));
         xg_breakdown_free(&b);
-        json_t *eff = iteration_efficiency_json(g, o->device, -1, 1, err);
+        json_t *eff = iteration_efficiency_json(&attr, o->device, -1, 1, err);
         if (!eff) {
             json_decref(doc);
             doc = NULL;
@@ -511,6 +517,7 @@ done:
     json_decref(warn);
     json_decref(kt);
     xg_cp_result_free(&r);
+    xg_eff_attr_free(&attr);
     return doc;
 }
 

@@ -58,7 +58,7 @@ typedef struct iteration_opts {
 
 /* The "efficiency" document of a trace or step (kernels: with the top
  * kernels). NULL with err. */
-json_t *iteration_efficiency_json(const xg_graph *g, const xg_device *dev, int step,
+json_t *iteration_efficiency_json(const xg_eff_attr *a, const xg_device *dev, int step,
                                   int kernels, xg_error *err);
 /* A device as JSON {"name","peak_flops":{"fp64",..},"dram_bandwidth"}, and
  * back (0, or -1 with err->field naming the field). */

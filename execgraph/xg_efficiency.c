@@ -241,28 +241,73 @@ void xg_efficiency_free(xg_efficiency *e)
     memset(e, 0, sizeof *e);
 }
 
-int xg_efficiency_compute(const xg_graph *g, const xg_device *dev, int step, int top,
-                          xg_efficiency *out, xg_error *err)
+void xg_eff_attr_free(xg_eff_attr *a)
+{
+    free(a->flops);
+    free(a->bytes);
+    free(a->prec);
+    free(a->cls);
+    memset(a, 0, sizeof *a);
+}
+
+int xg_eff_attr_build(const xg_graph *g, xg_eff_attr *a, xg_error *err)
+{
+    memset(a, 0, sizeof *a);
+    const xg_trace *t = g->t;
+    size_t n = t->n ? t->n : 1;
+    a->g = g;
+    for (size_t i = 0; i < t->ninfo; i++) {
+        a->has_flops |= t->info[i].flops >= 0;
+        a->has_shapes |= t->info[i].bytes >= 0;
+    }
+    a->flops = malloc(n * sizeof *a->flops);
+    a->bytes = malloc(n * sizeof *a->bytes);
+    a->prec = malloc(n);
+    a->cls = malloc(n);
+    ef_ctx c = {0};
+    if (!a->flops || !a->bytes || !a->prec || !a->cls || prepare(&c, g, err) < 0) {
+        release(&c);
+        xg_eff_attr_free(a);
+        if (!err->msg[0])
+            xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_dev(t->ev[i].kind))
+            continue;
+        ef_fig f = figures(&c, (int)i);
+        a->flops[i] = f.flops;
+        a->bytes[i] = f.bytes;
+        a->prec[i] = (signed char)f.prec;
+        a->cls[i] = (signed char)f.cls;
+    }
+    release(&c);
+    return 0;
+}
+
+int xg_efficiency_of(const xg_eff_attr *a, const xg_device *dev, int step, int top,
+                     xg_efficiency *out, xg_error *err)
 {
     memset(out, 0, sizeof *out);
+    const xg_graph *g = a->g;
     const xg_trace *t = g->t;
-    for (size_t i = 0; i < t->ninfo; i++) {
-        out->trace_has_flops |= t->info[i].flops >= 0;
-        out->trace_has_shapes |= t->info[i].bytes >= 0;
-    }
-    ef_ctx c = {0};
+    out->trace_has_flops = a->has_flops;
+    out->trace_has_shapes = a->has_shapes;
     int *slot = calloc((size_t)(t->nnames ? t->nnames : 1), sizeof *slot); /* name -> 1 + index */
     xg_eff_kernel *k = NULL;
     int nk = 0, rc = -1;
-    if (!slot || prepare(&c, g, err) < 0)
-        goto done;
+    if (!slot) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
     size_t cap = step < 0 ? t->n : (size_t)g->steps[step].ndev;
     for (size_t i = 0; i < cap; i++) {
         int ev = step < 0 ? (int)i : g->step_dev[g->steps[step].dev_first + (int)i];
         const xg_event *e = &t->ev[ev];
         if (!is_dev(e->kind))
             continue;
-        ef_fig f = figures(&c, ev);
+        ef_fig f = {.flops = a->flops[ev], .bytes = a->bytes[ev], .prec = a->prec[ev],
+                    .cls = a->cls[ev]};
         add(&out->total, e, &f, dev);
         if (!slot[e->name]) {
             xg_eff_kernel *p = realloc(k, (size_t)(nk + 1) * sizeof *k);
@@ -286,7 +331,18 @@ int xg_efficiency_compute(const xg_graph *g, const xg_device *dev, int step, int
 done:
     free(k);
     free(slot);
-    release(&c);
+    return rc;
+}
+
+int xg_efficiency_compute(const xg_graph *g, const xg_device *dev, int step, int top,
+                          xg_efficiency *out, xg_error *err)
+{
+    xg_eff_attr a;
+    memset(out, 0, sizeof *out);
+    if (xg_eff_attr_build(g, &a, err) < 0)
+        return -1;
+    int rc = xg_efficiency_of(&a, dev, step, top, out, err);
+    xg_eff_attr_free(&a);
     return rc;
 }
 

@@ -60,9 +60,24 @@ typedef struct xg_efficiency {
     int trace_has_shapes;    /* some operator has input shapes */
 } xg_efficiency;
 
+/* What each device event of a trace carries, attributed once for all the
+ * steps: FLOPs and bytes (-1 unknown), precision and class, by event index. */
+typedef struct xg_eff_attr {
+    const xg_graph *g;
+    double *flops, *bytes;
+    signed char *prec, *cls;
+    int has_flops, has_shapes;
+} xg_eff_attr;
+
+int xg_eff_attr_build(const xg_graph *g, xg_eff_attr *a, xg_error *err);
+void xg_eff_attr_free(xg_eff_attr *a);
+
 /* step < 0: the whole trace, else a step's device events. dev may be NULL
  * (no peaks: no fractions nor roofline). top: kernels kept, 0: 10.
  * 0, or -1 with err. */
+int xg_efficiency_of(const xg_eff_attr *a, const xg_device *dev, int step, int top,
+                     xg_efficiency *out, xg_error *err);
+/* The same, attributing on the way (one step or the trace alone). */
 int xg_efficiency_compute(const xg_graph *g, const xg_device *dev, int step, int top,
                           xg_efficiency *out, xg_error *err);
 void xg_efficiency_free(xg_efficiency *e);
