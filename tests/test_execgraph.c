@@ -514,6 +514,42 @@ static void test_modelled(void)
         xg_trace_free(&t[i]);
 }
 
+/* The reader's input shapes and FLOP counts: bytes = inputs + the largest
+ * input again (the output), per element size of "Input type"; a list of
+ * tensors sums its tensors; the precision is the first floating input's. */
+static void test_shapes(void)
+{
+    const char *doc =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"ts\":0,\"dur\":5,"
+        "\"args\":{\"Input Dims\":[[2,3],[2,3],[]],\"Input type\":[\"c10::Half\",\"c10::Half\","
+        "\"Scalar\"],\"flops\":6}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::foo\",\"ts\":10,\"dur\":5,"
+        "\"args\":{\"Input Dims\":[[[2,3],[4,3]],[5]],\"Input type\":[\"float\",\"double\"]}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::bar\",\"ts\":20,\"dur\":5}]}";
+    ingest_input in = {.data = doc, .len = strlen(doc), .fd = -1};
+    xg_trace t;
+    xg_error err;
+    xg_trace_init(&t);
+    check(iteration_load(&in, 1, &t, &err) == 0 && t.n == 3 && t.ninfo == 2, "shapes read (%s)",
+          err.msg);
+    const xg_info *a = xg_trace_info(&t, 0), *b = xg_trace_info(&t, 1);
+    check(a && a->bytes == 36 && a->flops == 6 && a->prec == XG_FP16,
+          "aten::add: two inputs and an output of 6 fp16 elements, 36 bytes; 6 FLOPs");
+    check(b && b->bytes == 184 && b->flops == -1 && b->prec == XG_FP32,
+          "a tensor list: (6 + 12) x 4 + 5 x 8 + 72 = 184 bytes");
+    check(!xg_trace_info(&t, 2), "an op without shapes carries nothing");
+    xg_trace_free(&t);
+    const char *neg = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"mm\","
+                      "\"ts\":0,\"dur\":1,\"args\":{\"flops\":\"many\"}}]}";
+    in = (ingest_input){.data = neg, .len = strlen(neg), .fd = -1};
+    xg_trace_init(&t);
+    check(iteration_load(&in, 1, &t, &err) < 0 && strstr(err.msg, "traceEvents[0]") &&
+              strstr(err.msg, "args.flops"),
+          "flops that is not a number: refused naming the event (%s)", err.msg);
+    xg_trace_free(&t);
+}
+
 /* Efficiency and roofline on a hand-made trace (tests/data/kineto/flops_small.json)
  * against A100-SXM4-80GB (fp32 19.5 TFLOP/s, 2039 GB/s), by hand:
  *   sgemm   aten::mm's 2e9 FLOPs in 200 us: 1e13 FLOP/s, 1e13/19.5e12 of peak;
@@ -673,6 +709,7 @@ int main(void)
     test_fixtures();
     test_hta_reference();
     test_efficiency();
+    test_shapes();
     test_modelled();
     return check_summary();
 }
