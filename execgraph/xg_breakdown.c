@@ -176,10 +176,17 @@ int xg_breakdown_compute(const xg_graph *g, int step, double consecutive_delay_u
     for (size_t i = 0; i < cap; i++) {
         int ev = whole ? (int)i : g->step_dev[g->steps[step].dev_first + (int)i];
         const xg_event *e = &t->ev[ev];
-        if (!is_dev(e->kind))
+        /* HTA counts every event with a stream: an operator that names one
+         * (torch.compile's Triton launchers) too, as computation by name */
+        int host = e->kind == XG_OP && e->stream != -1 && whole;
+        if (!is_dev(e->kind) && !host)
             continue;
+        if (e->stream == -1) {
+            out->excluded++;
+            continue;
+        }
         double a = frac ? ceil(e->ts) : e->ts, b = frac ? floor(e->ts + e->dur) : e->ts + e->dur;
-        double launch = frac ? ceil(g->launch_ts[ev]) : g->launch_ts[ev];
+        double launch = host ? NAN : frac ? ceil(g->launch_ts[ev]) : g->launch_ts[ev];
         if (cut < INFINITY && (e->corr >= 0 ? !(launch < cut) : !(a < cut))) {
             out->excluded++;
             continue;
@@ -188,7 +195,7 @@ int xg_breakdown_compute(const xg_graph *g, int step, double consecutive_delay_u
         out->kernel_sum[type] += (b - a) * 1e-6;
         out->kernels[type]++;
         v[n++] = (bd_iv){.a = a, .b = b, .stream = xg_stream_of(e), .launch = launch,
-                         .type = type, .sync = e->kind == XG_DEVSYNC};
+                         .type = type, .sync = e->kind == XG_DEVSYNC || host};
         if (whole)
             lo = fmin(lo, a);
     }

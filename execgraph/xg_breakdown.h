@@ -6,7 +6,10 @@
  *
  * Device events: kernels, memcpys, memsets and the device side of
  * synchronisations (cuda_sync: "Context Sync", "Event Sync"...): HTA takes
- * every event with a stream. Types by name as HTA's get_kernel_type:
+ * every event with a stream (args.stream present and not -1; one without
+ * is left out, and counted in `excluded`), over the whole trace an operator
+ * that names a stream too (torch.compile's Triton launchers carry one), as
+ * HTA counts it: device time of the type its name says. Types by name as HTA's get_kernel_type:
  * communication when the name starts with "nccl", "hip" or "hccl" or
  * contains "ncclKernel"; memory when it starts with "Memcpy", "Memset",
  * "hipMemcpy", "hipMemset" or "dma"; other when it matches HTA's list of
@@ -41,7 +44,7 @@
  * overlaps counted twice).
  *
  * Idle by cause, per stream (HTA's get_idle_time_breakdown): kernels,
- * memcpys and memsets of the stream (not syncs) by start; the gap before
+ * memcpys and memsets of the stream (not syncs nor operators) by start; the gap before
  * each (not the first) is host wait when its launch started after the
  * previous event ended, kernel wait when not and the gap is below
  * consecutive_delay (HTA's default 30 in the trace's unit, microseconds),

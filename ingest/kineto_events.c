@@ -57,6 +57,7 @@ typedef struct ke_reader {
     char ph;
     int cat;           /* kev_kind, 0 ignored, -1 other host (annotation) */
     int has_ts, has_dur, has_name, bad, name_too_long;
+    int stream_text;   /* args.stream given as a string ("0x0" in ROCm runtime calls) */
     char *name;
     size_t name_cap;
     /* distributedInfo */
@@ -230,6 +231,8 @@ static int end_event(ke_reader *r)
         const char *w = r->bad < (int)(sizeof what / sizeof *what) ? what[r->bad] : NULL;
         return ke_event_fail(r, w ? w : "a member has the wrong type");
     }
+    if (r->stream_text && (r->cat == KEV_KERNEL || r->cat == KEV_MEMCPY || r->cat == KEV_MEMSET))
+        return ke_event_fail(r, "args.stream must be an integer");
     if (!r->has_name)
         return ke_event_fail(r, "no \"name\"");
     if (r->name_too_long)
@@ -304,6 +307,7 @@ static int cb_start(ke_reader *r, int is_map)
         r->ph = 0;
         r->cat = 0;
         r->has_ts = r->has_dur = r->has_name = r->bad = r->name_too_long = 0;
+        r->stream_text = 0;
         break;
     case KE_EVENT:
         if (r->key == Q_ARGS && is_map)
@@ -542,7 +546,9 @@ static int cb_string(void *c, const unsigned char *str, size_t n)
             break;
         }
     } else if (ctx == KE_ARGS) {
-        if (key >= Q_CORR && key <= Q_FLOPS && !r->bad)
+        if (key == Q_STREAM)
+            r->stream_text = 1; /* a fault of device work only (end_event) */
+        else if (key >= Q_CORR && key <= Q_FLOPS && !r->bad)
             r->bad = key;
     } else if (ctx == KE_TYPES) {
         if (r->ntypes < KE_MAX_INPUTS) {

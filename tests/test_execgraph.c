@@ -550,6 +550,45 @@ static void test_shapes(void)
     xg_trace_free(&t);
 }
 
+/* What HTA counts that is not device work as perfcast graphs it: an operator
+ * naming a stream (torch.compile's Triton launcher) is computation over the
+ * whole trace; a runtime call's stream given as text (ROCm: "0x0") is
+ * ignored, a kernel's refused. */
+static void test_hta_quirks(void)
+{
+    const char *doc =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"triton_poi_fused\",\"ts\":100,\"dur\":90,"
+        "\"args\":{\"stream\":0}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipMemcpyWithStream\",\"ts\":110,"
+        "\"dur\":5,\"args\":{\"stream\":\"0x0\",\"correlation\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"triton_poi_fused\",\"ts\":200,\"dur\":2,"
+        "\"args\":{\"stream\":7,\"correlation\":7}}]}";
+    ingest_input in = {.data = doc, .len = strlen(doc), .fd = -1};
+    xg_trace t;
+    xg_error err;
+    xg_graph g;
+    xg_breakdown b;
+    xg_trace_init(&t);
+    check(iteration_load(&in, 1, &t, &err) == 0 && xg_graph_build(&t, &g, &err) == 0 &&
+              xg_breakdown_compute(&g, XG_BD_TRACE, -1, &b, &err) == 0,
+          "quirks read (%s)", err.msg);
+    /* window 100..202 us; computation: the operator's 90 us and the kernel's 2 */
+    check(check_close(b.window, 102e-6, 1e-9, 0) && check_close(b.comp, 92e-6, 1e-9, 0) &&
+              check_close(b.idle, 10e-6, 1e-9, 0) && b.nidle == 1 && b.idle_streams[0].stream == 7,
+          "the launcher counts as HTA counts it: window %g, computation %g", b.window, b.comp);
+    xg_breakdown_free(&b);
+    xg_graph_free(&g);
+    xg_trace_free(&t);
+    const char *bad = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+                      "\"ts\":0,\"dur\":1,\"args\":{\"stream\":\"0x7\",\"correlation\":1}}]}";
+    in = (ingest_input){.data = bad, .len = strlen(bad), .fd = -1};
+    xg_trace_init(&t);
+    check(iteration_load(&in, 1, &t, &err) < 0 && strstr(err.msg, "args.stream"),
+          "a kernel's stream as text is refused (%s)", err.msg);
+    xg_trace_free(&t);
+}
+
 /* Efficiency and roofline on a hand-made trace (tests/data/kineto/flops_small.json)
  * against A100-SXM4-80GB (fp32 19.5 TFLOP/s, 2039 GB/s), by hand:
  *   sgemm   aten::mm's 2e9 FLOPs in 200 us: 1e13 FLOP/s, 1e13/19.5e12 of peak;
@@ -710,6 +749,7 @@ int main(void)
     test_hta_reference();
     test_efficiency();
     test_shapes();
+    test_hta_quirks();
     test_modelled();
     return check_summary();
 }
