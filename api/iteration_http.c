@@ -457,8 +457,12 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
                       api_response *resp)
 {
     int64_t exp, profile;
-    if (api_path_id(req, resp, "id", "experiment", &exp) ||
-        api_path_id(req, resp, "profile", "profile", &profile))
+    if (api_path_id(req, resp, "id", "experiment", &exp))
+        return;
+    if (!strcmp(kind, "iteration-model"))
+        profile = json_integer_value(
+            json_object_get(json_array_get(json_object_get(body, "profiles"), 0), "profile"));
+    else if (api_path_id(req, resp, "profile", "profile", &profile))
         return;
     const char *device = api_query(req, "device");
     json_t *rq = json_pack("{s:O, s:o}", "body", body ? body : json_null(), "device",
@@ -551,6 +555,8 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
     store_it_run_free(&r);
 }
 
+static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
+
 /* The analysis a claimed run asks for, as the request would have had it
  * analysed: result text, or NULL with *error the problem document text. */
 static char *run_analysis(store *db, const store_it_run *r, char **error)
@@ -567,9 +573,20 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
                        .nparams = 2};
     api_ctx ctx = {.db = db};
     api_response resp = {0};
-    json_t *doc = analyse_profile(&ctx, &req, json_is_object(body) ? body : NULL, &resp, NULL);
     char *text = NULL;
     size_t len;
+    json_t *doc = NULL;
+    if (!strcmp(r->kind, "iteration-model")) {
+        char *b = json_is_object(body) ? api_json_text(body, &len) : NULL;
+        req.body = b ? b : "";
+        req.body_len = b ? len : 0;
+        iteration_model(&ctx, &req, &resp, 0);
+        free(b);
+        if (resp.status == 200 && resp.body)
+            text = strndup(resp.body, resp.body_len);
+    } else {
+        doc = analyse_profile(&ctx, &req, json_is_object(body) ? body : NULL, &resp, NULL);
+    }
     if (doc) {
         if (!strcmp(r->kind, "breakdown"))
             doc = breakdown_view(doc);
@@ -607,12 +624,57 @@ int api_iteration_run_next(store *db)
     return rc ? -1 : 1;
 }
 
-/* POST /v1/experiments/{id}/iteration-model */
-void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
+/* Whether the traces of an iteration-model request go to a job worker:
+ * their stored bytes together over the threshold, or ?job=always. Checks
+ * each entry (400), that it exists (404) and is a Kineto upload (422).
+ * 0, or -1 with resp answered. */
+static int model_queue(PGconn *c, const api_request *req, int64_t exp, const json_t *list,
+                       int *queue, api_response *resp)
+{
+    size_t total = 0, i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        json_t *p = json_object_get(e, "profile"), *v = json_object_get(e, "value");
+        char field[48];
+        snprintf(field, sizeof field, "profiles[%zu]", i);
+        if (!json_is_integer(p) || json_integer_value(p) <= 0 || !json_is_number(v) ||
+            !isfinite(json_number_value(v))) {
+            api_problem(resp, 400, field, "must be {\"profile\": id, \"value\": x}");
+            return -1;
+        }
+        size_t len;
+        char format[32];
+        store_error err;
+        int rc = store_profile_raw_size(c, req->tenant_id, exp, json_integer_value(p), &len,
+                                        format, &err);
+        if (rc == STORE_NOT_FOUND) {
+            api_problem(resp, 404, field, "%s", err.msg);
+            return -1;
+        }
+        if (rc) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+        if (strcmp(format, "kineto") != 0) {
+            api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
+                        "reads PyTorch profiler (Kineto) traces", (int64_t)json_integer_value(p),
+                        format);
+            return -1;
+        }
+        total += len;
+    }
+    const char *job = api_query(req, "job");
+    *queue = total > IT_INLINE_BYTES || (job && !strcmp(job, "always"));
+    return 0;
+}
+
+/* POST /v1/experiments/{id}/iteration-model; allow_queue 0 in a job worker. */
+static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue)
 {
     int64_t exp;
     json_t *body;
-    if (api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
+    if ((allow_queue && check_job_param(req, resp) < 0) ||
+        api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
         return;
     iteration_opts o = {.breakdown = 1};
     json_t *list = json_object_get(body, "profiles"), *at = json_object_get(body, "at");
@@ -660,6 +722,15 @@ void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
     if (rs < 0)
         goto done;
+    int queue = 0;
+    if (allow_queue && model_queue(c, req, exp, list, &queue, resp) < 0)
+        goto done;
+    if (queue) {
+        store_release(ctx->db, c);
+        c = NULL;
+        queue_run(ctx, req, "iteration-model", body, resp);
+        goto done;
+    }
     for (; loaded < n; loaded++) {
         json_t *e = json_array_get(list, loaded), *p = json_object_get(e, "profile"),
                *v = json_object_get(e, "value");
@@ -730,4 +801,9 @@ done:
     free(ptrs);
     free(xs);
     json_decref(body);
+}
+
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    iteration_model(ctx, req, resp, 1);
 }

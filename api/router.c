@@ -67,7 +67,7 @@ static const api_route routes[] = {
     {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", api_profile_iteration, EXP, R, "device job"},
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R, "device job"},
     {"GET", "/v1/experiments/{id}/analyses/{run}", api_analysis_get, EXP, R, ""},
-    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP, R, NULL},
+    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP, R, "job"},
     {"POST", "/v1/simulations", api_sim_create, DB, W, NULL},
     {"GET", "/v1/simulations", api_sim_list, DB, R, NULL},
     {"GET", "/v1/simulations/{id}", api_sim_get, SIM, R, NULL},

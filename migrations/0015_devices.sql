@@ -21,8 +21,8 @@ CREATE TABLE iteration_runs (
     id            bigserial PRIMARY KEY,
     tenant_id     bigint NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
     experiment_id bigint NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
-    profile_id    bigint NOT NULL,
-    kind          text NOT NULL CHECK (kind IN ('iteration', 'breakdown')),
+    profile_id    bigint NOT NULL,  -- iteration-model: the first of its profiles
+    kind          text NOT NULL CHECK (kind IN ('iteration', 'breakdown', 'iteration-model')),
     request       jsonb NOT NULL,
     state         text NOT NULL DEFAULT 'queued'
                   CHECK (state IN ('queued', 'running', 'done', 'failed')),

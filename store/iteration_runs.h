@@ -16,7 +16,7 @@
 
 typedef struct store_it_run {
     int64_t id, tenant_id, experiment_id, profile_id;
-    char kind[16];      /* "iteration" | "breakdown" */
+    char kind[16];      /* "iteration" | "breakdown" | "iteration-model" */
     char state[12];     /* queued | running | done | failed */
     int attempts;
     char *request;      /* JSON text */

@@ -145,6 +145,8 @@ static long upload_generated(harness *h, long exp, double x)
     return id;
 }
 
+static json_t *await_run(harness *h, const char *location);
+
 static void test_model(harness *h, long exp)
 {
     long p1 = upload_generated(h, exp, 1), p2 = upload_generated(h, exp, 2),
@@ -168,6 +170,27 @@ static void test_model(harness *h, long exp)
              "\"value\":1}],\"at\":16}", p1, p2);
     json_decref(call(h, "POST", path, body, 422, "two traces at one value"));
     json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
+    /* as a job: the same document */
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p4);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model?job=always", exp);
+    harness_response r;
+    char location[256];
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, strlen(body), &r);
+    check(r.status == 202 && harness_header(&r, "Location", location, sizeof location) == 1,
+          "iteration model queued (%d)", r.status);
+    harness_response_free(&r);
+    json_t *v = await_run(h, location);
+    json_t *res = json_object_get(v, "result");
+    check(v && !strcmp(json_string_value(json_object_get(v, "kind")), "iteration-model") &&
+              !strcmp(json_string_value(json_object_get(v, "state")), "done") &&
+              fabs(json_number_value(json_object_get(json_array_get(json_object_get(res, "steps"), 0),
+                                                     "predicted")) - pred) < 1e-12,
+          "the job's model predicts the same %g s", pred);
+    json_decref(v);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":999999,"
+             "\"value\":2}],\"at\":16}", p1);
+    json_decref(call(h, "POST", path, body, 404, "an unknown profile is refused before queueing"));
 }
 
 /* Devices: the built-in catalog listed read-only, a tenant's own added,
@@ -310,7 +333,7 @@ static void test_jobs(harness *h, long exp, long p_nccl)
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=always&device=B9",
              exp, p_nccl);
     json_decref(call(h, "GET", path, NULL, 404, "an unknown device is refused at once"));
-    check(harness_sql_long(h, "SELECT count(*) FROM iteration_runs") == 2, "two runs queued");
+    check(harness_sql_long(h, "SELECT count(*) FROM iteration_runs") == 3, "three runs queued");
     snprintf(path, sizeof path, "/v1/experiments/%ld/analyses/999999", exp);
     json_decref(call(h, "GET", path, NULL, 404, "an unknown run"));
 }
