@@ -272,6 +272,23 @@ static json_t *breakdown_json(const xg_breakdown *b)
     json_object_set_new(o, "kernel_count", count);
     json_object_set_new(o, "idle_by_stream", idle);
     json_object_set_new(o, "excluded_events", json_integer(b->excluded));
+    /* HTA's names: the types of the set in order, joined by " overlapping " */
+    static const char *const tname[3] = {"computation", "communication", "memory"};
+    double tt = 0;
+    for (int m = 1; m < 8; m++)
+        tt += b->type_time[m];
+    json_t *types = json_array();
+    for (int m = 1; m < 8; m++) {
+        char label[80] = "";
+        for (int k = 0; k < 3; k++)
+            if (m & (1 << k))
+                snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s",
+                         label[0] ? " overlapping " : "", tname[k]);
+        json_array_append_new(types, json_pack("{s:s, s:f, s:f}", "kernel_type", label,
+                                               "seconds", b->type_time[m], "pct",
+                                               pct(b->type_time[m], tt)));
+    }
+    json_object_set_new(o, "kernel_types", types);
     return o;
 }
 

@@ -84,6 +84,68 @@ static double union_upto(const bd_iv *v, size_t n, int maxtype, double *last_end
     return open ? total + fmax(b - a, 0) : 0;
 }
 
+/* HTA's kernel type breakdown (TraceAnalysis.get_gpu_kernel_breakdown with
+ * its default include_memory_kernels=True): each type's intervals merged on
+ * their own, then the time each set of types runs together. */
+typedef struct bd_edge {
+    double t;
+    int delta;
+} bd_edge;
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const bd_edge *a = x, *b = y;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* Appends the merged intervals of type (v sorted by start) as edges. */
+static size_t merged_edges(const bd_iv *v, size_t n, int type, int bit, bd_edge *e, size_t k)
+{
+    double a = 0, b = 0, cummax = -INFINITY;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].type != type)
+            continue;
+        if (!open || v[i].a > cummax) {
+            if (open && b > a) {
+                e[k++] = (bd_edge){a, bit};
+                e[k++] = (bd_edge){b, -bit};
+            }
+            a = v[i].a;
+            b = v[i].b;
+            open = 1;
+        } else if (v[i].b > b) {
+            b = v[i].b;
+        }
+        if (v[i].b > cummax)
+            cummax = v[i].b;
+    }
+    if (open && b > a) {
+        e[k++] = (bd_edge){a, bit};
+        e[k++] = (bd_edge){b, -bit};
+    }
+    return k;
+}
+
+static int kernel_types(const bd_iv *v, size_t n, xg_breakdown *out)
+{
+    bd_edge *e = malloc((2 * n + 1) * sizeof *e);
+    if (!e)
+        return -1;
+    size_t k = merged_edges(v, n, XG_COMP, 1, e, 0);
+    k = merged_edges(v, n, XG_COMM, 2, e, k);
+    k = merged_edges(v, n, XG_MEM, 4, e, k);
+    qsort(e, k, sizeof *e, cmp_edge);
+    int running = 0;
+    for (size_t i = 0; i < k; i++) {
+        running += e[i].delta;
+        if (i + 1 < k && running > 0 && running < 8)
+            out->type_time[running] += (e[i + 1].t - e[i].t) * 1e-6;
+    }
+    free(e);
+    return 0;
+}
+
 void xg_breakdown_free(xg_breakdown *b)
 {
     free(b->idle_streams);
@@ -237,6 +299,9 @@ int xg_breakdown_compute(const xg_graph *g, int step, double consecutive_delay_u
     out->mem = (u_ccm - u_cc) * 1e-6;
     out->other = (u_all - u_ccm) * 1e-6;
     out->idle = (hi - lo - u_all) * 1e-6;
+    int rc = kernel_types(v, n, out);
     free(v);
-    return 0;
+    if (rc < 0)
+        xg_error_set(err, -1, NULL, "out of memory");
+    return rc;
 }

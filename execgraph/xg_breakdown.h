@@ -70,6 +70,11 @@ typedef struct xg_breakdown {
     double window;                  /* seconds */
     double comp, comm, mem, other, idle; /* seconds, adding up to window */
     long long excluded;             /* device events left out (XG_BD_TRACE) */
+    /* HTA's kernel type breakdown (get_gpu_kernel_breakdown, memory kernels
+     * included as its default): seconds each set of types runs together,
+     * by mask (1 computation, 2 communication, 4 memory: [3] computation
+     * overlapping communication); each type's intervals merged first */
+    double type_time[8];
     double kernel_sum[XG_NDEVTYPES];
     long long kernels[XG_NDEVTYPES];
     xg_idle_stream *idle_streams;   /* one per stream with device events */

@@ -65,12 +65,14 @@ for name, path in paths.items():
     ta = TraceAnalysis(trace_dir=d)
     r = ta.get_temporal_breakdown(visualize=False).iloc[0]
     idle, _ = ta.get_idle_time_breakdown(ranks=list(ta.t.traces.keys()), visualize=False)
+    kt, _ = ta.get_gpu_kernel_breakdown(visualize=False)
     shutil.rmtree(d)
     ref[name] = {'kernel_time_us': float(r['kernel_time(us)']), 'idle_time_us': float(r['idle_time(us)']),
                  'compute_time_us': float(r['compute_time(us)']),
                  'non_compute_time_us': float(r['non_compute_time(us)']),
                  'idle_by_stream': [{'stream': int(x.stream), 'idle_category': x.idle_category,
-                                     'idle_time_us': float(x.idle_time)} for x in idle.itertuples()]}
+                                     'idle_time_us': float(x.idle_time)} for x in idle.itertuples()],
+                 'kernel_types_us': {x.kernel_type: float(x.sum) for x in kt.itertuples()}}
 bad = 0
 for name, h in ref.items():
     doc = json.loads(subprocess.run(['build/perfcast', 'iteration', paths[name], '--json'],
@@ -83,12 +85,21 @@ for name, h in ref.items():
     for x in h['idle_by_stream']:
         ours[f"stream {x['stream']} {x['idle_category']}"] = streams.get(x['stream'], {}).get(x['idle_category'], 0) * 1e6
         h[f"stream {x['stream']} {x['idle_category']}"] = x['idle_time_us']
+    kt = {x['kernel_type'].upper().replace(' OVERLAPPING ', ' overlapping '): x['seconds'] * 1e6
+          for x in b['kernel_types']}
+    for k, v in h['kernel_types_us'].items():
+        ours[f'kernel type {k}'] = kt.get(k, 0)
+        h[f'kernel type {k}'] = v
+    for k, v in kt.items():
+        if v and k not in h['kernel_types_us']:
+            ours[f'kernel type {k}'] = v
+            h[f'kernel type {k}'] = 0
     for k, v in ours.items():
         diff = 100 * abs(v - h[k]) / w
         print(f'{name:16s} {k:28s} perfcast {v:14.1f} HTA {h[k]:14.1f} us  {diff:.4f}% of the window')
         bad += diff > 1
-    for x in h['idle_by_stream']:
-        del h[f"stream {x['stream']} {x['idle_category']}"]
+    for k in [k for k in h if k.startswith('stream ') or k.startswith('kernel type ')]:
+        del h[k]
 if '--write' in sys.argv[1:]:
     with open('tests/data/hta_reference.json', 'w') as f:
         json.dump({'source': 'HolisticTraceAnalysis get_temporal_breakdown / get_idle_time_breakdown, defaults',

@@ -732,6 +732,23 @@ static void test_hta_reference(void)
             check(fabs(got - want) <= tol, "%s: stream %lld %s idle %g s as HTA's %g", name, s,
                   cat, got, want);
         }
+        /* the kernel type breakdown: HTA's labels are the mask's types in order */
+        static const char *const tn[3] = {"COMPUTATION", "COMMUNICATION", "MEMORY"};
+        json_t *kts = json_object_get(h, "kernel_types_us");
+        double total = 0;
+        for (int m = 1; m < 8; m++)
+            total += b.type_time[m];
+        for (int m = 1; m < 8; m++) {
+            char label[96] = "";
+            for (int k = 0; k < 3; k++)
+                if (m & (1 << k))
+                    snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s",
+                             label[0] ? " overlapping " : "", tn[k]);
+            json_t *x = json_object_get(kts, label);
+            double want = x ? json_number_value(x) * 1e-6 : 0;
+            check(fabs(b.type_time[m] - want) <= 0.01 * total + 1e-12,
+                  "%s: kernel type %s %g s as HTA's %g", name, label, b.type_time[m], want);
+        }
         xg_breakdown_free(&b);
         xg_graph_free(&g);
         xg_trace_free(&t);
