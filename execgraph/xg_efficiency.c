@@ -265,11 +265,14 @@ int xg_eff_attr_build(const xg_graph *g, xg_eff_attr *a, xg_error *err)
     a->prec = malloc(n);
     a->cls = malloc(n);
     ef_ctx c = {0};
-    if (!a->flops || !a->bytes || !a->prec || !a->cls || prepare(&c, g, err) < 0) {
+    if (!a->flops || !a->bytes || !a->prec || !a->cls) {
+        xg_eff_attr_free(a);
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    if (prepare(&c, g, err) < 0) {
         release(&c);
         xg_eff_attr_free(a);
-        if (!err->msg[0])
-            xg_error_set(err, -1, NULL, "out of memory");
         return -1;
     }
     for (size_t i = 0; i < t->n; i++) {
