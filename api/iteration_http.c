@@ -54,6 +54,12 @@
  * the reader's rate for plain JSON, more for gzip). ?job=always queues any. */
 #define IT_INLINE_BYTES ((size_t)4 << 20)
 
+static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
+static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
+static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const json_t *body,
+                      api_response *resp);
+static int check_job_param(const api_request *req, api_response *resp);
+
 /* A stored Kineto upload, loaded into t. 0, or -1 with resp answered. */
 static int load_profile(PGconn *c, const api_request *req, int64_t exp, int64_t profile,
                         xg_trace *t, api_response *resp, const char *field)
@@ -175,10 +181,75 @@ done:
     return out;
 }
 
+/* Whether measuring a set on profiles goes to a job worker: their stored
+ * bytes together over the threshold, or ?job=always. Checks the ids (400),
+ * that each is the tenant's (404) Kineto upload (422), and that the name
+ * is free (409). 0, or -1 with resp answered. */
+static int set_queue(PGconn *c, const api_request *req, const char *name, const json_t *ids,
+                     int *queue, api_response *resp)
+{
+    size_t n = json_array_size(ids), total = 0;
+    if (!json_is_array(ids) || n == 0 || n > 64) {
+        api_problem(resp, 400, "profiles", "must be an array of 1 to 64 profile ids");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(ids, i);
+        char field[32], format[32];
+        size_t len;
+        store_error err;
+        snprintf(field, sizeof field, "profiles[%zu]", i);
+        if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+            api_problem(resp, 400, field, "must be a profile id");
+            return -1;
+        }
+        int rc = store_profile_raw_size(c, req->tenant_id, 0, json_integer_value(v), &len,
+                                        format, &err);
+        if (rc == STORE_NOT_FOUND) {
+            api_problem(resp, 404, field, "%s", err.msg);
+            return -1;
+        }
+        if (rc) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+        if (strcmp(format, "kineto") != 0) {
+            api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
+                        "reads PyTorch profiler (Kineto) traces", (int64_t)json_integer_value(v),
+                        format);
+            return -1;
+        }
+        total += len;
+    }
+    const char *job = api_query(req, "job");
+    *queue = total > IT_INLINE_BYTES || (job && !strcmp(job, "always"));
+    if (*queue) {
+        store_error err;
+        store_overhead_set s;
+        int rc = store_overheads_get_by_name(c, req->tenant_id, name, &s, &err);
+        if (rc == STORE_OK) {
+            store_overhead_set_free(&s);
+            api_problem(resp, 409, "name", "an overhead set named \"%.100s\" exists", name);
+            return -1;
+        }
+        if (rc != STORE_NOT_FOUND) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    overheads_create(ctx, req, resp, 1);
+}
+
+/* POST /v1/overhead-sets; allow_queue 0 in a job worker. */
+static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue)
+{
     json_t *doc;
-    if (api_parse_object(req, resp, &doc))
+    if ((allow_queue && check_job_param(req, resp) < 0) || api_parse_object(req, resp, &doc))
         return;
     const char *name = json_string_value(json_object_get(doc, "name"));
     json_t *given = json_object_get(doc, "set"), *ids = json_object_get(doc, "profiles");
@@ -200,6 +271,15 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     if (!(c = store_acquire(ctx->db, &err))) {
         api_store_problem(resp, &err);
+        goto done;
+    }
+    int queue = 0;
+    if (!given && allow_queue && set_queue(c, req, name, ids, &queue, resp) < 0)
+        goto done;
+    if (queue) {
+        store_release(ctx->db, c);
+        c = NULL;
+        queue_run(ctx, req, "overhead-set", doc, resp);
         goto done;
     }
     if (given) {
@@ -427,9 +507,10 @@ static json_t *text_or_null(const char *text)
 
 static json_t *run_view(const store_it_run *r)
 {
-    json_t *v = json_pack("{s:I, s:I, s:I, s:s, s:s, s:i}", "id", (json_int_t)r->id, "experiment",
-                          (json_int_t)r->experiment_id, "profile", (json_int_t)r->profile_id,
-                          "kind", r->kind, "state", r->state, "attempts", r->attempts);
+    json_t *v = json_pack("{s:I, s:o, s:I, s:s, s:s, s:i}", "id", (json_int_t)r->id, "experiment",
+                          r->experiment_id > 0 ? json_integer(r->experiment_id) : json_null(),
+                          "profile", (json_int_t)r->profile_id, "kind", r->kind, "state",
+                          r->state, "attempts", r->attempts);
     const char *ts[] = {r->created_at, r->started_at, r->finished_at};
     const char *keys[] = {"created_at", "started_at", "finished_at"};
     for (int i = 0; i < 3; i++)
@@ -456,10 +537,13 @@ static int check_job_param(const api_request *req, api_response *resp)
 static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const json_t *body,
                       api_response *resp)
 {
-    int64_t exp, profile;
-    if (api_path_id(req, resp, "id", "experiment", &exp))
+    int64_t exp = 0, profile;
+    int tenant_level = !strcmp(kind, "overhead-set");
+    if (!tenant_level && api_path_id(req, resp, "id", "experiment", &exp))
         return;
-    if (!strcmp(kind, "iteration-model"))
+    if (tenant_level)
+        profile = json_integer_value(json_array_get(json_object_get(body, "profiles"), 0));
+    else if (!strcmp(kind, "iteration-model"))
         profile = json_integer_value(
             json_object_get(json_array_get(json_object_get(body, "profiles"), 0), "profile"));
     else if (api_path_id(req, resp, "profile", "profile", &profile))
@@ -484,7 +568,11 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
         return;
     }
     api_send_json(resp, 202, run_view(&r));
-    api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/analyses/%" PRId64, exp, r.id);
+    if (tenant_level)
+        api_add_header(resp, "Location", "/v1/analyses/%" PRId64, r.id);
+    else
+        api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/analyses/%" PRId64, exp,
+                       r.id);
     store_it_run_free(&r);
 }
 
@@ -535,11 +623,11 @@ void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
         api_send_json(resp, 200, breakdown_view(doc));
 }
 
-/* GET /v1/experiments/{id}/analyses/{run} */
+/* GET /v1/experiments/{id}/analyses/{run}, GET /v1/analyses/{run} */
 void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
 {
-    int64_t exp, id;
-    if (api_path_id(req, resp, "id", "experiment", &exp) ||
+    int64_t exp = 0, id;
+    if ((api_path_param(req, "id") && api_path_id(req, resp, "id", "experiment", &exp)) ||
         api_path_id(req, resp, "run", "analysis", &id))
         return;
     store_error err;
@@ -554,8 +642,6 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, 200, run_view(&r));
     store_it_run_free(&r);
 }
-
-static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
 
 /* The analysis a claimed run asks for, as the request would have had it
  * analysed: result text, or NULL with *error the problem document text. */
@@ -576,13 +662,18 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
     char *text = NULL;
     size_t len;
     json_t *doc = NULL;
-    if (!strcmp(r->kind, "iteration-model")) {
+    if (!strcmp(r->kind, "iteration-model") || !strcmp(r->kind, "overhead-set")) {
+        int model = !strcmp(r->kind, "iteration-model");
         char *b = json_is_object(body) ? api_json_text(body, &len) : NULL;
         req.body = b ? b : "";
         req.body_len = b ? len : 0;
-        iteration_model(&ctx, &req, &resp, 0);
+        req.nparams = model ? 1 : 0;
+        if (model)
+            iteration_model(&ctx, &req, &resp, 0);
+        else
+            overheads_create(&ctx, &req, &resp, 0);
         free(b);
-        if (resp.status == 200 && resp.body)
+        if (resp.status == (model ? 200 : 201) && resp.body)
             text = strndup(resp.body, resp.body_len);
     } else {
         doc = analyse_profile(&ctx, &req, json_is_object(body) ? body : NULL, &resp, NULL);

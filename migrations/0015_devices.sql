@@ -20,9 +20,10 @@ CREATE TABLE devices (
 CREATE TABLE iteration_runs (
     id            bigserial PRIMARY KEY,
     tenant_id     bigint NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
-    experiment_id bigint NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+    experiment_id bigint REFERENCES experiments(id) ON DELETE CASCADE,  -- NULL: overhead-set
     profile_id    bigint NOT NULL,  -- iteration-model: the first of its profiles
-    kind          text NOT NULL CHECK (kind IN ('iteration', 'breakdown', 'iteration-model')),
+    kind          text NOT NULL
+                  CHECK (kind IN ('iteration', 'breakdown', 'iteration-model', 'overhead-set')),
     request       jsonb NOT NULL,
     state         text NOT NULL DEFAULT 'queued'
                   CHECK (state IN ('queued', 'running', 'done', 'failed')),

@@ -78,7 +78,7 @@ int store_it_run_add(PGconn *c, store_it_run *r, store_error *err)
     idtext(t, r->tenant_id);
     idtext(e, r->experiment_id);
     idtext(p, r->profile_id);
-    const char *vals[] = {t, e, p, r->kind, r->request};
+    const char *vals[] = {t, r->experiment_id > 0 ? e : NULL, p, r->kind, r->request};
     PGresult *res = PQexecParams(c,
                                  "WITH i AS (INSERT INTO iteration_runs (tenant_id, experiment_id, "
                                  "profile_id, kind, request) VALUES ($1, $2, $3, $4, $5::jsonb) "
@@ -102,11 +102,11 @@ int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_i
     idtext(t, tenant);
     idtext(e, exp);
     idtext(i, id);
-    snprintf(what, sizeof what, "no analysis %s in this experiment", i);
+    snprintf(what, sizeof what, "no analysis %s%s", i, exp > 0 ? " in this experiment" : "");
     const char *vals[] = {t, e, i};
     PGresult *r = PQexecParams(c,
                                "SELECT " RUN_COLS " FROM iteration_runs WHERE tenant_id = $1 "
-                               "AND experiment_id = $2 AND id = $3",
+                               "AND ($2::bigint <= 0 OR experiment_id = $2) AND id = $3",
                                3, NULL, vals, NULL, NULL, 0);
     return one(c, r, out, what, err);
 }

@@ -15,8 +15,8 @@
 #include "store/db.h"
 
 typedef struct store_it_run {
-    int64_t id, tenant_id, experiment_id, profile_id;
-    char kind[16];      /* "iteration" | "breakdown" | "iteration-model" */
+    int64_t id, tenant_id, experiment_id, profile_id; /* experiment 0: none (overhead-set) */
+    char kind[16];      /* "iteration" | "breakdown" | "iteration-model" | "overhead-set" */
     char state[12];     /* queued | running | done | failed */
     int attempts;
     char *request;      /* JSON text */
@@ -28,7 +28,8 @@ typedef struct store_it_run {
 /* Inserts a queued run (fills id, created_at) and wakes the workers (at
  * COMMIT, or at once outside a transaction). */
 int store_it_run_add(PGconn *c, store_it_run *r, store_error *err);
-/* Run id of experiment exp of tenant; unknown -> STORE_NOT_FOUND. */
+/* Run id of tenant (of experiment exp when exp > 0); unknown ->
+ * STORE_NOT_FOUND. */
 int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_it_run *out,
                      store_error *err);
 /* Takes the oldest claimable run (running now, attempts + 1); none ->

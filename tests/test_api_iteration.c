@@ -336,6 +336,29 @@ static void test_jobs(harness *h, long exp, long p_nccl)
     check(harness_sql_long(h, "SELECT count(*) FROM iteration_runs") == 3, "three runs queued");
     snprintf(path, sizeof path, "/v1/experiments/%ld/analyses/999999", exp);
     json_decref(call(h, "GET", path, NULL, 404, "an unknown run"));
+    /* an overhead set measured by a worker: the run at the tenant's /v1/analyses/{run} */
+    char body[160];
+    snprintf(body, sizeof body, "{\"name\":\"queued-set\",\"profiles\":[%ld]}", p_nccl);
+    harness_request(h, "POST", "/v1/overhead-sets?job=always", "Content-Type: application/json\r\n",
+                    body, strlen(body), &r);
+    has_loc = harness_header(&r, "Location", location, sizeof location) == 1;
+    check(r.status == 202 && has_loc && !strncmp(location, "/v1/analyses/", 13),
+          "overhead set queued (%d, %s)", r.status, location);
+    harness_response_free(&r);
+    v = await_run(h, location);
+    res = json_object_get(v, "result");
+    check(v && !strcmp(json_string_value(json_object_get(v, "state")), "done") &&
+              json_is_null(json_object_get(v, "experiment")) &&
+              !strcmp(json_string_value(json_object_get(res, "name")), "queued-set") &&
+              json_array_size(json_object_get(json_object_get(res, "set"), "stats")) > 10,
+          "the worker measured and stored the set");
+    json_decref(v);
+    check(harness_sql_long(h, "SELECT count(*) FROM overhead_sets WHERE name = 'queued-set'") == 1,
+          "the set is stored");
+    json_decref(call(h, "POST", "/v1/overhead-sets?job=always", body, 409,
+                     "the same name is refused before queueing"));
+    json_decref(call(h, "POST", "/v1/overhead-sets?job=always",
+                     "{\"name\":\"z\",\"profiles\":[999999]}", 404, "an unknown profile, at once"));
 }
 
 int main(void)
