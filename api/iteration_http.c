@@ -32,9 +32,19 @@
  * figures are measured against (api/devices.c), 404 naming "device" when
  * neither built in nor the tenant's.
  *
+ *   GET    /v1/experiments/{id}/analyses/{run}, GET /v1/analyses/{run}
+ *                                    -> 200 a run of the job workers: {"id",
+ *                                       "experiment","profile","kind","state",
+ *                                       "attempts",...,"result","error"}
+ *
  * The traces are the raw bytes stored with each upload (profiles.raw), read
- * in memory and analysed in the request; only Kineto uploads qualify (422
- * otherwise). Bad input is a 4xx naming the field: an unknown profile or
+ * in memory; only Kineto uploads qualify (422 otherwise). Uploads stored in
+ * more than IT_INLINE_BYTES (together, for the iteration model and a set's
+ * measurement), or any with ?job=always, are analysed by a job worker
+ * (store/iteration_runs.h, api_iteration_run_next): the request checks what
+ * it can and answers 202 with the run at Location; the worker runs the same
+ * code on a request rebuilt from the run and keeps the answer document, or
+ * the problem document, with the run. Bad input is a 4xx naming the field: an unknown profile or
  * set 404, a what-if entry naming nothing or a trace without correlation
  * ids 422 with the entry or the event. A set is stored only once measured.
  */

@@ -3,8 +3,9 @@
  * PostgreSQL (tests/harness.h): Kineto traces uploaded as profiles, overhead
  * sets created from them (and as given), listed, fetched and deleted; the
  * iteration prediction and the breakdown of an upload, equal to what the
- * library computes on the same file; every refusal a 4xx naming the field,
- * storing nothing.
+ * library computes on the same file; devices and the efficiency figures
+ * against them; analyses queued for the job workers and their runs; every
+ * refusal a 4xx naming the field, storing nothing.
  */
 #include <fcntl.h>
 #include <math.h>
