@@ -38,6 +38,9 @@ static int kernel_class(const xg_event *e, const char *name)
 
 typedef struct ef_ctx {
     const xg_graph *g;
+    /* per name id, computed on first use: 1 + kernel class, and whether the
+     * name says tf32 (1 + 0/1); names run to hundreds of bytes */
+    signed char *name_cls, *name_tf32;
     int *flops_owner, *bytes_owner;  /* per event index: op event, -1 */
     double *own_dur;                 /* per op event: summed duration of its kernels */
     long long *own_count;
@@ -138,7 +141,12 @@ static ef_fig figures(const ef_ctx *c, int ev)
     const xg_trace *t = c->g->t;
     const xg_event *e = &t->ev[ev];
     const char *name = xg_name(t, e->name);
-    ef_fig f = {.flops = -1, .bytes = -1, .prec = XG_FP32, .cls = kernel_class(e, name)};
+    if (e->kind == XG_KERNEL && !c->name_cls[e->name]) {
+        c->name_cls[e->name] = (signed char)(1 + kernel_class(e, name));
+        c->name_tf32[e->name] = strstr(name, "tf32") ? 2 : 1;
+    }
+    ef_fig f = {.flops = -1, .bytes = -1, .prec = XG_FP32,
+                .cls = e->kind == XG_KERNEL ? c->name_cls[e->name] - 1 : XG_EK_MEMORY};
     if (e->kind != XG_KERNEL) {
         f.bytes = e->bytes;
         return f;
@@ -155,7 +163,7 @@ static ef_fig figures(const ef_ctx *c, int ev)
     const xg_info *pi = bo >= 0 ? xg_trace_info(t, bo) : fo >= 0 ? xg_trace_info(t, fo) : NULL;
     if (pi && pi->prec >= 0 && pi->prec < XG_NPREC)
         f.prec = pi->prec;
-    if (f.prec == XG_FP32 && strstr(name, "tf32"))
+    if (f.prec == XG_FP32 && c->name_tf32[e->name] == 2)
         f.prec = XG_TF32;
     return f;
 }
@@ -202,7 +210,10 @@ static int prepare(ef_ctx *c, const xg_graph *g, xg_error *err)
     c->bytes_owner = malloc(n * sizeof *c->bytes_owner);
     c->own_dur = calloc(n, sizeof *c->own_dur);
     c->own_count = calloc(n, sizeof *c->own_count);
-    if (!c->flops_owner || !c->bytes_owner || !c->own_dur || !c->own_count) {
+    c->name_cls = calloc((size_t)(t->nnames ? t->nnames : 1), 1);
+    c->name_tf32 = calloc((size_t)(t->nnames ? t->nnames : 1), 1);
+    if (!c->flops_owner || !c->bytes_owner || !c->own_dur || !c->own_count || !c->name_cls ||
+        !c->name_tf32) {
         xg_error_set(err, -1, NULL, "out of memory");
         return -1;
     }
@@ -233,6 +244,8 @@ static void release(ef_ctx *c)
     free(c->bytes_owner);
     free(c->own_dur);
     free(c->own_count);
+    free(c->name_cls);
+    free(c->name_tf32);
 }
 
 void xg_efficiency_free(xg_efficiency *e)
