@@ -77,6 +77,14 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_overheads_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_overheads_get(api_ctx *ctx, api_request *req, api_response *resp);
 void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp);
+void api_devices_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_devices_create(api_ctx *ctx, api_request *req, api_response *resp);
+void api_devices_delete(api_ctx *ctx, api_request *req, api_response *resp);
+/* ?device=NAME of a request: a built-in or the tenant's device into out
+ * (*found 1), nothing asked (*found 0); -1 with resp answered (404). */
+struct xg_device;
+int api_device_lookup(PGconn *c, const api_request *req, struct xg_device *out, int *found,
+                      api_response *resp);
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp);
 void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp);
@@ -92,6 +100,12 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
  * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
  * database is away. */
 int api_sim_run_next(store *db, double lease_seconds);
+/* GET /v1/experiments/{id}/analyses/{run}: a per-iteration analysis run by
+ * the job workers (api/iteration_http.c). */
+void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp);
+/* Runs the oldest queued per-iteration analysis: 1 one was run, 0 none was
+ * queued, -1 database trouble. */
+int api_iteration_run_next(store *db);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

@@ -47,6 +47,13 @@ static int on_event(void *c, const kev_event *e, ingest_error *ierr)
         x.corr = -1;
     if (xg_trace_add(lc->t, &x, lc->xerr) < 0)
         goto fail;
+    if ((x.kind == XG_OP && (e->flops >= 0 || e->in_bytes >= 0)) ||
+        (x.kind == XG_KERNEL && e->flops >= 0)) {
+        xg_info inf = {.prec = e->prec, .flops = e->flops,
+                       .bytes = x.kind == XG_OP ? e->in_bytes : -1};
+        if (xg_trace_add_info(lc->t, &inf, lc->xerr) < 0)
+            goto fail;
+    }
     return 0;
 fail:
     snprintf(ierr->msg, sizeof ierr->msg, "%s", lc->xerr->msg);
@@ -239,29 +246,171 @@ static double pct(double part, double whole)
 
 static json_t *breakdown_json(const xg_breakdown *b)
 {
-    json_t *idle = json_array();
+    static const char *const type[XG_NDEVTYPES] = {"computation", "communication", "memory",
+                                                   "other"};
+    const double part[XG_NDEVTYPES] = {b->comp, b->comm, b->mem, b->other};
+    json_t *idle = json_array(), *sum = json_object(), *count = json_object();
     for (int i = 0; i < b->nidle; i++) {
         const xg_idle_stream *s = &b->idle_streams[i];
         json_array_append_new(idle, json_pack("{s:I, s:f, s:f, s:f}", "stream",
                                               (json_int_t)s->stream, "host_wait", s->host_wait,
                                               "kernel_wait", s->kernel_wait, "other", s->other));
     }
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:{s:f, s:f, s:f}, "
-                     "s:{s:I, s:I, s:I}, s:o}",
-                     "window", b->window, "computation", b->comp, "communication", b->comm,
-                     "memory", b->mem, "idle", b->idle, "computation_pct", pct(b->comp, b->window),
-                     "communication_pct", pct(b->comm, b->window), "memory_pct",
-                     pct(b->mem, b->window), "idle_pct", pct(b->idle, b->window),
-                     "non_compute", b->comm + b->mem, "kernel_sum", "computation",
-                     b->kernel_sum[XG_COMP], "communication", b->kernel_sum[XG_COMM], "memory",
-                     b->kernel_sum[XG_MEM], "kernel_count", "computation",
-                     (json_int_t)b->kernels[XG_COMP], "communication",
-                     (json_int_t)b->kernels[XG_COMM], "memory", (json_int_t)b->kernels[XG_MEM],
-                     "idle_by_stream", idle);
+    json_t *o = json_pack("{s:f}", "window", b->window);
+    for (int k = 0; k < XG_NDEVTYPES; k++) {
+        char key[32];
+        json_object_set_new(o, type[k], json_real(part[k]));
+        snprintf(key, sizeof key, "%s_pct", type[k]);
+        json_object_set_new(o, key, json_real(pct(part[k], b->window)));
+        json_object_set_new(sum, type[k], json_real(b->kernel_sum[k]));
+        json_object_set_new(count, type[k], json_integer(b->kernels[k]));
+    }
+    json_object_set_new(o, "idle", json_real(b->idle));
+    json_object_set_new(o, "idle_pct", json_real(pct(b->idle, b->window)));
+    json_object_set_new(o, "non_compute", json_real(b->comm + b->mem + b->other));
+    json_object_set_new(o, "kernel_sum", sum);
+    json_object_set_new(o, "kernel_count", count);
+    json_object_set_new(o, "idle_by_stream", idle);
+    json_object_set_new(o, "excluded_events", json_integer(b->excluded));
+    /* HTA's names: the types of the set in order, joined by " overlapping " */
+    static const char *const tname[3] = {"computation", "communication", "memory"};
+    double tt = 0;
+    for (int m = 1; m < 8; m++)
+        tt += b->type_time[m];
+    json_t *types = json_array();
+    for (int m = 1; m < 8; m++) {
+        char label[80] = "";
+        for (int k = 0; k < 3; k++)
+            if (m & (1 << k))
+                snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s",
+                         label[0] ? " overlapping " : "", tname[k]);
+        json_array_append_new(types, json_pack("{s:s, s:f, s:f}", "kernel_type", label,
+                                               "seconds", b->type_time[m], "pct",
+                                               pct(b->type_time[m], tt)));
+    }
+    json_object_set_new(o, "kernel_types", types);
+    return o;
+}
+
+/* ---- efficiency ---------------------------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *iteration_device_json(const xg_device *d)
+{
+    json_t *peak = json_object();
+    for (int p = 0; p < XG_NPREC; p++)
+        json_object_set_new(peak, xg_prec_name(p), json_real(d->peak[p]));
+    return json_pack("{s:s, s:o, s:f}", "name", d->name, "peak_flops", peak, "dram_bandwidth",
+                     d->dram_bw);
+}
+
+int iteration_device_parse(const json_t *j, xg_device *d, xg_error *err)
+{
+    memset(d, 0, sizeof *d);
+    err->event = -1;
+    if (!json_is_object(j)) {
+        xg_error_set(err, -1, "device", "a device is an object {\"name\", \"peak_flops\": "
+                                        "{\"fp64\",\"fp32\",\"tf32\",\"fp16\"}, "
+                                        "\"dram_bandwidth\"}");
+        return -1;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)j, key, v) {
+        if (strcmp(key, "name") && strcmp(key, "peak_flops") && strcmp(key, "dram_bandwidth") &&
+            strcmp(key, "builtin")) {
+            xg_error_set(err, -1, key, "%.40s: unknown field (name, peak_flops, dram_bandwidth)",
+                         key);
+            return -1;
+        }
+    }
+    json_t *name = json_object_get(j, "name"), *peak = json_object_get(j, "peak_flops");
+    if (!json_is_string(name) || json_string_length(name) >= sizeof d->name) {
+        xg_error_set(err, -1, "name", "name: expected a string of 1 to %zu characters",
+                     sizeof d->name - 1);
+        return -1;
+    }
+    snprintf(d->name, sizeof d->name, "%s", json_string_value(name));
+    if (!json_is_object(peak)) {
+        xg_error_set(err, -1, "peak_flops",
+                     "peak_flops: expected {\"fp64\",\"fp32\",\"tf32\",\"fp16\"} in FLOP/s");
+        return -1;
+    }
+    json_object_foreach(peak, key, v) {
+        if (xg_prec_parse(key) < 0 || !strcmp(key, "bf16")) {
+            xg_error_set(err, -1, "peak_flops", "peak_flops.%.30s: unknown precision "
+                                                "(fp64, fp32, tf32, fp16)", key);
+            return -1;
+        }
+    }
+    for (int p = 0; p < XG_NPREC; p++) {
+        json_t *x = json_object_get(peak, xg_prec_name(p));
+        d->peak[p] = json_is_number(x) ? json_number_value(x) : NAN;
+    }
+    json_t *bw = json_object_get(j, "dram_bandwidth");
+    d->dram_bw = json_is_number(bw) ? json_number_value(bw) : NAN;
+    return xg_device_validate(d, err);
+}
+
+static json_t *eff_sum_json(const xg_eff_sum *s, const xg_device *dev)
+{
+    json_t *o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "count", (json_int_t)s->count, "time",
+                          s->time, "flops", s->flops, "flop_time", s->flop_time, "bytes",
+                          s->bytes, "byte_time", s->byte_time);
+    json_object_set_new(o, "achieved_flops", num_or_null(xg_eff_achieved_flops(s)));
+    json_object_set_new(o, "flops_fraction", num_or_null(xg_eff_flops_frac(s)));
+    json_object_set_new(o, "achieved_bandwidth", num_or_null(xg_eff_achieved_bw(s)));
+    json_object_set_new(o, "bandwidth_fraction", num_or_null(xg_eff_bw_frac(s, dev)));
+    json_object_set_new(o, "roofline_time", dev ? json_real(s->roofline) : json_null());
+    json_object_set_new(o, "roofline_measured", dev ? json_real(s->roofline_measured) : json_null());
+    return o;
+}
+
+json_t *iteration_efficiency_json(const xg_eff_attr *a, const xg_device *dev, int step,
+                                  int kernels, xg_error *err)
+{
+    const xg_graph *g = a->g;
+    xg_efficiency e;
+    if (xg_efficiency_of(a, dev, step, kernels ? 10 : 1, &e, err) < 0)
+        return NULL;
+    json_t *o = eff_sum_json(&e.total, dev);
+    if (kernels) {
+        json_object_set_new(o, "device", dev ? iteration_device_json(dev) : json_null());
+        json_t *k = json_array();
+        for (int i = 0; i < e.nkernels; i++) {
+            const xg_eff_kernel *x = &e.kernels[i];
+            json_t *ko = eff_sum_json(&x->s, dev);
+            json_object_set_new(ko, "name", json_string(xg_name(g->t, x->name)));
+            json_object_set_new(ko, "class", json_string(xg_ek_class_name(x->cls)));
+            json_object_set_new(ko, "precision", x->cls == XG_EK_MEMORY
+                                                     ? json_null()
+                                                     : json_string(xg_prec_name(x->prec)));
+            json_array_append_new(k, ko);
+        }
+        json_object_set_new(o, "kernels", k);
+        json_t *w = json_array();
+        if (!e.trace_has_flops)
+            json_array_append_new(w, json_string("the trace carries no FLOP counts (record with "
+                                                 "torch.profiler.profile(with_flops=True)): "
+                                                 "achieved FLOP/s unknown"));
+        if (!e.trace_has_shapes)
+            json_array_append_new(w, json_string("the trace carries no input shapes (record_shapes="
+                                                 "True): bytes known for memcpy/memset only"));
+        if (!dev)
+            json_array_append_new(w, json_string("no device named (?device=, --device): no "
+                                                 "fractions of peak nor roofline times"));
+        json_object_set_new(o, "warnings", w);
+    }
+    xg_efficiency_free(&e);
+    return o;
 }
 
 static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int with_bd,
-                         xg_error *err)
+                         const xg_eff_attr *attr, const xg_device *dev, xg_error *err)
 {
     const xg_cp_step *s = &r->steps[i];
     const xg_trace *t = g->t;
@@ -294,6 +443,12 @@ static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int wi
         }
         json_object_set_new(o, "breakdown", breakdown_json(&b));
         xg_breakdown_free(&b);
+        json_t *eff = iteration_efficiency_json(attr, dev, s->step, 0, err);
+        if (!eff) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set_new(o, "efficiency", eff);
     }
     return o;
 }
@@ -303,13 +458,18 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
 {
     xg_cp_options co = {.ov = ov, .kt = o->kt, .nkt = o->nkt, .launch_gap_us = -1, .top = o->top};
     xg_cp_result r;
-    if (xg_critpath(g, &co, &r, err) < 0)
+    xg_eff_attr attr = {0};
+    if (o->breakdown && xg_eff_attr_build(g, &attr, err) < 0)
         return NULL;
+    if (xg_critpath(g, &co, &r, err) < 0) {
+        xg_eff_attr_free(&attr);
+        return NULL;
+    }
     json_t *doc = NULL, *steps = json_array(), *streams = json_array(), *warn = json_array();
     json_t *kt = json_array();
     double sp = 0, sm = 0;
     for (int i = 0; i < r.nsteps; i++) {
-        json_t *s = step_json(g, &r, i, o->breakdown, err);
+        json_t *s = step_json(g, &r, i, o->breakdown, &attr, o->device, err);
         if (!s)
             goto done;
         json_array_append_new(steps, s);
@@ -353,13 +513,20 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
     steps = streams = warn = kt = NULL;
     if (doc && o->breakdown) {
         xg_breakdown b;
-        if (xg_breakdown_compute(g, -1, -1, &b, err) < 0) {
+        if (xg_breakdown_compute(g, XG_BD_TRACE, -1, &b, err) < 0) {
             json_decref(doc);
             doc = NULL;
             goto done;
         }
         json_object_set_new(doc, "breakdown", breakdown_json(&b));
         xg_breakdown_free(&b);
+        json_t *eff = iteration_efficiency_json(&attr, o->device, -1, 1, err);
+        if (!eff) {
+            json_decref(doc);
+            doc = NULL;
+            goto done;
+        }
+        json_object_set_new(doc, "efficiency", eff);
     }
 done:
     json_decref(steps);
@@ -367,6 +534,7 @@ done:
     json_decref(warn);
     json_decref(kt);
     xg_cp_result_free(&r);
+    xg_eff_attr_free(&attr);
     return doc;
 }
 

@@ -21,7 +21,14 @@
  *    "breakdown":{"window","computation","communication","memory","idle",
  *                 "computation_pct",...,"kernel_sum":{"computation",...},
  *                 "kernel_count":{..},"idle_by_stream":[{"stream","host_wait",
- *                 "kernel_wait","other"}]},
+ *                 "kernel_wait","other"}],"kernel_types":[{"kernel_type",
+ *                 "seconds","pct"}],"excluded_events"},
+ *    "efficiency":{"device":{..}|null,"kernel_time","flops","flop_time",
+ *                  "achieved_flops","flops_fraction","bytes","byte_time",
+ *                  "achieved_bandwidth","bandwidth_fraction","roofline_time",
+ *                  "roofline_measured","kernels":[{"name","class","precision",
+ *                  "count","time","flops","bytes",...,"roofline_time"}]}
+ *                  (also per step, without "kernels"),
  *    "warnings":[..]}
  */
 #ifndef PERFCAST_API_ITERATION_H
@@ -31,6 +38,7 @@
 
 #include "execgraph/xg_breakdown.h"
 #include "execgraph/xg_critpath.h"
+#include "execgraph/xg_efficiency.h"
 #include "ingest/trace.h"
 
 /* Reads a Kineto trace into t. 0, or -1 with err (event index and field
@@ -45,8 +53,18 @@ typedef struct iteration_opts {
     const xg_kt_entry *kt;
     int nkt;
     int top;                  /* top ops per step, 0: 5 */
-    int breakdown;            /* 1: include the breakdowns */
+    int breakdown;            /* 1: include the breakdowns and efficiency */
+    const xg_device *device;  /* peaks for the efficiency figures, NULL: none */
 } iteration_opts;
+
+/* The "efficiency" document of a trace or step (kernels: with the top
+ * kernels). NULL with err. */
+json_t *iteration_efficiency_json(const xg_eff_attr *a, const xg_device *dev, int step,
+                                  int kernels, xg_error *err);
+/* A device as JSON {"name","peak_flops":{"fp64",..},"dram_bandwidth"}, and
+ * back (0, or -1 with err->field naming the field). */
+json_t *iteration_device_json(const xg_device *d);
+int iteration_device_parse(const json_t *j, xg_device *d, xg_error *err);
 
 /* The analysis of a loaded trace as a JSON document, or NULL with err
  * (a what-if entry naming nothing: err->field "kernel_times"). */

@@ -26,11 +26,25 @@
  *                                       "interval", and "modelled"
  *   GET    /v1/experiments/{id}/profiles/{profile}/breakdown
  *                                    -> 200 {"rank","steps":[{"index","label",
- *                                       "breakdown"}],"breakdown"}
+ *                                       "breakdown","efficiency"}],"breakdown",
+ *                                       "efficiency"}
+ * ?device=NAME on the iteration and breakdown routes: the GPU the efficiency
+ * figures are measured against (api/devices.c), 404 naming "device" when
+ * neither built in nor the tenant's.
+ *
+ *   GET    /v1/experiments/{id}/analyses/{run}, GET /v1/analyses/{run}
+ *                                    -> 200 a run of the job workers: {"id",
+ *                                       "experiment","profile","kind","state",
+ *                                       "attempts",...,"result","error"}
  *
  * The traces are the raw bytes stored with each upload (profiles.raw), read
- * in memory and analysed in the request; only Kineto uploads qualify (422
- * otherwise). Bad input is a 4xx naming the field: an unknown profile or
+ * in memory; only Kineto uploads qualify (422 otherwise). Uploads stored in
+ * more than IT_INLINE_BYTES (together, for the iteration model and a set's
+ * measurement), or any with ?job=always, are analysed by a job worker
+ * (store/iteration_runs.h, api_iteration_run_next): the request checks what
+ * it can and answers 202 with the run at Location; the worker runs the same
+ * code on a request rebuilt from the run and keeps the answer document, or
+ * the problem document, with the run. Bad input is a 4xx naming the field: an unknown profile or
  * set 404, a what-if entry naming nothing or a trace without correlation
  * ids 422 with the entry or the event. A set is stored only once measured.
  */
@@ -42,7 +56,19 @@
 #include "api/handlers.h"
 #include "api/iteration.h"
 #include "api/iteration_model.h"
+#include "store/iteration_runs.h"
 #include "store/overheads.h"
+
+/* Stored uploads above this many bytes are analysed by a job worker: the
+ * request answers 202 with the run's location (about 0.2 s of analysis at
+ * the reader's rate for plain JSON, more for gzip). ?job=always queues any. */
+#define IT_INLINE_BYTES ((size_t)4 << 20)
+
+static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
+static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
+static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const json_t *body,
+                      api_response *resp);
+static int check_job_param(const api_request *req, api_response *resp);
 
 /* A stored Kineto upload, loaded into t. 0, or -1 with resp answered. */
 static int load_profile(PGconn *c, const api_request *req, int64_t exp, int64_t profile,
@@ -165,10 +191,75 @@ done:
     return out;
 }
 
+/* Whether measuring a set on profiles goes to a job worker: their stored
+ * bytes together over the threshold, or ?job=always. Checks the ids (400),
+ * that each is the tenant's (404) Kineto upload (422), and that the name
+ * is free (409). 0, or -1 with resp answered. */
+static int set_queue(PGconn *c, const api_request *req, const char *name, const json_t *ids,
+                     int *queue, api_response *resp)
+{
+    size_t n = json_array_size(ids), total = 0;
+    if (!json_is_array(ids) || n == 0 || n > 64) {
+        api_problem(resp, 400, "profiles", "must be an array of 1 to 64 profile ids");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(ids, i);
+        char field[32], format[32];
+        size_t len;
+        store_error err;
+        snprintf(field, sizeof field, "profiles[%zu]", i);
+        if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+            api_problem(resp, 400, field, "must be a profile id");
+            return -1;
+        }
+        int rc = store_profile_raw_size(c, req->tenant_id, 0, json_integer_value(v), &len,
+                                        format, &err);
+        if (rc == STORE_NOT_FOUND) {
+            api_problem(resp, 404, field, "%s", err.msg);
+            return -1;
+        }
+        if (rc) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+        if (strcmp(format, "kineto") != 0) {
+            api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
+                        "reads PyTorch profiler (Kineto) traces", (int64_t)json_integer_value(v),
+                        format);
+            return -1;
+        }
+        total += len;
+    }
+    const char *job = api_query(req, "job");
+    *queue = total > IT_INLINE_BYTES || (job && !strcmp(job, "always"));
+    if (*queue) {
+        store_error err;
+        store_overhead_set s;
+        int rc = store_overheads_get_by_name(c, req->tenant_id, name, &s, &err);
+        if (rc == STORE_OK) {
+            store_overhead_set_free(&s);
+            api_problem(resp, 409, "name", "an overhead set named \"%.100s\" exists", name);
+            return -1;
+        }
+        if (rc != STORE_NOT_FOUND) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    overheads_create(ctx, req, resp, 1);
+}
+
+/* POST /v1/overhead-sets; allow_queue 0 in a job worker. */
+static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue)
+{
     json_t *doc;
-    if (api_parse_object(req, resp, &doc))
+    if ((allow_queue && check_job_param(req, resp) < 0) || api_parse_object(req, resp, &doc))
         return;
     const char *name = json_string_value(json_object_get(doc, "name"));
     json_t *given = json_object_get(doc, "set"), *ids = json_object_get(doc, "profiles");
@@ -190,6 +281,15 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     if (!(c = store_acquire(ctx->db, &err))) {
         api_store_problem(resp, &err);
+        goto done;
+    }
+    int queue = 0;
+    if (!given && allow_queue && set_queue(c, req, name, ids, &queue, resp) < 0)
+        goto done;
+    if (queue) {
+        store_release(ctx->db, c);
+        c = NULL;
+        queue_run(ctx, req, "overhead-set", doc, resp);
         goto done;
     }
     if (given) {
@@ -314,9 +414,35 @@ static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_ov
     return 0;
 }
 
-/* The analysis of one profile with the options of body (may be NULL). */
+/* Whether the analysis of profile goes to a job worker (*queue), from the
+ * size of the stored upload. 0, or -1 with resp answered. */
+static int check_queue(PGconn *c, const api_request *req, int64_t exp, int64_t profile,
+                       int *queue, api_response *resp)
+{
+    size_t len;
+    char format[32];
+    store_error err;
+    int rc = store_profile_raw_size(c, req->tenant_id, exp, profile, &len, format, &err);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    if (strcmp(format, "kineto") != 0) {
+        api_problem(resp, 422, NULL, "profile %" PRId64 " is a %s upload; the analysis reads "
+                    "PyTorch profiler (Kineto) traces", profile, format);
+        return -1;
+    }
+    const char *job = api_query(req, "job");
+    *queue = len > IT_INLINE_BYTES || (job && !strcmp(job, "always"));
+    return 0;
+}
+
+/* The analysis of one profile with the options of body (may be NULL).
+ * queue non-NULL: a trace too large to analyse in the request (or ?job=
+ * always) is not read; *queue = 1 and NULL with resp untouched, once the
+ * request is found valid. */
 static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *body,
-                               api_response *resp)
+                               api_response *resp, int *queue)
 {
     int64_t exp, profile;
     if (api_path_id(req, resp, "id", "experiment", &exp) ||
@@ -351,8 +477,12 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         free(kt);
         return NULL;
     }
+    xg_device dev;
+    int has_dev;
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
-    if (rs < 0 || load_profile(c, req, exp, profile, &t, resp, NULL) < 0) {
+    if (rs < 0 || api_device_lookup(c, req, &dev, &has_dev, resp) < 0 ||
+        (queue && check_queue(c, req, exp, profile, queue, resp) < 0) || (queue && *queue) ||
+        load_profile(c, req, exp, profile, &t, resp, NULL) < 0) {
         store_release(ctx->db, c);
         xg_overheads_free(&ov);
         free(kt);
@@ -364,6 +494,7 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         o.ov_source = "set";
         o.ov_name = name;
     }
+    o.device = has_dev ? &dev : NULL;
     doc = iteration_analyse(&t, &o, &xerr);
     if (!doc)
         api_problem(resp, strstr(xerr.msg, "out of memory") ? 500 : 422,
@@ -376,12 +507,115 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     return doc;
 }
 
+/* ---- analyses as jobs ------------------------------------------------------------------ */
+
+static json_t *text_or_null(const char *text)
+{
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    return j ? j : json_null();
+}
+
+static json_t *run_view(const store_it_run *r)
+{
+    json_t *v = json_pack("{s:I, s:o, s:I, s:s, s:s, s:i}", "id", (json_int_t)r->id, "experiment",
+                          r->experiment_id > 0 ? json_integer(r->experiment_id) : json_null(),
+                          "profile", (json_int_t)r->profile_id, "kind", r->kind, "state",
+                          r->state, "attempts", r->attempts);
+    const char *ts[] = {r->created_at, r->started_at, r->finished_at};
+    const char *keys[] = {"created_at", "started_at", "finished_at"};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(v, keys[i], ts[i][0] ? json_string(ts[i]) : json_null());
+    json_object_set_new(v, "result", text_or_null(r->result));
+    json_object_set_new(v, "error", text_or_null(r->error));
+    return v;
+}
+
+/* ?job=auto|always. 0, or -1 after a 400. */
+static int check_job_param(const api_request *req, api_response *resp)
+{
+    const char *job = api_query(req, "job");
+    if (job && strcmp(job, "auto") && strcmp(job, "always")) {
+        api_problem(resp, 400, "job", "must be auto (a job for uploads over %zu MiB) or always",
+                    IT_INLINE_BYTES >> 20);
+        return -1;
+    }
+    return 0;
+}
+
+/* Queues the analysis of the request's profile: 202 with the run and its
+ * Location. */
+static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const json_t *body,
+                      api_response *resp)
+{
+    int64_t exp = 0, profile;
+    int tenant_level = !strcmp(kind, "overhead-set");
+    if (!tenant_level && api_path_id(req, resp, "id", "experiment", &exp))
+        return;
+    if (tenant_level)
+        profile = json_integer_value(json_array_get(json_object_get(body, "profiles"), 0));
+    else if (!strcmp(kind, "iteration-model"))
+        profile = json_integer_value(
+            json_object_get(json_array_get(json_object_get(body, "profiles"), 0), "profile"));
+    else if (api_path_id(req, resp, "profile", "profile", &profile))
+        return;
+    const char *device = api_query(req, "device");
+    json_t *rq = json_pack("{s:O, s:o}", "body", body ? body : json_null(), "device",
+                           device ? json_string(device) : json_null());
+    size_t len;
+    store_it_run r = {.tenant_id = req->tenant_id, .experiment_id = exp, .profile_id = profile};
+    snprintf(r.kind, sizeof r.kind, "%s", kind);
+    r.request = rq ? api_json_text(rq, &len) : NULL;
+    json_decref(rq);
+    store_error err;
+    PGconn *c = r.request ? store_acquire(ctx->db, &err) : NULL;
+    int rc = !r.request ? store_error_set(&err, STORE_INTERNAL, "out of memory")
+             : c        ? store_it_run_add(c, &r, &err)
+                        : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        store_it_run_free(&r);
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 202, run_view(&r));
+    if (tenant_level)
+        api_add_header(resp, "Location", "/v1/analyses/%" PRId64, r.id);
+    else
+        api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/analyses/%" PRId64, exp,
+                       r.id);
+    store_it_run_free(&r);
+}
+
+/* The breakdown endpoint's answer from the analysis document (taken). */
+static json_t *breakdown_view(json_t *doc)
+{
+    json_t *steps = json_array(), *s;
+    size_t i;
+    json_array_foreach(json_object_get(doc, "steps"), i, s)
+        json_array_append_new(steps, json_pack("{s:O, s:O, s:O, s:O}", "index",
+                                               json_object_get(s, "index"), "label",
+                                               json_object_get(s, "label"), "breakdown",
+                                               json_object_get(s, "breakdown"), "efficiency",
+                                               json_object_get(s, "efficiency")));
+    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O, s:O}", "profile",
+                            json_object_get(doc, "profile"), "rank", json_object_get(doc, "rank"),
+                            "steps", steps, "breakdown", json_object_get(doc, "breakdown"),
+                            "efficiency", json_object_get(doc, "efficiency"), "warnings",
+                            json_object_get(doc, "warnings"));
+    json_decref(doc);
+    return out;
+}
+
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp)
 {
     json_t *body = NULL;
-    if (req->body_len > 0 && api_parse_object(req, resp, &body))
+    if (check_job_param(req, resp) < 0 ||
+        (req->body_len > 0 && api_parse_object(req, resp, &body)))
         return;
-    json_t *doc = analyse_profile(ctx, req, body, resp);
+    int queue = 0;
+    json_t *doc = analyse_profile(ctx, req, body, resp, &queue);
+    if (queue)
+        queue_run(ctx, req, "iteration", body, resp);
     json_decref(body);
     if (doc)
         api_send_json(resp, 200, doc);
@@ -389,30 +623,159 @@ void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp)
 
 void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
 {
-    json_t *doc = analyse_profile(ctx, req, NULL, resp);
-    if (!doc)
+    if (check_job_param(req, resp) < 0)
         return;
-    json_t *steps = json_array(), *s;
-    size_t i;
-    json_array_foreach(json_object_get(doc, "steps"), i, s)
-        json_array_append_new(steps, json_pack("{s:O, s:O, s:O}", "index",
-                                               json_object_get(s, "index"), "label",
-                                               json_object_get(s, "label"), "breakdown",
-                                               json_object_get(s, "breakdown")));
-    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O}", "profile", json_object_get(doc, "profile"),
-                            "rank", json_object_get(doc, "rank"), "steps", steps, "breakdown",
-                            json_object_get(doc, "breakdown"), "warnings",
-                            json_object_get(doc, "warnings"));
-    json_decref(doc);
-    api_send_json(resp, 200, out);
+    int queue = 0;
+    json_t *doc = analyse_profile(ctx, req, NULL, resp, &queue);
+    if (queue)
+        queue_run(ctx, req, "breakdown", NULL, resp);
+    if (doc)
+        api_send_json(resp, 200, breakdown_view(doc));
 }
 
-/* POST /v1/experiments/{id}/iteration-model */
-void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
+/* GET /v1/experiments/{id}/analyses/{run}, GET /v1/analyses/{run} */
+void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp = 0, id;
+    if ((api_path_param(req, "id") && api_path_id(req, resp, "id", "experiment", &exp)) ||
+        api_path_id(req, resp, "run", "analysis", &id))
+        return;
+    store_error err;
+    store_it_run r;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_it_run_get(c, req->tenant_id, exp, id, &r, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 200, run_view(&r));
+    store_it_run_free(&r);
+}
+
+/* The analysis a claimed run asks for, as the request would have had it
+ * analysed: result text, or NULL with *error the problem document text. */
+static char *run_analysis(store *db, const store_it_run *r, char **error)
+{
+    json_t *rq = json_loads(r->request, 0, NULL);
+    const json_t *body = json_object_get(rq, "body");
+    const char *device = json_string_value(json_object_get(rq, "device"));
+    char exp[24], profile[24];
+    snprintf(exp, sizeof exp, "%" PRId64, r->experiment_id);
+    snprintf(profile, sizeof profile, "%" PRId64, r->profile_id);
+    api_kv query[1] = {{"device", device}};
+    api_request req = {.method = "POST", .path = "", .query = query, .nquery = device ? 1 : 0,
+                       .tenant_id = r->tenant_id, .params = {{"id", exp}, {"profile", profile}},
+                       .nparams = 2};
+    api_ctx ctx = {.db = db};
+    api_response resp = {0};
+    char *text = NULL;
+    size_t len;
+    json_t *doc = NULL;
+    if (!strcmp(r->kind, "iteration-model") || !strcmp(r->kind, "overhead-set")) {
+        int model = !strcmp(r->kind, "iteration-model");
+        char *b = json_is_object(body) ? api_json_text(body, &len) : NULL;
+        req.body = b ? b : "";
+        req.body_len = b ? len : 0;
+        req.nparams = model ? 1 : 0;
+        if (model)
+            iteration_model(&ctx, &req, &resp, 0);
+        else
+            overheads_create(&ctx, &req, &resp, 0);
+        free(b);
+        if (resp.status == (model ? 200 : 201) && resp.body)
+            text = strndup(resp.body, resp.body_len);
+    } else {
+        doc = analyse_profile(&ctx, &req, json_is_object(body) ? body : NULL, &resp, NULL);
+    }
+    if (doc) {
+        if (!strcmp(r->kind, "breakdown"))
+            doc = breakdown_view(doc);
+        text = api_json_text(doc, &len);
+        json_decref(doc);
+    }
+    if (!text) {
+        *error = resp.body && resp.body_len ? strndup(resp.body, resp.body_len) : NULL;
+        if (!*error)
+            *error = strdup("{\"status\":500,\"detail\":\"out of memory\"}");
+    }
+    api_response_free(&resp);
+    json_decref(rq);
+    return text;
+}
+
+int api_iteration_run_next(store *db)
+{
+    store_error err;
+    store_it_run r;
+    PGconn *c = store_acquire(db, &err);
+    if (!c)
+        return -1;
+    int rc = store_it_run_claim(c, &r, &err);
+    store_release(db, c);
+    if (rc)
+        return rc == STORE_NOT_FOUND ? 0 : -1;
+    char *error = NULL, *result = run_analysis(db, &r, &error);
+    c = store_acquire(db, &err);
+    rc = c ? store_it_run_finish(c, r.id, result, result ? NULL : error, &err) : -1;
+    store_release(db, c);
+    free(result);
+    free(error);
+    store_it_run_free(&r);
+    return rc ? -1 : 1;
+}
+
+/* Whether the traces of an iteration-model request go to a job worker:
+ * their stored bytes together over the threshold, or ?job=always. Checks
+ * each entry (400), that it exists (404) and is a Kineto upload (422).
+ * 0, or -1 with resp answered. */
+static int model_queue(PGconn *c, const api_request *req, int64_t exp, const json_t *list,
+                       int *queue, api_response *resp)
+{
+    size_t total = 0, i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        json_t *p = json_object_get(e, "profile"), *v = json_object_get(e, "value");
+        char field[48];
+        snprintf(field, sizeof field, "profiles[%zu]", i);
+        if (!json_is_integer(p) || json_integer_value(p) <= 0 || !json_is_number(v) ||
+            !isfinite(json_number_value(v))) {
+            api_problem(resp, 400, field, "must be {\"profile\": id, \"value\": x}");
+            return -1;
+        }
+        size_t len;
+        char format[32];
+        store_error err;
+        int rc = store_profile_raw_size(c, req->tenant_id, exp, json_integer_value(p), &len,
+                                        format, &err);
+        if (rc == STORE_NOT_FOUND) {
+            api_problem(resp, 404, field, "%s", err.msg);
+            return -1;
+        }
+        if (rc) {
+            api_store_problem(resp, &err);
+            return -1;
+        }
+        if (strcmp(format, "kineto") != 0) {
+            api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
+                        "reads PyTorch profiler (Kineto) traces", (int64_t)json_integer_value(p),
+                        format);
+            return -1;
+        }
+        total += len;
+    }
+    const char *job = api_query(req, "job");
+    *queue = total > IT_INLINE_BYTES || (job && !strcmp(job, "always"));
+    return 0;
+}
+
+/* POST /v1/experiments/{id}/iteration-model; allow_queue 0 in a job worker. */
+static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue)
 {
     int64_t exp;
     json_t *body;
-    if (api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
+    if ((allow_queue && check_job_param(req, resp) < 0) ||
+        api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
         return;
     iteration_opts o = {.breakdown = 1};
     json_t *list = json_object_get(body, "profiles"), *at = json_object_get(body, "at");
@@ -460,6 +823,15 @@ void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
     if (rs < 0)
         goto done;
+    int queue = 0;
+    if (allow_queue && model_queue(c, req, exp, list, &queue, resp) < 0)
+        goto done;
+    if (queue) {
+        store_release(ctx->db, c);
+        c = NULL;
+        queue_run(ctx, req, "iteration-model", body, resp);
+        goto done;
+    }
     for (; loaded < n; loaded++) {
         json_t *e = json_array_get(list, loaded), *p = json_object_get(e, "profile"),
                *v = json_object_get(e, "value");
@@ -530,4 +902,9 @@ done:
     free(ptrs);
     free(xs);
     json_decref(body);
+}
+
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    iteration_model(ctx, req, resp, 1);
 }

@@ -33,6 +33,7 @@ void xg_trace_free(xg_trace *t)
     free(t->name_len);
     free(t->slots);
     free(t->ev);
+    free(t->info);
     xg_trace_init(t);
 }
 
@@ -172,4 +173,38 @@ int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err)
     }
     t->ev[t->n++] = *e;
     return 0;
+}
+
+int xg_trace_add_info(xg_trace *t, const xg_info *i, xg_error *err)
+{
+    if (t->n == 0) {
+        xg_error_set(err, -1, NULL, "no event to describe");
+        return -1;
+    }
+    if (t->ninfo == t->info_cap) {
+        size_t cap = t->info_cap ? t->info_cap * 2 : 256;
+        xg_info *p = realloc(t->info, cap * sizeof *p);
+        if (!p) {
+            xg_error_set(err, -1, NULL, "out of memory");
+            return -1;
+        }
+        t->info = p;
+        t->info_cap = cap;
+    }
+    t->info[t->ninfo] = *i;
+    t->info[t->ninfo++].ev = (int)t->n - 1;
+    return 0;
+}
+
+const xg_info *xg_trace_info(const xg_trace *t, int ev)
+{
+    size_t lo = 0, hi = t->ninfo;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->info[mid].ev < ev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->ninfo && t->info[lo].ev == ev ? &t->info[lo] : NULL;
 }

@@ -48,9 +48,22 @@ typedef struct xg_event {
     int kind;          /* xg_kind */
 } xg_event;
 
+/* What the efficiency figures need of an event, kept beside the events for
+ * the few that carry it (xg_efficiency.h): an operator's FLOP count
+ * (args.flops), the bytes estimated from its input shapes and the precision
+ * of its inputs; a kernel's own FLOP count. */
+typedef struct xg_info {
+    int ev;            /* index in xg_trace.ev */
+    int prec;          /* XG_FP64.. of xg_device.h, -1 unknown */
+    double flops;      /* -1 when not given */
+    double bytes;      /* -1 when not given */
+} xg_info;
+
 typedef struct xg_trace {
     xg_event *ev;
     size_t n, cap;
+    xg_info *info;         /* by ev ascending */
+    size_t ninfo, info_cap;
     size_t max_events;     /* 0: XG_MAX_EVENTS */
     /* names: ids 0..nnames-1, open-addressing hash of ids */
     char **names;
@@ -73,6 +86,12 @@ int xg_trace_name(xg_trace *t, const char *s, size_t n, xg_error *err);
 int xg_trace_add(xg_trace *t, const xg_event *e, xg_error *err);
 
 const char *xg_name(const xg_trace *t, int id);
+
+/* Adds what the efficiency figures need of the event added last (i->ev is
+ * set here). 0, or -1 with err (out of memory). */
+int xg_trace_add_info(xg_trace *t, const xg_info *i, xg_error *err);
+/* The info of event ev, NULL when it carries none. */
+const xg_info *xg_trace_info(const xg_trace *t, int ev);
 
 /* Room for n events at once (a hint from the input's size). 0 or -1. */
 int xg_trace_reserve(xg_trace *t, size_t n);

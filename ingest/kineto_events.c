@@ -24,11 +24,14 @@
 #define KE_MAX_QUIET ((size_t)8 << 20)
 #define KE_MAX_OPEN 16
 
-enum ke_ctx { KE_ROOT = 1, KE_EVENTS, KE_EVENT, KE_ARGS, KE_DIST, KE_SKIP };
+enum ke_ctx { KE_ROOT = 1, KE_EVENTS, KE_EVENT, KE_ARGS, KE_DIST, KE_SKIP, KE_DIMS, KE_TYPES };
+
+/* Inputs of an operator whose shapes are kept ("Input Dims"). */
+#define KE_MAX_INPUTS 32
 
 enum ke_key {
     Q_NONE = 0, Q_TRACE_EVENTS, Q_DIST, Q_PH, Q_CAT, Q_NAME, Q_TS, Q_DUR, Q_TID, Q_PID, Q_ARGS,
-    Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_RANK, Q_WORLD,
+    Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_FLOPS, Q_RANK, Q_WORLD, Q_DIMS, Q_TYPES,
 };
 
 typedef struct ke_open {
@@ -54,13 +57,75 @@ typedef struct ke_reader {
     char ph;
     int cat;           /* kev_kind, 0 ignored, -1 other host (annotation) */
     int has_ts, has_dur, has_name, bad, name_too_long;
+    int stream_text;   /* args.stream given as a string ("0x0" in ROCm runtime calls) */
     char *name;
     size_t name_cap;
     /* distributedInfo */
     kev_info *info;
     ke_open open[KE_MAX_OPEN];
     int nopen;
+    /* "Input Dims" and "Input type" of the event being read */
+    int dims_base, ninputs, ntypes;
+    double prod;
+    int had_num;
+    double elems[KE_MAX_INPUTS];
+    int elem_size[KE_MAX_INPUTS];
+    int prec;
 } ke_reader;
+
+/* Bytes per element of a PyTorch dtype as Kineto spells it ("float",
+ * "c10::Half", "long int", ...), 0 for what is not a tensor's type; the
+ * precision (XG_FP64.. of execgraph/xg_device.h: 0 fp64, 1 fp32, 3 fp16/bf16)
+ * of floating types, else -1. */
+static int dtype_size(const char *s, size_t n, int *prec)
+{
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
+    *prec = -1;
+    if (IS("float")) {
+        *prec = 1;
+        return 4;
+    }
+    if (IS("double")) {
+        *prec = 0;
+        return 8;
+    }
+    if (IS("c10::Half") || IS("c10::BFloat16")) {
+        *prec = 3;
+        return 2;
+    }
+    if (IS("long int") || IS("long") || IS("int64_t") || IS("c10::complex<float>"))
+        return 8;
+    if (IS("int") || IS("unsigned int"))
+        return 4;
+    if (IS("short int") || IS("short"))
+        return 2;
+    if (IS("bool") || IS("unsigned char") || IS("signed char") || IS("c10::Float8_e4m3fn") ||
+        IS("c10::Float8_e5m2"))
+        return 1;
+    if (IS("c10::complex<double>"))
+        return 16;
+#undef IS
+    return 0;
+}
+
+/* Bytes an operator moves, estimated from its inputs' shapes and types:
+ * every input read once and an output as large as the largest input
+ * written once (element-wise and memory-bound operators). -1 without
+ * shapes. */
+static double input_bytes(const ke_reader *r)
+{
+    if (r->ninputs == 0)
+        return -1;
+    double sum = 0, max = 0;
+    int n = r->ninputs < KE_MAX_INPUTS ? r->ninputs : KE_MAX_INPUTS;
+    for (int i = 0; i < n; i++) {
+        double b = r->elems[i] * (i < r->ntypes ? r->elem_size[i] : 0);
+        sum += b;
+        if (b > max)
+            max = b;
+    }
+    return sum > 0 ? sum + max : -1;
+}
 
 static int ke_fail(ke_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int ke_fail(ke_reader *r, const char *fmt, ...)
@@ -161,10 +226,13 @@ static int end_event(ke_reader *r)
             [Q_CORR] = "args.correlation must be an integer",
             [Q_EXT] = "args.\"External id\" must be an integer",
             [Q_STREAM] = "args.stream must be an integer",
-            [Q_BYTES] = "args.bytes must be a number"};
+            [Q_BYTES] = "args.bytes must be a number",
+            [Q_FLOPS] = "args.flops must be a number"};
         const char *w = r->bad < (int)(sizeof what / sizeof *what) ? what[r->bad] : NULL;
         return ke_event_fail(r, w ? w : "a member has the wrong type");
     }
+    if (r->stream_text && (r->cat == KEV_KERNEL || r->cat == KEV_MEMCPY || r->cat == KEV_MEMSET))
+        return ke_event_fail(r, "args.stream must be an integer");
     if (!r->has_name)
         return ke_event_fail(r, "no \"name\"");
     if (r->name_too_long)
@@ -184,6 +252,12 @@ static int end_event(ke_reader *r)
         return ke_event_fail(r, "\"dur\" must be a finite number >= 0");
     if (r->ev.bytes != -1 && (!isfinite(r->ev.bytes) || r->ev.bytes < 0))
         return ke_event_fail(r, "args.bytes must be a finite number >= 0");
+    if (r->ev.flops != -1 && (!isfinite(r->ev.flops) || r->ev.flops < 0))
+        return ke_event_fail(r, "args.flops must be a finite number >= 0");
+    if (r->cat == KEV_OP) {
+        r->ev.in_bytes = input_bytes(r);
+        r->ev.prec = r->prec;
+    }
     r->ev.kind = step ? KEV_STEP : r->cat;
     return deliver(r);
 }
@@ -226,10 +300,14 @@ static int cb_start(ke_reader *r, int is_map)
         memset(&r->ev, 0, sizeof r->ev);
         r->ev.index = r->nevents++;
         r->ev.corr = r->ev.ext = r->ev.stream = -1;
-        r->ev.bytes = -1;
+        r->ev.bytes = r->ev.flops = r->ev.in_bytes = -1;
+        r->ev.prec = -1;
+        r->ninputs = r->ntypes = 0;
+        r->prec = -1;
         r->ph = 0;
         r->cat = 0;
         r->has_ts = r->has_dur = r->has_name = r->bad = r->name_too_long = 0;
+        r->stream_text = 0;
         break;
     case KE_EVENT:
         if (r->key == Q_ARGS && is_map)
@@ -238,8 +316,25 @@ static int cb_start(ke_reader *r, int is_map)
             r->bad = r->key;
         break;
     case KE_ARGS:
-        if (r->key >= Q_CORR && r->key <= Q_BYTES && !r->bad)
+        if (r->key >= Q_CORR && r->key <= Q_FLOPS && !r->bad)
             r->bad = r->key;
+        else if (r->key == Q_DIMS && !is_map) {
+            ctx = KE_DIMS;
+            r->dims_base = r->depth + 1;
+        } else if (r->key == Q_TYPES && !is_map)
+            ctx = KE_TYPES;
+        break;
+    case KE_DIMS:
+        if (!is_map) {
+            ctx = KE_DIMS;
+            if (r->depth + 1 - r->dims_base == 1) {
+                if (r->ninputs < KE_MAX_INPUTS)
+                    r->elems[r->ninputs] = 0;
+                r->ninputs++;
+            }
+            r->prod = 1;
+            r->had_num = 0;
+        }
         break;
     }
     r->ctx[++r->depth] = (unsigned char)ctx;
@@ -263,6 +358,10 @@ static int cb_end(void *c)
     r->calls++;
     int ctx = r->ctx[r->depth--];
     r->key = Q_NONE;
+    if (ctx == KE_DIMS && r->had_num && r->ninputs > 0 && r->ninputs <= KE_MAX_INPUTS) {
+        r->elems[r->ninputs - 1] += r->prod;
+        r->had_num = 0;
+    }
     return ctx == KE_EVENT ? end_event(r) : 1;
 }
 
@@ -282,7 +381,9 @@ static int cb_key(void *c, const unsigned char *key, size_t n)
         break;
     case KE_ARGS:
         r->key = KEY_IS("correlation") ? Q_CORR : KEY_IS("External id") ? Q_EXT
-                 : KEY_IS("stream") ? Q_STREAM : KEY_IS("bytes") ? Q_BYTES : Q_NONE;
+                 : KEY_IS("stream") ? Q_STREAM : KEY_IS("bytes") ? Q_BYTES
+                 : KEY_IS("flops") ? Q_FLOPS : KEY_IS("Input Dims") ? Q_DIMS
+                 : KEY_IS("Input type") ? Q_TYPES : Q_NONE;
         break;
     case KE_ROOT:
         r->key = KEY_IS("traceEvents") ? Q_TRACE_EVENTS : KEY_IS("distributedInfo") ? Q_DIST : Q_NONE;
@@ -369,11 +470,16 @@ static int cb_number(void *c, const char *s, size_t n)
             } else {
                 r->ev.stream = v;
             }
-        } else if (key == Q_BYTES) {
+        } else if (key == Q_BYTES || key == Q_FLOPS) {
             if (numtext_parse(s, n, &d) != n)
                 d = NAN;
-            r->ev.bytes = d;
+            *(key == Q_BYTES ? &r->ev.bytes : &r->ev.flops) = d;
         }
+    } else if (ctx == KE_DIMS) {
+        if (numtext_parse(s, n, &d) != n || !isfinite(d) || d < 0)
+            d = 0;
+        r->prod *= d;
+        r->had_num = 1;
     } else if (ctx == KE_EVENTS) {
         return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
     } else if (ctx == KE_DIST && (key == Q_RANK || key == Q_WORLD)) {
@@ -440,8 +546,17 @@ static int cb_string(void *c, const unsigned char *str, size_t n)
             break;
         }
     } else if (ctx == KE_ARGS) {
-        if (key >= Q_CORR && key <= Q_BYTES && !r->bad)
+        if (key == Q_STREAM)
+            r->stream_text = 1; /* a fault of device work only (end_event) */
+        else if (key >= Q_CORR && key <= Q_FLOPS && !r->bad)
             r->bad = key;
+    } else if (ctx == KE_TYPES) {
+        if (r->ntypes < KE_MAX_INPUTS) {
+            int prec;
+            r->elem_size[r->ntypes++] = dtype_size(s, n, &prec);
+            if (r->prec < 0)
+                r->prec = prec;
+        }
     } else if (ctx == KE_EVENTS) {
         return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
     } else if (ctx == 0) {
@@ -457,7 +572,7 @@ static int cb_other(ke_reader *r)
     r->key = Q_NONE;
     if (ctx == KE_EVENT && (key == Q_PH || key == Q_NAME || key == Q_TS || key == Q_DUR) && !r->bad)
         r->bad = key;
-    else if (ctx == KE_ARGS && key >= Q_CORR && key <= Q_BYTES && !r->bad)
+    else if (ctx == KE_ARGS && key >= Q_CORR && key <= Q_FLOPS && !r->bad)
         r->bad = key;
     else if (ctx == KE_EVENTS)
         return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);

@@ -52,6 +52,13 @@ typedef struct kev_event {
     long long tid;     /* "tid" (a string tid is hashed), 0 when absent */
     long long pid;
     double bytes;      /* args.bytes, -1 when absent */
+    double flops;      /* args.flops (recorded with_flops=True), -1 when absent */
+    double in_bytes;   /* KEV_OP: bytes estimated from args."Input Dims" and
+                          "Input type" (inputs read, an output as large as the
+                          largest input written), -1 without shapes */
+    int prec;          /* KEV_OP: precision of the first floating input, as
+                          execgraph/xg_device.h numbers them (0 fp64, 1 fp32,
+                          3 fp16/bf16); -1 unknown */
     const char *name;  /* valid during the call only; not NUL-free */
     size_t name_len;
 } kev_event;

@@ -16,6 +16,11 @@
  *   --cpu-overhead US, --gpu-overhead US   profiler overhead per event
  *                           subtracted from the samples (default 2, 4)
  *   --keep-outliers         no IQR filter when measuring on the trace
+ *   --device NAME|FILE      the GPU the efficiency figures and roofline times
+ *                           are measured against: a built-in device (V100,
+ *                           A100, A100-SXM4-40GB, H100, ...) or a JSON file
+ *                           {"name","peak_flops":{"fp64","fp32","tf32",
+ *                           "fp16"},"dram_bandwidth"} (FLOP/s, bytes/s)
  *   --value X --trace-at X1=TRACE1 [...] --at X2
  *                           TRACE was measured at X of a parameter (a batch
  *                           size), the others at X1...: each kernel's time
@@ -43,7 +48,7 @@
 #define IT_MAX_TRACES 32
 
 typedef struct it_args {
-    const char *path, *overheads, *kernel_times, *save;
+    const char *path, *overheads, *kernel_times, *save, *device;
     double cpu_us, gpu_us;
     int json, keep_outliers;
     /* modelled kernel times: TRACE at value, other traces at theirs, predict at `at` */
@@ -56,7 +61,7 @@ typedef struct it_args {
 static const char it_usage_text[] =
     "usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
     "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
-    "                          [--keep-outliers]\n"
+    "                          [--keep-outliers] [--device NAME|FILE]\n"
     "                          [--value X --trace-at X1=TRACE1 ... --at X2]\n";
 
 static int it_usage(const char *msg)
@@ -85,6 +90,8 @@ static int parse_args(int argc, char **argv, it_args *a)
             a->json = 1;
         } else if (!strcmp(s, "--keep-outliers")) {
             a->keep_outliers = 1;
+        } else if (!strcmp(s, "--device") && i + 1 < argc) {
+            a->device = argv[++i];
         } else if (!strcmp(s, "--overheads") && i + 1 < argc) {
             a->overheads = argv[++i];
         } else if (!strcmp(s, "--kernel-times") && i + 1 < argc) {
@@ -153,6 +160,41 @@ static int load_trace(const char *path, xg_trace *t)
     close(fd);
     if (rc < 0) {
         fprintf(stderr, "perfcast iteration: %s: %s\n", path, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* --device: a built-in device by name, else a JSON file. */
+static int load_device(const char *what, xg_device *d)
+{
+    const xg_device *b = xg_device_builtin(what);
+    if (b) {
+        *d = *b;
+        return 0;
+    }
+    struct stat sb;
+    if (stat(what, &sb) != 0) {
+        int n;
+        const xg_device *all = xg_device_builtins(&n);
+        fprintf(stderr, "perfcast iteration: --device %s: no such built-in device nor file "
+                        "(built-in: V100, A100, H100", what);
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, ", %s", all[i].name);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    json_error_t je;
+    json_t *j = json_load_file(what, 0, &je);
+    if (!j) {
+        fprintf(stderr, "perfcast iteration: %s: line %d: %s\n", what, je.line, je.text);
+        return 2;
+    }
+    xg_error err;
+    int rc = iteration_device_parse(j, d, &err);
+    json_decref(j);
+    if (rc < 0) {
+        fprintf(stderr, "perfcast iteration: %s: %s\n", what, err.msg);
         return 2;
     }
     return 0;
@@ -234,6 +276,63 @@ static double jnum(const json_t *o, const char *k)
     return json_number_value(json_object_get(o, k));
 }
 
+static void print_rate(const char *what, double v, double frac, const char *unit)
+{
+    if (isnan(v))
+        return;
+    printf("  %-20s %10.3f %s", what, v, unit);
+    if (!isnan(frac))
+        printf("  %6.2f%% of peak", 100 * frac);
+    printf("\n");
+}
+
+static double jnum_nan(const json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void print_efficiency(const json_t *e)
+{
+    if (!e)
+        return;
+    const json_t *dev = json_object_get(e, "device");
+    if (!json_is_object(dev))
+        dev = NULL;
+    printf("\nGPU efficiency over the trace%s%s:\n", dev ? " on " : "",
+           dev ? json_string_value(json_object_get(dev, "name")) : "");
+    print_rate("achieved FLOP/s", 1e-12 * jnum_nan(e, "achieved_flops"),
+               jnum_nan(e, "flops_fraction"), "TFLOP/s");
+    print_rate("achieved bandwidth", 1e-9 * jnum_nan(e, "achieved_bandwidth"),
+               jnum_nan(e, "bandwidth_fraction"), "GB/s");
+    double rt = jnum_nan(e, "roofline_time"), rm = jnum_nan(e, "roofline_measured");
+    if (!isnan(rt) && rm > 0)
+        printf("  roofline %10.3f ms for kernels measured at %.3f ms\n", 1e3 * rt, 1e3 * rm);
+    size_t i;
+    json_t *k;
+    if (json_array_size(json_object_get(e, "kernels")))
+        printf("  %12s  %-6s %-13s %-4s %7s %7s %11s  %s\n", "measured", "count", "class", "prec",
+               "FLOP/s", "bw", "roofline", "kernel (FLOP/s and bandwidth in % of peak)");
+    json_array_foreach(json_object_get(e, "kernels"), i, k) {
+        double f = jnum_nan(k, "flops_fraction"), b = jnum_nan(k, "bandwidth_fraction");
+        double r = jnum_nan(k, "roofline_time");
+        printf("  %9.3f ms  x%-5lld %-13s %-4s", 1e3 * jnum(k, "time"),
+               (long long)json_integer_value(json_object_get(k, "count")),
+               json_string_value(json_object_get(k, "class")),
+               json_is_string(json_object_get(k, "precision"))
+                   ? json_string_value(json_object_get(k, "precision"))
+                   : "-");
+        printf(isnan(f) ? "     -  " : " %6.2f%%", 100 * f);
+        printf(isnan(b) ? "     -  " : " %6.2f%%", 100 * b);
+        printf(isnan(r) || jnum(k, "roofline_measured") <= 0 ? "          -" : " %8.3f ms",
+               1e3 * r);
+        printf("  %.60s\n", json_string_value(json_object_get(k, "name")));
+    }
+    json_t *w;
+    json_array_foreach(json_object_get(e, "warnings"), i, w)
+        printf("  note: %s\n", json_string_value(w));
+}
+
 static void print_table(const json_t *doc)
 {
     const json_t *ov = json_object_get(doc, "overheads");
@@ -289,15 +388,18 @@ static void print_table(const json_t *doc)
     }
     const json_t *b = json_object_get(doc, "breakdown");
     if (b) {
-        printf("\nGPU time over the trace (%.3f ms from the first device event to the last):\n",
-               1e3 * jnum(b, "window"));
+        long long ex = (long long)json_integer_value(json_object_get(b, "excluded_events"));
+        printf("\nGPU time over the trace (%.3f ms from the first device event to the last%s):\n",
+               1e3 * jnum(b, "window"), ex ? ", the last step left out as HTA does" : "");
         printf("  computation %10.3f ms %6.2f%%\n  communication %8.3f ms %6.2f%%\n"
-               "  memory %15.3f ms %6.2f%%\n  idle %17.3f ms %6.2f%%\n",
+               "  memory %15.3f ms %6.2f%%\n  other %16.3f ms %6.2f%%\n"
+               "  idle %17.3f ms %6.2f%%\n",
                1e3 * jnum(b, "computation"), jnum(b, "computation_pct"),
                1e3 * jnum(b, "communication"), jnum(b, "communication_pct"),
-               1e3 * jnum(b, "memory"), jnum(b, "memory_pct"), 1e3 * jnum(b, "idle"),
-               jnum(b, "idle_pct"));
+               1e3 * jnum(b, "memory"), jnum(b, "memory_pct"), 1e3 * jnum(b, "other"),
+               jnum(b, "other_pct"), 1e3 * jnum(b, "idle"), jnum(b, "idle_pct"));
     }
+    print_efficiency(json_object_get(doc, "efficiency"));
     json_t *w;
     json_array_foreach(json_object_get(doc, "warnings"), i, w)
         printf("warning: %s\n", json_string_value(w));
@@ -382,17 +484,20 @@ int cmd_iteration(int argc, char **argv)
     xg_trace t;
     xg_trace_init(&t);
     xg_overheads ov = {0};
+    xg_device dev;
     json_t *ktj = NULL, *doc = NULL;
     xg_kt_entry *kt = NULL;
     int nkt = 0;
     if ((rc = load_trace(a.path, &t)) || (a.overheads && (rc = load_overheads(a.overheads, &ov))) ||
-        (a.kernel_times && (rc = load_kernel_times(a.kernel_times, &ktj, &kt, &nkt))))
+        (a.kernel_times && (rc = load_kernel_times(a.kernel_times, &ktj, &kt, &nkt))) ||
+        (a.device && (rc = load_device(a.device, &dev))))
         goto done;
     iteration_opts o = {.ov = a.overheads ? &ov : NULL, .ov_name = a.overheads,
                         .ov_source = a.overheads ? "file" : NULL,
                         .prof = {.cpu_profiler_us = a.cpu_us, .gpu_profiler_us = a.gpu_us,
                                  .keep_outliers = a.keep_outliers},
-                        .kt = kt, .nkt = nkt, .breakdown = 1};
+                        .kt = kt, .nkt = nkt, .breakdown = 1,
+                        .device = a.device ? &dev : NULL};
     struct stat sb;
     if (a.overheads && stat(a.overheads, &sb) != 0)
         o.ov_source = "set";

@@ -3,8 +3,9 @@
  * PostgreSQL (tests/harness.h): Kineto traces uploaded as profiles, overhead
  * sets created from them (and as given), listed, fetched and deleted; the
  * iteration prediction and the breakdown of an upload, equal to what the
- * library computes on the same file; every refusal a 4xx naming the field,
- * storing nothing.
+ * library computes on the same file; devices and the efficiency figures
+ * against them; analyses queued for the job workers and their runs; every
+ * refusal a 4xx naming the field, storing nothing.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -145,6 +146,8 @@ static long upload_generated(harness *h, long exp, double x)
     return id;
 }
 
+static json_t *await_run(harness *h, const char *location);
+
 static void test_model(harness *h, long exp)
 {
     long p1 = upload_generated(h, exp, 1), p2 = upload_generated(h, exp, 2),
@@ -168,6 +171,195 @@ static void test_model(harness *h, long exp)
              "\"value\":1}],\"at\":16}", p1, p2);
     json_decref(call(h, "POST", path, body, 422, "two traces at one value"));
     json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
+    /* as a job: the same document */
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p4);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model?job=always", exp);
+    harness_response r;
+    char location[256];
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, strlen(body), &r);
+    check(r.status == 202 && harness_header(&r, "Location", location, sizeof location) == 1,
+          "iteration model queued (%d)", r.status);
+    harness_response_free(&r);
+    json_t *v = await_run(h, location);
+    json_t *res = json_object_get(v, "result");
+    check(v && !strcmp(json_string_value(json_object_get(v, "kind")), "iteration-model") &&
+              !strcmp(json_string_value(json_object_get(v, "state")), "done") &&
+              fabs(json_number_value(json_object_get(json_array_get(json_object_get(res, "steps"), 0),
+                                                     "predicted")) - pred) < 1e-12,
+          "the job's model predicts the same %g s", pred);
+    json_decref(v);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":999999,"
+             "\"value\":2}],\"at\":16}", p1);
+    json_decref(call(h, "POST", path, body, 404, "an unknown profile is refused before queueing"));
+}
+
+/* Devices: the built-in catalog listed read-only, a tenant's own added,
+ * refused with the field named, used by ?device= on the iteration and the
+ * breakdown of a trace with FLOP counts (tests/data/kineto/flops_small.json,
+ * whose figures test_execgraph derives by hand: 0.472 of A100's fp32 peak). */
+static void test_devices(harness *h, long exp)
+{
+    long p = upload(h, exp, DATA "flops_small.json", "?ranks=4&refit=defer", "application/json");
+    char path[256];
+    json_t *l = call(h, "GET", "/v1/devices", NULL, 200, "list devices");
+    json_t *first = json_array_get(json_object_get(l, "devices"), 0);
+    check(json_array_size(json_object_get(l, "devices")) == 4 &&
+              json_is_true(json_object_get(first, "builtin")) &&
+              json_is_null(json_object_get(first, "id")),
+          "four built-in devices, read-only");
+    json_decref(l);
+    const char *mi = "{\"name\":\"MI250X\",\"peak_flops\":{\"fp64\":47.9e12,\"fp32\":47.9e12,"
+                     "\"tf32\":47.9e12,\"fp16\":383e12},\"dram_bandwidth\":3.2e12}";
+    json_t *d = call(h, "POST", "/v1/devices", mi, 201, "add a device");
+    long id = (long)json_integer_value(json_object_get(d, "id"));
+    check(id > 0 && json_number_value(json_object_get(d, "dram_bandwidth")) == 3.2e12,
+          "the device as stored");
+    json_decref(d);
+    static const struct {
+        const char *body, *field;
+        int status;
+    } bad[] = {
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"tf32\":1,\"fp16\":-1},"
+         "\"dram_bandwidth\":1}", "peak_flops.fp16", 400},
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"fp16\":1},"
+         "\"dram_bandwidth\":1}", "peak_flops.tf32", 400},
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"tf32\":1,\"fp16\":1},"
+         "\"dram_bandwidth\":0}", "dram_bandwidth", 400},
+        {"{\"name\":\"x\",\"peak_flops\":{\"fp8\":1}}", "peak_flops", 400},
+        {"{\"name\":\"x\",\"speed\":1}", "speed", 400},
+        {"{\"name\":\"A100\",\"peak_flops\":{\"fp64\":1,\"fp32\":1,\"tf32\":1,\"fp16\":1},"
+         "\"dram_bandwidth\":1}", "name", 409},
+        {NULL, "name", 409},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *r = call(h, "POST", "/v1/devices", bad[i].body ? bad[i].body : mi, bad[i].status,
+                         "a refused device");
+        const char *f = json_string_value(json_object_get(r, "field"));
+        check(f && !strcmp(f, bad[i].field), "refusal %zu names %s (%s)", i, bad[i].field,
+              f ? f : "none");
+        json_decref(r);
+    }
+    check(harness_sql_long(h, "SELECT count(*) FROM devices") == 1, "refusals stored nothing");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration?device=A100", exp, p);
+    json_t *doc = call(h, "POST", path, NULL, 200, "iteration on A100");
+    json_t *e = json_object_get(doc, "efficiency");
+    check(e && fabs(json_number_value(json_object_get(e, "flops_fraction")) - 0.472) < 1e-9 &&
+              !strcmp(json_string_value(json_object_get(json_object_get(e, "device"), "name")),
+                      "A100-SXM4-80GB") &&
+              json_array_size(json_object_get(e, "warnings")) == 0,
+          "efficiency over HTTP: 0.472 of A100's fp32 peak");
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=mi250x", exp, p);
+    doc = call(h, "GET", path, NULL, 200, "breakdown on the tenant's device");
+    e = json_object_get(doc, "efficiency");
+    check(e && fabs(json_number_value(json_object_get(e, "flops_fraction")) -
+                    2.301e9 / (250e-6 * 47.9e12)) < 1e-9,
+          "efficiency against the tenant's device (%g)",
+          json_number_value(json_object_get(e, "flops_fraction")));
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=B9000", exp, p);
+    json_t *r = call(h, "GET", path, NULL, 404, "an unknown device");
+    check(r && !strcmp(json_string_value(json_object_get(r, "field")), "device"),
+          "the 404 names device");
+    json_decref(r);
+    snprintf(path, sizeof path, "/v1/devices/%ld", id);
+    json_decref(call(h, "DELETE", path, NULL, 204, "delete a device"));
+    json_decref(call(h, "DELETE", path, NULL, 404, "deleted"));
+}
+
+/* GET a run until it is done or failed (the workers of the test server
+ * pick it up); its last view. */
+static json_t *await_run(harness *h, const char *location)
+{
+    json_t *v = NULL;
+    for (int i = 0; i < 600; i++) {
+        json_decref(v);
+        v = call(h, "GET", location, NULL, 200, "the run");
+        const char *st = json_string_value(json_object_get(v, "state"));
+        if (!st || !strcmp(st, "done") || !strcmp(st, "failed"))
+            break;
+        usleep(50000);
+    }
+    return v;
+}
+
+/* Analyses as jobs: ?job=always queues what a large upload would; 202 with
+ * the run at Location; the result equals the inline answer; a problem the
+ * analysis meets is kept with the run. */
+static void test_jobs(harness *h, long exp, long p_nccl)
+{
+    char path[256], location[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=A100", exp,
+             p_nccl);
+    json_t *inline_doc = call(h, "GET", path, NULL, 200, "breakdown inline");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?device=A100&job=always",
+             exp, p_nccl);
+    harness_response r;
+    harness_request(h, "GET", path, NULL, NULL, 0, &r);
+    json_t *v = harness_json(&r);
+    int has_loc = harness_header(&r, "Location", location, sizeof location) == 1;
+    check(r.status == 202 && has_loc && json_integer_value(json_object_get(v, "id")) > 0 &&
+              !strcmp(json_string_value(json_object_get(v, "kind")), "breakdown"),
+          "breakdown queued: 202 with Location (%d)", r.status);
+    json_decref(v);
+    harness_response_free(&r);
+    v = await_run(h, location);
+    json_t *res = json_object_get(v, "result");
+    check(v && !strcmp(json_string_value(json_object_get(v, "state")), "done") &&
+              json_equal(json_object_get(res, "breakdown"), json_object_get(inline_doc, "breakdown")) &&
+              json_equal(json_object_get(res, "efficiency"), json_object_get(inline_doc, "efficiency")),
+          "the job's breakdown equals the inline one");
+    json_decref(v);
+    json_decref(inline_doc);
+    /* a what-if naming nothing: valid JSON, found wrong by the analysis */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration?job=always", exp, p_nccl);
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n",
+                    "{\"kernel_times\":{\"no_such_kernel\":1e-6}}", 40, &r);
+    has_loc = harness_header(&r, "Location", location, sizeof location) == 1;
+    check(r.status == 202 && has_loc, "iteration queued (%d)", r.status);
+    harness_response_free(&r);
+    v = await_run(h, location);
+    json_t *e = json_object_get(v, "error");
+    check(v && !strcmp(json_string_value(json_object_get(v, "state")), "failed") &&
+              json_integer_value(json_object_get(e, "status")) == 422 &&
+              !strcmp(json_string_value(json_object_get(e, "field")), "kernel_times"),
+          "the job keeps the 422 naming kernel_times");
+    json_decref(v);
+    /* refusals before anything is queued */
+    json_decref(call(h, "POST", path, "{\"top\":0}", 400, "a bad body is refused at once"));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=sometimes", exp,
+             p_nccl);
+    json_decref(call(h, "GET", path, NULL, 400, "job must be auto or always"));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=always&device=B9",
+             exp, p_nccl);
+    json_decref(call(h, "GET", path, NULL, 404, "an unknown device is refused at once"));
+    check(harness_sql_long(h, "SELECT count(*) FROM iteration_runs") == 3, "three runs queued");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/analyses/999999", exp);
+    json_decref(call(h, "GET", path, NULL, 404, "an unknown run"));
+    /* an overhead set measured by a worker: the run at the tenant's /v1/analyses/{run} */
+    char body[160];
+    snprintf(body, sizeof body, "{\"name\":\"queued-set\",\"profiles\":[%ld]}", p_nccl);
+    harness_request(h, "POST", "/v1/overhead-sets?job=always", "Content-Type: application/json\r\n",
+                    body, strlen(body), &r);
+    has_loc = harness_header(&r, "Location", location, sizeof location) == 1;
+    check(r.status == 202 && has_loc && !strncmp(location, "/v1/analyses/", 13),
+          "overhead set queued (%d, %s)", r.status, location);
+    harness_response_free(&r);
+    v = await_run(h, location);
+    res = json_object_get(v, "result");
+    check(v && !strcmp(json_string_value(json_object_get(v, "state")), "done") &&
+              json_is_null(json_object_get(v, "experiment")) &&
+              !strcmp(json_string_value(json_object_get(res, "name")), "queued-set") &&
+              json_array_size(json_object_get(json_object_get(res, "set"), "stats")) > 10,
+          "the worker measured and stored the set");
+    json_decref(v);
+    check(harness_sql_long(h, "SELECT count(*) FROM overhead_sets WHERE name = 'queued-set'") == 1,
+          "the set is stored");
+    json_decref(call(h, "POST", "/v1/overhead-sets?job=always", body, 409,
+                     "the same name is refused before queueing"));
+    json_decref(call(h, "POST", "/v1/overhead-sets?job=always",
+                     "{\"name\":\"z\",\"profiles\":[999999]}", 404, "an unknown profile, at once"));
 }
 
 int main(void)
@@ -287,6 +479,8 @@ int main(void)
     json_decref(call(h, "DELETE", path, NULL, 204, "delete"));
     json_decref(call(h, "GET", path, NULL, 404, "deleted"));
     test_model(h, exp);
+    test_devices(h, exp);
+    test_jobs(h, exp, p_nccl);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }

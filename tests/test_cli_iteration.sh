@@ -80,6 +80,15 @@ printf '{"traceEvents":[' >"$TMP/cut.json"
 refuse "truncated" 'byte' "$BIN" iteration "$TMP/cut.json"
 refuse "no file" 'No such file' "$BIN" iteration "$TMP/absent.json"
 refuse "no set" 'DATABASE_URL' env -u DATABASE_URL "$BIN" iteration $D/nccl_ws2_rank0.json.gz --overheads no-such-platform
+expect "efficiency on a built-in device" 0 '47.20% of peak' "$BIN" iteration $D/flops_small.json --device A100
+printf '{"name":"MI250X","peak_flops":{"fp64":47.9e12,"fp32":47.9e12,"tf32":47.9e12,"fp16":383e12},"dram_bandwidth":3.2e12}' >"$TMP/dev.json"
+expect "efficiency on a device file" 0 '"name":"MI250X"' "$BIN" iteration $D/flops_small.json --device "$TMP/dev.json" --json
+expect "no FLOP counts said" 0 'no FLOP counts' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --device H100
+printf '{"name":"x","peak_flops":{"fp64":1,"fp32":1,"tf32":0,"fp16":1},"dram_bandwidth":1}' >"$TMP/baddev.json"
+refuse "a device peak of 0" 'peak_flops.tf32' "$BIN" iteration $D/flops_small.json --device "$TMP/baddev.json"
+refuse "an unknown device" 'no such built-in device' "$BIN" iteration $D/flops_small.json --device B200
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":0,"dur":9,"args":{"flops":-5}}]}' >"$TMP/negflops.json"
+refuse "negative flops" 'traceEvents\[0\].*flops' "$BIN" iteration "$TMP/negflops.json"
 usage "usage" 'TRACE is missing' "$BIN" iteration
 usage "bad flag value" 'cpu-overhead' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead -1
 

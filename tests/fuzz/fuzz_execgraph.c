@@ -53,7 +53,7 @@ static void check_breakdown(const xg_graph *g, int step)
     xg_error err;
     if (xg_breakdown_compute(g, step, -1, &b, &err) < 0)
         return;
-    double sum = b.comp + b.comm + b.mem + b.idle;
+    double sum = b.comp + b.comm + b.mem + b.other + b.idle;
     must(isfinite(sum) && b.comp >= 0 && b.comm >= -1e-9 * fabs(b.window) - 1e-12 &&
          b.mem >= -1e-9 * fabs(b.window) - 1e-12);
     must(fabs(sum - b.window) <= 1e-6 * fabs(b.window) + 1e-9);

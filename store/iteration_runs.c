@@ -1,0 +1,167 @@
+/*
+ * iteration_runs.c — SQL for queued per-iteration analyses
+ * (store/iteration_runs.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/iteration_runs.h"
+#include "store/jobs.h"
+
+#define TS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+#define RUN_COLS "id, tenant_id, experiment_id, profile_id, kind, state, attempts, request::text, " \
+                 "result, error::text, " TS("created_at") ", " TS("started_at") ", "               \
+                 TS("finished_at")
+
+static void idtext(char buf[24], int64_t v)
+{
+    snprintf(buf, 24, "%" PRId64, v);
+}
+
+void store_it_run_free(store_it_run *r)
+{
+    free(r->request);
+    free(r->result);
+    free(r->error);
+    r->request = r->result = r->error = NULL;
+}
+
+static char *opt_dup(PGresult *r, int row, int col, int *oom)
+{
+    if (PQgetisnull(r, row, col))
+        return NULL;
+    char *s = strdup(PQgetvalue(r, row, col));
+    if (!s)
+        *oom = 1;
+    return s;
+}
+
+static int from_row(PGresult *r, int row, store_it_run *out, store_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->id = strtoll(PQgetvalue(r, row, 0), NULL, 10);
+    out->tenant_id = strtoll(PQgetvalue(r, row, 1), NULL, 10);
+    out->experiment_id = strtoll(PQgetvalue(r, row, 2), NULL, 10);
+    out->profile_id = strtoll(PQgetvalue(r, row, 3), NULL, 10);
+    snprintf(out->kind, sizeof out->kind, "%s", PQgetvalue(r, row, 4));
+    snprintf(out->state, sizeof out->state, "%s", PQgetvalue(r, row, 5));
+    out->attempts = atoi(PQgetvalue(r, row, 6));
+    int oom = 0;
+    out->request = opt_dup(r, row, 7, &oom);
+    out->result = opt_dup(r, row, 8, &oom);
+    out->error = opt_dup(r, row, 9, &oom);
+    snprintf(out->created_at, sizeof out->created_at, "%s", PQgetvalue(r, row, 10));
+    snprintf(out->started_at, sizeof out->started_at, "%s", PQgetvalue(r, row, 11));
+    snprintf(out->finished_at, sizeof out->finished_at, "%s", PQgetvalue(r, row, 12));
+    if (oom) {
+        store_it_run_free(out);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    return STORE_OK;
+}
+
+static int one(PGconn *c, PGresult *r, store_it_run *out, const char *what, store_error *err)
+{
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    int rc = PQntuples(r) == 1 ? from_row(r, 0, out, err)
+                               : store_error_set(err, STORE_NOT_FOUND, "%s", what);
+    PQclear(r);
+    return rc;
+}
+
+int store_it_run_add(PGconn *c, store_it_run *r, store_error *err)
+{
+    char t[24], e[24], p[24];
+    idtext(t, r->tenant_id);
+    idtext(e, r->experiment_id);
+    idtext(p, r->profile_id);
+    const char *vals[] = {t, r->experiment_id > 0 ? e : NULL, p, r->kind, r->request};
+    PGresult *res = PQexecParams(c,
+                                 "WITH i AS (INSERT INTO iteration_runs (tenant_id, experiment_id, "
+                                 "profile_id, kind, request) VALUES ($1, $2, $3, $4, $5::jsonb) "
+                                 "RETURNING " RUN_COLS ") "
+                                 "SELECT i.*, pg_notify('" STORE_JOBS_CHANNEL "', '') FROM i",
+                                 5, NULL, vals, NULL, NULL, 0);
+    char *request = r->request;
+    r->request = NULL;
+    int rc = one(c, res, r, "no run", err);
+    if (rc != STORE_OK)
+        r->request = request;
+    else
+        free(request);
+    return rc;
+}
+
+int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_it_run *out,
+                     store_error *err)
+{
+    char t[24], e[24], i[24], what[64];
+    idtext(t, tenant);
+    idtext(e, exp);
+    idtext(i, id);
+    snprintf(what, sizeof what, "no analysis %s%s", i, exp > 0 ? " in this experiment" : "");
+    const char *vals[] = {t, e, i};
+    PGresult *r = PQexecParams(c,
+                               "SELECT " RUN_COLS " FROM iteration_runs WHERE tenant_id = $1 "
+                               "AND ($2::bigint <= 0 OR experiment_id = $2) AND id = $3",
+                               3, NULL, vals, NULL, NULL, 0);
+    return one(c, r, out, what, err);
+}
+
+int store_it_run_claim(PGconn *c, store_it_run *out, store_error *err)
+{
+    PGresult *r = PQexec(c,
+                         "UPDATE iteration_runs SET state = 'running', started_at = now(), "
+                         "attempts = attempts + 1 WHERE id = (SELECT id FROM iteration_runs "
+                         "WHERE (state = 'queued' OR (state = 'running' AND started_at < "
+                         "now() - interval '10 minutes')) AND attempts < 3 "
+                         "ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " RUN_COLS);
+    return one(c, r, out, "no queued analysis", err);
+}
+
+int store_it_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
+                        store_error *err)
+{
+    char k[24];
+    idtext(k, id);
+    const char *vals[] = {k, result, error};
+    PGresult *r = PQexecParams(c,
+                               "UPDATE iteration_runs SET state = CASE WHEN $2::text IS NULL "
+                               "THEN 'failed' ELSE 'done' END, result = $2, error = $3::jsonb, "
+                               "finished_at = now() WHERE id = $1 AND state = 'running'",
+                               3, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_profile_raw_size(PGconn *c, int64_t tenant, int64_t exp, int64_t profile, size_t *len,
+                           char format[32], store_error *err)
+{
+    char t[24], e[24], p[24];
+    idtext(t, tenant);
+    idtext(e, exp);
+    idtext(p, profile);
+    const char *vals[] = {t, e, p};
+    PGresult *r = PQexecParams(c,
+                               "SELECT p.format, octet_length(p.raw) FROM profiles p "
+                               "JOIN experiments x ON x.id = p.experiment_id "
+                               "WHERE x.tenant_id = $1 AND ($2::bigint <= 0 OR "
+                               "p.experiment_id = $2) AND p.id = $3",
+                               3, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return store_error_set(err, STORE_NOT_FOUND, "no profile %" PRId64 "%s", profile,
+                               exp > 0 ? " in this experiment" : "");
+    }
+    snprintf(format, 32, "%s", PQgetvalue(r, 0, 0));
+    *len = PQgetisnull(r, 0, 1) ? 0 : (size_t)strtoull(PQgetvalue(r, 0, 1), NULL, 10);
+    PQclear(r);
+    return STORE_OK;
+}

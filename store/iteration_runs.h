@@ -1,0 +1,48 @@
+/*
+ * iteration_runs.h — per-iteration analyses of uploaded Kineto traces
+ * queued for the job workers (migration 0015): inserted queued by the HTTP
+ * request, claimed by a worker (FOR UPDATE SKIP LOCKED, so one run goes to
+ * one worker; a run left running for 10 minutes by a worker that died is
+ * claimed again, 3 attempts at most), finished with the answer document or
+ * the problem met. Each function takes a connection from store_acquire().
+ */
+#ifndef PERFCAST_STORE_ITERATION_RUNS_H
+#define PERFCAST_STORE_ITERATION_RUNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/db.h"
+
+typedef struct store_it_run {
+    int64_t id, tenant_id, experiment_id, profile_id; /* experiment 0: none (overhead-set) */
+    char kind[16];      /* "iteration" | "breakdown" | "iteration-model" | "overhead-set" */
+    char state[12];     /* queued | running | done | failed */
+    int attempts;
+    char *request;      /* JSON text */
+    char *result;       /* JSON text, NULL unless done */
+    char *error;        /* JSON text, NULL unless failed */
+    char created_at[40], started_at[40], finished_at[40];
+} store_it_run;
+
+/* Inserts a queued run (fills id, created_at) and wakes the workers (at
+ * COMMIT, or at once outside a transaction). */
+int store_it_run_add(PGconn *c, store_it_run *r, store_error *err);
+/* Run id of tenant (of experiment exp when exp > 0); unknown ->
+ * STORE_NOT_FOUND. */
+int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_it_run *out,
+                     store_error *err);
+/* Takes the oldest claimable run (running now, attempts + 1); none ->
+ * STORE_NOT_FOUND. */
+int store_it_run_claim(PGconn *c, store_it_run *out, store_error *err);
+/* Records the outcome of a claimed run: result (done) or error (failed). */
+int store_it_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
+                        store_error *err);
+void store_it_run_free(store_it_run *r);
+
+/* Size in bytes and format of a stored upload of the tenant (exp > 0: of
+ * that experiment); unknown -> STORE_NOT_FOUND. */
+int store_profile_raw_size(PGconn *c, int64_t tenant, int64_t exp, int64_t profile, size_t *len,
+                           char format[32], store_error *err);
+
+#endif
