@@ -17,10 +17,23 @@ typedef struct srv_log {
     FILE *out;
     int level; /* lines below it are dropped */
     pthread_mutex_t mu;
+    /* batching (srv_log_batch): debug/info lines wait in buf, under mu */
+    char *buf;
+    size_t len, cap;
+    int batch_ms;       /* 0: every line is written at once */
+    int stop;
+    pthread_cond_t wake;
+    pthread_t flusher;
 } srv_log;
 
 void srv_log_init(srv_log *l, FILE *out, int level);
+/* Writes what waits and stops the flusher. */
 void srv_log_destroy(srv_log *l);
+/* From now on debug and info lines are written in batches, at most ms
+ * milliseconds after they were logged (a request line per request was one
+ * write(2) under the log's mutex each); a warn, error or audit line writes
+ * what waits and itself at once, in order. 0, or -1 (lines stay unbatched). */
+int srv_log_batch(srv_log *l, int ms);
 
 /* "debug" | "info" | "warn" | "error" -> level, -1 otherwise */
 int srv_log_level_from_name(const char *name);
