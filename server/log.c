@@ -122,17 +122,34 @@ int srv_log_enabled(const srv_log *l, int level)
     return level >= l->level;
 }
 
+/* "2026-01-02T03:04:05.678Z" for now; the date and time of day are
+ * formatted once a second per thread. */
+static void timestamp(char stamp[48])
+{
+    static _Thread_local time_t last_sec = -1;
+    static _Thread_local char last[32];
+    static _Thread_local size_t last_len;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ts.tv_sec != last_sec) {
+        struct tm tm;
+        gmtime_r(&ts.tv_sec, &tm);
+        last_len = strftime(last, sizeof last, "%Y-%m-%dT%H:%M:%S", &tm);
+        last_sec = ts.tv_sec;
+    }
+    memcpy(stamp, last, last_len);
+    snprintf(stamp + last_len, 48 - last_len, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* Writes text (n bytes ending in '\n') as the log's policy says; under mu. */
+static void emit_locked(srv_log *l, int level, const char *text, size_t n);
+
 void srv_logf(srv_log *l, int level, const char *msg, const char *fields, ...)
 {
     if (!srv_log_enabled(l, level))
         return;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
     char stamp[48];
-    size_t n = strftime(stamp, sizeof stamp - 6, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(stamp + n, sizeof stamp - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
+    timestamp(stamp);
 
     json_t *line = json_pack("{s:s, s:s, s:s}", "ts", stamp, "level", level_names[level], "msg",
                              msg);
@@ -154,20 +171,110 @@ void srv_logf(srv_log *l, int level, const char *msg, const char *fields, ...)
     if (text) {
         size_t n = strlen(text);
         text[n] = '\n'; /* replaces the NUL: written by length */
-        if (l->batch_ms && !l->stop && level < SRV_LOG_WARN && l->len + n + 1 <= BATCH_MAX &&
-            !append_waiting(l, text, n + 1)) {
-            pthread_mutex_unlock(&l->mu);
-            free(text);
-            return;
-        }
-        write_waiting(l);
-        fwrite(text, 1, n + 1, l->out);
+        emit_locked(l, level, text, n + 1);
     } else {
         write_waiting(l);
         fprintf(l->out, "{\"ts\":\"%s\",\"level\":\"error\",\"msg\":\"cannot format a log line\"}\n",
                 stamp);
+        fflush(l->out);
     }
-    fflush(l->out);
     pthread_mutex_unlock(&l->mu);
     free(text);
+}
+
+static void emit_locked(srv_log *l, int level, const char *text, size_t n)
+{
+    if (l->batch_ms && !l->stop && level < SRV_LOG_WARN && l->len + n <= BATCH_MAX &&
+        !append_waiting(l, text, n))
+        return;
+    write_waiting(l);
+    fwrite(text, 1, n, l->out);
+    fflush(l->out);
+}
+
+/* Length of the well-formed UTF-8 sequence at s (1 to 4), 0 when none. */
+static int utf8_sequence(const unsigned char *s)
+{
+    int n;
+    unsigned min, cp;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        n = 2, min = 0x80, cp = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        n = 3, min = 0x800, cp = s[0] & 0x0F;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        n = 4, min = 0x10000, cp = s[0] & 0x07;
+    else
+        return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the NUL */
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+size_t srv_log_quote(char *buf, size_t len, size_t cap, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    if (len + 1 >= cap)
+        return cap;
+    buf[len++] = '"';
+    while (*p) {
+        char esc[8];
+        const char *out = esc;
+        size_t n;
+        int seq = utf8_sequence(p);
+        if (seq == 0) {
+            out = "\\ufffd", n = 6, seq = 1;
+        } else if (*p == '"' || *p == '\\') {
+            esc[0] = '\\', esc[1] = (char)*p, n = 2;
+        } else if (*p < 0x20 || *p == 0x7F) {
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[*p >> 4], esc[5] = hex[*p & 15], n = 6;
+        } else {
+            out = (const char *)p, n = (size_t)seq;
+        }
+        if (len + n + 1 >= cap)
+            return cap;
+        memcpy(buf + len, out, n);
+        len += n;
+        p += seq;
+    }
+    buf[len++] = '"';
+    return len;
+}
+
+void srv_log_fields(srv_log *l, int level, const char *msg, const char *fields, size_t len)
+{
+    if (!srv_log_enabled(l, level))
+        return;
+    char stamp[48], head[160];
+    timestamp(stamp);
+    size_t n = (size_t)snprintf(head, sizeof head, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":", stamp,
+                                level_names[level]);
+    n = srv_log_quote(head, n, sizeof head, msg);
+    char stack[2048], *line = stack;
+    size_t total = n + (len ? 1 + len : 0) + 2;
+    if (n >= sizeof head || (total > sizeof stack && !(line = malloc(total)))) {
+        srv_logf(l, SRV_LOG_ERROR, "cannot format a log line", NULL);
+        return;
+    }
+    memcpy(line, head, n);
+    if (len) {
+        line[n++] = ',';
+        memcpy(line + n, fields, len);
+        n += len;
+    }
+    line[n++] = '}';
+    line[n++] = '\n';
+    pthread_mutex_lock(&l->mu);
+    emit_locked(l, level, line, n);
+    pthread_mutex_unlock(&l->mu);
+    if (line != stack)
+        free(line);
 }

@@ -45,4 +45,14 @@ int srv_log_enabled(const srv_log *l, int level);
  * next to ts/level/msg (which they cannot replace). */
 void srv_logf(srv_log *l, int level, const char *msg, const char *fields, ...);
 
+/* The same line from fields already in JSON: `"a":1,"b":"x"` (no braces;
+ * "" for none). For lines written per request, where building a Jansson
+ * object and dumping it was most of the logging's cost. */
+void srv_log_fields(srv_log *l, int level, const char *msg, const char *fields, size_t len);
+
+/* Appends s as a JSON string (quoted; control characters escaped, bytes
+ * that are not UTF-8 as U+FFFD) to buf, which holds len bytes of cap; the
+ * new length, or cap when it does not fit. */
+size_t srv_log_quote(char *buf, size_t len, size_t cap, const char *s);
+
 #endif
