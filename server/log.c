@@ -1,9 +1,14 @@
 /*
  * log.c — JSON lines on stderr (see server/log.h). The line is built first
- * and written with one fwrite under the mutex, so lines from different
+ * and written with one fwrite under write_mu, so lines from different
  * threads never interleave. With batching on, debug and info lines are
- * appended to a buffer under the mutex instead, which a flusher thread
- * writes every few milliseconds (and a warn/error/audit line at once).
+ * appended to a buffer under mu instead (a memcpy: a request thread never
+ * waits for the file there), which a flusher thread takes and writes every
+ * few milliseconds; a warn/error/audit line, or a line that finds the
+ * buffer full, takes what waits and writes it and itself at once. Lock
+ * order: write_mu, then mu; the buffer is taken under both, so batches
+ * reach the file in the order they were taken and no line overtakes one
+ * logged before it.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -24,15 +29,31 @@ void srv_log_init(srv_log *l, FILE *out, int level)
     l->out = out;
     l->level = level;
     pthread_mutex_init(&l->mu, NULL);
+    pthread_mutex_init(&l->write_mu, NULL);
     pthread_cond_init(&l->wake, NULL);
 }
 
-/* Writes the waiting lines; under mu. */
-static void write_waiting(srv_log *l)
+/* Takes the waiting lines (swapping buffers) and writes them, then n bytes
+ * of text when text is not NULL, and flushes. Not under any lock. */
+static void write_out(srv_log *l, const char *text, size_t n)
 {
-    if (l->len)
-        fwrite(l->buf, 1, l->len, l->out);
+    pthread_mutex_lock(&l->write_mu);
+    pthread_mutex_lock(&l->mu);
+    char *b = l->buf;
+    size_t len = l->len, cap = l->cap;
+    l->buf = l->spare;
+    l->cap = l->spare_cap;
     l->len = 0;
+    pthread_mutex_unlock(&l->mu);
+    if (len)
+        fwrite(b, 1, len, l->out);
+    if (text)
+        fwrite(text, 1, n, l->out);
+    if (len || text)
+        fflush(l->out);
+    l->spare = b; /* only ever touched under write_mu */
+    l->spare_cap = cap;
+    pthread_mutex_unlock(&l->write_mu);
 }
 
 static void *flusher_main(void *arg)
@@ -49,8 +70,9 @@ static void *flusher_main(void *arg)
         while (!l->stop && rc != ETIMEDOUT)
             rc = pthread_cond_timedwait(&l->wake, &l->mu, &until);
         if (l->len) {
-            write_waiting(l);
-            fflush(l->out);
+            pthread_mutex_unlock(&l->mu);
+            write_out(l, NULL, 0);
+            pthread_mutex_lock(&l->mu);
         }
     }
     pthread_mutex_unlock(&l->mu);
@@ -82,12 +104,14 @@ void srv_log_destroy(srv_log *l)
     pthread_mutex_unlock(&l->mu);
     if (batching)
         pthread_join(l->flusher, NULL);
-    write_waiting(l);
+    write_out(l, NULL, 0);
     fflush(l->out);
     free(l->buf);
-    l->buf = NULL;
-    l->cap = 0;
+    free(l->spare);
+    l->buf = l->spare = NULL;
+    l->cap = l->spare_cap = 0;
     pthread_cond_destroy(&l->wake);
+    pthread_mutex_destroy(&l->write_mu);
     pthread_mutex_destroy(&l->mu);
 }
 
@@ -141,8 +165,8 @@ static void timestamp(char stamp[48])
     snprintf(stamp + last_len, 48 - last_len, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
-/* Writes text (n bytes ending in '\n') as the log's policy says; under mu. */
-static void emit_locked(srv_log *l, int level, const char *text, size_t n);
+/* Writes text (n bytes ending in '\n') as the log's policy says. */
+static void emit(srv_log *l, int level, const char *text, size_t n);
 
 void srv_logf(srv_log *l, int level, const char *msg, const char *fields, ...)
 {
@@ -167,29 +191,31 @@ void srv_logf(srv_log *l, int level, const char *msg, const char *fields, ...)
     }
     char *text = line ? json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(line);
-    pthread_mutex_lock(&l->mu);
     if (text) {
         size_t n = strlen(text);
         text[n] = '\n'; /* replaces the NUL: written by length */
-        emit_locked(l, level, text, n + 1);
+        emit(l, level, text, n + 1);
     } else {
-        write_waiting(l);
-        fprintf(l->out, "{\"ts\":\"%s\",\"level\":\"error\",\"msg\":\"cannot format a log line\"}\n",
-                stamp);
-        fflush(l->out);
+        char fail[128];
+        int n = snprintf(fail, sizeof fail,
+                         "{\"ts\":\"%s\",\"level\":\"error\",\"msg\":\"cannot format a log line\"}\n",
+                         stamp);
+        write_out(l, fail, (size_t)n);
     }
-    pthread_mutex_unlock(&l->mu);
     free(text);
 }
 
-static void emit_locked(srv_log *l, int level, const char *text, size_t n)
+static void emit(srv_log *l, int level, const char *text, size_t n)
 {
-    if (l->batch_ms && !l->stop && level < SRV_LOG_WARN && l->len + n <= BATCH_MAX &&
-        !append_waiting(l, text, n))
-        return;
-    write_waiting(l);
-    fwrite(text, 1, n, l->out);
-    fflush(l->out);
+    if (level < SRV_LOG_WARN) {
+        pthread_mutex_lock(&l->mu);
+        int kept = l->batch_ms && !l->stop && l->len + n <= BATCH_MAX &&
+                   !append_waiting(l, text, n);
+        pthread_mutex_unlock(&l->mu);
+        if (kept)
+            return;
+    }
+    write_out(l, text, n);
 }
 
 /* Length of the well-formed UTF-8 sequence at s (1 to 4), 0 when none. */
@@ -272,9 +298,7 @@ void srv_log_fields(srv_log *l, int level, const char *msg, const char *fields, 
     }
     line[n++] = '}';
     line[n++] = '\n';
-    pthread_mutex_lock(&l->mu);
-    emit_locked(l, level, line, n);
-    pthread_mutex_unlock(&l->mu);
+    emit(l, level, line, n);
     if (line != stack)
         free(line);
 }

@@ -16,10 +16,11 @@ enum { SRV_LOG_DEBUG = 0, SRV_LOG_INFO = 1, SRV_LOG_WARN = 2, SRV_LOG_ERROR = 3,
 typedef struct srv_log {
     FILE *out;
     int level; /* lines below it are dropped */
-    pthread_mutex_t mu;
-    /* batching (srv_log_batch): debug/info lines wait in buf, under mu */
-    char *buf;
-    size_t len, cap;
+    pthread_mutex_t mu;       /* buf, len, cap, batch_ms, stop */
+    pthread_mutex_t write_mu; /* the file, spare; taken before mu */
+    /* batching (srv_log_batch): debug/info lines wait in buf */
+    char *buf, *spare;
+    size_t len, cap, spare_cap;
     int batch_ms;       /* 0: every line is written at once */
     int stop;
     pthread_cond_t wake;
