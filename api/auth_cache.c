@@ -16,6 +16,7 @@
 typedef struct token_entry {
     store_token t; /* t.id == 0: empty */
     int64_t loaded_ms;
+    int used;      /* asked for since loaded */
 } token_entry;
 
 typedef struct owner_entry {
@@ -69,6 +70,7 @@ int auth_cache_token_get(auth_cache *c, int64_t id, store_token *t)
     pthread_mutex_lock(&c->lock);
     if (id && e->t.id == id && now - e->loaded_ms <= AUTH_CACHE_TOKEN_MS) {
         *t = e->t;
+        e->used = 1;
         found = 1;
     }
     pthread_mutex_unlock(&c->lock);
@@ -91,6 +93,7 @@ void auth_cache_token_put(auth_cache *c, const store_token *t, uint64_t epoch)
     if (epoch == c->epoch) {
         e->t = *t;
         e->loaded_ms = now;
+        e->used = 0;
     }
     pthread_mutex_unlock(&c->lock);
 }
@@ -104,6 +107,21 @@ void auth_cache_token_forget(auth_cache *c, int64_t id)
     c->no_tokens_ms = 0; /* a token was created, perhaps */
     c->epoch++;
     pthread_mutex_unlock(&c->lock);
+}
+
+int auth_cache_token_due(auth_cache *c, int64_t age_ms, int64_t *ids, int max)
+{
+    int n = 0;
+    int64_t now = now_ms();
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < TOKEN_SLOTS && n < max; i++) {
+        token_entry *e = &c->tokens[i];
+        if (e->t.id && e->used && now - e->loaded_ms > age_ms &&
+            now - e->loaded_ms <= AUTH_CACHE_TOKEN_MS)
+            ids[n++] = e->t.id;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return n;
 }
 
 int auth_cache_owner_get(auth_cache *c, int64_t experiment, int64_t *tenant)

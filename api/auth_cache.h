@@ -44,6 +44,12 @@ uint64_t auth_cache_epoch(auth_cache *c);
 int auth_cache_token_get(auth_cache *c, int64_t id, store_token *t);
 void auth_cache_token_put(auth_cache *c, const store_token *t, uint64_t epoch);
 void auth_cache_token_forget(auth_cache *c, int64_t id);
+/* Ids (at most max) of tokens asked for since they were loaded and loaded
+ * more than age_ms ago: api/cache_sync.c reloads them in the background,
+ * so that a token in use never expires under the requests and none of
+ * them waits for the database (a request that waited held up every
+ * connection of its HTTP thread). Returns how many. */
+int auth_cache_token_due(auth_cache *c, int64_t age_ms, int64_t *ids, int max);
 
 /* 1 with *tenant when the experiment's owner is held, else 0. */
 int auth_cache_owner_get(auth_cache *c, int64_t experiment, int64_t *tenant);

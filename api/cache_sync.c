@@ -13,6 +13,13 @@
 
 #include "api/auth_cache.h"
 #include "store/notify.h"
+#include "store/tokens.h"
+
+/* Tokens in use are reloaded once older than SYNC_REFRESH_AGE_MS, checked
+ * every SYNC_REFRESH_EVERY_MS: well before AUTH_CACHE_TOKEN_MS. */
+#define SYNC_REFRESH_EVERY_MS 100
+#define SYNC_REFRESH_AGE_MS 200
+#define SYNC_REFRESH_MAX 64 /* tokens reloaded per round */
 
 struct cache_sync {
     api_ctx *ctx;
@@ -70,6 +77,28 @@ static PGconn *listen_conn(cache_sync *s)
     return c;
 }
 
+/* Reloads the tokens in use that are due (auth_cache_token_due) on the
+ * listening connection; notices that arrive meanwhile are applied after
+ * (a revocation that the reload did not see then drops the entry). */
+static void refresh_tokens(cache_sync *s, PGconn *c)
+{
+    int64_t ids[SYNC_REFRESH_MAX];
+    auth_cache *cache = s->ctx->auth;
+    int n = cache ? auth_cache_token_due(cache, SYNC_REFRESH_AGE_MS, ids, SYNC_REFRESH_MAX) : 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t epoch = auth_cache_epoch(cache);
+        store_token t;
+        store_error err;
+        int rc = store_token_get(c, ids[i], &t, &err);
+        if (rc == 0)
+            auth_cache_token_put(cache, &t, epoch);
+        else if (rc == STORE_NOT_FOUND)
+            auth_cache_token_forget(cache, ids[i]);
+        else
+            break; /* the connection's trouble shows below */
+    }
+}
+
 /* 0 to go on, 1 when asked to stop. */
 static int wait_input(cache_sync *s, PGconn *c, int ms)
 {
@@ -88,7 +117,9 @@ static void *sync_main(void *arg)
     for (;;) {
         if (!c)
             c = listen_conn(s);
-        if (wait_input(s, c, 1000)) /* a second, then reconnect if need be */
+        /* a second without a connection, then reconnect; with one, often
+         * enough to reload the tokens in use before they expire */
+        if (wait_input(s, c, c ? SYNC_REFRESH_EVERY_MS : 1000))
             break;
         if (!c)
             continue;
@@ -98,7 +129,13 @@ static void *sync_main(void *arg)
                 apply(s, note->extra);
                 PQfreemem(note);
             }
-            continue;
+            refresh_tokens(s, c);
+            while ((note = PQnotifies(c))) {
+                apply(s, note->extra);
+                PQfreemem(note);
+            }
+            if (PQstatus(c) == CONNECTION_OK)
+                continue;
         }
         set_coherent(s, 0); /* lost: entries expire by age until we listen again */
         PQfinish(c);

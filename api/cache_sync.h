@@ -12,6 +12,11 @@
  * heard) and marks them coherent, so entries live until dropped; when the
  * connection is lost it marks them not coherent (entries then expire by
  * age) and reconnects every second.
+ *
+ * While listening it also reloads, every 100 ms, the token rows that
+ * requests used and that are older than 200 ms (auth_cache_token_due), so
+ * that a token in use is never found expired by a request, which would
+ * then wait for the database with every connection of its HTTP thread.
  */
 #ifndef PERFCAST_API_CACHE_SYNC_H
 #define PERFCAST_API_CACHE_SYNC_H

@@ -185,10 +185,27 @@ static int listing_levels(api_ctx *ctx, const api_request *req, api_response *re
 {
     *levels = NULL;
     store_error err = {0};
-    store_experiment e;
-    PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_experiment_get(c, id, &e, &err) : err.code;
-    store_release(ctx->db, c);
+    store_experiment e = {0};
+    /* the factor declaration never changes: the model cache holds it, so
+     * that a listing a dashboard polls costs no database round trip */
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
+    int cached = m && (m->nfactors == 0 || m->factors_spec[0]);
+    int factors = cached && m->nfactors;
+    if (factors)
+        e.spec = json_loads(m->factors_spec, 0, NULL);
+    if (m)
+        model_cache_release(ctx->models, m);
+    if (factors && !e.spec) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    if (!cached) {
+        memset(&err, 0, sizeof err);
+        PGconn *c = store_acquire(ctx->db, &err);
+        rc = c ? store_experiment_get(c, id, &e, &err) : err.code;
+        store_release(ctx->db, c);
+    }
     if (rc) {
         api_store_problem(resp, &err);
         return -1;
@@ -473,6 +490,13 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
+    /* model sets never change: the answer is rendered once per set and query */
+    char key[PREDICT_KEY_MAX];
+    predict_page_key(m, req, key, sizeof key);
+    if (predict_page_send(ctx, key, resp)) {
+        model_cache_release(ctx->models, m);
+        return;
+    }
     static const char *const allowed[] = {"metric", NULL};
     double point[PMNF_MAX_PARAMS];
     const char *metric = api_query(req, "metric");
@@ -528,5 +552,5 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
                                                 "95% prediction interval, same unit"));
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     model_cache_release(ctx->models, m);
-    api_send_json(resp, 200, doc);
+    predict_page_store(ctx, key, resp, doc);
 }

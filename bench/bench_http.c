@@ -16,16 +16,21 @@
  *                 nginx, perfcast, perfcast, nginx, 5 s each, so that load
  *                 from elsewhere on the machine falls on both alike; req/s
  *                 (mean of the halves), p99 (the worse half) and the ratio
- *                 to nginx (goal: >= 0.5x nginx, p99 <= 10 ms)
+ *                 to nginx (goal: >= 0.5x nginx, p99 <= 10 ms), and the p99
+ *                 next to nginx's p99 with their ratio
  *   read_overload predict under wrk -c1024 (--timeout 10s), the server
- *                 started with PERFCAST_MAX_CONNECTIONS=512, while GET /health
- *                 is asked every 100 ms on new connections: req/s, p99 and
- *                 slowest request, non-2xx answers (503/429 are the
- *                 refusals), wrk's timeouts and connection errors, and how
- *                 many health checks were answered 200 and the slowest
+ *                 started with PERFCAST_MAX_CONNECTIONS=512 and
+ *                 PERFCAST_HEADER_TIMEOUT=10, while GET /health is asked
+ *                 every 100 ms on new connections: req/s, p99 and slowest
+ *                 request next to the configured timeout (10 s), the
+ *                 answers refused with 503 and 429 and their share of all,
+ *                 refusals without Retry-After, other non-2xx, wrk's
+ *                 timeouts and connection errors, and how many health
+ *                 checks were answered 200 with their p50, p99 and slowest
  *
  *   bench_http [--wrk-seconds N] [--wrk-connections N] [--read-seconds N]
- *              [--only-read]
+ *              [--only-read] [--endpoint NAME]
+ * --endpoint runs one read figure only (predict, models, ..., or overload).
  * PERFCAST_BIN names the server (bench/run.sh sets it). Without wrk on PATH
  * http_health reports an error line and the others still run; without nginx
  * the read figures say so and are skipped.
@@ -243,30 +248,43 @@ static long read_setup(harness *h)
 }
 
 /* GET /health every 100 ms for seconds (in a child process): writes
- * "<ok> <asked> <slowest ms>" to fd. */
+ * "<ok> <asked> <p50 ms> <p99 ms> <slowest ms>" to fd. */
 static void probe_health(harness *h, double seconds, int fd)
 {
+    enum { MAX_PROBES = 4096 };
+    static double lat[MAX_PROBES];
     int ok = 0, asked = 0;
     double slowest = 0, t0 = harness_now();
-    while (harness_now() - t0 < seconds) {
+    while (harness_now() - t0 < seconds && asked < MAX_PROBES) {
         harness_response r;
         double t = harness_now();
         harness_get(h, "/health", &r);
         t = (harness_now() - t) * 1e3;
         slowest = t > slowest ? t : slowest;
+        lat[asked] = t;
         ok += r.status == 200;
         asked++;
         harness_response_free(&r);
         harness_sleep(0.1);
     }
-    char line[96];
-    int n = snprintf(line, sizeof line, "%d %d %.1f\n", ok, asked, slowest);
+    double p50 = quantile(lat, asked, 0.5), p99 = quantile(lat, asked, 0.99);
+    char line[160];
+    int n = snprintf(line, sizeof line, "%d %d %.1f %.1f %.1f\n", ok, asked, p50, p99, slowest);
     if (write(fd, line, (size_t)n) != n)
         _exit(1);
 }
 
-static int overload(harness *h, long exp, const char *header, int seconds)
+#define OVERLOAD_TIMEOUT_S 10 /* wrk's --timeout and the server's PERFCAST_HEADER_TIMEOUT */
+
+static int overload(harness *h, long exp, const char *header, const char *dir, int seconds)
 {
+    char lua[700];
+    snprintf(lua, sizeof lua, "%s/status.lua", dir);
+    FILE *lf = fopen(lua, "w");
+    if (lf) {
+        fputs(WRK_STATUS_LUA, lf);
+        fclose(lf);
+    }
     int p[2];
     if (pipe(p))
         return -1;
@@ -282,11 +300,13 @@ static int overload(harness *h, long exp, const char *header, int seconds)
     snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/experiments/%ld/predict?ranks=40",
              harness_port(h), exp);
     wrk_result w;
-    int bad = wrk_measure(url, seconds, 1024, "--timeout 10s", header, NULL, &w);
+    char extra[32];
+    snprintf(extra, sizeof extra, "--timeout %ds", OVERLOAD_TIMEOUT_S);
+    int bad = wrk_measure(url, seconds, 1024, extra, header, lf ? lua : NULL, &w);
     int ok = 0, asked = 0;
-    double slowest = 0;
+    double slowest = 0, hp50 = 0, hp99 = 0;
     FILE *f = fdopen(p[0], "r");
-    if (!f || fscanf(f, "%d %d %lf", &ok, &asked, &slowest) != 3)
+    if (!f || fscanf(f, "%d %d %lf %lf %lf", &ok, &asked, &hp50, &hp99, &slowest) != 5)
         bad = 1;
     if (f)
         fclose(f);
@@ -297,17 +317,26 @@ static int overload(harness *h, long exp, const char *header, int seconds)
                "run\"}\n");
         return -1;
     }
-    printf("{\"figure\": \"read_overload\", \"tool\": \"wrk -t2 -c1024 -d%ds --timeout 10s\", "
+    long refused = w.status_503 + w.status_429;
+    printf("{\"figure\": \"read_overload\", \"tool\": \"wrk -t2 -c1024 -d%ds --timeout %ds\", "
            "\"requests\": %ld, \"requests_per_s\": %.0f, \"p99_ms\": %.3f, \"max_ms\": %.1f, "
-           "\"non_2xx\": %ld, \"timeouts\": %ld, \"connect_errors\": %ld, \"read_errors\": %ld, "
-           "\"health_ok\": %d, \"health_asked\": %d, \"health_max_ms\": %.1f}\n",
-           seconds, w.requests, w.rps, w.p99_ms, w.max_ms, w.non2xx, w.timeouts,
-           w.connect_errors, w.read_errors, ok, asked, slowest);
+           "\"timeout_ms\": %d, \"max_within_timeout\": %s, "
+           "\"status_503\": %ld, \"status_429\": %ld, \"refused_share\": %.3f, "
+           "\"refused_without_retry_after\": %ld, \"other_non_2xx\": %ld, "
+           "\"timeouts\": %ld, \"connect_errors\": %ld, \"read_errors\": %ld, "
+           "\"health_ok\": %d, \"health_asked\": %d, \"health_p50_ms\": %.1f, "
+           "\"health_p99_ms\": %.1f, \"health_max_ms\": %.1f}\n",
+           seconds, OVERLOAD_TIMEOUT_S, w.requests, w.rps, w.p99_ms, w.max_ms,
+           OVERLOAD_TIMEOUT_S * 1000,
+           w.timeouts == 0 && w.max_ms <= OVERLOAD_TIMEOUT_S * 1000.0 ? "true" : "false",
+           w.status_503, w.status_429, w.requests > 0 ? (double)refused / (double)w.requests : 0,
+           w.no_retry_after, w.has_status ? w.status_other : w.non2xx - refused, w.timeouts,
+           w.connect_errors, w.read_errors, ok, asked, hp50, hp99, slowest);
     fflush(stdout);
     return 0;
 }
 
-static int read_endpoints(harness *h, int seconds, int connections)
+static int read_endpoints(harness *h, int seconds, int connections, const char *only)
 {
     long exp = read_setup(h);
     harness_response r;
@@ -376,6 +405,8 @@ static int read_endpoints(harness *h, int seconds, int connections)
         printf("{\"figure\": \"read_endpoints\", \"skipped\": \"%s\"}\n", err);
     }
     for (int i = 0; ng > 0 && i < n; i++) {
+        if (only && strcmp(only, ep[i].name))
+            continue;
         char url[300];
         int isget = !strcmp(ep[i].method, "GET");
         snprintf(path, sizeof path, "%s/www/%s.json", dir, ep[i].name);
@@ -406,15 +437,17 @@ static int read_endpoints(harness *h, int seconds, int connections)
         printf("{\"figure\": \"read_%s\", \"tool\": \"wrk -t2 -c%d, 2 x %ds\", \"bytes\": %ld, "
                "\"requests_per_s\": %.0f, \"p50_ms\": %.3f, \"p99_ms\": %.3f, \"non_2xx\": %ld, "
                "\"nginx_requests_per_s\": %.0f, \"nginx_p99_ms\": %.3f, \"ratio_to_nginx\": "
-               "%.2f}\n",
+               "%.2f, \"p99_ratio_to_nginx\": %.2f, \"p99_goal_ms\": 10}\n",
                ep[i].name, connections, half, bytes, ours.rps, ours.p50_ms, ours.p99_ms,
-               ours.non2xx, base.rps, base.p99_ms, base.rps > 0 ? ours.rps / base.rps : 0);
+               ours.non2xx, base.rps, base.p99_ms, base.rps > 0 ? ours.rps / base.rps : 0,
+               base.p99_ms > 0 ? ours.p99_ms / base.p99_ms : 0);
         fflush(stdout);
         rc |= ours.non2xx ? -1 : 0;
     }
     if (ng > 0)
         nginx_stop(ng);
-    rc |= overload(h, exp, header, seconds);
+    if (!only || !strcmp(only, "overload"))
+        rc |= overload(h, exp, header, dir, seconds);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
@@ -425,6 +458,7 @@ static int read_endpoints(harness *h, int seconds, int connections)
 int main(int argc, char **argv)
 {
     int seconds = 5, connections = 64, read_seconds = 10, only_read = 0;
+    const char *endpoint = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--only-read"))
             only_read = 1;
@@ -436,11 +470,13 @@ int main(int argc, char **argv)
             connections = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--read-seconds"))
             read_seconds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--endpoint"))
+            endpoint = argv[++i];
     }
     /* one token asks at wrk's rate: the per-token limit (50/s by default)
      * off; 512 connections, so that half of read_overload's are excess */
     static const char *const env[] = {"PERFCAST_RATE_LIMIT=0", "PERFCAST_MAX_CONNECTIONS=512",
-                                      NULL};
+                                      "PERFCAST_HEADER_TIMEOUT=10", NULL};
     harness_opts o = {.env = env};
     harness *h = harness_open(&o);
     if (!h) {
@@ -454,7 +490,7 @@ int main(int argc, char **argv)
         failed |= create(h) != 0;
     }
     (void)bench_now_s;
-    failed |= read_endpoints(h, read_seconds, connections) != 0; /* last: it ends open mode */
+    failed |= read_endpoints(h, read_seconds, connections, endpoint) != 0; /* last: it ends open mode */
     harness_close(h, failed);
     return failed;
 }

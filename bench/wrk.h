@@ -66,7 +66,32 @@ typedef struct wrk_result {
     long non2xx, requests;
     int socket_errors;
     long connect_errors, read_errors, write_errors, timeouts;
+    /* from a script that prints "STATUS <503s> <429s> <other non-2xx>
+     * <refusals without Retry-After>" in done() (WRK_STATUS_LUA) */
+    int has_status;
+    long status_503, status_429, status_other, no_retry_after;
 } wrk_result;
+
+/* A wrk script counting refusals by status, and those without Retry-After;
+ * GET, with the given headers (-H). */
+#define WRK_STATUS_LUA                                                                   \
+    "local threads = {}\n"                                                               \
+    "function setup(thread) table.insert(threads, thread) end\n"                         \
+    "function init(args) s503 = 0; s429 = 0; other = 0; noretry = 0 end\n"               \
+    "function response(status, headers, body)\n"                                         \
+    "  if status == 503 or status == 429 then\n"                                         \
+    "    if status == 503 then s503 = s503 + 1 else s429 = s429 + 1 end\n"               \
+    "    if headers['Retry-After'] == nil then noretry = noretry + 1 end\n"              \
+    "  elseif status >= 300 then other = other + 1 end\n"                                \
+    "end\n"                                                                              \
+    "function done(summary, latency, requests)\n"                                        \
+    "  local a, b, c, d = 0, 0, 0, 0\n"                                                  \
+    "  for _, t in ipairs(threads) do\n"                                                 \
+    "    a = a + t:get('s503'); b = b + t:get('s429')\n"                                 \
+    "    c = c + t:get('other'); d = d + t:get('noretry')\n"                             \
+    "  end\n"                                                                            \
+    "  io.write(string.format('STATUS %d %d %d %d\\n', a, b, c, d))\n"                   \
+    "end\n"
 
 /* Runs `wrk -t2 -cC -dSs --latency [extra] [-H header] [-s script] url`
  * (extra: more options, e.g. "--timeout 10s", or NULL) and fills *out
@@ -82,7 +107,7 @@ static __attribute__((unused)) int wrk_measure(const char *url, int seconds, int
              script ? script : "", script ? "'" : "", url);
     FILE *p = popen(cmd, "r");
     char line[512], p50[32] = "", p99[32] = "", avg[32] = "", sd[32] = "", max[32] = "";
-    *out = (wrk_result){-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    *out = (wrk_result){.rps = -1};
     while (p && fgets(line, sizeof line, p)) {
         sscanf(line, " Requests/sec: %lf", &out->rps);
         sscanf(line, " 50%% %31s", p50);
@@ -90,6 +115,9 @@ static __attribute__((unused)) int wrk_measure(const char *url, int seconds, int
         sscanf(line, " Latency %31s %31s %31s", avg, sd, max);
         sscanf(line, " %ld requests in", &out->requests);
         sscanf(line, " Non-2xx or 3xx responses: %ld", &out->non2xx);
+        if (sscanf(line, "STATUS %ld %ld %ld %ld", &out->status_503, &out->status_429,
+                   &out->status_other, &out->no_retry_after) == 4)
+            out->has_status = 1;
         if (strstr(line, "Socket errors")) {
             out->socket_errors = 1;
             sscanf(line, " Socket errors: connect %ld, read %ld, write %ld, timeout %ld",

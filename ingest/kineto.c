@@ -61,6 +61,8 @@
 #define KT_MAX_QUIET ((size_t)8 << 20) /* bytes without a complete token */
 #define KT_LAUNCHES (1u << 17)         /* launch table entries (per id kind), at most */
 #define KT_MAX_OPEN 16                 /* "B" ProfilerSteps open at once */
+#define KT_NAME_SLOTS 2048             /* names -> callpath ids remembered, direct-mapped */
+#define KT_NAME_CACHED 500             /* longer names are looked up in stepsum.c each time */
 
 enum kt_ctx { KT_ROOT = 1, KT_EVENTS, KT_EVENT, KT_ARGS, KT_DIST, KT_SKIP };
 
@@ -93,6 +95,16 @@ typedef struct kt_inflight {
     int hnext;         /* next in the hash chain, -1 */
     int prev, next;    /* FIFO neighbours, -1 */
 } kt_inflight;
+
+/* An event name seen before and its callpath id: a kernel's category takes
+ * six substring searches of its (long) name, and the same few hundred names
+ * come back in every step. */
+typedef struct kt_name_slot {
+    uint32_t len;      /* 0: empty */
+    int group;         /* what decides the category: EV_KERNEL, EV_MEMCPY or EV_HOST */
+    int cp;
+    char name[KT_NAME_CACHED];
+} kt_name_slot;
 
 typedef struct kt_open_step {
     char label[64];
@@ -135,6 +147,8 @@ typedef struct kt_reader {
 
     kt_open_step open[KT_MAX_OPEN];
     int nopen;
+
+    kt_name_slot *names; /* KT_NAME_SLOTS, or NULL: none remembered */
 } kt_reader;
 
 static int kt_fail(kt_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -348,6 +362,93 @@ static int is_step_name(const char *s, size_t n)
     return n > 13 && !memcmp(s, "ProfilerStep#", 13);
 }
 
+static unsigned kt_name_slot_of(const char *p, size_t n, int group)
+{
+    uint64_t h = ((uint64_t)n << 8 | (uint64_t)group) * 0x9e3779b97f4a7c15ull;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return (unsigned)(h >> 40) & (KT_NAME_SLOTS - 1);
+}
+
+/* The callpath of the current event's name: remembered, or from stepsum.c
+ * (which checks and counts new names). -1 with r->err. */
+static int kt_callpath(kt_reader *r, int kind)
+{
+    const char *name = r->name;
+    size_t len = r->ev.name_len;
+    int group = kind == EV_KERNEL ? EV_KERNEL
+                : kind == EV_MEMCPY || kind == EV_MEMSET ? EV_MEMCPY
+                                                         : EV_HOST;
+    kt_name_slot *slot = NULL;
+    if (r->names && len > 0 && len <= KT_NAME_CACHED) {
+        slot = &r->names[kt_name_slot_of(name, len, group)];
+        if (slot->len == len && slot->group == group && !memcmp(slot->name, name, len))
+            return slot->cp;
+    }
+    int category = group == EV_KERNEL  ? ingest_kernel_category(name, len)
+                   : group == EV_MEMCPY ? PROFILE_MEM
+                                        : PROFILE_HOST;
+    int cp = ingest_sum_callpath(r->sum, name, len, category, r->err);
+    if (cp >= 0 && slot) {
+        slot->len = (uint32_t)len;
+        slot->group = group;
+        slot->cp = cp;
+        memcpy(slot->name, name, len);
+    }
+    return cp;
+}
+
+/* A JSON number (yajl checked its grammar) as the nearest double: without
+ * an exponent and with digits below 2^53 once the fraction's trailing zeros
+ * go (Kineto's "1682725898079292.000"), digits / 10^k is exact arithmetic
+ * rounded once; anything else goes to numtext_parse. NaN
+ * when not all of it is a number. */
+static double kt_number(const char *s, size_t n)
+{
+    static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    size_t i = 0, end = n;
+    int negative = i < n && s[i] == '-';
+    i += (size_t)negative;
+    const char *dot = memchr(s, '.', n);
+    if (dot) /* trailing zeros of the fraction add nothing */
+        while (end > (size_t)(dot - s) + 1 && s[end - 1] == '0')
+            end--;
+    uint64_t m = 0;
+    int digits = 0, frac = 0, seen_dot = 0;
+    for (; i < end; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9') {
+            m = m * 10 + (uint64_t)(c - '0');
+            digits += m != 0;
+            frac += seen_dot;
+            if (digits > 16)
+                goto slow;
+        } else if (c == '.' && !seen_dot) {
+            seen_dot = 1;
+        } else {
+            goto slow;
+        }
+    }
+    if (frac > 22 || i == (size_t)negative || m > ((uint64_t)1 << 53))
+        goto slow;
+    double d = (double)m / pow10[frac];
+    return negative ? -d : d;
+slow:;
+    double v;
+    return numtext_parse(s, n, &v) == n ? v : NAN;
+}
+
 /* A "B"/"E" ProfilerStep pair. */
 static int step_begin_end(kt_reader *r)
 {
@@ -424,10 +525,7 @@ static int end_event(kt_reader *r)
     }
     if (e->has_bytes && (!isfinite(e->bytes) || e->bytes < 0))
         return kt_event_fail(r, "args.bytes must be a finite number >= 0");
-    int category = e->kind == EV_KERNEL ? ingest_kernel_category(r->name, e->name_len)
-                   : e->kind == EV_MEMCPY || e->kind == EV_MEMSET ? PROFILE_MEM
-                                                                   : PROFILE_HOST;
-    int cp = ingest_sum_callpath(r->sum, r->name, e->name_len, category, r->err);
+    int cp = kt_callpath(r, e->kind);
     if (cp < 0)
         return kt_wrap(r, e->index);
     if (e->kind == EV_HOST) {
@@ -614,8 +712,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
     double d;
     if (c == KT_EVENT) {
         if (key == K_TS || key == K_DUR) {
-            if (numtext_parse(s, n, &d) != n)
-                d = NAN;
+            d = kt_number(s, n);
             if (key == K_TS) {
                 r->ev.ts = d;
                 r->ev.has_ts = 1;
@@ -640,8 +737,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
                 r->ev.has_ext = 1;
             }
         } else if (key == K_BYTES) {
-            if (numtext_parse(s, n, &d) != n)
-                d = NAN;
+            d = kt_number(s, n);
             r->ev.bytes = d;
             r->ev.has_bytes = 1;
         }
@@ -956,6 +1052,8 @@ int ingest_kineto(const ingest_input *in, const ingest_trace_options *o, profile
     r.ext_key = calloc(r.nlaunch, sizeof *r.ext_key);
     r.corr_ts = malloc(r.nlaunch * sizeof *r.corr_ts);
     r.ext_ts = malloc(r.nlaunch * sizeof *r.ext_ts);
+    /* zeroed pages, touched only where names land (NULL: none remembered) */
+    r.names = calloc(KT_NAME_SLOTS, sizeof *r.names);
     if (!r.corr_key || !r.ext_key || !r.corr_ts || !r.ext_ts || fl_init(&r, hint) < 0) {
         kt_fail(&r, "out of memory");
         goto done;
@@ -984,6 +1082,7 @@ done:
     free(r.ext_ts);
     free(r.fl);
     free(r.fl_bucket);
+    free(r.names);
     free(r.name);
     if (rc < 0) {
         profile_free(out);

@@ -36,6 +36,7 @@
 #include "server/log.h"
 #include "server/workers.h"
 
+#define LOG_BATCH_MS 50 /* debug/info lines reach the log at most this late */
 #define DRAIN_SECONDS 10
 #define MODEL_CACHE_MAX_AGE_MS 1000 /* while notices are not heard: a refit reaches predictions within 1 s */
 
@@ -246,6 +247,8 @@ int cmd_serve(int argc, char **argv)
              http.host, http.port);
     srv_logf(&log, SRV_LOG_INFO, "listening", "{s:s, s:s, s:i, s:b}", "url", url, "host",
              http.host, "port", http.port, "ready", (int)api.schema_ready);
+    /* a request line per request: written in batches from now on */
+    srv_log_batch(&log, LOG_BATCH_MS);
 
     status = run(&api, &workers, &cfg, &log, &stop);
 

@@ -494,6 +494,39 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return dispatch(h, conn, r, url, method);
 }
 
+/* The request's log line: method, route, path, status, duration_ms,
+ * bytes_in, and error and end when there are any; written without Jansson
+ * (one line per request). */
+static void log_request(srv_http *h, const srv_request *r, int level, const char *route,
+                        double seconds, const char *end)
+{
+    char f[1024];
+    size_t cap = sizeof f, n = 0;
+    n = (size_t)snprintf(f, cap, "\"method\":");
+    n = srv_log_quote(f, n, cap, r->method_text);
+    if (n < cap)
+        n += (size_t)snprintf(f + n, cap - n, ",\"route\":");
+    n = n < cap ? srv_log_quote(f, n, cap, route) : cap;
+    if (n < cap)
+        n += (size_t)snprintf(f + n, cap - n, ",\"path\":");
+    n = n < cap ? srv_log_quote(f, n, cap, r->path) : cap;
+    if (n < cap)
+        n += (size_t)snprintf(f + n, cap - n, ",\"status\":%d,\"duration_ms\":%.3f,\"bytes_in\":%zu",
+                              r->status, seconds * 1e3, r->len);
+    if (n < cap && r->error[0]) {
+        n += (size_t)snprintf(f + n, cap - n, ",\"error\":");
+        n = n < cap ? srv_log_quote(f, n, cap, r->error) : cap;
+    }
+    if (n < cap && end) {
+        n += (size_t)snprintf(f + n, cap - n, ",\"end\":");
+        n = n < cap ? srv_log_quote(f, n, cap, end) : cap;
+    }
+    if (n < cap)
+        srv_log_fields(h->log, level, "request", f, n);
+    else /* cannot be: the fields are bounded (path 256, error 256 bytes) */
+        srv_logf(h->log, level, "request", "{s:s, s:i}", "route", route, "status", r->status);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
@@ -510,11 +543,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         static const char *const ends[] = {"completed", "error", "timeout", "shutdown",
                                            "read error", "client abort"};
         const char *end = (unsigned)toe < sizeof ends / sizeof *ends ? ends[toe] : "unknown";
-        srv_logf(h->log, level, "request", "{s:s, s:s, s:s, s:i, s:f, s:I, s:s*, s:s*}",
-                 "method", r->method_text, "route", route, "path", r->path, "status", r->status,
-                 "duration_ms", seconds * 1e3, "bytes_in", (json_int_t)r->len, "error",
-                 r->error[0] ? r->error : NULL, "end",
-                 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : end);
+        log_request(h, r, level, route, seconds,
+                    toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL : end);
     }
     if (r->audited) /* never the token: its id */
         srv_logf(h->log, SRV_LOG_AUDIT, "audit", "{s:s, s:s, s:s, s:I, s:I, s:s*, s:i}", "method",
