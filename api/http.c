@@ -1,7 +1,9 @@
 /*
  * http.c — request lookups and response helpers (see api/http.h).
  */
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,41 @@ static const char *kv_find(const api_kv *kv, size_t n, const char *name, int noc
 const char *api_query(const api_request *req, const char *name)
 {
     return kv_find(req->query, req->nquery, name, 0);
+}
+
+int api_page_query(const api_request *req, api_response *resp, long dflt, long max,
+                   int64_t *after, long *limit)
+{
+    const char *cur = api_query(req, "cursor"), *l = api_query(req, "limit");
+    char *end;
+    *after = 0;
+    *limit = dflt;
+    if (cur) {
+        long long a = strtoll(cur, &end, 10);
+        if (!isdigit((unsigned char)*cur) || *end || a < 1) {
+            api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cur);
+            return -1;
+        }
+        *after = a;
+    }
+    if (l) {
+        long v = strtol(l, &end, 10);
+        if (!isdigit((unsigned char)*l) || *end || v < 1 || v > max) {
+            api_problem(resp, 400, "limit", "limit must be a whole number from 1 to %ld", max);
+            return -1;
+        }
+        *limit = v;
+    }
+    return 0;
+}
+
+json_t *api_next_cursor(int more, int64_t last)
+{
+    if (!more)
+        return json_null();
+    char text[32];
+    snprintf(text, sizeof text, "%" PRId64, last);
+    return json_string(text);
 }
 
 const char *api_header(const api_request *req, const char *name)

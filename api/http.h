@@ -71,6 +71,15 @@ const char *api_query(const api_request *req, const char *name);
 const char *api_header(const api_request *req, const char *name);
 const char *api_path_param(const api_request *req, const char *name);
 
+/* The paging of a listing by id: ?limit= (1..max, dflt when absent) and
+ * ?cursor= (the next_cursor of the previous page: the last id it showed).
+ * 0, or -1 after a 400 naming the field. */
+int api_page_query(const api_request *req, api_response *resp, long dflt, long max,
+                   int64_t *after, long *limit);
+/* The next_cursor of a page whose last item has id last: a string, or null
+ * when there is no more (more == 0). */
+json_t *api_next_cursor(int more, int64_t last);
+
 /* Reason phrase for a status ("Not Found"). */
 const char *api_status_title(int status);
 

@@ -326,21 +326,31 @@ done:
 
 void api_overheads_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    int64_t after;
+    long limit;
+    if (api_page_query(req, resp, 100, 1000, &after, &limit))
+        return;
     store_error err;
     store_overhead_set *sets = NULL;
     int n = 0;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? store_overheads_list(c, req->tenant_id, &sets, &n, &err) : err.code;
+    /* one more than asked tells whether there is a next page */
+    int rc = c ? store_overheads_list(c, req->tenant_id, after, (int)limit + 1, &sets, &n, &err)
+               : err.code;
     store_release(ctx->db, c);
     if (rc) {
         api_store_problem(resp, &err);
         return;
     }
+    int more = n > limit;
+    if (more)
+        n = (int)limit;
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(list, set_json(&sets[i], NULL));
+    json_t *next = api_next_cursor(more, n ? sets[n - 1].id : 0);
     free(sets);
-    api_send_json(resp, 200, json_pack("{s:o}", "overhead_sets", list));
+    api_send_json(resp, 200, json_pack("{s:o, s:o}", "overhead_sets", list, "next_cursor", next));
 }
 
 void api_overheads_get(api_ctx *ctx, api_request *req, api_response *resp)

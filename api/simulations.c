@@ -160,20 +160,10 @@ void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
 
 void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
-    /* the paging of every listing: ?cursor= from the last page's next_cursor
-     * (the last id seen, opaque to clients) */
-    const char *cur = api_query(req, "cursor"), *l = api_query(req, "limit");
-    char *end;
-    long long after = cur ? strtoll(cur, &end, 10) : 0;
-    if (cur && (!isdigit((unsigned char)*cur) || *end || after < 1)) {
-        api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cur);
+    int64_t after;
+    long limit;
+    if (api_page_query(req, resp, 100, 1000, &after, &limit))
         return;
-    }
-    long limit = l ? strtol(l, &end, 10) : 100;
-    if (l && (!*l || *end || limit < 1 || limit > 1000)) {
-        api_problem(resp, 400, "limit", "limit must be 1..1000");
-        return;
-    }
     store_error err;
     store_sim *v = NULL;
     int n = 0;
@@ -191,12 +181,7 @@ void api_sim_list(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *arr = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(arr, sim_view(&v[i]));
-    json_t *next = json_null();
-    if (more) {
-        char text[32];
-        snprintf(text, sizeof text, "%" PRId64, v[n - 1].id);
-        next = json_string(text);
-    }
+    json_t *next = api_next_cursor(more, n ? v[n - 1].id : 0);
     store_sim_list_free(v, total);
     api_send_json(resp, 200, json_pack("{s:o, s:o}", "simulations", arr, "next_cursor", next));
 }

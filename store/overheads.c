@@ -87,18 +87,20 @@ int store_overheads_get_by_name(PGconn *c, int64_t tenant, const char *name,
     return one(c, r, out, name, err);
 }
 
-int store_overheads_list(PGconn *c, int64_t tenant, store_overhead_set **out, int *n,
-                         store_error *err)
+int store_overheads_list(PGconn *c, int64_t tenant, int64_t after, int limit,
+                         store_overhead_set **out, int *n, store_error *err)
 {
     *out = NULL;
     *n = 0;
-    char t[24];
+    char t[24], a[24], l[24];
     snprintf(t, sizeof t, "%" PRId64, tenant);
-    const char *vals[] = {t};
+    snprintf(a, sizeof a, "%" PRId64, after);
+    snprintf(l, sizeof l, "%d", limit);
+    const char *vals[] = {t, a, l};
     PGresult *r = PQexecParams(c,
                                "SELECT " OV_COLUMNS " FROM overhead_sets WHERE tenant_id = $1 "
-                               "ORDER BY id",
-                               1, NULL, vals, NULL, NULL, 0);
+                               "AND id > $2 ORDER BY id LIMIT $3",
+                               3, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);

@@ -28,8 +28,8 @@ int store_overheads_get(PGconn *c, int64_t tenant, int64_t id, store_overhead_se
 int store_overheads_get_by_name(PGconn *c, int64_t tenant, const char *name,
                                 store_overhead_set *out, store_error *err);
 /* The tenant's sets by id, without their documents; *out freed with free(). */
-int store_overheads_list(PGconn *c, int64_t tenant, store_overhead_set **out, int *n,
-                         store_error *err);
+int store_overheads_list(PGconn *c, int64_t tenant, int64_t after, int limit,
+                         store_overhead_set **out, int *n, store_error *err);
 int store_overheads_delete(PGconn *c, int64_t tenant, int64_t id, store_error *err);
 void store_overhead_set_free(store_overhead_set *s);
 

@@ -462,7 +462,27 @@ int main(void)
                      "\"mean\":8e-6}]}}", 201, "a set as given"));
     json_t *list = call(h, "GET", "/v1/overhead-sets", NULL, 200, "list");
     check(json_array_size(json_object_get(list, "overhead_sets")) == 2, "two sets listed");
+    check(json_is_null(json_object_get(list, "next_cursor")), "one page holds both");
     json_decref(list);
+    /* pages of one: the cursor of the first leads to the second, which is the last */
+    list = call(h, "GET", "/v1/overhead-sets?limit=1", NULL, 200, "first page");
+    json_t *first = json_array_get(json_object_get(list, "overhead_sets"), 0);
+    const char *cursor = json_string_value(json_object_get(list, "next_cursor"));
+    check(json_array_size(json_object_get(list, "overhead_sets")) == 1 && cursor &&
+              json_integer_value(json_object_get(first, "id")) == sid,
+          "the first page holds the older set and a cursor");
+    char page[128];
+    snprintf(page, sizeof page, "/v1/overhead-sets?limit=1&cursor=%s", cursor ? cursor : "x");
+    json_decref(list);
+    list = call(h, "GET", page, NULL, 200, "second page");
+    json_t *second = json_array_get(json_object_get(list, "overhead_sets"), 0);
+    check(json_array_size(json_object_get(list, "overhead_sets")) == 1 &&
+              json_integer_value(json_object_get(second, "id")) > sid &&
+              json_is_null(json_object_get(list, "next_cursor")),
+          "the second page holds the newer set and ends the listing");
+    json_decref(list);
+    json_decref(call(h, "GET", "/v1/overhead-sets?cursor=abc", NULL, 400, "a cursor we never gave"));
+    json_decref(call(h, "GET", "/v1/overhead-sets?limit=0", NULL, 400, "limit 0"));
     snprintf(path, sizeof path, "/v1/overhead-sets/%ld", sid);
     set = call(h, "GET", path, NULL, 200, "fetch");
     check(set && !strcmp(json_string_value(json_object_get(set, "name")), "a100-node"), "fetched by id");
