@@ -5,51 +5,8 @@
 # with and without --markers, a perfcast JSON profile, and invalid input:
 # exit status 2 and exactly one line on stderr. Ends with "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 2
-BIN=${PERFCAST_BIN:-build/perfcast}
+. tests/cli_lib.sh
 D=tests/data/kineto
-TMP=$(mktemp -d) || exit 2
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect NAME STATUS PATTERN CMD... — CMD exits STATUS and its stdout has PATTERN
-expect() {
-    name=$1 want=$2 pat=$3
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    got=$?
-    if [ "$got" != "$want" ]; then bad "$name: exit $got, want $want: $(head -c 300 "$TMP/err")"; return; fi
-    if ! grep -q -- "$pat" "$TMP/out"; then bad "$name: no \"$pat\" in: $(head -c 300 "$TMP/out")"; return; fi
-    ok
-}
-
-# refuse NAME PATTERN CMD... — exit 2, one line on stderr with PATTERN, nothing on stdout
-refuse() {
-    name=$1 pat=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    got=$?
-    lines=$(wc -l <"$TMP/err" | tr -d ' ')
-    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
-    if [ "$lines" != 1 ]; then bad "$name: $lines lines on stderr: $(cat "$TMP/err")"; return; fi
-    if ! grep -q -- "$pat" "$TMP/err"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
-    if [ -s "$TMP/out" ]; then bad "$name: printed on stdout"; return; fi
-    ok
-}
-
-# usage_error NAME PATTERN CMD... — exit 2, the first line on stderr has PATTERN (the usage follows)
-usage_error() {
-    name=$1 pat=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    got=$?
-    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
-    if ! head -n 1 "$TMP/err" | grep -q -- "$pat"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
-    ok
-}
 
 [ -x "$BIN" ] || { echo "$BIN is not built"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -129,5 +86,4 @@ expect "--phase train" 0 "^train step 3" "$BIN" ingest --format kineto --phase t
 expect "--validation-markers" 0 "^train step 3" "$BIN" ingest --format kineto --validation-markers holdout "$TMP/val.json"
 usage_error "bad phase" "--phase must be" "$BIN" ingest --phase test x
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_summary

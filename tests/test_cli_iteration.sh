@@ -5,51 +5,8 @@
 # a what-if table, and invalid input: exit status 2 and one line on stderr
 # naming the event, the field or the entry. Ends with "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 2
-BIN=${PERFCAST_BIN:-build/perfcast}
+. tests/cli_lib.sh
 D=tests/data/kineto
-TMP=$(mktemp -d) || exit 2
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect NAME STATUS PATTERN CMD... — CMD exits STATUS and its stdout has PATTERN
-expect() {
-    name=$1 want=$2 pat=$3
-    shift 3
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    got=$?
-    if [ "$got" != "$want" ]; then bad "$name: exit $got, want $want: $(head -c 300 "$TMP/err")"; return; fi
-    if ! grep -q -- "$pat" "$TMP/out"; then bad "$name: no \"$pat\" in: $(head -c 300 "$TMP/out")"; return; fi
-    ok
-}
-
-# refuse NAME PATTERN CMD... — exit 2, one line on stderr with PATTERN, nothing on stdout
-refuse() {
-    name=$1 pat=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    got=$?
-    lines=$(wc -l <"$TMP/err" | tr -d ' ')
-    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
-    if [ "$lines" != 1 ]; then bad "$name: $lines lines on stderr: $(cat "$TMP/err")"; return; fi
-    if ! grep -q -- "$pat" "$TMP/err"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
-    if [ -s "$TMP/out" ]; then bad "$name: printed on stdout"; return; fi
-    ok
-}
-
-# usage NAME PATTERN CMD... — exit 2, PATTERN on stderr (then the usage lines)
-usage() {
-    name=$1 pat=$2
-    shift 2
-    "$@" >"$TMP/out" 2>"$TMP/err"
-    got=$?
-    if [ "$got" != 2 ]; then bad "$name: exit $got, want 2"; return; fi
-    if ! head -n 1 "$TMP/err" | grep -q -- "$pat"; then bad "$name: no \"$pat\" in: $(cat "$TMP/err")"; return; fi
-    ok
-}
 
 expect "table" 0 "ProfilerStep#4" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
 expect "table: breakdown" 0 "communication" "$BIN" iteration $D/ddp128_rank0.json.gz
@@ -65,8 +22,8 @@ expect "what-if" 0 '"kernels_changed":' "$BIN" iteration $D/nccl_ws2_rank0.json.
 
 expect "modelled kernel times" 0 '"modelled":{"at":4' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
 expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
-usage "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
-usage "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
+usage_error "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
+usage_error "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
 refuse "two traces at one value" 'same value' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 1=$D/ddp128_rank1.json.gz --at 4
 printf '{"no_such_kernel": 1e-6}' >"$TMP/none.json"
 refuse "what-if naming nothing" 'kernel_times\["no_such_kernel"\]' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/none.json"
@@ -89,9 +46,7 @@ refuse "a device peak of 0" 'peak_flops.tf32' "$BIN" iteration $D/flops_small.js
 refuse "an unknown device" 'no such built-in device' "$BIN" iteration $D/flops_small.json --device B200
 printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":0,"dur":9,"args":{"flops":-5}}]}' >"$TMP/negflops.json"
 refuse "negative flops" 'traceEvents\[0\].*flops' "$BIN" iteration "$TMP/negflops.json"
-usage "usage" 'TRACE is missing' "$BIN" iteration
-usage "bad flag value" 'cpu-overhead' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead -1
+usage_error "usage" 'TRACE is missing' "$BIN" iteration
+usage_error "bad flag value" 'cpu-overhead' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead -1
 
-echo
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_summary
