@@ -39,6 +39,7 @@
 #include "api/json_buf.h"
 #include "api/levels.h"
 #include "api/predict.h"
+#include "api/stats_warm.h"
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"
@@ -194,6 +195,123 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
     if (set->n)
         memcpy(k->rows, set->rows, sizeof *k->rows * (size_t)set->n);
     return 0;
+}
+
+/* ---- warming (api/stats_warm.h) ------------------------------------------------ */
+
+#define WARM_SEP '\x1f'
+#define WARM_WAIT_MS 10000 /* a request waits for a warm under way at most this long */
+
+/* f and with_text as one text for model_cache_warm_note: kind, limit,
+ * offset, then each filter value ("=value", or "!" for none), separated by
+ * WARM_SEP; -1 when it does not fit or a value holds the separator */
+static int warm_text(const store_model_filter *f, int with_text, char *out, size_t cap)
+{
+    const char *v[5] = {f->metric, f->level, f->category, f->phase, f->name};
+    int n = snprintf(out, cap, "%c%c%d%c%ld", with_text ? 'S' : 'R', WARM_SEP, f->limit,
+                     WARM_SEP, f->offset);
+    for (int i = 0; i < 5 && n >= 0 && (size_t)n < cap; i++) {
+        if (v[i] && strchr(v[i], WARM_SEP))
+            return -1;
+        n += snprintf(out + n, cap - (size_t)n, "%c%s%s", WARM_SEP, v[i] ? "=" : "!",
+                      v[i] ? v[i] : "");
+    }
+    return n < 0 || (size_t)n >= cap || f->levels ? -1 : 0;
+}
+
+/* warm_text() back, in place (f points into text); -1 when malformed */
+static int warm_parse(char *text, store_model_filter *f, int *with_text)
+{
+    char *part[8];
+    int n = 0;
+    for (char *p = text; n < 8; p++) {
+        part[n++] = p;
+        p = strchr(p, WARM_SEP);
+        if (!p)
+            break;
+        *p = '\0';
+    }
+    if (n != 8 || (part[0][0] != 'S' && part[0][0] != 'R'))
+        return -1;
+    memset(f, 0, sizeof *f);
+    *with_text = part[0][0] == 'S';
+    f->limit = atoi(part[1]);
+    f->offset = atol(part[2]);
+    const char **v[5] = {&f->metric, &f->level, &f->category, &f->phase, &f->name};
+    for (int i = 0; i < 5; i++) {
+        if (part[3 + i][0] != '=' && part[3 + i][0] != '!')
+            return -1;
+        *v[i] = part[3 + i][0] == '=' ? part[3 + i] + 1 : NULL;
+    }
+    return f->limit > 0 && f->offset >= 0 ? 0 : -1;
+}
+
+/* Remembers what a request read (its rows kept, k) for the experiment's
+ * next model set; not for level combinations, nor rows larger than an
+ * eighth of the blob budget. */
+static void warm_note(api_ctx *ctx, const cached_models *m, const store_model_filter *f,
+                      int with_text, const kept_rows *k)
+{
+    char what[MODEL_CACHE_WARM_TEXT];
+    if (!k->blob || k->blob->bytes > MODEL_CACHE_BLOB_BUDGET / 8 || m->levels[0] ||
+        m->factors_spec[0] || warm_text(f, with_text, what, sizeof what) < 0)
+        return;
+    model_cache_warm_note(ctx->models, m->experiment, what);
+}
+
+/* the experiment's id from the path, after waiting for a warm of it under
+ * way; -1 after answering */
+static int warm_wait(api_ctx *ctx, const api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0)
+        return -1;
+    model_cache_warm_wait(ctx->models, id, WARM_WAIT_MS);
+    return 0;
+}
+
+static void warm_set(api_ctx *ctx, const cached_models *m, char (*what)[MODEL_CACHE_WARM_TEXT],
+                     int n)
+{
+    for (int i = 0; i < n; i++) {
+        char text[MODEL_CACHE_WARM_TEXT];
+        memcpy(text, what[i], sizeof text);
+        store_model_filter f;
+        int with_text;
+        if (warm_parse(text, &f, &with_text) < 0)
+            continue;
+        api_response resp;
+        memset(&resp, 0, sizeof resp);
+        kept_rows k;
+        if (read_rows_kept(ctx, m, &f, with_text, &k, &resp) == 0)
+            kept_rows_release(ctx, &k);
+        api_response_free(&resp);
+    }
+}
+
+void api_statistics_warm(api_ctx *ctx, int64_t experiment)
+{
+    char(*what)[MODEL_CACHE_WARM_TEXT] = malloc(sizeof *what * STATS_WARM_PER_EXPERIMENT);
+    int n = what ? model_cache_warm_list(ctx->models, experiment, what,
+                                         STATS_WARM_PER_EXPERIMENT)
+                 : 0;
+    int64_t done = 0;
+    /* twice at most: a load that overlapped a drop (a job seen done
+     * meanwhile) is not kept, so the models are asked for again */
+    for (int round = 0; round < 2 && n > 0; round++) {
+        store_error err = {0};
+        const cached_models *m = model_cache_get(ctx->models, ctx->db, experiment, &err);
+        if (!m)
+            break;
+        int again = m->set_id != done;
+        if (again && !m->factors_spec[0])
+            warm_set(ctx, m, what, n);
+        done = m->set_id;
+        model_cache_release(ctx->models, m);
+        if (!again)
+            break;
+    }
+    free(what);
 }
 
 static int filter_from_query(const api_request *req, api_response *resp, store_model_filter *f)
@@ -455,6 +573,8 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
     static const char *const allowed[] = {"metric", "level", "name", "category", "phase",
                                           "target", "limit", "offset", NULL};
     int64_t id;
+    if (warm_wait(ctx, req, resp) < 0)
+        return;
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
@@ -482,6 +602,7 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
     kept_rows kept;
     if (read_rows_kept(ctx, m, &f, 1, &kept, resp) < 0)
         goto done;
+    warm_note(ctx, m, &f, 1, &kept);
     int n = kept.n;
     const store_measurement_row *rows = kept.rows;
     int maxreps = 1;
@@ -665,6 +786,8 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
     int64_t id;
+    if (warm_wait(ctx, req, resp) < 0)
+        return;
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
@@ -700,6 +823,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
     f.limit = STATS_LIMIT_MAX;
     if (read_rows_kept(ctx, m, &f, 0, &kept, resp) < 0)
         goto done;
+    warm_note(ctx, m, &f, 0, &kept);
     rows = kept.rows;
     n = kept.n;
     if (n == 0) {
