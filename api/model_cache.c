@@ -605,10 +605,19 @@ int model_cache_warm_list(model_cache *c, int64_t experiment,
                           char (*out)[MODEL_CACHE_WARM_TEXT], int max)
 {
     int n = 0;
+    uint64_t below = UINT64_MAX; /* most recently asked first */
     pthread_mutex_lock(&c->lock);
-    for (int i = 0; i < MODEL_CACHE_WARM_MAX && n < max; i++)
-        if (c->notes[i].experiment == experiment)
-            memcpy(out[n++], c->notes[i].what, MODEL_CACHE_WARM_TEXT);
+    while (n < max) {
+        int best = -1;
+        for (int i = 0; i < MODEL_CACHE_WARM_MAX; i++)
+            if (c->notes[i].experiment == experiment && c->notes[i].used < below &&
+                (best < 0 || c->notes[i].used > c->notes[best].used))
+                best = i;
+        if (best < 0)
+            break;
+        memcpy(out[n++], c->notes[best].what, MODEL_CACHE_WARM_TEXT);
+        below = c->notes[best].used;
+    }
     pthread_mutex_unlock(&c->lock);
     return n;
 }

@@ -135,7 +135,8 @@ void model_cache_warm_note(model_cache *c, int64_t experiment, const char *what)
 /* Whether the experiment has anything to warm; if so (and it is not being
  * warmed already) marks it as being warmed and returns 1. */
 int model_cache_warm_begin(model_cache *c, int64_t experiment);
-/* What was asked of the experiment, into out (at most max); their count. */
+/* What was asked of the experiment, most recently asked first, into out
+ * (at most max); their count. */
 int model_cache_warm_list(model_cache *c, int64_t experiment,
                           char (*out)[MODEL_CACHE_WARM_TEXT], int max);
 /* The experiment is warmed (or given up): waiting requests go on. */

@@ -199,63 +199,38 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
 
 /* ---- warming (api/stats_warm.h) ------------------------------------------------ */
 
-#define WARM_SEP '\x1f'
 #define WARM_WAIT_MS 10000 /* a request waits for a warm under way at most this long */
+#define WARM_SEP '\x1f'   /* between query parameters in a note */
+#define WARM_EQ '\x1e'    /* between a parameter's name and value */
+#define WARM_QUERY_MAX 16
 
-/* f and with_text as one text for model_cache_warm_note: kind, limit,
- * offset, then each filter value ("=value", or "!" for none), separated by
- * WARM_SEP; -1 when it does not fit or a value holds the separator */
-static int warm_text(const store_model_filter *f, int with_text, char *out, size_t cap)
-{
-    const char *v[5] = {f->metric, f->level, f->category, f->phase, f->name};
-    int n = snprintf(out, cap, "%c%c%d%c%ld", with_text ? 'S' : 'R', WARM_SEP, f->limit,
-                     WARM_SEP, f->offset);
-    for (int i = 0; i < 5 && n >= 0 && (size_t)n < cap; i++) {
-        if (v[i] && strchr(v[i], WARM_SEP))
-            return -1;
-        n += snprintf(out + n, cap - (size_t)n, "%c%s%s", WARM_SEP, v[i] ? "=" : "!",
-                      v[i] ? v[i] : "");
-    }
-    return n < 0 || (size_t)n >= cap || f->levels ? -1 : 0;
-}
+static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp);
+static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *resp);
 
-/* warm_text() back, in place (f points into text); -1 when malformed */
-static int warm_parse(char *text, store_model_filter *f, int *with_text)
-{
-    char *part[8];
-    int n = 0;
-    for (char *p = text; n < 8; p++) {
-        part[n++] = p;
-        p = strchr(p, WARM_SEP);
-        if (!p)
-            break;
-        *p = '\0';
-    }
-    if (n != 8 || (part[0][0] != 'S' && part[0][0] != 'R'))
-        return -1;
-    memset(f, 0, sizeof *f);
-    *with_text = part[0][0] == 'S';
-    f->limit = atoi(part[1]);
-    f->offset = atol(part[2]);
-    const char **v[5] = {&f->metric, &f->level, &f->category, &f->phase, &f->name};
-    for (int i = 0; i < 5; i++) {
-        if (part[3 + i][0] != '=' && part[3 + i][0] != '!')
-            return -1;
-        *v[i] = part[3 + i][0] == '=' ? part[3 + i] + 1 : NULL;
-    }
-    return f->limit > 0 && f->offset >= 0 ? 0 : -1;
-}
-
-/* Remembers what a request read (its rows kept, k) for the experiment's
- * next model set; not for level combinations, nor rows larger than an
- * eighth of the blob budget. */
-static void warm_note(api_ctx *ctx, const cached_models *m, const store_model_filter *f,
-                      int with_text, const kept_rows *k)
+/* Remembers a request whose rows were kept (k), for the experiment's next
+ * model set: its kind ('S' statistics, 'R' sensitivity) and its query
+ * parameters as given; not for level combinations, nor for rows larger
+ * than an eighth of the blob budget, nor queries holding the separators. */
+static void warm_note(api_ctx *ctx, const api_request *req, const cached_models *m, char kind,
+                      const kept_rows *k)
 {
     char what[MODEL_CACHE_WARM_TEXT];
     if (!k->blob || k->blob->bytes > MODEL_CACHE_BLOB_BUDGET / 8 || m->levels[0] ||
-        m->factors_spec[0] || warm_text(f, with_text, what, sizeof what) < 0)
+        m->factors_spec[0] || req->nquery > WARM_QUERY_MAX)
         return;
+    size_t n = 0;
+    what[n++] = kind;
+    for (size_t q = 0; q < req->nquery; q++) {
+        const char *name = req->query[q].name, *value = req->query[q].value;
+        value = value ? value : "";
+        if (strchr(name, WARM_SEP) || strchr(name, WARM_EQ) || strchr(value, WARM_SEP) ||
+            strchr(value, WARM_EQ))
+            return;
+        int len = snprintf(what + n, sizeof what - n, "%c%s%c%s", WARM_SEP, name, WARM_EQ, value);
+        if (len < 0 || (size_t)len >= sizeof what - n)
+            return;
+        n += (size_t)len;
+    }
     model_cache_warm_note(ctx->models, m->experiment, what);
 }
 
@@ -270,23 +245,41 @@ static int warm_wait(api_ctx *ctx, const api_request *req, api_response *resp)
     return 0;
 }
 
-static void warm_set(api_ctx *ctx, const cached_models *m, char (*what)[MODEL_CACHE_WARM_TEXT],
-                     int n)
+/* Asks a noted request again (text: a note, cut up in place) of the
+ * experiment's newest set, as the router would have passed it: its rows
+ * and its answer are then kept. */
+static void warm_replay(api_ctx *ctx, int64_t experiment, char *text)
 {
-    for (int i = 0; i < n; i++) {
-        char text[MODEL_CACHE_WARM_TEXT];
-        memcpy(text, what[i], sizeof text);
-        store_model_filter f;
-        int with_text;
-        if (warm_parse(text, &f, &with_text) < 0)
-            continue;
-        api_response resp;
-        memset(&resp, 0, sizeof resp);
-        kept_rows k;
-        if (read_rows_kept(ctx, m, &f, with_text, &k, &resp) == 0)
-            kept_rows_release(ctx, &k);
-        api_response_free(&resp);
+    api_kv query[WARM_QUERY_MAX];
+    size_t nq = 0;
+    char kind = text[0];
+    for (char *p = strchr(text, WARM_SEP); p && nq < WARM_QUERY_MAX; p = strchr(p, WARM_SEP)) {
+        *p++ = '\0';
+        char *eq = strchr(p, WARM_EQ);
+        if (!eq)
+            return;
+        *eq = '\0';
+        query[nq].name = p;
+        query[nq++].value = eq + 1;
+        p = eq + 1;
     }
+    api_request req;
+    memset(&req, 0, sizeof req);
+    req.method = "GET";
+    req.route = kind == 'S' ? "/v1/experiments/{id}/statistics" : "/v1/experiments/{id}/sensitivity";
+    req.path = req.route; /* not looked at: the route names the answer's page */
+    req.query = query;
+    req.nquery = nq;
+    snprintf(req.param_buf, sizeof req.param_buf, "%" PRId64, experiment);
+    req.params[0] = (api_kv){"id", req.param_buf};
+    req.nparams = 1;
+    api_response resp;
+    memset(&resp, 0, sizeof resp);
+    if (kind == 'S')
+        statistics_answer(ctx, &req, &resp);
+    else if (kind == 'R')
+        sensitivity_answer(ctx, &req, &resp);
+    api_response_free(&resp);
 }
 
 void api_statistics_warm(api_ctx *ctx, int64_t experiment)
@@ -304,12 +297,19 @@ void api_statistics_warm(api_ctx *ctx, int64_t experiment)
         if (!m)
             break;
         int again = m->set_id != done;
-        if (again && !m->factors_spec[0])
-            warm_set(ctx, m, what, n);
         done = m->set_id;
         model_cache_release(ctx->models, m);
         if (!again)
             break;
+        for (int i = 0; i < n; i++) {
+            char text[MODEL_CACHE_WARM_TEXT];
+            memcpy(text, what[i], sizeof text);
+            warm_replay(ctx, experiment, text);
+            /* the most recent request's rows are kept (and with them those
+             * of every request with its filter): waiting requests go on */
+            if (i == 0)
+                model_cache_warm_end(ctx->models, experiment);
+        }
     }
     free(what);
 }
@@ -570,11 +570,15 @@ static int stats_heads(const cached_models *m, kept_rowset *set)
 
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    if (warm_wait(ctx, req, resp) == 0)
+        statistics_answer(ctx, req, resp);
+}
+
+static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp)
+{
     static const char *const allowed[] = {"metric", "level", "name", "category", "phase",
                                           "target", "limit", "offset", NULL};
     int64_t id;
-    if (warm_wait(ctx, req, resp) < 0)
-        return;
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
@@ -602,7 +606,7 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
     kept_rows kept;
     if (read_rows_kept(ctx, m, &f, 1, &kept, resp) < 0)
         goto done;
-    warm_note(ctx, m, &f, 1, &kept);
+    warm_note(ctx, req, m, 'S', &kept);
     int n = kept.n;
     const store_measurement_row *rows = kept.rows;
     int maxreps = 1;
@@ -784,10 +788,14 @@ static int sn_build(const cached_models *m, const store_measurement_row *rows, i
 
 void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    if (warm_wait(ctx, req, resp) == 0)
+        sensitivity_answer(ctx, req, resp);
+}
+
+static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *resp)
+{
     static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
     int64_t id;
-    if (warm_wait(ctx, req, resp) < 0)
-        return;
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
@@ -823,7 +831,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
     f.limit = STATS_LIMIT_MAX;
     if (read_rows_kept(ctx, m, &f, 0, &kept, resp) < 0)
         goto done;
-    warm_note(ctx, m, &f, 0, &kept);
+    warm_note(ctx, req, m, 'R', &kept);
     rows = kept.rows;
     n = kept.n;
     if (n == 0) {
