@@ -43,8 +43,19 @@
  *                      database, not yet kept per model set) is printed
  *                      apart, and the server's CPU time per warm answer
  *                      (from /proc: what the machine's load does not
- *                      inflate). BENCH_SWEEP_DUMP=dir writes the answers there
- *                      (to compare builds byte for byte). Skipped with
+ *                      inflate). Then two more model sets land as a refit
+ *                      lands one (rows and pg_notify in one transaction):
+ *                      0.5 s after the first, the statistics asked before
+ *                      (statistics_after_fit_ms: kept ahead by the warm,
+ *                      api/stats_warm.h), the same with a new target
+ *                      (..._new_target_ms: rows kept ahead, answer
+ *                      computed) and the sensitivity; at once after the
+ *                      second, the statistics (..._at_once_...: waits for
+ *                      the warm under way; its model_set printed, since a
+ *                      notice not yet heard leaves the set before current
+ *                      for a client that has not seen the job done).
+ *                      BENCH_SWEEP_DUMP=dir writes the answers there (to
+ *                      compare builds byte for byte). Skipped with
  *                      --no-service.
  *   bench_sweep [--quick] [--seeds N] [--no-service]   (--quick: 2 seeds; default 16)
  * PERFCAST_BIN names the server (bench/run.sh sets it).
