@@ -1,5 +1,8 @@
 /*
- * cache_sync.c — the cache invalidation listener (see cache_sync.h).
+ * cache_sync.c — the cache invalidation listener (see cache_sync.h), and
+ * the thread that warms what a notice of new models made stale
+ * (api/stats_warm.h): notices only queue the experiment, so that hearing
+ * them and reloading tokens never waits for a warm.
  */
 #include "api/cache_sync.h"
 
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "api/auth_cache.h"
+#include "api/stats_warm.h"
 #include "store/notify.h"
 #include "store/tokens.h"
 
@@ -21,12 +25,62 @@
 #define SYNC_REFRESH_AGE_MS 200
 #define SYNC_REFRESH_MAX 64 /* tokens reloaded per round */
 
+#define SYNC_WARM_QUEUE 64 /* experiments waiting to be warmed; beyond, not warmed */
+
 struct cache_sync {
     api_ctx *ctx;
     pthread_t thread;
     int stop_pipe[2];
     _Atomic int listening;
+    /* the warm queue, a ring, and its thread */
+    pthread_t warm_thread;
+    int warm_started;
+    pthread_mutex_t warm_mu;
+    pthread_cond_t warm_cv;
+    int64_t warm_queue[SYNC_WARM_QUEUE];
+    int warm_head, warm_count, warm_stop;
 };
+
+/* Queues the experiment for warming when its statistics were asked for
+ * before (model_cache_warm_begin marks it, so requests wait for it). */
+static void warm_enqueue(cache_sync *s, int64_t experiment)
+{
+    model_cache *models = s->ctx->models;
+    if (!models || !s->warm_started || !model_cache_warm_begin(models, experiment))
+        return;
+    pthread_mutex_lock(&s->warm_mu);
+    int queued = s->warm_count < SYNC_WARM_QUEUE && !s->warm_stop;
+    if (queued) {
+        s->warm_queue[(s->warm_head + s->warm_count++) % SYNC_WARM_QUEUE] = experiment;
+        pthread_cond_signal(&s->warm_cv);
+    }
+    pthread_mutex_unlock(&s->warm_mu);
+    if (!queued)
+        model_cache_warm_end(models, experiment);
+}
+
+static void *warm_main(void *arg)
+{
+    cache_sync *s = arg;
+    pthread_mutex_lock(&s->warm_mu);
+    for (;;) {
+        while (!s->warm_count && !s->warm_stop)
+            pthread_cond_wait(&s->warm_cv, &s->warm_mu);
+        if (!s->warm_count)
+            break; /* asked to stop, nothing left */
+        int64_t experiment = s->warm_queue[s->warm_head];
+        s->warm_head = (s->warm_head + 1) % SYNC_WARM_QUEUE;
+        s->warm_count--;
+        int stop = s->warm_stop;
+        pthread_mutex_unlock(&s->warm_mu);
+        if (!stop)
+            api_statistics_warm(s->ctx, experiment);
+        model_cache_warm_end(s->ctx->models, experiment);
+        pthread_mutex_lock(&s->warm_mu);
+    }
+    pthread_mutex_unlock(&s->warm_mu);
+    return NULL;
+}
 
 static void set_coherent(cache_sync *s, int coherent)
 {
@@ -48,6 +102,8 @@ static void apply(cache_sync *s, const char *payload)
     if (!strcmp(what, "models") || !strcmp(what, "experiment")) {
         if (ctx->models)
             model_cache_forget(ctx->models, id);
+        if (!strcmp(what, "models"))
+            warm_enqueue(s, id);
         if (ctx->auth && !strcmp(what, "experiment"))
             auth_cache_owner_forget(ctx->auth, id);
     } else if (!strcmp(what, "token") && ctx->auth) {
@@ -146,6 +202,20 @@ static void *sync_main(void *arg)
     return NULL;
 }
 
+/* Stops the warm thread: what is queued is given up (its waiters go on). */
+static void warm_stop(cache_sync *s)
+{
+    if (s->warm_started) {
+        pthread_mutex_lock(&s->warm_mu);
+        s->warm_stop = 1;
+        pthread_cond_signal(&s->warm_cv);
+        pthread_mutex_unlock(&s->warm_mu);
+        pthread_join(s->warm_thread, NULL);
+    }
+    pthread_cond_destroy(&s->warm_cv);
+    pthread_mutex_destroy(&s->warm_mu);
+}
+
 cache_sync *cache_sync_start(api_ctx *ctx)
 {
     cache_sync *s = calloc(1, sizeof *s);
@@ -156,7 +226,12 @@ cache_sync *cache_sync_start(api_ctx *ctx)
         free(s);
         return NULL;
     }
+    pthread_mutex_init(&s->warm_mu, NULL);
+    pthread_cond_init(&s->warm_cv, NULL);
+    /* without the warm thread notices still drop entries; nothing is warmed */
+    s->warm_started = ctx->models && !pthread_create(&s->warm_thread, NULL, warm_main, s);
     if (pthread_create(&s->thread, NULL, sync_main, s)) {
+        warm_stop(s);
         close(s->stop_pipe[0]);
         close(s->stop_pipe[1]);
         free(s);
@@ -174,6 +249,7 @@ void cache_sync_stop(cache_sync *s)
     }
     close(s->stop_pipe[1]);
     pthread_join(s->thread, NULL);
+    warm_stop(s);
     close(s->stop_pipe[0]);
     free(s);
 }

@@ -16,6 +16,7 @@
 #include "api/model_json.h"
 #include "store/experiments.h"
 #include "store/models.h"
+#include "store/sweeps.h"
 
 #define CACHE_SLOTS 1024 /* experiments held at once; a colliding entry is replaced */
 #define PAGE_SLOTS 512   /* rendered pages held at once, direct-mapped by key */
@@ -23,6 +24,15 @@
                             set-associative (the least recently used of a pair goes) */
 #define PAGE_BUDGET (64u << 20) /* bytes of rendered pages held at once */
 #define BLOB_BUDGET MODEL_CACHE_BLOB_BUDGET
+
+#define WARMING_MAX 16 /* experiments being warmed at once */
+
+/* one remembered request (model_cache_warm_note) */
+typedef struct warm_note {
+    int64_t experiment; /* 0: free */
+    uint64_t used;      /* warm_clock when last asked */
+    char what[MODEL_CACHE_WARM_TEXT];
+} warm_note;
 
 typedef struct cached_page {
     char *key;
@@ -42,6 +52,10 @@ struct model_cache {
     uint64_t blob_used[BLOB_SLOTS]; /* blob_clock at each blob's last use */
     uint64_t blob_clock;
     size_t blob_bytes; /* sum of the kept blobs' bytes, at most BLOB_BUDGET */
+    warm_note notes[MODEL_CACHE_WARM_MAX];
+    uint64_t warm_clock;
+    int64_t warming[WARMING_MAX]; /* experiments being warmed (0: free) */
+    pthread_cond_t warmed;        /* signalled when one is done */
 };
 
 static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
@@ -59,6 +73,7 @@ model_cache *model_cache_new(int64_t max_age_ms)
     if (!c)
         return NULL;
     pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->warmed, NULL);
     c->max_age_ms = max_age_ms;
     return c;
 }
@@ -90,6 +105,7 @@ void model_cache_free(model_cache *c)
     }
     for (int i = 0; i < BLOB_SLOTS; i++)
         blob_unref_locked(c->blobs[i]);
+    pthread_cond_destroy(&c->warmed);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -247,8 +263,10 @@ static cached_models *load(store *db, int64_t experiment, const char *levels, st
         rc = store_models_read(c, m->set_id, &f, &rows, &nrows, err);
     store_model_filter fm = {.level = "application", .name = "epoch", .limit = 100000,
                              .levels = lv};
+    /* the coordinates and repetitions alone, in binary (a third of the
+     * time of every column as text, for 10,000 coordinates) */
     if (!rc)
-        rc = store_measurements_read(c, m->set_id, &fm, &meas, &nmeas, err);
+        rc = store_repetitions_read(c, m->set_id, &fm, &meas, &nmeas, err);
     store_release(db, c);
     if (rc) {
         store_model_rows_free(rows, nrows);
@@ -533,5 +551,100 @@ void model_cache_blob_release(model_cache *c, const cache_blob *b)
         return;
     pthread_mutex_lock(&c->lock);
     blob_unref_locked((cache_blob *)b);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- warming ------------------------------------------------------------------ */
+
+void model_cache_warm_note(model_cache *c, int64_t experiment, const char *what)
+{
+    if (experiment <= 0 || strlen(what) >= MODEL_CACHE_WARM_TEXT)
+        return;
+    pthread_mutex_lock(&c->lock);
+    int at = 0;
+    for (int i = 0; i < MODEL_CACHE_WARM_MAX; i++) {
+        warm_note *w = &c->notes[i];
+        if (w->experiment == experiment && !strcmp(w->what, what)) {
+            at = i;
+            break;
+        }
+        if (c->notes[i].used < c->notes[at].used) /* free ones have used 0 */
+            at = i;
+    }
+    warm_note *w = &c->notes[at];
+    w->experiment = experiment;
+    w->used = ++c->warm_clock;
+    snprintf(w->what, sizeof w->what, "%s", what);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static int warming_slot_locked(const model_cache *c, int64_t experiment)
+{
+    for (int i = 0; i < WARMING_MAX; i++)
+        if (c->warming[i] == experiment)
+            return i;
+    return -1;
+}
+
+int model_cache_warm_begin(model_cache *c, int64_t experiment)
+{
+    int begun = 0;
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < MODEL_CACHE_WARM_MAX && !begun; i++)
+        begun = c->notes[i].experiment == experiment;
+    if (begun && warming_slot_locked(c, experiment) >= 0)
+        begun = 0; /* under way already: it reads the newest set anyway */
+    int slot = begun ? warming_slot_locked(c, 0) : -1;
+    if (slot >= 0)
+        c->warming[slot] = experiment;
+    pthread_mutex_unlock(&c->lock);
+    return slot >= 0;
+}
+
+int model_cache_warm_list(model_cache *c, int64_t experiment,
+                          char (*out)[MODEL_CACHE_WARM_TEXT], int max)
+{
+    int n = 0;
+    uint64_t below = UINT64_MAX; /* most recently asked first */
+    pthread_mutex_lock(&c->lock);
+    while (n < max) {
+        int best = -1;
+        for (int i = 0; i < MODEL_CACHE_WARM_MAX; i++)
+            if (c->notes[i].experiment == experiment && c->notes[i].used < below &&
+                (best < 0 || c->notes[i].used > c->notes[best].used))
+                best = i;
+        if (best < 0)
+            break;
+        memcpy(out[n++], c->notes[best].what, MODEL_CACHE_WARM_TEXT);
+        below = c->notes[best].used;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return n;
+}
+
+void model_cache_warm_end(model_cache *c, int64_t experiment)
+{
+    pthread_mutex_lock(&c->lock);
+    int slot = warming_slot_locked(c, experiment);
+    if (slot >= 0)
+        c->warming[slot] = 0;
+    pthread_cond_broadcast(&c->warmed);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void model_cache_warm_wait(model_cache *c, int64_t experiment, int max_ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += max_ms / 1000;
+    until.tv_nsec += (long)(max_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&c->lock);
+    while (experiment > 0 && warming_slot_locked(c, experiment) >= 0)
+        if (pthread_cond_timedwait(&c->warmed, &c->lock, &until))
+            break; /* timed out (or failed): the request reads for itself */
     pthread_mutex_unlock(&c->lock);
 }

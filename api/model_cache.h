@@ -121,6 +121,29 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
                                        void (*free_data)(void *));
 void model_cache_blob_release(model_cache *c, const cache_blob *b);
 
+/* Warming. What statistics and sensitivity requests asked for ("what": a
+ * handler's own text naming its filter, at most MODEL_CACHE_WARM_TEXT - 1
+ * bytes) is remembered per experiment (the MODEL_CACHE_WARM_MAX most
+ * recently asked across experiments), so that when a notice says the
+ * experiment has a new model set the rows those requests rest on can be
+ * read and kept before anyone asks again (api/stats_warm.h). Requests of an
+ * experiment being warmed wait for it (bounded) rather than read the same
+ * rows at the same time. */
+#define MODEL_CACHE_WARM_MAX 64
+#define MODEL_CACHE_WARM_TEXT 256
+void model_cache_warm_note(model_cache *c, int64_t experiment, const char *what);
+/* Whether the experiment has anything to warm; if so (and it is not being
+ * warmed already) marks it as being warmed and returns 1. */
+int model_cache_warm_begin(model_cache *c, int64_t experiment);
+/* What was asked of the experiment, most recently asked first, into out
+ * (at most max); their count. */
+int model_cache_warm_list(model_cache *c, int64_t experiment,
+                          char (*out)[MODEL_CACHE_WARM_TEXT], int max);
+/* The experiment is warmed (or given up): waiting requests go on. */
+void model_cache_warm_end(model_cache *c, int64_t experiment);
+/* Waits while the experiment is being warmed, at most max_ms. */
+void model_cache_warm_wait(model_cache *c, int64_t experiment, int max_ms);
+
 /* Drops the experiment's entry (after a delete, or a notice of new models). */
 void model_cache_forget(model_cache *c, int64_t experiment);
 /* Drops the experiment's entry when it holds a set numbered below number

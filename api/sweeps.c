@@ -39,6 +39,7 @@
 #include "api/json_buf.h"
 #include "api/levels.h"
 #include "api/predict.h"
+#include "api/stats_warm.h"
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"
@@ -194,6 +195,123 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
     if (set->n)
         memcpy(k->rows, set->rows, sizeof *k->rows * (size_t)set->n);
     return 0;
+}
+
+/* ---- warming (api/stats_warm.h) ------------------------------------------------ */
+
+#define WARM_WAIT_MS 10000 /* a request waits for a warm under way at most this long */
+#define WARM_SEP '\x1f'   /* between query parameters in a note */
+#define WARM_EQ '\x1e'    /* between a parameter's name and value */
+#define WARM_QUERY_MAX 16
+
+static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp);
+static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *resp);
+
+/* Remembers a request whose rows were kept (k), for the experiment's next
+ * model set: its kind ('S' statistics, 'R' sensitivity) and its query
+ * parameters as given; not for level combinations, nor for rows larger
+ * than an eighth of the blob budget, nor queries holding the separators. */
+static void warm_note(api_ctx *ctx, const api_request *req, const cached_models *m, char kind,
+                      const kept_rows *k)
+{
+    char what[MODEL_CACHE_WARM_TEXT];
+    if (!k->blob || k->blob->bytes > MODEL_CACHE_BLOB_BUDGET / 8 || m->levels[0] ||
+        m->factors_spec[0] || req->nquery > WARM_QUERY_MAX)
+        return;
+    size_t n = 0;
+    what[n++] = kind;
+    for (size_t q = 0; q < req->nquery; q++) {
+        const char *name = req->query[q].name, *value = req->query[q].value;
+        value = value ? value : "";
+        if (strchr(name, WARM_SEP) || strchr(name, WARM_EQ) || strchr(value, WARM_SEP) ||
+            strchr(value, WARM_EQ))
+            return;
+        int len = snprintf(what + n, sizeof what - n, "%c%s%c%s", WARM_SEP, name, WARM_EQ, value);
+        if (len < 0 || (size_t)len >= sizeof what - n)
+            return;
+        n += (size_t)len;
+    }
+    model_cache_warm_note(ctx->models, m->experiment, what);
+}
+
+/* the experiment's id from the path, after waiting for a warm of it under
+ * way; -1 after answering */
+static int warm_wait(api_ctx *ctx, const api_request *req, api_response *resp)
+{
+    int64_t id;
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0)
+        return -1;
+    model_cache_warm_wait(ctx->models, id, WARM_WAIT_MS);
+    return 0;
+}
+
+/* Asks a noted request again (text: a note, cut up in place) of the
+ * experiment's newest set, as the router would have passed it: its rows
+ * and its answer are then kept. */
+static void warm_replay(api_ctx *ctx, int64_t experiment, char *text)
+{
+    api_kv query[WARM_QUERY_MAX];
+    size_t nq = 0;
+    char kind = text[0];
+    for (char *p = strchr(text, WARM_SEP); p && nq < WARM_QUERY_MAX; p = strchr(p, WARM_SEP)) {
+        *p++ = '\0';
+        char *eq = strchr(p, WARM_EQ);
+        if (!eq)
+            return;
+        *eq = '\0';
+        query[nq].name = p;
+        query[nq++].value = eq + 1;
+        p = eq + 1;
+    }
+    api_request req;
+    memset(&req, 0, sizeof req);
+    req.method = "GET";
+    req.route = kind == 'S' ? "/v1/experiments/{id}/statistics" : "/v1/experiments/{id}/sensitivity";
+    req.path = req.route; /* not looked at: the route names the answer's page */
+    req.query = query;
+    req.nquery = nq;
+    snprintf(req.param_buf, sizeof req.param_buf, "%" PRId64, experiment);
+    req.params[0] = (api_kv){"id", req.param_buf};
+    req.nparams = 1;
+    api_response resp;
+    memset(&resp, 0, sizeof resp);
+    if (kind == 'S')
+        statistics_answer(ctx, &req, &resp);
+    else if (kind == 'R')
+        sensitivity_answer(ctx, &req, &resp);
+    api_response_free(&resp);
+}
+
+void api_statistics_warm(api_ctx *ctx, int64_t experiment)
+{
+    char(*what)[MODEL_CACHE_WARM_TEXT] = malloc(sizeof *what * STATS_WARM_PER_EXPERIMENT);
+    int n = what ? model_cache_warm_list(ctx->models, experiment, what,
+                                         STATS_WARM_PER_EXPERIMENT)
+                 : 0;
+    int64_t done = 0;
+    /* twice at most: a load that overlapped a drop (a job seen done
+     * meanwhile) is not kept, so the models are asked for again */
+    for (int round = 0; round < 2 && n > 0; round++) {
+        store_error err = {0};
+        const cached_models *m = model_cache_get(ctx->models, ctx->db, experiment, &err);
+        if (!m)
+            break;
+        int again = m->set_id != done;
+        done = m->set_id;
+        model_cache_release(ctx->models, m);
+        if (!again)
+            break;
+        for (int i = 0; i < n; i++) {
+            char text[MODEL_CACHE_WARM_TEXT];
+            memcpy(text, what[i], sizeof text);
+            warm_replay(ctx, experiment, text);
+            /* the most recent request's rows are kept (and with them those
+             * of every request with its filter): waiting requests go on */
+            if (i == 0)
+                model_cache_warm_end(ctx->models, experiment);
+        }
+    }
+    free(what);
 }
 
 static int filter_from_query(const api_request *req, api_response *resp, store_model_filter *f)
@@ -452,6 +570,12 @@ static int stats_heads(const cached_models *m, kept_rowset *set)
 
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    if (warm_wait(ctx, req, resp) == 0)
+        statistics_answer(ctx, req, resp);
+}
+
+static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp)
+{
     static const char *const allowed[] = {"metric", "level", "name", "category", "phase",
                                           "target", "limit", "offset", NULL};
     int64_t id;
@@ -482,6 +606,7 @@ void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
     kept_rows kept;
     if (read_rows_kept(ctx, m, &f, 1, &kept, resp) < 0)
         goto done;
+    warm_note(ctx, req, m, 'S', &kept);
     int n = kept.n;
     const store_measurement_row *rows = kept.rows;
     int maxreps = 1;
@@ -663,6 +788,12 @@ static int sn_build(const cached_models *m, const store_measurement_row *rows, i
 
 void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    if (warm_wait(ctx, req, resp) == 0)
+        sensitivity_answer(ctx, req, resp);
+}
+
+static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *resp)
+{
     static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
     int64_t id;
     const cached_models *m = predict_models(ctx, req, resp, &id);
@@ -700,6 +831,7 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
     f.limit = STATS_LIMIT_MAX;
     if (read_rows_kept(ctx, m, &f, 0, &kept, resp) < 0)
         goto done;
+    warm_note(ctx, req, m, 'R', &kept);
     rows = kept.rows;
     n = kept.n;
     if (n == 0) {

@@ -43,8 +43,19 @@
  *                      database, not yet kept per model set) is printed
  *                      apart, and the server's CPU time per warm answer
  *                      (from /proc: what the machine's load does not
- *                      inflate). BENCH_SWEEP_DUMP=dir writes the answers there
- *                      (to compare builds byte for byte). Skipped with
+ *                      inflate). Then two more model sets land as a refit
+ *                      lands one (rows and pg_notify in one transaction):
+ *                      0.5 s after the first, the statistics asked before
+ *                      (statistics_after_fit_ms: kept ahead by the warm,
+ *                      api/stats_warm.h), the same with a new target
+ *                      (..._new_target_ms: rows kept ahead, answer
+ *                      computed) and the sensitivity; at once after the
+ *                      second, the statistics (..._at_once_...: waits for
+ *                      the warm under way; its model_set printed, since a
+ *                      notice not yet heard leaves the set before current
+ *                      for a client that has not seen the job done).
+ *                      BENCH_SWEEP_DUMP=dir writes the answers there (to
+ *                      compare builds byte for byte). Skipped with
  *                      --no-service.
  *   bench_sweep [--quick] [--seeds N] [--no-service]   (--quick: 2 seeds; default 16)
  * PERFCAST_BIN names the server (bench/run.sh sets it).
@@ -412,6 +423,9 @@ static void dump_body(const harness_response *r)
     }
 }
 
+/* the answer's "model_set" (it comes before the bulk), or -1 */
+static int answer_set;
+
 static double timed_get(harness *h, const char *path, int *status, size_t *bytes)
 {
     harness_response r;
@@ -421,6 +435,8 @@ static double timed_get(harness *h, const char *path, int *status, size_t *bytes
     dump_body(&r);
     *status = r.status;
     *bytes = r.body_len;
+    const char *ms = r.body ? strstr(r.body, "\"model_set\":") : NULL;
+    answer_set = ms ? atoi(ms + 12) : -1;
     harness_response_free(&r);
     return t;
 }
@@ -532,6 +548,53 @@ static void bench_service(double in_process_ms)
     double kept[5];
     for (int k = 0; k < 5; k++)
         kept[k] = timed_get(h, path, &status, &bytes);
+    /* the first requests after a model set lands (a refit commits its set
+     * and notifies in one transaction, store/models.c): 0.5 s after the
+     * commit (a client polling its job every second sees it done 0.5 s
+     * after on average) the statistics asked before (its answer rendered
+     * ahead), the same with a new target (the rows kept ahead, the answer
+     * computed) and the sensitivity asked first; then, after another set,
+     * the statistics at once (waiting for the warm under way, or answered
+     * from the set before when the notice is not heard yet: a client that
+     * saw its job done never is, api/jobs.c) */
+    double after[4] = {-1, -1, -1, -1};
+    int after_sets_ok = 1;
+    for (int k = 0; k < 2; k++) {
+        snprintf(sql, sizeof sql,
+                 "WITH s AS (INSERT INTO model_sets (experiment_id, number) VALUES (%ld, %d) "
+                 "RETURNING id), "
+                 "m AS (INSERT INTO measurements (model_set_id, point, level, name, category, "
+                 "metric, phase, value, repetitions, rank_values, rank_ids) "
+                 "SELECT s.id, ARRAY[(i %% 100) + 1, (i / 100) + 1]::float8[], 'application', "
+                 "'epoch', NULL, 'time', 'epoch', 100, "
+                 "ARRAY(SELECT %d + (i %% 100) + 3 * ((i * 7919 + r * 104729) %% 1000) / 1000.0 "
+                 "FROM generate_series(1, 10) r), '{}', '{}' FROM s, generate_series(0, 9999) i) "
+                 "SELECT pg_notify('perfcast_cache', 'models %ld')",
+                 id, k + 2, 200 + 100 * k, id);
+        if (harness_sql(h, sql, out, sizeof out) < 0) {
+            bad = 1;
+            break;
+        }
+        static const char *const targets[2] = {"0.05", "0.07"};
+        for (int q = 0; q < (k ? 1 : 2); q++) {
+            if (k == 0 && q == 0)
+                usleep(500000);
+            snprintf(path, sizeof path,
+                     "/v1/experiments/%ld/statistics?level=application&name=epoch&limit=100000"
+                     "&target=%s",
+                     id, targets[q]);
+            after[k ? 3 : q] = timed_get(h, path, &status, &bytes);
+            bad |= status != 200;
+            after_sets_ok &= k == 1 || answer_set == k + 2;
+        }
+        if (k == 0) {
+            snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity", id);
+            after[2] = timed_get(h, path, &status, &sbytes);
+            bad |= status != 200;
+            after_sets_ok &= answer_set == 2;
+        }
+    }
+    int at_once_set = answer_set;
     double st_cold = st[0], sn_cold = sn[0], st_med = median5(st), sn_med = median5(sn);
     printf("{\"figure\": \"sweep_service\", \"coordinates\": 10000, \"repetitions\": 10, "
            "\"statistics_ms\": %.2f, \"statistics_cold_ms\": %.2f, \"statistics_kept_ms\": %.2f, "
@@ -541,10 +604,17 @@ static void bench_service(double in_process_ms)
            "\"sensitivity_ratio_to_target\": %.3f, \"in_process_ms\": %.3f, "
            "\"statistics_ratio_to_in_process\": %.1f, \"sensitivity_ratio_to_in_process\": %.1f, "
            "\"server_cpu_ms_statistics\": %.1f, \"server_cpu_ms_sensitivity\": %.1f, "
+           "\"statistics_after_fit_ms\": %.2f, \"statistics_after_fit_new_target_ms\": %.2f, "
+           "\"sensitivity_after_fit_ms\": %.2f, "
+           "\"statistics_after_fit_ratio_to_in_process\": %.1f, "
+           "\"statistics_after_fit_new_target_ratio_to_in_process\": %.1f, "
+           "\"after_fit_answers_of_the_new_set\": %s, "
+           "\"statistics_at_once_after_fit_ms\": %.2f, \"statistics_at_once_model_set\": %d, "
            "\"all_200\": %s}\n",
            st_med, st_cold, median5(kept), bytes, sn_med, sn_cold, sbytes, st_med / 50, sn_med / 50,
            in_process_ms, st_med / in_process_ms, sn_med / in_process_ms, cpu_st / 4, cpu_sn / 4,
-           bad ? "false" : "true");
+           after[0], after[1], after[2], after[0] / in_process_ms, after[1] / in_process_ms,
+           after_sets_ok ? "true" : "false", after[3], at_once_set, bad ? "false" : "true");
     harness_close(h, bad);
 }
 

@@ -146,15 +146,17 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     snprintf(set, sizeof set, "%" PRId64, set_id);
     snprintf(off, sizeof off, "%ld", f->offset);
     snprintf(lim, sizeof lim, "%d", f->limit);
-    const char *vals[8] = {set, f->metric, f->level, f->category, f->phase, f->name, off, lim};
+    const char *vals[9] = {set, f->metric, f->level, f->category, f->phase, f->name, off, lim,
+                           f->levels};
     PGresult *r = PQexecParams(
         c,
         "SELECT point, level, name, category, metric, phase, repetitions FROM measurements "
         "WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "
         "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "
         "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
+        "AND ($9::text[] IS NULL OR levels = $9::text[]) "
         "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
-        8, NULL, vals, NULL, NULL, 1 /* binary: no float8 text either way */);
+        9, NULL, vals, NULL, NULL, 1 /* binary: no float8 text either way */);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return store_fail(c, r, err);
     int rows = PQntuples(r);
