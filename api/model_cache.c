@@ -413,6 +413,16 @@ int model_cache_page_get(model_cache *c, const char *key, char **body, size_t *l
     return found;
 }
 
+/* empties page slot i */
+static void page_drop_locked(model_cache *c, int i)
+{
+    cached_page *pg = &c->pages[i];
+    c->page_bytes -= pg->len;
+    free(pg->key);
+    free(pg->body);
+    *pg = (cached_page){0};
+}
+
 void model_cache_page_put(model_cache *c, const char *key, const char *body, size_t len)
 {
     char *k = strdup(key), *b = malloc(len + 1);
@@ -423,15 +433,19 @@ void model_cache_page_put(model_cache *c, const char *key, const char *body, siz
     }
     memcpy(b, body, len);
     b[len] = '\0';
-    cached_page *pg = &c->pages[page_slot(key)];
-    pthread_mutex_lock(&c->lock);
-    if (c->page_bytes - pg->len + len > PAGE_BUDGET) {
-        /* large analysis answers: keep within the budget rather than evict at random */
-        pthread_mutex_unlock(&c->lock);
+    int slot = page_slot(key);
+    cached_page *pg = &c->pages[slot];
+    if (len > PAGE_BUDGET / 4) { /* one answer never crowds out the others */
         free(k);
         free(b);
         return;
     }
+    pthread_mutex_lock(&c->lock);
+    /* over the budget: drop the pages that follow this slot (pages of sets
+     * no longer current are never read again, and would otherwise keep
+     * every new answer out once the budget is full) */
+    for (int i = 1; i < PAGE_SLOTS && c->page_bytes - pg->len + len > PAGE_BUDGET; i++)
+        page_drop_locked(c, (slot + i) % PAGE_SLOTS);
     c->page_bytes = c->page_bytes - pg->len + len;
     free(pg->key);
     free(pg->body);

@@ -5,6 +5,8 @@
  * larger than the budget is handed back but not kept; a blob dropped while
  * a request holds it stays valid until released (its data is freed once,
  * then). Sizes are the builders' estimates, so no test allocates them.
+ * Rendered pages: the newest answer is kept even when earlier ones (of sets
+ * no longer current) have filled the page budget.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,10 +86,34 @@ static void test_held_blob_outlives_drop(void)
     model_cache_free(c);
 }
 
+static void test_pages_keep_the_newest(void)
+{
+    model_cache *c = model_cache_new(1000);
+    size_t len = 4u << 20; /* 40 pages of 4 MB: far beyond the 64 MB budget */
+    char *body = malloc(len);
+    memset(body, 'x', len);
+    int kept = 0;
+    for (int i = 0; i < 40; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "set%d|predict", i);
+        body[0] = (char)('a' + i % 26);
+        model_cache_page_put(c, key, body, len);
+        char *got = NULL;
+        size_t got_len = 0;
+        if (model_cache_page_get(c, key, &got, &got_len) && got_len == len && got[0] == body[0])
+            kept++;
+        free(got);
+    }
+    check(kept == 40, "every newest page kept once the budget is full: %d of 40", kept);
+    free(body);
+    model_cache_free(c);
+}
+
 int main(void)
 {
     test_budget_drops_least_recent();
     test_oversized_not_kept();
     test_held_blob_outlives_drop();
+    test_pages_keep_the_newest();
     return check_summary();
 }
