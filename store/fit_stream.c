@@ -484,7 +484,7 @@ static void callpaths_free(store_fit_stream *s)
 /* Tries the whole pass: 1 read (s->whole), 0 more than whole_rows rows
  * (nothing kept, the cursor closed), or an error code (negated). */
 static int read_whole(store_fit_stream *s, const char *const *vals, const char *exptext,
-                      size_t whole_rows, store_error *err)
+                      size_t whole_rows, const store_fit_stop *stop, store_error *err)
 {
     PGresult *r = PQexecParams(s->c, whole_sql, 2, NULL, vals, NULL, NULL, 0);
     int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK)
@@ -503,6 +503,11 @@ static int read_whole(store_fit_stream *s, const char *const *vals, const char *
         for (int i = 0; i < n && !rc; i++)
             rc = whole_row(s, &w, r, i, err);
         PQclear(r);
+        if (!rc && stop && stop->fn && stop->fn(stop->arg)) {
+            rc = store_error_set(err, STORE_CONFLICT, "the read was stopped");
+            snprintf(err->field, sizeof err->field, "stopped");
+            break;
+        }
         rows += n;
         done = n < FETCH_ROWS;
         if (w.nrows > whole_rows) {
@@ -533,6 +538,13 @@ static int read_whole(store_fit_stream *s, const char *const *vals, const char *
 int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size_t whole_rows,
                           store_fit_stream *s, store_error *err)
 {
+    return store_fit_stream_open_stoppable(c, exp, job, nparams, whole_rows, NULL, s, err);
+}
+
+int store_fit_stream_open_stoppable(PGconn *c, int64_t exp, int64_t job, int nparams,
+                                    size_t whole_rows, const store_fit_stop *stop,
+                                    store_fit_stream *s, store_error *err)
+{
     memset(s, 0, sizeof *s);
     s->c = c;
     s->d.nparams = nparams;
@@ -552,7 +564,7 @@ int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size
     }
     int whole = 0;
     if (!rc) {
-        whole = read_whole(s, vals, exptext, whole_rows, err);
+        whole = read_whole(s, vals, exptext, whole_rows, stop, err);
         rc = whole < 0 ? -whole : STORE_OK;
     }
     if (!rc && !whole) {

@@ -70,6 +70,18 @@ typedef struct store_fit_stream {
  * free. */
 int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size_t whole_rows,
                           store_fit_stream *s, store_error *err);
+/* Asked between the whole pass's batches: non-zero stops the read. */
+typedef struct store_fit_stop {
+    int (*fn)(void *arg);
+    void *arg;
+} store_fit_stop;
+
+/* store_fit_stream_open, whose whole pass asks stop (may be NULL) after
+ * every batch: once it says stop, the transaction is rolled back and the
+ * answer is STORE_CONFLICT with err->field "stopped". */
+int store_fit_stream_open_stoppable(PGconn *c, int64_t exp, int64_t job, int nparams,
+                                    size_t whole_rows, const store_fit_stop *stop,
+                                    store_fit_stream *s, store_error *err);
 /* The next callpath's rows into s->d.rows (s->d.nrows, s->callpath): 1, or
  * 0 when there are no more, or -1 with err filled. */
 int store_fit_stream_next(store_fit_stream *s, store_error *err);
