@@ -159,6 +159,17 @@ static int claim_once(PGconn *c, const char *worker, const char *lease, const ch
     out->experiment_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
     out->attempt = atoi(PQgetvalue(r, 0, 2));
     PQclear(r);
+    /* jobs riding with it (store_job_absorb) are in this attempt too */
+    char attempt[16];
+    snprintf(attempt, sizeof attempt, "%d", out->attempt);
+    const char *vals4[] = {id, attempt, worker};
+    r = PQexecParams(c,
+                     "UPDATE jobs SET attempts = $2::int, worker = $3 "
+                     "WHERE rides_with = $1::bigint AND state = 'running'",
+                     3, NULL, vals4, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
     return STORE_OK;
 }
 
@@ -307,7 +318,7 @@ int store_job_absorb(PGconn *c, const store_job_claim *claim, const char *worker
                      "WITH q AS (" TAKEABLE " AND me.state = 'running' AND me.worker = $2 "
                      "  AND me.attempts = $3::int FOR UPDATE OF j) "
                      "UPDATE jobs SET state = 'running', rides_with = $1, worker = $2, "
-                     "  started_at = clock_timestamp() "
+                     "  attempts = $3::int, started_at = clock_timestamp() "
                      "FROM q WHERE jobs.id = q.id AND jobs.state = 'queued' RETURNING jobs.id",
                      3, NULL, vals, NULL, NULL, 0);
     int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? STORE_OK : store_fail(c, r, err);

@@ -93,7 +93,9 @@ int store_job_newer_queued(PGconn *c, const store_job_claim *claim, store_error 
 
 /* Takes over the claim's queued sibling job(s) (as store_job_newer_queued
  * finds them), in a transaction of its own: they become running riders of
- * the claim (rides_with), done with its model set or failed with it.
+ * the claim (rides_with), in its attempt (attempts and worker follow the
+ * claim's, also when it is claimed again), done with its model set or
+ * failed with it.
  * Waits for uploads still joining them, so that every upload of a taken
  * job is committed when this returns: a snapshot taken afterwards holds
  * their rows. *n: how many were taken. Lost claim -> STORE_CONFLICT. */

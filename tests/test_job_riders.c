@@ -133,6 +133,8 @@ static void test_done_together(PGconn *c)
     char st[32];
     job_state(b, st, sizeof st);
     check(!strcmp(st, "running"), "the rider shows as running: %s", st);
+    check(sql_long("SELECT attempts FROM jobs WHERE id = %" PRId64, b) == 1,
+          "in the leader's attempt");
     check(sql_long("SELECT rides_with FROM jobs WHERE id = %" PRId64, b) == a, "rides with a");
     store_job_claim none;
     check(store_job_claim_next(c, "t/x", 30, &none, &err) == STORE_NOT_FOUND,
@@ -179,6 +181,8 @@ static void test_fail_and_retry(PGconn *c)
     if (claim(c, "t/f2", 30, &cl))
         return;
     check(cl.job_id == a && cl.attempt == 2, "the leader is claimed again");
+    check(sql_long("SELECT attempts FROM jobs WHERE id = %" PRId64, b) == 2,
+          "the rider is in its second attempt too");
     /* the data cannot be modeled: leader and rider fail */
     check(store_job_fail(c, &cl, "t/f2", "no model", 0, &requeued, &err) == STORE_OK &&
               requeued == 0,
