@@ -38,10 +38,12 @@
  * the set is published, the refit looks for a queued job; when there is
  * one it rolls back, makes the queued job ride with it (store_job_absorb,
  * which waits for the uploads joining it to commit) and starts again on a
- * new snapshot, which holds those uploads; the set it publishes marks both
- * done. It does so only within PERFCAST_REFIT_ABSORB_SECONDS (default
- * ABSORB_SECONDS) of its claim, so that a steady stream of uploads delays
- * a job by at most that much plus one refit.
+ * new snapshot, which holds those uploads, reading from the database only
+ * the rows of profiles it has not read yet (store_fit_cache: a profile's
+ * rows never change); the set it publishes marks both done. It does so
+ * only within PERFCAST_REFIT_ABSORB_SECONDS (default ABSORB_SECONDS) of
+ * its claim, so that a steady stream of uploads delays a job by at most
+ * that much plus one refit.
  *
  * An experiment with categorical factors is refitted per level combination:
  * steps 2-5 run on the profiles of each combination alone, and every
@@ -1170,12 +1172,6 @@ static int newer_waiting(refit_watch *w, int final)
     return store_job_newer_queued(w->c, w->claim, &se, &yes) == STORE_OK && yes;
 }
 
-/* newer_waiting as the read's stop (store_fit_stop). */
-static int watch_stop(void *arg)
-{
-    return newer_waiting(arg, 0);
-}
-
 /* Pending measurements and models are written once they reach this many:
  * the batch bounds the memory they hold (with their arena) and one
  * statement per kind and batch keeps the round trips few. */
@@ -1185,19 +1181,16 @@ static int watch_stop(void *arg)
 static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_id, int64_t job_id,
                       const store_job_claim *claim, const char *worker,
                       const refit_setup *setup, const _Atomic int *cancel, refit_watch *watch,
-                      int64_t *model_set_id, char *err, size_t errcap)
+                      store_fit_cache *cache, int64_t *model_set_id, char *err, size_t errcap)
 {
     refit_run_state r;
     memset(&r, 0, sizeof r);
     store_error se = {0};
     int64_t set_id = 0;
     int number = 0;
-    store_fit_stop stop = {watch_stop, watch};
-    if (store_fit_stream_open_stoppable(c, experiment_id, job_id, e->nparams, whole_rows(), &stop,
-                                        &r.fs, &se))
-        return se.code == STORE_CONFLICT && !strcmp(se.field, "stopped")
-                   ? REFIT_RESTART
-                   : store_outcome(&se, err, errcap);
+    if (store_fit_stream_open_cached(c, experiment_id, job_id, e->nparams, whole_rows(), cache,
+                                     &r.fs, &se))
+        return store_outcome(&se, err, errcap);
     int rc = groups_init(&r, e, setup, cancel, err, errcap);
     if (rc == REFIT_OK && store_model_set_stage(c, &se))
         rc = store_outcome(&se, err, errcap);
@@ -1278,9 +1271,12 @@ static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_
     if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &setup.modeler, &se))
         rc = store_outcome(&se, err, errcap);
     refit_watch watch = {c, claim, mono_now() + absorb_seconds(), 0};
+    /* a claimed refit that starts again reads only the profiles it has not
+     * read yet (store_fit_cache) */
+    store_fit_cache cache = {0};
     while (rc == REFIT_OK) {
         rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel, &watch,
-                        model_set_id, err, errcap);
+                        claim ? &cache : NULL, model_set_id, err, errcap);
         if (rc != REFIT_RESTART)
             break;
         /* rolled back: take the queued job over, then again from the start */
@@ -1288,6 +1284,7 @@ static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_
         rc = store_job_absorb(c, claim, worker, &taken, &se) ? store_outcome(&se, err, errcap)
                                                              : REFIT_OK;
     }
+    store_fit_cache_free(&cache);
     if ((rc == REFIT_FAILED || rc == REFIT_TRANSIENT) && job_id > 0 && job_gone(c, job_id))
         rc = REFIT_CANCELLED; /* what failed was reading what a deletion took away */
     if (rc == REFIT_CANCELLED)
