@@ -4,7 +4,8 @@
  * its own or taken over by a running refit (it then rides with it), every
  * job reaches "done" with a model set holding its upload's data, and a
  * client that saw its job done reads models at least that new in its next
- * request (read-your-writes).
+ * request (read-your-writes); the newest set, whose refit started again
+ * and kept the rows it had read, equals a refit of the same data alone.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -187,6 +188,51 @@ int main(void)
                            exp) == 0,
           "no job left behind");
     printf("# %ld jobs, %ld of them taken over by a running refit\n", jobs, riders);
+
+    /* the newest set, refit with the rows of earlier passes kept, is the
+     * one a refit of the same data alone gives */
+    long newest = harness_sql_long(h, "SELECT max(model_set_id) FROM jobs WHERE experiment_id = %ld",
+                                   exp);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
+    harness_request(h, "POST", path, NULL, NULL, 0, &r);
+    j = harness_json(&r);
+    long refit = (long)json_integer_value(json_object_get(j, "job"));
+    json_decref(j);
+    harness_response_free(&r);
+    char state[32] = "";
+    long number = 0;
+    double t0 = harness_now();
+    while (harness_now() - t0 < 300) {
+        job_state(h, refit, state, sizeof state, &number);
+        if (!strcmp(state, "done") || !strcmp(state, "failed"))
+            break;
+        harness_sleep(0.01);
+    }
+    check(!strcmp(state, "done"), "refit alone done: %s", state);
+    long alone = harness_sql_long(h, "SELECT model_set_id FROM jobs WHERE id = %ld", refit);
+    check(alone > newest && newest > 0, "two sets to compare (%ld, %ld)", newest, alone);
+#define MODEL_COLS "level, name, metric, category, function, model::text, points, reason"
+#define MEAS_COLS "point, level, name, metric, phase, value, rank_values, rank_ids"
+    long models = harness_sql_long(h, "SELECT count(*) FROM models WHERE model_set_id = %ld", alone);
+    long differ = harness_sql_long(
+        h,
+        "SELECT count(*) FROM ((SELECT " MODEL_COLS " FROM models WHERE model_set_id = %ld "
+        "EXCEPT ALL SELECT " MODEL_COLS " FROM models WHERE model_set_id = %ld) UNION ALL "
+        "(SELECT " MODEL_COLS " FROM models WHERE model_set_id = %ld EXCEPT ALL SELECT " MODEL_COLS
+        " FROM models WHERE model_set_id = %ld)) d",
+        newest, alone, alone, newest);
+    check(models > 0 && differ == 0, "the same %ld models (%ld differ)", models, differ);
+    long meas = harness_sql_long(h, "SELECT count(*) FROM measurements WHERE model_set_id = %ld",
+                                 alone);
+    differ = harness_sql_long(
+        h,
+        "SELECT count(*) FROM ((SELECT " MEAS_COLS " FROM measurements WHERE model_set_id = %ld "
+        "EXCEPT ALL SELECT " MEAS_COLS " FROM measurements WHERE model_set_id = %ld) UNION ALL "
+        "(SELECT " MEAS_COLS " FROM measurements WHERE model_set_id = %ld EXCEPT ALL SELECT "
+        MEAS_COLS " FROM measurements WHERE model_set_id = %ld)) d",
+        newest, alone, alone, newest);
+    check(meas > 0 && differ == 0, "the same %ld measurements (%ld differ)", meas, differ);
     pthread_mutex_destroy(&p.mu);
     harness_close(h, check_failed_count > 0);
     return check_summary();
