@@ -23,7 +23,8 @@
  *                     data set asked for alone (POST .../refit; the best of
  *                     three)
  *
- *   bench_refit [--callpaths N] [--large-mb N] [--clients N] [--only NAME]
+ *   bench_refit [--callpaths N] [--large-mb N] [--clients N] [--only NAME] [--log LINES]
+ * (--log: the server log's last LINES lines to stderr at the end)
  * PERFCAST_BIN names the server (bench/run.sh sets it).
  */
 #include <fcntl.h>
@@ -458,7 +459,7 @@ static int upload_to_models(harness *h, int clients)
 
 int main(int argc, char **argv)
 {
-    int cap_n = 20000, large_mb = 64, clients = 8;
+    int cap_n = 20000, large_mb = 64, clients = 8, log_lines = 0;
     const char *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--callpaths"))
@@ -469,6 +470,8 @@ int main(int argc, char **argv)
             clients = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--only"))
             only = argv[i + 1];
+        else if (!strcmp(argv[i], "--log"))
+            log_lines = atoi(argv[i + 1]);
     }
     char cap_env[64];
     snprintf(cap_env, sizeof cap_env, "PERFCAST_MAX_CALLPATHS=%d", cap_n);
@@ -486,6 +489,8 @@ int main(int argc, char **argv)
         refit_memory(h, cap_n);
     if (!only || !strcmp(only, "upload_large"))
         upload_large(h, large_mb);
+    if (log_lines > 0) /* the server's last lines, to stderr */
+        harness_server_log(h, log_lines);
     harness_close(h, rc != 0);
     return rc ? 1 : 0;
 }

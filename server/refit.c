@@ -31,6 +31,20 @@
  *      transaction the rows are read in: the set is seen at its COMMIT, or
  *      never (failure, cancellation).
  *
+ * A claimed job takes over the experiment's queued job when one appears
+ * while it runs (uploads that came meanwhile): the set it is computing would
+ * be stale at its COMMIT, and the queued job would wait for it and then
+ * refit everything again. Between callpaths (every CHECK_SECONDS) and before
+ * the set is published, the refit looks for a queued job; when there is
+ * one it rolls back, makes the queued job ride with it (store_job_absorb,
+ * which waits for the uploads joining it to commit) and starts again on a
+ * new snapshot, which holds those uploads, reading from the database only
+ * the rows of profiles it has not read yet (store_fit_cache: a profile's
+ * rows never change); the set it publishes marks both done. It does so
+ * only within PERFCAST_REFIT_ABSORB_SECONDS (default ABSORB_SECONDS) of
+ * its claim, so that a steady stream of uploads delays a job by at most
+ * that much plus one refit.
+ *
  * An experiment with categorical factors is refitted per level combination:
  * steps 2-5 run on the profiles of each combination alone, and every
  * measurement and model carries its levels (experiments without factors have
@@ -50,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/model_json.h"
 #include "api/training.h"
@@ -1113,6 +1128,50 @@ static size_t whole_rows(void)
     return v && *v && !*end ? (size_t)n : STORE_FIT_WHOLE_ROWS;
 }
 
+/* How often a running refit looks for a queued job of its experiment, and
+ * for how long after its claim it takes one over (see the top). */
+#define CHECK_SECONDS 0.02
+#define ABSORB_SECONDS 10.0
+#define REFIT_RESTART 1 /* run_stream: a queued job is waiting, start again */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double absorb_seconds(void)
+{
+    const char *v = getenv("PERFCAST_REFIT_ABSORB_SECONDS");
+    char *end;
+    double x = v && *v ? strtod(v, &end) : ABSORB_SECONDS;
+    return v && *v && !*end && x >= 0 ? x : ABSORB_SECONDS;
+}
+
+/* Whether a claimed refit should start again for a queued job: within its
+ * take-over window, at most every CHECK_SECONDS unless final (before the
+ * set is published). A failed look is no reason to stop: 0. */
+typedef struct refit_watch {
+    PGconn *c;
+    const store_job_claim *claim; /* NULL: not a claimed job, never */
+    double until;                 /* monotonic: no take-over after this */
+    double next;                  /* the next look */
+} refit_watch;
+
+static int newer_waiting(refit_watch *w, int final)
+{
+    if (!w || !w->claim)
+        return 0;
+    double t = mono_now();
+    if (t > w->until || (!final && t < w->next))
+        return 0;
+    w->next = t + CHECK_SECONDS;
+    store_error se = {0};
+    int yes = 0;
+    return store_job_newer_queued(w->c, w->claim, &se, &yes) == STORE_OK && yes;
+}
+
 /* Pending measurements and models are written once they reach this many:
  * the batch bounds the memory they hold (with their arena) and one
  * statement per kind and batch keeps the round trips few. */
@@ -1121,15 +1180,16 @@ static size_t whole_rows(void)
 /* Steps 1-6 on connection c (the stream's transaction). */
 static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_id, int64_t job_id,
                       const store_job_claim *claim, const char *worker,
-                      const refit_setup *setup, const _Atomic int *cancel, int64_t *model_set_id,
-                      char *err, size_t errcap)
+                      const refit_setup *setup, const _Atomic int *cancel, refit_watch *watch,
+                      store_fit_cache *cache, int64_t *model_set_id, char *err, size_t errcap)
 {
     refit_run_state r;
     memset(&r, 0, sizeof r);
     store_error se = {0};
     int64_t set_id = 0;
     int number = 0;
-    if (store_fit_stream_open(c, experiment_id, job_id, e->nparams, whole_rows(), &r.fs, &se))
+    if (store_fit_stream_open_cached(c, experiment_id, job_id, e->nparams, whole_rows(), cache,
+                                     &r.fs, &se))
         return store_outcome(&se, err, errcap);
     int rc = groups_init(&r, e, setup, cancel, err, errcap);
     if (rc == REFIT_OK && store_model_set_stage(c, &se))
@@ -1142,6 +1202,10 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
         }
         if (cancel && *cancel) { /* deleted meanwhile: stop soon */
             rc = REFIT_CANCELLED;
+            break;
+        }
+        if (newer_waiting(watch, 0)) {
+            rc = REFIT_RESTART;
             break;
         }
         if (run_callpath(&r) < 0) {
@@ -1158,6 +1222,8 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
     }
     if (rc == REFIT_OK && cancel && *cancel)
         rc = REFIT_CANCELLED;
+    if (rc == REFIT_OK && newer_waiting(watch, 1))
+        rc = REFIT_RESTART;
     if (rc == REFIT_OK && (flush_out(c, e->nparams, &r.out, &se) ||
                            store_model_set_publish(c, experiment_id, job_id, claim, worker,
                                                    &set_id, &number, &se))) {
@@ -1204,9 +1270,21 @@ static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_
     int rc = setup_from_experiment(&e, &setup, err, errcap) < 0 ? REFIT_FAILED : REFIT_OK;
     if (rc == REFIT_OK && choose_modeler(c, &e, job_id, &setup.modeler, &se))
         rc = store_outcome(&se, err, errcap);
-    if (rc == REFIT_OK)
-        rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel,
-                        model_set_id, err, errcap);
+    refit_watch watch = {c, claim, mono_now() + absorb_seconds(), 0};
+    /* a claimed refit that starts again reads only the profiles it has not
+     * read yet (store_fit_cache) */
+    store_fit_cache cache = {0};
+    while (rc == REFIT_OK) {
+        rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel, &watch,
+                        claim ? &cache : NULL, model_set_id, err, errcap);
+        if (rc != REFIT_RESTART)
+            break;
+        /* rolled back: take the queued job over, then again from the start */
+        int taken = 0;
+        rc = store_job_absorb(c, claim, worker, &taken, &se) ? store_outcome(&se, err, errcap)
+                                                             : REFIT_OK;
+    }
+    store_fit_cache_free(&cache);
     if ((rc == REFIT_FAILED || rc == REFIT_TRANSIENT) && job_id > 0 && job_gone(c, job_id))
         rc = REFIT_CANCELLED; /* what failed was reading what a deletion took away */
     if (rc == REFIT_CANCELLED)

@@ -281,7 +281,8 @@ static const char whole_sql[] =
     "UNION ALL "
     "SELECT 1, r.profile_id, NULL, NULL, NULL, NULL, NULL, r.rank, r.phase, r.step, "
     "r.callpath_id, r.metric, r.value "
-    "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id WHERE " PROFILE_FILTER;
+    "FROM profile_rows r JOIN profiles p ON p.id = r.profile_id WHERE " PROFILE_FILTER " "
+    "AND r.profile_id <> ALL ($3::bigint[])";
 
 enum { W_KIND, W_PID, W_ORD, W_EV, W_LEVELS, W_POINT, W_REP, W_RANK, W_PHASE, W_STEP, W_CP,
        W_METRIC, W_VALUE };
@@ -290,6 +291,7 @@ enum { W_KIND, W_PID, W_ORD, W_EV, W_LEVELS, W_POINT, W_REP, W_RANK, W_PHASE, W_
  * whether rows name it. */
 typedef struct whole_profile {
     int64_t id;
+    int cached;        /* its rows come from the cache */
     long ord;          /* rank of (evaluation, levels, point); 0 until its row came */
     char ev;
     char *levels, *point;
@@ -337,8 +339,115 @@ static long whole_profile_of(whole_read *w, int64_t id)
     return (long)(w->last = w->np++);
 }
 
-/* One fetched row into w. */
-static int whole_row(store_fit_stream *s, whole_read *w, PGresult *r, int i, store_error *err)
+/* ---- rows kept across opens (store_fit_cache) ------------------------------ */
+
+void store_fit_cache_free(store_fit_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->nmetrics; i++)
+        free(c->metrics[i]);
+    free(c->metrics);
+    free(c->ids);
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}
+
+static int cache_has(const store_fit_cache *c, int64_t id)
+{
+    for (size_t i = 0; c && i < c->nids; i++)
+        if (c->ids[i] == id)
+            return 1;
+    return 0;
+}
+
+static int cache_metric(store_fit_cache *c, const char *name)
+{
+    for (int i = 0; i < c->nmetrics; i++)
+        if (!strcmp(c->metrics[i], name))
+            return i;
+    char **m = realloc(c->metrics, sizeof(char *) * (size_t)(c->nmetrics + 1));
+    if (!m)
+        return -1;
+    c->metrics = m;
+    if (!(m[c->nmetrics] = strdup(name)))
+        return -1;
+    return c->nmetrics++;
+}
+
+static int cache_add_row(store_fit_cache *c, const store_fit_cached_row *row)
+{
+    if (c->nrows == c->rows_cap) {
+        size_t cap = c->rows_cap ? c->rows_cap * 2 : 4096;
+        store_fit_cached_row *v = realloc(c->rows, sizeof *v * cap);
+        if (!v)
+            return -1;
+        c->rows = v;
+        c->rows_cap = cap;
+    }
+    c->rows[c->nrows++] = *row;
+    return 0;
+}
+
+/* "{id,id,...}" of the cached profiles (malloc'ed), or NULL. */
+static char *cache_ids_text(const store_fit_cache *c)
+{
+    size_t n = c ? c->nids : 0;
+    char *t = malloc(n * 21 + 3);
+    if (!t)
+        return NULL;
+    size_t k = 0;
+    t[k++] = '{';
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)snprintf(t + k, 22, "%s%" PRId64, i ? "," : "", c->ids[i]);
+    t[k++] = '}';
+    t[k] = '\0';
+    return t;
+}
+
+/* The entry of profile id in w, or -1 (without adding one). */
+static long whole_profile_find(whole_read *w, int64_t id)
+{
+    if (w->last < w->np && w->p[w->last].id == id)
+        return (long)w->last;
+    for (size_t i = 0; i < w->np; i++)
+        if (w->p[i].id == id)
+            return (long)(w->last = i);
+    return -1;
+}
+
+/* The cached rows of profiles rows[0..upto) of the cache that the new
+ * snapshot still has, into w. */
+static int whole_add_cached(store_fit_stream *s, whole_read *w, const store_fit_cache *c,
+                            size_t upto, store_error *err)
+{
+    for (size_t i = 0; i < upto; i++) {
+        const store_fit_cached_row *cr = &c->rows[i];
+        long k = whole_profile_find(w, cr->profile_id);
+        if (k < 0)
+            continue; /* gone since (deleted) */
+        if (w->nrows == w->rows_cap) {
+            size_t cap = w->rows_cap ? w->rows_cap * 2 : 4096;
+            store_fit_row *v = realloc(w->rows, sizeof *v * cap);
+            if (!v)
+                return store_error_set(err, STORE_INTERNAL, "out of memory");
+            w->rows = v;
+            w->rows_cap = cap;
+        }
+        int callpath = callpath_index(s, cr->callpath_id);
+        int metric = metric_index(&s->d, c->metrics[cr->metric]);
+        if (callpath < 0 || metric < 0)
+            return store_error_set(err, STORE_INTERNAL, "inconsistent profile rows");
+        w->rows[w->nrows++] = (store_fit_row){(int)k, 0, cr->rank, cr->phase, cr->step,
+                                              callpath, metric, cr->value};
+        w->p[k].rows++;
+    }
+    return STORE_OK;
+}
+
+/* One fetched row into w (and into the cache, when there is one). */
+static int whole_row(store_fit_stream *s, whole_read *w, PGresult *r, int i,
+                     store_fit_cache *cache, store_error *err)
 {
     long k = whole_profile_of(w, strtoll(PQgetvalue(r, i, W_PID), NULL, 10));
     if (k < 0)
@@ -378,6 +487,12 @@ static int whole_row(store_fit_stream *s, whole_read *w, PGresult *r, int i, sto
     if (!numtext_parse(v, strlen(v), &row->value))
         row->value = strtod(v, NULL);
     p->rows++;
+    if (cache) {
+        int cm = cache_metric(cache, s->d.metrics[metric]);
+        store_fit_cached_row cr = {p->id, cp, row->rank, row->phase, row->step, cm, row->value};
+        if (cm < 0 || cache_add_row(cache, &cr) < 0)
+            return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
     return STORE_OK;
 }
 
@@ -484,13 +599,23 @@ static void callpaths_free(store_fit_stream *s)
 /* Tries the whole pass: 1 read (s->whole), 0 more than whole_rows rows
  * (nothing kept, the cursor closed), or an error code (negated). */
 static int read_whole(store_fit_stream *s, const char *const *vals, const char *exptext,
-                      size_t whole_rows, store_error *err)
+                      size_t whole_rows, store_fit_cache *cache, store_error *err)
 {
-    PGresult *r = PQexecParams(s->c, whole_sql, 2, NULL, vals, NULL, NULL, 0);
+    char *ids = cache_ids_text(cache);
+    if (!ids)
+        return -store_error_set(err, STORE_INTERNAL, "out of memory");
+    const char *vals3[] = {vals[0], vals[1], ids};
+    PGresult *r = PQexecParams(s->c, whole_sql, 3, NULL, vals3, NULL, NULL, 0);
+    free(ids);
     int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK)
                                                     : store_fail(s->c, r, err);
     if (!rc) /* after the cursor's snapshot: every callpath its rows name */
         rc = read_callpaths(s, exptext, err);
+    /* the metrics in the order the first pass met them */
+    for (int i = 0; !rc && cache && i < cache->nmetrics; i++)
+        if (metric_index(&s->d, cache->metrics[i]) < 0)
+            rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+    size_t mark = cache ? cache->nrows : 0; /* rows of this pass start here */
     whole_read w = {0};
     int done = 0, rows = 0;
     while (!rc && !done) {
@@ -501,7 +626,7 @@ static int read_whole(store_fit_stream *s, const char *const *vals, const char *
         }
         int n = PQntuples(r);
         for (int i = 0; i < n && !rc; i++)
-            rc = whole_row(s, &w, r, i, err);
+            rc = whole_row(s, &w, r, i, cache, err);
         PQclear(r);
         rows += n;
         done = n < FETCH_ROWS;
@@ -510,8 +635,31 @@ static int read_whole(store_fit_stream *s, const char *const *vals, const char *
             break;
         }
     }
+    /* the profiles read before: their rows from the cache */
+    for (size_t i = 0; !rc && done && cache && i < w.np; i++)
+        w.p[i].cached = cache_has(cache, w.p[i].id);
+    if (!rc && done && cache)
+        rc = whole_add_cached(s, &w, cache, mark, err);
     if (!rc && done)
         rc = whole_finish(s, &w, err);
+    /* the profiles this pass read completely join the cache */
+    for (size_t i = 0; !rc && done && cache && i < w.np; i++) {
+        if (w.p[i].cached)
+            continue;
+        if (cache->nids == cache->ids_cap) {
+            size_t cap = cache->ids_cap ? cache->ids_cap * 2 : 64;
+            int64_t *v = realloc(cache->ids, sizeof *v * cap);
+            if (!v) {
+                rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+                break;
+            }
+            cache->ids = v;
+            cache->ids_cap = cap;
+        }
+        cache->ids[cache->nids++] = w.p[i].id;
+    }
+    if (cache && (rc || !done))
+        cache->nrows = mark; /* an incomplete pass's rows are not kept */
     whole_read_free(&w);
     (void)rows;
     if (rc)
@@ -533,6 +681,13 @@ static int read_whole(store_fit_stream *s, const char *const *vals, const char *
 int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size_t whole_rows,
                           store_fit_stream *s, store_error *err)
 {
+    return store_fit_stream_open_cached(c, exp, job, nparams, whole_rows, NULL, s, err);
+}
+
+int store_fit_stream_open_cached(PGconn *c, int64_t exp, int64_t job, int nparams,
+                                 size_t whole_rows, store_fit_cache *cache, store_fit_stream *s,
+                                 store_error *err)
+{
     memset(s, 0, sizeof *s);
     s->c = c;
     s->d.nparams = nparams;
@@ -552,7 +707,7 @@ int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size
     }
     int whole = 0;
     if (!rc) {
-        whole = read_whole(s, vals, exptext, whole_rows, err);
+        whole = read_whole(s, vals, exptext, whole_rows, cache, err);
         rc = whole < 0 ? -whole : STORE_OK;
     }
     if (!rc && !whole) {

@@ -70,6 +70,38 @@ typedef struct store_fit_stream {
  * free. */
 int store_fit_stream_open(PGconn *c, int64_t exp, int64_t job, int nparams, size_t whole_rows,
                           store_fit_stream *s, store_error *err);
+/* One row as an earlier whole pass read it (store_fit_cache). */
+typedef struct store_fit_cached_row {
+    int64_t profile_id, callpath_id;
+    int rank, phase, step, metric; /* metric: index into the cache's metrics */
+    double value;
+} store_fit_cached_row;
+
+/* The rows of the profiles earlier whole passes read, kept by the caller
+ * across opens (zeroed before the first): a refit that starts again on a
+ * newer snapshot reads from the database only the rows of profiles it has
+ * not read yet. A profile's rows never change once committed (they are
+ * inserted with it and go with it), so the rows are those the new snapshot
+ * holds; which profiles there are, their points, levels and repetitions
+ * come from the new snapshot. Rows of a pass that did not complete are not
+ * kept. */
+typedef struct store_fit_cache {
+    int64_t *ids;                 /* profiles read completely */
+    size_t nids, ids_cap;
+    store_fit_cached_row *rows;   /* their rows */
+    size_t nrows, rows_cap;
+    char **metrics;
+    int nmetrics;
+} store_fit_cache;
+
+void store_fit_cache_free(store_fit_cache *c);
+
+/* store_fit_stream_open with a cache (may be NULL): the whole pass reads
+ * only the rows of profiles not in it, takes the others' from it, and adds
+ * the ones it read. */
+int store_fit_stream_open_cached(PGconn *c, int64_t exp, int64_t job, int nparams,
+                                 size_t whole_rows, store_fit_cache *cache, store_fit_stream *s,
+                                 store_error *err);
 /* The next callpath's rows into s->d.rows (s->d.nrows, s->callpath): 1, or
  * 0 when there are no more, or -1 with err filled. */
 int store_fit_stream_next(store_fit_stream *s, store_error *err);

@@ -159,6 +159,17 @@ static int claim_once(PGconn *c, const char *worker, const char *lease, const ch
     out->experiment_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
     out->attempt = atoi(PQgetvalue(r, 0, 2));
     PQclear(r);
+    /* jobs riding with it (store_job_absorb) are in this attempt too */
+    char attempt[16];
+    snprintf(attempt, sizeof attempt, "%d", out->attempt);
+    const char *vals4[] = {id, attempt, worker};
+    r = PQexecParams(c,
+                     "UPDATE jobs SET attempts = $2::int, worker = $3 "
+                     "WHERE rides_with = $1::bigint AND state = 'running'",
+                     3, NULL, vals4, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
     return STORE_OK;
 }
 
@@ -235,15 +246,101 @@ int store_job_heartbeat(PGconn *c, const store_job_claim *claim, const char *wor
                          claim, worker, lease, err);
 }
 
+/* Runs sql with the job id as $1 and extra as $2 (when not NULL). */
+static int exec_job(PGconn *c, const char *sql, int64_t job, const char *extra, store_error *err)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, job);
+    const char *vals[] = {id, extra};
+    PGresult *r = PQexecParams(c, sql, extra ? 2 : 1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
 int store_job_done(PGconn *c, const store_job_claim *claim, const char *worker,
                    int64_t model_set_id, store_error *err)
 {
     char set[24];
     snprintf(set, sizeof set, "%" PRId64, model_set_id);
-    return fenced_update(c,
-                         "UPDATE jobs SET state = 'done', model_set_id = $4, error = NULL, "
-                         "lease_until = NULL, finished_at = now() " FENCE,
-                         claim, worker, set, err);
+    int rc = fenced_update(c,
+                           "UPDATE jobs SET state = 'done', model_set_id = $4, error = NULL, "
+                           "lease_until = NULL, finished_at = now() " FENCE,
+                           claim, worker, set, err);
+    if (!rc)
+        rc = exec_job(c,
+                      "UPDATE jobs SET state = 'done', model_set_id = $2, error = NULL, "
+                      "lease_until = NULL, finished_at = now() "
+                      "WHERE rides_with = $1 AND state = 'running'",
+                      claim->job_id, set, err);
+    return rc;
+}
+
+/* The queued jobs of a claim's experiment that the claim can take over:
+ * the same commit (the profiles it refits) and the same modeler. $1 is the
+ * claim's job. */
+#define TAKEABLE                                                                                \
+    "SELECT j.id FROM jobs j JOIN jobs me ON me.id = $1 "                                      \
+    "WHERE j.experiment_id = me.experiment_id AND j.state = 'queued' AND j.id <> me.id "       \
+    "AND j.commit_sha IS NOT DISTINCT FROM me.commit_sha "                                     \
+    "AND j.modeler IS NOT DISTINCT FROM me.modeler"
+
+int store_job_newer_queued(PGconn *c, const store_job_claim *claim, store_error *err, int *yes)
+{
+    *yes = 0;
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, claim->job_id);
+    const char *vals[] = {id};
+    PGresult *r = PQexecParams(c, "SELECT EXISTS (" TAKEABLE ")", 1, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    *yes = PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "t");
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_job_absorb(PGconn *c, const store_job_claim *claim, const char *worker, int *n,
+                     store_error *err)
+{
+    *n = 0;
+    char id[24], attempt[16];
+    snprintf(id, sizeof id, "%" PRId64, claim->job_id);
+    snprintf(attempt, sizeof attempt, "%d", claim->attempt);
+    const char *vals[] = {id, worker, attempt};
+    PGresult *r = PQexec(c, "BEGIN");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    /* FOR UPDATE waits for uploads that joined the queued job and have not
+     * committed yet (they hold its row since their INSERT ... ON CONFLICT) */
+    r = PQexecParams(c,
+                     "WITH q AS (" TAKEABLE " AND me.state = 'running' AND me.worker = $2 "
+                     "  AND me.attempts = $3::int FOR UPDATE OF j) "
+                     "UPDATE jobs SET state = 'running', rides_with = $1, worker = $2, "
+                     "  attempts = $3::int, started_at = clock_timestamp() "
+                     "FROM q WHERE jobs.id = q.id AND jobs.state = 'queued' RETURNING jobs.id",
+                     3, NULL, vals, NULL, NULL, 0);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK ? STORE_OK : store_fail(c, r, err);
+    int taken = rc ? 0 : PQntuples(r);
+    if (!rc)
+        PQclear(r);
+    /* a job that was put back in the queue with riders brings them along */
+    if (!rc && taken)
+        rc = exec_job(c,
+                      "UPDATE jobs SET rides_with = $1 WHERE rides_with IN (SELECT id FROM jobs "
+                      "WHERE rides_with = $1) AND state = 'running'",
+                      claim->job_id, NULL, err);
+    if (!rc) {
+        r = PQexec(c, "COMMIT");
+        rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
+    }
+    if (rc) {
+        PQclear(PQexec(c, "ROLLBACK"));
+        return rc;
+    }
+    *n = taken;
+    return STORE_OK;
 }
 
 /* One try of store_job_fail in its own transaction. */
@@ -304,6 +401,23 @@ static int fail_once(PGconn *c, const store_job_claim *claim, const char *worker
         }
         PQclear(r);
     }
+    /* the jobs riding with this one: with the job that covers it, failed
+     * with it, or (put back in the queue) waiting for its next attempt */
+    int frc = STORE_OK;
+    if (strcmp(other, "0"))
+        frc = exec_job(c, "UPDATE jobs SET rides_with = $2 WHERE rides_with = $1 "
+                          "AND state = 'running'",
+                       claim->job_id, other, err);
+    else if (!back)
+        frc = exec_job(c,
+                       "UPDATE jobs SET state = 'failed', lease_until = NULL, finished_at = now(), "
+                       "error = 'the refit it rode with (job ' || $1 || ') failed: ' || $2 "
+                       "WHERE rides_with = $1::bigint AND state = 'running'",
+                       claim->job_id, msg, err);
+    if (frc) {
+        PQclear(PQexec(c, "ROLLBACK"));
+        return frc;
+    }
     if (back)
         PQclear(PQexec(c, "SELECT pg_notify('" STORE_JOBS_CHANNEL "', '')"));
     r = PQexec(c, "COMMIT");
@@ -355,6 +469,14 @@ int store_job_reap(PGconn *c, int *n, store_error *err)
         return store_fail(c, r, err);
     if (n)
         *n = atoi(PQcmdTuples(r));
+    PQclear(r);
+    /* riders of a failed job fail with it */
+    r = PQexec(c, "UPDATE jobs r SET state = 'failed', finished_at = now(), lease_until = NULL, "
+                  "error = 'the refit it rode with (job ' || j.id || ') failed: ' || "
+                  "coalesce(j.error, '?') FROM jobs j "
+                  "WHERE r.rides_with = j.id AND r.state = 'running' AND j.state = 'failed'");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
     PQclear(r);
     return STORE_OK;
 }

@@ -82,21 +82,39 @@ int store_job_claim_next(PGconn *c, const char *worker, double lease_seconds,
 int store_job_heartbeat(PGconn *c, const store_job_claim *claim, const char *worker,
                         double lease_seconds, store_error *err);
 
-/* Marks a claim done with its model set. Lost claim -> STORE_CONFLICT. */
+/* Marks a claim done with its model set, and the jobs riding with it
+ * (store_job_absorb). Lost claim -> STORE_CONFLICT. */
 int store_job_done(PGconn *c, const store_job_claim *claim, const char *worker,
                    int64_t model_set_id, store_error *err);
+
+/* Whether the claim's experiment has a queued job the claim could take
+ * over (same commit and modeler): *yes 1 or 0. */
+int store_job_newer_queued(PGconn *c, const store_job_claim *claim, store_error *err, int *yes);
+
+/* Takes over the claim's queued sibling job(s) (as store_job_newer_queued
+ * finds them), in a transaction of its own: they become running riders of
+ * the claim (rides_with), in its attempt (attempts and worker follow the
+ * claim's, also when it is claimed again), done with its model set or
+ * failed with it.
+ * Waits for uploads still joining them, so that every upload of a taken
+ * job is committed when this returns: a snapshot taken afterwards holds
+ * their rows. *n: how many were taken. Lost claim -> STORE_CONFLICT. */
+int store_job_absorb(PGconn *c, const store_job_claim *claim, const char *worker, int *n,
+                     store_error *err);
 
 /* Records a failed attempt, keeping msg as the job's error. A transient
  * failure with attempts left puts the job back in the queue — unless the
  * experiment has a queued job already (later uploads), which then covers
  * this one's profiles too: this job fails with a note naming it. Otherwise
- * the job fails. *requeued (may be NULL) says which. Lost claim ->
- * STORE_CONFLICT. */
+ * the job fails. *requeued (may be NULL) says which. Jobs riding with it
+ * follow: they fail with it, ride with the queued job that covers it, or
+ * wait for its next attempt. Lost claim -> STORE_CONFLICT. */
 int store_job_fail(PGconn *c, const store_job_claim *claim, const char *worker, const char *msg,
                    int transient, int *requeued, store_error *err);
 
 /* Fails the running jobs whose lease expired with no attempts left (their
- * last worker died or hung); *n (may be NULL) is how many. */
+ * last worker died or hung), and the jobs riding with them; *n (may be
+ * NULL) is how many leaders. */
 int store_job_reap(PGconn *c, int *n, store_error *err);
 
 /* Jobs by state: counts[STORE_JOB_QUEUED..STORE_JOB_FAILED]. */
