@@ -45,6 +45,7 @@
  * so crafted names cannot make the reader quadratic. Nothing is returned
  * half-built.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -409,19 +410,34 @@ static size_t pj_here(const pj_reader *r)
     return yajl_get_bytes_consumed(r->h);
 }
 
-/* The first \u escape Jansson would refuse: \u0000, or a surrogate that is
- * not half of a pair. s points after "\u" with n bytes left. */
+/* Four hex digits at s (n bytes left) into *u; 0 when they are not there. */
+static int hex4(const char *s, size_t n, unsigned *u)
+{
+    *u = 0;
+    if (n < 4)
+        return 0;
+    for (int i = 0; i < 4; i++) {
+        int c = (unsigned char)s[i];
+        if (!isxdigit(c))
+            return 0;
+        *u = *u << 4 | (unsigned)(isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return 1;
+}
+
+/* 1 when the \u escape whose digits are at s (n bytes left) is one Jansson
+ * refuses: \u0000, or a surrogate that is not half of a pair; *code is the
+ * escape's value. A malformed escape is yajl's to refuse. */
 static int bad_escape(const char *s, size_t n, unsigned *code)
 {
-    unsigned u = 0, v = 0;
-    if (n < 4 || sscanf(s, "%4x", &u) != 1)
-        return 0; /* malformed: yajl refuses it */
-    *code = u;
-    if (u == 0 || (u >= 0xDC00 && u <= 0xDFFF))
-        return 1;
-    if (u < 0xD800 || u > 0xDBFF)
+    unsigned v;
+    if (!hex4(s, n, code))
         return 0;
-    if (n < 10 || s[4] != '\\' || s[5] != 'u' || sscanf(s + 6, "%4x", &v) != 1)
+    if (*code == 0 || (*code >= 0xDC00 && *code <= 0xDFFF))
+        return 1;
+    if (*code < 0xD800 || *code > 0xDBFF)
+        return 0;
+    if (n < 10 || s[4] != '\\' || s[5] != 'u' || !hex4(s + 6, n - 6, &v))
         return 1;
     return v < 0xDC00 || v > 0xDFFF;
 }
@@ -439,9 +455,13 @@ static int check_depth(pj_reader *r, const char *buf, size_t len)
         if (in_string) {
             if (escaped) {
                 escaped = 0;
-                if (c == 'u' && r->escape_at == (size_t)-1 &&
-                    bad_escape(buf + i + 1, len - i - 1, &r->escape_code))
-                    r->escape_at = i;
+                unsigned code = 0;
+                if (c != 'u' || r->escape_at != (size_t)-1)
+                    continue;
+                if (bad_escape(buf + i + 1, len - i - 1, &code))
+                    r->escape_at = i, r->escape_code = code;
+                else if (code >= 0xD800 && code <= 0xDBFF)
+                    i += 10; /* a pair: its second half is no escape of its own */
             } else if (c == '\\') {
                 escaped = 1;
             } else if (c == '"') {
