@@ -892,28 +892,33 @@ static int in_steps(pj_reader *r, const pj_value *v, size_t j, int *push)
     return 0;
 }
 
-static int in_step(pj_reader *r, const pj_value *v, int member, int *push)
+/* Refuses a member of the step being read: "path.sub: what" at key + last. */
+static void refuse_step(pj_reader *r, size_t *last, int nlast, const char *sub,
+                        const char *what)
 {
     char path[PJ_PATH + 32];
     size_t k[PJ_KEY];
     int n = key_step(r, k);
+    memcpy(k + n, last, (size_t)nlast * sizeof(*k));
     step_path(r, path, sizeof(path));
+    pj_refuse(r, k, n + nlast, "%s%s: %s", path, sub, what);
+}
+
+static int in_step(pj_reader *r, const pj_value *v, int member, int *push)
+{
     if (member == PJ_M_PHASE) {
         if (v->type == PJ_V_STR && v->n == 5 && memcmp(v->s, "train", 5) == 0)
             r->phase = PROFILE_TRAIN;
         else if (v->type == PJ_V_STR && v->n == 10 && memcmp(v->s, "validation", 10) == 0)
             r->phase = PROFILE_VALIDATION;
         else
-            refuse_at(r, k, n, 2, strcat(path, ".phase"),
-                      "expected \"train\" or \"validation\"");
+            refuse_step(r, (size_t[]){2}, 1, ".phase", "expected \"train\" or \"validation\"");
         return 0;
     }
-    if (v->type == PJ_V_ARR) {
+    if (v->type == PJ_V_ARR)
         *push = PJ_CPS;
-        return 0;
-    }
-    k[n] = 3;
-    refuse_at(r, k, n + 1, 0, strcat(path, ".callpaths"), "expected an array");
+    else
+        refuse_step(r, (size_t[]){3, 0}, 2, ".callpaths", "expected an array");
     return 0;
 }
 
@@ -932,19 +937,26 @@ static int in_callpaths(pj_reader *r, const pj_value *v, size_t c, int *push)
     return 0;
 }
 
-static int in_callpath(pj_reader *r, const pj_value *v, int member, int *push)
+/* Refuses a member of the callpath being read: "path.sub: what" at key + last. */
+static void refuse_cp(pj_reader *r, size_t *last, int nlast, const char *sub, const char *what)
 {
     char path[PJ_PATH + 32];
     size_t k[PJ_KEY];
     int n = key_cp(r, k);
-    const char *why;
+    memcpy(k + n, last, (size_t)nlast * sizeof(*k));
     cp_path(r, path, sizeof(path));
+    pj_refuse(r, k, n + nlast, "%s%s: %s", path, sub, what);
+}
+
+static int in_callpath(pj_reader *r, const pj_value *v, int member, int *push)
+{
+    const char *why;
     switch (member) {
     case PJ_M_NAME:
         if (v->type != PJ_V_STR)
-            refuse_at(r, k, n, 2, strcat(path, ".name"), "expected a string");
+            refuse_cp(r, (size_t[]){2}, 1, ".name", "expected a string");
         else if ((why = name_fault(v->s, v->n)))
-            refuse_at(r, k, n, 2, strcat(path, ".name"), why);
+            refuse_cp(r, (size_t[]){2}, 1, ".name", why);
         else if (!r->bad && text_add(r, v->s, v->n, &r->cp_name) < 0)
             return -1;
         return 0;
@@ -954,18 +966,15 @@ static int in_callpath(pj_reader *r, const pj_value *v, int member, int *push)
             memcpy(cat, v->s, v->n);
         if (v->type != PJ_V_STR || v->n >= sizeof(cat) ||
             (r->cp_category = profile_category_from_name(cat)) < 0)
-            refuse_at(r, k, n, 3, strcat(path, ".category"),
+            refuse_cp(r, (size_t[]){3}, 1, ".category",
                       "expected \"comp\", \"comm\", \"mem\" or \"host\"");
         return 0;
     }
     default: /* PJ_M_METRICS */
-        if (v->type == PJ_V_OBJ) {
+        if (v->type == PJ_V_OBJ)
             *push = PJ_METRICS;
-            return 0;
-        }
-        k[n] = 4;
-        refuse_at(r, k, n + 1, 0, strcat(path, ".metrics"),
-                  "expected an object of metric values");
+        else
+            refuse_cp(r, (size_t[]){4, 0}, 2, ".metrics", "expected an object of metric values");
         return 0;
     }
 }
@@ -1388,7 +1397,7 @@ typedef struct pj_key {
 static int cmp_key(const void *a, const void *b)
 {
     const pj_key *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
+    int c = x->name == y->name ? 0 : strcmp(x->name, y->name); /* names kept once are alike */
     if (c)
         return c;
     return x->index < y->index ? -1 : x->index > y->index;
@@ -1404,7 +1413,8 @@ static long intern(pj_key *keys, size_t n, int *ids, size_t *first)
         return -1;
     qsort(keys, n, sizeof(*keys), cmp_key);
     for (size_t i = 0; i < n; i++) {
-        size_t head = (i > 0 && strcmp(keys[i].name, keys[i - 1].name) == 0)
+        size_t head = (i > 0 && (keys[i].name == keys[i - 1].name ||
+                                 strcmp(keys[i].name, keys[i - 1].name) == 0))
                           ? rep[keys[i - 1].index] : keys[i].index;
         rep[keys[i].index] = head;
     }
