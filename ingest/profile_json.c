@@ -179,7 +179,7 @@ typedef struct pj_reader {
     size_t escape_at;
     unsigned escape_code;
     /* outcome */
-    size_t root_end;        /* the top value ends here */
+    size_t start, root_end; /* the top value begins and ends here */
     int stop;               /* a syntax error or out of memory is in err */
     int bad;                /* a semantic fault is in err ... */
     size_t bad_at[PJ_KEY];  /* ... at this place in the order of checks */
@@ -1258,8 +1258,8 @@ static int push_frame(pj_reader *r, int kind, int object)
 static int scalar(pj_reader *r, const pj_value *v)
 {
     int push;
-    if (r->depth == 0)
-        return pj_syntax(r, pj_here(r), "'[' or '{' expected");
+    if (r->depth == 0) /* yajl may not have counted the token's bytes yet */
+        return pj_syntax(r, r->start, "'[' or '{' expected");
     if (on_value(r, v, &push) < 0)
         return pj_stop_nomem(r);
     return 1;
@@ -1344,6 +1344,7 @@ static int parse(pj_reader *r)
         i++;
     if (i == r->len)
         return pj_syntax(r, r->len, "'[' or '{' expected near end of file"), -1;
+    r->start = i;
     if (!(r->h = yajl_alloc(&pj_callbacks, NULL, r)))
         return pj_nomem(r);
     size_t at = r->len;
