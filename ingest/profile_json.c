@@ -80,10 +80,10 @@ typedef struct pj_occ {
 /* One metric of one callpath entry, before duplicates are summed. */
 typedef struct pj_raw {
     int rank, phase, step;
-    int callpath;       /* set once callpaths are interned */
-    int metric;         /* set once metrics are interned */
-    size_t occ;         /* its pj_occ */
-    size_t metric_name; /* offset in pj_reader.text */
+    int callpath;         /* set once callpaths are interned */
+    int metric;           /* set once metrics are interned */
+    uint32_t metric_name; /* index into pj_reader.mnames */
+    size_t occ;           /* its pj_occ */
     double value;
 } pj_raw;
 
@@ -157,7 +157,9 @@ typedef struct pj_reader {
     size_t nraw, raw_cap;
     char *text; /* callpath and metric names */
     size_t ntext, text_cap;
-    size_t recent[PJ_RECENT];
+    size_t *mnames; /* the metric names kept, offsets in text */
+    size_t nmnames, mnames_cap;
+    uint32_t recent[PJ_RECENT]; /* indexes into mnames */
     int nrecent, next_recent;
     pj_rank *ranks;
     size_t nranks, ranks_cap;
@@ -652,18 +654,23 @@ static int text_add(pj_reader *r, const char *s, size_t n, size_t *at)
 }
 
 /* A metric name: the few a profile uses are kept once (the last PJ_RECENT
- * distinct ones are looked up), so a row costs no name bytes. */
-static int metric_name(pj_reader *r, const char *s, size_t n, size_t *at)
+ * distinct ones are looked up), so a row costs no name bytes; *at is its
+ * index in mnames. */
+static int metric_name(pj_reader *r, const char *s, size_t n, uint32_t *at)
 {
+    size_t off;
     for (int i = 0; i < r->nrecent; i++) {
-        const char *t = r->text + r->recent[i];
+        const char *t = r->text + r->mnames[r->recent[i]];
         if (strncmp(t, s, n) == 0 && t[n] == '\0') {
             *at = r->recent[i];
             return 0;
         }
     }
-    if (text_add(r, s, n, at) < 0)
+    if (r->nmnames >= UINT32_MAX || text_add(r, s, n, &off) < 0 ||
+        grow((void **)&r->mnames, &r->mnames_cap, r->nmnames + 1, sizeof(*r->mnames)) < 0)
         return -1;
+    r->mnames[r->nmnames] = off;
+    *at = (uint32_t)r->nmnames++;
     r->recent[r->next_recent] = *at;
     r->next_recent = (r->next_recent + 1) % PJ_RECENT;
     if (r->nrecent < PJ_RECENT)
@@ -998,7 +1005,7 @@ static int in_metrics(pj_reader *r, const pj_value *v, size_t m)
     }
     if (r->bad)
         return 0;
-    size_t name;
+    uint32_t name;
     if (metric_name(r, r->key, r->key_len, &name) < 0 ||
         grow((void **)&r->raw, &r->raw_cap, r->nraw + 1, sizeof(*r->raw)) < 0)
         return -1;
@@ -1488,9 +1495,11 @@ done:
     return rc;
 }
 
+/* Metric ids into r->raw, names into out: the names kept (a few) are
+ * interned, each row takes its name's id. */
 static int intern_metrics(pj_reader *r, profile *out)
 {
-    size_t n = r->nraw;
+    size_t n = r->nmnames;
     pj_key *keys = malloc((n ? n : 1) * sizeof(*keys));
     int *ids = malloc((n ? n : 1) * sizeof(*ids));
     size_t *first = malloc((n ? n : 1) * sizeof(*first));
@@ -1500,7 +1509,7 @@ static int intern_metrics(pj_reader *r, profile *out)
         goto done;
     }
     for (size_t i = 0; i < n; i++)
-        keys[i] = (pj_key){r->text + r->raw[i].metric_name, i};
+        keys[i] = (pj_key){r->text + r->mnames[i], i};
     long nd = intern(keys, n, ids, first);
     if (nd < 0 || nd > INT_MAX) {
         nd < 0 ? pj_nomem(r) : pj_fail(r, "too many metrics");
@@ -1512,14 +1521,14 @@ static int intern_metrics(pj_reader *r, profile *out)
         goto done;
     }
     for (long k = 0; k < nd; k++) {
-        if (!(out->metrics[k] = strdup(r->text + r->raw[first[k]].metric_name))) {
+        if (!(out->metrics[k] = strdup(r->text + r->mnames[first[k]]))) {
             pj_nomem(r);
             goto done;
         }
         out->nmetrics = (int)k + 1;
     }
-    for (size_t i = 0; i < n; i++)
-        r->raw[i].metric = ids[i];
+    for (size_t i = 0; i < r->nraw; i++)
+        r->raw[i].metric = ids[r->raw[i].metric_name];
     rc = 0;
 done:
     free(keys);
@@ -1570,7 +1579,7 @@ static int build_rows(pj_reader *r, profile *out)
             if (!isfinite(out->rows[n - 1].value)) {
                 char path[PJ_PATH], mpath[PJ_PATH + 64];
                 occ_path(path, sizeof(path), &r->occ[x->occ]);
-                metric_path(mpath, sizeof(mpath), path, r->text + x->metric_name);
+                metric_path(mpath, sizeof(mpath), path, r->text + r->mnames[x->metric_name]);
                 return pj_fail(r, "%s: the sum over the step overflows", mpath);
             }
             continue;
@@ -1601,6 +1610,7 @@ static void reader_free(pj_reader *r)
     free(r->occ);
     free(r->raw);
     free(r->text);
+    free(r->mnames);
     free(r->ranks);
     free(r->key);
 }

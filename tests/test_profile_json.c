@@ -466,6 +466,41 @@ static void test_large(void)
     profile_free(&p);
 }
 
+/* More distinct metric names than the reader looks up before copying one
+ * again, cycling: each still one metric, numbered by first appearance. */
+static void test_many_metrics(void)
+{
+    enum { NM = 20, NC = 60 };
+    char buf[NC * 120 + 256];
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n, "{\"ranks\":[{\"rank\":0,\"steps\":[{\"callpaths\":[");
+    for (int c = 0; c < NC; c++)
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+                              "%s{\"name\":\"k%d\",\"category\":\"comp\",\"metrics\":{\"m%d\":%d,"
+                              "\"m%d\":1}}",
+                              c ? "," : "", c, (c * 3) % NM, c, (c * 3 + 1) % NM);
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n, "]}]}]}");
+    profile p;
+    ingest_error err;
+    int rc = ingest_profile_json(buf, n, &p, &err);
+    check(rc == 0, "many metrics: %s", err.msg);
+    if (rc != 0)
+        return;
+    int order_ok = p.nmetrics == NM;
+    char want[16];
+    for (int m = 0; m < p.nmetrics && order_ok; m++) {
+        snprintf(want, sizeof(want), "m%d", m % 2 == 0 ? (m / 2 * 3) % NM : (m / 2 * 3 + 1) % NM);
+        order_ok = m >= 12 || strcmp(p.metrics[m], want) == 0;
+    }
+    check(order_ok, "%d metrics in order of first appearance", p.nmetrics);
+    double total = 0;
+    for (size_t i = 0; i < p.nrows; i++)
+        total += p.rows[i].value;
+    check(p.nrows == 2 * NC && total == NC * (NC - 1) / 2 + NC, "%zu rows, total %g", p.nrows,
+          total);
+    profile_free(&p);
+}
+
 static void test_bad(void)
 {
     for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
@@ -627,6 +662,7 @@ int main(void)
     test_surrogate_pair();
     test_fault_order();
     test_large();
+    test_many_metrics();
     test_syntax_position();
     test_limits();
     test_message_encoding();
