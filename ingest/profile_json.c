@@ -160,6 +160,8 @@ typedef struct pj_reader {
     size_t *mnames; /* the metric names kept, offsets in text */
     size_t nmnames, mnames_cap;
     uint32_t recent[PJ_RECENT]; /* indexes into mnames */
+    size_t *byslot; /* callpath name last kept per position in "callpaths" */
+    size_t nbyslot, byslot_cap;
     int nrecent, next_recent;
     pj_rank *ranks;
     size_t nranks, ranks_cap;
@@ -678,6 +680,33 @@ static int metric_name(pj_reader *r, const char *s, size_t n, uint32_t *at)
     return 0;
 }
 
+/* A callpath name: steps list much the same callpaths in the same order, so
+ * the name last seen at this position in a "callpaths" array is looked at
+ * first and kept once when it is the same. */
+static int callpath_name(pj_reader *r, const char *s, size_t n)
+{
+    size_t c = r->cp_i;
+    if (c < r->nbyslot && r->byslot[c] != (size_t)-1) {
+        const char *t = r->text + r->byslot[c];
+        if (strncmp(t, s, n) == 0 && t[n] == '\0') {
+            r->cp_name = r->byslot[c];
+            return 0;
+        }
+    }
+    if (text_add(r, s, n, &r->cp_name) < 0)
+        return -1;
+    if (c >= r->nbyslot) {
+        size_t was = r->nbyslot;
+        if (grow((void **)&r->byslot, &r->byslot_cap, c + 1, sizeof(*r->byslot)) < 0)
+            return -1;
+        for (size_t i = was; i <= c; i++)
+            r->byslot[i] = (size_t)-1;
+        r->nbyslot = c + 1;
+    }
+    r->byslot[c] = r->cp_name;
+    return 0;
+}
+
 /* Why s (n bytes) is not a name, or NULL when it is one. */
 static const char *name_fault(const char *s, size_t n)
 {
@@ -964,7 +993,7 @@ static int in_callpath(pj_reader *r, const pj_value *v, int member, int *push)
             refuse_cp(r, (size_t[]){2}, 1, ".name", "expected a string");
         else if ((why = name_fault(v->s, v->n)))
             refuse_cp(r, (size_t[]){2}, 1, ".name", why);
-        else if (!r->bad && text_add(r, v->s, v->n, &r->cp_name) < 0)
+        else if (!r->bad && callpath_name(r, v->s, v->n) < 0)
             return -1;
         return 0;
     case PJ_M_CATEGORY: {
@@ -1611,6 +1640,7 @@ static void reader_free(pj_reader *r)
     free(r->raw);
     free(r->text);
     free(r->mnames);
+    free(r->byslot);
     free(r->ranks);
     free(r->key);
 }
@@ -1624,6 +1654,11 @@ int ingest_profile_json(const char *buf, size_t len, profile *out, ingest_error 
     out->repetition = 1;
     r.seed = pj_seed(&r);
     int rc = parse(&r);
+    if (rc == 0 && r.nraw > 0 && r.nraw < r.raw_cap) { /* the rows' slack, before sorting */
+        pj_raw *fit = realloc(r.raw, r.nraw * sizeof(*r.raw));
+        if (fit)
+            r.raw = fit, r.raw_cap = r.nraw;
+    }
     if (rc == 0 && (check_unique_ranks(&r, r.ranks, r.nranks) < 0 ||
                     intern_callpaths(&r, out) < 0 || intern_metrics(&r, out) < 0 ||
                     build_rows(&r, out) < 0))
