@@ -1591,33 +1591,40 @@ static int same_cell(const pj_raw *x, const pj_raw *y)
 }
 
 /* Sorts the raw rows and sums the ones of one (rank, phase, step, callpath,
- * metric) cell: a callpath listed twice in a step. */
+ * metric) cell: a callpath listed twice in a step. The rows are written over
+ * the raw rows they come from, so no second array of rows is needed: a row is
+ * smaller than a raw row, and row n is written only after raw row n (n <= i)
+ * has been copied out; the block then passes to out. */
+_Static_assert(sizeof(profile_row) <= sizeof(pj_raw), "rows are written over raw rows");
 static int build_rows(pj_reader *r, profile *out)
 {
     if (r->nraw == 0)
         return pj_fail(r, "ranks: no callpath has a metric in any step");
     qsort(r->raw, r->nraw, sizeof(*r->raw), cmp_raw);
-    out->rows = malloc(r->nraw * sizeof(*out->rows));
-    if (!out->rows)
-        return pj_nomem(r);
+    profile_row *rows = (profile_row *)(void *)r->raw;
+    pj_raw prev = {0};
     size_t n = 0;
     for (size_t i = 0; i < r->nraw; i++) {
-        const pj_raw *x = &r->raw[i];
-        if (n > 0 && same_cell(x, &r->raw[i - 1])) {
-            out->rows[n - 1].value += x->value;
-            if (!isfinite(out->rows[n - 1].value)) {
+        pj_raw x = r->raw[i];
+        if (n > 0 && same_cell(&x, &prev)) {
+            rows[n - 1].value += x.value;
+            if (!isfinite(rows[n - 1].value)) {
                 char path[PJ_PATH], mpath[PJ_PATH + 64];
-                occ_path(path, sizeof(path), &r->occ[x->occ]);
-                metric_path(mpath, sizeof(mpath), path, r->text + r->mnames[x->metric_name]);
+                occ_path(path, sizeof(path), &r->occ[x.occ]);
+                metric_path(mpath, sizeof(mpath), path, r->text + r->mnames[x.metric_name]);
                 return pj_fail(r, "%s: the sum over the step overflows", mpath);
             }
             continue;
         }
-        out->rows[n++] = (profile_row){.rank = x->rank, .phase = x->phase, .step = x->step,
-                                       .callpath = x->callpath, .metric = x->metric,
-                                       .value = x->value};
+        rows[n++] = (profile_row){.rank = x.rank, .phase = x.phase, .step = x.step,
+                                  .callpath = x.callpath, .metric = x.metric, .value = x.value};
+        prev = x;
     }
+    profile_row *fit = realloc(rows, n * sizeof(*rows));
+    out->rows = fit ? fit : rows;
     out->nrows = n;
+    r->raw = NULL;
+    r->nraw = r->raw_cap = 0;
     return 0;
 }
 
