@@ -24,13 +24,14 @@
  * callpaths and metrics are numbered in order of first appearance.
  *
  * The text is parsed as a stream with yajl's callback parser, straight into
- * compact arrays (one entry per callpath entry, one per metric value, names
- * copied once): memory grows with the rows, not with a document tree of the
- * upload. The language is that of a strict DOM reader (Jansson with
- * JSON_REJECT_DUPLICATES, whose behaviour this reader keeps): the top is an
- * object, duplicate keys in any object are syntax errors, an integer (no
- * fraction, no exponent) must fit a long long and a real must not overflow,
- * strings hold no \u0000 and no unpaired surrogate.
+ * compact arrays (48 bytes per callpath entry, 40 per metric value, names
+ * kept once where they repeat; the rows are then written over the sorted
+ * metric values): memory grows with the rows, not with a document tree of
+ * the upload. The JSON accepted is the one the format has always been read
+ * with (Jansson, JSON_REJECT_DUPLICATES): the top is an object, a duplicate
+ * key in any object is a syntax error, an integer (no fraction, no exponent)
+ * must fit a long long and a real must not overflow, strings hold no \u0000
+ * and no unpaired surrogate.
  *
  * The bytes come from the network, so everything is checked and a fault is
  * reported with the JSON path ("ranks[0].steps[2].callpaths[5].metrics.time:
@@ -295,7 +296,7 @@ static int utf8_sequence(const unsigned char *s)
 }
 
 /* Makes a message safe to put into JSON or a log line: control characters
- * and bytes outside well-formed UTF-8 (Jansson quotes raw input) become '?'. */
+ * and bytes outside well-formed UTF-8 (messages quote raw input) become '?'. */
 static void sanitize(char *msg)
 {
     unsigned char *s = (unsigned char *)msg;
