@@ -5,6 +5,13 @@
  *
  *   ingest_plain   the trace as plain JSON
  *   ingest_gzip    the same JSON gzip-compressed (zlib level 6, gzip's default)
+ *   ingest_profile_json       (with --pj-mb N) perfcast's own JSON profile
+ *                  format, rows-heavy, read in-process by ingest_profile_json:
+ *                  MB/s and the peak RSS growth of the parse, also per body MB
+ *   ingest_profile_json_cli   (with --baseline PATH as well) `perfcast ingest`
+ *                  of that profile by --perfcast and by another build's
+ *                  binary (PATH), same run: wall time and peak RSS of each and
+ *                  their ratios
  *
  * perfcast runs pinned to one core (sched_setaffinity: the gzip reader's
  * helper thread shares it). Each: MB of uncompressed JSON, wall time (best
@@ -17,6 +24,7 @@
  * be installed here), and to the 200 MB/s target.
  *
  *   bench_ingest [--mb N] [--dir DIR] [--perfcast PATH] [--runs N] [--keep]
+ *                [--pj-mb N] [--baseline PATH] [--no-kineto]
  *
  * The trace files are written to DIR (default build/bench-data) and removed
  * afterwards unless --keep.
@@ -27,13 +35,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "bench/gen_kineto.h"
+#include "ingest/profile.h"
 
 #define HTA_MB 35.0
 #define HTA_S 2.9
@@ -97,11 +108,196 @@ static int run_ingest(const char *perfcast, const char *file, double *wall, doub
     return 0;
 }
 
+/* ---- perfcast JSON profile ---------------------------------------------------- */
+
+/* A rows-heavy profile of about mb MB: 8 ranks, steps of 400 callpath
+ * entries with time and visits (every tenth with bytes too). Returns the
+ * number of metric values, or -1. */
+static long long write_profile_json(const char *path, double mb)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    long long values = 0, bytes = 0;
+    int steps = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        FILE *o = pass ? f : NULL;
+        long long n = 0, v = 0;
+        char line[256];
+        n += snprintf(line, sizeof line, "{\"point\":{\"ranks\":8,\"batch\":256},\"repetition\":1,"
+                                         "\"ranks\":[\n");
+        if (o)
+            fputs(line, o);
+        for (int r = 0; r < 8; r++) {
+            int k = snprintf(line, sizeof line, "%s{\"rank\":%d,\"steps\":[\n", r ? "]}]},\n" : "", r);
+            n += k;
+            if (o)
+                fputs(line, o);
+            for (int st = 0; st < steps; st++) {
+                k = snprintf(line, sizeof line, "%s{\"phase\":\"%s\",\"callpaths\":[\n", st ? "]},\n" : "",
+                             st % 10 == 9 ? "validation" : "train");
+                n += k;
+                if (o)
+                    fputs(line, o);
+                for (int c = 0; c < 400; c++) {
+                    double t = 1e-6 * (double)(1 + (c * 7919 + st * 31 + r) % 5000);
+                    k = c % 10 == 0
+                            ? snprintf(line, sizeof line,
+                                       "%s{\"name\":\"ncclKernel_AllReduce_%d\",\"category\":\"comm\","
+                                       "\"metrics\":{\"time\":%.9g,\"visits\":%d,\"bytes\":%d}}",
+                                       c ? ",\n" : "", c, t, 1 + c % 4, 4096 * (c + 1))
+                            : snprintf(line, sizeof line,
+                                       "%s{\"name\":\"volta_sgemm_128x64_nn_%d\",\"category\":\"comp\","
+                                       "\"metrics\":{\"time\":%.9g,\"visits\":%d}}",
+                                       c ? ",\n" : "", c, t, 1 + c % 4);
+                    n += k;
+                    v += c % 10 == 0 ? 3 : 2;
+                    if (o)
+                        fputs(line, o);
+                }
+            }
+        }
+        n += snprintf(line, sizeof line, "]}]}]}\n");
+        if (o)
+            fputs(line, o);
+        if (!pass) { /* one step's size known: as many steps as mb asks for */
+            steps = (int)(mb * 1048576.0 / (double)n + 0.5);
+            if (steps < 1)
+                steps = 1;
+        }
+        values = v;
+        bytes = n;
+    }
+    (void)bytes;
+    return fclose(f) == 0 ? values : -1;
+}
+
+static double rss_now_mb(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
+}
+
+/* In a child process (a clean peak RSS): mmap the profile, touch it, parse
+ * it runs times; prints the figure line. 0, or -1. */
+static int bench_profile_json(const char *path, long long values, int runs)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open(path, O_RDONLY);
+        struct stat sb;
+        if (fd < 0 || fstat(fd, &sb) < 0)
+            _exit(1);
+        size_t len = (size_t)sb.st_size;
+        const char *buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (buf == MAP_FAILED)
+            _exit(1);
+        volatile unsigned sum = 0;
+        for (size_t i = 0; i < len; i += 4096)
+            sum += (unsigned char)buf[i];
+        double before = rss_now_mb(), best = 0, peak = 0;
+        size_t rows = 0;
+        for (int r = 0; r < runs; r++) {
+            profile p;
+            ingest_error err;
+            double t0 = now_s();
+            if (ingest_profile_json(buf, len, &p, &err) != 0) {
+                printf("{\"figure\": \"ingest_profile_json\", \"error\": \"%s\"}\n", err.msg);
+                fflush(stdout);
+                _exit(1);
+            }
+            double t = now_s() - t0;
+            rows = p.nrows;
+            profile_free(&p);
+            if (r == 0) {
+                struct rusage ru;
+                getrusage(RUSAGE_SELF, &ru);
+                peak = (double)ru.ru_maxrss / 1024.0;
+            }
+            if (r == 0 || t < best)
+                best = t;
+        }
+        double mib = (double)len / 1048576.0, growth = peak - before;
+        printf("{\"figure\": \"ingest_profile_json\", \"body_mib\": %.1f, \"values\": %lld, "
+               "\"rows\": %zu, \"parse_s\": %.3f, \"mb_per_s\": %.1f, \"rss_before_mb\": %.1f, "
+               "\"rss_growth_mb\": %.1f, \"growth_per_body_mb\": %.2f, "
+               "\"growth_bytes_per_value\": %.1f}\n",
+               mib, values, rows, best, (double)len / 1e6 / best, before, growth, growth / mib,
+               growth * 1048576.0 / (double)values);
+        fflush(stdout);
+        _exit(0);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    return 0;
+}
+
+/* Runs BIN ingest FILE, output discarded: wall seconds and peak RSS (MB) in
+ * *wall and *rss_mb. The exit status, or -1 when it could not run. */
+static int run_cli(const char *bin, const char *file, double *wall, double *rss_mb)
+{
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0)
+            dup2(fd, STDOUT_FILENO);
+        execl(bin, bin, "ingest", file, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) < 0)
+        return -1;
+    *wall = now_s() - t0;
+    *rss_mb = (double)ru.ru_maxrss / 1024.0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* `perfcast ingest` of the profile by this build and by the baseline. */
+static int bench_profile_json_cli(const char *perfcast, const char *baseline, const char *path,
+                                  int runs)
+{
+    const char *bins[2] = {perfcast, baseline};
+    double wall[2] = {0, 0}, rss[2] = {0, 0};
+    for (int b = 0; b < 2; b++)
+        for (int r = 0; r < runs; r++) {
+            double w, m;
+            int status = run_cli(bins[b], path, &w, &m);
+            if (status != 0) {
+                printf("{\"figure\": \"ingest_profile_json_cli\", \"error\": \"%s ingest exited "
+                       "%d\"}\n", bins[b], status);
+                return -1;
+            }
+            if (r == 0 || w < wall[b])
+                wall[b] = w;
+            if (m > rss[b])
+                rss[b] = m;
+        }
+    printf("{\"figure\": \"ingest_profile_json_cli\", \"wall_s\": %.3f, \"max_rss_mb\": %.1f, "
+           "\"baseline_wall_s\": %.3f, \"baseline_max_rss_mb\": %.1f, \"speedup\": %.2f, "
+           "\"rss_ratio\": %.3f}\n",
+           wall[0], rss[0], wall[1], rss[1], wall[1] / wall[0], rss[0] / rss[1]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    double mb = 500;
-    const char *dir = "build/bench-data", *perfcast = "build/perfcast";
-    int runs = 2, keep = 0;
+    double mb = 500, pj_mb = 0;
+    const char *dir = "build/bench-data", *perfcast = "build/perfcast", *baseline = NULL;
+    int runs = 2, keep = 0, kineto = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mb") && i + 1 < argc)
             mb = atof(argv[++i]);
@@ -113,9 +309,15 @@ int main(int argc, char **argv)
             runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--keep"))
             keep = 1;
+        else if (!strcmp(argv[i], "--pj-mb") && i + 1 < argc)
+            pj_mb = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--baseline") && i + 1 < argc)
+            baseline = argv[++i];
+        else if (!strcmp(argv[i], "--no-kineto"))
+            kineto = 0;
         else {
             fprintf(stderr, "usage: bench_ingest [--mb N] [--dir DIR] [--perfcast PATH] "
-                            "[--runs N] [--keep]\n");
+                            "[--runs N] [--keep] [--pj-mb N] [--baseline PATH] [--no-kineto]\n");
             return 2;
         }
     }
@@ -123,6 +325,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_ingest: --mb >= 1 and --runs >= 1\n");
         return 2;
     }
+    int failed = 0;
+    if (pj_mb > 0) {
+        char pj_path[512];
+        snprintf(pj_path, sizeof pj_path, "%s/ingest_profile.json", dir);
+        long long values = write_profile_json(pj_path, pj_mb);
+        if (values < 0) {
+            fprintf(stderr, "bench_ingest: cannot write %s: %s\n", pj_path, strerror(errno));
+            return 1;
+        }
+        if (bench_profile_json(pj_path, values, runs) < 0)
+            failed = 1;
+        if (baseline && bench_profile_json_cli(perfcast, baseline, pj_path, runs) < 0)
+            failed = 1;
+        if (!keep)
+            unlink(pj_path);
+    }
+    if (!kineto)
+        return failed;
     /* one step's size, then as many steps as the size asks for */
     gk_params p = {.rank = 0, .world_size = 8, .steps = 1, .first_step = 10, .launches = 1500,
                    .comp_us = 3.0, .comm_us = 800.0, .memcpys = 16, .memcpy_us = 2.0,
@@ -156,7 +376,6 @@ int main(int argc, char **argv)
 
     const char *files[2] = {plain_path, gz_path};
     const char *figures[2] = {"ingest_plain", "ingest_gzip"};
-    int failed = 0;
     for (int f = 0; f < 2; f++) {
         double best = 0, best_cpu = 0, rss = 0;
         int status = 0;

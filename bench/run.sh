@@ -173,6 +173,21 @@ ingest() {
     done <"$DATA/ingest.out"
 }
 
+# perfcast's own JSON profile format: a rows-heavy profile of
+# BENCH_PROFILE_JSON_MB (default 40) MiB read in-process (bench/bench_ingest.c
+# --pj-mb): MB/s and the peak RSS growth of the parse per body MiB.
+ingest_profile_json() {
+    mb=${BENCH_PROFILE_JSON_MB:-40}
+    if ! measure "$DATA/ingest_pj.out" "$B/bench_ingest" --no-kineto --pj-mb "$mb" --dir "$DATA"; then
+        fail ingest_profile_json "$ru"; return
+    fi
+    cat "$DATA/ingest_pj.out"
+    line=$(grep '"ingest_profile_json"' "$DATA/ingest_pj.out")
+    say "ingest_profile_json: $(jget body_mib "$line") MiB, $(jget values "$line") metric values in" \
+        "$(jget parse_s "$line") s = $(jget mb_per_s "$line") MB/s; peak RSS growth" \
+        "$(jget rss_growth_mb "$line") MB = $(jget growth_per_body_mb "$line") x the body"
+}
+
 # The service against a private PostgreSQL (bench/bench_http.c): start-up,
 # GET /health under wrk, experiment creation, and the read endpoints next to
 # nginx serving a file of the same size (7 x 2 wrk runs of 10 s: the step
@@ -437,6 +452,7 @@ accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203
 accuracy 2 0.15 2000 204
 ingest
+ingest_profile_json
 http_service
 upload_service
 model_service

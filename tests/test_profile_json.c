@@ -1,9 +1,12 @@
 /*
  * test_profile_json.c — perfcast's JSON profile reader (ingest/profile_json.c):
  * a multi-rank, multi-step profile read back row by row, interning of many
- * callpaths, and every kind of malformed input refused with the JSON path
- * (or line and offset) in the message and nothing left behind.
+ * callpaths, a large generated profile (200,000 metric values) whose totals
+ * are known, and every kind of malformed input refused with the JSON path
+ * (or line and offset) in the message and nothing left behind; the fault
+ * reported does not depend on the order of an object's members.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,11 +325,181 @@ static const bad_case bad_cases[] = {
      CPPATH ": unknown member \"metric\""},
     {"no measurements at all", "{\"ranks\":[{\"rank\":0,\"steps\":[{\"callpaths\":[]}]}]}",
      "no callpath has a metric"},
+    {"integer too big for a long long", TIME("99999999999999999999"), "line 1"},
+    {"integer too big in an ignored value",
+     "{\"ranks\":[{\"rank\":0}],\"x\":[-99999999999999999999]}", "too big negative integer"},
+    {"repetition 1.0 is not an integer", "{\"repetition\":1.0,\"ranks\":[{\"rank\":0}]}",
+     "repetition: expected an integer >= 1"},
+    {"rank 0e0 is not an integer", "{\"ranks\":[{\"rank\":0e0}]}",
+     "ranks[0].rank: expected an integer >= 0"},
+    {"duplicate metric", CP("{\"name\":\"k\",\"category\":\"comp\",\"metrics\":{\"time\":1,\"time\":2}}"),
+     "duplicate object key"},
+    {"duplicate callpath member",
+     CP("{\"name\":\"k\",\"name\":\"j\",\"category\":\"comp\",\"metrics\":{\"time\":1}}"),
+     "duplicate object key"},
+    {"duplicate unknown member", "{\"ranks\":[{\"rank\":0}],\"x\":1,\"x\":2}",
+     "duplicate object key"},
+    {"duplicate key in an ignored value",
+     "{\"ranks\":[{\"rank\":0}],\"x\":[{\"a\":1,\"b\":{\"c\":1,\"c\":1}}]}",
+     "duplicate object key"},
+    {"duplicate level", "{\"levels\":{\"a\":\"x\",\"a\":\"y\"},\"ranks\":[{\"rank\":0}]}",
+     "duplicate object key"},
+    {"duplicate point parameter", "{\"point\":{\"p\":1,\"p\":1},\"ranks\":[{\"rank\":0}]}",
+     "duplicate object key"},
+    {"lone high surrogate", CP("{\"name\":\"a\\ud800b\",\"category\":\"comp\",\"metrics\":{\"time\":1}}"),
+     "line 1"},
+    {"lone low surrogate", CP("{\"name\":\"a\\udc00\",\"category\":\"comp\",\"metrics\":{\"time\":1}}"),
+     "line 1"},
+    {"unterminated string after the value", CP("{\"name\":\"k\",\"category\":\"comp\","
+                                            "\"metrics\":{\"time\":1}}") " \"x", "line 1"},
+    {"scalar at the top", "7", "line 1"},
+    {"syntax error after a semantic fault", "{\"repetition\":0,\"ranks\":[{\"rank\":0}],}", "line 1"},
     {"sum over a step overflows",
      CP("{\"name\":\"k\",\"category\":\"comp\",\"metrics\":{\"time\":1.5e308}},"
         "{\"name\":\"k\",\"category\":\"comp\",\"metrics\":{\"time\":1.5e308}}"),
      "ranks[0].steps[0].callpaths[1].metrics.time: the sum over the step overflows"},
 };
+
+/* A surrogate pair is one character; names hold it as UTF-8. */
+static void test_surrogate_pair(void)
+{
+    profile p;
+    ingest_error err;
+    int rc = read_text(CP("{\"name\":\"\\ud83d\\ude00\",\"category\":\"comp\","
+                          "\"metrics\":{\"time\":1}}"), &p, &err);
+    check(rc == 0 && strcmp(p.callpaths[0].name, "\xf0\x9f\x98\x80") == 0,
+          "surrogate pair: %s", rc ? err.msg : p.callpaths[0].name);
+    if (rc == 0)
+        profile_free(&p);
+}
+
+/* Of several faults, the first in the order of the checks is reported
+ * (point, repetition, levels, ranks; within an object its members in a fixed
+ * order), whatever the order of the members in the text. */
+static void test_fault_order(void)
+{
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        {"{\"ranks\":[{\"rank\":-1}],\"repetition\":0}", "repetition: expected"},
+        {"{\"ranks\":[{\"rank\":0}],\"levels\":7,\"point\":[]}", "point: expected"},
+        {"{\"ranks\":[{\"rank\":-1}],\"bogus\":1}", "unknown member \"bogus\""},
+        {"{\"ranks\":[{\"steps\":[{\"callpaths\":7}],\"rank\":-1}]}",
+         "ranks[0].rank: expected an integer >= 0"},
+        {"{\"ranks\":[{\"steps\":[{\"callpaths\":7,\"phase\":\"x\"}],\"rank\":0}]}",
+         "ranks[0].steps[0].phase: expected"},
+        {"{\"ranks\":[{\"rank\":0,\"between_steps\":7,\"steps\":7}]}",
+         "ranks[0].steps: expected an array"},
+        {CP("{\"metrics\":{\"time\":-1},\"category\":\"x\",\"name\":\"k\"}"),
+         CPPATH ".category: expected"},
+        {CP("{\"metrics\":{\"time\":-1},\"name\":\"k\"}"), CPPATH ".category: missing"},
+        {"{\"ranks\":[{\"rank\":1},{\"rank\":0,\"x\":1}]}", "ranks[1]: unknown member \"x\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        profile p;
+        ingest_error err;
+        int rc = read_text(cases[i].json, &p, &err);
+        check(rc == -1 && strstr(err.msg, cases[i].want) != NULL && err.offset == -1,
+              "fault order %zu: \"%s\" lacks \"%s\"", i, err.msg, cases[i].want);
+        if (rc == 0)
+            profile_free(&p);
+    }
+}
+
+/* 4 ranks x 500 steps x 50 callpaths x 2 metrics = 200,000 values, with the
+ * members of each callpath in varying order and rank numbers given after
+ * their steps: totals per metric and the row count are known exactly. */
+static void test_large(void)
+{
+    enum { NR = 4, NS = 500, NC = 50 };
+    size_t cap = (size_t)NR * NS * NC * 96 + 4096, n = 0;
+    char *buf = malloc(cap);
+    n += (size_t)snprintf(buf + n, cap - n, "{\"repetition\":2,\"ranks\":[");
+    for (int r = 0; r < NR; r++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s{\"steps\":[", r ? "," : "");
+        for (int s = 0; s < NS; s++) {
+            n += (size_t)snprintf(buf + n, cap - n, "%s{\"callpaths\":[", s ? "," : "");
+            for (int c = 0; c < NC; c++)
+                n += (size_t)snprintf(buf + n, cap - n,
+                                      (c + s) % 2 ? "%s{\"name\":\"k%d\",\"category\":\"comp\","
+                                                    "\"metrics\":{\"time\":%d.25,\"visits\":%d}}"
+                                                  : "%s{\"metrics\":{\"time\":%d.25,\"visits\":"
+                                                    "%d},\"category\":\"comp\",\"name\":\"k%d\"}",
+                                      c ? "," : "", (c + s) % 2 ? c : c % 7 + 1,
+                                      (c + s) % 2 ? c % 7 + 1 : 3, (c + s) % 2 ? 3 : c);
+            n += (size_t)snprintf(buf + n, cap - n, "],\"phase\":\"%s\"}",
+                                  s % 5 == 4 ? "validation" : "train");
+        }
+        n += (size_t)snprintf(buf + n, cap - n, "],\"rank\":%d}", NR - 1 - r);
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "]}");
+    profile p;
+    ingest_error err;
+    int rc = ingest_profile_json(buf, n, &p, &err);
+    free(buf);
+    check(rc == 0, "large profile: %s", err.msg);
+    if (rc != 0)
+        return;
+    check(p.nrows == (size_t)NR * NS * NC * 2 && p.ncallpaths == NC && p.nmetrics == 2 &&
+              p.nranks == NR && p.repetition == 2,
+          "large: %zu rows, %d callpaths, %d metrics", p.nrows, p.ncallpaths, p.nmetrics);
+    double time = 0, visits = 0;
+    size_t validation = 0, last_step_ok = 1;
+    for (size_t i = 0; i < p.nrows; i++) {
+        const profile_row *r = &p.rows[i];
+        if (strcmp(p.metrics[r->metric], "time") == 0)
+            time += r->value;
+        else
+            visits += r->value;
+        validation += r->phase == PROFILE_VALIDATION;
+        last_step_ok &= r->step < (r->phase == PROFILE_VALIDATION ? NS / 5 : NS - NS / 5);
+    }
+    /* time: every callpath c contributes c % 7 + 1 + 0.25 per step and rank; visits 3 */
+    double per_step = 0;
+    for (int c = 0; c < NC; c++)
+        per_step += c % 7 + 1 + 0.25;
+    check(time == per_step * NR * NS, "time total %.17g, want %.17g", time, per_step * NR * NS);
+    check(visits == 3.0 * NR * NS * NC, "visits total %.17g", visits);
+    check(validation == (size_t)NR * (NS / 5) * NC * 2 && last_step_ok,
+          "validation rows %zu; steps numbered per phase", validation);
+    check(p.rows[0].rank == 0 && p.rows[p.nrows - 1].rank == NR - 1, "ranks given after steps");
+    profile_free(&p);
+}
+
+/* More distinct metric names than the reader looks up before copying one
+ * again, cycling: each still one metric, numbered by first appearance. */
+static void test_many_metrics(void)
+{
+    enum { NM = 20, NC = 60 };
+    char buf[NC * 120 + 256];
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n, "{\"ranks\":[{\"rank\":0,\"steps\":[{\"callpaths\":[");
+    for (int c = 0; c < NC; c++)
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+                              "%s{\"name\":\"k%d\",\"category\":\"comp\",\"metrics\":{\"m%d\":%d,"
+                              "\"m%d\":1}}",
+                              c ? "," : "", c, (c * 3) % NM, c, (c * 3 + 1) % NM);
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n, "]}]}]}");
+    profile p;
+    ingest_error err;
+    int rc = ingest_profile_json(buf, n, &p, &err);
+    check(rc == 0, "many metrics: %s", err.msg);
+    if (rc != 0)
+        return;
+    int order_ok = p.nmetrics == NM;
+    char want[16];
+    for (int m = 0; m < p.nmetrics && order_ok; m++) {
+        snprintf(want, sizeof(want), "m%d", m % 2 == 0 ? (m / 2 * 3) % NM : (m / 2 * 3 + 1) % NM);
+        order_ok = m >= 12 || strcmp(p.metrics[m], want) == 0;
+    }
+    check(order_ok, "%d metrics in order of first appearance", p.nmetrics);
+    double total = 0;
+    for (size_t i = 0; i < p.nrows; i++)
+        total += p.rows[i].value;
+    check(p.nrows == 2 * NC && total == NC * (NC - 1) / 2 + NC, "%zu rows, total %g", p.nrows,
+          total);
+    profile_free(&p);
+}
 
 static void test_bad(void)
 {
@@ -344,7 +517,7 @@ static void test_bad(void)
     }
 }
 
-/* Jansson's line and byte offset come through for syntax errors. */
+/* The line and byte offset of a syntax error come through. */
 static void test_syntax_position(void)
 {
     profile p;
@@ -385,7 +558,7 @@ static void test_limits(void)
     free(ok);
     free(too_long);
 
-    /* deep nesting inside a value: refused before Jansson recurses */
+    /* deep nesting inside a value: refused before the parser sees it */
     size_t depth = 100000;
     char *deep = malloc(2 * depth + 1);
     memset(deep, '[', depth);
@@ -486,6 +659,10 @@ int main(void)
     test_levels();
     test_many_callpaths();
     test_bad();
+    test_surrogate_pair();
+    test_fault_order();
+    test_large();
+    test_many_metrics();
     test_syntax_position();
     test_limits();
     test_message_encoding();

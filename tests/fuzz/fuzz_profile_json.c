@@ -4,7 +4,8 @@
  * exact-size buffer; a success must give a consistent profile (every index in
  * range, finite values, non-negative time/visits/bytes, rows strictly sorted
  * by cell, named levels non-empty), a failure a zeroed profile and a terminated message in clean
- * UTF-8. Any breach
+ * UTF-8; a second read of the same bytes gives the same answer (the reader's
+ * duplicate-key sets hash with a seed drawn per call). Any breach
  * aborts so libFuzzer reports it. Seeds: tests/fuzz/corpus/profile_json/.
  */
 #include <math.h>
@@ -88,9 +89,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (size)
         memcpy(buf, data, size);
-    profile p;
-    ingest_error err;
-    if (ingest_profile_json(buf, size, &p, &err) == 0) {
+    profile p, again;
+    ingest_error err, err2;
+    int rc = ingest_profile_json(buf, size, &p, &err);
+    int rc2 = ingest_profile_json(buf, size, &again, &err2);
+    if (rc != rc2 || (rc != 0 && strcmp(err.msg, err2.msg) != 0) ||
+        (rc == 0 && (p.nrows != again.nrows ||
+                     memcmp(p.rows, again.rows, p.nrows * sizeof(*p.rows)) != 0)))
+        abort();
+    if (rc2 == 0)
+        profile_free(&again);
+    if (rc == 0) {
         check_profile(&p);
         profile_free(&p);
     } else {
