@@ -76,7 +76,7 @@ $(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/server_mem.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 

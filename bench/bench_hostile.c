@@ -35,52 +35,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bench/server_mem.h"
 #include "tests/harness.h"
 
 #define SLOW_PER_ADDRESS 58 /* one address each 58: well below the per-address cap */
-
-static int server_pid(harness *h)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/server.pid", harness_dir(h));
-    FILE *f = fopen(path, "r");
-    int pid = 0;
-    if (f) {
-        if (fscanf(f, "%d", &pid) != 1)
-            pid = 0;
-        fclose(f);
-    }
-    return pid;
-}
-
-/* The server's VmRSS or VmHWM in MB (-1 when unreadable). */
-static double status_mb(int pid, const char *key)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    double mb = -1;
-    size_t klen = strlen(key);
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, klen) && line[klen] == ':')
-            mb = atof(line + klen + 1) / 1024.0;
-    if (f)
-        fclose(f);
-    return mb;
-}
-
-/* Resets the server's peak RSS (VmHWM) to its current RSS. 0, or -1. */
-static int reset_peak(int pid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/clear_refs", pid);
-    int fd = open(path, O_WRONLY);
-    if (fd < 0)
-        return -1;
-    int rc = write(fd, "5", 1) == 1 ? 0 : -1;
-    close(fd);
-    return rc;
-}
 
 static int connect_from(harness *h, const char *src)
 {
