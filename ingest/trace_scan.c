@@ -514,6 +514,11 @@ static const char *ts_value(tscan *s, const char *q, int depth, int capture)
         q = ts_number(s, q);
         len = q ? (uint32_t)(q - text) : 0;
         break;
+    case '}':
+    case ']':
+    case ',':
+    case ':':
+        return TS_FAIL(s, q, "parse error: unallowed token at this point in JSON text");
     default:
         return TS_FAIL(s, q, "lexical error: invalid char in json text.");
     }
