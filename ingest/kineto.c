@@ -2,10 +2,10 @@
  * kineto.c — reader of PyTorch profiler (Kineto) traces: Chrome trace-event
  * JSON, plain or gzip, one rank per file (trace.h says what it produces).
  *
- * The JSON is parsed as a stream with yajl's callback parser, chunk by
- * chunk from stream.c, so memory does not grow with the trace: no document
- * is built, only one event at a time is held, and the sums live in
- * stepsum.c. What the reader takes from the document:
+ * The JSON is read as a stream by trace_scan.c, chunk by chunk from
+ * stream.c, so memory does not grow with the trace: no document is built,
+ * only one event at a time is held (as a record of the members below), and
+ * the sums live in stepsum.c. What the reader takes from the document:
  *
  *   distributedInfo.rank / .world_size   the rank (or the caller's)
  *   traceEvents[] with ph "X":
@@ -35,8 +35,9 @@
  * defeats that (too many held, steps out of order) the input is read a
  * second time with every step known. Memory stays bounded either way.
  *
- * Hostile input: invalid UTF-8 (yajl checks strings), nesting deeper than
- * KT_MAX_DEPTH, a token longer than KT_MAX_QUIET bytes, names longer than
+ * Hostile input: invalid UTF-8 (trace_scan.c checks strings), nesting
+ * deeper than TSCAN_MAX_DEPTH, a token longer than TSCAN_MAX_TOKEN bytes,
+ * an event longer than TSCAN_MAX_UNIT bytes, names longer than
  * INGEST_MAX_NAME, truncated or corrupt gzip, missing or non-finite ts/dur,
  * negative dur or bytes, steps without duration, overlapping or never
  * ending — each is an error naming the byte offset or the event's index.
@@ -62,10 +63,8 @@
 #define KT_NAME_SLOTS 2048             /* names -> callpath ids remembered, direct-mapped */
 #define KT_NAME_CACHED 500             /* longer names are looked up in stepsum.c each time */
 
-enum kt_key {
-    K_NONE = 0, K_TRACE_EVENTS, K_DIST, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS,
-    K_CORR, K_EXT, K_BYTES, K_RANK, K_WORLD,
-};
+/* members whose faults end_event names (kt_event.bad) */
+enum kt_key { K_NONE = 0, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_CORR, K_EXT, K_BYTES };
 
 enum kt_kind { EV_IGNORE = 0, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_HOST };
 
@@ -154,7 +153,7 @@ static int kt_fail(kt_reader *r, const char *fmt, ...)
     r->err->line = 0;
     r->err->offset = -1;
     r->failed = 1;
-    return 0; /* yajl: cancel */
+    return 0;
 }
 
 /* Bytes of the event's name to quote, not cutting a UTF-8 sequence. */
@@ -400,7 +399,7 @@ static int kt_callpath(kt_reader *r, int kind)
     return cp;
 }
 
-/* A JSON number (yajl checked its grammar) as the nearest double: without
+/* A JSON number (trace_scan.c checked its grammar) as the nearest double: without
  * an exponent and with digits below 2^53 once the fraction's trailing zeros
  * go (Kineto's "1682725898079292.000"), digits / 10^k is exact arithmetic
  * rounded once; anything else goes to numtext_parse. NaN

@@ -2,9 +2,9 @@
  * kineto_events.c — the event stream of a Kineto trace (kineto_events.h).
  *
  * The same machinery as kineto.c: chunks from stream.c (gunzipped in a
- * helper thread when the input is gzip), yajl's callback parser, one event
- * held at a time, the same guards against hostile input (nesting depth, a
- * token that never ends, over-long names). Where kineto.c sums events into
+ * helper thread when the input is gzip), the scanner of trace_scan.c, one
+ * event held at a time, the same guards against hostile input (nesting
+ * depth, a token that never ends, over-long names). Where kineto.c sums events into
  * steps, this reader hands each one to the caller.
  */
 #include <limits.h>
@@ -25,9 +25,10 @@
 /* Inputs of an operator whose shapes are kept ("Input Dims"). */
 #define KE_MAX_INPUTS 32
 
+/* members whose faults end_event names (ke_reader.bad) */
 enum ke_key {
-    Q_NONE = 0, Q_TRACE_EVENTS, Q_DIST, Q_PH, Q_CAT, Q_NAME, Q_TS, Q_DUR, Q_TID, Q_PID, Q_ARGS,
-    Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_FLOPS, Q_RANK, Q_WORLD, Q_DIMS, Q_TYPES,
+    Q_NONE = 0, Q_PH, Q_CAT, Q_NAME, Q_TS, Q_DUR, Q_TID, Q_PID,
+    Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_FLOPS, Q_DIMS, Q_TYPES,
 };
 
 typedef struct ke_open {

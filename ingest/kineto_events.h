@@ -5,7 +5,7 @@
  *
  * Same input as ingest_kineto() (trace.h): {"traceEvents": [...]} or a bare
  * array, plain or gzip, from memory or a file descriptor, streamed through
- * stream.c with yajl's callback parser: memory does not depend on the size
+ * stream.c and trace_scan.c: memory does not depend on the size
  * of the trace, only one event is held at a time. What is delivered:
  *
  *   ph "X" with cat cpu_op / Operator            KEV_OP
