@@ -119,8 +119,7 @@ typedef struct kt_reader {
     int seen_dist;
     long long nevents;
     kt_event ev;
-    char *name;
-    size_t name_cap;
+    const char *name;  /* the event's, from the scanner: valid while it is read */
 
     /* distributedInfo */
     int has_rank, has_world;
@@ -597,29 +596,6 @@ static int parse_id(const char *s, size_t n, long long *out)
     return 0;
 }
 
-static int kt_set_name(kt_reader *r, const char *s, size_t n)
-{
-    if (n > INGEST_MAX_NAME) {
-        r->ev.name_too_long = 1;
-        n = 0;
-    }
-    if (n + 1 > r->name_cap) {
-        size_t cap = r->name_cap ? r->name_cap : 256;
-        while (cap < n + 1)
-            cap *= 2;
-        char *p = realloc(r->name, cap);
-        if (!p)
-            return kt_fail(r, "out of memory");
-        r->name = p;
-        r->name_cap = cap;
-    }
-    memcpy(r->name, s, n);
-    r->name[n] = '\0';
-    r->ev.name_len = n;
-    r->ev.has_name = 1;
-    return 1;
-}
-
 /* One event of traceEvents, as the scanner read it. */
 static int kt_on_event(void *ctx, const tscan_record *rec, ingest_error *err)
 {
@@ -663,8 +639,12 @@ static int kt_on_event(void *ctx, const tscan_record *rec, ingest_error *err)
         }
         if (f->type == TSCAN_STRING && i == F_PH)
             e->ph = f->len == 1 ? f->text[0] : '?';
-        else if (f->type == TSCAN_STRING && i == F_NAME && !kt_set_name(r, f->text, f->len))
-            return -1;
+        else if (f->type == TSCAN_STRING && i == F_NAME) {
+            r->name = f->text;
+            e->name_len = f->len <= INGEST_MAX_NAME ? f->len : 0;
+            e->name_too_long = f->len > INGEST_MAX_NAME;
+            e->has_name = 1;
+        }
         else if (f->type == TSCAN_NUMBER && i == F_TS) {
             e->ts = kt_number(f->text, f->len);
             e->has_ts = 1;
@@ -857,7 +837,6 @@ done:
     free(r.fl);
     free(r.fl_bucket);
     free(r.names);
-    free(r.name);
     tscan_free(r.scan);
     if (rc < 0) {
         profile_free(out);

@@ -49,8 +49,7 @@ typedef struct ke_reader {
     int cat;           /* kev_kind, 0 ignored, -1 other host (annotation) */
     int has_ts, has_dur, has_name, bad, name_too_long;
     int stream_text;   /* args.stream given as a string ("0x0" in ROCm runtime calls) */
-    char *name;
-    size_t name_cap;
+    const char *name;  /* the event's, from the scanner: valid while it is read */
     /* distributedInfo */
     kev_info *info;
     ke_open open[KE_MAX_OPEN];
@@ -371,29 +370,6 @@ static void read_types(ke_reader *r, const tscan_token *t, int n)
     }
 }
 
-static int set_name(ke_reader *r, const char *s, size_t n)
-{
-    if (n > INGEST_MAX_NAME) {
-        r->name_too_long = 1;
-        n = 0;
-    }
-    if (n + 1 > r->name_cap) {
-        size_t cap = r->name_cap ? r->name_cap : 256;
-        while (cap < n + 1)
-            cap *= 2;
-        char *p = realloc(r->name, cap);
-        if (!p)
-            return ke_fail(r, "out of memory");
-        r->name = p;
-        r->name_cap = cap;
-    }
-    memcpy(r->name, s, n);
-    r->name[n] = '\0';
-    r->ev.name_len = n;
-    r->has_name = 1;
-    return 1;
-}
-
 /* A number or string tid / pid. */
 static long long thread_id(const tscan_field *f)
 {
@@ -417,8 +393,12 @@ static int read_field(ke_reader *r, const tscan_record *rec, int i, const tscan_
     case F_CAT: r->cat = f->type == TSCAN_STRING ? cat_kind(f->text, f->len) : 0; break;
     case F_PH: r->ph = f->type != TSCAN_STRING ? 0 : f->len == 1 ? f->text[0] : '?'; break;
     case F_NAME:
-        if (f->type == TSCAN_STRING && !set_name(r, f->text, f->len))
-            return -1;
+        if (f->type == TSCAN_STRING) {
+            r->name = f->text;
+            r->ev.name_len = f->len <= INGEST_MAX_NAME ? f->len : 0;
+            r->name_too_long = f->len > INGEST_MAX_NAME;
+            r->has_name = 1;
+        }
         break;
     case F_TS:
     case F_DUR:
@@ -558,7 +538,6 @@ int ingest_kineto_events(const ingest_input *in, const ingest_trace_options *o, 
     info.events = scan ? tscan_events(scan) : 0;
     tscan_free(scan);
     ingest_stream_close(st);
-    free(r.name);
     if (info_out)
         *info_out = info;
     return rc;

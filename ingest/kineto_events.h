@@ -59,7 +59,8 @@ typedef struct kev_event {
     int prec;          /* KEV_OP: precision of the first floating input, as
                           execgraph/xg_device.h numbers them (0 fp64, 1 fp32,
                           3 fp16/bf16); -1 unknown */
-    const char *name;  /* valid during the call only; not NUL-free */
+    const char *name;  /* name_len bytes, valid during the call only; not
+                          NUL-terminated, may hold NULs */
     size_t name_len;
 } kev_event;
 

@@ -78,6 +78,7 @@ struct tscan {
     unsigned long long off0; /* ... and its offset in the input */
     int final;             /* the bytes at hand end the unit */
     int perr;
+    int escaped;           /* the last string read had escapes */
     unsigned seq;          /* members read in the record */
     tscan_record rec;
     char *arena;           /* unescaped strings of the record */
@@ -156,6 +157,29 @@ static const unsigned char ts_cls[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
+
+/* The bytes of x (8 of the input) that may be '"', '\\', a control
+ * character or not ASCII: their high bits (a few false ones may follow the
+ * first true one, never precede it). */
+static inline uint64_t ts_special8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t qt = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+    return (((qt - ones) & ~qt) | ((bs - ones) & ~bs) | ((x - ones * 0x20) & ~x) | x) & high;
+}
+
+/* The position of the first flagged byte of ts_special8's mask, in memory
+ * order (big-endian: 0, the bytes are then looked at one by one, as the
+ * false flags may come first there). */
+static inline int ts_first_byte(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    (void)m;
+    return 0;
+#else
+    return __builtin_ctzll(m) >> 3;
+#endif
+}
 
 /* JSON whitespace as yajl takes it (\v and \f too) */
 static inline int ts_ws(unsigned char c)
@@ -265,9 +289,15 @@ static const char *ts_string(tscan *s, const char *q, const char **out, uint32_t
     const char *start = q, *end = s->end;
     int esc = 0;
     for (;;) {
-        while (q + 4 <= end && !ts_cls[(unsigned char)q[0]] && !ts_cls[(unsigned char)q[1]] &&
-               !ts_cls[(unsigned char)q[2]] && !ts_cls[(unsigned char)q[3]])
-            q += 4;
+        while (q + 8 <= end) { /* eight plain bytes at a time */
+            uint64_t x, m;
+            memcpy(&x, q, 8);
+            if ((m = ts_special8(x))) {
+                q += ts_first_byte(m);
+                break;
+            }
+            q += 8;
+        }
         while (q < end && !ts_cls[(unsigned char)*q])
             q++;
         if (q >= end)
@@ -319,6 +349,7 @@ static const char *ts_string(tscan *s, const char *q, const char **out, uint32_t
         }
     }
 done:
+    s->escaped = esc;
     if ((size_t)(q - start) > TSCAN_MAX_TOKEN)
         return TS_FAIL(s, q, "no JSON token ends within %zu MiB (an over-long string or number)",
                        TSCAN_MAX_TOKEN >> 20);
@@ -404,40 +435,13 @@ static const char *ts_literal(tscan *s, const char *q, int *type)
 
 static const char *ts_value(tscan *s, const char *q, int depth, int capture);
 
+static const char *ts_record(tscan *s, const char *q, int depth, const ts_keytab *t,
+                             const ts_keytab *args_tab, int capture);
+
 /* The members of an object after its "{", skipped (or captured). */
 static const char *ts_skip_object(tscan *s, const char *q, int depth, int capture)
 {
-    if ((q = ts_skip_ws(s, q)) >= s->end)
-        return ts_more(s);
-    if (*q == '}')
-        return q + 1;
-    for (;;) {
-        if (*q != '"')
-            return TS_FAIL(s, q, "parse error: invalid object key (must be a string)");
-        if (capture) {
-            /* keys of captured objects are not kept: only their values */
-        }
-        if (!(q = ts_string(s, q + 1, NULL, NULL, 0)))
-            return NULL;
-        if ((q = ts_skip_ws(s, q)) >= s->end)
-            return ts_more(s);
-        if (*q != ':')
-            return TS_FAIL(s, q, "parse error: object key and value must be separated by a "
-                                 "colon (':')");
-        if ((q = ts_skip_ws(s, q + 1)) >= s->end)
-            return ts_more(s);
-        if (!(q = ts_value(s, q, depth, capture)))
-            return NULL;
-        if ((q = ts_skip_ws(s, q)) >= s->end)
-            return ts_more(s);
-        if (*q == '}')
-            return q + 1;
-        if (*q != ',')
-            return TS_FAIL(s, q, "parse error: after key and value, inside map, I expect ',' or "
-                                 "'}'");
-        if ((q = ts_skip_ws(s, q + 1)) >= s->end)
-            return ts_more(s);
-    }
+    return ts_record(s, q, depth, NULL, NULL, capture);
 }
 
 static const char *ts_skip_array(tscan *s, const char *q, int depth, int capture)
@@ -543,7 +547,7 @@ static void ts_keytab_init(ts_keytab *t, const char *const *names, int id0)
 
 static int ts_match(const ts_keytab *t, const char *k, size_t n)
 {
-    if (n >= 64 || !(t->lens >> n & 1))
+    if (!t || n >= 64 || !(t->lens >> n & 1))
         return TS_NOKEY;
     for (int i = 0; i < t->n; i++)
         if (t->k[i].len == n && !memcmp(t->k[i].name, k, n))
@@ -559,7 +563,7 @@ static const char *ts_key(tscan *s, const char *q, const ts_keytab *t, int level
     const char *start = q;
     if (!(q = ts_string(s, q, &k, &n, 0)))
         return NULL;
-    if (memchr(start, '\\', n)) { /* an escaped key: compare its text */
+    if (s->escaped) { /* an escaped key: compare its text */
         if (n >= sizeof s->keybuf) {
             *id = TS_NOKEY;
             return q;
@@ -622,9 +626,10 @@ static const char *ts_field(tscan *s, const char *q, int id, int depth)
 }
 
 /* The members of an object (after its "{") into the record: keys in t,
- * and when args_tab is given, "args" whose members are keys of args_tab. */
+ * and when args_tab is given, "args" whose members are keys of args_tab.
+ * The other members are skipped (their values captured when capture). */
 static const char *ts_record(tscan *s, const char *q, int depth, const ts_keytab *t,
-                             const ts_keytab *args_tab)
+                             const ts_keytab *args_tab, int capture)
 {
     if ((q = ts_skip_ws(s, q)) >= s->end)
         return ts_more(s);
@@ -649,11 +654,11 @@ static const char *ts_record(tscan *s, const char *q, int depth, const ts_keytab
         if ((q = ts_skip_ws(s, q)) >= s->end)
             return ts_more(s);
         if (id == TS_NOKEY)
-            q = ts_value(s, q, depth, 0);
+            q = ts_value(s, q, depth, capture);
         else if (id == TS_ARGS && *q == '{')
             q = depth >= TSCAN_MAX_DEPTH
                     ? TS_FAIL(s, q, "arrays and objects nested deeper than %d", TSCAN_MAX_DEPTH)
-                    : ts_record(s, q + 1, depth + 1, args_tab, NULL);
+                    : ts_record(s, q + 1, depth + 1, args_tab, NULL, 0);
         else if (id == TS_ARGS)
             q = ts_value(s, q, depth, 0);
         else
@@ -734,7 +739,7 @@ static const char *ts_unit(tscan *s, const char *q)
         int type = TSCAN_OBJECT;
         const char *v = q;
         if (*q == '{') {
-            if (!(q = ts_record(s, q + 1, 2, &s->member_keys, NULL)))
+            if (!(q = ts_record(s, q + 1, 2, &s->member_keys, NULL, 0)))
                 return NULL;
         } else {
             if (!(q = ts_value(s, q, 1, 0)))
@@ -755,7 +760,7 @@ static const char *ts_unit(tscan *s, const char *q)
         ts_record_start(s);
         if (ts_reserve(s, (size_t)(s->end - q)) < 0)
             return NULL;
-        if (!(q = ts_record(s, q + 1, depth + 1, &s->ev_keys, &s->args_keys)))
+        if (!(q = ts_record(s, q + 1, depth + 1, &s->ev_keys, &s->args_keys, 0)))
             return NULL;
         s->rec.index = s->nevents++;
         s->rec.tok = s->tok;
