@@ -238,9 +238,10 @@ static size_t ts_utf8(unsigned cp, char *o)
     return 1;
 }
 
-/* Unescapes the checked string body a[0..n) into o as yajl does (a high
- * surrogate takes the next \u escape whatever it is; one without drops the
- * character after it for "?"). Returns the length written (<= n). */
+/* Unescapes the checked string body a[0..n) into o as yajl 2.1 does (a
+ * high surrogate takes the next \u escape whatever it is; one without is
+ * "?"; a lone low surrogate is encoded as it is). Returns the length
+ * written (<= n). */
 static size_t ts_unescape(const char *a, size_t n, char *o)
 {
     size_t i = 0, w = 0;
@@ -260,11 +261,10 @@ static size_t ts_unescape(const char *a, size_t n, char *o)
             unsigned cp = ts_hex4(a + i + 1);
             i += 4;
             if ((cp & 0xFC00) == 0xD800) {
-                i++;
-                if (i + 1 < n && a[i] == '\\' && a[i + 1] == 'u') {
-                    unsigned lo = ts_hex4(a + i + 2);
+                if (i + 2 < n && a[i + 1] == '\\' && a[i + 2] == 'u') {
+                    unsigned lo = ts_hex4(a + i + 3);
                     cp = ((cp & 0x3F) << 10) | ((((cp >> 6) & 0xF) + 1) << 16) | (lo & 0x3FF);
-                    i += 5;
+                    i += 6;
                 } else {
                     o[w++] = '?';
                     break;
