@@ -812,8 +812,9 @@ static int ts_carry_append(tscan *s, const char *p, size_t n)
     return 0;
 }
 
-/* Where the carried unit ends in p[0..n): the bytes that belong to it;
- * *found when it ends there. -1 on an over-long token or nesting. */
+/* Where the carried unit ends in p[0..n): the bytes that belong to it (and
+ * after a scalar, the byte that ends it); *found when it ends there. -1 on
+ * an over-long token or nesting. */
 static long ts_find(tscan *s, const char *p, size_t n, unsigned long long at, int *found)
 {
     *found = 0;
@@ -841,8 +842,11 @@ static long ts_find(tscan *s, const char *p, size_t n, unsigned long long at, in
         if (s->fmode == 2) {
             if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                   c == '+' || c == '-' || c == '.')) {
+                /* the byte after a scalar goes with it: the parser then
+                 * sees the scalar end as in one piece (ts_carry_parse
+                 * hands the byte back to the skeleton) */
                 *found = 1;
-                return (long)i;
+                return (long)i + 1;
             }
             if (++s->ftok > TSCAN_MAX_TOKEN) {
                 ts_fail_at(s, at + i, "no JSON token ends within %zu MiB (an over-long string "
@@ -856,9 +860,10 @@ static long ts_find(tscan *s, const char *p, size_t n, unsigned long long at, in
             s->ftok = 0;
         } else if (c == '{' || c == '[') {
             if (++s->fdepth + s->fbase > TSCAN_MAX_DEPTH) {
-                ts_fail_at(s, at + i, "arrays and objects nested deeper than %d",
-                           TSCAN_MAX_DEPTH);
-                return -1;
+                /* too deep: the parser says so there, or finds a fault
+                 * before, as it would in one piece */
+                *found = 1;
+                return (long)i + 1;
             }
         } else if (c == '}' || c == ']') {
             if (--s->fdepth <= 0) {
@@ -869,6 +874,8 @@ static long ts_find(tscan *s, const char *p, size_t n, unsigned long long at, in
     }
     return (long)n;
 }
+
+static const char *ts_step(tscan *s, const char *q, const char *end);
 
 /* Parses the complete carried unit; 0 or -1. */
 static int ts_carry_parse(tscan *s, int final)
@@ -883,9 +890,27 @@ static int ts_carry_parse(tscan *s, int final)
             TS_FAIL(s, s->end, "parse error: premature end of a value");
         return -1;
     }
-    if (q != s->end) { /* the parser ends the value before the bracket counter */
-        TS_FAIL(s, q, "lexical error: invalid char in json text.");
-        return -1;
+    if (q != s->end) {
+        /* the value ends before where the bracket counter stopped (a scalar
+         * followed by letters or digits): the skeleton takes the rest,
+         * as it would have in one piece, and fails on it */
+        s->carrying = 0;
+        ts_after_unit(s);
+        while (q < s->end) {
+            if (ts_ws((unsigned char)*q)) {
+                q++;
+                continue;
+            }
+            const char *r = s->state == O_ROOT_NEXT || s->state == O_EV_NEXT ||
+                                    s->state == O_DONE
+                                ? ts_step(s, q, s->end)
+                                : TS_FAIL(s, q, "lexical error: invalid char in json text.");
+            if (!r)
+                return -1;
+            q = r;
+        }
+        s->clen = 0;
+        return 0;
     }
     s->carrying = 0;
     s->clen = 0;
@@ -954,6 +979,90 @@ static const char *ts_begin_unit(tscan *s, int u, const char *q, const char *end
     return NULL;
 }
 
+/* One byte c = *q (not whitespace) of the skeleton: the byte after what it
+ * began, or NULL (s->perr P_ERR: failed; else the rest is carried). */
+static const char *ts_step(tscan *s, const char *q, const char *end)
+{
+    unsigned char c = (unsigned char)*q;
+    const char *r = q + 1;
+    switch (s->state) {
+    case O_START:
+        if (c == '{')
+            s->state = O_ROOT_FIRST;
+        else if (c == '[') {
+            s->bare = 1;
+            s->seen_events = 1;
+            s->state = O_EV_FIRST;
+        } else
+            r = ts_begin_unit(s, U_TOP, q, end);
+        break;
+    case O_ROOT_FIRST:
+    case O_ROOT_KEY:
+        if (c == '}' && s->state == O_ROOT_FIRST)
+            s->state = O_DONE;
+        else if (c == '"')
+            r = ts_begin_unit(s, U_ROOT_KEY, q, end);
+        else
+            r = TS_FAIL(s, q, "parse error: invalid object key (must be a string)");
+        break;
+    case O_ROOT_COLON:
+        if (c == ':')
+            s->state = O_ROOT_VALUE;
+        else
+            r = TS_FAIL(s, q, "parse error: object key and value must be separated by a "
+                              "colon (':')");
+        break;
+    case O_ROOT_VALUE:
+        if (s->root_key == -2 && c == '[') {
+            if (s->seen_events)
+                r = TS_FAIL(s, q, "traceEvents appears twice");
+            s->seen_events = 1;
+            s->state = O_EV_FIRST;
+        } else if (s->root_key == -2 && c == '{') {
+            r = TS_FAIL(s, q, "traceEvents: expected an array");
+        } else if (!ts_is_value_start(c)) {
+            r = TS_FAIL(s, q, "lexical error: invalid char in json text.");
+        } else {
+            r = ts_begin_unit(s, U_ROOT_VALUE, q, end);
+        }
+        break;
+    case O_ROOT_NEXT:
+        if (c == ',')
+            s->state = O_ROOT_KEY;
+        else if (c == '}')
+            s->state = O_DONE;
+        else
+            r = TS_FAIL(s, q, "parse error: after key and value, inside map, I expect ',' "
+                              "or '}'");
+        break;
+    case O_EV_FIRST:
+    case O_EV_VALUE:
+        if (c == '{')
+            r = ts_begin_unit(s, U_EVENT, q, end);
+        else if (c == ']' && s->state == O_EV_FIRST)
+            s->state = s->bare ? O_DONE : O_ROOT_NEXT;
+        else if (c == ']' || c == ',' || c == ':' || c == '}')
+            r = TS_FAIL(s, q, "parse error: unallowed token at this point in JSON text");
+        else if (ts_is_value_start(c))
+            r = TS_FAIL(s, q, "traceEvents[%lld]: expected an object", s->nevents);
+        else
+            r = TS_FAIL(s, q, "lexical error: invalid char in json text.");
+        break;
+    case O_EV_NEXT:
+        if (c == ',')
+            s->state = O_EV_VALUE;
+        else if (c == ']')
+            s->state = s->bare ? O_DONE : O_ROOT_NEXT;
+        else
+            r = TS_FAIL(s, q, "parse error: after array element, I expect ',' or ']'");
+        break;
+    default:
+        r = TS_FAIL(s, q, "parse error: trailing garbage");
+        break;
+    }
+    return r;
+}
+
 int tscan_feed(tscan *s, const char *p, size_t n)
 {
     const char *q = p, *end = p + n;
@@ -979,88 +1088,12 @@ int tscan_feed(tscan *s, const char *p, size_t n)
         s->final = 0;
     }
     while (q < end) {
-        unsigned char c = (unsigned char)*q;
-        if (ts_ws(c)) {
+        if (ts_ws((unsigned char)*q)) {
             q++;
             continue;
         }
         s->any = 1;
-        const char *r = q + 1;
-        switch (s->state) {
-        case O_START:
-            if (c == '{')
-                s->state = O_ROOT_FIRST;
-            else if (c == '[') {
-                s->bare = 1;
-                s->seen_events = 1;
-                s->state = O_EV_FIRST;
-            } else
-                r = ts_begin_unit(s, U_TOP, q, end);
-            break;
-        case O_ROOT_FIRST:
-        case O_ROOT_KEY:
-            if (c == '}' && s->state == O_ROOT_FIRST)
-                s->state = O_DONE;
-            else if (c == '"')
-                r = ts_begin_unit(s, U_ROOT_KEY, q, end);
-            else
-                r = TS_FAIL(s, q, "parse error: invalid object key (must be a string)");
-            break;
-        case O_ROOT_COLON:
-            if (c == ':')
-                s->state = O_ROOT_VALUE;
-            else
-                r = TS_FAIL(s, q, "parse error: object key and value must be separated by a "
-                                  "colon (':')");
-            break;
-        case O_ROOT_VALUE:
-            if (s->root_key == -2 && c == '[') {
-                if (s->seen_events)
-                    r = TS_FAIL(s, q, "traceEvents appears twice");
-                s->seen_events = 1;
-                s->state = O_EV_FIRST;
-            } else if (s->root_key == -2 && c == '{') {
-                r = TS_FAIL(s, q, "traceEvents: expected an array");
-            } else if (!ts_is_value_start(c)) {
-                r = TS_FAIL(s, q, "lexical error: invalid char in json text.");
-            } else {
-                r = ts_begin_unit(s, U_ROOT_VALUE, q, end);
-            }
-            break;
-        case O_ROOT_NEXT:
-            if (c == ',')
-                s->state = O_ROOT_KEY;
-            else if (c == '}')
-                s->state = O_DONE;
-            else
-                r = TS_FAIL(s, q, "parse error: after key and value, inside map, I expect ',' "
-                                  "or '}'");
-            break;
-        case O_EV_FIRST:
-        case O_EV_VALUE:
-            if (c == '{')
-                r = ts_begin_unit(s, U_EVENT, q, end);
-            else if (c == ']' && s->state == O_EV_FIRST)
-                s->state = s->bare ? O_DONE : O_ROOT_NEXT;
-            else if (c == ']' || c == ',' || c == ':' || c == '}')
-                r = TS_FAIL(s, q, "parse error: unallowed token at this point in JSON text");
-            else if (ts_is_value_start(c))
-                r = TS_FAIL(s, q, "traceEvents[%lld]: expected an object", s->nevents);
-            else
-                r = TS_FAIL(s, q, "lexical error: invalid char in json text.");
-            break;
-        case O_EV_NEXT:
-            if (c == ',')
-                s->state = O_EV_VALUE;
-            else if (c == ']')
-                s->state = s->bare ? O_DONE : O_ROOT_NEXT;
-            else
-                r = TS_FAIL(s, q, "parse error: after array element, I expect ',' or ']'");
-            break;
-        default:
-            r = TS_FAIL(s, q, "parse error: trailing garbage");
-            break;
-        }
+        const char *r = ts_step(s, q, end);
         if (!r) {
             if (s->perr == P_ERR)
                 return -1;

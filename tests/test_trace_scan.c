@@ -195,11 +195,18 @@ static void test_faults(void)
     expect_fault("", "premature EOF");
     expect_fault("[{\"name\":\"stop\"},{},{},{},{},{},{},{\"name\":\"stop\"}]",
                  "traceEvents[7]: stopped");
+    /* a scalar cut by a chunk ends where it would in one piece */
+    expect_fault("tr{\"{\"dur\"", "invalid string");
+    expect_fault("{\"a\": 0.5d_x}", "inside map");
+    expect_fault("{\"traceEvents\":[{\"a\":1}, {\"b\":-2e5x}]}", "inside map");
     char deep[200];
     int n = snprintf(deep, sizeof deep, "{\"traceEvents\":[],\"x\":");
     memset(deep + n, '[', 100);
     deep[n + 100] = '\0';
     expect_fault(deep, "nested deeper than 64");
+    /* a fault before the nesting gets too deep is that fault, in any chunks */
+    memcpy(deep + n + 3, "tru", 3);
+    expect_fault(deep, "invalid string");
 }
 
 static void test_chunks(void)
