@@ -2,10 +2,10 @@
  * kineto.c — reader of PyTorch profiler (Kineto) traces: Chrome trace-event
  * JSON, plain or gzip, one rank per file (trace.h says what it produces).
  *
- * The JSON is parsed as a stream with yajl's callback parser, chunk by
- * chunk from stream.c, so memory does not grow with the trace: no document
- * is built, only one event at a time is held, and the sums live in
- * stepsum.c. What the reader takes from the document:
+ * The JSON is read as a stream by trace_scan.c, chunk by chunk from
+ * stream.c, so memory does not grow with the trace: no document is built,
+ * only one event at a time is held (as a record of the members below), and
+ * the sums live in stepsum.c. What the reader takes from the document:
  *
  *   distributedInfo.rank / .world_size   the rank (or the caller's)
  *   traceEvents[] with ph "X":
@@ -35,8 +35,9 @@
  * defeats that (too many held, steps out of order) the input is read a
  * second time with every step known. Memory stays bounded either way.
  *
- * Hostile input: invalid UTF-8 (yajl checks strings), nesting deeper than
- * KT_MAX_DEPTH, a token longer than KT_MAX_QUIET bytes, names longer than
+ * Hostile input: invalid UTF-8 (trace_scan.c checks strings), nesting
+ * deeper than TSCAN_MAX_DEPTH, a token longer than TSCAN_MAX_TOKEN bytes,
+ * an event longer than TSCAN_MAX_UNIT bytes, names longer than
  * INGEST_MAX_NAME, truncated or corrupt gzip, missing or non-finite ts/dur,
  * negative dur or bytes, steps without duration, overlapping or never
  * ending — each is an error naming the byte offset or the event's index.
@@ -50,26 +51,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <yajl/yajl_parse.h>
 
 #include "common/numtext.h"
 #include "ingest/stepsum.h"
 #include "ingest/stream.h"
 #include "ingest/trace.h"
+#include "ingest/trace_scan.h"
 
-#define KT_MAX_DEPTH 64
-#define KT_MAX_QUIET ((size_t)8 << 20) /* bytes without a complete token */
 #define KT_LAUNCHES (1u << 17)         /* launch table entries (per id kind), at most */
 #define KT_MAX_OPEN 16                 /* "B" ProfilerSteps open at once */
 #define KT_NAME_SLOTS 2048             /* names -> callpath ids remembered, direct-mapped */
 #define KT_NAME_CACHED 500             /* longer names are looked up in stepsum.c each time */
 
-enum kt_ctx { KT_ROOT = 1, KT_EVENTS, KT_EVENT, KT_ARGS, KT_DIST, KT_SKIP };
-
-enum kt_key {
-    K_NONE = 0, K_TRACE_EVENTS, K_DIST, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS,
-    K_CORR, K_EXT, K_BYTES, K_RANK, K_WORLD,
-};
+/* members whose faults end_event names (kt_event.bad) */
+enum kt_key { K_NONE = 0, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_CORR, K_EXT, K_BYTES };
 
 enum kt_kind { EV_IGNORE = 0, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_RUNTIME, EV_HOST };
 
@@ -120,15 +115,11 @@ typedef struct kt_reader {
     int failed;        /* a callback filled err */
 
     /* parse state */
-    unsigned char ctx[KT_MAX_DEPTH + 1];
-    int depth;
-    int key;
-    int seen_events, seen_dist;
+    tscan *scan;
+    int seen_dist;
     long long nevents;
     kt_event ev;
-    char *name;
-    size_t name_cap;
-    unsigned long long calls; /* callbacks so far: progress for the quiet guard */
+    const char *name;  /* the event's, from the scanner: valid while it is read */
 
     /* distributedInfo */
     int has_rank, has_world;
@@ -161,7 +152,7 @@ static int kt_fail(kt_reader *r, const char *fmt, ...)
     r->err->line = 0;
     r->err->offset = -1;
     r->failed = 1;
-    return 0; /* yajl: cancel */
+    return 0;
 }
 
 /* Bytes of the event's name to quote, not cutting a UTF-8 sequence. */
@@ -407,7 +398,7 @@ static int kt_callpath(kt_reader *r, int kind)
     return cp;
 }
 
-/* A JSON number (yajl checked its grammar) as the nearest double: without
+/* A JSON number (trace_scan.c checked its grammar) as the nearest double: without
  * an exponent and with digits below 2^53 once the fraction's trailing zeros
  * go (Kineto's "1682725898079292.000"), digits / 10^k is exact arithmetic
  * rounded once; anything else goes to numtext_parse. NaN
@@ -566,126 +557,29 @@ static int end_event(kt_reader *r)
     return add_event(r, e->ts, cp, bytes);
 }
 
-/* ---- yajl callbacks ----------------------------------------------------------------- */
+/* ---- records from the scanner ------------------------------------------------------ */
 
-static int cb_start(kt_reader *r, int is_map)
-{
-    r->calls++;
-    if (r->depth >= KT_MAX_DEPTH)
-        return kt_fail(r, "arrays and objects nested deeper than %d", KT_MAX_DEPTH);
-    int parent = r->depth ? r->ctx[r->depth] : 0;
-    int ctx = KT_SKIP;
-    switch (parent) {
-    case 0:
-        ctx = is_map ? KT_ROOT : KT_EVENTS;
-        if (!is_map)
-            r->seen_events = 1;
-        break;
-    case KT_ROOT:
-        if (r->key == K_TRACE_EVENTS) {
-            if (is_map)
-                return kt_fail(r, "traceEvents: expected an array");
-            if (r->seen_events)
-                return kt_fail(r, "traceEvents appears twice");
-            r->seen_events = 1;
-            ctx = KT_EVENTS;
-        } else if (r->key == K_DIST) {
-            if (!is_map)
-                return kt_fail(r, "distributedInfo: expected an object");
-            if (r->seen_dist)
-                return kt_fail(r, "distributedInfo appears twice");
-            r->seen_dist = 1;
-            ctx = KT_DIST;
-        }
-        break;
-    case KT_EVENTS:
-        if (!is_map)
-            return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-        if (r->opt->max_events > 0 && r->nevents >= r->opt->max_events) {
-            kt_fail(r, "traceEvents: more than %lld events (the limit)", r->opt->max_events);
-            r->err->limit = 1;
-            return 0;
-        }
-        ctx = KT_EVENT;
-        memset(&r->ev, 0, sizeof r->ev);
-        r->ev.index = r->nevents++;
-        break;
-    case KT_EVENT:
-        if (r->key == K_ARGS && is_map)
-            ctx = KT_ARGS;
-        else if (r->key >= K_PH && r->key <= K_DUR && !r->ev.bad)
-            r->ev.bad = r->key;
-        break;
-    case KT_ARGS:
-        if (r->key >= K_CORR && r->key <= K_BYTES && !r->ev.bad)
-            r->ev.bad = r->key;
-        break;
-    }
-    r->ctx[++r->depth] = (unsigned char)ctx;
-    r->key = K_NONE;
-    return 1;
-}
+/* Fields of the scanner's records (kt_event_keys, then kt_args_keys). */
+enum { F_PH, F_CAT, F_NAME, F_TS, F_DUR, F_CORR, F_EXT, F_BYTES };
 
-static int cb_start_map(void *ctx)
-{
-    return cb_start(ctx, 1);
-}
+static const char *const kt_event_keys[] = {"ph", "cat", "name", "ts", "dur", NULL};
+static const char *const kt_args_keys[] = {"correlation", "External id", "bytes", NULL};
+static const char *const kt_root_keys[] = {"distributedInfo", NULL};
+static const char *const kt_dist_keys[] = {"rank", "world_size", NULL};
 
-static int cb_start_array(void *ctx)
-{
-    return cb_start(ctx, 0);
-}
+/* What each field may hold; anything else is the event's fault. */
+static const unsigned kt_allowed[] = {
+    [F_PH] = TSCAN_BIT(TSCAN_STRING),
+    [F_CAT] = TSCAN_BIT(TSCAN_STRING) | TSCAN_BIT(TSCAN_TRUE) | TSCAN_BIT(TSCAN_FALSE) |
+              TSCAN_BIT(TSCAN_NULL),
+    [F_NAME] = TSCAN_BIT(TSCAN_STRING),
+    [F_TS] = TSCAN_BIT(TSCAN_NUMBER), [F_DUR] = TSCAN_BIT(TSCAN_NUMBER),
+    [F_CORR] = TSCAN_BIT(TSCAN_NUMBER), [F_EXT] = TSCAN_BIT(TSCAN_NUMBER),
+    [F_BYTES] = TSCAN_BIT(TSCAN_NUMBER),
+};
 
-static int cb_end(void *ctx)
-{
-    kt_reader *r = ctx;
-    r->calls++;
-    int c = r->ctx[r->depth--];
-    r->key = K_NONE;
-    if (c == KT_EVENT)
-        return end_event(r);
-    return 1;
-}
-
-#define KEY_IS(lit) (n == sizeof(lit) - 1 && !memcmp(k, lit, n))
-
-static int cb_key(void *ctx, const unsigned char *key, size_t n)
-{
-    kt_reader *r = ctx;
-    const char *k = (const char *)key;
-    r->calls++;
-    r->key = K_NONE;
-    switch (r->ctx[r->depth]) {
-    case KT_EVENT:
-        switch (n) {
-        case 2:
-            r->key = k[0] == 'p' && k[1] == 'h' ? K_PH : k[0] == 't' && k[1] == 's' ? K_TS : K_NONE;
-            break;
-        case 3:
-            r->key = KEY_IS("cat") ? K_CAT : KEY_IS("dur") ? K_DUR : K_NONE;
-            break;
-        case 4:
-            r->key = KEY_IS("name") ? K_NAME : KEY_IS("args") ? K_ARGS : K_NONE;
-            break;
-        }
-        break;
-    case KT_ARGS:
-        if (n == 11)
-            r->key = KEY_IS("correlation") ? K_CORR : KEY_IS("External id") ? K_EXT : K_NONE;
-        else if (KEY_IS("bytes"))
-            r->key = K_BYTES;
-        break;
-    case KT_ROOT:
-        r->key = KEY_IS("traceEvents") ? K_TRACE_EVENTS : KEY_IS("distributedInfo") ? K_DIST : K_NONE;
-        break;
-    case KT_DIST:
-        r->key = KEY_IS("rank") ? K_RANK : KEY_IS("world_size") ? K_WORLD : K_NONE;
-        break;
-    }
-    return 1;
-}
-
-#undef KEY_IS
+/* The K_ of each field, for end_event's messages. */
+static const int kt_field_key[] = {K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_CORR, K_EXT, K_BYTES};
 
 /* A JSON number that is an integer of at most 18 digits. */
 static int parse_id(const char *s, size_t n, long long *out)
@@ -702,200 +596,119 @@ static int parse_id(const char *s, size_t n, long long *out)
     return 0;
 }
 
-static int cb_number(void *ctx, const char *s, size_t n)
+/* One event of traceEvents, as the scanner read it. */
+static int kt_on_event(void *ctx, const tscan_record *rec, ingest_error *err)
 {
     kt_reader *r = ctx;
-    r->calls++;
-    int key = r->key;
-    r->key = K_NONE;
-    int c = r->ctx[r->depth];
-    double d;
-    if (c == KT_EVENT) {
-        if (key == K_TS || key == K_DUR) {
-            d = kt_number(s, n);
-            if (key == K_TS) {
-                r->ev.ts = d;
-                r->ev.has_ts = 1;
-            } else {
-                r->ev.dur = d;
-                r->ev.has_dur = 1;
-            }
-        } else if (key >= K_PH && key <= K_NAME && !r->ev.bad) {
-            r->ev.bad = key;
-        }
-    } else if (c == KT_ARGS) {
-        if (key == K_CORR || key == K_EXT) {
+    (void)err;
+    if (r->opt->max_events > 0 && rec->index >= r->opt->max_events) {
+        kt_fail(r, "traceEvents: more than %lld events (the limit)", r->opt->max_events);
+        r->err->limit = 1;
+        return -1;
+    }
+    kt_event *e = &r->ev;
+    memset(e, 0, sizeof *e);
+    e->index = rec->index;
+    r->nevents = rec->index + 1;
+    const tscan_field *f;
+    if ((f = tscan_get(rec, F_CAT)) && f->type == TSCAN_STRING) {
+        e->kind = kind_of_cat(f->text, f->len);
+        e->annotation = f->len == 15 && !memcmp(f->text, "user_annotation", 15);
+    }
+    if (e->kind == EV_IGNORE)
+        return 0;
+    unsigned bad_first = ~0u;
+    for (int i = F_PH; i <= F_BYTES; i++) {
+        if (!(f = tscan_get(rec, i)))
+            continue;
+        int wrong = (f->types & ~kt_allowed[i]) != 0;
+        if (!wrong && (i == F_CORR || i == F_EXT)) {
             long long id;
-            if (parse_id(s, n, &id) < 0) {
-                if (!r->ev.bad)
-                    r->ev.bad = key;
-            } else if (key == K_CORR) {
-                r->ev.corr = id;
-                r->ev.has_corr = 1;
-            } else {
-                r->ev.ext = id;
-                r->ev.has_ext = 1;
+            wrong = parse_id(f->text, f->len, &id) < 0;
+            if (!wrong && i == F_CORR) {
+                e->corr = id;
+                e->has_corr = 1;
+            } else if (!wrong) {
+                e->ext = id;
+                e->has_ext = 1;
             }
-        } else if (key == K_BYTES) {
-            d = kt_number(s, n);
-            r->ev.bytes = d;
-            r->ev.has_bytes = 1;
         }
-    } else if (c == KT_EVENTS) {
-        return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-    } else if (c == KT_DIST && (key == K_RANK || key == K_WORLD)) {
+        if (wrong && f->first < bad_first) {
+            bad_first = f->first;
+            e->bad = kt_field_key[i];
+        }
+        if (f->type == TSCAN_STRING && i == F_PH)
+            e->ph = f->len == 1 ? f->text[0] : '?';
+        else if (f->type == TSCAN_STRING && i == F_NAME) {
+            r->name = f->text;
+            e->name_len = f->len <= INGEST_MAX_NAME ? f->len : 0;
+            e->name_too_long = f->len > INGEST_MAX_NAME;
+            e->has_name = 1;
+        }
+        else if (f->type == TSCAN_NUMBER && i == F_TS) {
+            e->ts = kt_number(f->text, f->len);
+            e->has_ts = 1;
+        } else if (f->type == TSCAN_NUMBER && i == F_DUR) {
+            e->dur = kt_number(f->text, f->len);
+            e->has_dur = 1;
+        } else if (f->type == TSCAN_NUMBER && i == F_BYTES) {
+            e->bytes = kt_number(f->text, f->len);
+            e->has_bytes = 1;
+        }
+    }
+    return end_event(r) ? 0 : -1;
+}
+
+/* distributedInfo: rank and world_size. */
+static int kt_on_root(void *ctx, int key, int type, const tscan_record *obj, ingest_error *err)
+{
+    kt_reader *r = ctx;
+    (void)key;
+    (void)err;
+    if (type == TSCAN_ARRAY)
+        return kt_fail(r, "distributedInfo: expected an object") ? 0 : -1;
+    if (type != TSCAN_OBJECT)
+        return 0;
+    if (r->seen_dist)
+        return kt_fail(r, "distributedInfo appears twice") ? 0 : -1;
+    r->seen_dist = 1;
+    for (int i = 0; i < 2; i++) {
+        const tscan_field *f = tscan_get(obj, i);
+        if (!f)
+            continue;
+        const char *what = i == 0 ? "rank" : "world_size";
         long long v;
-        if (parse_id(s, n, &v) < 0 || v > INT_MAX)
-            return kt_fail(r, "distributedInfo.%s: expected an integer >= 0",
-                           key == K_RANK ? "rank" : "world_size");
-        if (key == K_RANK) {
+        if (f->types & ~(TSCAN_BIT(TSCAN_NUMBER) | TSCAN_BIT(TSCAN_OBJECT) | TSCAN_BIT(TSCAN_ARRAY)))
+            return kt_fail(r, "distributedInfo.%s: expected an integer >= 0", what) ? 0 : -1;
+        if (f->type != TSCAN_NUMBER)
+            continue;
+        if (parse_id(f->text, f->len, &v) < 0 || v > INT_MAX)
+            return kt_fail(r, "distributedInfo.%s: expected an integer >= 0", what) ? 0 : -1;
+        if (i == 0) {
             r->rank = v;
             r->has_rank = 1;
         } else {
             r->world = v;
             r->has_world = 1;
         }
-    } else if (c == 0) {
-        return kt_fail(r, "expected a JSON object with \"traceEvents\"");
     }
-    return 1;
+    return 0;
 }
 
-static int cb_string(void *ctx, const unsigned char *str, size_t n)
-{
-    kt_reader *r = ctx;
-    const char *s = (const char *)str;
-    r->calls++;
-    int key = r->key;
-    r->key = K_NONE;
-    int c = r->ctx[r->depth];
-    if (c == KT_EVENT) {
-        switch (key) {
-        case K_CAT:
-            r->ev.kind = kind_of_cat(s, n);
-            r->ev.annotation = n == 15 && !memcmp(s, "user_annotation", 15);
-            break;
-        case K_PH:
-            r->ev.ph = n == 1 ? s[0] : '?';
-            break;
-        case K_NAME:
-            if (n > INGEST_MAX_NAME) {
-                r->ev.name_too_long = 1;
-                n = 0;
-            }
-            if (n + 1 > r->name_cap) {
-                size_t cap = r->name_cap ? r->name_cap : 256;
-                while (cap < n + 1)
-                    cap *= 2;
-                char *p = realloc(r->name, cap);
-                if (!p)
-                    return kt_fail(r, "out of memory");
-                r->name = p;
-                r->name_cap = cap;
-            }
-            memcpy(r->name, s, n);
-            r->name[n] = '\0';
-            r->ev.name_len = n;
-            r->ev.has_name = 1;
-            break;
-        case K_TS:
-        case K_DUR:
-            if (!r->ev.bad)
-                r->ev.bad = key;
-            break;
-        }
-    } else if (c == KT_ARGS) {
-        if ((key == K_CORR || key == K_EXT || key == K_BYTES) && !r->ev.bad)
-            r->ev.bad = key;
-    } else if (c == KT_EVENTS) {
-        return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-    } else if (c == KT_DIST && (key == K_RANK || key == K_WORLD)) {
-        return kt_fail(r, "distributedInfo.%s: expected an integer >= 0",
-                       key == K_RANK ? "rank" : "world_size");
-    } else if (c == 0) {
-        return kt_fail(r, "expected a JSON object with \"traceEvents\"");
-    }
-    return 1;
-}
-
-/* null, true, false */
-static int cb_other(kt_reader *r)
-{
-    r->calls++;
-    int key = r->key;
-    r->key = K_NONE;
-    int c = r->ctx[r->depth];
-    if (c == KT_EVENT && key >= K_PH && key <= K_DUR && key != K_CAT && !r->ev.bad)
-        r->ev.bad = key;
-    else if (c == KT_ARGS && key >= K_CORR && key <= K_BYTES && !r->ev.bad)
-        r->ev.bad = key;
-    else if (c == KT_EVENTS)
-        return kt_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-    else if (c == KT_DIST && (key == K_RANK || key == K_WORLD))
-        return kt_fail(r, "distributedInfo.%s: expected an integer >= 0",
-                       key == K_RANK ? "rank" : "world_size");
-    else if (c == 0)
-        return kt_fail(r, "expected a JSON object with \"traceEvents\"");
-    return 1;
-}
-
-static int cb_null(void *ctx)
-{
-    return cb_other(ctx);
-}
-
-static int cb_bool(void *ctx, int b)
-{
-    (void)b;
-    return cb_other(ctx);
-}
-
-static const yajl_callbacks kt_callbacks = {
-    .yajl_null = cb_null,
-    .yajl_boolean = cb_bool,
-    .yajl_number = cb_number,
-    .yajl_string = cb_string,
-    .yajl_start_map = cb_start_map,
-    .yajl_map_key = cb_key,
-    .yajl_end_map = cb_end,
-    .yajl_start_array = cb_start_array,
-    .yajl_end_array = cb_end,
+static const tscan_schema kt_schema = {
+    .event_keys = kt_event_keys,
+    .args_keys = kt_args_keys,
+    .root_keys = kt_root_keys,
+    .member_keys = kt_dist_keys,
+    .on_event = kt_on_event,
+    .on_root = kt_on_root,
 };
 
 /* ---- passes ------------------------------------------------------------------------ */
 
-/* yajl's message for status st at the parser's position, as one clean line. */
-static void yajl_message(kt_reader *r, yajl_handle h, unsigned long long base)
-{
-    unsigned char *m = yajl_get_error(h, 0, NULL, 0);
-    const char *text = m ? (const char *)m : "invalid JSON";
-    unsigned long long at = base + yajl_get_bytes_consumed(h);
-    snprintf(r->err->msg, sizeof r->err->msg, "byte %llu: %s", at, text);
-    for (char *c = r->err->msg; *c; c++)
-        if (*c == '\n' || *c == '\r' || *c == '\t')
-            *c = ' ';
-    for (size_t n = strlen(r->err->msg); n > 0 && r->err->msg[n - 1] == ' ';)
-        r->err->msg[--n] = '\0';
-    r->err->line = 0;
-    r->err->offset = at > LONG_MAX ? LONG_MAX : (long)at;
-    if (m)
-        yajl_free_error(h, m);
-}
-
-/* Adds the byte offset to a message a callback wrote. */
-static void at_byte(kt_reader *r, unsigned long long at)
-{
-    char msg[sizeof r->err->msg + 32];
-    snprintf(msg, sizeof msg, "byte %llu: %s", at, r->err->msg);
-    snprintf(r->err->msg, sizeof r->err->msg, "%.*s", (int)sizeof r->err->msg - 1, msg);
-    r->err->offset = at > LONG_MAX ? LONG_MAX : (long)at;
-}
-
 static void pass_reset(kt_reader *r)
 {
-    r->depth = 0;
-    r->key = K_NONE;
-    r->seen_events = r->seen_dist = 0;
+    r->seen_dist = 0;
     r->nevents = 0;
     r->has_rank = r->has_world = 0;
     r->nopen = 0;
@@ -909,66 +722,7 @@ static void pass_reset(kt_reader *r)
 static int run_pass(kt_reader *r, ingest_stream *st, unsigned long long *bytes)
 {
     pass_reset(r);
-    yajl_handle h = yajl_alloc(&kt_callbacks, NULL, r);
-    if (!h) {
-        kt_fail(r, "out of memory");
-        return -1;
-    }
-    unsigned long long base = 0, quiet = 0;
-    const char *p;
-    size_t n;
-    int got, rc = 0;
-    int only_ws = 1; /* nothing but JSON whitespace so far: no value has begun */
-    while ((got = ingest_stream_next(st, &p, &n, r->err)) > 0) {
-        unsigned long long calls = r->calls;
-        for (size_t i = 0; only_ws && i < n; i++)
-            only_ws = p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r';
-        if (only_ws) { /* whitespace before any value costs yajl no buffer */
-            base += n;
-            continue;
-        }
-        yajl_status s = yajl_parse(h, (const unsigned char *)p, n);
-        if (s != yajl_status_ok) {
-            if (r->failed)
-                at_byte(r, base + yajl_get_bytes_consumed(h));
-            else
-                yajl_message(r, h, base);
-            rc = -1;
-            break;
-        }
-        quiet = r->calls == calls ? quiet + n : 0;
-        if (quiet > KT_MAX_QUIET) {
-            kt_fail(r, "byte %llu: no JSON token ends within %zu MiB (an over-long string or "
-                       "number)", base + n, KT_MAX_QUIET >> 20);
-            rc = -1;
-            break;
-        }
-        base += n;
-    }
-    if (got < 0)
-        rc = -1;
-    if (rc == 0 && base == 0) {
-        kt_fail(r, "the input is empty");
-        rc = -1;
-    } else if (rc == 0 && only_ws) {
-        kt_fail(r, "the input holds no JSON value: %llu bytes of whitespace only", base);
-        rc = -1;
-    }
-    if (rc == 0) {
-        yajl_status s = yajl_complete_parse(h);
-        if (s != yajl_status_ok) {
-            if (r->failed)
-                at_byte(r, base);
-            else
-                yajl_message(r, h, base);
-            rc = -1;
-        }
-    }
-    yajl_free(h);
-    if (rc == 0 && !r->seen_events) {
-        kt_fail(r, "no \"traceEvents\" array: not a Chrome trace / Kineto file");
-        rc = -1;
-    }
+    int rc = tscan_run(r->scan, st, bytes);
     if (rc == 0 && r->nopen > 0) {
         kt_fail(r, "\"%s\" begins (ph \"B\") at ts %.17g but never ends", r->open[0].label,
                 r->open[0].ts);
@@ -976,7 +730,6 @@ static int run_pass(kt_reader *r, ingest_stream *st, unsigned long long *bytes)
     }
     if (rc == 0 && !fl_drain(r))
         rc = -1;
-    *bytes = base;
     return rc;
 }
 
@@ -1054,7 +807,8 @@ int ingest_kineto(const ingest_input *in, const ingest_trace_options *o, profile
     r.ext_ts = malloc(r.nlaunch * sizeof *r.ext_ts);
     /* zeroed pages, touched only where names land (NULL: none remembered) */
     r.names = calloc(KT_NAME_SLOTS, sizeof *r.names);
-    if (!r.corr_key || !r.ext_key || !r.corr_ts || !r.ext_ts || fl_init(&r, hint) < 0) {
+    r.scan = tscan_new(&kt_schema, &r, err);
+    if (!r.scan || !r.corr_key || !r.ext_key || !r.corr_ts || !r.ext_ts || fl_init(&r, hint) < 0) {
         kt_fail(&r, "out of memory");
         goto done;
     }
@@ -1083,7 +837,7 @@ done:
     free(r.fl);
     free(r.fl_bucket);
     free(r.names);
-    free(r.name);
+    tscan_free(r.scan);
     if (rc < 0) {
         profile_free(out);
         ingest_trace_info_free(&info);

@@ -2,9 +2,9 @@
  * kineto_events.c — the event stream of a Kineto trace (kineto_events.h).
  *
  * The same machinery as kineto.c: chunks from stream.c (gunzipped in a
- * helper thread when the input is gzip), yajl's callback parser, one event
- * held at a time, the same guards against hostile input (nesting depth, a
- * token that never ends, over-long names). Where kineto.c sums events into
+ * helper thread when the input is gzip), the scanner of trace_scan.c, one
+ * event held at a time, the same guards against hostile input (nesting
+ * depth, a token that never ends, over-long names). Where kineto.c sums events into
  * steps, this reader hands each one to the caller.
  */
 #include <limits.h>
@@ -13,25 +13,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 #include "common/numtext.h"
 #include "ingest/kineto_events.h"
 #include "ingest/stepsum.h"
 #include "ingest/stream.h"
+#include "ingest/trace_scan.h"
 
-#define KE_MAX_DEPTH 64
-#define KE_MAX_QUIET ((size_t)8 << 20)
 #define KE_MAX_OPEN 16
-
-enum ke_ctx { KE_ROOT = 1, KE_EVENTS, KE_EVENT, KE_ARGS, KE_DIST, KE_SKIP, KE_DIMS, KE_TYPES };
 
 /* Inputs of an operator whose shapes are kept ("Input Dims"). */
 #define KE_MAX_INPUTS 32
 
+/* members whose faults end_event names (ke_reader.bad) */
 enum ke_key {
-    Q_NONE = 0, Q_TRACE_EVENTS, Q_DIST, Q_PH, Q_CAT, Q_NAME, Q_TS, Q_DUR, Q_TID, Q_PID, Q_ARGS,
-    Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_FLOPS, Q_RANK, Q_WORLD, Q_DIMS, Q_TYPES,
+    Q_NONE = 0, Q_PH, Q_CAT, Q_NAME, Q_TS, Q_DUR, Q_TID, Q_PID,
+    Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_FLOPS, Q_DIMS, Q_TYPES,
 };
 
 typedef struct ke_open {
@@ -46,26 +43,19 @@ typedef struct ke_reader {
     void *cbctx;
     ingest_error *err;
     int failed;
-    unsigned char ctx[KE_MAX_DEPTH + 1];
-    int depth;
-    int key;
-    int seen_events;
-    long long nevents;
-    unsigned long long calls;
     /* the event being read */
     kev_event ev;
     char ph;
     int cat;           /* kev_kind, 0 ignored, -1 other host (annotation) */
     int has_ts, has_dur, has_name, bad, name_too_long;
     int stream_text;   /* args.stream given as a string ("0x0" in ROCm runtime calls) */
-    char *name;
-    size_t name_cap;
+    const char *name;  /* the event's, from the scanner: valid while it is read */
     /* distributedInfo */
     kev_info *info;
     ke_open open[KE_MAX_OPEN];
     int nopen;
     /* "Input Dims" and "Input type" of the event being read */
-    int dims_base, ninputs, ntypes;
+    int ninputs, ntypes;
     double prod;
     int had_num;
     double elems[KE_MAX_INPUTS];
@@ -262,140 +252,35 @@ static int end_event(ke_reader *r)
     return deliver(r);
 }
 
-/* ---- yajl callbacks --------------------------------------------------------------- */
+/* ---- records from the scanner ------------------------------------------------------ */
 
-static int cb_start(ke_reader *r, int is_map)
-{
-    r->calls++;
-    if (r->depth >= KE_MAX_DEPTH)
-        return ke_fail(r, "JSON nested deeper than %d levels", KE_MAX_DEPTH);
-    int parent = r->ctx[r->depth], ctx = KE_SKIP;
-    switch (parent) {
-    case 0:
-        if (is_map)
-            ctx = KE_ROOT;
-        else {
-            if (r->seen_events)
-                return ke_fail(r, "traceEvents appears twice");
-            r->seen_events = 1;
-            ctx = KE_EVENTS;
-        }
-        break;
-    case KE_ROOT:
-        if (r->key == Q_TRACE_EVENTS) {
-            if (is_map)
-                return ke_fail(r, "traceEvents: expected an array");
-            if (r->seen_events)
-                return ke_fail(r, "traceEvents appears twice");
-            r->seen_events = 1;
-            ctx = KE_EVENTS;
-        } else if (r->key == Q_DIST && is_map) {
-            ctx = KE_DIST;
-        }
-        break;
-    case KE_EVENTS:
-        if (!is_map)
-            return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-        ctx = KE_EVENT;
-        memset(&r->ev, 0, sizeof r->ev);
-        r->ev.index = r->nevents++;
-        r->ev.corr = r->ev.ext = r->ev.stream = -1;
-        r->ev.bytes = r->ev.flops = r->ev.in_bytes = -1;
-        r->ev.prec = -1;
-        r->ninputs = r->ntypes = 0;
-        r->prec = -1;
-        r->ph = 0;
-        r->cat = 0;
-        r->has_ts = r->has_dur = r->has_name = r->bad = r->name_too_long = 0;
-        r->stream_text = 0;
-        break;
-    case KE_EVENT:
-        if (r->key == Q_ARGS && is_map)
-            ctx = KE_ARGS;
-        else if (r->key >= Q_PH && r->key <= Q_DUR && !r->bad)
-            r->bad = r->key;
-        break;
-    case KE_ARGS:
-        if (r->key >= Q_CORR && r->key <= Q_FLOPS && !r->bad)
-            r->bad = r->key;
-        else if (r->key == Q_DIMS && !is_map) {
-            ctx = KE_DIMS;
-            r->dims_base = r->depth + 1;
-        } else if (r->key == Q_TYPES && !is_map)
-            ctx = KE_TYPES;
-        break;
-    case KE_DIMS:
-        if (!is_map) {
-            ctx = KE_DIMS;
-            if (r->depth + 1 - r->dims_base == 1) {
-                if (r->ninputs < KE_MAX_INPUTS)
-                    r->elems[r->ninputs] = 0;
-                r->ninputs++;
-            }
-            r->prod = 1;
-            r->had_num = 0;
-        }
-        break;
-    }
-    r->ctx[++r->depth] = (unsigned char)ctx;
-    r->key = Q_NONE;
-    return 1;
-}
+enum {
+    F_PH, F_CAT, F_NAME, F_TS, F_DUR, F_TID, F_PID,
+    F_CORR, F_EXT, F_STREAM, F_BYTES, F_FLOPS, F_DIMS, F_TYPES, F_COUNT,
+};
 
-static int cb_start_map(void *c)
-{
-    return cb_start(c, 1);
-}
+static const char *const ke_event_keys[] = {"ph", "cat", "name", "ts", "dur", "tid", "pid", NULL};
+static const char *const ke_args_keys[] = {"correlation", "External id", "stream", "bytes",
+                                           "flops", "Input Dims", "Input type", NULL};
+static const char *const ke_root_keys[] = {"distributedInfo", NULL};
+static const char *const ke_dist_keys[] = {"rank", "world_size", NULL};
 
-static int cb_start_array(void *c)
-{
-    return cb_start(c, 0);
-}
+#define B(t) TSCAN_BIT(TSCAN_##t)
+/* What each field may hold; anything else is the event's fault. */
+static const unsigned ke_allowed[F_COUNT] = {
+    [F_PH] = B(STRING), [F_CAT] = B(STRING) | B(TRUE) | B(FALSE) | B(NULL),
+    [F_NAME] = B(STRING), [F_TS] = B(NUMBER), [F_DUR] = B(NUMBER),
+    [F_TID] = 0xFF, [F_PID] = 0xFF,
+    [F_CORR] = B(NUMBER), [F_EXT] = B(NUMBER), [F_STREAM] = B(NUMBER) | B(STRING),
+    [F_BYTES] = B(NUMBER), [F_FLOPS] = B(NUMBER), [F_DIMS] = 0xFF, [F_TYPES] = 0xFF,
+};
+#undef B
 
-static int cb_end(void *c)
-{
-    ke_reader *r = c;
-    r->calls++;
-    int ctx = r->ctx[r->depth--];
-    r->key = Q_NONE;
-    if (ctx == KE_DIMS && r->had_num && r->ninputs > 0 && r->ninputs <= KE_MAX_INPUTS) {
-        r->elems[r->ninputs - 1] += r->prod;
-        r->had_num = 0;
-    }
-    return ctx == KE_EVENT ? end_event(r) : 1;
-}
-
-#define KEY_IS(lit) (n == sizeof(lit) - 1 && !memcmp(k, lit, n))
-
-static int cb_key(void *c, const unsigned char *key, size_t n)
-{
-    ke_reader *r = c;
-    const char *k = (const char *)key;
-    r->calls++;
-    r->key = Q_NONE;
-    switch (r->ctx[r->depth]) {
-    case KE_EVENT:
-        r->key = KEY_IS("ph") ? Q_PH : KEY_IS("ts") ? Q_TS : KEY_IS("cat") ? Q_CAT
-                 : KEY_IS("dur") ? Q_DUR : KEY_IS("tid") ? Q_TID : KEY_IS("pid") ? Q_PID
-                 : KEY_IS("name") ? Q_NAME : KEY_IS("args") ? Q_ARGS : Q_NONE;
-        break;
-    case KE_ARGS:
-        r->key = KEY_IS("correlation") ? Q_CORR : KEY_IS("External id") ? Q_EXT
-                 : KEY_IS("stream") ? Q_STREAM : KEY_IS("bytes") ? Q_BYTES
-                 : KEY_IS("flops") ? Q_FLOPS : KEY_IS("Input Dims") ? Q_DIMS
-                 : KEY_IS("Input type") ? Q_TYPES : Q_NONE;
-        break;
-    case KE_ROOT:
-        r->key = KEY_IS("traceEvents") ? Q_TRACE_EVENTS : KEY_IS("distributedInfo") ? Q_DIST : Q_NONE;
-        break;
-    case KE_DIST:
-        r->key = KEY_IS("rank") ? Q_RANK : KEY_IS("world_size") ? Q_WORLD : Q_NONE;
-        break;
-    }
-    return 1;
-}
-
-#undef KEY_IS
+/* The Q_ of each field, for end_event's messages. */
+static const int ke_field_key[F_COUNT] = {
+    Q_PH, Q_CAT, Q_NAME, Q_TS, Q_DUR, Q_TID, Q_PID, Q_CORR, Q_EXT, Q_STREAM, Q_BYTES, Q_FLOPS,
+    Q_DIMS, Q_TYPES,
+};
 
 static int parse_int(const char *s, size_t n, long long *out)
 {
@@ -426,200 +311,204 @@ static long long hash_id(const char *s, size_t n)
     return (long long)(h >> 2) | (1ll << 60);
 }
 
-static int cb_number(void *c, const char *s, size_t n)
+static double number_or_nan(const tscan_field *f)
 {
-    ke_reader *r = c;
-    r->calls++;
-    int key = r->key, ctx = r->ctx[r->depth];
-    r->key = Q_NONE;
     double d;
+    return numtext_parse(f->text, f->len, &d) == f->len ? d : NAN;
+}
+
+/* "Input Dims": per input (an array directly inside), the product of the
+ * numbers in its arrays; objects inside are skipped. */
+static void read_dims(ke_reader *r, const tscan_token *t, int n)
+{
+    unsigned char skip[TSCAN_MAX_DEPTH + 2]; /* per open bracket: 1 skipped */
+    int level = 0;
+    for (int i = 0; i < n; i++) {
+        if (t[i].type == TSCAN_ARRAY || t[i].type == TSCAN_OBJECT) {
+            int s = level > 0 && (skip[level - 1] || t[i].type == TSCAN_OBJECT);
+            if (i > 0 && !s) {
+                if (level == 1) {
+                    if (r->ninputs < KE_MAX_INPUTS)
+                        r->elems[r->ninputs] = 0;
+                    r->ninputs++;
+                }
+                r->prod = 1;
+                r->had_num = 0;
+            }
+            skip[level++] = (unsigned char)s;
+        } else if (t[i].type == TSCAN_END) {
+            int s = skip[--level];
+            if (!s && r->had_num && r->ninputs > 0 && r->ninputs <= KE_MAX_INPUTS) {
+                r->elems[r->ninputs - 1] += r->prod;
+                r->had_num = 0;
+            }
+        } else if (t[i].type == TSCAN_NUMBER && level > 0 && !skip[level - 1]) {
+            double d;
+            if (numtext_parse(t[i].text, t[i].len, &d) != t[i].len || !isfinite(d) || d < 0)
+                d = 0;
+            r->prod *= d;
+            r->had_num = 1;
+        }
+    }
+}
+
+/* "Input type": the element size of each input (strings directly inside). */
+static void read_types(ke_reader *r, const tscan_token *t, int n)
+{
+    int level = 0;
+    for (int i = 0; i < n; i++) {
+        if (t[i].type == TSCAN_ARRAY || t[i].type == TSCAN_OBJECT)
+            level++;
+        else if (t[i].type == TSCAN_END)
+            level--;
+        else if (t[i].type == TSCAN_STRING && level == 1 && r->ntypes < KE_MAX_INPUTS) {
+            int prec;
+            r->elem_size[r->ntypes++] = dtype_size(t[i].text, t[i].len, &prec);
+            if (r->prec < 0)
+                r->prec = prec;
+        }
+    }
+}
+
+/* A number or string tid / pid. */
+static long long thread_id(const tscan_field *f)
+{
     long long v;
-    if (ctx == KE_EVENT) {
-        if (key == Q_TS || key == Q_DUR) {
-            if (numtext_parse(s, n, &d) != n)
-                d = NAN;
-            if (key == Q_TS) {
-                r->ev.ts = d;
-                r->has_ts = 1;
-            } else {
-                r->ev.dur = d;
-                r->has_dur = 1;
-            }
-        } else if (key == Q_TID || key == Q_PID) {
-            if (parse_int(s, n, &v) < 0) {
-                if (numtext_parse(s, n, &d) != n || !isfinite(d))
-                    d = 0;
-                v = (long long)d;
-            }
-            if (key == Q_TID)
-                r->ev.tid = v;
-            else
-                r->ev.pid = v;
-        } else if ((key == Q_PH || key == Q_CAT || key == Q_NAME) && !r->bad) {
-            r->bad = key;
+    if (f->type == TSCAN_STRING)
+        return hash_id(f->text, f->len);
+    if (parse_int(f->text, f->len, &v) == 0)
+        return v;
+    double d;
+    if (numtext_parse(f->text, f->len, &d) != f->len || !isfinite(d))
+        d = 0;
+    return (long long)d;
+}
+
+/* One field of the event; 0 when it holds what it may. */
+static int read_field(ke_reader *r, const tscan_record *rec, int i, const tscan_field *f)
+{
+    long long v;
+    int wrong = (f->types & ~ke_allowed[i]) != 0;
+    switch (i) {
+    case F_CAT: r->cat = f->type == TSCAN_STRING ? cat_kind(f->text, f->len) : 0; break;
+    case F_PH: r->ph = f->type != TSCAN_STRING ? 0 : f->len == 1 ? f->text[0] : '?'; break;
+    case F_NAME:
+        if (f->type == TSCAN_STRING) {
+            r->name = f->text;
+            r->ev.name_len = f->len <= INGEST_MAX_NAME ? f->len : 0;
+            r->name_too_long = f->len > INGEST_MAX_NAME;
+            r->has_name = 1;
         }
-    } else if (ctx == KE_ARGS) {
-        if (key == Q_CORR || key == Q_EXT || key == Q_STREAM) {
-            if (parse_int(s, n, &v) < 0 || (key != Q_STREAM && v < 0)) {
-                if (!r->bad)
-                    r->bad = key;
-            } else if (key == Q_CORR) {
-                r->ev.corr = v;
-            } else if (key == Q_EXT) {
-                r->ev.ext = v;
-            } else {
-                r->ev.stream = v;
-            }
-        } else if (key == Q_BYTES || key == Q_FLOPS) {
-            if (numtext_parse(s, n, &d) != n)
-                d = NAN;
-            *(key == Q_BYTES ? &r->ev.bytes : &r->ev.flops) = d;
+        break;
+    case F_TS:
+    case F_DUR:
+        if (f->type == TSCAN_NUMBER) {
+            *(i == F_TS ? &r->ev.ts : &r->ev.dur) = number_or_nan(f);
+            *(i == F_TS ? &r->has_ts : &r->has_dur) = 1;
         }
-    } else if (ctx == KE_DIMS) {
-        if (numtext_parse(s, n, &d) != n || !isfinite(d) || d < 0)
-            d = 0;
-        r->prod *= d;
-        r->had_num = 1;
-    } else if (ctx == KE_EVENTS) {
-        return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-    } else if (ctx == KE_DIST && (key == Q_RANK || key == Q_WORLD)) {
-        if (parse_int(s, n, &v) < 0 || v < 0 || v > INT_MAX)
+        break;
+    case F_TID:
+    case F_PID:
+        if (f->type == TSCAN_NUMBER || f->type == TSCAN_STRING)
+            *(i == F_TID ? &r->ev.tid : &r->ev.pid) = thread_id(f);
+        break;
+    case F_CORR:
+    case F_EXT:
+    case F_STREAM:
+        if (f->types & TSCAN_BIT(TSCAN_STRING) && i == F_STREAM)
+            r->stream_text = 1; /* a fault of device work only (end_event) */
+        if (f->type != TSCAN_NUMBER)
+            break;
+        if (parse_int(f->text, f->len, &v) < 0 || (i != F_STREAM && v < 0))
+            wrong = 1;
+        else
+            *(i == F_CORR ? &r->ev.corr : i == F_EXT ? &r->ev.ext : &r->ev.stream) = v;
+        break;
+    case F_BYTES:
+    case F_FLOPS:
+        if (f->type == TSCAN_NUMBER)
+            *(i == F_BYTES ? &r->ev.bytes : &r->ev.flops) = number_or_nan(f);
+        break;
+    case F_DIMS:
+        if (f->ntok)
+            read_dims(r, rec->tok + f->tok, f->ntok);
+        break;
+    case F_TYPES:
+        if (f->ntok)
+            read_types(r, rec->tok + f->tok, f->ntok);
+        break;
+    }
+    return wrong;
+}
+
+static int ke_on_event(void *ctx, const tscan_record *rec, ingest_error *err)
+{
+    ke_reader *r = ctx;
+    (void)err;
+    memset(&r->ev, 0, sizeof r->ev);
+    r->ev.index = rec->index;
+    r->ev.corr = r->ev.ext = r->ev.stream = -1;
+    r->ev.bytes = r->ev.flops = r->ev.in_bytes = -1;
+    r->ev.prec = -1;
+    r->ninputs = r->ntypes = 0;
+    r->prec = -1;
+    r->ph = 0;
+    r->cat = 0;
+    r->has_ts = r->has_dur = r->has_name = r->bad = r->name_too_long = 0;
+    r->stream_text = 0;
+    const tscan_field *f = tscan_get(rec, F_CAT);
+    if (!f || f->type != TSCAN_STRING || !(r->cat = cat_kind(f->text, f->len)))
+        return 0;
+    unsigned bad_first = ~0u;
+    for (int i = 0; i < F_COUNT; i++) {
+        if (!(f = tscan_get(rec, i)))
+            continue;
+        int wrong = read_field(r, rec, i, f);
+        if (wrong < 0)
+            return -1;
+        if (wrong && f->first < bad_first) {
+            bad_first = f->first;
+            r->bad = ke_field_key[i];
+        }
+    }
+    return end_event(r) ? 0 : -1;
+}
+
+/* distributedInfo: rank and world_size when they are integers >= 0. */
+static int ke_on_root(void *ctx, int key, int type, const tscan_record *obj, ingest_error *err)
+{
+    ke_reader *r = ctx;
+    (void)key;
+    (void)err;
+    if (type != TSCAN_OBJECT)
+        return 0;
+    for (int i = 0; i < 2; i++) {
+        const tscan_field *f = tscan_get(obj, i);
+        long long v;
+        if (!f || f->type != TSCAN_NUMBER)
+            continue;
+        if (parse_int(f->text, f->len, &v) < 0 || v < 0 || v > INT_MAX)
             return ke_fail(r, "distributedInfo.%s: expected an integer >= 0",
-                           key == Q_RANK ? "rank" : "world_size");
-        if (key == Q_RANK) {
+                           i == 0 ? "rank" : "world_size") ? 0 : -1;
+        if (i == 0) {
             r->info->rank = (int)v;
             r->info->has_rank = 1;
         } else {
             r->info->world_size = (int)v;
         }
-    } else if (ctx == 0) {
-        return ke_fail(r, "expected a JSON object with \"traceEvents\"");
     }
-    return 1;
+    return 0;
 }
 
-static int cb_string(void *c, const unsigned char *str, size_t n)
-{
-    ke_reader *r = c;
-    const char *s = (const char *)str;
-    r->calls++;
-    int key = r->key, ctx = r->ctx[r->depth];
-    r->key = Q_NONE;
-    if (ctx == KE_EVENT) {
-        switch (key) {
-        case Q_CAT:
-            r->cat = cat_kind(s, n);
-            break;
-        case Q_PH:
-            r->ph = n == 1 ? s[0] : '?';
-            break;
-        case Q_TID:
-            r->ev.tid = hash_id(s, n);
-            break;
-        case Q_PID:
-            r->ev.pid = hash_id(s, n);
-            break;
-        case Q_NAME:
-            if (n > INGEST_MAX_NAME) {
-                r->name_too_long = 1;
-                n = 0;
-            }
-            if (n + 1 > r->name_cap) {
-                size_t cap = r->name_cap ? r->name_cap : 256;
-                while (cap < n + 1)
-                    cap *= 2;
-                char *p = realloc(r->name, cap);
-                if (!p)
-                    return ke_fail(r, "out of memory");
-                r->name = p;
-                r->name_cap = cap;
-            }
-            memcpy(r->name, s, n);
-            r->name[n] = '\0';
-            r->ev.name_len = n;
-            r->has_name = 1;
-            break;
-        case Q_TS:
-        case Q_DUR:
-            if (!r->bad)
-                r->bad = key;
-            break;
-        }
-    } else if (ctx == KE_ARGS) {
-        if (key == Q_STREAM)
-            r->stream_text = 1; /* a fault of device work only (end_event) */
-        else if (key >= Q_CORR && key <= Q_FLOPS && !r->bad)
-            r->bad = key;
-    } else if (ctx == KE_TYPES) {
-        if (r->ntypes < KE_MAX_INPUTS) {
-            int prec;
-            r->elem_size[r->ntypes++] = dtype_size(s, n, &prec);
-            if (r->prec < 0)
-                r->prec = prec;
-        }
-    } else if (ctx == KE_EVENTS) {
-        return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-    } else if (ctx == 0) {
-        return ke_fail(r, "expected a JSON object with \"traceEvents\"");
-    }
-    return 1;
-}
-
-static int cb_other(ke_reader *r)
-{
-    r->calls++;
-    int key = r->key, ctx = r->ctx[r->depth];
-    r->key = Q_NONE;
-    if (ctx == KE_EVENT && (key == Q_PH || key == Q_NAME || key == Q_TS || key == Q_DUR) && !r->bad)
-        r->bad = key;
-    else if (ctx == KE_ARGS && key >= Q_CORR && key <= Q_FLOPS && !r->bad)
-        r->bad = key;
-    else if (ctx == KE_EVENTS)
-        return ke_fail(r, "traceEvents[%lld]: expected an object", r->nevents);
-    else if (ctx == 0)
-        return ke_fail(r, "expected a JSON object with \"traceEvents\"");
-    return 1;
-}
-
-static int cb_null(void *c)
-{
-    return cb_other(c);
-}
-
-static int cb_bool(void *c, int b)
-{
-    (void)b;
-    return cb_other(c);
-}
-
-static const yajl_callbacks ke_callbacks = {
-    .yajl_null = cb_null,
-    .yajl_boolean = cb_bool,
-    .yajl_number = cb_number,
-    .yajl_string = cb_string,
-    .yajl_start_map = cb_start_map,
-    .yajl_map_key = cb_key,
-    .yajl_end_map = cb_end,
-    .yajl_start_array = cb_start_array,
-    .yajl_end_array = cb_end,
+static const tscan_schema ke_schema = {
+    .event_keys = ke_event_keys,
+    .args_keys = ke_args_keys,
+    .capture = 1u << F_DIMS | 1u << F_TYPES,
+    .root_keys = ke_root_keys,
+    .member_keys = ke_dist_keys,
+    .on_event = ke_on_event,
+    .on_root = ke_on_root,
 };
-
-static void set_offset(ke_reader *r, yajl_handle h, unsigned long long base, int from_yajl)
-{
-    unsigned long long at = base + yajl_get_bytes_consumed(h);
-    char msg[sizeof r->err->msg];
-    if (from_yajl) {
-        unsigned char *m = yajl_get_error(h, 0, NULL, 0);
-        snprintf(msg, sizeof msg, "%s", m ? (const char *)m : "invalid JSON");
-        if (m)
-            yajl_free_error(h, m);
-    } else {
-        memcpy(msg, r->err->msg, sizeof msg);
-    }
-    snprintf(r->err->msg, sizeof r->err->msg, "byte %llu: %.*s", at, (int)sizeof msg - 32, msg);
-    r->err->offset = at > LONG_MAX ? LONG_MAX : (long)at;
-    ingest_clean_message(r->err->msg);
-}
 
 int ingest_kineto_events(const ingest_input *in, const ingest_trace_options *o, kev_callback cb,
                          void *ctx, kev_info *info_out, ingest_error *err)
@@ -633,55 +522,22 @@ int ingest_kineto_events(const ingest_input *in, const ingest_trace_options *o, 
     if (!st)
         return -1;
     info.gzip = ingest_stream_is_gzip(st);
-    yajl_handle h = yajl_alloc(&ke_callbacks, NULL, &r);
-    int rc = 0, got = 0;
-    unsigned long long base = 0, quiet = 0;
-    const char *p;
-    size_t n;
-    if (!h) {
+    int rc = -1;
+    tscan *scan = tscan_new(&ke_schema, &r, err);
+    if (!scan)
         ke_fail(&r, "out of memory");
-        rc = -1;
-    }
-    while (rc == 0 && (got = ingest_stream_next(st, &p, &n, err)) > 0) {
-        unsigned long long calls = r.calls;
-        if (yajl_parse(h, (const unsigned char *)p, n) != yajl_status_ok) {
-            set_offset(&r, h, base, !r.failed);
-            rc = -1;
-            break;
-        }
-        quiet = r.calls == calls ? quiet + n : 0;
-        if (quiet > KE_MAX_QUIET) {
-            ke_fail(&r, "byte %llu: no JSON token ends within %zu MiB", base + n,
-                    KE_MAX_QUIET >> 20);
-            rc = -1;
-        }
-        base += n;
-    }
-    if (rc == 0 && got < 0)
-        rc = -1;
-    if (rc == 0 && base == 0) {
-        ke_fail(&r, "the input is empty");
-        rc = -1;
-    }
-    if (rc == 0 && yajl_complete_parse(h) != yajl_status_ok) {
-        set_offset(&r, h, base, !r.failed);
-        rc = -1;
-    }
-    if (rc == 0 && !r.seen_events) {
-        ke_fail(&r, "no \"traceEvents\" array: not a Chrome trace / Kineto file");
-        rc = -1;
-    }
+    else
+        rc = tscan_run(scan, st, &info.bytes);
     if (rc == 0 && r.nopen > 0) {
         ke_fail(&r, "traceEvents[%lld] (\"%s\") begins (ph \"B\") but never ends",
                 r.open[0].index, r.open[0].label);
         rc = -1;
     }
-    if (h)
-        yajl_free(h);
+    if (rc < 0)
+        ingest_clean_message(err->msg);
+    info.events = scan ? tscan_events(scan) : 0;
+    tscan_free(scan);
     ingest_stream_close(st);
-    free(r.name);
-    info.events = r.nevents;
-    info.bytes = base;
     if (info_out)
         *info_out = info;
     return rc;

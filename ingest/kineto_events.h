@@ -5,7 +5,7 @@
  *
  * Same input as ingest_kineto() (trace.h): {"traceEvents": [...]} or a bare
  * array, plain or gzip, from memory or a file descriptor, streamed through
- * stream.c with yajl's callback parser: memory does not depend on the size
+ * stream.c and trace_scan.c: memory does not depend on the size
  * of the trace, only one event is held at a time. What is delivered:
  *
  *   ph "X" with cat cpu_op / Operator            KEV_OP
@@ -59,7 +59,8 @@ typedef struct kev_event {
     int prec;          /* KEV_OP: precision of the first floating input, as
                           execgraph/xg_device.h numbers them (0 fp64, 1 fp32,
                           3 fp16/bf16); -1 unknown */
-    const char *name;  /* valid during the call only; not NUL-free */
+    const char *name;  /* name_len bytes, valid during the call only; not
+                          NUL-terminated, may hold NULs */
     size_t name_len;
 } kev_event;
 
