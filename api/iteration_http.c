@@ -191,6 +191,31 @@ done:
     return out;
 }
 
+/* The stored size of profile id (of experiment exp; 0: any of the
+ * tenant's) into *len, checking that it exists (404) and is a Kineto trace
+ * (422), both naming field. 0, or -1 with resp answered. */
+static int trace_size(PGconn *c, const api_request *req, api_response *resp, int64_t exp,
+                      int64_t id, const char *field, size_t *len)
+{
+    char format[32];
+    store_error err;
+    int rc = store_profile_raw_size(c, req->tenant_id, exp, id, len, format, &err);
+    if (rc == STORE_NOT_FOUND) {
+        api_problem(resp, 404, field, "%s", err.msg);
+        return -1;
+    }
+    if (rc) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    if (strcmp(format, "kineto") != 0) {
+        api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
+                    "reads PyTorch profiler (Kineto) traces", id, format);
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether measuring a set on profiles goes to a job worker: their stored
  * bytes together over the threshold, or ?job=always. Checks the ids (400),
  * that each is the tenant's (404) Kineto upload (422), and that the name
@@ -205,30 +230,15 @@ static int set_queue(PGconn *c, const api_request *req, const char *name, const 
     }
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_array_get(ids, i);
-        char field[32], format[32];
+        char field[32];
         size_t len;
-        store_error err;
         snprintf(field, sizeof field, "profiles[%zu]", i);
         if (!json_is_integer(v) || json_integer_value(v) <= 0) {
             api_problem(resp, 400, field, "must be a profile id");
             return -1;
         }
-        int rc = store_profile_raw_size(c, req->tenant_id, 0, json_integer_value(v), &len,
-                                        format, &err);
-        if (rc == STORE_NOT_FOUND) {
-            api_problem(resp, 404, field, "%s", err.msg);
+        if (trace_size(c, req, resp, 0, json_integer_value(v), field, &len))
             return -1;
-        }
-        if (rc) {
-            api_store_problem(resp, &err);
-            return -1;
-        }
-        if (strcmp(format, "kineto") != 0) {
-            api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
-                        "reads PyTorch profiler (Kineto) traces", (int64_t)json_integer_value(v),
-                        format);
-            return -1;
-        }
         total += len;
     }
     const char *job = api_query(req, "job");
@@ -754,24 +764,8 @@ static int model_queue(PGconn *c, const api_request *req, int64_t exp, const jso
             return -1;
         }
         size_t len;
-        char format[32];
-        store_error err;
-        int rc = store_profile_raw_size(c, req->tenant_id, exp, json_integer_value(p), &len,
-                                        format, &err);
-        if (rc == STORE_NOT_FOUND) {
-            api_problem(resp, 404, field, "%s", err.msg);
+        if (trace_size(c, req, resp, exp, json_integer_value(p), field, &len))
             return -1;
-        }
-        if (rc) {
-            api_store_problem(resp, &err);
-            return -1;
-        }
-        if (strcmp(format, "kineto") != 0) {
-            api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
-                        "reads PyTorch profiler (Kineto) traces", (int64_t)json_integer_value(p),
-                        format);
-            return -1;
-        }
         total += len;
     }
     const char *job = api_query(req, "job");
