@@ -1,6 +1,6 @@
 /*
  * gen_stepgraph.h — a generator of step graphs the size of Inception-v3's
- * with one parameter server (seed 002, Fig. 6 shape): per layer a downlink
+ * with one parameter server (paper 002, Fig. 6 shape): per layer a downlink
  * of its parameters, three forward computations (the first also waits for
  * the parameters), three backward computations in reverse layer order, an
  * uplink of the gradient and the server's update. 110 layers give 990

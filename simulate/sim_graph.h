@@ -1,6 +1,6 @@
 /*
  * sim_graph.h — the step graph of asynchronous SGD with parameter servers
- * (seed 002, §2 and §3.4): the operations of each profiled training step of
+ * (paper 002, §2 and §3.4): the operations of each profiled training step of
  * one worker, each on one resource (downlink, worker, uplink, ps), with a
  * duration (computation) or a size in bytes (transfers), the parameter
  * server it talks to, and the operations it waits for.

@@ -1,5 +1,5 @@
 /*
- * sim_prep.h — preprocessing of the profiled steps (seed 002, §3.2.1 and
+ * sim_prep.h — preprocessing of the profiled steps (paper 002, §3.2.1 and
  * §3.4) into the program the simulator runs for a given number of
  * parameter servers M:
  *

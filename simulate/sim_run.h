@@ -1,6 +1,6 @@
 /*
  * sim_run.h — one discrete-event simulation of W workers training with
- * asynchronous SGD against M parameter servers (seed 002, Algorithm 3.1):
+ * asynchronous SGD against M parameter servers (paper 002, Algorithm 3.1):
  *
  *   - each worker runs N steps one after the other, each sampled with
  *     replacement from the profiled steps (seeded);

@@ -1,5 +1,5 @@
 /*
- * sim_sweep.h — the answers built on sim_run (seed 002, §4): throughput for
+ * sim_sweep.h — the answers built on sim_run (paper 002, §4): throughput for
  * each number of workers W and of servers M, as the mean over R seeded
  * replications with its 95% interval (Student t), utilisation of each
  * resource, the step-time breakdown, the saturation point per M, and the

@@ -1,6 +1,6 @@
 /*
  * test_simulate.c — the asynchronous-SGD simulator (simulate/) on cases
- * whose answers follow by hand from the model of seed 002 (§3, §5):
+ * whose answers follow by hand from the model of paper 002 (§3, §5):
  * compute-only steps scale linearly in W; one transfer of S bytes per step
  * saturates at B/S steps/s; workers sharing a link get B/n while they
  * transmit; the HTTP/2 multiplexing of Figure 12's setting (five streams,
