@@ -15,6 +15,7 @@
  * Slots are guarded by one mutex; a condition variable wakes a waiter when a
  * connection comes back. Connecting and querying happen outside the lock.
  */
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -284,4 +285,20 @@ int store_fail(PGconn *c, PGresult *res, store_error *err)
     store_error_set(err, code, "%s", msg);
     PQclear(res);
     return code;
+}
+
+PGresult *store_page_query(PGconn *c, const char *sql, int64_t tenant, int64_t after, int limit,
+                           store_error *err)
+{
+    char t[24], a[24], l[16];
+    snprintf(t, sizeof t, "%" PRId64, tenant);
+    snprintf(a, sizeof a, "%" PRId64, after);
+    snprintf(l, sizeof l, "%d", limit);
+    const char *vals[] = {t, a, l};
+    PGresult *r = PQexecParams(c, sql, 3, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        store_fail(c, r, err);
+        return NULL;
+    }
+    return r;
 }

@@ -9,6 +9,7 @@
 #define PERFCAST_STORE_DB_H
 
 #include <libpq-fe.h>
+#include <stdint.h>
 
 enum {
     STORE_OK = 0,
@@ -59,6 +60,12 @@ void store_stats(store *s, int *size, int *busy, int *connected);
  * failure or deadlock -> UNAVAILABLE, data exception / NOT NULL / CHECK
  * violation -> INVALID, else INTERNAL. Clears res. Returns the code. */
 int store_fail(PGconn *c, PGresult *res, store_error *err);
+
+/* One page of a tenant's listing by id: runs sql with $1 the tenant, $2 the
+ * last id of the previous page (0: from the start) and $3 the page size.
+ * The result and its rows (PQclear it), or NULL with err set. */
+PGresult *store_page_query(PGconn *c, const char *sql, int64_t tenant, int64_t after, int limit,
+                           store_error *err);
 
 /* Applies pending migrations (embedded in the binary from migrations/NNNN_name.sql,
  * in order, each in its own transaction, recorded in schema_migrations).

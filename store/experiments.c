@@ -130,17 +130,12 @@ int store_experiment_list(PGconn *c, int64_t tenant, int64_t after, int limit,
 {
     *out = NULL;
     *n = 0;
-    char aftertext[24], limittext[16], tenanttext[24];
-    snprintf(aftertext, sizeof aftertext, "%" PRId64, after);
-    snprintf(limittext, sizeof limittext, "%d", limit);
-    snprintf(tenanttext, sizeof tenanttext, "%" PRId64, tenant);
-    const char *vals[] = {aftertext, limittext, tenanttext};
-    PGresult *r = PQexecParams(c,
-                               "SELECT " EXPERIMENT_COLUMNS " FROM experiments WHERE id > $1 "
-                               "AND tenant_id = $3 ORDER BY id LIMIT $2",
-                               3, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
+    PGresult *r = store_page_query(c,
+                                   "SELECT " EXPERIMENT_COLUMNS " FROM experiments WHERE "
+                                   "tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+                                   tenant, after, limit, err);
+    if (!r)
+        return err->code;
     int rows = PQntuples(r);
     store_experiment *v = calloc(rows ? (size_t)rows : 1, sizeof *v);
     int rc = v ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");

@@ -92,17 +92,12 @@ int store_overheads_list(PGconn *c, int64_t tenant, int64_t after, int limit,
 {
     *out = NULL;
     *n = 0;
-    char t[24], a[24], l[24];
-    snprintf(t, sizeof t, "%" PRId64, tenant);
-    snprintf(a, sizeof a, "%" PRId64, after);
-    snprintf(l, sizeof l, "%d", limit);
-    const char *vals[] = {t, a, l};
-    PGresult *r = PQexecParams(c,
-                               "SELECT " OV_COLUMNS " FROM overhead_sets WHERE tenant_id = $1 "
-                               "AND id > $2 ORDER BY id LIMIT $3",
-                               3, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
+    PGresult *r = store_page_query(c,
+                                   "SELECT " OV_COLUMNS " FROM overhead_sets WHERE tenant_id = $1 "
+                                   "AND id > $2 ORDER BY id LIMIT $3",
+                                   tenant, after, limit, err);
+    if (!r)
+        return err->code;
     int rows = PQntuples(r);
     *out = calloc(rows ? (size_t)rows : 1, sizeof **out);
     if (!*out) {

@@ -92,17 +92,12 @@ int store_sim_get(PGconn *c, int64_t id, store_sim *out, store_error *err)
 int store_sim_list(PGconn *c, int64_t tenant, int64_t after, int limit, store_sim **out, int *n,
                    store_error *err)
 {
-    char t[24], a[24], l[24];
-    idtext(t, tenant);
-    idtext(a, after);
-    idtext(l, limit);
-    const char *vals[] = {t, a, l};
-    PGresult *r = PQexecParams(c,
-                               "SELECT " SIM_COLS " FROM sim_experiments WHERE tenant_id = $1 "
-                               "AND id > $2 ORDER BY id LIMIT $3",
-                               3, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
+    PGresult *r = store_page_query(c,
+                                   "SELECT " SIM_COLS " FROM sim_experiments WHERE tenant_id = $1 "
+                                   "AND id > $2 ORDER BY id LIMIT $3",
+                                   tenant, after, limit, err);
+    if (!r)
+        return err->code;
     int rows = PQntuples(r);
     *out = calloc(rows ? (size_t)rows : 1, sizeof **out);
     *n = 0;
