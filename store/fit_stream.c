@@ -82,21 +82,6 @@ static int parse_point(const char *text, double *v, int n)
     return k == n ? 0 : -1;
 }
 
-static int metric_index(store_fit_data *d, const char *name)
-{
-    for (int i = 0; i < d->nmetrics; i++)
-        if (!strcmp(d->metrics[i], name))
-            return i;
-    char **m = realloc(d->metrics, sizeof(char *) * (size_t)(d->nmetrics + 1));
-    if (!m)
-        return -1;
-    d->metrics = m;
-    d->metrics[d->nmetrics] = strdup(name);
-    if (!d->metrics[d->nmetrics])
-        return -1;
-    return d->nmetrics++;
-}
-
 /* A new point (key differs from the last one): appended to s->d. */
 static int add_point(store_fit_stream *s, const char *key, const char *levels, const char *text,
                      store_error *err)
@@ -203,7 +188,7 @@ static int read_frame(store_fit_stream *s, store_error *err)
             }
             s->frame = f;
         }
-        int metric = metric_index(&s->d, PQgetvalue(r, i, COL_METRIC));
+        int metric = store_fit_data_metric(&s->d, PQgetvalue(r, i, COL_METRIC));
         if (metric < 0) {
             rc = store_error_set(err, STORE_INTERNAL, "out of memory");
             break;
@@ -435,7 +420,7 @@ static int whole_add_cached(store_fit_stream *s, whole_read *w, const store_fit_
             w->rows_cap = cap;
         }
         int callpath = callpath_index(s, cr->callpath_id);
-        int metric = metric_index(&s->d, c->metrics[cr->metric]);
+        int metric = store_fit_data_metric(&s->d, c->metrics[cr->metric]);
         if (callpath < 0 || metric < 0)
             return store_error_set(err, STORE_INTERNAL, "inconsistent profile rows");
         w->rows[w->nrows++] = (store_fit_row){(int)k, 0, cr->rank, cr->phase, cr->step,
@@ -472,7 +457,7 @@ static int whole_row(store_fit_stream *s, whole_read *w, PGresult *r, int i,
     }
     int64_t cp = strtoll(PQgetvalue(r, i, W_CP), NULL, 10);
     int callpath = callpath_index(s, cp);
-    int metric = metric_index(&s->d, PQgetvalue(r, i, W_METRIC));
+    int metric = store_fit_data_metric(&s->d, PQgetvalue(r, i, W_METRIC));
     if (callpath < 0 || metric < 0)
         return store_error_set(err, STORE_INTERNAL, "inconsistent profile rows");
     store_fit_row *row = &w->rows[w->nrows++];
@@ -613,7 +598,7 @@ static int read_whole(store_fit_stream *s, const char *const *vals, const char *
         rc = read_callpaths(s, exptext, err);
     /* the metrics in the order the first pass met them */
     for (int i = 0; !rc && cache && i < cache->nmetrics; i++)
-        if (metric_index(&s->d, cache->metrics[i]) < 0)
+        if (store_fit_data_metric(&s->d, cache->metrics[i]) < 0)
             rc = store_error_set(err, STORE_INTERNAL, "out of memory");
     size_t mark = cache ? cache->nrows : 0; /* rows of this pass start here */
     whole_read w = {0};
@@ -736,7 +721,7 @@ static int add_row(store_fit_stream *s, PGresult *r, int i, store_error *err)
         s->rows_cap = cap;
     }
     const store_fit_profile *p = profile_of(s, strtoll(PQgetvalue(r, i, COL_PID), NULL, 10));
-    int metric = metric_index(&s->d, PQgetvalue(r, i, COL_METRIC));
+    int metric = store_fit_data_metric(&s->d, PQgetvalue(r, i, COL_METRIC));
     if (!p || metric < 0)
         return store_error_set(err, STORE_INTERNAL, "inconsistent profile rows");
     store_fit_row *row = &s->d.rows[s->d.nrows++];

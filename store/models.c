@@ -200,7 +200,7 @@ static int index_of_id(const int64_t *ids, int n, int64_t id)
     return -1;
 }
 
-static int metric_index(store_fit_data *d, const char *name)
+int store_fit_data_metric(store_fit_data *d, const char *name)
 {
     for (int i = 0; i < d->nmetrics; i++)
         if (!strcmp(d->metrics[i], name))
@@ -325,7 +325,7 @@ static int fit_data_load(PGconn *c, int64_t exp, int64_t job, int nparams, store
         row->phase = atoi(PQgetvalue(r, i, 3));
         row->step = atoi(PQgetvalue(r, i, 4));
         row->callpath = index_of_id(ids, out->ncallpaths, strtoll(PQgetvalue(r, i, 5), NULL, 10));
-        row->metric = metric_index(out, PQgetvalue(r, i, 6));
+        row->metric = store_fit_data_metric(out, PQgetvalue(r, i, 6));
         const char *v = PQgetvalue(r, i, 7);
         if (!numtext_parse(v, strlen(v), &row->value))
             row->value = strtod(v, NULL);

@@ -52,6 +52,9 @@ int store_fit_data_load(PGconn *c, int64_t exp, int nparams, store_fit_data *out
 int store_fit_data_load_job(PGconn *c, int64_t exp, int64_t job, int nparams,
                             store_fit_data *out, store_error *err);
 void store_fit_data_free(store_fit_data *d);
+/* The index of metric name in d->metrics, appended when new; -1 when out
+ * of memory. */
+int store_fit_data_metric(store_fit_data *d, const char *name);
 
 /* ---- output of a refit --------------------------------------------------- */
 
