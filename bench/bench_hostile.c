@@ -280,23 +280,6 @@ static void slowloris(harness *h, int n, double seconds)
 
 /* ---- callpaths ---------------------------------------------------------- */
 
-static char *profile(int x, int ncp, size_t *len)
-{
-    size_t cap = 256 + (size_t)ncp * 110;
-    char *b = malloc(cap);
-    size_t n = (size_t)snprintf(b, cap, "{\"point\":{\"ranks\":%d},\"ranks\":[{\"rank\":0,"
-                                        "\"steps\":[{\"phase\":\"train\",\"callpaths\":[", x);
-    for (int k = 0; k < ncp; k++)
-        n += (size_t)snprintf(b + n, cap - n,
-                              "%s{\"name\":\"kernel_%06d\",\"category\":\"%s\",\"metrics\":"
-                              "{\"time\":%.6g}}",
-                              k ? "," : "", k, k % 2 ? "comm" : "comp",
-                              1e-4 * (k % 97 + 1) * (1 + 0.1 * x));
-    n += (size_t)snprintf(b + n, cap - n, "]}]}]}");
-    *len = n;
-    return b;
-}
-
 static void callpaths(harness *h, const char *token, int cap_n)
 {
     char hdr[256];
@@ -315,7 +298,7 @@ static void callpaths(harness *h, const char *token, int cap_n)
     harness_response_free(&r);
     char path[160];
     size_t len;
-    char *b = profile(2, cap_n + 1, &len);
+    char *b = bench_wide_profile(2, cap_n + 1, &len);
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
     harness_request(h, "POST", path, hdr, b, len, &r);
     int over = r.status, names = r.body && strstr(r.body, "PERFCAST_MAX_CALLPATHS") != NULL;
@@ -324,7 +307,7 @@ static void callpaths(harness *h, const char *token, int cap_n)
     int stored = 0;
     double upload_mb = 0;
     for (int x = 2; x <= 10; x += 2) {
-        b = profile(x, cap_n - 1, &len);
+        b = bench_wide_profile(x, cap_n - 1, &len);
         upload_mb += (double)len / (1 << 20);
         harness_request(h, "POST", path, hdr, b, len, &r);
         stored += r.status == 202;

@@ -102,23 +102,6 @@ static double wait_job(harness *h, long job, char *state, size_t cap, int pid, d
 
 /* ---- refit_memory ----------------------------------------------------------- */
 
-static char *wide_profile(int x, int ncp, size_t *len)
-{
-    size_t cap = 256 + (size_t)ncp * 110;
-    char *b = malloc(cap);
-    size_t n = (size_t)snprintf(b, cap, "{\"point\":{\"ranks\":%d},\"ranks\":[{\"rank\":0,"
-                                        "\"steps\":[{\"phase\":\"train\",\"callpaths\":[", x);
-    for (int k = 0; k < ncp; k++)
-        n += (size_t)snprintf(b + n, cap - n,
-                              "%s{\"name\":\"kernel_%06d\",\"category\":\"%s\",\"metrics\":"
-                              "{\"time\":%.6g}}",
-                              k ? "," : "", k, k % 2 ? "comm" : "comp",
-                              1e-4 * (k % 97 + 1) * (1 + 0.1 * x));
-    n += (size_t)snprintf(b + n, cap - n, "]}]}]}");
-    *len = n;
-    return b;
-}
-
 static void refit_memory(harness *h, int cap_n)
 {
     long exp = new_experiment(h, "many-callpaths");
@@ -129,7 +112,7 @@ static void refit_memory(harness *h, int cap_n)
     harness_response r;
     for (int x = 2; x <= 10; x += 2) {
         size_t len;
-        char *b = wide_profile(x, cap_n - 1, &len);
+        char *b = bench_wide_profile(x, cap_n - 1, &len);
         upload_mb += (double)len / (1 << 20);
         harness_request(h, "POST", path, "Content-Type: application/json\r\n", b, len, &r);
         stored += r.status == 202;

@@ -1,8 +1,9 @@
 /*
  * server_mem.h — the memory of the server a bench started through
  * tests/harness.c, read from /proc: its pid, its VmRSS or VmHWM, and a reset
- * of the peak (VmHWM) to the current RSS before a measured step.
- * Header-only, for bench programs (Linux).
+ * of the peak (VmHWM) to the current RSS before a measured step; and the
+ * wide one-rank profile (ncp callpaths at ranks = x) whose refit the memory
+ * figures measure. Header-only, for bench programs (Linux).
  */
 #ifndef PERFCAST_BENCH_SERVER_MEM_H
 #define PERFCAST_BENCH_SERVER_MEM_H
@@ -56,6 +57,25 @@ static int reset_peak(int pid)
     int rc = write(fd, "5", 1) == 1 ? 0 : -1;
     close(fd);
     return rc;
+}
+
+/* A perfcast JSON profile of one rank and one step with ncp callpaths at
+ * ranks = x (malloc'ed, *len bytes). */
+static char *bench_wide_profile(int x, int ncp, size_t *len)
+{
+    size_t cap = 256 + (size_t)ncp * 110;
+    char *b = malloc(cap);
+    size_t n = (size_t)snprintf(b, cap, "{\"point\":{\"ranks\":%d},\"ranks\":[{\"rank\":0,"
+                                        "\"steps\":[{\"phase\":\"train\",\"callpaths\":[", x);
+    for (int k = 0; k < ncp; k++)
+        n += (size_t)snprintf(b + n, cap - n,
+                              "%s{\"name\":\"kernel_%06d\",\"category\":\"%s\",\"metrics\":"
+                              "{\"time\":%.6g}}",
+                              k ? "," : "", k, k % 2 ? "comm" : "comp",
+                              1e-4 * (k % 97 + 1) * (1 + 0.1 * x));
+    n += (size_t)snprintf(b + n, cap - n, "]}]}]}");
+    *len = n;
+    return b;
 }
 
 #endif
