@@ -35,6 +35,7 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/request_json.h"
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -85,22 +86,9 @@ static int wait_job(harness *h, long job)
     return harness_wait_job(h, job, 60);
 }
 
-static json_t *request(harness *h, const char *method, const char *path, const char *body,
-                       int want)
-{
-    harness_response r;
-    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
-                    body ? strlen(body) : 0, &r);
-    json_t *doc = harness_json(&r);
-    check(r.status == want, "%s %s: want %d, got %d %.400s", method, path, want, r.status,
-          r.body);
-    harness_response_free(&r);
-    return doc;
-}
-
 static json_t *get(harness *h, const char *path, int want)
 {
-    return request(h, "GET", path, NULL, want);
+    return request_json(h, "GET", path, NULL, want);
 }
 
 static double num(const json_t *o, const char *path)
@@ -291,7 +279,7 @@ static void test_case_study(harness *h)
 
     /* weak scaling: the cheapest and most efficient allocation is the smallest (paper: 2) */
     snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", exp);
-    json_t *c = request(h, "POST", path,
+    json_t *c = request_json(h, "POST", path,
                         "{\"max_time_s\":100000,\"max_core_hours\":1000,\"epochs\":10,"
                         "\"candidates\":{\"ranks\":{\"min\":2,\"max\":64,\"step\":2}}}",
                         200);
@@ -434,12 +422,12 @@ static void test_cost_formula(harness *h)
                  "%s,\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02,"
                  "\"formula\":\"%s\"}}",
                  i, training_json, bad[i]);
-        json_t *e = request(h, "POST", "/v1/experiments", body, 400);
+        json_t *e = request_json(h, "POST", "/v1/experiments", body, 400);
         check(!strcmp(json_string_value(json_object_get(e, "field")) ?: "", "cost.formula"),
               "formula \"%s\" refused naming cost.formula", bad[i]);
         json_decref(e);
     }
-    json_t *e = request(h, "POST", "/v1/experiments",
+    json_t *e = request_json(h, "POST", "/v1/experiments",
                         "{\"name\":\"formula-type\",\"parameters\":[\"ranks\"],\"scaling\":"
                         "\"weak\",\"training\":{\"train_samples\":1,\"batch_size\":1,"
                         "\"data_parallel\":\"ranks\"},\"cost\":{\"cores_per_rank\":8,"
@@ -549,7 +537,7 @@ static void test_configurations(harness *h)
                  "\"candidates\":{\"ranks\":{\"min\":4,\"max\":128,\"step\":4}}%s%s%s}",
                  deadline, budget, objectives[o] ? ",\"objective\":\"" : "",
                  objectives[o] ? objectives[o] : "", objectives[o] ? "\"" : "");
-        json_t *c = request(h, "POST", path, body, 200);
+        json_t *c = request_json(h, "POST", path, body, 200);
         int want = brute_force(deadline, budget, 10, objectives[o] ? objectives[o] : "efficient");
         json_t *rec = json_object_get(c, "recommended");
         check(want > 0 && num(rec, "point.ranks") == want,
@@ -588,7 +576,7 @@ static void test_configurations(harness *h)
     }
 
     /* limits nobody meets: the explicit answer */
-    json_t *c = request(h, "POST", path,
+    json_t *c = request_json(h, "POST", path,
                         "{\"max_time_s\":10,\"max_core_hours\":0.001,"
                         "\"candidates\":{\"ranks\":{\"values\":[2,4,8,16,32,64]}}}",
                         200);
@@ -618,8 +606,8 @@ static void test_configurations(harness *h)
         "[1]",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        json_decref(request(h, "POST", path, bad[i], 400));
-    json_decref(request(h, "POST", "/v1/experiments/99999/configurations",
+        json_decref(request_json(h, "POST", path, bad[i], 400));
+    json_decref(request_json(h, "POST", "/v1/experiments/99999/configurations",
                         "{\"candidates\":{\"ranks\":{\"values\":[2]}}}", 404));
 }
 
@@ -653,7 +641,7 @@ static void test_two_parameters(harness *h)
     check(wait_job(h, job), "the refit job finishes");
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", exp);
-    json_t *c = request(h, "POST", path,
+    json_t *c = request_json(h, "POST", path,
                         "{\"max_time_s\":1000,\"objective\":\"fastest\",\"candidates\":{"
                         "\"ranks\":{\"min\":2,\"max\":64,\"factor\":2},"
                         "\"batch\":{\"values\":[16,32,64]}}}",
@@ -665,11 +653,11 @@ static void test_two_parameters(harness *h)
           "fastest: most ranks, smallest batch (%g, %g)", num(rec, "point.ranks"),
           num(rec, "point.batch"));
     json_decref(c);
-    json_decref(request(h, "POST", path,
+    json_decref(request_json(h, "POST", path,
                         "{\"candidates\":{\"ranks\":{\"min\":1,\"max\":200},"
                         "\"batch\":{\"min\":1,\"max\":100}}}",
                         400));
-    json_decref(request(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[2]}}}", 400));
+    json_decref(request_json(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[2]}}}", 400));
 }
 
 /* ---- imbalance -------------------------------------------------------------------- */

@@ -14,21 +14,9 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/request_json.h"
 
 static const double ranks_v[5] = {2, 4, 8, 16, 32};
-
-static json_t *request(harness *h, const char *method, const char *path, const char *body,
-                       int want)
-{
-    harness_response r;
-    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
-                    body ? strlen(body) : 0, &r);
-    json_t *doc = harness_json(&r);
-    check(r.status == want, "%s %s: want %d, got %d %.400s", method, path, want, r.status,
-          r.body);
-    harness_response_free(&r);
-    return doc;
-}
 
 static long create(harness *h, const char *name)
 {
@@ -39,7 +27,7 @@ static long create(harness *h, const char *name)
              "\"data_parallel\":\"ranks\",\"warmup_steps\":0},"
              "\"cost\":{\"cores_per_rank\":4,\"price_per_core_hour\":0.1}}",
              name);
-    json_t *d = request(h, "POST", "/v1/experiments", body, 201);
+    json_t *d = request_json(h, "POST", "/v1/experiments", body, 201);
     long id = (long)json_integer_value(json_object_get(d, "id"));
     json_decref(d);
     return id;
@@ -65,7 +53,7 @@ static void upload(harness *h, long exp, double r, int rep, double f)
     char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
-    json_decref(request(h, "POST", path, body, 202));
+    json_decref(request_json(h, "POST", path, body, 202));
     free(body);
     json_decref(p);
 }
@@ -80,7 +68,7 @@ static void measure(harness *h, long exp, int noisy)
     }
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
-    json_t *d = request(h, "POST", path, NULL, 202);
+    json_t *d = request_json(h, "POST", path, NULL, 202);
     long job = (long)json_integer_value(json_object_get(d, "job"));
     json_decref(d);
     check(harness_wait_job(h, job, 120), "the refit of experiment %ld finishes", exp);
@@ -110,7 +98,7 @@ static void check_answers(harness *h, long exp, int noisy)
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         char path[160];
         snprintf(path, sizeof path, "/v1/experiments/%ld/%s", exp, paths[i]);
-        json_t *d = request(h, "GET", path, NULL, 200);
+        json_t *d = request_json(h, "GET", path, NULL, 200);
         int ranks8, n = noisy_warnings(d, &ranks8);
         char *w = json_dumps(json_object_get(d, "warnings"), JSON_ENCODE_ANY);
         if (noisy)

@@ -20,25 +20,13 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/request_json.h"
 
 static const double ranks_v[5] = {2, 4, 8, 16, 32}, threads_v[5] = {1, 2, 4, 8, 16};
 
-static json_t *request(harness *h, const char *method, const char *path, const char *body,
-                       int want)
-{
-    harness_response r;
-    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
-                    body ? strlen(body) : 0, &r);
-    json_t *doc = harness_json(&r);
-    check(r.status == want, "%s %s: want %d, got %d %.400s", method, path, want, r.status,
-          r.body);
-    harness_response_free(&r);
-    return doc;
-}
-
 static long create(harness *h)
 {
-    json_t *d = request(h, "POST", "/v1/experiments",
+    json_t *d = request_json(h, "POST", "/v1/experiments",
                         "{\"name\":\"warm\",\"parameters\":[\"ranks\",\"threads\"],"
                         "\"scaling\":\"strong\",\"training\":{\"train_samples\":51200,"
                         "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
@@ -69,7 +57,7 @@ static void upload(harness *h, long exp, double r, double t, int rep, double fac
     char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
-    json_decref(request(h, "POST", path, body, 202));
+    json_decref(request_json(h, "POST", path, body, 202));
     free(body);
     json_decref(p);
 }
@@ -79,7 +67,7 @@ static void refit(harness *h, long exp)
 {
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
-    json_t *d = request(h, "POST", path, NULL, 202);
+    json_t *d = request_json(h, "POST", path, NULL, 202);
     long job = (long)json_integer_value(json_object_get(d, "job"));
     json_decref(d);
     check(harness_wait_job(h, job, 120), "the refit finishes");
@@ -93,7 +81,7 @@ static json_t *stats_item(harness *h, long exp, int *set)
     snprintf(path, sizeof path,
              "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch",
              exp);
-    json_t *s = request(h, "GET", path, NULL, 200), *it = NULL, *x;
+    json_t *s = request_json(h, "GET", path, NULL, 200), *it = NULL, *x;
     size_t i;
     json_array_foreach(json_object_get(s, "items"), i, x)
     {
@@ -114,7 +102,7 @@ static long sensitivity_n(harness *h, long exp, int *set)
 {
     char path[120];
     snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity", exp);
-    json_t *s = request(h, "GET", path, NULL, 200), *x;
+    json_t *s = request_json(h, "GET", path, NULL, 200), *x;
     size_t i;
     long n = -1;
     json_array_foreach(json_object_get(s, "runs"), i, x)

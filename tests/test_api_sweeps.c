@@ -27,6 +27,7 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/request_json.h"
 
 static const double ranks_v[5] = {2, 4, 8, 16, 32}, threads_v[5] = {1, 2, 4, 8, 16};
 static const double rep_factor[5] = {0, 0.99, 1.00, 1.01, 1.00};
@@ -46,22 +47,9 @@ static double epoch_value(double r, double t, int rep)
     return steps(r) * (2 / t + 0.2 + 0.01 * r) * rep_factor[rep];
 }
 
-static json_t *request(harness *h, const char *method, const char *path, const char *body,
-                       int want)
-{
-    harness_response r;
-    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
-                    body ? strlen(body) : 0, &r);
-    json_t *doc = harness_json(&r);
-    check(r.status == want, "%s %s: want %d, got %d %.400s", method, path, want, r.status,
-          r.body);
-    harness_response_free(&r);
-    return doc;
-}
-
 static long create(harness *h)
 {
-    json_t *d = request(h, "POST", "/v1/experiments",
+    json_t *d = request_json(h, "POST", "/v1/experiments",
                         "{\"name\":\"sweep\",\"parameters\":[\"ranks\",\"threads\"],"
                         "\"scaling\":\"strong\",\"training\":{\"train_samples\":51200,"
                         "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
@@ -95,7 +83,7 @@ static void upload(harness *h, long exp, double r, double t, int rep, int zero_m
     char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
-    json_decref(request(h, "POST", path, body, 202));
+    json_decref(request_json(h, "POST", path, body, 202));
     free(body);
     json_decref(p);
 }
@@ -104,7 +92,7 @@ static void refit(harness *h, long exp)
 {
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
-    json_t *d = request(h, "POST", path, NULL, 202);
+    json_t *d = request_json(h, "POST", path, NULL, 202);
     long job = (long)json_integer_value(json_object_get(d, "job"));
     json_decref(d);
     check(harness_wait_job(h, job, 120), "the refit finishes");
@@ -120,7 +108,7 @@ static json_t *plan(harness *h, long exp, int reps)
     char body[512], path[96];
     snprintf(body, sizeof body, plan_body, reps);
     snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan", exp);
-    return request(h, "POST", path, body, 200);
+    return request_json(h, "POST", path, body, 200);
 }
 
 static long count_of(const json_t *d, const char *k)
@@ -232,7 +220,7 @@ static void test_plan_and_upload(harness *h, long exp)
             char path[160];
             snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=%g&threads=%g", exp,
                      ranks_v[i], threads_v[j]);
-            json_t *pr = request(h, "GET", path, NULL, 200);
+            json_t *pr = request_json(h, "GET", path, NULL, 200);
             want += json_number_value(json_object_get(json_object_get(pr, "epoch"), "time")) *
                     ranks_v[i] * 4 / 3600 * 0.5;
             json_decref(pr);
@@ -250,7 +238,7 @@ static void test_statistics(harness *h, long exp)
     snprintf(path, sizeof path,
              "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch",
              exp);
-    json_t *s = request(h, "GET", path, NULL, 200);
+    json_t *s = request_json(h, "GET", path, NULL, 200);
     json_t *items = json_object_get(s, "items");
     check(json_array_size(items) == 19, "19 epoch measurements, got %zu", json_array_size(items));
     /* ranks 2, threads 1: values n·(0.99, 1, 1.01), n = 100·(2 + 0.2 + 0.02) = 222:
@@ -285,7 +273,7 @@ static void test_statistics(harness *h, long exp)
              "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch"
              "&target=0.01",
              exp);
-    s = request(h, "GET", path, NULL, 200);
+    s = request_json(h, "GET", path, NULL, 200);
     json_t *w = json_object_get(s, "warnings");
     check(json_integer_value(json_object_get(s, "noisy")) == 19 && json_array_size(w) == 19,
           "at ±1%% every point is too noisy");
@@ -331,7 +319,7 @@ static void test_sensitivity(harness *h, long exp)
     }
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity", exp);
-    json_t *s = request(h, "GET", path, NULL, 200);
+    json_t *s = request_json(h, "GET", path, NULL, 200);
     json_t *fs = json_object_get(s, "factors");
     int first = range[0] >= range[1] ? 0 : 1;
     const char *names[2] = {"ranks", "threads"};
@@ -357,7 +345,7 @@ static void test_advice(harness *h, long exp)
 {
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/advice", exp);
-    json_t *a = request(h, "POST", path,
+    json_t *a = request_json(h, "POST", path,
                         "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":0.5,"
                         "\"epochs_per_run\":0.5}",
                         200);
@@ -373,7 +361,7 @@ static void test_advice(harness *h, long exp)
         double t = json_number_value(json_object_get(pt, "threads"));
         char pp[160];
         snprintf(pp, sizeof pp, "/v1/experiments/%ld/predict?ranks=%g&threads=%g", exp, r, t);
-        json_t *pr = request(h, "GET", pp, NULL, 200);
+        json_t *pr = request_json(h, "GET", pp, NULL, 200);
         double want = json_number_value(json_object_get(json_object_get(pr, "epoch"), "time")) *
                       r * 4 / 3600 * 0.5;
         priced &= fabs(json_number_value(json_object_get(x, "core_hours_per_run")) - want) <=
@@ -408,7 +396,7 @@ static void test_advice(harness *h, long exp)
          "candidates.gpus"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        json_t *d = request(h, "POST", path, bad[k].body, 400);
+        json_t *d = request_json(h, "POST", path, bad[k].body, 400);
         check(!strcmp(json_string_value(json_object_get(d, "field")) ?: "", bad[k].field),
               "advice: field %s, want %s", json_string_value(json_object_get(d, "field")),
               bad[k].field);
@@ -423,7 +411,7 @@ static void test_efficiency(harness *h, long exp)
 {
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=ranks&baseline=2", exp);
-    json_t *e = request(h, "GET", path, NULL, 200);
+    json_t *e = request_json(h, "GET", path, NULL, 200);
     json_t *groups = json_object_get(e, "groups");
     json_t *g0 = json_array_get(groups, 0);
     json_t *p1 = json_array_get(json_object_get(g0, "points"), 1);
@@ -444,9 +432,9 @@ static void test_efficiency(harness *h, long exp)
     check(json_array_size(json_object_get(last, "points")) == 2, "threads 16: two points");
     json_decref(e);
     snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=ranks&baseline=3", exp);
-    json_decref(request(h, "GET", path, NULL, 400));
+    json_decref(request_json(h, "GET", path, NULL, 400));
     snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=gpus", exp);
-    json_decref(request(h, "GET", path, NULL, 400));
+    json_decref(request_json(h, "GET", path, NULL, 400));
 }
 
 static void test_bad_input(harness *h, long exp)
@@ -472,7 +460,7 @@ static void test_bad_input(harness *h, long exp)
          "repetitions"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        json_t *d = request(h, "POST", path, bad[i].body, 400);
+        json_t *d = request_json(h, "POST", path, bad[i].body, 400);
         check(!strcmp(json_string_value(json_object_get(d, "field")) ?: "", bad[i].field),
               "field %s, want %s (%s)", json_string_value(json_object_get(d, "field")),
               bad[i].field, json_string_value(json_object_get(d, "detail")));
@@ -493,7 +481,7 @@ static void test_bad_input(harness *h, long exp)
     };
     for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
         snprintf(path, sizeof path, "/v1/experiments/%ld/%s", exp, q[i].query);
-        json_t *d = request(h, "GET", path, NULL, q[i].status);
+        json_t *d = request_json(h, "GET", path, NULL, q[i].status);
         check(!strcmp(json_string_value(json_object_get(d, "field")) ?: "", q[i].field),
               "%s: field %s, want %s", q[i].query, json_string_value(json_object_get(d, "field")),
               q[i].field);
