@@ -160,7 +160,11 @@ static void problem_v(api_response *resp, int status, const char *field, const c
 {
     char msg[512], detail[600];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    if (field)
+    size_t flen = field ? strlen(field) : 0;
+    /* messages of the readers and pure modules often name their field
+     * already ("peak_flops.fp32: ..."): it is said once */
+    int named = field && !strncmp(msg, field, flen) && msg[flen] == ':' && msg[flen + 1] == ' ';
+    if (field && !named)
         snprintf(detail, sizeof detail, "%s: %s", field, msg);
     else
         snprintf(detail, sizeof detail, "%s", msg);

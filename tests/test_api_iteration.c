@@ -238,6 +238,12 @@ static void test_devices(harness *h, long exp)
         const char *f = json_string_value(json_object_get(r, "field"));
         check(f && !strcmp(f, bad[i].field), "refusal %zu names %s (%s)", i, bad[i].field,
               f ? f : "none");
+        /* the detail names its field once: "peak_flops.fp16: expected ..." */
+        const char *d = json_string_value(json_object_get(r, "detail"));
+        char twice[80];
+        snprintf(twice, sizeof twice, "%s: %s:", bad[i].field, bad[i].field);
+        check(d && !strncmp(d, bad[i].field, strlen(bad[i].field)) && !strstr(d, twice),
+              "refusal %zu's detail names %s once: %s", i, bad[i].field, d ? d : "none");
         json_decref(r);
     }
     check(harness_sql_long(h, "SELECT count(*) FROM devices") == 1, "refusals stored nothing");
