@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,16 +95,76 @@ const char *api_status_title(int status)
     }
 }
 
+struct api_shared {
+    atomic_int refs;
+    char *text;
+    size_t len;
+};
+
+api_shared *api_shared_wrap(char *body, size_t len)
+{
+    api_shared *s = malloc(sizeof *s);
+    if (!s) {
+        free(body);
+        return NULL;
+    }
+    atomic_init(&s->refs, 1);
+    s->text = body;
+    s->len = len;
+    return s;
+}
+
+api_shared *api_shared_ref(api_shared *s)
+{
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+    return s;
+}
+
+void api_shared_release(api_shared *s)
+{
+    if (s && atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) {
+        free(s->text);
+        free(s);
+    }
+}
+
+const char *api_shared_text(const api_shared *s, size_t *len)
+{
+    *len = s->len;
+    return s->text;
+}
+
+/* drops the response's body, owned or shared */
+static void body_drop(api_response *resp)
+{
+    if (resp->shared)
+        api_shared_release(resp->shared);
+    else
+        free(resp->body);
+    resp->shared = NULL;
+    resp->body = NULL;
+}
+
 void api_response_free(api_response *resp)
 {
-    free(resp->body);
+    body_drop(resp);
     memset(resp, 0, sizeof *resp);
+}
+
+void api_send_shared(api_response *resp, int status, const char *content_type, api_shared *s)
+{
+    body_drop(resp);
+    resp->status = status;
+    resp->content_type = content_type;
+    resp->shared = s;
+    resp->body = s->text;
+    resp->body_len = s->len;
 }
 
 void api_send_body(api_response *resp, int status, const char *content_type, char *body,
                    size_t len)
 {
-    free(resp->body);
+    body_drop(resp);
     resp->status = status;
     resp->content_type = content_type;
     resp->body = body;

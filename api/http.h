@@ -52,11 +52,17 @@ typedef struct api_request {
     int upload_held;   /* 1: api_admit() holds one of the tenant's upload slots */
 } api_request;
 
+/* A response body shared read-only between the answers that send it and
+ * the cache that keeps it (api/model_cache.h): counted references, freed
+ * with the last. A large kept answer is then sent without a copy. */
+typedef struct api_shared api_shared;
+
 typedef struct api_response {
     int status;
     const char *content_type;  /* a string literal */
-    char *body;                /* malloc'ed, owned; may be NULL when body_len is 0 */
+    char *body;                /* malloc'ed, owned; may be NULL when body_len is 0; */
     size_t body_len;
+    api_shared *shared;        /* or, when set, body is its text: released, not freed */
     struct {
         const char *name;      /* a string literal */
         char value[160];
@@ -92,6 +98,15 @@ void api_send_json(api_response *resp, int status, json_t *doc);
 /* Replaces the response with body (ownership taken). */
 void api_send_body(api_response *resp, int status, const char *content_type, char *body,
                    size_t len);
+/* Shared bodies: wrap takes body (malloc'ed) into a new one holding one
+ * reference (NULL when out of memory, body then freed); ref adds one;
+ * release drops one and frees the text with the last. */
+api_shared *api_shared_wrap(char *body, size_t len);
+api_shared *api_shared_ref(api_shared *s);
+void api_shared_release(api_shared *s);
+const char *api_shared_text(const api_shared *s, size_t *len);
+/* Replaces the response with s's text (the caller's reference is taken). */
+void api_send_shared(api_response *resp, int status, const char *content_type, api_shared *s);
 /* Replaces the response with no body (204, ...). */
 void api_send_empty(api_response *resp, int status);
 /* Adds a response header; a header beyond API_MAX_RESPONSE_HEADERS is dropped. */

@@ -36,7 +36,7 @@ typedef struct warm_note {
 
 typedef struct cached_page {
     char *key;
-    char *body;
+    api_shared *body; /* the cache's reference */
     size_t len;
 } cached_page;
 
@@ -224,7 +224,51 @@ static void load_factors(cached_models *m, const store_experiment *e)
     json_decref(wrap);
 }
 
-static cached_models *load(store *db, int64_t experiment, const char *levels, store_error *err)
+/* the blob key of a set's epoch rows; "" when the levels make it too long */
+static void epoch_rows_key(int64_t set_id, const char *levels, char *key, size_t cap)
+{
+    int n = snprintf(key, cap, "epochrows|%" PRId64 "|%s", set_id, levels);
+    if (n < 0 || (size_t)n >= cap)
+        key[0] = '\0';
+}
+
+static void epoch_rows_free(void *p)
+{
+    model_cache_rows *r = p;
+    store_measurement_rows_free(r->rows, r->n);
+    free(r);
+}
+
+/* Keeps the epoch rows a load read (taking them; freed when not kept). */
+static void epoch_rows_keep(model_cache *c, const cached_models *m, store_measurement_row *meas,
+                            int nmeas)
+{
+    char key[sizeof ((cache_blob *)0)->key];
+    epoch_rows_key(m->set_id, m->levels, key, sizeof key);
+    model_cache_rows *r = key[0] ? malloc(sizeof *r) : NULL;
+    if (!r) {
+        store_measurement_rows_free(meas, nmeas);
+        return;
+    }
+    r->rows = meas;
+    r->n = nmeas;
+    size_t bytes = sizeof *r;
+    for (int i = 0; i < nmeas; i++)
+        bytes += sizeof *meas + 8 * (size_t)(meas[i].nparams + meas[i].nreps) + 64;
+    const cache_blob *b = model_cache_blob_put(c, key, r, bytes, epoch_rows_free);
+    if (b)
+        model_cache_blob_release(c, b);
+}
+
+const cache_blob *model_cache_epoch_rows(model_cache *c, const cached_models *m)
+{
+    char key[sizeof ((cache_blob *)0)->key];
+    epoch_rows_key(m->set_id, m->levels, key, sizeof key);
+    return key[0] ? model_cache_blob_get(c, key) : NULL;
+}
+
+static cached_models *load(model_cache *cache, store *db, int64_t experiment, const char *levels,
+                           store_error *err)
 {
     PGconn *c = store_acquire(db, err);
     if (!c)
@@ -277,7 +321,11 @@ static cached_models *load(store *db, int64_t experiment, const char *levels, st
     load_max_measured(m, meas, nmeas);
     noisy_points_scan((const char(*)[64])m->params, m->nparams, meas, nmeas, &m->noisy);
     store_model_rows_free(rows, nrows);
-    store_measurement_rows_free(meas, nmeas);
+    m->epoch_rows = nmeas < fm.limit ? nmeas : -1;
+    if (m->epoch_rows >= 0) /* all of them: statistics and sensitivity may start from these */
+        epoch_rows_keep(cache, m, meas, nmeas);
+    else
+        store_measurement_rows_free(meas, nmeas);
     m->loaded_ms = now_ms();
     return m;
 }
@@ -317,7 +365,7 @@ const cached_models *model_cache_get_levels(model_cache *c, store *db, int64_t e
     }
     uint64_t epoch = c->epoch;
     pthread_mutex_unlock(&c->lock);
-    m = load(db, experiment, levels, err);
+    m = load(c, db, experiment, levels, err);
     if (!m)
         return NULL;
     pthread_mutex_lock(&c->lock);
@@ -396,19 +444,13 @@ static int page_slot(const char *key)
     return (int)(h % PAGE_SLOTS);
 }
 
-int model_cache_page_get(model_cache *c, const char *key, char **body, size_t *len)
+api_shared *model_cache_page_get(model_cache *c, const char *key)
 {
     cached_page *pg = &c->pages[page_slot(key)];
-    int found = 0;
+    api_shared *found = NULL;
     pthread_mutex_lock(&c->lock);
-    if (pg->key && !strcmp(pg->key, key)) {
-        *body = malloc(pg->len + 1);
-        if (*body) {
-            memcpy(*body, pg->body, pg->len + 1);
-            *len = pg->len;
-            found = 1;
-        }
-    }
+    if (pg->key && !strcmp(pg->key, key))
+        found = api_shared_ref(pg->body);
     pthread_mutex_unlock(&c->lock);
     return found;
 }
@@ -419,27 +461,21 @@ static void page_drop_locked(model_cache *c, int i)
     cached_page *pg = &c->pages[i];
     c->page_bytes -= pg->len;
     free(pg->key);
-    free(pg->body);
+    api_shared_release(pg->body);
     *pg = (cached_page){0};
 }
 
-void model_cache_page_put(model_cache *c, const char *key, const char *body, size_t len)
+void model_cache_page_put(model_cache *c, const char *key, api_shared *body)
 {
-    char *k = strdup(key), *b = malloc(len + 1);
-    if (!k || !b) {
-        free(k);
-        free(b);
+    size_t len;
+    api_shared_text(body, &len);
+    if (len > PAGE_BUDGET / 4) /* one answer never crowds out the others */
         return;
-    }
-    memcpy(b, body, len);
-    b[len] = '\0';
+    char *k = strdup(key);
+    if (!k)
+        return;
     int slot = page_slot(key);
     cached_page *pg = &c->pages[slot];
-    if (len > PAGE_BUDGET / 4) { /* one answer never crowds out the others */
-        free(k);
-        free(b);
-        return;
-    }
     pthread_mutex_lock(&c->lock);
     /* over the budget: drop the pages that follow this slot (pages of sets
      * no longer current are never read again, and would otherwise keep
@@ -448,8 +484,8 @@ void model_cache_page_put(model_cache *c, const char *key, const char *body, siz
         page_drop_locked(c, (slot + i) % PAGE_SLOTS);
     c->page_bytes = c->page_bytes - pg->len + len;
     free(pg->key);
-    free(pg->body);
-    *pg = (cached_page){k, b, len};
+    api_shared_release(pg->body);
+    *pg = (cached_page){k, api_shared_ref(body), len};
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -602,11 +638,9 @@ static int warming_slot_locked(const model_cache *c, int64_t experiment)
 
 int model_cache_warm_begin(model_cache *c, int64_t experiment)
 {
-    int begun = 0;
+    int begun = 1;
     pthread_mutex_lock(&c->lock);
-    for (int i = 0; i < MODEL_CACHE_WARM_MAX && !begun; i++)
-        begun = c->notes[i].experiment == experiment;
-    if (begun && warming_slot_locked(c, experiment) >= 0)
+    if (warming_slot_locked(c, experiment) >= 0)
         begun = 0; /* under way already: it reads the newest set anyway */
     int slot = begun ? warming_slot_locked(c, 0) : -1;
     if (slot >= 0)

@@ -23,10 +23,12 @@
 #include <stdint.h>
 
 #include "api/formula.h"
+#include "api/http.h"
 #include "api/noisy.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/db.h"
+#include "store/models.h"
 
 #define CACHE_MAX_METRICS 8
 #define CACHE_PARTS 4 /* comp, comm, mem, epoch */
@@ -65,6 +67,10 @@ typedef struct cached_models {
     char levels[600];
     /* the set's too-noisy measured points (api/noisy.h), found at load */
     noisy_points noisy;
+    /* how many application-level epoch measurements the set has, when the
+     * load read them all (model_cache_epoch_rows); -1 when there were more
+     * than it reads */
+    int epoch_rows;
     int64_t loaded_ms;
     int refs;           /* owned by the cache and by readers */
 } cached_models;
@@ -87,11 +93,12 @@ const cached_models *model_cache_get_levels(model_cache *c, store *db, int64_t e
                                             const char *levels, store_error *err);
 
 /* Rendered responses of immutable model sets (model lists, analyses), by
- * key (e.g. "<set id>|<canonical query>"). get copies the body into *body
- * (malloc'ed) and returns 1 when present; put stores a copy (best effort:
- * not when the pages held would exceed 64 MiB). */
-int model_cache_page_get(model_cache *c, const char *key, char **body, size_t *len);
-void model_cache_page_put(model_cache *c, const char *key, const char *body, size_t len);
+ * key (e.g. "<set id>|<canonical query>"), kept without a copy: get returns
+ * a new reference to the body (NULL when absent), put keeps one of its own
+ * (best effort: not an answer over a quarter of the 64 MiB the pages may
+ * hold). */
+api_shared *model_cache_page_get(model_cache *c, const char *key);
+void model_cache_page_put(model_cache *c, const char *key, api_shared *body);
 
 /* The ranks of a point (data_parallel × model_parallel); 0 when the
  * degrees cannot be evaluated there. */
@@ -121,6 +128,17 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
                                        void (*free_data)(void *));
 void model_cache_blob_release(model_cache *c, const cache_blob *b);
 
+/* The application-level epoch measurements a set's load read (every
+ * metric and phase, in store_repetitions_read()'s order), kept as a blob
+ * while the budget allows: statistics and sensitivity of those rows start
+ * from them instead of reading them again. A reference to a blob whose data
+ * is a model_cache_rows, or NULL. */
+typedef struct model_cache_rows {
+    store_measurement_row *rows;
+    int n;
+} model_cache_rows;
+const cache_blob *model_cache_epoch_rows(model_cache *c, const cached_models *m);
+
 /* Warming. What statistics and sensitivity requests asked for ("what": a
  * handler's own text naming its filter, at most MODEL_CACHE_WARM_TEXT - 1
  * bytes) is remembered per experiment (the MODEL_CACHE_WARM_MAX most
@@ -132,8 +150,8 @@ void model_cache_blob_release(model_cache *c, const cache_blob *b);
 #define MODEL_CACHE_WARM_MAX 64
 #define MODEL_CACHE_WARM_TEXT 256
 void model_cache_warm_note(model_cache *c, int64_t experiment, const char *what);
-/* Whether the experiment has anything to warm; if so (and it is not being
- * warmed already) marks it as being warmed and returns 1. */
+/* Unless the experiment is being warmed already (or WARMING_MAX others
+ * are), marks it as being warmed and returns 1. */
 int model_cache_warm_begin(model_cache *c, int64_t experiment);
 /* What was asked of the experiment, most recently asked first, into out
  * (at most max); their count. */

@@ -434,11 +434,10 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
              l.offset, f.limit, f.by_growth, f.metric ? f.metric : "", f.level ? f.level : "",
              f.category ? f.category : "", f.phase ? f.phase : "", f.name ? f.name : "",
              lv ? lv : "");
-    char *body;
-    size_t len;
-    if (model_cache_page_get(ctx->models, key, &body, &len)) {
+    api_shared *kept = model_cache_page_get(ctx->models, key);
+    if (kept) {
         free(lv);
-        api_send_body(resp, 200, "application/json", body, len);
+        api_send_shared(resp, 200, "application/json", kept);
         return;
     }
     PGconn *c = store_acquire(ctx->db, &err);
@@ -461,14 +460,10 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
     noisy_points np;
     set_noisy(ctx, id, l.set_id, &np);
     noisy_points_attach(doc, &np);
-    body = doc ? api_json_text(doc, &len) : NULL;
+    size_t len = 0;
+    char *body = doc ? api_json_text(doc, &len) : NULL;
     json_decref(doc);
-    if (!body) {
-        api_problem(resp, 500, NULL, "out of memory");
-        return;
-    }
-    model_cache_page_put(ctx->models, key, body, len);
-    api_send_body(resp, 200, "application/json", body, len);
+    predict_page_store_text(ctx, key, resp, body, len);
 }
 
 /* ---- GET /v1/experiments/{id}/predict -------------------------------------- */

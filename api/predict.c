@@ -284,24 +284,30 @@ void predict_page_key(const cached_models *m, const api_request *req, char *key,
 
 int predict_page_send(api_ctx *ctx, const char *key, api_response *resp)
 {
-    char *body;
-    size_t len;
-    if (!key[0] || !model_cache_page_get(ctx->models, key, &body, &len))
+    api_shared *kept = key[0] ? model_cache_page_get(ctx->models, key) : NULL;
+    if (!kept)
         return 0;
-    api_send_body(resp, 200, "application/json", body, len);
+    api_send_shared(resp, 200, "application/json", kept);
     return 1;
 }
 
-void predict_page_store(api_ctx *ctx, const char *key, api_response *resp, json_t *doc)
+void predict_page_store_text(api_ctx *ctx, const char *key, api_response *resp, char *body,
+                             size_t len)
 {
-    size_t len;
-    char *body = doc ? api_json_text(doc, &len) : NULL;
-    json_decref(doc);
-    if (!body) {
+    api_shared *s = body ? api_shared_wrap(body, len) : NULL;
+    if (!s) {
         api_problem(resp, 500, NULL, "out of memory");
         return;
     }
     if (key[0])
-        model_cache_page_put(ctx->models, key, body, len);
-    api_send_body(resp, 200, "application/json", body, len);
+        model_cache_page_put(ctx->models, key, s);
+    api_send_shared(resp, 200, "application/json", s);
+}
+
+void predict_page_store(api_ctx *ctx, const char *key, api_response *resp, json_t *doc)
+{
+    size_t len = 0;
+    char *body = doc ? api_json_text(doc, &len) : NULL;
+    json_decref(doc);
+    predict_page_store_text(ctx, key, resp, body, len);
 }

@@ -85,6 +85,10 @@ int predict_page_send(api_ctx *ctx, const char *key, api_response *resp);
 /* Renders doc (the reference is stolen) as the 200 answer, keeping it
  * under key unless key is "". */
 void predict_page_store(api_ctx *ctx, const char *key, api_response *resp, json_t *doc);
+/* The same for an answer already in text (body malloc'ed, taken; NULL:
+ * out of memory, answered 500). Kept and sent without a copy. */
+void predict_page_store_text(api_ctx *ctx, const char *key, api_response *resp, char *body,
+                             size_t len);
 
 /* The cached models of the experiment in the request path, answering
  * 404/409/503 itself when there are none (NULL). */

@@ -11,6 +11,13 @@
  * an answer of a set other than the one its models name: both are kept
  * under the set's id. Requests of an experiment being warmed wait until the
  * most recent request's rows are kept (model_cache_warm_wait).
+ *
+ * An experiment nobody has asked yet is warmed too: its models are loaded
+ * (the first prediction after a refit does not load them either), and the
+ * statistics of its application-level epoch times and their default
+ * sensitivity are computed. Those rows are kept whole (every page of them,
+ * api/sweeps.c), so the first request of any page, limit or target of them
+ * is answered from memory.
  */
 #ifndef PERFCAST_API_STATS_WARM_H
 #define PERFCAST_API_STATS_WARM_H

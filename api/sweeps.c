@@ -30,6 +30,7 @@
  * (api/json_buf.h), byte for byte what a Jansson tree would print.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,79 @@ static store_measurement_row *read_rows(api_ctx *ctx, const cached_models *m,
     if (!rows)
         api_problem(resp, 500, NULL, "out of memory");
     return rows;
+}
+
+static char *dup_or_null(const char *s, int *bad)
+{
+    char *d = s ? strdup(s) : NULL;
+    *bad |= s && !d;
+    return d;
+}
+
+static double *dup_doubles(const double *v, int n, int *bad)
+{
+    if (!v || n <= 0)
+        return NULL;
+    double *d = malloc(sizeof *d * (size_t)n);
+    if (d)
+        memcpy(d, v, sizeof *d * (size_t)n);
+    *bad |= !d;
+    return d;
+}
+
+static int matches(const char *want, const char *have)
+{
+    return !want || (have && !strcmp(want, have));
+}
+
+/* Whether f asks for a part of the application-level epoch rows the set's
+ * load read whole (model_cache_epoch_rows): its level is application, its
+ * name epoch, its levels the models' own. Such rows are kept whole, every
+ * page of the filter, and each answer takes its page of them. */
+static int epoch_filter(const cached_models *m, const store_model_filter *f)
+{
+    return m->epoch_rows >= 0 && f->level && !strcmp(f->level, "application") && f->name &&
+           !strcmp(f->name, "epoch") && !strcmp(f->levels ? f->levels : "", m->levels);
+}
+
+/* The rows of f (an epoch_filter(), unpaged) copied from the set's kept
+ * epoch rows: the same rows in the same order as the query would give
+ * (filtering keeps the order). 1 with *out (malloc'ed, at least one
+ * element), 0 when those rows are no longer kept, -1 when out of memory. */
+static int rows_from_epoch(api_ctx *ctx, const cached_models *m, const store_model_filter *f,
+                           store_measurement_row **out, int *n)
+{
+    const cache_blob *b = model_cache_epoch_rows(ctx->models, m);
+    if (!b)
+        return 0;
+    const model_cache_rows *kept = b->data;
+    store_measurement_row *v = calloc((size_t)(kept->n ? kept->n : 1), sizeof *v);
+    int k = 0, bad = !v;
+    for (int i = 0; i < kept->n && !bad; i++) {
+        const store_measurement_row *r = &kept->rows[i];
+        if (!matches(f->metric, r->metric) || !matches(f->category, r->category) ||
+            !matches(f->phase, r->phase))
+            continue;
+        store_measurement_row *c = &v[k++];
+        c->nparams = r->nparams;
+        c->point = dup_doubles(r->point, r->nparams, &bad);
+        c->nreps = r->nreps;
+        c->reps = dup_doubles(r->reps, r->nreps, &bad);
+        c->value = r->value;
+        c->level = dup_or_null(r->level, &bad);
+        c->name = dup_or_null(r->name, &bad);
+        c->category = dup_or_null(r->category, &bad);
+        c->metric = dup_or_null(r->metric, &bad);
+        c->phase = dup_or_null(r->phase, &bad);
+    }
+    model_cache_blob_release(ctx->models, b);
+    if (bad) {
+        store_measurement_rows_free(v, k);
+        return -1;
+    }
+    *out = v;
+    *n = k;
+    return 1;
 }
 
 /* The measurements statistics and sensitivity rest on, kept per model set
@@ -152,7 +226,13 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
 {
     char key[sizeof ((cache_blob *)0)->key];
     memset(k, 0, sizeof *k);
-    kept_rows_key(m, f, with_text, key, sizeof key);
+    int whole = epoch_filter(m, f);
+    store_model_filter unpaged = *f;
+    if (whole) {
+        unpaged.offset = 0;
+        unpaged.limit = INT_MAX;
+    }
+    kept_rows_key(m, &unpaged, with_text, key, sizeof key);
     const kept_rowset *set = NULL;
     if (key[0] && (k->blob = model_cache_blob_get(ctx->models, key)))
         set = k->blob->data;
@@ -162,7 +242,10 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
             api_problem(resp, 500, NULL, "out of memory");
             return -1;
         }
-        if (!(fresh->rows = read_rows(ctx, m, f, &fresh->n, resp))) {
+        int from = whole ? rows_from_epoch(ctx, m, &unpaged, &fresh->rows, &fresh->n) : 0;
+        if (from < 0)
+            api_problem(resp, 500, NULL, "out of memory");
+        if (from < 0 || (!from && !(fresh->rows = read_rows(ctx, m, &unpaged, &fresh->n, resp)))) {
             free(fresh);
             return -1;
         }
@@ -183,17 +266,20 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
             set = k->own = fresh;
         }
     }
-    k->n = set->n;
+    /* the page asked for (all there is when the rows were read by page) */
+    long start = whole ? (f->offset < set->n ? f->offset : set->n) : 0;
+    long count = whole ? (set->n - start < f->limit ? set->n - start : f->limit) : set->n;
+    k->n = (int)count;
     k->text = set->text;
-    k->at = set->at;
-    k->rows = malloc(sizeof *k->rows * (size_t)(set->n ? set->n : 1));
+    k->at = set->at ? set->at + start : NULL;
+    k->rows = malloc(sizeof *k->rows * (size_t)(count ? count : 1));
     if (!k->rows) {
         kept_rows_release(ctx, k);
         api_problem(resp, 500, NULL, "out of memory");
         return -1;
     }
-    if (set->n)
-        memcpy(k->rows, set->rows, sizeof *k->rows * (size_t)set->n);
+    if (count)
+        memcpy(k->rows, set->rows + start, sizeof *k->rows * (size_t)count);
     return 0;
 }
 
@@ -288,6 +374,11 @@ void api_statistics_warm(api_ctx *ctx, int64_t experiment)
     int n = what ? model_cache_warm_list(ctx->models, experiment, what,
                                          STATS_WARM_PER_EXPERIMENT)
                  : 0;
+    if (what && n == 0) { /* never asked: what is asked first, the epoch times */
+        snprintf(what[n++], sizeof what[0], "S%clevel%capplication%cname%cepoch", WARM_SEP,
+                 WARM_EQ, WARM_SEP, WARM_EQ);
+        snprintf(what[n++], sizeof what[0], "R");
+    }
     int64_t done = 0;
     /* twice at most: a load that overlapped a drop (a job seen done
      * meanwhile) is not kept, so the models are asked for again */
@@ -451,19 +542,6 @@ static char *answer_text(json_t *head, const char *key, jbuf *bulk, json_t *tail
         return NULL;
     }
     return jbuf_take(bulk, len);
-}
-
-/* predict_page_store() for an answer already in text */
-static void page_store_text(api_ctx *ctx, const char *key, api_response *resp, char *body,
-                            size_t len)
-{
-    if (!body) {
-        api_problem(resp, 500, NULL, "out of memory");
-        return;
-    }
-    if (key[0])
-        model_cache_page_put(ctx->models, key, body, len);
-    api_send_body(resp, 200, "application/json", body, len);
 }
 
 /* ---- GET /v1/experiments/{id}/statistics -------------------------------------- */
@@ -675,7 +753,7 @@ static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp
                                   "smallest m with t(0.975, m-1)·SD/sqrt(m) <= target·|mean|"));
     size_t len;
     char *body = answer_text(head, "items", &items, tail, &len);
-    page_store_text(ctx, key, resp, body, len);
+    predict_page_store_text(ctx, key, resp, body, len);
 free_rows:
     free(q);
     free(scratch);
@@ -877,7 +955,7 @@ static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
     sweep_sensitivity_free(&r);
     size_t len;
     char *body = answer_text(head, "runs", &runs, tail, &len);
-    page_store_text(ctx, key, resp, body, len);
+    predict_page_store_text(ctx, key, resp, body, len);
 done:
     sn_input_free(&in);
     kept_rows_release(ctx, &kept);

@@ -120,16 +120,26 @@ static enum MHD_Result collect_kv(void *cls, enum MHD_ValueKind kind, const char
     return MHD_YES;
 }
 
+/* libmicrohttpd is done with a shared body */
+static void release_shared(void *cls)
+{
+    api_shared_release(cls);
+}
+
 /* Hands resp to libmicrohttpd (the body's ownership goes with it). */
 static enum MHD_Result queue(struct MHD_Connection *conn, srv_request *r, api_response *resp)
 {
     struct MHD_Response *mr =
-        MHD_create_response_from_buffer(resp->body_len, resp->body, MHD_RESPMEM_MUST_FREE);
+        resp->shared ? MHD_create_response_from_buffer_with_free_callback_cls(
+                           resp->body_len, resp->body, release_shared, resp->shared)
+                     : MHD_create_response_from_buffer(resp->body_len, resp->body,
+                                                       MHD_RESPMEM_MUST_FREE);
     if (!mr) {
         api_response_free(resp);
         return MHD_NO;
     }
-    resp->body = NULL;
+    resp->body = NULL; /* the body, or the reference to a shared one, went with mr */
+    resp->shared = NULL;
     if (resp->content_type)
         MHD_add_response_header(mr, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
     for (size_t i = 0; i < resp->nheaders; i++)

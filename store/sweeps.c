@@ -137,9 +137,34 @@ static char *dup_col(PGresult *r, int row, int col)
     return s;
 }
 
+/* The measurements come in the order of their index (measurements_ordered),
+ * which the query's ORDER BY follows. When a set is most of the table the
+ * planner prefers to scan it all and sort, and sorting float8[] points is
+ * slow (30 ms for 10,000 rows, against 9 ms read in index order): within a
+ * transaction of its own the read is told not to sort. 1 when that
+ * transaction was begun. */
+static int index_order_begin(PGconn *c)
+{
+    if (PQtransactionStatus(c) != PQTRANS_IDLE)
+        return 0;
+    PGresult *r = PQexec(c, "BEGIN READ ONLY; SET LOCAL enable_sort = off");
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok && PQtransactionStatus(c) != PQTRANS_IDLE) /* begun, not set: read as before */
+        PQclear(PQexec(c, "ROLLBACK"));
+    return ok;
+}
+
+static void index_order_end(PGconn *c, int own_tx)
+{
+    if (own_tx)
+        PQclear(PQexec(c, PQtransactionStatus(c) == PQTRANS_INTRANS ? "COMMIT" : "ROLLBACK"));
+}
+
 int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                            store_measurement_row **out, int *n, store_error *err)
 {
+    int rows_rc;
     *out = NULL;
     *n = 0;
     char set[24], off[24], lim[24];
@@ -148,6 +173,7 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     snprintf(lim, sizeof lim, "%d", f->limit);
     const char *vals[9] = {set, f->metric, f->level, f->category, f->phase, f->name, off, lim,
                            f->levels};
+    int own_tx = index_order_begin(c);
     PGresult *r = PQexecParams(
         c,
         "SELECT point, level, name, category, metric, phase, repetitions FROM measurements "
@@ -157,8 +183,12 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
         "AND ($9::text[] IS NULL OR levels = $9::text[]) "
         "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
         9, NULL, vals, NULL, NULL, 1 /* binary: no float8 text either way */);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rows_rc = store_fail(c, r, err);
+        index_order_end(c, own_tx);
+        return rows_rc;
+    }
+    index_order_end(c, own_tx);
     int rows = PQntuples(r);
     store_measurement_row *v = calloc((size_t)(rows ? rows : 1), sizeof *v);
     int rc = v ? STORE_OK : store_error_set(err, STORE_INTERNAL, "out of memory");

@@ -24,14 +24,16 @@
 
 static const double ranks_v[5] = {2, 4, 8, 16, 32}, threads_v[5] = {1, 2, 4, 8, 16};
 
-static long create(harness *h)
+static long create(harness *h, const char *name)
 {
-    json_t *d = request_json(h, "POST", "/v1/experiments",
-                        "{\"name\":\"warm\",\"parameters\":[\"ranks\",\"threads\"],"
-                        "\"scaling\":\"strong\",\"training\":{\"train_samples\":51200,"
-                        "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
-                        "\"warmup_steps\":0}}",
-                        201);
+    char body[400];
+    snprintf(body, sizeof body,
+             "{\"name\":\"%s\",\"parameters\":[\"ranks\",\"threads\"],"
+             "\"scaling\":\"strong\",\"training\":{\"train_samples\":51200,"
+             "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
+             "\"warmup_steps\":0}}",
+             name);
+    json_t *d = request_json(h, "POST", "/v1/experiments", body, 201);
     long id = (long)json_integer_value(json_object_get(d, "id"));
     json_decref(d);
     return id;
@@ -136,6 +138,61 @@ static void expect(harness *h, long exp, int want_set, int want_n, double mean, 
           "set %d with %ld", when, want_set, want_n, sset, n);
 }
 
+/* every legal point, two repetitions */
+static void upload_all(harness *h, long exp)
+{
+    for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 5; b++)
+            for (int rep = 1; rep <= 2; rep++)
+                if (ranks_v[a] * threads_v[b] <= 64)
+                    upload(h, exp, ranks_v[a], threads_v[b], rep, 1.0);
+}
+
+/* An experiment nobody has asked: its first set is warmed all the same.
+ * Once the warm is over its measurements are deleted behind the server's
+ * back, so that only rows kept by the warm can answer: a page of the epoch
+ * statistics never asked (offset 3, limit 5 of the 19 points in the order
+ * of their coordinates: (2,8) (2,16) (4,1) (4,2) (4,4); at (4,1) every
+ * repetition is 51200 / 256 / 4 = 50 steps × (2/1 + 0.2 + 0.01·4) = 112)
+ * and the default sensitivity. */
+static void test_never_asked(harness *h)
+{
+    long exp = create(h, "warm-unasked");
+    upload_all(h, exp);
+    refit(h, exp);
+    harness_sleep(2.0);
+    char sql[300], out[32];
+    snprintf(sql, sizeof sql,
+             "DELETE FROM measurements WHERE model_set_id IN "
+             "(SELECT id FROM model_sets WHERE experiment_id = %ld)",
+             exp);
+    check(harness_sql(h, sql, out, sizeof out) == 0, "measurements deleted");
+    char path[200];
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/statistics?level=application&name=epoch&offset=3&limit=5", exp);
+    json_t *s = request_json(h, "GET", path, NULL, 200);
+    json_t *items = json_object_get(s, "items");
+    static const double want[5][2] = {{2, 8}, {2, 16}, {4, 1}, {4, 2}, {4, 4}};
+    int order = json_array_size(items) == 5;
+    for (size_t i = 0; order && i < 5; i++) {
+        json_t *pt = json_object_get(json_array_get(items, i), "point");
+        order = json_number_value(json_object_get(pt, "ranks")) == want[i][0] &&
+                json_number_value(json_object_get(pt, "threads")) == want[i][1];
+    }
+    json_t *at41 = json_array_get(items, 2);
+    check(order, "the page of a set nobody asked: points 4-8 of 19 from the warmed rows");
+    check(check_close(json_number_value(json_object_get(at41, "mean")), 112, 1e-12, 0) &&
+              json_integer_value(json_object_get(at41, "n")) == 2,
+          "ranks 4, threads 1: mean 112 over 2 repetitions, got %.10g over %lld",
+          json_number_value(json_object_get(at41, "mean")),
+          (long long)json_integer_value(json_object_get(at41, "n")));
+    check(json_integer_value(json_object_get(s, "next_offset")) == 8, "next_offset 8");
+    json_decref(s);
+    int set = 0;
+    check(sensitivity_n(h, exp, &set) == 2 && set == 1,
+          "the default sensitivity of the warmed set: 2 repetitions at (2,1) of set 1");
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -143,12 +200,8 @@ int main(void)
         check(0, "harness");
         return check_summary();
     }
-    long exp = create(h);
-    for (int a = 0; a < 5; a++)
-        for (int b = 0; b < 5; b++)
-            for (int rep = 1; rep <= 2; rep++)
-                if (ranks_v[a] * threads_v[b] <= 64)
-                    upload(h, exp, ranks_v[a], threads_v[b], rep, 1.0);
+    long exp = create(h, "warm");
+    upload_all(h, exp);
     refit(h, exp);
     harness_sleep(1.2); /* the first set: asked once so that later sets are warmed */
     expect(h, exp, 1, 2, 222, 0, "first set");
@@ -165,6 +218,7 @@ int main(void)
     refit(h, exp);
     harness_sleep(2.0);
     expect(h, exp, 3, 4, 222, sqrt(111.0 * 111 * 2 / 3), "after the warm");
+    test_never_asked(h);
     int failed = check_failed_count;
     harness_close(h, failed > 0);
     return check_summary();

@@ -97,15 +97,51 @@ static void test_pages_keep_the_newest(void)
         char key[32];
         snprintf(key, sizeof key, "set%d|predict", i);
         body[0] = (char)('a' + i % 26);
-        model_cache_page_put(c, key, body, len);
-        char *got = NULL;
+        char *copy = malloc(len);
+        memcpy(copy, body, len);
+        api_shared *s = api_shared_wrap(copy, len);
+        model_cache_page_put(c, key, s);
+        api_shared_release(s);
+        api_shared *got = model_cache_page_get(c, key);
         size_t got_len = 0;
-        if (model_cache_page_get(c, key, &got, &got_len) && got_len == len && got[0] == body[0])
+        const char *text = got ? api_shared_text(got, &got_len) : NULL;
+        if (got && got_len == len && text[0] == body[0])
             kept++;
-        free(got);
+        api_shared_release(got);
     }
     check(kept == 40, "every newest page kept once the budget is full: %d of 40", kept);
     free(body);
+    model_cache_free(c);
+}
+
+/* A page being sent outlives its eviction: the answer holds a reference
+ * (under AddressSanitizer a freed text would be reported here). */
+static void test_page_outlives_eviction(void)
+{
+    model_cache *c = model_cache_new(1000);
+    size_t len = 4u << 20;
+    char *first = malloc(len);
+    memset(first, 'a', len);
+    api_shared *s = api_shared_wrap(first, len);
+    model_cache_page_put(c, "set0|statistics", s);
+    api_shared_release(s);
+    api_shared *sending = model_cache_page_get(c, "set0|statistics");
+    for (int i = 1; i < 40; i++) { /* fills the budget: set0's page is dropped */
+        char key[32], *b = malloc(len);
+        memset(b, 'b', len);
+        snprintf(key, sizeof key, "set%d|statistics", i);
+        api_shared *o = api_shared_wrap(b, len);
+        model_cache_page_put(c, key, o);
+        api_shared_release(o);
+    }
+    api_shared *again = model_cache_page_get(c, "set0|statistics");
+    check(again == NULL, "the oldest page was dropped from the cache");
+    api_shared_release(again);
+    size_t got = 0;
+    const char *text = sending ? api_shared_text(sending, &got) : NULL;
+    check(text && got == len && text[0] == 'a' && text[len - 1] == 'a',
+          "the answer being sent still reads its whole text");
+    api_shared_release(sending);
     model_cache_free(c);
 }
 
@@ -115,5 +151,6 @@ int main(void)
     test_oversized_not_kept();
     test_held_blob_outlives_drop();
     test_pages_keep_the_newest();
+    test_page_outlives_eviction();
     return check_summary();
 }
