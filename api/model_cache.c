@@ -203,7 +203,13 @@ double cached_ranks(const cached_models *m, const double *point)
     return isfinite(r) && r > 0 ? r : 0;
 }
 
-/* The experiment's factor names and declaration into m. */
+static int by_factor_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* The experiment's factor names (in name order, the order of a level
+ * combination's levels) and declaration into m. */
 static void load_factors(cached_models *m, const store_experiment *e)
 {
     const json_t *factors = json_object_get(e->spec, "factors");
@@ -216,6 +222,7 @@ static void load_factors(cached_models *m, const store_experiment *e)
         if (m->nfactors < 8)
             snprintf(m->factors[m->nfactors++], sizeof m->factors[0], "%s", name);
     }
+    qsort(m->factors, (size_t)m->nfactors, sizeof m->factors[0], by_factor_name);
     json_t *wrap = json_pack("{s:O}", "factors", (json_t *)factors);
     char *text = wrap ? json_dumps(wrap, JSON_COMPACT) : NULL;
     if (text && strlen(text) < sizeof m->factors_spec)
@@ -319,7 +326,8 @@ static cached_models *load(model_cache *cache, store *db, int64_t experiment, co
     }
     load_parts(m, rows, nrows);
     load_max_measured(m, meas, nmeas);
-    noisy_points_scan((const char(*)[64])m->params, m->nparams, meas, nmeas, &m->noisy);
+    noisy_points_scan(&(noisy_names){m->params, m->nparams, m->factors, m->nfactors}, meas, nmeas,
+                      &m->noisy);
     store_model_rows_free(rows, nrows);
     m->epoch_rows = nmeas < fm.limit ? nmeas : -1;
     if (m->epoch_rows >= 0) /* all of them: statistics and sensitivity may start from these */

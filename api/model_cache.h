@@ -62,7 +62,7 @@ typedef struct cached_models {
      * declaration as JSON ({"factors":{...}}, "" without factors), and the
      * level combination these models are of (a text[] literal; "" = all) */
     int nfactors;
-    char factors[8][65];
+    char factors[8][65]; /* the factor names in name order */
     char factors_spec[2048];
     char levels[600];
     /* the set's too-noisy measured points (api/noisy.h), found at load */

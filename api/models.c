@@ -388,7 +388,8 @@ static void set_noisy(api_ctx *ctx, int64_t id, int64_t set_id, noisy_points *np
         store_model_filter f = {.level = "application", .name = "epoch", .limit = 100000};
         PGconn *c = store_acquire(ctx->db, &err);
         if (c && store_repetitions_read(c, set_id, &f, &rows, &n, &err) == STORE_OK)
-            noisy_points_scan((const char(*)[64])m->params, m->nparams, rows, n, np);
+            noisy_points_scan(&(noisy_names){m->params, m->nparams, m->factors, m->nfactors},
+                              rows, n, np);
         if (c)
             store_release(ctx->db, c);
         store_measurement_rows_free(rows, n);

@@ -11,22 +11,39 @@
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_stats.h"
 
-/* "ranks=8 epoch time (phase epoch)", as the statistics endpoint names points */
-static void label(const char (*params)[64], int nparams, const store_measurement_row *r,
-                  char *buf, size_t cap)
+/* " [dataloader=cpu, precision=fp16]" of a row's levels (a JSON array text
+ * in factor-name order); nothing without factors */
+static size_t levels_label(const noisy_names *nm, const char *levels, char *buf, size_t cap)
+{
+    json_t *arr = nm->nfactors && levels ? json_loads(levels, JSON_DECODE_ANY, NULL) : NULL;
+    size_t n = 0;
+    for (int i = 0; i < nm->nfactors && (size_t)i < json_array_size(arr) && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? ", " : " [", nm->factors[i],
+                              json_string_value(json_array_get(arr, (size_t)i)) ?: "?");
+    if (n && n < cap)
+        n += (size_t)snprintf(buf + n, cap - n, "]");
+    json_decref(arr);
+    return n < cap ? n : cap;
+}
+
+void noisy_point_label(const noisy_names *nm, const store_measurement_row *r, char *buf,
+                       size_t cap)
 {
     size_t n = 0;
-    for (int i = 0; i < nparams && i < r->nparams && n < cap; i++) {
+    buf[0] = '\0';
+    for (int i = 0; i < nm->nparams && i < r->nparams && n < cap; i++) {
         char num[32];
         sweep_format_number(r->point[i], num);
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? "," : "", params[i], num);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? "," : "", nm->params[i], num);
     }
+    if (n < cap)
+        n += levels_label(nm, r->levels, buf + n, cap - n);
     if (n < cap)
         snprintf(buf + n, cap - n, " %s %s (phase %s)", r->name, r->metric, r->phase);
 }
 
-void noisy_points_scan(const char (*params)[64], int nparams, const store_measurement_row *rows,
-                       int n, noisy_points *out)
+void noisy_points_scan(const noisy_names *nm, const store_measurement_row *rows, int n,
+                       noisy_points *out)
 {
     memset(out, 0, sizeof *out);
     int maxreps = 1;
@@ -51,10 +68,10 @@ void noisy_points_scan(const char (*params)[64], int nparams, const store_measur
             continue;
         if (out->count++ >= NOISY_NAMED_MAX)
             continue;
-        char what[200];
-        label(params, nparams, r, what, sizeof what);
+        char what[300];
+        noisy_point_label(nm, r, what, sizeof what);
         snprintf(out->text[out->named++], sizeof out->text[0],
-                 "too noisy: %s: the mean's 95%% interval is ±%.1f%% over %d repetitions "
+                 "too noisy: %.260s: the mean's 95%% interval is ±%.1f%% over %d repetitions "
                  "(more than ±%.0f%%; %ld needed: see statistics)",
                  what, 100 * st.rel_half_width, st.n, 100 * NOISY_TARGET, st.reps_needed);
     }

@@ -27,10 +27,24 @@ typedef struct noisy_points {
     char text[NOISY_NAMED_MAX][400];     /* the warnings naming them */
 } noisy_points;
 
-/* Scans rows (only application-level "epoch" rows count) into out;
- * params names the coordinates. Out of memory: out says none. */
-void noisy_points_scan(const char (*params)[64], int nparams, const store_measurement_row *rows,
-                       int n, noisy_points *out);
+/* What names a measured point: the experiment's parameters and its
+ * factors (in name order, the order of a row's levels). */
+typedef struct noisy_names {
+    const char (*params)[64];
+    int nparams;
+    const char (*factors)[65];
+    int nfactors;
+} noisy_names;
+
+/* "ranks=8 epoch time (phase epoch)", with the levels of an experiment
+ * with factors: "ranks=8 [dataloader=cpu] epoch time (phase epoch)". */
+void noisy_point_label(const noisy_names *nm, const store_measurement_row *r, char *buf,
+                       size_t cap);
+
+/* Scans rows (only application-level "epoch" rows count) into out. Out of
+ * memory: out says none. */
+void noisy_points_scan(const noisy_names *nm, const store_measurement_row *rows, int n,
+                       noisy_points *out);
 /* Appends the warnings to doc's "warnings" array (made when absent); none:
  * doc is left as it is. */
 void noisy_points_attach(json_t *doc, const noisy_points *np);

@@ -144,6 +144,7 @@ static int rows_from_epoch(api_ctx *ctx, const cached_models *m, const store_mod
         c->category = dup_or_null(r->category, &bad);
         c->metric = dup_or_null(r->metric, &bad);
         c->phase = dup_or_null(r->phase, &bad);
+        c->levels = dup_or_null(r->levels, &bad);
     }
     model_cache_blob_release(ctx->models, b);
     if (bad) {
@@ -208,13 +209,13 @@ static void kept_rows_key(const cached_models *m, const store_model_filter *f, i
                           char *key, size_t cap)
 {
 #define KEPT_TEXT(s) (s) ? strlen(s) : 0, (s) ? (s) : "-"
-    int n = snprintf(key, cap, "%s|%" PRId64 "|%zu:%s|%s|%s|%s|%zu:%s|%ld|%d",
+    int n = snprintf(key, cap, "%s|%" PRId64 "|%zu:%s|%s|%s|%s|%zu:%s|%ld|%d|%zu:%s",
                      with_text ? "stxt" : "reps", m->set_id,
                      KEPT_TEXT(f->metric), f->level ? f->level : "-",
                      f->category ? f->category : "-", f->phase ? f->phase : "-",
-                     KEPT_TEXT(f->name), f->offset, f->limit);
+                     KEPT_TEXT(f->name), f->offset, f->limit, KEPT_TEXT(f->levels));
 #undef KEPT_TEXT
-    if (n < 0 || (size_t)n >= cap || f->levels)
+    if (n < 0 || (size_t)n >= cap)
         key[0] = '\0';
 }
 
@@ -433,18 +434,13 @@ static int filter_from_query(const api_request *req, api_response *resp, store_m
     return 0;
 }
 
-/* "ranks=8 epoch time (phase epoch)" */
+/* "ranks=8 epoch time (phase epoch)", with its levels when the experiment
+ * has factors (noisy.h) */
 static void row_label(const cached_models *m, const store_measurement_row *r, char *buf,
                       size_t cap)
 {
-    size_t n = 0;
-    for (int i = 0; i < m->nparams && i < r->nparams && n < cap; i++) {
-        char num[32];
-        sweep_format_number(r->point[i], num);
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? "," : "", m->params[i], num);
-    }
-    if (n < cap)
-        snprintf(buf + n, cap - n, " %s %s (phase %s)", r->name, r->metric, r->phase);
+    noisy_names nm = {m->params, m->nparams, m->factors, m->nfactors};
+    noisy_point_label(&nm, r, buf, cap);
 }
 
 /* The warnings of an answer resting on rows: every row whose mean's 95%
@@ -546,6 +542,39 @@ static char *answer_text(json_t *head, const char *key, jbuf *bulk, json_t *tail
 
 /* ---- GET /v1/experiments/{id}/statistics -------------------------------------- */
 
+/* ,"levels":{"dataloader":"cpu",...} of a row of an experiment with
+ * factors, from its levels (a JSON array of strings in factor-name order,
+ * as PostgreSQL writes it: each element is copied as it is); nothing
+ * without factors */
+static void levels_member(jbuf *b, const cached_models *m, const char *levels)
+{
+    if (!m->nfactors)
+        return;
+    JBUF_LIT(b, ",\"levels\":");
+    const char *p = levels ? levels : "";
+    if (*p++ != '[') {
+        JBUF_LIT(b, "null");
+        return;
+    }
+    JBUF_LIT(b, "{");
+    for (int k = 0; k < m->nfactors; k++) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        const char *start = p;
+        if (*p++ != '"')
+            break;
+        while (*p && *p != '"')
+            p += *p == '\\' && p[1] ? 2 : 1;
+        if (*p++ != '"')
+            break;
+        if (k)
+            JBUF_LIT(b, ",");
+        jbuf_key(b, m->factors[k]);
+        jbuf_raw(b, start, (size_t)(p - start));
+    }
+    JBUF_LIT(b, "}");
+}
+
 /* one item of the answer (see the definitions it carries) but for its
  * end, which depends on the target (stats_tail) */
 static void stats_head(jbuf *b, const cached_models *m, const store_measurement_row *r,
@@ -553,6 +582,7 @@ static void stats_head(jbuf *b, const cached_models *m, const store_measurement_
 {
     JBUF_LIT(b, "{\"point\":");
     point_text(b, m, r->point);
+    levels_member(b, m, r->levels);
     const char *const keys[] = {",\"level\":", ",\"name\":", ",\"category\":", ",\"metric\":",
                                 ",\"phase\":"};
     const char *const vals[] = {r->level, r->name, r->category, r->metric, r->phase};
@@ -646,6 +676,43 @@ static int stats_heads(const cached_models *m, kept_rowset *set)
     return set->text ? 0 : -1;
 }
 
+/* The models statistics and sensitivity rest on. An experiment with
+ * factors may name the level of every factor (one combination: its rows
+ * alone) or of none (the rows of every combination, each naming its
+ * levels); naming some answers 400 as predict_models() does. NULL after
+ * answering. */
+static const cached_models *stats_models(api_ctx *ctx, const api_request *req,
+                                         api_response *resp, int64_t *id)
+{
+    if (api_path_id(req, resp, "id", "experiment", id) < 0)
+        return NULL;
+    store_error err = {0};
+    const cached_models *m = model_cache_get(ctx->models, ctx->db, *id, &err);
+    if (!m) {
+        api_store_problem(resp, &err);
+        return NULL;
+    }
+    int named = 0;
+    for (int i = 0; i < m->nfactors; i++)
+        named += api_query(req, m->factors[i]) != NULL;
+    if (!named)
+        return m;
+    model_cache_release(ctx->models, m);
+    return predict_models(ctx, req, resp, id);
+}
+
+/* the answer's "levels" of an experiment with factors: those the query
+ * names, or null (every combination) */
+static void levels_head(json_t *head, const cached_models *m, const api_request *req)
+{
+    if (!m->nfactors)
+        return;
+    json_t *o = m->levels[0] ? json_object() : json_null();
+    for (int i = 0; m->levels[0] && i < m->nfactors; i++)
+        json_object_set_new(o, m->factors[i], json_string(api_query(req, m->factors[i]) ?: ""));
+    json_object_set_new(head, "levels", o);
+}
+
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp)
 {
     if (warm_wait(ctx, req, resp) == 0)
@@ -657,10 +724,10 @@ static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp
     static const char *const allowed[] = {"metric", "level", "name", "category", "phase",
                                           "target", "limit", "offset", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    const cached_models *m = stats_models(ctx, req, resp, &id);
     if (!m)
         return;
-    store_model_filter f = {0};
+    store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};
     long limit, offset;
     double target = 0.05;
     const char *tt = api_query(req, "target");
@@ -741,6 +808,7 @@ static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp
                              (json_int_t)id, "model_set", m->set_number, "confidence", 0.95,
                              "target", target, "measurements", nitems, "noisy", noisy,
                              "single_repetition", single, "with_outliers", outlying);
+    levels_head(head, m, req);
     json_t *tail = json_pack("{s:o, s:o}", "warnings", warnings, "next_offset",
                              n == limit ? json_integer(offset + n) : json_null());
     json_object_set_new(tail, "definitions",
@@ -765,9 +833,14 @@ done:
 
 /* ---- GET /v1/experiments/{id}/sensitivity --------------------------------------- */
 
+/* The Taguchi columns: the parameters (their measured values as levels),
+ * then, when the rows span several level combinations, the factors (their
+ * declared levels). */
 typedef struct sn_input {
+    int ncols, nfactor_cols;     /* nfactor_cols: factors among the columns, after the parameters */
     int *level, *nlevels, *offset;
-    double *y, *distinct;
+    double *y, *distinct;        /* distinct: the parameters' values, n per column */
+    json_t *declared;            /* per factor column its declared levels (an array) */
 } sn_input;
 
 static void sn_input_free(sn_input *s)
@@ -777,35 +850,39 @@ static void sn_input_free(sn_input *s)
     free(s->offset);
     free(s->y);
     free(s->distinct);
+    json_decref(s->declared);
 }
 
 /* the answer's "factors", ranked */
 static json_t *sensitivity_factors(const cached_models *m, int n, const sn_input *in,
                                    const sweep_sn_result *r)
 {
-    int np = m->nparams;
     json_t *factors = json_array();
-    for (int k = 0; k < np; k++) {
-        int fi = r->order[k];
+    for (int k = 0; k < in->ncols; k++) {
+        int fi = r->order[k], cat = fi >= m->nparams;
         const sweep_sn_factor *fa = &r->factors[fi];
-        const double *vals = in->distinct + (size_t)fi * (n ? n : 1);
+        const double *vals = cat ? NULL : in->distinct + (size_t)fi * (n ? n : 1);
+        json_t *decl = cat ? json_array_get(in->declared, (size_t)(fi - m->nparams)) : NULL;
         json_t *levels = json_array();
         for (int l = 0; l < fa->nlevels; l++)
-            json_array_append_new(levels, json_pack("{s:f, s:o, s:i}", "level", vals[l],
-                                                    "mean_sn", predict_number(fa->mean_sn[l]),
-                                                    "runs", fa->runs[l]));
+            json_array_append_new(
+                levels, json_pack("{s:o, s:o, s:i}", "level",
+                                  cat ? json_incref(json_array_get(decl, (size_t)l)) : json_real(vals[l]),
+                                  "mean_sn", predict_number(fa->mean_sn[l]), "runs", fa->runs[l]));
+        json_t *best = fa->best_level < 0 ? json_null()
+                       : cat ? json_incref(json_array_get(decl, (size_t)fa->best_level))
+                             : json_real(vals[fa->best_level]);
         json_array_append_new(
-            factors, json_pack("{s:i, s:s, s:s, s:f, s:f, s:o, s:o}", "rank", fa->rank,
-                               "factor", m->params[fi], "kind", "parameter", "range", fa->range,
-                               "normalized", fa->normalized, "best_level",
-                               fa->best_level >= 0 ? json_real(vals[fa->best_level])
-                                                   : json_null(),
-                               "levels", levels));
+            factors, json_pack("{s:i, s:s, s:s, s:f, s:f, s:o, s:o}", "rank", fa->rank, "factor",
+                               cat ? m->factors[fi - m->nparams] : m->params[fi], "kind",
+                               cat ? "factor" : "parameter", "range", fa->range, "normalized",
+                               fa->normalized, "best_level", best, "levels", levels));
     }
     return factors;
 }
 
-/* the answer's "runs": per measured coordinate its S/N and repetitions */
+/* the answer's "runs": per measured coordinate (and level combination) its
+ * S/N and repetitions */
 static void sn_runs_text(jbuf *b, const cached_models *m, const store_measurement_row *rows,
                          int n, const sweep_sn_result *r)
 {
@@ -813,6 +890,7 @@ static void sn_runs_text(jbuf *b, const cached_models *m, const store_measuremen
     for (int i = 0; i < n; i++) {
         jbuf_lit(b, i ? ",{\"point\":" : "{\"point\":");
         point_text(b, m, rows[i].point);
+        levels_member(b, m, rows[i].levels);
         JBUF_LIT(b, ",\"sn\":");
         jbuf_real(b, r->sn[i]);
         JBUF_LIT(b, ",\"n\":");
@@ -822,28 +900,87 @@ static void sn_runs_text(jbuf *b, const cached_models *m, const store_measuremen
     JBUF_LIT(b, "]");
 }
 
+/* runs by point, then by levels */
 static int cmp_row_point(const void *x, const void *y)
 {
     const store_measurement_row *a = x, *b = y;
     for (int i = 0; i < a->nparams && i < b->nparams; i++)
         if (a->point[i] != b->point[i])
             return a->point[i] < b->point[i] ? -1 : 1;
+    return strcmp(a->levels ? a->levels : "", b->levels ? b->levels : "");
+}
+
+/* The factor columns of rows spanning several level combinations: each
+ * row's index of its level among the factor's declared ones. 0, or -1 with
+ * *bad the row whose levels are not declared ones (or out of memory: -1). */
+static int sn_factor_columns(const cached_models *m, const store_measurement_row *rows, int n,
+                             sn_input *in, int *bad)
+{
+    *bad = -1;
+    json_t *spec = json_loads(m->factors_spec, 0, NULL);
+    json_t *factors = json_object_get(spec, "factors");
+    in->declared = json_array();
+    for (int k = 0; k < m->nfactors; k++) {
+        json_t *decl = json_object_get(factors, m->factors[k]);
+        json_array_append(in->declared, decl ? decl : json_null());
+        in->nlevels[m->nparams + k] = (int)json_array_size(decl);
+    }
+    json_decref(spec);
+    /* rows share few combinations: each distinct text is decoded once */
+    const char *seen[64];
+    int seen_at[64], nseen = 0;
+    for (int i = 0; i < n; i++) {
+        int *lv = in->level + (size_t)i * (size_t)in->ncols + m->nparams, s = 0;
+        while (s < nseen && strcmp(seen[s], rows[i].levels ? rows[i].levels : ""))
+            s++;
+        if (s < nseen) {
+            memcpy(lv, in->level + (size_t)seen_at[s] * (size_t)in->ncols + m->nparams,
+                   sizeof(int) * (size_t)m->nfactors);
+            continue;
+        }
+        json_t *arr = json_loads(rows[i].levels ? rows[i].levels : "", JSON_DECODE_ANY, NULL);
+        int ok = json_array_size(arr) == (size_t)m->nfactors;
+        for (int k = 0; ok && k < m->nfactors; k++) {
+            const char *v = json_string_value(json_array_get(arr, (size_t)k));
+            json_t *decl = json_array_get(in->declared, (size_t)k);
+            lv[k] = -1;
+            for (size_t l = 0; v && l < json_array_size(decl) && lv[k] < 0; l++)
+                if (!strcmp(json_string_value(json_array_get(decl, l)) ?: "", v))
+                    lv[k] = (int)l;
+            ok = lv[k] >= 0;
+        }
+        json_decref(arr);
+        if (!ok) {
+            *bad = i;
+            return -1;
+        }
+        if (nseen < 64) {
+            seen[nseen] = rows[i].levels ? rows[i].levels : "";
+            seen_at[nseen++] = i;
+        }
+    }
     return 0;
 }
 
-static int sn_build(const cached_models *m, const store_measurement_row *rows, int n,
-                    sn_input *in)
+/* The Taguchi problem's input from rows (runs by point, then levels);
+ * factors: whether the factors are columns too. 0, -1 when out of memory,
+ * -2 with *bad a row whose levels are not declared. */
+static int sn_build(const cached_models *m, const store_measurement_row *rows, int n, int factors,
+                    sn_input *in, int *bad)
 {
     int np = m->nparams;
     size_t total = 0;
     for (int i = 0; i < n; i++)
         total += (size_t)rows[i].nreps;
     memset(in, 0, sizeof *in);
-    in->level = malloc(sizeof(int) * (size_t)(n ? n : 1) * (size_t)np);
-    in->nlevels = malloc(sizeof(int) * (size_t)np);
+    in->nfactor_cols = factors ? m->nfactors : 0;
+    in->ncols = np + in->nfactor_cols;
+    int nc = in->ncols;
+    in->level = malloc(sizeof(int) * (size_t)(n ? n : 1) * (size_t)nc);
+    in->nlevels = malloc(sizeof(int) * (size_t)nc);
     in->offset = malloc(sizeof(int) * (size_t)(n + 1));
     in->y = malloc(sizeof(double) * (total ? total : 1));
-    in->distinct = malloc(sizeof(double) * (size_t)(n ? n : 1) * (size_t)np);
+    in->distinct = malloc(sizeof(double) * (size_t)(n ? n : 1) * (size_t)np + 1);
     double *col = malloc(sizeof(double) * (size_t)(n ? n : 1));
     if (!in->level || !in->nlevels || !in->offset || !in->y || !in->distinct || !col) {
         free(col);
@@ -858,9 +995,11 @@ static int sn_build(const cached_models *m, const store_measurement_row *rows, i
         for (int i = 0; i < n; i++)
             col[i] = rows[i].point[k];
         in->nlevels[k] = sweep_levels_of(col, n, 1, in->distinct + (size_t)k * (n ? n : 1),
-                                         in->level + k, np);
+                                         in->level + k, nc);
     }
     free(col);
+    if (in->nfactor_cols && sn_factor_columns(m, rows, n, in, bad) < 0)
+        return *bad >= 0 ? -2 : -1;
     return 0;
 }
 
@@ -874,10 +1013,10 @@ static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
 {
     static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    const cached_models *m = stats_models(ctx, req, resp, &id);
     if (!m)
         return;
-    store_model_filter f = {0};
+    store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};
     kept_rows kept = {0};
     store_measurement_row *rows = NULL;
     int n = 0;
@@ -918,15 +1057,21 @@ static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
                     f.name, f.metric, f.level, f.phase, m->set_number);
         goto done;
     }
-    qsort(rows, (size_t)n, sizeof *rows, cmp_row_point); /* runs by point */
-    if (sn_build(m, rows, n, &in) < 0) {
+    qsort(rows, (size_t)n, sizeof *rows, cmp_row_point); /* runs by point, then levels */
+    int bad;
+    char err[200], label[400];
+    int built = sn_build(m, rows, n, m->nfactors && !m->levels[0], &in, &bad);
+    if (built == -2) {
+        row_label(m, &rows[bad], label, sizeof label);
+        api_problem(resp, 422, NULL, "%s: its levels are not declared ones", label);
+        goto done;
+    }
+    if (built < 0) {
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
-    sweep_sn_problem p = {m->nparams, n, in.nlevels, in.level, in.y, in.offset, larger};
+    sweep_sn_problem p = {in.ncols, n, in.nlevels, in.level, in.y, in.offset, larger};
     sweep_sn_result r;
-    int bad;
-    char err[200], label[400];
     if (sweep_sensitivity(&p, &r, &bad, err, sizeof err) < 0) {
         if (bad >= 0) {
             row_label(m, &rows[bad], label, sizeof label);
@@ -947,6 +1092,7 @@ static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
                              "ranking",
                              "factors by the range (max - min) of their levels' mean S/N; "
                              "normalized: range / Σ ranges");
+    levels_head(head, m, req);
     json_t *tail = json_pack("{s:o, s:{s:s}, s:o}", "factors", sensitivity_factors(m, n, &in, &r),
                              "units", "sn", "dB", "warnings", noisy_warnings(m, rows, n));
     jbuf runs = {0};

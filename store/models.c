@@ -813,6 +813,7 @@ void store_measurement_rows_free(store_measurement_row *v, int n)
         free(v[i].ranks);
         free(v[i].rank_ids);
         free(v[i].lif_reps);
+        free(v[i].levels);
     }
     free(v);
 }

@@ -166,6 +166,9 @@ typedef struct store_measurement_row {
     double *lif_reps; /* nlif values (one per repetition); NULL in sets written before
                          they were kept */
     int nlif;
+    char *levels;     /* its factor levels as a JSON array text in factor-name order
+                         ("[\"cpu\",\"fp16\"]", "[]" without factors); read by
+                         store_repetitions_read() only, NULL elsewhere */
 } store_measurement_row;
 
 int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter *f,

@@ -176,12 +176,13 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     int own_tx = index_order_begin(c);
     PGresult *r = PQexecParams(
         c,
-        "SELECT point, level, name, category, metric, phase, repetitions FROM measurements "
+        "SELECT point, level, name, category, metric, phase, repetitions, "
+        "array_to_json(levels)::text FROM measurements "
         "WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "
         "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "
         "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
         "AND ($9::text[] IS NULL OR levels = $9::text[]) "
-        "ORDER BY level DESC, name, metric, phase, point OFFSET $7 LIMIT $8",
+        "ORDER BY level DESC, name, metric, phase, point, levels OFFSET $7 LIMIT $8",
         9, NULL, vals, NULL, NULL, 1 /* binary: no float8 text either way */);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         rows_rc = store_fail(c, r, err);
@@ -205,7 +206,9 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
         m->nreps = PQgetisnull(r, i, 6)
                        ? 0
                        : parse_float8_array(PQgetvalue(r, i, 6), PQgetlength(r, i, 6), &m->reps);
-        if (m->nparams < 0 || m->nreps < 0 || !m->level || !m->name || !m->metric || !m->phase)
+        m->levels = dup_col(r, i, 7);
+        if (m->nparams < 0 || m->nreps < 0 || !m->level || !m->name || !m->metric || !m->phase ||
+            !m->levels)
             rc = store_error_set(err, STORE_INTERNAL, "cannot read a stored measurement");
     }
     PQclear(r);

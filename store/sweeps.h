@@ -29,10 +29,11 @@ int store_runs_read(PGconn *c, int64_t exp, int nparams, store_run **out, int *n
 void store_runs_free(store_run *v, int n);
 
 /* The measurements of model set set_id through f (store/models.h), with
- * only what statistics need: point, level, name, category, metric, phase
- * and the per-repetition values (ranks, rank ids and LIFs left NULL; value
- * 0), in store_measurements_read's order, read in binary. f->levels, when
- * given, selects one level combination as there. Free with
+ * only what statistics need: point, level, name, category, metric, phase,
+ * the per-repetition values and the factor levels (ranks, rank ids and LIFs
+ * left NULL; value 0), in store_measurements_read's order and, within a
+ * coordinate, by levels; read in binary. f->levels, when given, selects
+ * one level combination as there. Free with
  * store_measurement_rows_free. */
 int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                            store_measurement_row **out, int *n, store_error *err);

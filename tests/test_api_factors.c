@@ -185,6 +185,7 @@ static void test_declarations(harness *h)
 }
 
 static void test_analyses_per_level(harness *h, long exp);
+static void test_statistics_per_level(harness *h, long exp);
 
 static void test_levels(harness *h)
 {
@@ -330,6 +331,113 @@ static void test_levels(harness *h)
     check(!strcmp(field_of(p), "nodes"), "unknown query name: field %s", field_of(p));
     json_decref(p);
     test_analyses_per_level(h, exp);
+    test_statistics_per_level(h, exp);
+}
+
+/* the epoch time of the dataloader laws at x ranks: computation 100 s +
+ * comm + memory 2 s */
+static double loader_epoch(const char *level, double x)
+{
+    return 102 + comm_law(level, x);
+}
+
+/* Statistics and sensitivity across the level combinations: without a
+ * level in the query every combination's rows, each item naming its levels
+ * (5 points × 2 levels, by point and then level: cpu before dali), the one
+ * repetition of each named with its levels in the warnings; with one, that
+ * combination alone. Sensitivity ranks the factor beside the parameter:
+ * one repetition per run, so S/N = -20·log10(y); the mean S/N per level of
+ * dataloader over the 5 points and per value of ranks over the 2 levels,
+ * and their ranges, computed here from the laws. */
+static void test_statistics_per_level(harness *h, long exp)
+{
+    static const double xs[] = {2, 4, 8, 16, 32};
+    static const char *const lv[] = {"cpu", "dali"};
+    char path[256];
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch",
+             exp);
+    json_t *s = get_json(h, path, 200), *items = json_object_get(s, "items");
+    int ok = json_array_size(items) == 10 && json_is_null(json_object_get(s, "levels"));
+    for (size_t i = 0; ok && i < 10; i++) {
+        json_t *it = json_array_get(items, i);
+        double x = json_number_value(json_object_get(json_object_get(it, "point"), "ranks"));
+        const char *l = json_string_value(
+            json_object_get(json_object_get(it, "levels"), "dataloader"));
+        double mean = json_number_value(json_object_get(it, "mean"));
+        ok = x == xs[i / 2] && l && !strcmp(l, lv[i % 2]) &&
+             fabs(mean - loader_epoch(lv[i % 2], x)) <= 1e-6 * mean;
+        if (!ok)
+            fprintf(stderr, "item %zu: ranks %g, dataloader %s, mean %.10g\n", i, x, l ?: "?",
+                    mean);
+    }
+    check(ok, "every combination's epoch time, by point then level, each naming its level");
+    int named = 0;
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(s, "warnings"), i, w)
+        named += strstr(json_string_value(w) ?: "", "ranks=32 [dataloader=dali] epoch time") != NULL;
+    check(named == 1, "a warning names the point with its level");
+    json_decref(s);
+
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch"
+             "&dataloader=dali",
+             exp);
+    s = get_json(h, path, 200);
+    items = json_object_get(s, "items");
+    ok = json_array_size(items) == 5 &&
+         !strcmp(json_string_value(json_object_get(json_object_get(s, "levels"), "dataloader")) ?: "",
+                 "dali");
+    for (size_t k = 0; ok && k < 5; k++)
+        ok = !strcmp(json_string_value(json_object_get(
+                         json_object_get(json_array_get(items, k), "levels"), "dataloader")) ?: "",
+                     "dali");
+    check(ok, "with dataloader=dali: its 5 points alone");
+    json_decref(s);
+
+    /* sensitivity: hand-computed mean S/N per level and ranges */
+    double by_level[2] = {0, 0}, by_x[5] = {0}, lo = INFINITY, hi = -INFINITY;
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < 5; k++) {
+            double sn = -20 * log10(loader_epoch(lv[l], xs[k]));
+            by_level[l] += sn / 5;
+            by_x[k] += sn / 2;
+        }
+    for (int k = 0; k < 5; k++) {
+        lo = fmin(lo, by_x[k]);
+        hi = fmax(hi, by_x[k]);
+    }
+    double range_dl = fabs(by_level[0] - by_level[1]), range_x = hi - lo;
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity", exp);
+    s = get_json(h, path, 200);
+    json_t *fs = json_object_get(s, "factors"), *dl = NULL, *rk = NULL, *f;
+    json_array_foreach(fs, i, f)
+    {
+        const char *name = json_string_value(json_object_get(f, "factor")) ?: "";
+        if (!strcmp(name, "dataloader"))
+            dl = f;
+        else if (!strcmp(name, "ranks"))
+            rk = f;
+    }
+    check(json_array_size(fs) == 2 && dl && rk, "sensitivity ranks ranks and dataloader");
+    check(dl && !strcmp(json_string_value(json_object_get(dl, "kind")) ?: "", "factor") &&
+              !strcmp(json_string_value(json_object_get(dl, "best_level")) ?: "", "dali") &&
+              check_close(json_number_value(json_object_get(dl, "range")), range_dl, 1e-9, 0),
+          "dataloader: a factor, dali best, range %.10g (got %.10g)", range_dl,
+          json_number_value(json_object_get(dl, "range")));
+    check(rk && check_close(json_number_value(json_object_get(rk, "range")), range_x, 1e-9, 0),
+          "ranks: range %.10g (got %.10g)", range_x, json_number_value(json_object_get(rk, "range")));
+    json_t *cpu = dl ? json_array_get(json_object_get(dl, "levels"), 0) : NULL;
+    check(cpu && !strcmp(json_string_value(json_object_get(cpu, "level")) ?: "", "cpu") &&
+              check_close(json_number_value(json_object_get(cpu, "mean_sn")), by_level[0], 1e-9,
+                          0) &&
+              json_integer_value(json_object_get(cpu, "runs")) == 5,
+          "cpu: mean S/N %.10g over 5 runs", by_level[0]);
+    int first_dl = json_integer_value(json_object_get(dl, "rank")) == 1;
+    check(first_dl == (range_dl >= range_x), "the larger range ranks first");
+    check(json_array_size(json_object_get(s, "runs")) == 10, "10 runs (point × level)");
+    json_decref(s);
 }
 
 /* speedups, advice and accuracy read one level combination, named in the
