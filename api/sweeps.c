@@ -1476,29 +1476,43 @@ done:
 /* ---- GET /v1/experiments/{id}/efficiency ---------------------------------------- */
 
 /* rows by the other parameters (the group), then by the scaling parameter */
+/* groups: the other parameters' values, then the level combination */
 static int cmp_group(const store_measurement_row *a, const store_measurement_row *b, int q)
 {
     for (int i = 0; i < a->nparams; i++)
         if (i != q && a->point[i] != b->point[i])
             return a->point[i] < b->point[i] ? -1 : 1;
-    return 0;
+    return strcmp(a->levels ? a->levels : "", b->levels ? b->levels : "");
 }
 
-static void sort_rows(store_measurement_row *rows, int n, int q)
+/* by group, then along parameter q; equal rows keep their order */
+static int row_before(const store_measurement_row *x, const store_measurement_row *y, int q)
 {
-    /* insertion sort: stable, no shared state */
-    for (int i = 1; i < n; i++) {
-        store_measurement_row x = rows[i];
-        int j = i - 1;
-        while (j >= 0) {
-            int c = cmp_group(&rows[j], &x, q);
-            if (c < 0 || (c == 0 && rows[j].point[q] <= x.point[q]))
-                break;
-            rows[j + 1] = rows[j];
-            j--;
+    int c = cmp_group(x, y, q);
+    return c < 0 || (c == 0 && x->point[q] < y->point[q]);
+}
+
+/* A stable merge sort (bottom-up, into tmp and back): rows may be many */
+static int sort_rows(store_measurement_row *rows, int n, int q)
+{
+    store_measurement_row *tmp = malloc(sizeof *tmp * (size_t)(n ? n : 1));
+    if (!tmp)
+        return -1;
+    for (int width = 1; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = row_before(&rows[j], &rows[i], q) ? rows[j++] : rows[i++];
+            while (i < mid)
+                tmp[k++] = rows[i++];
+            while (j < hi)
+                tmp[k++] = rows[j++];
         }
-        rows[j + 1] = x;
+        memcpy(rows, tmp, sizeof *rows * (size_t)n);
     }
+    free(tmp);
+    return 0;
 }
 
 static json_t *ratio_json(const sweep_ratio *r)
@@ -1536,6 +1550,13 @@ static json_t *group_json(const cached_models *m, const store_measurement_row *r
     }
     json_t *g = json_pack("{s:o, s:o, s:o}", "fixed", fixed, "baseline",
                           base >= 0 ? json_real(rows[base].point[q]) : json_null(), "points", pts);
+    if (m->nfactors) { /* the group's level combination */
+        const char *names[8];
+        for (int k = 0; k < m->nfactors; k++)
+            names[k] = m->factors[k];
+        json_t *lv = levels_object(names, (size_t)m->nfactors, rows[a].levels ? rows[a].levels : "");
+        json_object_set_new(g, "levels", lv ? lv : json_null());
+    }
     if (base < 0)
         json_object_set_new(g, "reason", json_string("the baseline was not measured with these "
                                                      "values of the other parameters"));
@@ -1547,10 +1568,10 @@ void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp)
     static const char *const allowed[] = {"metric", "level", "name", "phase", "category",
                                           "parameter", "baseline", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    const cached_models *m = stats_models(ctx, req, resp, &id);
     if (!m)
         return;
-    store_model_filter f = {0};
+    store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};
     store_measurement_row *rows = NULL;
     int n = 0, q = 0;
     double baseline, *bp = NULL;
@@ -1590,7 +1611,10 @@ void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp)
                     f.name, f.metric, f.level, f.phase);
         goto done;
     }
-    sort_rows(rows, n, q);
+    if (sort_rows(rows, n, q) < 0) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
     json_t *groups = json_array();
     int found = 0;
     for (int a = 0; a < n;) {
@@ -1616,6 +1640,7 @@ void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp)
         "each mean's 97.5% t interval, the ratio's ends from theirs: at least 95% (Bonferroni); "
         "null with fewer than 2 repetitions on a side",
         "groups", groups);
+    levels_head(doc, m, req);
     json_object_set_new(doc, "warnings", noisy_warnings(m, rows, n));
     predict_page_store(ctx, key, resp, doc);
 done:

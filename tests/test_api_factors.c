@@ -438,6 +438,24 @@ static void test_statistics_per_level(harness *h, long exp)
     check(first_dl == (range_dl >= range_x), "the larger range ranks first");
     check(json_array_size(json_object_get(s, "runs")) == 10, "10 runs (point × level)");
     json_decref(s);
+
+    /* efficiency: a group per level, SE_32 = t_2 / t_32 by that level's law */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/efficiency?parameter=ranks", exp);
+    s = get_json(h, path, 200);
+    json_t *groups = json_object_get(s, "groups");
+    ok = json_array_size(groups) == 2;
+    for (size_t g = 0; ok && g < 2; g++) {
+        json_t *grp = json_array_get(groups, g);
+        const char *l = json_string_value(json_object_get(json_object_get(grp, "levels"), "dataloader"));
+        json_t *last = json_array_get(json_object_get(grp, "points"), 4);
+        double se = json_number_value(json_object_get(json_object_get(last, "se"), "value"));
+        double want = l ? loader_epoch(l, 2) / loader_epoch(l, 32) : -1;
+        ok = l && !strcmp(l, lv[g]) && check_close(se, want, 1e-6, 0);
+        if (!ok)
+            fprintf(stderr, "group %zu: %s SE_32 %.10g, want %.10g\n", g, l ?: "?", se, want);
+    }
+    check(ok, "efficiency: one group per level, each SE_32 by its law");
+    json_decref(s);
 }
 
 /* speedups, advice and accuracy read one level combination, named in the
