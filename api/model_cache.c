@@ -101,7 +101,7 @@ void model_cache_free(model_cache *c)
         unref_locked(c->slots[i]);
     for (int i = 0; i < PAGE_SLOTS; i++) {
         free(c->pages[i].key);
-        free(c->pages[i].body);
+        api_shared_release(c->pages[i].body);
     }
     for (int i = 0; i < BLOB_SLOTS; i++)
         blob_unref_locked(c->blobs[i]);
