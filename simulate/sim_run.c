@@ -33,6 +33,7 @@
 #include "simulate/sim_queue.h"
 #include "simulate/sim_rng.h"
 #include "simulate/sim_run.h"
+#include "simulate/sim_window.h"
 
 typedef struct stream {
     int op;
@@ -70,6 +71,7 @@ typedef struct sim {
     sim_queue queue; /* items: the W x S slots, then (one server) the 2 directions */
     uint32_t *who;   /* per slot item: worker << 8 | slot (no division per event) */
     sim_rng rng;
+    sim_window window; /* the steps' ends, for the throughput (§4) */
     long events;
     /* within one event: slots of the worker that got work (bit per slot;
      * all of them when touch_all), and the directions in which one of its
@@ -380,6 +382,7 @@ static int handle(sim *S, int w, int slot, double now, double *finish)
     if (c->last && complete_op(S, w, c->op))
         return -1;
     if (!k->outstanding) {
+        sim_window_step(&S->window, now, k->done + 1 == S->c->steps);
         if (++k->done < S->c->steps) {
             if (new_step(S, w))
                 return -1;
@@ -416,6 +419,11 @@ static int check_config(const sim_program *p, const sim_config *c, sim_error *e)
     }
     if (c->steps < 1 || c->steps > 1000000) {
         sim_error_set(e, NULL, -1, "steps", "steps per worker must be 1..1000000");
+        return -1;
+    }
+    if (c->warmup < 0 || c->warmup > SIM_MAX_WARMUP) {
+        sim_error_set(e, NULL, -1, "warmup_steps", "the warm-up must be 0..%d steps",
+                      SIM_MAX_WARMUP);
         return -1;
     }
     if (p->nsteps < 1 || p->servers < 1) {
@@ -478,7 +486,16 @@ static void summarize(const sim *S, double finish, sim_result *out)
     double span = finish > 0 ? finish : 0;
     out->makespan = span;
     out->steps = (long)S->W * S->c->steps;
-    out->steps_per_s = span > 0 ? out->steps / span : INFINITY;
+    out->run_steps_per_s = span > 0 ? out->steps / span : INFINITY;
+    if (sim_window_get(&S->window, &out->window_from, &out->window_to, &out->window_steps)) {
+        out->steps_per_s = out->window_steps / (out->window_to - out->window_from);
+    } else {
+        out->steps_per_s = out->run_steps_per_s;
+        out->window_from = 0;
+        out->window_to = span;
+        out->window_steps = out->steps;
+        out->window_fallback = S->c->warmup > 0;
+    }
     out->events = S->events;
     double per = span > 0 ? 1.0 / span : 0;
     out->util_worker = S->busy[0] * per / S->W;
@@ -531,6 +548,7 @@ int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_erro
              .WS = c->workers * p->nslots, .rng = {c->seed}};
     sim_heap_init(&S.tags[0]);
     sim_heap_init(&S.tags[1]);
+    sim_window_init(&S.window, c->warmup);
     double finish = 0;
     int rc = -1;
     if (sim_alloc(&S))
