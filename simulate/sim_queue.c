@@ -8,11 +8,11 @@
 
 #include "simulate/sim_queue.h"
 
-/* Entries past the last one hold this, so every node has four children to
- * compare without bounds checks. */
-static const sim_qent SENTINEL = {INFINITY, UINT64_MAX};
+/* Entries past the last one hold this (all ones: later than any time), so
+ * every node has four children to compare without bounds checks. */
+#define SENTINEL (~(sim_qent)0)
 
-#define ITEM(k) ((int)((k) & ((1u << SIM_QUEUE_ITEM_BITS) - 1)))
+#define ITEM(k) ((int)((uint64_t)(k) & ((1u << SIM_QUEUE_ITEM_BITS) - 1)))
 
 int sim_queue_init(sim_queue *q, int nitems)
 {
@@ -43,10 +43,9 @@ void sim_queue_free(sim_queue *q)
     q->n = 0;
 }
 
-/* Without branches: which way a comparison goes is hard to predict. */
 static inline int before(const sim_qent *x, const sim_qent *y)
 {
-    return (x->t < y->t) | ((x->t == y->t) & (x->key < y->key));
+    return *x < *y;
 }
 
 static void sift_up(sim_queue *q, int i, sim_qent e)
@@ -56,11 +55,11 @@ static void sift_up(sim_queue *q, int i, sim_qent e)
         if (!before(&e, &q->a[p]))
             break;
         q->a[i] = q->a[p];
-        q->pos[ITEM(q->a[i].key)] = i;
+        q->pos[ITEM(q->a[i])] = i;
         i = p;
     }
     q->a[i] = e;
-    q->pos[ITEM(e.key)] = i;
+    q->pos[ITEM(e)] = i;
 }
 
 static void sift_down(sim_queue *q, int i, sim_qent e)
@@ -76,16 +75,19 @@ static void sift_down(sim_queue *q, int i, sim_qent e)
         if (!before(&q->a[c], &e))
             break;
         q->a[i] = q->a[c];
-        q->pos[ITEM(q->a[i].key)] = i;
+        q->pos[ITEM(q->a[i])] = i;
         i = c;
     }
     q->a[i] = e;
-    q->pos[ITEM(e.key)] = i;
+    q->pos[ITEM(e)] = i;
 }
 
 void sim_queue_set(sim_queue *q, int item, double t)
 {
-    sim_qent e = {t, q->seq++ << SIM_QUEUE_ITEM_BITS | (uint64_t)item};
+    double pos0 = t + 0.0; /* -0 as +0 */
+    uint64_t bits;
+    memcpy(&bits, &pos0, sizeof bits);
+    sim_qent e = (sim_qent)bits << 64 | (q->seq++ << SIM_QUEUE_ITEM_BITS | (uint64_t)item);
     int p = q->pos[item];
     if (p < 0) {
         sift_up(q, q->n++, e);
