@@ -2,8 +2,8 @@
  * sim_run.c — the event loop of Algorithm 3.1 (sim_run.h).
  *
  * State per (worker, slot): a FIFO of pending operations (streams on a
- * link, with the bytes they still have to send and whether they have had
- * their first service) and the chunk in flight. Every slot has at most one
+ * link, and whether they have had their first service: then they have
+ * their bytes less WIN to send) and the chunk in flight. Every slot has at most one
  * pending event in the indexed queue (sim_queue.h), moved in place when the
  * slot starts its next chunk or its rate changes: the queue never holds
  * stale entries.
@@ -35,11 +35,8 @@
 #include "simulate/sim_run.h"
 #include "simulate/sim_window.h"
 
-typedef struct stream {
-    int op;
-    int served;
-    double rem;
-} stream;
+/* A pending operation of the worker's current step: op << 1 | served. */
+typedef int stream;
 
 typedef struct fifo {
     stream *a;
@@ -86,12 +83,12 @@ typedef struct sim {
     int link_dirty[2];
 } sim;
 
-static int fifo_push(fifo *f, int op, double rem, int served)
+static int fifo_push(fifo *f, int op, int served)
 {
     if (f->n == f->cap)
         return -1; /* cannot happen: capacity is the most ops of a step on the slot */
     int i = f->head + f->n++;
-    f->a[i >= f->cap ? i - f->cap : i] = (stream){op, served, rem};
+    f->a[i >= f->cap ? i - f->cap : i] = op << 1 | served;
     return 0;
 }
 
@@ -114,22 +111,25 @@ static int start_chunk(sim *S, int w, int slot, double now)
     int ci = w * S->S + slot;
     chunk *c = &S->ch[ci];
     stream s = fifo_pop(&S->q[ci]);
+    int op = s >> 1;
+    double amount = S->p->steps[S->w[w].step].hot[op].amount;
     c->busy = 1;
-    c->op = s.op;
+    c->op = op;
     c->start = now;
     if (!is_net(slot)) {
-        c->amount = s.rem;
+        c->amount = amount;
         c->last = 1;
-        sim_queue_set(&S->queue, ci, now + s.rem);
+        sim_queue_set(&S->queue, ci, now + amount);
         return 0;
     }
-    if (S->c->flow_control && !s.served && s.rem > S->c->win) {
+    double rem = s & 1 ? amount - S->c->win : amount; /* after its first service: the rest */
+    if (S->c->flow_control && !(s & 1) && rem > S->c->win) {
         c->amount = S->c->win;
         c->last = 0;
-        if (fifo_push(&S->q[ci], s.op, s.rem - S->c->win, 1))
+        if (fifo_push(&S->q[ci], op, 1))
             return -1;
     } else {
-        c->amount = s.rem;
+        c->amount = rem;
         c->last = 1;
     }
     c->rem = c->amount;
@@ -152,8 +152,11 @@ static int start_chunk(sim *S, int w, int slot, double now)
 static void advance_links(sim *S, double now)
 {
     for (int d = 0; d < 2; d++) {
-        if (S->nact[d] > 0)
-            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth / S->nact[d];
+        int n = S->nact[d];
+        if (n > 1)
+            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth / n;
+        else if (n == 1) /* the same number: x / 1 is x */
+            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth;
         S->vt_at[d] = now;
     }
 }
@@ -177,7 +180,7 @@ static int enqueue(sim *S, int w, const sim_hop *o, int op)
         S->touched |= 1ULL << o->slot;
     else
         S->touch_all = 1;
-    return fifo_push(&S->q[w * S->S + o->slot], op, o->amount, 0);
+    return fifo_push(&S->q[w * S->S + o->slot], op, 0);
 }
 
 static int new_step(sim *S, int w)
@@ -346,8 +349,7 @@ static int chain(sim *S, int w, int slot, double now)
     c->start = now;
     c->amount = st->hot[j].amount;
     sim_queue_set(&S->queue, w * S->S + slot, now + c->amount);
-    k->cat = category(S, w);
-    return 1;
+    return 1; /* the slot stays busy, nothing else of w changed: its category too */
 }
 
 /* The chunk of (w, slot) ends at now. */
