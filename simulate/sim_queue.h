@@ -1,5 +1,5 @@
 /*
- * sim_queue.h — the simulator's event queue: an indexed min-heap (four children per node)
+ * sim_queue.h — the simulator's event queue: an indexed binary min-heap
  * holding at most one pending event per item (a computation slot of a
  * worker, or a group of flows sharing bandwidth). Events are ordered by
  * time, then by when they were set (so equal times come out in the order

@@ -30,7 +30,7 @@
  * ending in it / (t_b - t_a). When no step ends in it (K at least the steps
  * ending by t_b), and with K = 0, steps/s is the whole run's W·N / makespan.
  *
- * Events sit in an indexed heap with one entry per slot (sim_queue.h); a
+ * Events sit in an indexed binary heap with one entry per slot (sim_queue.h); a
  * chunk whose rate changes is rescheduled, never stepped in time. Pure: no
  * I/O, no globals; the random state comes from the configuration's seed.
  */
