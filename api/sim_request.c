@@ -19,6 +19,7 @@ void api_sim_request_default(api_sim_request *r)
     r->servers[0] = 1;
     r->reps = 5;
     r->steps = 100;
+    r->warmup = SIM_DEFAULT_WARMUP;
     r->seed = 1;
     r->base = (api_sim_variant){0, SIM_DEFAULT_WIN, 1};
 }
@@ -112,7 +113,8 @@ static int read_variant(const json_t *o, api_sim_variant *v, const char *prefix,
 }
 
 static const char *const known[] = {"workers", "servers", "bandwidth", "win", "flow_control",
-                                    "steps", "replications", "seed", "batch_size", "overhead",
+                                    "steps", "warmup_steps", "replications", "seed", "batch_size",
+                                    "overhead",
                                     "target_samples_per_s", "price_per_worker_hour",
                                     "price_per_server_hour", "what_if", NULL};
 
@@ -166,6 +168,15 @@ int api_sim_request_parse(const json_t *body, api_sim_request *r, char *field, s
     if (read_number(body, "steps", 1, 100000, &x) || x != floor(x))
         return fail(field, fcap, msg, mcap, "steps", "steps per worker must be an integer 1..100000");
     r->steps = (int)x;
+    if ((v = json_object_get(body, "warmup_steps"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > SIM_MAX_WARMUP) {
+            snprintf(buf, sizeof buf, "warmup_steps must be an integer 0..%d (steps over all "
+                     "workers left out at the start; 0: the whole run)", SIM_MAX_WARMUP);
+            return fail(field, fcap, msg, mcap, "warmup_steps", buf);
+        }
+        r->warmup = (int)json_integer_value(v);
+    }
     x = r->reps;
     if (read_number(body, "replications", 1, SIM_MAX_REPS, &x) || x != floor(x)) {
         snprintf(buf, sizeof buf, "replications must be an integer 1..%d", SIM_MAX_REPS);
@@ -271,18 +282,35 @@ static json_t *point_json(const sim_point *p)
                                   x->step_compute + x->step_transfer + x->step_wait, "compute",
                                   x->step_compute, "transfer", x->step_transfer, "waiting",
                                   x->step_wait));
+    json_object_set_new(o, "window", p->window_fallback
+                                         ? json_null()
+                                         : json_pack("{s:f, s:f, s:f}", "from_s", p->window_from,
+                                                     "to_s", p->window_to, "steps",
+                                                     p->window_steps));
     json_object_set_new(o, "makespan_s", json_real(x->makespan));
     return o;
+}
+
+/* Why point p has no window (its figures are the whole run's). */
+static json_t *fallback_warning(const char *prefix, const sim_point *p, int reps, int warmup,
+                                int steps)
+{
+    char buf[320];
+    snprintf(buf, sizeof buf, "%sservers %d, workers %d: the warm-up of %d steps leaves no step "
+             "in the window, which ends when the first worker ends its step %d (in %d of %d "
+             "replications); steps_per_s is the whole run's, W·N / makespan", prefix, p->servers,
+             p->workers, warmup, steps, p->window_fallback, reps);
+    return json_string(buf);
 }
 
 /* One sweep of every M for variant v into a "results" array. */
 static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
                           const api_sim_variant *v, sim_sweep_result *out, double *events,
-                          double *simulated, sim_error *e)
+                          double *simulated, const char *prefix, json_t *warnings, sim_error *e)
 {
     sim_sweep_opts o = {.workers = r->workers, .nworkers = r->nworkers, .servers = r->servers,
                         .nservers = r->nservers, .reps = r->reps, .steps = r->steps,
-                        .seed = r->seed, .bandwidth = v->bandwidth, .win = v->win,
+                        .warmup = r->warmup, .seed = r->seed, .bandwidth = v->bandwidth, .win = v->win,
                         .flow_control = v->flow_control,
                         .alpha = r->has_overhead ? r->alpha : d->alpha,
                         .beta = r->has_overhead ? r->beta : d->beta,
@@ -295,8 +323,12 @@ static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
     int k = 0;
     for (int mi = 0; mi < r->nservers; mi++) {
         json_t *pts = json_array();
-        for (int wi = 0; wi < r->nworkers; wi++)
-            json_array_append_new(pts, point_json(&out->points[k++]));
+        for (int wi = 0; wi < r->nworkers; wi++, k++) {
+            json_array_append_new(pts, point_json(&out->points[k]));
+            if (out->points[k].window_fallback)
+                json_array_append_new(warnings, fallback_warning(prefix, &out->points[k], r->reps,
+                                                                 r->warmup, r->steps));
+        }
         json_array_append_new(results,
                               json_pack("{s:i, s:o, s:o}", "servers", r->servers[mi],
                                         "saturation_workers",
@@ -348,10 +380,11 @@ json_t *api_sim_request_json(const api_sim_request *r)
         json_array_append_new(m, json_integer(r->servers[i]));
     for (int i = 0; i < r->nwhatif; i++)
         json_array_append_new(wi, variant_request_json(&r->whatif[i]));
-    json_t *o = json_pack("{s:o, s:o, s:f, s:f, s:b, s:i, s:i, s:I, s:o}", "workers", w, "servers",
-                          m, "bandwidth", r->base.bandwidth, "win", r->base.win, "flow_control",
-                          r->base.flow_control, "steps", r->steps, "replications", r->reps,
-                          "seed", (json_int_t)r->seed, "what_if", wi);
+    json_t *o = json_pack("{s:o, s:o, s:f, s:f, s:b, s:i, s:i, s:i, s:I, s:o}", "workers", w,
+                          "servers", m, "bandwidth", r->base.bandwidth, "win", r->base.win,
+                          "flow_control", r->base.flow_control, "steps", r->steps,
+                          "warmup_steps", r->warmup, "replications", r->reps, "seed",
+                          (json_int_t)r->seed, "what_if", wi);
     if (r->batch_size > 0)
         json_object_set_new(o, "batch_size", json_real(r->batch_size));
     if (r->has_overhead)
@@ -368,11 +401,15 @@ json_t *api_sim_run(const simgraph_doc *d, const api_sim_request *r, sim_error *
 {
     sim_sweep_result base;
     double events = 0, simulated = 0;
-    json_t *results = sweep_json(d, r, &r->base, &base, &events, &simulated, e);
-    if (!results)
+    json_t *warnings = json_array();
+    json_t *results = sweep_json(d, r, &r->base, &base, &events, &simulated, "", warnings, e);
+    if (!results) {
+        json_decref(warnings);
         return NULL;
+    }
     json_t *doc = variant_json(&r->base);
     json_object_set_new(doc, "steps_per_worker", json_integer(r->steps));
+    json_object_set_new(doc, "warmup_steps", json_integer(r->warmup));
     json_object_set_new(doc, "replications", json_integer(r->reps));
     json_object_set_new(doc, "seed", json_integer((json_int_t)r->seed));
     json_object_set_new(doc, "batch_size", base.batch_size > 0 ? json_real(base.batch_size)
@@ -386,8 +423,12 @@ json_t *api_sim_run(const simgraph_doc *d, const api_sim_request *r, sim_error *
     json_t *whatifs = json_array();
     for (int i = 0; i < r->nwhatif; i++) {
         sim_sweep_result s;
-        json_t *res = sweep_json(d, r, &r->whatif[i], &s, &events, &simulated, e);
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "what_if[%d]: ", i);
+        json_t *res = sweep_json(d, r, &r->whatif[i], &s, &events, &simulated, prefix, warnings,
+                                 e);
         if (!res) {
+            json_decref(warnings);
             json_decref(whatifs);
             json_decref(doc);
             return NULL;
@@ -398,13 +439,18 @@ json_t *api_sim_run(const simgraph_doc *d, const api_sim_request *r, sim_error *
         json_array_append_new(whatifs, w);
     }
     json_object_set_new(doc, "what_if", whatifs);
+    json_object_set_new(doc, "warnings", warnings);
     json_object_set_new(doc, "events", json_real(events));
     json_object_set_new(doc, "simulated_s", json_real(simulated));
     json_object_set_new(doc, "units",
-                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "steps_per_s",
-                                  "steps/s over all workers", "samples_per_s", "samples/s",
-                                  "utilisation", "fraction of time busy (links: of bandwidth)",
-                                  "step_time", "s per step", "bandwidth_bytes_per_s", "bytes/s",
-                                  "win_bytes", "bytes"));
+                        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "steps_per_s",
+                                  "steps/s over all workers, in the window", "samples_per_s",
+                                  "samples/s", "window",
+                                  "s from the start (steps: ending in it), means over the "
+                                  "replications",
+                                  "utilisation",
+                                  "fraction of the whole run busy (links: of bandwidth)",
+                                  "step_time", "s per step over the whole run",
+                                  "bandwidth_bytes_per_s", "bytes/s", "win_bytes", "bytes"));
     return doc;
 }

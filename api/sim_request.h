@@ -5,16 +5,19 @@
  *
  *   {"workers": "1..16" | [1, 2, 4] | 16, "servers": [1, 2] | "1,2" | 1,
  *    "bandwidth": "10Gbit" | 1.25e9, "win": "28MB", "flow_control": true,
- *    "steps": 100, "replications": 5, "seed": 1, "batch_size": 32,
+ *    "steps": 100, "warmup_steps": 50, "replications": 5, "seed": 1, "batch_size": 32,
  *    "overhead": {"alpha": 2e-9, "beta": 5e-5},
  *    "target_samples_per_s": 1000, "price_per_worker_hour": 3.06,
  *    "price_per_server_hour": 1.59,
  *    "what_if": [{"bandwidth": "1Gbit"}, {"flow_control": false}, {"win": "4MB"}]}
  *
  * Only "bandwidth" is required. The answer: per M the points W with
- * throughput (mean and 95% interval over the replications), utilisation,
- * step-time breakdown, the saturation point; the what-ifs the same; the
- * cheapest (W, M) reaching the target at the prices.
+ * throughput (mean and 95% interval over the replications) over the steady
+ * window after "warmup_steps" steps (simulate/sim_window.h; 0: the whole
+ * run), the window ("window": null and an entry in "warnings" when the
+ * warm-up left it empty and the figure is the whole run's), utilisation and
+ * step-time breakdown (over the whole run), the saturation point; the
+ * what-ifs the same; the cheapest (W, M) reaching the target at the prices.
  */
 #ifndef PERFCAST_API_SIM_REQUEST_H
 #define PERFCAST_API_SIM_REQUEST_H
@@ -37,6 +40,7 @@ typedef struct api_sim_request {
     int workers[SIM_MAX_LIST], nworkers;
     int servers[SIM_MAX_LIST], nservers;
     int reps, steps;
+    int warmup;         /* steps left out at the start; 0 = the whole run */
     uint64_t seed;
     api_sim_variant base;
     int nwhatif;
@@ -48,8 +52,8 @@ typedef struct api_sim_request {
     double target, price_worker, price_server;
 } api_sim_request;
 
-/* Defaults: W = 1..16, M = 1, WIN 28 MB, flow control on, 100 steps, 5
- * replications, seed 1. */
+/* Defaults: W = 1..16, M = 1, WIN 28 MB, flow control on, 100 steps, a
+ * warm-up of 50, 5 replications, seed 1. */
 void api_sim_request_default(api_sim_request *r);
 
 /* Reads a request object over the defaults. Returns 0, or -1 with the

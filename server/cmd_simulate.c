@@ -3,7 +3,8 @@
  * asynchronous SGD with W workers and M parameter servers, simulated from
  * one worker's step graph or trace (ingest/simgraph.h, simulate/), offline.
  * Options become the same request the HTTP API takes (api/sim_request.h);
- * --json prints the API's answer document, otherwise a table per M.
+ * --json prints the API's answer document, otherwise a table per M and a
+ * note for each point whose warm-up left no steady window.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -18,7 +19,8 @@ static int sim_usage(const char *msg)
     if (msg)
         fprintf(stderr, "perfcast simulate: %s\n", msg);
     fputs("usage: perfcast simulate GRAPH --bandwidth 10Gbit [--workers 1..16] [--servers 1,2]\n"
-          "         [--win 28MB] [--no-flow-control] [--steps 100] [--replications 5] [--seed 1]\n"
+          "         [--win 28MB] [--no-flow-control] [--steps 100] [--warmup 50]\n"
+          "         [--replications 5] [--seed 1]\n"
           "         [--batch-size B] [--alpha S_PER_BYTE --beta S]\n"
           "         [--target SAMPLES_PER_S --price-worker P --price-server P]\n"
           "         [--what-if bandwidth=1Gbit|win=4MB|flow_control=off ...] [--json]\n",
@@ -32,7 +34,8 @@ static int put(json_t *req, const char *opt, const char *val)
     static const struct { const char *opt, *key; int number; } map[] = {
         {"--workers", "workers", 0}, {"--servers", "servers", 0},
         {"--bandwidth", "bandwidth", 0}, {"--win", "win", 0},
-        {"--steps", "steps", 1}, {"--replications", "replications", 1},
+        {"--steps", "steps", 1}, {"--warmup", "warmup_steps", 1},
+        {"--replications", "replications", 1},
         {"--seed", "seed", 1}, {"--batch-size", "batch_size", 1},
         {"--target", "target_samples_per_s", 1}, {"--price-worker", "price_per_worker_hour", 1},
         {"--price-server", "price_per_server_hour", 1}};
@@ -114,10 +117,16 @@ static void print_results(const json_t *results)
 
 static void print_text(const json_t *doc)
 {
+    int warmup = (int)json_integer_value(json_object_get(doc, "warmup_steps"));
     printf("bandwidth %.6g bytes/s, WIN %.6g bytes, flow control %s\n",
            json_real_value(json_object_get(doc, "bandwidth_bytes_per_s")),
            json_real_value(json_object_get(doc, "win_bytes")),
            json_is_true(json_object_get(doc, "flow_control")) ? "on" : "off");
+    if (warmup > 0)
+        printf("steps/s after a warm-up of %d steps until the first worker ends its last\n",
+               warmup);
+    else
+        printf("steps/s over the whole run\n");
     print_results(json_object_get(doc, "results"));
     json_t *c = json_object_get(doc, "cheapest");
     if (json_is_object(c)) {
@@ -144,6 +153,13 @@ static void print_text(const json_t *doc)
                json_real_value(json_object_get(w, "win_bytes")),
                json_is_true(json_object_get(w, "flow_control")) ? "on" : "off");
         print_results(json_object_get(w, "results"));
+    }
+    json_t *note;
+    json_array_foreach(json_object_get(doc, "warnings"), i, note)
+    {
+        if (!i)
+            putchar('\n');
+        printf("note: %s\n", json_string_value(note));
     }
 }
 

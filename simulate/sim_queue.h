@@ -1,5 +1,5 @@
 /*
- * sim_queue.h — the simulator's event queue: an indexed min-heap (four children per node)
+ * sim_queue.h — the simulator's event queue: an indexed binary min-heap
  * holding at most one pending event per item (a computation slot of a
  * worker, or a group of flows sharing bandwidth). Events are ordered by
  * time, then by when they were set (so equal times come out in the order
@@ -11,13 +11,15 @@
 #define PERFCAST_SIM_QUEUE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define SIM_QUEUE_ITEM_BITS 21 /* items < 2^21; the rest of the key is the sequence */
 
-typedef struct sim_qent {
-    double t;
-    uint64_t key; /* sequence << SIM_QUEUE_ITEM_BITS | item */
-} sim_qent;
+/* An event as one unsigned 128-bit number: the bits of its time (>= 0,
+ * whose order as unsigned integers is the order of the times) above its
+ * key, sequence << SIM_QUEUE_ITEM_BITS | item; so one integer comparison
+ * orders by time, then by sequence. */
+__extension__ typedef unsigned __int128 sim_qent;
 
 typedef struct sim_queue {
     sim_qent *a;
@@ -41,8 +43,9 @@ static inline int sim_queue_top(const sim_queue *q, double *t)
 {
     if (!q->n)
         return -1;
-    *t = q->a[0].t;
-    return (int)(q->a[0].key & ((1u << SIM_QUEUE_ITEM_BITS) - 1));
+    uint64_t bits = (uint64_t)(q->a[0] >> 64);
+    memcpy(t, &bits, sizeof *t);
+    return (int)((uint64_t)q->a[0] & ((1u << SIM_QUEUE_ITEM_BITS) - 1));
 }
 
 /* The key of item's pending event (0 when none): changes whenever the
@@ -50,7 +53,7 @@ static inline int sim_queue_top(const sim_queue *q, double *t)
 static inline uint64_t sim_queue_key(const sim_queue *q, int item)
 {
     int p = q->pos[item];
-    return p < 0 ? 0 : q->a[p].key;
+    return p < 0 ? 0 : (uint64_t)q->a[p];
 }
 
 #endif

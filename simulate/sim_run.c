@@ -2,8 +2,8 @@
  * sim_run.c — the event loop of Algorithm 3.1 (sim_run.h).
  *
  * State per (worker, slot): a FIFO of pending operations (streams on a
- * link, with the bytes they still have to send and whether they have had
- * their first service) and the chunk in flight. Every slot has at most one
+ * link, and whether they have had their first service: then they have
+ * their bytes less WIN to send) and the chunk in flight. Every slot has at most one
  * pending event in the indexed queue (sim_queue.h), moved in place when the
  * slot starts its next chunk or its rate changes: the queue never holds
  * stale entries.
@@ -33,12 +33,10 @@
 #include "simulate/sim_queue.h"
 #include "simulate/sim_rng.h"
 #include "simulate/sim_run.h"
+#include "simulate/sim_window.h"
 
-typedef struct stream {
-    int op;
-    int served;
-    double rem;
-} stream;
+/* A pending operation of the worker's current step: op << 1 | served. */
+typedef int stream;
 
 typedef struct fifo {
     stream *a;
@@ -70,6 +68,7 @@ typedef struct sim {
     sim_queue queue; /* items: the W x S slots, then (one server) the 2 directions */
     uint32_t *who;   /* per slot item: worker << 8 | slot (no division per event) */
     sim_rng rng;
+    sim_window window; /* the steps' ends, for the throughput (§4) */
     long events;
     /* within one event: slots of the worker that got work (bit per slot;
      * all of them when touch_all), and the directions in which one of its
@@ -84,12 +83,12 @@ typedef struct sim {
     int link_dirty[2];
 } sim;
 
-static int fifo_push(fifo *f, int op, double rem, int served)
+static int fifo_push(fifo *f, int op, int served)
 {
     if (f->n == f->cap)
         return -1; /* cannot happen: capacity is the most ops of a step on the slot */
     int i = f->head + f->n++;
-    f->a[i >= f->cap ? i - f->cap : i] = (stream){op, served, rem};
+    f->a[i >= f->cap ? i - f->cap : i] = op << 1 | served;
     return 0;
 }
 
@@ -112,22 +111,25 @@ static int start_chunk(sim *S, int w, int slot, double now)
     int ci = w * S->S + slot;
     chunk *c = &S->ch[ci];
     stream s = fifo_pop(&S->q[ci]);
+    int op = s >> 1;
+    double amount = S->p->steps[S->w[w].step].hot[op].amount;
     c->busy = 1;
-    c->op = s.op;
+    c->op = op;
     c->start = now;
     if (!is_net(slot)) {
-        c->amount = s.rem;
+        c->amount = amount;
         c->last = 1;
-        sim_queue_set(&S->queue, ci, now + s.rem);
+        sim_queue_set(&S->queue, ci, now + amount);
         return 0;
     }
-    if (S->c->flow_control && !s.served && s.rem > S->c->win) {
+    double rem = s & 1 ? amount - S->c->win : amount; /* after its first service: the rest */
+    if (S->c->flow_control && !(s & 1) && rem > S->c->win) {
         c->amount = S->c->win;
         c->last = 0;
-        if (fifo_push(&S->q[ci], s.op, s.rem - S->c->win, 1))
+        if (fifo_push(&S->q[ci], op, 1))
             return -1;
     } else {
-        c->amount = s.rem;
+        c->amount = rem;
         c->last = 1;
     }
     c->rem = c->amount;
@@ -150,8 +152,11 @@ static int start_chunk(sim *S, int w, int slot, double now)
 static void advance_links(sim *S, double now)
 {
     for (int d = 0; d < 2; d++) {
-        if (S->nact[d] > 0)
-            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth / S->nact[d];
+        int n = S->nact[d];
+        if (n > 1)
+            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth / n;
+        else if (n == 1) /* the same number: x / 1 is x */
+            S->vt[d] += (now - S->vt_at[d]) * S->c->bandwidth;
         S->vt_at[d] = now;
     }
 }
@@ -175,7 +180,7 @@ static int enqueue(sim *S, int w, const sim_hop *o, int op)
         S->touched |= 1ULL << o->slot;
     else
         S->touch_all = 1;
-    return fifo_push(&S->q[w * S->S + o->slot], op, o->amount, 0);
+    return fifo_push(&S->q[w * S->S + o->slot], op, 0);
 }
 
 static int new_step(sim *S, int w)
@@ -344,8 +349,7 @@ static int chain(sim *S, int w, int slot, double now)
     c->start = now;
     c->amount = st->hot[j].amount;
     sim_queue_set(&S->queue, w * S->S + slot, now + c->amount);
-    k->cat = category(S, w);
-    return 1;
+    return 1; /* the slot stays busy, nothing else of w changed: its category too */
 }
 
 /* The chunk of (w, slot) ends at now. */
@@ -380,6 +384,7 @@ static int handle(sim *S, int w, int slot, double now, double *finish)
     if (c->last && complete_op(S, w, c->op))
         return -1;
     if (!k->outstanding) {
+        sim_window_step(&S->window, now, k->done + 1 == S->c->steps);
         if (++k->done < S->c->steps) {
             if (new_step(S, w))
                 return -1;
@@ -416,6 +421,11 @@ static int check_config(const sim_program *p, const sim_config *c, sim_error *e)
     }
     if (c->steps < 1 || c->steps > 1000000) {
         sim_error_set(e, NULL, -1, "steps", "steps per worker must be 1..1000000");
+        return -1;
+    }
+    if (c->warmup < 0 || c->warmup > SIM_MAX_WARMUP) {
+        sim_error_set(e, NULL, -1, "warmup_steps", "the warm-up must be 0..%d steps",
+                      SIM_MAX_WARMUP);
         return -1;
     }
     if (p->nsteps < 1 || p->servers < 1) {
@@ -478,7 +488,16 @@ static void summarize(const sim *S, double finish, sim_result *out)
     double span = finish > 0 ? finish : 0;
     out->makespan = span;
     out->steps = (long)S->W * S->c->steps;
-    out->steps_per_s = span > 0 ? out->steps / span : INFINITY;
+    out->run_steps_per_s = span > 0 ? out->steps / span : INFINITY;
+    if (sim_window_get(&S->window, &out->window_from, &out->window_to, &out->window_steps)) {
+        out->steps_per_s = out->window_steps / (out->window_to - out->window_from);
+    } else {
+        out->steps_per_s = out->run_steps_per_s;
+        out->window_from = 0;
+        out->window_to = span;
+        out->window_steps = out->steps;
+        out->window_fallback = S->c->warmup > 0;
+    }
     out->events = S->events;
     double per = span > 0 ? 1.0 / span : 0;
     out->util_worker = S->busy[0] * per / S->W;
@@ -531,6 +550,7 @@ int sim_run(const sim_program *p, const sim_config *c, sim_result *out, sim_erro
              .WS = c->workers * p->nslots, .rng = {c->seed}};
     sim_heap_init(&S.tags[0]);
     sim_heap_init(&S.tags[1]);
+    sim_window_init(&S.window, c->warmup);
     double finish = 0;
     int rc = -1;
     if (sim_alloc(&S))

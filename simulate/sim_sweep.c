@@ -84,6 +84,14 @@ static void add_result(sim_result *acc, const sim_result *x, int m, double k)
     acc->step_wait += x->step_wait * k;
 }
 
+static double mean_of(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i];
+    return s / n;
+}
+
 static int check_opts(const sim_sweep_opts *o, sim_error *e)
 {
     if (o->nworkers < 1 || o->nworkers > SIM_MAX_LIST) {
@@ -108,6 +116,11 @@ static int check_opts(const sim_sweep_opts *o, sim_error *e)
                           SIM_MAX_SERVERS, o->servers[i]);
             return -1;
         }
+    if (o->warmup < 0 || o->warmup > SIM_MAX_WARMUP) {
+        sim_error_set(e, NULL, -1, "warmup_steps", "the warm-up must be 0..%d steps",
+                      SIM_MAX_WARMUP);
+        return -1;
+    }
     if (o->reps < 1 || o->reps > SIM_MAX_REPS) {
         sim_error_set(e, NULL, -1, "replications", "replications must be 1..%d", SIM_MAX_REPS);
         return -1;
@@ -121,7 +134,9 @@ static int sweep_server(const sim_graph *g, const sim_sweep_opts *o, int mi,
     sim_program p;
     if (sim_prepare(g, o->servers[mi], o->alpha, o->beta, &p, e))
         return -1;
-    double thr[SIM_MAX_REPS], sat_thr[SIM_MAX_LIST];
+    double thr[SIM_MAX_REPS], run_thr[SIM_MAX_REPS], sat_thr[SIM_MAX_LIST];
+    double from[SIM_MAX_REPS], to[SIM_MAX_REPS], wsteps[SIM_MAX_REPS], span[SIM_MAX_REPS];
+    long whole = 0;
     int rc = -1;
     for (int wi = 0; wi < o->nworkers; wi++) {
         sim_point *pt = &out->points[out->npoints];
@@ -131,11 +146,18 @@ static int sweep_server(const sim_graph *g, const sim_sweep_opts *o, int mi,
         for (int r = 0; r < o->reps; r++) {
             sim_config c = {.workers = pt->workers, .bandwidth = o->bandwidth, .win = o->win,
                             .flow_control = o->flow_control, .steps = o->steps,
-                            .seed = sim_rng_derive(o->seed, (uint64_t)r)};
+                            .warmup = o->warmup, .seed = sim_rng_derive(o->seed, (uint64_t)r)};
             sim_result x;
             if (sim_run(&p, &c, &x, e))
                 goto out;
             thr[r] = x.steps_per_s;
+            run_thr[r] = x.run_steps_per_s;
+            from[r] = x.window_from;
+            to[r] = x.window_to;
+            wsteps[r] = (double)x.window_steps;
+            span[r] = x.makespan;
+            whole = x.steps;
+            pt->window_fallback += x.window_fallback;
             add_result(&pt->mean, &x, p.servers, 1.0 / o->reps);
             out->events += x.events;
             out->simulated += x.makespan;
@@ -145,6 +167,16 @@ static int sweep_server(const sim_graph *g, const sim_sweep_opts *o, int mi,
                 goto out;
             }
         }
+        if (pt->window_fallback)
+            for (int r = 0; r < o->reps; r++) { /* every replication over the whole run */
+                thr[r] = run_thr[r];
+                from[r] = 0;
+                to[r] = span[r];
+                wsteps[r] = (double)whole;
+            }
+        pt->window_from = mean_of(from, o->reps);
+        pt->window_to = mean_of(to, o->reps);
+        pt->window_steps = mean_of(wsteps, o->reps);
         double mean, half;
         sim_mean_ci(thr, o->reps, &mean, &half);
         pt->steps_per_s = mean;

@@ -1,7 +1,11 @@
 /*
  * sim_sweep.h — the answers built on sim_run (paper 002, §4): throughput for
  * each number of workers W and of servers M, as the mean over R seeded
- * replications with its 95% interval (Student t), utilisation of each
+ * replications with its 95% interval (Student t), each measured over the
+ * steady window after a warm-up (sim_window.h; when the warm-up leaves the
+ * window of any replication empty, every replication of that point gives
+ * the whole run's W·N / makespan instead, so no mean mixes the two),
+ * utilisation of each
  * resource, the step-time breakdown, the saturation point per M, and the
  * cheapest (W, M) reaching a throughput at given prices.
  *
@@ -23,6 +27,8 @@ typedef struct sim_sweep_opts {
     int nservers;
     int reps;            /* R >= 1 */
     int steps;           /* N per worker */
+    int warmup;          /* steps left out at the start (SIM_DEFAULT_WARMUP in the API);
+                            0 = throughput over the whole run */
     uint64_t seed;
     double bandwidth;    /* bytes/s */
     double win;          /* bytes */
@@ -36,6 +42,9 @@ typedef struct sim_point {
     int workers, servers;
     double steps_per_s, lo, hi;      /* mean over R, 95% interval */
     double samples_per_s, samples_lo, samples_hi; /* × batch size (0 when unknown) */
+    int window_fallback;             /* replications whose warm-up left the window empty:
+                                        when > 0 the figures above are the whole run's */
+    double window_from, window_to, window_steps; /* the window measured over, means over R */
     sim_result mean;                 /* the other figures averaged over R */
 } sim_point;
 

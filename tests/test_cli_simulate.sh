@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_cli_simulate.sh — `perfcast simulate` as a user runs it: answers that
 # follow by hand (computation only: W / step time; one transfer of S bytes per
-# step: B / S at every W), the --json document's shape, the fixtures in
+# step: B / S at every W, also over the steady window after the warm-up),
+# the warm-up's fallback to the whole run, the --json document's shape, the fixtures in
 # tests/data/simulate/, what-ifs, the cheapest setup, and invalid input: exit
 # status 2 and one line on stderr naming the operation and the field.
 # Ends with "N passed, N failed".
@@ -49,12 +50,29 @@ expect "samples/s" '"samples_per_s":{"mean":120.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
 expect "text table" 'no saturation in the range' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3
+# the steady window: the 100 steps of each of 3 workers end in rounds of 3
+# every 0.25 s; the 50th ends in round 17: (4.25, 25] holds 249 steps
+expect "window" '"workers":3,.*"window":{"from_s":4.25,"to_s":25.0,"steps":249.0}' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
+expect "warm-up echoed" '"steps_per_worker":100,"warmup_steps":7,' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --warmup 7 --json
+expect "warm-up 0: whole run" '"workers":2,.*"window":{"from_s":0.0,"to_s":25.0,"steps":200.0}' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --warmup 0 --json
+expect "warm-up 0 in the text" 'steps/s over the whole run' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --warmup 0
+# 2 x 10 steps end by t_b: a warm-up of 20 leaves no window: whole run, window null, a note
+expect "fallback" '"workers":2,"steps_per_s":{"mean":8.0,.*"window":null' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 2 --steps 10 --warmup 20 --json
+expect "fallback note" '^note: servers 1, workers 2: the warm-up of 20 steps leaves no step' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 2 --steps 10 --warmup 20
 
 # 125 MB per step at 10 Gbit/s (1.25e9 bytes/s): B / S = 10 steps/s at every W
 cat >"$TMP/transfer.json" <<'J'
 {"steps": [{"ops": [{"id": "params", "resource": "downlink", "bytes": 125000000}]}]}
 J
 expect "saturated W=4" '"workers":4,"steps_per_s":{"mean":\(10\.0\|9\.9999999999\)' \
+    "$BIN" simulate "$TMP/transfer.json" --bandwidth 10Gbit --workers 1..4 --json
+expect "saturated W=3 in the window" '"workers":3,"steps_per_s":{"mean":\(10\.0\|9\.9999999999\|10\.000000000\)' \
     "$BIN" simulate "$TMP/transfer.json" --bandwidth 10Gbit --workers 1..4 --json
 expect "saturation point" '"saturation_workers":1' \
     "$BIN" simulate "$TMP/transfer.json" --bandwidth 10Gbit --workers 1..4 --json
@@ -86,6 +104,8 @@ refuse "W = 0" 'workers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit -
 refuse "W absurd" 'workers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..5000
 refuse "M = 0" 'servers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --servers 0
 refuse "bad bandwidth" 'bandwidth' "$BIN" simulate "$TMP/compute.json" --bandwidth fast
+refuse "warm-up < 0" 'warmup_steps' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --warmup -1
+refuse "warm-up not an integer" 'warmup_steps' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --warmup 2.5
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -77,6 +77,9 @@ static void on_chunk(void *arg, int worker, int slot, int step, int op, double s
         t->r[t->n++] = (rec){worker, slot, step, op, last, start, end};
 }
 
+static double run_warm(const sim_graph *g, int servers, int workers, int steps, int warmup,
+                       double bw, uint64_t seed, trace *t, sim_result *res);
+
 static double run1(const sim_graph *g, int servers, int workers, int steps, double bw, double win,
                    int fc, uint64_t seed, trace *t, sim_result *res)
 {
@@ -88,6 +91,28 @@ static double run1(const sim_graph *g, int servers, int workers, int steps, doub
     }
     sim_config c = {.workers = workers, .bandwidth = bw, .win = win, .flow_control = fc,
                     .steps = steps, .seed = seed, .trace = t ? on_chunk : NULL, .trace_arg = t};
+    sim_result r;
+    int rc = sim_run(&p, &c, &r, &e);
+    sim_program_free(&p);
+    check(rc == 0, "run: %s", e.msg);
+    if (res)
+        *res = r;
+    return rc ? NAN : r.steps_per_s;
+}
+
+/* A run with a warm-up of `warmup` steps (WIN 28 MB, flow control on). */
+static double run_warm(const sim_graph *g, int servers, int workers, int steps, int warmup,
+                       double bw, uint64_t seed, trace *t, sim_result *res)
+{
+    sim_program p;
+    sim_error e;
+    if (sim_prepare(g, servers, 0, 0, &p, &e)) {
+        check(0, "prepare: %s", e.msg);
+        return NAN;
+    }
+    sim_config c = {.workers = workers, .bandwidth = bw, .win = SIM_DEFAULT_WIN,
+                    .flow_control = 1, .steps = steps, .warmup = warmup, .seed = seed,
+                    .trace = t ? on_chunk : NULL, .trace_arg = t};
     sim_result r;
     int rc = sim_run(&p, &c, &r, &e);
     sim_program_free(&p);
@@ -120,6 +145,168 @@ static void test_compute_linear(void)
         check(check_close(r.util_worker, 0.10 / 0.11, 1e-12, 0), "worker utilisation %g",
               r.util_worker);
     }
+    sim_graph_free(&g);
+}
+
+/* The steady window (§4) with computation only: every worker ends its
+ * k-th step at k·d, all at once. With a warm-up of K steps t_a = d·⌈K/W⌉
+ * (the steps ending then too are left out), t_b = N·d (all W steps ending
+ * then are counted): W·(N - ⌈K/W⌉) steps in (N - ⌈K/W⌉)·d, W / d as over
+ * the whole run. */
+static void test_window_compute(void)
+{
+    sim_graph g = graph(1, 32);
+    spec s[] = {{"fwd", SIM_WORKER, 0.04, -1, -1, NULL}, {"bwd", SIM_WORKER, 0.06, -1, -1, "0"},
+                {"apply", SIM_PS, 0.01, -1, -1, "1"}};
+    add_step(&g, s, 3);
+    const int n = 60, ks[] = {0, 7, 50};
+    for (int w = 1; w <= 8; w++)
+        for (int i = 0; i < 3; i++) {
+            int k = ks[i], rounds = (k + w - 1) / w;
+            sim_result r;
+            double thr = run_warm(&g, 1, w, n, k, 1e9, 7, NULL, &r);
+            check(check_close(thr, w / 0.11, 1e-12, 0), "W=%d K=%d: %.15g steps/s, want %.15g", w,
+                  k, thr, w / 0.11);
+            check(r.window_steps == (long)w * (n - rounds) && !r.window_fallback &&
+                      check_close(r.window_from, 0.11 * rounds, 1e-12, 1e-12) &&
+                      check_close(r.window_to, 0.11 * n, 1e-12, 0),
+                  "W=%d K=%d: window (%.15g, %.15g] with %ld steps, want (%g, %g] with %d", w, k,
+                  r.window_from, r.window_to, r.window_steps, 0.11 * rounds, 0.11 * n,
+                  w * (n - rounds));
+            check(r.run_steps_per_s == (double)(w * n) / r.makespan, "whole run W·N/makespan");
+        }
+    /* W = 2, N = 10 (20 steps, the last two at t_b = 10d): K = 18 leaves the
+     * two at 10d, (9d, 10d]: 2 / d; K = 17 too (the 18th ends at 9d, with
+     * the 17th, so it is left out); K = 19, 20 end at t_b itself and K = 100
+     * after the run: no window, the whole run's figure, flagged */
+    int ks2[] = {17, 18, 19, 20, 100};
+    for (int i = 0; i < 5; i++) {
+        sim_result r;
+        double thr = run_warm(&g, 1, 2, 10, ks2[i], 1e9, 7, NULL, &r);
+        if (ks2[i] <= 18)
+            check(r.window_steps == 2 && !r.window_fallback &&
+                      check_close(r.window_from, 0.99, 1e-12, 0) &&
+                      check_close(thr, 2 / 0.11, 1e-9, 0),
+                  "K=%d: (%.15g, %.15g] %ld steps %.15g/s, want (0.99, 1.1] 2 steps", ks2[i],
+                  r.window_from, r.window_to, r.window_steps, thr);
+        else
+            check(r.window_fallback == 1 && thr == 20 / r.makespan && r.window_from == 0 &&
+                      r.window_to == r.makespan && r.window_steps == 20 &&
+                      check_close(r.makespan, 1.1, 1e-12, 0),
+                  "K=%d: falls back to the whole run: %.15g steps/s, flag %d, window (%g, %g] %ld",
+                  ks2[i], thr, r.window_fallback, r.window_from, r.window_to, r.window_steps);
+    }
+    sim_graph_free(&g);
+}
+
+/* The steady window with one transfer of S bytes per step: the W workers
+ * share B and end each step together every W·S/B, so B/S steps/s in the
+ * window too (60 steps per worker: at W = 1 the warm-up of 50 leaves 10). */
+static void test_window_transfer(void)
+{
+    sim_graph g = graph(1, 0);
+    double S = 50e6, B = 1.25e9;
+    spec s[] = {{"params", SIM_DOWNLINK, -1, S, -1, NULL}};
+    add_step(&g, s, 1);
+    for (int w = 1; w <= 8; w++) {
+        sim_result r;
+        double thr = run_warm(&g, 1, w, 60, SIM_DEFAULT_WARMUP, B, 1, NULL, &r);
+        int rounds = (SIM_DEFAULT_WARMUP + w - 1) / w;
+        check(check_close(thr, B / S, 1e-9, 0) && !r.window_fallback &&
+                  r.window_steps == (long)w * (60 - rounds),
+              "W=%d: %.12g steps/s over %ld steps, want B/S = %g over %d", w, thr, r.window_steps,
+              B / S, w * (60 - rounds));
+    }
+    sim_graph_free(&g);
+}
+
+/* Where the start and the end matter. Two workers, S/B = 1 s; profiled step
+ * P0 downloads S then computes 0.5 s, P1 downloads S then computes 1.75 s;
+ * a seed where worker A draws P0 three times and B P1 three times (N = 3).
+ * Both download at t = 0 sharing B: both end at 2. A: computes to 2.5 (step
+ * 1), downloads alone to 3.5, computes to 4 (step 2). B: computes to 3.75
+ * (step 1), downloads alone; at 4 A starts its third download with S to go
+ * while B has 0.75 S left: B/2 each, B's ends at 5.5, A's last 0.25 S alone
+ * at 5.75; A computes to 6.25 (its last step: t_b), B to 7.25 (step 2),
+ * then alone 1 + 1.75 s to 10 (the makespan). Steps end at 2.5, 3.75, 4,
+ * 6.25, 7.25, 10: whole run 6 / 10 = 0.6 steps/s; with a warm-up of 1,
+ * (2.5, 6.25] holds 3.75, 4 and 6.25: 3 / 3.75 = 0.8 steps/s, 0.2 more;
+ * warm-up 2: 2 / 2.5 = 0.8; warm-up 3: (4, 6.25], 1 / 2.25; warm-up 4 ends at
+ * t_b itself: no window, 0.6 and the flag. */
+static void test_window_transient(void)
+{
+    double S = 1e6, B = 1e6;
+    sim_graph g = graph(1, 0);
+    spec p0[] = {{"params", SIM_DOWNLINK, -1, S, -1, NULL}, {"fwd", SIM_WORKER, 0.5, -1, -1, "0"}};
+    spec p1[] = {{"params", SIM_DOWNLINK, -1, S, -1, NULL}, {"fwd", SIM_WORKER, 1.75, -1, -1, "0"}};
+    add_step(&g, p0, 2);
+    add_step(&g, p1, 2);
+    uint64_t seed = 0;
+    for (uint64_t sd = 1; sd < 2000 && !seed; sd++) {
+        trace t = {.n = 0};
+        run_warm(&g, 1, 2, 3, 0, B, sd, &t, NULL);
+        int first[2] = {-1, -1}, same = 1;
+        for (int i = 0; i < t.n; i++) {
+            int w = t.r[i].worker;
+            if (first[w] < 0)
+                first[w] = t.r[i].step;
+            same &= t.r[i].step == first[w];
+        }
+        if (same && first[0] >= 0 && first[1] >= 0 && first[0] != first[1])
+            seed = sd;
+    }
+    check(seed, "a seed gives one worker P0 only and the other P1 only");
+    struct { int k; double from, to; long steps; double thr; } want[] = {
+        {0, 0, 10, 6, 0.6}, {1, 2.5, 6.25, 3, 0.8}, {2, 3.75, 6.25, 2, 0.8},
+        {3, 4, 6.25, 1, 1 / 2.25}, {4, 0, 10, 6, 0.6}, {50, 0, 10, 6, 0.6}};
+    for (int i = 0; i < 6; i++) {
+        sim_result r;
+        double thr = run_warm(&g, 1, 2, 3, want[i].k, B, seed, NULL, &r);
+        check(check_close(thr, want[i].thr, 1e-12, 0) && r.window_steps == want[i].steps &&
+                  check_close(r.window_from, want[i].from, 1e-12, 1e-12) &&
+                  check_close(r.window_to, want[i].to, 1e-12, 0) &&
+                  r.window_fallback == (want[i].k >= 4) &&
+                  check_close(r.makespan, 10, 1e-12, 0) &&
+                  check_close(r.run_steps_per_s, 0.6, 1e-12, 0),
+              "warm-up %d: %.15g steps/s over (%.15g, %.15g] with %ld steps (fallback %d, makespan "
+              "%.15g), want %.15g over (%g, %g] with %ld", want[i].k, thr, r.window_from,
+              r.window_to, r.window_steps, r.window_fallback, r.makespan, want[i].thr,
+              want[i].from, want[i].to, want[i].steps);
+    }
+    sim_graph_free(&g);
+}
+
+/* A sweep: a point whose warm-up leaves any replication without a window
+ * gives the whole run's figure for all of them, flagged; the others the
+ * window's, with the window's means. */
+static void test_window_sweep(void)
+{
+    sim_graph g = graph(1, 0);
+    spec s[] = {{"fwd", SIM_WORKER, 0.25, -1, -1, NULL}};
+    add_step(&g, s, 1);
+    int ws[] = {1, 4}, ms[] = {1};
+    sim_sweep_opts o = {.workers = ws, .nworkers = 2, .servers = ms, .nservers = 1, .reps = 3,
+                        .steps = 20, .warmup = 30, .seed = 5, .bandwidth = 1e9,
+                        .win = SIM_DEFAULT_WIN, .flow_control = 1};
+    sim_sweep_result r;
+    sim_error e;
+    check(sim_sweep(&g, &o, &r, &e) == 0, "sweep: %s", e.msg);
+    /* W = 1: 20 steps < 30: whole run, 4 steps/s; W = 4: t_a = 8 · 0.25 = 2
+     * (the 30th step ends in round 8), (2, 5] holds 4 · 12 steps: 16/s */
+    check(r.points[0].window_fallback == 3 && check_close(r.points[0].steps_per_s, 4, 1e-12, 0) &&
+              r.points[0].window_from == 0 && check_close(r.points[0].window_to, 5, 1e-12, 0) &&
+              r.points[0].window_steps == 20,
+          "W=1 falls back: %d %g", r.points[0].window_fallback, r.points[0].steps_per_s);
+    check(r.points[1].window_fallback == 0 && check_close(r.points[1].steps_per_s, 16, 1e-12, 0) &&
+              check_close(r.points[1].window_from, 2, 1e-12, 0) &&
+              check_close(r.points[1].window_to, 5, 1e-12, 0) && r.points[1].window_steps == 48,
+          "W=4 window: %d %g (%g, %g] %g", r.points[1].window_fallback, r.points[1].steps_per_s,
+          r.points[1].window_from, r.points[1].window_to, r.points[1].window_steps);
+    sim_sweep_free(&r);
+    o.warmup = -1;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "warmup_steps"), "warm-up < 0");
+    o.warmup = SIM_MAX_WARMUP + 1;
+    check(sim_sweep(&g, &o, &r, &e) == -1 && !strcmp(e.field, "warmup_steps"), "warm-up absurd");
     sim_graph_free(&g);
 }
 
@@ -568,6 +755,10 @@ int main(void)
 {
     test_compute_linear();
     test_transfer_saturates();
+    test_window_compute();
+    test_window_transfer();
+    test_window_transient();
+    test_window_sweep();
     test_shared_link();
     test_figure12();
     test_two_servers();

@@ -5,9 +5,14 @@
  * version, %.17g): two graphs (an Inception-shaped generator graph of 12
  * layers and a two-server graph naming its servers), M = 1, 2, 3, W = 1..13,
  * two seeds, 10 Gbit/s and 0.8 Gbit/s, WIN = 28 MB, WIN = 200 kB and flow
- * control off, with and without parsing overhead. Every figure must agree
- * within 1e-9 relative, the events exactly. The hand-computed cases live in
- * test_simulate.c; this one guards against any change of the results.
+ * control off, with and without parsing overhead. Every figure must be
+ * equal to the last bit, the events exactly, and the whole run's throughput
+ * must be W·N / makespan. Each case runs twice: without a warm-up (the
+ * throughput then is that whole run's figure, as when these were printed)
+ * and with the default warm-up of 50 steps, which measures the throughput
+ * over a window but must not move anything else. The hand-computed cases
+ * live in test_simulate.c; this one guards against any change of the
+ * results.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -166,7 +171,7 @@ static const double golden[][11] = {
 
 static int agrees(double got, double want)
 {
-    return got == want || fabs(got - want) <= 1e-9 * fmax(fabs(got), fabs(want));
+    return got == want;
 }
 
 int main(void)
@@ -182,25 +187,33 @@ int main(void)
             check(0, "case %d: prepare: %s", (int)want[0], e.msg);
             continue;
         }
-        sim_config cf = {.workers = c.workers, .bandwidth = c.bw, .win = c.win,
-                         .flow_control = c.fc, .steps = c.steps, .seed = c.seed};
-        sim_result r;
-        int rc = sim_run(&p, &cf, &r, &e);
-        sim_program_free(&p);
-        if (rc) {
-            check(0, "case %d: run: %s", (int)want[0], e.msg);
-            continue;
+        for (int warm = 0; warm < 2; warm++) {
+            sim_config cf = {.workers = c.workers, .bandwidth = c.bw, .win = c.win,
+                             .flow_control = c.fc, .steps = c.steps,
+                             .warmup = warm ? SIM_DEFAULT_WARMUP : 0, .seed = c.seed};
+            sim_result r;
+            if (sim_run(&p, &cf, &r, &e)) {
+                check(0, "case %d: run: %s", (int)want[0], e.msg);
+                continue;
+            }
+            double got[11] = {want[0], r.makespan, (double)r.events, r.util_worker, r.util_ps[0],
+                              r.util_down[0], r.util_up[0], r.util_down[r.util_down[1] > 0],
+                              r.step_compute, r.step_transfer, r.step_wait};
+            static const char *name[] = {"", "makespan", "events", "util_worker", "util_ps",
+                                         "util_down", "util_up", "util_down[1]", "step_compute",
+                                         "step_transfer", "step_wait"};
+            for (int k = 1; k < 11; k++)
+                check(agrees(got[k], want[k]), "case %d (graph %d, M=%d, W=%d, seed %d, B %g, "
+                      "win %g fc %d, alpha %g, warm-up %d): %s %.17g, want %.17g", (int)want[0],
+                      c.graph, c.servers, c.workers, (int)c.seed, c.bw, c.win, c.fc, c.alpha,
+                      cf.warmup, name[k], got[k], want[k]);
+            double whole = (double)(c.workers * c.steps) / want[1];
+            check(r.run_steps_per_s == whole && (warm || r.steps_per_s == whole),
+                  "case %d, warm-up %d: whole run %.17g steps/s (throughput %.17g), want W·N / "
+                  "makespan = %.17g", (int)want[0], cf.warmup, r.run_steps_per_s, r.steps_per_s,
+                  whole);
         }
-        double got[11] = {want[0], r.makespan, (double)r.events, r.util_worker, r.util_ps[0],
-                          r.util_down[0], r.util_up[0], r.util_down[r.util_down[1] > 0],
-                          r.step_compute, r.step_transfer, r.step_wait};
-        static const char *name[] = {"", "makespan", "events", "util_worker", "util_ps",
-                                     "util_down", "util_up", "util_down[1]", "step_compute",
-                                     "step_transfer", "step_wait"};
-        for (int k = 1; k < 11; k++)
-            check(agrees(got[k], want[k]), "case %d (graph %d, M=%d, W=%d, seed %d, B %g, win %g "
-                  "fc %d, alpha %g): %s %.17g, want %.17g", (int)want[0], c.graph, c.servers,
-                  c.workers, (int)c.seed, c.bw, c.win, c.fc, c.alpha, name[k], got[k], want[k]);
+        sim_program_free(&p);
     }
     sim_graph_free(&graphs[0]);
     sim_graph_free(&graphs[1]);
