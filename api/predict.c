@@ -240,6 +240,12 @@ int predict_query_long(const api_request *req, api_response *resp, const char *n
 const cached_models *predict_models(api_ctx *ctx, const api_request *req, api_response *resp,
                                     int64_t *id)
 {
+    return predict_models_or_all(ctx, req, resp, id, 0);
+}
+
+const cached_models *predict_models_or_all(api_ctx *ctx, const api_request *req,
+                                           api_response *resp, int64_t *id, int none_ok)
+{
     if (api_path_id(req, resp, "id", "experiment", id) < 0)
         return NULL;
     store_error err = {0};
@@ -248,7 +254,10 @@ const cached_models *predict_models(api_ctx *ctx, const api_request *req, api_re
         api_store_problem(resp, &err);
         return NULL;
     }
-    if (!m->factors_spec[0])
+    int named = 0;
+    for (int i = 0; none_ok && i < m->nfactors; i++)
+        named += api_query(req, m->factors[i]) != NULL;
+    if (!m->factors_spec[0] || (none_ok && !named))
         return m;
     /* an experiment with factors: the models of the level combination the
      * query names (api/levels.h) */

@@ -94,5 +94,10 @@ void predict_page_store_text(api_ctx *ctx, const char *key, api_response *resp, 
  * 404/409/503 itself when there are none (NULL). */
 const cached_models *predict_models(api_ctx *ctx, const api_request *req,
                                     api_response *resp, int64_t *id);
+/* The same, but an experiment with factors may also name none of them:
+ * then (none_ok) the models of no combination in particular, whose rows
+ * are every combination's (m->levels ""). */
+const cached_models *predict_models_or_all(api_ctx *ctx, const api_request *req,
+                                           api_response *resp, int64_t *id, int none_ok);
 
 #endif

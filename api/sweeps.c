@@ -676,29 +676,15 @@ static int stats_heads(const cached_models *m, kept_rowset *set)
     return set->text ? 0 : -1;
 }
 
-/* The models statistics and sensitivity rest on. An experiment with
- * factors may name the level of every factor (one combination: its rows
- * alone) or of none (the rows of every combination, each naming its
- * levels); naming some answers 400 as predict_models() does. NULL after
- * answering. */
+/* The models statistics, sensitivity and efficiency rest on. An
+ * experiment with factors may name the level of every factor (one
+ * combination: its rows alone) or of none (the rows of every combination,
+ * each naming its levels); naming some answers 400 as predict_models()
+ * does. NULL after answering. */
 static const cached_models *stats_models(api_ctx *ctx, const api_request *req,
                                          api_response *resp, int64_t *id)
 {
-    if (api_path_id(req, resp, "id", "experiment", id) < 0)
-        return NULL;
-    store_error err = {0};
-    const cached_models *m = model_cache_get(ctx->models, ctx->db, *id, &err);
-    if (!m) {
-        api_store_problem(resp, &err);
-        return NULL;
-    }
-    int named = 0;
-    for (int i = 0; i < m->nfactors; i++)
-        named += api_query(req, m->factors[i]) != NULL;
-    if (!named)
-        return m;
-    model_cache_release(ctx->models, m);
-    return predict_models(ctx, req, resp, id);
+    return predict_models_or_all(ctx, req, resp, id, 1);
 }
 
 /* the answer's "levels" of an experiment with factors: those the query
