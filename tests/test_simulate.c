@@ -77,11 +77,8 @@ static void on_chunk(void *arg, int worker, int slot, int step, int op, double s
         t->r[t->n++] = (rec){worker, slot, step, op, last, start, end};
 }
 
-static double run_warm(const sim_graph *g, int servers, int workers, int steps, int warmup,
-                       double bw, uint64_t seed, trace *t, sim_result *res);
-
-static double run1(const sim_graph *g, int servers, int workers, int steps, double bw, double win,
-                   int fc, uint64_t seed, trace *t, sim_result *res)
+/* One run of config c (its trace hook set from t); steps/s, NAN on error. */
+static double run_config(const sim_graph *g, int servers, sim_config c, trace *t, sim_result *res)
 {
     sim_program p;
     sim_error e;
@@ -89,8 +86,8 @@ static double run1(const sim_graph *g, int servers, int workers, int steps, doub
         check(0, "prepare: %s", e.msg);
         return NAN;
     }
-    sim_config c = {.workers = workers, .bandwidth = bw, .win = win, .flow_control = fc,
-                    .steps = steps, .seed = seed, .trace = t ? on_chunk : NULL, .trace_arg = t};
+    c.trace = t ? on_chunk : NULL;
+    c.trace_arg = t;
     sim_result r;
     int rc = sim_run(&p, &c, &r, &e);
     sim_program_free(&p);
@@ -100,26 +97,21 @@ static double run1(const sim_graph *g, int servers, int workers, int steps, doub
     return rc ? NAN : r.steps_per_s;
 }
 
+static double run1(const sim_graph *g, int servers, int workers, int steps, double bw, double win,
+                   int fc, uint64_t seed, trace *t, sim_result *res)
+{
+    sim_config c = {.workers = workers, .bandwidth = bw, .win = win, .flow_control = fc,
+                    .steps = steps, .seed = seed};
+    return run_config(g, servers, c, t, res);
+}
+
 /* A run with a warm-up of `warmup` steps (WIN 28 MB, flow control on). */
 static double run_warm(const sim_graph *g, int servers, int workers, int steps, int warmup,
                        double bw, uint64_t seed, trace *t, sim_result *res)
 {
-    sim_program p;
-    sim_error e;
-    if (sim_prepare(g, servers, 0, 0, &p, &e)) {
-        check(0, "prepare: %s", e.msg);
-        return NAN;
-    }
     sim_config c = {.workers = workers, .bandwidth = bw, .win = SIM_DEFAULT_WIN,
-                    .flow_control = 1, .steps = steps, .warmup = warmup, .seed = seed,
-                    .trace = t ? on_chunk : NULL, .trace_arg = t};
-    sim_result r;
-    int rc = sim_run(&p, &c, &r, &e);
-    sim_program_free(&p);
-    check(rc == 0, "run: %s", e.msg);
-    if (res)
-        *res = r;
-    return rc ? NAN : r.steps_per_s;
+                    .flow_control = 1, .steps = steps, .warmup = warmup, .seed = seed};
+    return run_config(g, servers, c, t, res);
 }
 
 /* ---- the cases ---- */
