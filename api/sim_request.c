@@ -113,7 +113,8 @@ static int read_variant(const json_t *o, api_sim_variant *v, const char *prefix,
 }
 
 static const char *const known[] = {"workers", "servers", "bandwidth", "win", "flow_control",
-                                    "steps", "warmup_steps", "replications", "seed", "batch_size",
+                                    "steps", "total_steps", "warmup_steps", "replications", "seed",
+                                    "batch_size",
                                     "overhead",
                                     "target_samples_per_s", "price_per_worker_hour",
                                     "price_per_server_hour", "what_if", NULL};
@@ -168,6 +169,18 @@ int api_sim_request_parse(const json_t *body, api_sim_request *r, char *field, s
     if (read_number(body, "steps", 1, 100000, &x) || x != floor(x))
         return fail(field, fcap, msg, mcap, "steps", "steps per worker must be an integer 1..100000");
     r->steps = (int)x;
+    if ((v = json_object_get(body, "total_steps"))) {
+        if (json_object_get(body, "steps"))
+            return fail(field, fcap, msg, mcap, "total_steps",
+                        "give steps (per worker) or total_steps (over all workers), not both");
+        if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+            json_integer_value(v) > SIM_MAX_TOTAL_STEPS) {
+            snprintf(buf, sizeof buf, "total_steps must be an integer 1..%d (steps over all "
+                     "workers: each of W runs ⌈total_steps / W⌉)", SIM_MAX_TOTAL_STEPS);
+            return fail(field, fcap, msg, mcap, "total_steps", buf);
+        }
+        r->total_steps = (int)json_integer_value(v);
+    }
     if ((v = json_object_get(body, "warmup_steps"))) {
         if (!json_is_integer(v) || json_integer_value(v) < 0 ||
             json_integer_value(v) > SIM_MAX_WARMUP) {
@@ -243,10 +256,11 @@ int api_sim_request_parse(const json_t *body, api_sim_request *r, char *field, s
 
 double api_sim_request_events(const api_sim_request *r, const sim_graph *g)
 {
-    double ops = (double)sim_graph_nops(g) / (g->nsteps ? g->nsteps : 1), sumw = 0;
-    for (int i = 0; i < r->nworkers; i++)
-        sumw += r->workers[i];
-    return ops * r->steps * sumw * r->nservers * r->reps * (1 + r->nwhatif);
+    double ops = (double)sim_graph_nops(g) / (g->nsteps ? g->nsteps : 1), steps = 0;
+    sim_sweep_opts o = {.steps = r->steps, .total_steps = r->total_steps};
+    for (int i = 0; i < r->nworkers; i++) /* W workers × N steps each */
+        steps += (double)r->workers[i] * sim_sweep_steps(&o, r->workers[i]);
+    return ops * steps * r->nservers * r->reps * (1 + r->nwhatif);
 }
 
 static json_t *interval(double mean, double lo, double hi)
@@ -287,6 +301,7 @@ static json_t *point_json(const sim_point *p)
                                          : json_pack("{s:f, s:f, s:f}", "from_s", p->window_from,
                                                      "to_s", p->window_to, "steps",
                                                      p->window_steps));
+    json_object_set_new(o, "steps_per_worker", json_integer(p->steps_per_worker));
     json_object_set_new(o, "makespan_s", json_real(x->makespan));
     return o;
 }
@@ -310,7 +325,7 @@ static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
 {
     sim_sweep_opts o = {.workers = r->workers, .nworkers = r->nworkers, .servers = r->servers,
                         .nservers = r->nservers, .reps = r->reps, .steps = r->steps,
-                        .warmup = r->warmup, .seed = r->seed, .bandwidth = v->bandwidth, .win = v->win,
+                        .total_steps = r->total_steps, .warmup = r->warmup, .seed = r->seed, .bandwidth = v->bandwidth, .win = v->win,
                         .flow_control = v->flow_control,
                         .alpha = r->has_overhead ? r->alpha : d->alpha,
                         .beta = r->has_overhead ? r->beta : d->beta,
@@ -327,7 +342,8 @@ static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
             json_array_append_new(pts, point_json(&out->points[k]));
             if (out->points[k].window_fallback)
                 json_array_append_new(warnings, fallback_warning(prefix, &out->points[k], r->reps,
-                                                                 r->warmup, r->steps));
+                                                                 r->warmup,
+                                                                 out->points[k].steps_per_worker));
         }
         json_array_append_new(results,
                               json_pack("{s:i, s:o, s:o}", "servers", r->servers[mi],
@@ -385,6 +401,10 @@ json_t *api_sim_request_json(const api_sim_request *r)
                           "flow_control", r->base.flow_control, "steps", r->steps,
                           "warmup_steps", r->warmup, "replications", r->reps, "seed",
                           (json_int_t)r->seed, "what_if", wi);
+    if (r->total_steps > 0) { /* echoed as asked: one or the other */
+        json_object_del(o, "steps");
+        json_object_set_new(o, "total_steps", json_integer(r->total_steps));
+    }
     if (r->batch_size > 0)
         json_object_set_new(o, "batch_size", json_real(r->batch_size));
     if (r->has_overhead)
@@ -408,7 +428,10 @@ json_t *api_sim_run(const simgraph_doc *d, const api_sim_request *r, sim_error *
         return NULL;
     }
     json_t *doc = variant_json(&r->base);
-    json_object_set_new(doc, "steps_per_worker", json_integer(r->steps));
+    json_object_set_new(doc, "steps_per_worker", r->total_steps > 0 ? json_null()
+                                                                     : json_integer(r->steps));
+    if (r->total_steps > 0) /* steps per worker vary with W: each point says its own */
+        json_object_set_new(doc, "total_steps", json_integer(r->total_steps));
     json_object_set_new(doc, "warmup_steps", json_integer(r->warmup));
     json_object_set_new(doc, "replications", json_integer(r->reps));
     json_object_set_new(doc, "seed", json_integer((json_int_t)r->seed));

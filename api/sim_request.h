@@ -5,7 +5,8 @@
  *
  *   {"workers": "1..16" | [1, 2, 4] | 16, "servers": [1, 2] | "1,2" | 1,
  *    "bandwidth": "10Gbit" | 1.25e9, "win": "28MB", "flow_control": true,
- *    "steps": 100, "warmup_steps": 50, "replications": 5, "seed": 1, "batch_size": 32,
+ *    "steps": 100 | "total_steps": 1000, "warmup_steps": 50, "replications": 5, "seed": 1,
+ *    "batch_size": 32,
  *    "overhead": {"alpha": 2e-9, "beta": 5e-5},
  *    "target_samples_per_s": 1000, "price_per_worker_hour": 3.06,
  *    "price_per_server_hour": 1.59,
@@ -40,6 +41,8 @@ typedef struct api_sim_request {
     int workers[SIM_MAX_LIST], nworkers;
     int servers[SIM_MAX_LIST], nservers;
     int reps, steps;
+    int total_steps;    /* > 0: the configuration's steps over all workers instead of steps
+                           per worker (N = ⌈total_steps / W⌉) */
     int warmup;         /* steps left out at the start; 0 = the whole run */
     uint64_t seed;
     api_sim_variant base;

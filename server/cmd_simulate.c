@@ -19,7 +19,8 @@ static int sim_usage(const char *msg)
     if (msg)
         fprintf(stderr, "perfcast simulate: %s\n", msg);
     fputs("usage: perfcast simulate GRAPH --bandwidth 10Gbit [--workers 1..16] [--servers 1,2]\n"
-          "         [--win 28MB] [--no-flow-control] [--steps 100] [--warmup 50]\n"
+          "         [--win 28MB] [--no-flow-control] [--steps 100 | --total-steps N]\n"
+          "         [--warmup 50]\n"
           "         [--replications 5] [--seed 1]\n"
           "         [--batch-size B] [--alpha S_PER_BYTE --beta S]\n"
           "         [--target SAMPLES_PER_S --price-worker P --price-server P]\n"
@@ -34,7 +35,8 @@ static int put(json_t *req, const char *opt, const char *val)
     static const struct { const char *opt, *key; int number; } map[] = {
         {"--workers", "workers", 0}, {"--servers", "servers", 0},
         {"--bandwidth", "bandwidth", 0}, {"--win", "win", 0},
-        {"--steps", "steps", 1}, {"--warmup", "warmup_steps", 1},
+        {"--steps", "steps", 1}, {"--total-steps", "total_steps", 1},
+        {"--warmup", "warmup_steps", 1},
         {"--replications", "replications", 1},
         {"--seed", "seed", 1}, {"--batch-size", "batch_size", 1},
         {"--target", "target_samples_per_s", 1}, {"--price-worker", "price_per_worker_hour", 1},
@@ -127,6 +129,10 @@ static void print_text(const json_t *doc)
                warmup);
     else
         printf("steps/s over the whole run\n");
+    json_t *total = json_object_get(doc, "total_steps");
+    if (json_is_integer(total))
+        printf("%lld steps over all workers: each of W runs %lld/W, rounded up\n",
+               (long long)json_integer_value(total), (long long)json_integer_value(total));
     print_results(json_object_get(doc, "results"));
     json_t *c = json_object_get(doc, "cheapest");
     if (json_is_object(c)) {
@@ -235,7 +241,11 @@ int cmd_simulate(int argc, char **argv)
     api_sim_request_default(&r);
     char field[64], msg[256];
     if (api_sim_request_parse(req, &r, field, sizeof field, msg, sizeof msg)) {
-        fprintf(stderr, "perfcast simulate: %s: %s\n", field, msg);
+        size_t fl = strlen(field); /* the field once, as problem documents name it */
+        if (fl && !strncmp(msg, field, fl) && msg[fl] == ' ')
+            fprintf(stderr, "perfcast simulate: %s\n", msg);
+        else
+            fprintf(stderr, "perfcast simulate: %s: %s\n", field, msg);
         goto out;
     }
     cli_file f;

@@ -121,11 +121,21 @@ static int check_opts(const sim_sweep_opts *o, sim_error *e)
                       SIM_MAX_WARMUP);
         return -1;
     }
+    if (o->total_steps < 0 || o->total_steps > SIM_MAX_TOTAL_STEPS) {
+        sim_error_set(e, NULL, -1, "total_steps", "total_steps must be 1..%d steps over all "
+                      "workers (0: steps per worker instead)", SIM_MAX_TOTAL_STEPS);
+        return -1;
+    }
     if (o->reps < 1 || o->reps > SIM_MAX_REPS) {
         sim_error_set(e, NULL, -1, "replications", "replications must be 1..%d", SIM_MAX_REPS);
         return -1;
     }
     return 0;
+}
+
+int sim_sweep_steps(const sim_sweep_opts *o, int workers)
+{
+    return o->total_steps > 0 ? (o->total_steps + workers - 1) / workers : o->steps;
 }
 
 static int sweep_server(const sim_graph *g, const sim_sweep_opts *o, int mi,
@@ -143,9 +153,10 @@ static int sweep_server(const sim_graph *g, const sim_sweep_opts *o, int mi,
         memset(pt, 0, sizeof *pt);
         pt->workers = o->workers[wi];
         pt->servers = o->servers[mi];
+        pt->steps_per_worker = sim_sweep_steps(o, pt->workers);
         for (int r = 0; r < o->reps; r++) {
             sim_config c = {.workers = pt->workers, .bandwidth = o->bandwidth, .win = o->win,
-                            .flow_control = o->flow_control, .steps = o->steps,
+                            .flow_control = o->flow_control, .steps = pt->steps_per_worker,
                             .warmup = o->warmup, .seed = sim_rng_derive(o->seed, (uint64_t)r)};
             sim_result x;
             if (sim_run(&p, &c, &x, e))

@@ -18,6 +18,7 @@
 
 #define SIM_MAX_LIST 1024    /* values of W or M in one sweep */
 #define SIM_MAX_REPS 100
+#define SIM_MAX_TOTAL_STEPS 100000000
 #define SIM_SATURATION_GAIN 0.05
 
 typedef struct sim_sweep_opts {
@@ -27,6 +28,8 @@ typedef struct sim_sweep_opts {
     int nservers;
     int reps;            /* R >= 1 */
     int steps;           /* N per worker */
+    int total_steps;     /* > 0: the configuration's steps instead (paper 002 §4 counts a
+                            trace's steps over all workers): N = ⌈total_steps / W⌉ */
     int warmup;          /* steps left out at the start (SIM_DEFAULT_WARMUP in the API);
                             0 = throughput over the whole run */
     uint64_t seed;
@@ -40,6 +43,7 @@ typedef struct sim_sweep_opts {
 
 typedef struct sim_point {
     int workers, servers;
+    int steps_per_worker;            /* N at this W */
     double steps_per_s, lo, hi;      /* mean over R, 95% interval */
     double samples_per_s, samples_lo, samples_hi; /* × batch size (0 when unknown) */
     int window_fallback;             /* replications whose warm-up left the window empty:
@@ -58,6 +62,9 @@ typedef struct sim_sweep_result {
     double simulated;    /* s of simulated time over all runs */
     double batch_size;
 } sim_sweep_result;
+
+/* N at W workers: o->steps, or ⌈o->total_steps / W⌉. */
+int sim_sweep_steps(const sim_sweep_opts *o, int workers);
 
 /* Runs every (M, W, replication). Returns 0, or -1 with e. */
 int sim_sweep(const sim_graph *g, const sim_sweep_opts *o, sim_sweep_result *out, sim_error *e);

@@ -216,6 +216,41 @@ static void test_window(harness *h, const char *runs)
     json_decref(doc);
 }
 
+/* total_steps: the configuration's steps, each of W workers ⌈total / W⌉:
+ * 10 over W = 1, 2, 3 is 10, 5 and 4 steps each (10, 10 and 12 in all, the
+ * whole run's window with warm-up 0); computation alone still gives W /
+ * 0.25 s; the request echoes total_steps, not steps; both at once, or a
+ * count out of range: 400 naming total_steps. */
+static void test_total_steps(harness *h, const char *runs)
+{
+    json_t *doc;
+    json_t *res = run_result(h, runs,
+                             "{\"workers\":\"1..3\",\"bandwidth\":\"10Gbit\",\"total_steps\":10,"
+                             "\"warmup_steps\":0}",
+                             &doc);
+    static const int per[3] = {10, 5, 4};
+    int ok = json_integer_value(json_object_get(res, "total_steps")) == 10 &&
+             json_is_null(json_object_get(res, "steps_per_worker"));
+    for (int w = 1; w <= 3; w++) {
+        json_t *p = point_of(res, w);
+        ok &= json_integer_value(json_object_get(p, "steps_per_worker")) == per[w - 1] &&
+              json_real_value(json_object_get(json_object_get(p, "window"), "steps")) ==
+                  w * per[w - 1] &&
+              check_close(json_real_value(json_object_get(json_object_get(p, "steps_per_s"),
+                                                          "mean")),
+                          w / 0.25, 1e-12, 0);
+    }
+    json_t *req = json_object_get(doc, "request");
+    check(ok && json_integer_value(json_object_get(req, "total_steps")) == 10 &&
+              !json_object_get(req, "steps"),
+          "total_steps 10: 10, 5 and 4 steps per worker at W = 1, 2, 3, W / 0.25 steps/s");
+    json_decref(doc);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"steps\":10,\"total_steps\":100}",
+               "total_steps", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"total_steps\":0}", "total_steps", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"total_steps\":2.5}", "total_steps", NULL);
+}
+
 static void test_runs(harness *h)
 {
     long sim = post_id(h, "/v1/simulations", "{\"name\":\"compute\",\"batch_size\":10}", 201);
@@ -263,6 +298,7 @@ static void test_runs(harness *h)
     harness_response_free(&r);
 
     test_window(h, runs);
+    test_total_steps(h, runs);
 
     /* bad requests: 400 naming the member, no run stored */
     long before = harness_sql_long(h, "SELECT count(*) FROM sim_runs");

@@ -56,6 +56,10 @@ expect "window" '"workers":3,.*"window":{"from_s":4.25,"to_s":25.0,"steps":249.0
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
 expect "warm-up echoed" '"steps_per_worker":100,"warmup_steps":7,' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --warmup 7 --json
+expect "total steps: 4 per worker at W = 3" '"workers":3,.*"steps_per_worker":4,' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --total-steps 10 --json
+expect "total steps in the text" '^10 steps over all workers: each of W runs 10/W, rounded up' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --total-steps 10
 expect "warm-up 0: whole run" '"workers":2,.*"window":{"from_s":0.0,"to_s":25.0,"steps":200.0}' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --warmup 0 --json
 expect "warm-up 0 in the text" 'steps/s over the whole run' \
@@ -106,6 +110,8 @@ refuse "M = 0" 'servers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit -
 refuse "bad bandwidth" 'bandwidth' "$BIN" simulate "$TMP/compute.json" --bandwidth fast
 refuse "warm-up < 0" 'warmup_steps' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --warmup -1
 refuse "warm-up not an integer" 'warmup_steps' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --warmup 2.5
+refuse "steps and total steps" '^perfcast simulate: total_steps: give steps' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --steps 10 --total-steps 20
+refuse "field named once" '^perfcast simulate: warmup_steps must be' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --warmup -1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
