@@ -229,6 +229,215 @@ static int try_precision(double v, int e10, int p, uint64_t *d, int *e)
     return at == 1 && reads_back(*d, *e, v);
 }
 
+/* ---- printing, fast path ---------------------------------------------- */
+
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+#include "common/numtext_pow10.h"
+
+static const uint64_t pow10_u64[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+    1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+    1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+    10000000000000000ULL, 100000000000000000ULL};
+
+/* 10^k rounded to long double, |k| <= 330 */
+static long double fast_pow10l(int k)
+{
+    return numtext_pow10l[k - NUMTEXT_POW10_MIN];
+}
+
+/* The x87 extended format: the 64-bit mantissa (explicit leading bit), then
+ * sign and 15-bit exponent biased by 16383. */
+static uint64_t ld_mantissa(long double x)
+{
+    uint64_t m;
+    memcpy(&m, &x, sizeof m);
+    return m;
+}
+
+static int ld_exponent(long double x)
+{
+    unsigned char b[sizeof(long double)];
+    memcpy(b, &x, sizeof b);
+    return ((b[9] & 0x7f) << 8 | b[8]) - 16383;
+}
+
+/* 2^e as long double (e within the normal range of long double) */
+static long double ld_pow2(int e)
+{
+    long double x = 0;
+    unsigned char b[sizeof(long double)];
+    memcpy(b, &x, sizeof b);
+    uint64_t m = (uint64_t)1 << 63;
+    memcpy(b, &m, sizeof m);
+    b[8] = (unsigned char)((e + 16383) & 0xff);
+    b[9] = (unsigned char)((e + 16383) >> 8);
+    memcpy(&x, b, sizeof b);
+    return x;
+}
+
+/* Nearest integer to s (ties to even), 0 <= s < 2^63: adding 2^63 leaves a
+ * unit of 1 in the last place, so the sum is s rounded, plus 2^63. */
+static uint64_t ld_round(long double s)
+{
+    return ld_mantissa(s + 0x1p63L) - ((uint64_t)1 << 63);
+}
+
+/* Does d * 10^e read back as v (normal, > 0)? 1 / 0, exactly; -1 when it
+ * cannot be decided here. r = d * rnd(10^e) rounded is within 2^-63 r of
+ * the exact product (two roundings of 2^-64, one when 10^e is exact), which
+ * is at most 2 units of r's 64-bit last place; 3 units away from a 53-bit
+ * halfway point, the exact product rounds to the same double as r. */
+static int fast_reads_back(uint64_t d, int e, double v)
+{
+    if (d < ((uint64_t)1 << 53) && e >= -22 && e <= 22) {
+        double back = e < 0 ? (double)d / exact_pow10[-e] : (double)d * exact_pow10[e];
+        return back == v;
+    }
+    if (e < NUMTEXT_POW10_MIN || e > NUMTEXT_POW10_MAX)
+        return -1;
+    long double r = (long double)d * fast_pow10l(e);
+    int ex = ld_exponent(r);
+    if (ex < DBL_MIN_EXP || ex > DBL_MAX_EXP - 1)
+        return -1; /* a subnormal or overflowing double: not here */
+    unsigned low = (unsigned)(ld_mantissa(r) & 0x7ff);
+    if (low >= 0x400 - 3 && low <= 0x400 + 3)
+        return -1;
+    return (double)r == v;
+}
+
+/* v correctly rounded to p significant digits, given e10 = floor(log10 v):
+ * digits *d (10^(p-1) <= d < 10^p) times 10^*e, returns 1. v * 10^k is
+ * known from its long double value s to 2^-63 s (see fast_reads_back); when
+ * s lies within 2^-61 s of a halfway point, returns 2 with the integer
+ * below s in *d: the rounding is one of *d and *d + 1 (times 10^*e).
+ * 0: out of range (not expected). */
+static int fast_digits(double v, int e10, int p, uint64_t *d, int *e)
+{
+    int k = p - 1 - e10;
+    long double s = (long double)v * fast_pow10l(k);
+    if (!(s < 0x1p62L))
+        return 0;
+    uint64_t x = ld_round(s);
+    long double off = s - (long double)x; /* exact, |off| <= 1/2 */
+    if (0.5L - fabsl(off) <= s * 0x1p-61L) {
+        *d = off < 0 ? x - 1 : x;
+        *e = -k;
+        return 2;
+    }
+    if (x == pow10_u64[p]) { /* rounding carried into a new digit */
+        x /= 10;
+        k--;
+    }
+    if (x < pow10_u64[p - 1] || x >= pow10_u64[p])
+        return 0; /* e10 was not floor(log10 v): not expected */
+    *d = x;
+    *e = -k;
+    return 1;
+}
+
+/* Digits at precision p if they read back as v: 1; they do not: 0;
+ * undecidable here: -1. 17 digits always read back. When the rounding is
+ * in doubt (a halfway case), it still does not read back if neither
+ * candidate does. */
+static int fast_try(double v, int e10, int p, uint64_t *d, int *e)
+{
+    int rc = fast_digits(v, e10, p, d, e);
+    if (rc == 1)
+        return p == 17 ? 1 : fast_reads_back(*d, *e, v);
+    if (rc == 2 && p < 17 && fast_reads_back(*d, *e, v) == 0 && fast_reads_back(*d + 1, *e, v) == 0)
+        return 0;
+    return -1;
+}
+
+/* The shortest length from the rounding interval: the interval's ends,
+ * scaled to 17 digits before the point, are known to about 2^-62 of their
+ * size; the largest j such that a multiple of 10^j lies between them gives
+ * 17 - j digits. An estimate only: fast_shortest() confirms it. */
+static int fast_estimate(long double lo_end, long double hi_end)
+{
+    uint64_t hi = ld_round(hi_end), lo = ld_round(lo_end);
+    hi -= (long double)hi > hi_end; /* floor */
+    lo -= (long double)lo >= lo_end; /* ceil - 1: multiples in (lo, hi] */
+    int j = 0;
+    if (hi / 100000000 > lo / 100000000) { /* 9 digits or fewer */
+        hi /= 100000000;
+        lo /= 100000000;
+        j = 8;
+    }
+    while (j < 16 && hi / 10 > lo / 10) {
+        hi /= 10;
+        lo /= 10;
+        j++;
+    }
+    return 17 - j;
+}
+
+/* Shortest digits for a normal v > 0 that is not a power of two (whose
+ * rounding interval is symmetric, so "reads back" is monotone in p: the
+ * correctly rounded p + 1 digits are at least as close to v): estimate p from
+ * the interval, then step until p reads back and p - 1 does not, every step
+ * decided exactly. 0: decide elsewhere. */
+static int fast_shortest(double v, uint64_t *digits, int *exp10)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52);
+    if (biased == 0 || (bits & (((uint64_t)1 << 52) - 1)) == 0)
+        return 0;
+    int e2 = biased - 1023;
+    /* floor(e2 log10 2), exact for |e2| <= 1100; the shift of a negative
+     * number is arithmetic on every compiler this builds with */
+    int e10 = (e2 * 78913) >> 18;
+    long double lv = v, pw = fast_pow10l(16 - e10);
+    long double scaled = lv * pw;
+    if (scaled >= 1e17L) {
+        e10++;
+        pw = fast_pow10l(16 - e10);
+        scaled = lv * pw;
+    }
+    /* scaled is within 2^-62 of v * 10^(16-e10): this proves e10 exact */
+    if (!(scaled > 1e16L * (1 + 0x1p-59L) && scaled < 1e17L * (1 - 0x1p-59L)))
+        return 0;
+    long double half_ulp = ld_pow2(e2 - 53);
+    int p = fast_estimate((lv - half_ulp) * pw, (lv + half_ulp) * pw);
+    uint64_t d, best_d;
+    int e, best_e;
+    int ok = fast_try(v, e10, p, &d, &e);
+    if (ok < 0)
+        return 0;
+    if (ok) {
+        best_d = d;
+        best_e = e;
+        while (p > 1 && (ok = fast_try(v, e10, p - 1, &d, &e)) == 1) {
+            p--;
+            best_d = d;
+            best_e = e;
+        }
+        if (ok < 0)
+            return 0;
+    } else {
+        do {
+            ok = fast_try(v, e10, ++p, &d, &e);
+            if (ok < 0)
+                return 0;
+        } while (!ok);
+        best_d = d;
+        best_e = e;
+    }
+    *digits = best_d;
+    *exp10 = best_e;
+    return 1;
+}
+#else
+static int fast_shortest(double v, uint64_t *digits, int *exp10)
+{
+    (void)v, (void)digits, (void)exp10;
+    return 0;
+}
+#endif
+
+/* ---- printing, general path ------------------------------------------- */
+
 /* Shortest digits: 17 always read back; most computed values need 16 or 17,
  * so 16 and 15 are tried first, then a binary search below 15. 0 sends the
  * value to snprintf. */
@@ -302,39 +511,60 @@ static int shortest_by_snprintf(double v, uint64_t *digits, int *exp10)
     return 1;
 }
 
+/* Writes the decimal digits of d (> 0) ending just before end; returns
+ * their count. */
+static int put_digits(uint64_t d, char *end)
+{
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    char *p = end;
+    while (d >= 100) {
+        unsigned r = (unsigned)(d % 100);
+        d /= 100;
+        *--p = pairs[2 * r + 1];
+        *--p = pairs[2 * r];
+    }
+    if (d >= 10) {
+        *--p = pairs[2 * d + 1];
+        *--p = pairs[2 * d];
+    } else {
+        *--p = (char)('0' + d);
+    }
+    return (int)(end - p);
+}
+
 int numtext_format_shortest(double v, char *buf)
 {
     char *out = buf;
-    if (isnan(v))
-        return sprintf(buf, "nan");
+    if (isnan(v)) {
+        memcpy(buf, "nan", 4);
+        return 3;
+    }
     if (signbit(v)) {
         *out++ = '-';
         v = -v;
     }
-    if (isinf(v))
-        return (int)(out - buf) + sprintf(out, "inf");
-    if (v == 0)
-        return (int)(out - buf) + sprintf(out, "0.0");
+    if (isinf(v)) {
+        memcpy(out, "inf", 4);
+        return (int)(out - buf) + 3;
+    }
+    if (v == 0) {
+        memcpy(out, "0.0", 4);
+        return (int)(out - buf) + 3;
+    }
     uint64_t d;
     int e;
-    if (!shortest(v, &d, &e))
+    if (!fast_shortest(v, &d, &e) && !shortest(v, &d, &e))
         shortest_by_snprintf(v, &d, &e);
     while (d % 10 == 0 && d) {
         d /= 10;
         e++;
     }
-    char digits[24];
-    int n = 0;
-    uint64_t x = d;
-    do {
-        digits[n++] = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    for (int i = 0; i < n / 2; i++) {
-        char t = digits[i];
-        digits[i] = digits[n - 1 - i];
-        digits[n - 1 - i] = t;
-    }
+    char space[24];
+    int n = put_digits(d, space + sizeof space);
+    const char *digits = space + sizeof space - n;
     int point = n + e; /* decimal point after this many digits */
     int sci = point - 1; /* exponent in scientific notation */
     if (sci < -4 || sci >= 16) {
@@ -344,7 +574,15 @@ int numtext_format_shortest(double v, char *buf)
             memcpy(out, digits + 1, (size_t)(n - 1));
             out += n - 1;
         }
-        out += sprintf(out, "e%c%02d", sci < 0 ? '-' : '+', sci < 0 ? -sci : sci);
+        *out++ = 'e';
+        *out++ = sci < 0 ? '-' : '+';
+        int a = sci < 0 ? -sci : sci;
+        if (a >= 100) {
+            *out++ = (char)('0' + a / 100);
+            a %= 100;
+        }
+        *out++ = (char)('0' + a / 10);
+        *out++ = (char)('0' + a % 10);
     } else if (point <= 0) {
         *out++ = '0';
         *out++ = '.';
