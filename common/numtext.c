@@ -229,15 +229,113 @@ static int try_precision(double v, int e10, int p, uint64_t *d, int *e)
     return at == 1 && reads_back(*d, *e, v);
 }
 
+/* ---- printing, exact path ---------------------------------------------- */
+
+static const uint64_t ten_to[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+    1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+    1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+    10000000000000000ULL, 100000000000000000ULL};
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 numtext_u128;
+
+static const uint64_t five_to[28] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL,
+    78125ULL, 390625ULL, 1953125ULL, 9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL,
+    6103515625ULL, 30517578125ULL, 152587890625ULL, 762939453125ULL, 3814697265625ULL,
+    19073486328125ULL, 95367431640625ULL, 476837158203125ULL, 2384185791015625ULL,
+    11920928955078125ULL, 59604644775390625ULL, 298023223876953125ULL,
+    1490116119384765625ULL, 7450580596923828125ULL};
+
+/* Shortest digits of v = m * 2^q (m of 53 bits, odd or even, not 2^52: the
+ * rounding interval is symmetric) in exact integer arithmetic, when v * 10^k
+ * with k = 16 - floor(log10 v) needs 0 <= k <= 27, i.e. 1e-11 <= v < 1e17:
+ * 5^k < 2^63, so v * 10^k and the ends of v's rounding interval scaled alike,
+ * (2m -+ 1) * 2^(q-1) * 10^k, are exact 128-bit fractions over 2^D. The
+ * interval holds all decimals that read back as v (its ends too when m is
+ * even: ties go to even). The shortest p is 17 - j for the largest j such
+ * that a multiple of 10^j lies in it; v correctly rounded to p digits is the
+ * multiple nearest to v, inside as well (the interval is symmetric), and no
+ * rounding to p - 1 digits is. e10 is floor(e2 log10 2) or one more.
+ * 0: outside that range. */
+static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp10)
+{
+    int k = 16 - e10, d;
+    numtext_u128 n, f;
+    uint64_t x;
+    for (;;) {
+        if (k < 0 || k > 27)
+            return 0;
+        int t = q + k - 1; /* v * 10^k = n * 2^t */
+        f = five_to[k];
+        n = (numtext_u128)(2 * m) * f;
+        if (t >= 0) { /* a whole number below 10^18: no fraction */
+            n <<= t;
+            f <<= t;
+            d = 0;
+        } else {
+            d = -t; /* <= 1 + 89 for v >= 1e-11: below 128 */
+        }
+        x = (uint64_t)(n >> d);
+        if (x < ten_to[17])
+            break;
+        k--;
+        e10++;
+    }
+    if (x < ten_to[16])
+        return 0; /* e10 above floor(log10 v): not expected */
+    numtext_u128 mask = d ? ((numtext_u128)1 << d) - 1 : 0;
+    numtext_u128 lo = n - f, hi = n + f, frac = n & mask;
+    int ends_in = (m & 1) == 0;
+    /* the integers of the interval are (below, top] */
+    uint64_t top = (uint64_t)(hi >> d), below = (uint64_t)(lo >> d);
+    if (!ends_in && (hi & mask) == 0)
+        top--;
+    if (ends_in && (lo & mask) == 0)
+        below--;
+    int j = 0;
+    if (top / 100000000 > below / 100000000) { /* 9 digits or fewer */
+        top /= 100000000;
+        below /= 100000000;
+        j = 8;
+    }
+    while (j < 16 && top / 10 > below / 10) {
+        top /= 10;
+        below /= 10;
+        j++;
+    }
+    /* round v * 10^k = x + frac / 2^d to a multiple of 10^j, ties to even */
+    uint64_t unit = ten_to[j], digs = x / unit, rest = x % unit;
+    int up;
+    if (j == 0) {
+        numtext_u128 half = d ? (numtext_u128)1 << (d - 1) : 0;
+        up = d && (frac > half || (frac == half && (digs & 1)));
+    } else {
+        uint64_t half = unit / 2;
+        up = rest > half || (rest == half && (frac != 0 || (digs & 1)));
+    }
+    digs += (uint64_t)up;
+    int p = 17 - j, e = j - k;
+    if (digs == ten_to[p]) { /* rounding carried into a new digit */
+        digs /= 10;
+        e++;
+    }
+    *digits = digs;
+    *exp10 = e;
+    return 1;
+}
+#else
+static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp10)
+{
+    (void)m, (void)q, (void)e10, (void)digits, (void)exp10;
+    return 0;
+}
+#endif
+
 /* ---- printing, fast path ---------------------------------------------- */
 
 #if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
 #include "common/numtext_pow10.h"
 
-static const uint64_t pow10_u64[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
-    1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
-    1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
-    10000000000000000ULL, 100000000000000000ULL};
 
 /* 10^k rounded to long double, |k| <= 330 */
 static long double fast_pow10l(int k)
@@ -324,11 +422,11 @@ static int fast_digits(double v, int e10, int p, uint64_t *d, int *e)
         *e = -k;
         return 2;
     }
-    if (x == pow10_u64[p]) { /* rounding carried into a new digit */
+    if (x == ten_to[p]) { /* rounding carried into a new digit */
         x /= 10;
         k--;
     }
-    if (x < pow10_u64[p - 1] || x >= pow10_u64[p])
+    if (x < ten_to[p - 1] || x >= ten_to[p])
         return 0; /* e10 was not floor(log10 v): not expected */
     *d = x;
     *e = -k;
@@ -377,17 +475,8 @@ static int fast_estimate(long double lo_end, long double hi_end)
  * correctly rounded p + 1 digits are at least as close to v): estimate p from
  * the interval, then step until p reads back and p - 1 does not, every step
  * decided exactly. 0: decide elsewhere. */
-static int fast_shortest(double v, uint64_t *digits, int *exp10)
+static int scaled_shortest(double v, int e2, int e10, uint64_t *digits, int *exp10)
 {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    int biased = (int)(bits >> 52);
-    if (biased == 0 || (bits & (((uint64_t)1 << 52) - 1)) == 0)
-        return 0;
-    int e2 = biased - 1023;
-    /* floor(e2 log10 2), exact for |e2| <= 1100; the shift of a negative
-     * number is arithmetic on every compiler this builds with */
-    int e10 = (e2 * 78913) >> 18;
     long double lv = v, pw = fast_pow10l(16 - e10);
     long double scaled = lv * pw;
     if (scaled >= 1e17L) {
@@ -429,12 +518,31 @@ static int fast_shortest(double v, uint64_t *digits, int *exp10)
     return 1;
 }
 #else
-static int fast_shortest(double v, uint64_t *digits, int *exp10)
+static int scaled_shortest(double v, int e2, int e10, uint64_t *digits, int *exp10)
 {
-    (void)v, (void)digits, (void)exp10;
+    (void)v, (void)e2, (void)e10, (void)digits, (void)exp10;
     return 0;
 }
 #endif
+
+/* Shortest digits of a normal v > 0 that is not a power of two, by the
+ * exact path or the scaled one; 0: decide elsewhere. */
+static int fast_shortest(double v, uint64_t *digits, int *exp10)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52);
+    uint64_t fraction = bits & (((uint64_t)1 << 52) - 1);
+    if (biased == 0 || fraction == 0)
+        return 0;
+    int e2 = biased - 1023;
+    /* floor(e2 log10 2), exact for |e2| <= 1100 (tests/test_numtext.c);
+     * the shift of a negative number is arithmetic on the compilers this
+     * builds with */
+    int e10 = (e2 * 78913) >> 18;
+    return exact_shortest(fraction | (uint64_t)1 << 52, e2 - 52, e10, digits, exp10) ||
+           scaled_shortest(v, e2, e10, digits, exp10);
+}
 
 /* ---- printing, general path ------------------------------------------- */
 

@@ -205,8 +205,24 @@ static void test_against_reference(void)
     check(bad == 0, "%ld of %ld values printed differently from the reference", bad, n);
 }
 
+/* the printer's floor(log10 2^e) = (e * 78913) >> 18 over every binary
+ * exponent a double has, against the exponent of 2^e printed by glibc */
+static void test_exponent_estimate(void)
+{
+    long bad = 0;
+    for (int e = -1074; e <= 1023; e++) {
+        char t[40];
+        snprintf(t, sizeof t, "%.17e", ldexp(1, e));
+        int want = atoi(strchr(t, 'e') + 1), got = (e * 78913) >> 18;
+        if (got != want && bad++ < 5)
+            fprintf(stderr, "2^%d: estimate %d, want %d\n", e, got, want);
+    }
+    check(bad == 0, "%ld binary exponents with a wrong decimal exponent estimate", bad);
+}
+
 int main(void)
 {
+    test_exponent_estimate();
     test_cases();
     test_against_glibc();
     test_against_reference();
