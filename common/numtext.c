@@ -9,11 +9,26 @@
  * bits is correct unless the 64-bit result sits within one unit of a 53-bit
  * halfway point, which is detected and sent to strtod.
  *
- * Printing: the digits of v at a precision p are those of v * 10^k rounded
- * to an integer, computed in long double; the shortest p is found by binary
- * search on "reads back as v" (which holds for p + 1 when it holds for p),
- * each check done with the exact parser above. Values whose scaling needs
- * powers of ten beyond 10^27 go to snprintf.
+ * Printing: the result is the shortest p such that v correctly rounded to
+ * p significant digits (ties to even) reads back as v, printed like repr().
+ * When v is not a power of two its rounding interval is symmetric, so the
+ * rounding to p + 1 digits, at least as close to v, reads back whenever the
+ * one to p digits does: "reads back" is monotone in p. Three paths, the
+ * first that can decide:
+ *  - exact (1e-11 <= v < 1e17, not a power of two): v and the ends of its
+ *    rounding interval times 10^k (k = 0..27) are exact 128-bit integers
+ *    over a power of two; the shortest p comes from the interval's integers
+ *    and the digits from rounding, no check needed (exact_shortest);
+ *  - scaled (other normal v, not a power of two, x86 long double): the
+ *    interval scaled by a correctly rounded 10^k estimates p, then digits at
+ *    p and p - 1, each rounded from a long double product known to 2^-63 of
+ *    itself, are confirmed by exact read-back checks (scaled_shortest);
+ *  - general (powers of two, subnormals, whatever the others cannot
+ *    decide): digits in long double by binary search on the precision, each
+ *    check done with the exact parser above, snprintf for values whose
+ *    scaling needs powers of ten beyond 10^27 (shortest, shortest_by_snprintf).
+ * tests/test_numtext.c holds all three to the previous implementation (the
+ * general path alone, tests/numtext_reference.h) byte for byte.
  */
 #include "common/numtext.h"
 
