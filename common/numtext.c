@@ -32,6 +32,8 @@
  */
 #include "common/numtext.h"
 
+#include "common/bigcmp.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -395,11 +397,37 @@ static uint64_t ld_round(long double s)
     return ld_mantissa(s + 0x1p63L) - ((uint64_t)1 << 63);
 }
 
-/* Does d * 10^e read back as v (normal, > 0)? 1 / 0, exactly; -1 when it
- * cannot be decided here. r = d * rnd(10^e) rounded is within 2^-63 r of
- * the exact product (two roundings of 2^-64, one when 10^e is exact), which
- * is at most 2 units of r's 64-bit last place; 3 units away from a 53-bit
- * halfway point, the exact product rounds to the same double as r. */
+/* v = m * 2^q, m of 53 bits (v normal) */
+static void split_double(double v, uint64_t *m, int *q)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    *m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+    *q = (int)(bits >> 52 & 0x7ff) - 1075;
+}
+
+/* Does d * 10^e read back as v (normal, > 0, not a power of two)? Exactly,
+ * in big integers: d * 10^e lies inside v's rounding interval
+ * (2m -+ 1) * 2^(q-1), its ends included when m is even (ties to even).
+ * -1: numbers too large (not expected). */
+static int exact_reads_back(uint64_t d, int e, double v)
+{
+    uint64_t m;
+    int q, below, above;
+    split_double(v, &m, &q);
+    if (!bigcmp_scaled(d, e, e, 2 * m - 1, q - 1, 0, &below) ||
+        !bigcmp_scaled(d, e, e, 2 * m + 1, q - 1, 0, &above))
+        return -1;
+    int ends_in = (m & 1) == 0;
+    return (below > 0 || (below == 0 && ends_in)) && (above < 0 || (above == 0 && ends_in));
+}
+
+/* Does d * 10^e read back as v (normal, > 0, not a power of two)? 1 / 0;
+ * -1 when it cannot be decided. r = d * rnd(10^e) rounded is within 2^-63 r
+ * of the exact product (two roundings of 2^-64, one when 10^e is exact),
+ * which is at most 2 units of r's 64-bit last place; 3 units away from a
+ * 53-bit halfway point, the exact product rounds to the same double as r.
+ * Closer than that, or beyond the normal range, exact_reads_back decides. */
 static int fast_reads_back(uint64_t d, int e, double v)
 {
     if (d < ((uint64_t)1 << 53) && e >= -22 && e <= 22) {
@@ -407,23 +435,22 @@ static int fast_reads_back(uint64_t d, int e, double v)
         return back == v;
     }
     if (e < NUMTEXT_POW10_MIN || e > NUMTEXT_POW10_MAX)
-        return -1;
+        return exact_reads_back(d, e, v);
     long double r = (long double)d * fast_pow10l(e);
     int ex = ld_exponent(r);
     if (ex < DBL_MIN_EXP || ex > DBL_MAX_EXP - 1)
-        return -1; /* a subnormal or overflowing double: not here */
+        return exact_reads_back(d, e, v);
     unsigned low = (unsigned)(ld_mantissa(r) & 0x7ff);
     if (low >= 0x400 - 3 && low <= 0x400 + 3)
-        return -1;
+        return exact_reads_back(d, e, v);
     return (double)r == v;
 }
 
-/* v correctly rounded to p significant digits, given e10 = floor(log10 v):
- * digits *d (10^(p-1) <= d < 10^p) times 10^*e, returns 1. v * 10^k is
- * known from its long double value s to 2^-63 s (see fast_reads_back); when
- * s lies within 2^-61 s of a halfway point, returns 2 with the integer
- * below s in *d: the rounding is one of *d and *d + 1 (times 10^*e).
- * 0: out of range (not expected). */
+/* v correctly rounded to p significant digits (ties to even), given
+ * e10 = floor(log10 v): digits *d (10^(p-1) <= d < 10^p) times 10^*e.
+ * v * 10^k is known from its long double value s to 2^-63 s (see
+ * fast_reads_back); when s lies within 2^-61 s of a halfway point, big
+ * integers compare v * 10^k with it. 0: not decided (not expected). */
 static int fast_digits(double v, int e10, int p, uint64_t *d, int *e)
 {
     int k = p - 1 - e10;
@@ -433,9 +460,13 @@ static int fast_digits(double v, int e10, int p, uint64_t *d, int *e)
     uint64_t x = ld_round(s);
     long double off = s - (long double)x; /* exact, |off| <= 1/2 */
     if (0.5L - fabsl(off) <= s * 0x1p-61L) {
-        *d = off < 0 ? x - 1 : x;
-        *e = -k;
-        return 2;
+        uint64_t below = off < 0 ? x - 1 : x, m; /* floor of v * 10^k */
+        int q, sign;
+        split_double(v, &m, &q);
+        /* m * 2^q * 10^k against below + 1/2 */
+        if (!bigcmp_scaled(m, q + k, k, 2 * below + 1, -1, 0, &sign))
+            return 0;
+        x = below + (sign > 0 || (sign == 0 && (below & 1)));
     }
     if (x == ten_to[p]) { /* rounding carried into a new digit */
         x /= 10;
@@ -449,17 +480,12 @@ static int fast_digits(double v, int e10, int p, uint64_t *d, int *e)
 }
 
 /* Digits at precision p if they read back as v: 1; they do not: 0;
- * undecidable here: -1. 17 digits always read back. When the rounding is
- * in doubt (a halfway case), it still does not read back if neither
- * candidate does. */
+ * undecidable here: -1. 17 digits always read back. */
 static int fast_try(double v, int e10, int p, uint64_t *d, int *e)
 {
-    int rc = fast_digits(v, e10, p, d, e);
-    if (rc == 1)
-        return p == 17 ? 1 : fast_reads_back(*d, *e, v);
-    if (rc == 2 && p < 17 && fast_reads_back(*d, *e, v) == 0 && fast_reads_back(*d + 1, *e, v) == 0)
-        return 0;
-    return -1;
+    if (!fast_digits(v, e10, p, d, e))
+        return -1;
+    return p == 17 ? 1 : fast_reads_back(*d, *e, v);
 }
 
 /* The shortest length from the rounding interval: the interval's ends,
