@@ -348,11 +348,10 @@ static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp
 }
 #endif
 
-/* ---- printing, fast path ---------------------------------------------- */
+/* ---- printing, scaled path (x86 long double) --------------------------- */
 
 #if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
 #include "common/numtext_pow10.h"
-
 
 /* 10^k rounded to long double, |k| <= 330 */
 static long double fast_pow10l(int k)
@@ -525,7 +524,9 @@ static int scaled_shortest(double v, int e2, int e10, uint64_t *digits, int *exp
         pw = fast_pow10l(16 - e10);
         scaled = lv * pw;
     }
-    /* scaled is within 2^-62 of v * 10^(16-e10): this proves e10 exact */
+    /* scaled is within 2^-62 of itself from v * 10^(16-e10): outside these
+     * margins e10 is exact; values this close to a power of ten (10^n
+     * itself, for one) go to the general path */
     if (!(scaled > 1e16L * (1 + 0x1p-59L) && scaled < 1e17L * (1 - 0x1p-59L)))
         return 0;
     long double half_ulp = ld_pow2(e2 - 53);
