@@ -263,34 +263,52 @@ static const uint64_t five_to[28] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL,
     11920928955078125ULL, 59604644775390625ULL, 298023223876953125ULL,
     1490116119384765625ULL, 7450580596923828125ULL};
 
-/* Shortest digits of v = m * 2^q (m of 53 bits, odd or even, not 2^52: the
- * rounding interval is symmetric) in exact integer arithmetic, when v * 10^k
- * with k = 16 - floor(log10 v) needs 0 <= k <= 27, i.e. 1e-11 <= v < 1e17:
- * 5^k < 2^63, so v * 10^k and the ends of v's rounding interval scaled alike,
- * (2m -+ 1) * 2^(q-1) * 10^k, are exact 128-bit fractions over 2^D. The
- * interval holds all decimals that read back as v (its ends too when m is
- * even: ties go to even). The shortest p is 17 - j for the largest j such
- * that a multiple of 10^j lies in it; v correctly rounded to p digits is the
- * multiple nearest to v, inside as well (the interval is symmetric), and no
- * rounding to p - 1 digits is. e10 is floor(e2 log10 2) or one more.
- * 0: outside that range. */
+/* v * 10^k = x + frac / 2^d rounded to a multiple of 10^j (ties to even):
+ * the multiple's digits (10^(17-j) when rounding carries) */
+static uint64_t exact_round(uint64_t x, numtext_u128 frac, int d, int j)
+{
+    uint64_t unit = ten_to[j], digs = x / unit, rest = x % unit;
+    int up;
+    if (j == 0) {
+        numtext_u128 half = d ? (numtext_u128)1 << (d - 1) : 0;
+        up = d && (frac > half || (frac == half && (digs & 1)));
+    } else {
+        uint64_t half = unit / 2;
+        up = rest > half || (rest == half && (frac != 0 || (digs & 1)));
+    }
+    return digs + (uint64_t)up;
+}
+
+/* Shortest digits of v = m * 2^q (m of 53 bits) in exact integer
+ * arithmetic, when v * 10^k with k = 16 - floor(log10 v) needs
+ * 0 <= k <= 27, i.e. 1e-11 <= v < 1e17: 5^k < 2^63, so v * 10^k and the
+ * ends of v's rounding interval scaled alike ((2m -+ 1) * 2^(q-1) * 10^k;
+ * the lower one (4m - 1) * 2^(q-2) * 10^k when m = 2^52, a power of two)
+ * are exact 128-bit fractions over 2^d. The interval holds all decimals that
+ * read back as v (its ends too when m is even: ties go to even). No p below
+ * 17 - j reads back, for the largest j such that a multiple of 10^j lies in
+ * it. When the interval is symmetric (m > 2^52), v correctly rounded to
+ * p = 17 - j digits, the multiple nearest to v, is inside as well; for a
+ * power of two each p from there up is checked until it is (17 always is:
+ * the lower half-width is 2^-54 v * 10^k > 1/2). e10 is floor(e2 log10 2)
+ * or one more. 0: outside that range. */
 static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp10)
 {
-    int k = 16 - e10, d;
+    int k = 16 - e10, d, pow2 = m == (uint64_t)1 << 52;
     numtext_u128 n, f;
     uint64_t x;
     for (;;) {
         if (k < 0 || k > 27)
             return 0;
-        int t = q + k - 1; /* v * 10^k = n * 2^t */
+        int t = q + k - 1 - pow2; /* v * 10^k = n * 2^t */
         f = five_to[k];
-        n = (numtext_u128)(2 * m) * f;
+        n = (numtext_u128)(m << (1 + pow2)) * f;
         if (t >= 0) { /* a whole number below 10^18: no fraction */
             n <<= t;
             f <<= t;
             d = 0;
         } else {
-            d = -t; /* <= 1 + 89 for v >= 1e-11: below 128 */
+            d = -t; /* <= 2 + 89 for v >= 1e-11: below 128 */
         }
         x = (uint64_t)(n >> d);
         if (x < ten_to[17])
@@ -301,7 +319,7 @@ static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp
     if (x < ten_to[16])
         return 0; /* e10 above floor(log10 v): not expected */
     numtext_u128 mask = d ? ((numtext_u128)1 << d) - 1 : 0;
-    numtext_u128 lo = n - f, hi = n + f, frac = n & mask;
+    numtext_u128 lo = n - f, hi = n + (f << pow2), frac = n & mask;
     int ends_in = (m & 1) == 0;
     /* the integers of the interval are (below, top] */
     uint64_t top = (uint64_t)(hi >> d), below = (uint64_t)(lo >> d);
@@ -309,6 +327,7 @@ static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp
         top--;
     if (ends_in && (lo & mask) == 0)
         below--;
+    uint64_t first = below + 1, last = top; /* kept for the power of two */
     int j = 0;
     if (top / 100000000 > below / 100000000) { /* 9 digits or fewer */
         top /= 100000000;
@@ -320,17 +339,11 @@ static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp
         below /= 10;
         j++;
     }
-    /* round v * 10^k = x + frac / 2^d to a multiple of 10^j, ties to even */
-    uint64_t unit = ten_to[j], digs = x / unit, rest = x % unit;
-    int up;
-    if (j == 0) {
-        numtext_u128 half = d ? (numtext_u128)1 << (d - 1) : 0;
-        up = d && (frac > half || (frac == half && (digs & 1)));
-    } else {
-        uint64_t half = unit / 2;
-        up = rest > half || (rest == half && (frac != 0 || (digs & 1)));
+    uint64_t digs = exact_round(x, frac, d, j);
+    if (pow2) { /* asymmetric: the nearest multiple may lie outside */
+        while (j > 0 && (digs * ten_to[j] < first || digs * ten_to[j] > last))
+            digs = exact_round(x, frac, d, --j);
     }
-    digs += (uint64_t)up;
     int p = 17 - j, e = j - k;
     if (digs == ten_to[p]) { /* rounding carried into a new digit */
         digs /= 10;
@@ -567,15 +580,15 @@ static int scaled_shortest(double v, int e2, int e10, uint64_t *digits, int *exp
 }
 #endif
 
-/* Shortest digits of a normal v > 0 that is not a power of two, by the
- * exact path or the scaled one; 0: decide elsewhere. */
+/* Shortest digits of a normal v > 0 by the exact path or (not for powers
+ * of two) the scaled one; 0: decide elsewhere. */
 static int fast_shortest(double v, uint64_t *digits, int *exp10)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     int biased = (int)(bits >> 52);
     uint64_t fraction = bits & (((uint64_t)1 << 52) - 1);
-    if (biased == 0 || fraction == 0)
+    if (biased == 0)
         return 0;
     int e2 = biased - 1023;
     /* floor(e2 log10 2), exact for |e2| <= 1100 (tests/test_numtext.c);
@@ -583,7 +596,7 @@ static int fast_shortest(double v, uint64_t *digits, int *exp10)
      * builds with */
     int e10 = (e2 * 78913) >> 18;
     return exact_shortest(fraction | (uint64_t)1 << 52, e2 - 52, e10, digits, exp10) ||
-           scaled_shortest(v, e2, e10, digits, exp10);
+           (fraction != 0 && scaled_shortest(v, e2, e10, digits, exp10));
 }
 
 /* ---- printing, general path ------------------------------------------- */
