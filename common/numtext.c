@@ -267,16 +267,14 @@ static const uint64_t five_to[28] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL,
  * the multiple's digits (10^(17-j) when rounding carries) */
 static uint64_t exact_round(uint64_t x, numtext_u128 frac, int d, int j)
 {
-    uint64_t unit = ten_to[j], digs = x / unit, rest = x % unit;
-    int up;
     if (j == 0) {
         numtext_u128 half = d ? (numtext_u128)1 << (d - 1) : 0;
-        up = d && (frac > half || (frac == half && (digs & 1)));
-    } else {
-        uint64_t half = unit / 2;
-        up = rest > half || (rest == half && (frac != 0 || (digs & 1)));
+        return x + (uint64_t)(d && (frac > half || (frac == half && (x & 1))));
     }
-    return digs + (uint64_t)up;
+    /* 16 and 17 digits, the most common lengths, divide by a constant */
+    uint64_t unit = ten_to[j], digs = j == 1 ? x / 10 : x / unit, rest = x - digs * unit;
+    uint64_t half = unit / 2;
+    return digs + (uint64_t)(rest > half || (rest == half && (frac != 0 || (digs & 1))));
 }
 
 /* Shortest digits of v = m * 2^q (m of 53 bits) in exact integer
@@ -674,26 +672,44 @@ static int shortest_by_snprintf(double v, uint64_t *digits, int *exp10)
     return 1;
 }
 
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+/* Writes exactly 8 digits of x (< 10^8, leading zeros kept) ending just
+ * before end. */
+static void put_8_digits(uint32_t x, char *end)
+{
+    uint32_t hi = x / 10000, lo = x % 10000;
+    memcpy(end - 2, digit_pairs + 2 * (lo % 100), 2);
+    memcpy(end - 4, digit_pairs + 2 * (lo / 100), 2);
+    memcpy(end - 6, digit_pairs + 2 * (hi % 100), 2);
+    memcpy(end - 8, digit_pairs + 2 * (hi / 100), 2);
+}
+
 /* Writes the decimal digits of d (> 0) ending just before end; returns
- * their count. */
+ * their count. Eight digits at a time from the right: two short
+ * dependency chains instead of one long one. */
 static int put_digits(uint64_t d, char *end)
 {
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
     char *p = end;
-    while (d >= 100) {
-        unsigned r = (unsigned)(d % 100);
-        d /= 100;
-        *--p = pairs[2 * r + 1];
-        *--p = pairs[2 * r];
+    while (d >= 100000000) {
+        put_8_digits((uint32_t)(d % 100000000), p);
+        d /= 100000000;
+        p -= 8;
     }
-    if (d >= 10) {
-        *--p = pairs[2 * d + 1];
-        *--p = pairs[2 * d];
+    uint32_t x = (uint32_t)d;
+    while (x >= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (x % 100), 2);
+        x /= 100;
+    }
+    if (x >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * x, 2);
     } else {
-        *--p = (char)('0' + d);
+        *--p = (char)('0' + x);
     }
     return (int)(end - p);
 }
