@@ -15,20 +15,25 @@
  * rounding to p + 1 digits, at least as close to v, reads back whenever the
  * one to p digits does: "reads back" is monotone in p. Three paths, the
  * first that can decide:
- *  - exact (1e-11 <= v < 1e17, not a power of two): v and the ends of its
- *    rounding interval times 10^k (k = 0..27) are exact 128-bit integers
- *    over a power of two; the shortest p comes from the interval's integers
- *    and the digits from rounding, no check needed (exact_shortest);
+ *  - exact (1e-11 <= v < 1e17): v and the ends of its rounding interval
+ *    times 10^k (k = 0..27) are exact 128-bit integers over a power of two;
+ *    the shortest p comes from the interval's integers and the digits from
+ *    rounding, no read-back check needed (exact_shortest);
  *  - scaled (other normal v, not a power of two, x86 long double): the
  *    interval scaled by a correctly rounded 10^k estimates p, then digits at
  *    p and p - 1, each rounded from a long double product known to 2^-63 of
- *    itself, are confirmed by exact read-back checks (scaled_shortest);
- *  - general (powers of two, subnormals, whatever the others cannot
- *    decide): digits in long double by binary search on the precision, each
- *    check done with the exact parser above, snprintf for values whose
- *    scaling needs powers of ten beyond 10^27 (shortest, shortest_by_snprintf).
- * tests/test_numtext.c holds all three to the previous implementation (the
- * general path alone, tests/numtext_reference.h) byte for byte.
+ *    itself, are confirmed by read-back checks, what long double cannot
+ *    decide done exactly in big integers (scaled_shortest, common/bigcmp.h);
+ *  - general (subnormals, other powers of two, values within 2^-59 of a
+ *    power of ten): digits in long double by binary search on the
+ *    precision, each check done with the exact parser above, snprintf for
+ *    values whose scaling needs powers of ten beyond 10^27 (shortest,
+ *    shortest_by_snprintf). This was the only path before; for the powers
+ *    of two it still takes it finds the shortest p too (exhaustively
+ *    checked: reading back is not monotone for eight of them, 2^149 and
+ *    2^-499 among them, all of which it sends to snprintf).
+ * tests/test_numtext.c holds the printer to the general path alone
+ * (tests/numtext_reference.h) byte for byte.
  */
 #include "common/numtext.h"
 
