@@ -158,6 +158,24 @@ static void test_cases(void)
     check(!strcmp(buf, "5e-324"), "denormal: %s", buf);
     numtext_format_shortest(1e22, buf);
     check(!strcmp(buf, "1e+22"), "1e22: %s", buf);
+    /* Python's repr(): powers of two, among them those whose read-back is
+     * not monotone in the precision (2^149: 14 and 15 digits read back, 16
+     * do not), short and long decimals */
+    struct {
+        double v;
+        const char *text;
+    } r[] = {
+        {0x1p149, "7.1362384635298e+44"},     {0x1p-499, "6.10987272699921e-151"},
+        {0x1p966, "6.237000967296e+290"},       {0.5, "0.5"},
+        {0.125, "0.125"},                     {0x1p-36, "1.4551915228366852e-11"},
+        {0x1p56, "7.205759403792794e+16"},    {0.1, "0.1"},
+        {1e-05, "1e-05"},                     {1.5e16, "1.5e+16"},
+        {123456789.125, "123456789.125"},     {9007199254740993.0, "9007199254740992.0"},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        numtext_format_shortest(r[i].v, buf);
+        check(!strcmp(buf, r[i].text), "%a: %s, want %s", r[i].v, buf, r[i].text);
+    }
 }
 
 /* new and reference text for v must be the same bytes */
