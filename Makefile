@@ -76,6 +76,9 @@ $(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
+# the previous printer and the sample values, shared by the test and the bench
+$(BUILD)/tests/test_numtext $(BUILD)/bench/bench_numtext $(BUILD)/fuzz/fuzz_numtext: tests/numtext_reference.h tests/numtext_samples.h
+
 $(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/server_mem.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)

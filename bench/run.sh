@@ -437,6 +437,22 @@ refit_service() {
     done <"$DATA/refit.out"
 }
 
+# The shortest-decimal printer every JSON answer uses (bench/bench_numtext.c):
+# ns per value against the previous implementation in the same run, on
+# statistics, short decimals and random bit patterns; byte-for-byte equal on
+# 20 million values (any difference fails the step).
+numtext_shortest() {
+    [ -x "$B/bench_numtext" ] || { fail numtext_shortest "$B/bench_numtext is not built"; return; }
+    if ! measure "$DATA/numtext.out" "$B/bench_numtext"; then
+        fail numtext_shortest "$ru"; return
+    fi
+    cat "$DATA/numtext.out"
+    line=$(cat "$DATA/numtext.out")
+    say "numtext_shortest: statistics $(jget stats_ns "$line") ns/value vs $(jget stats_reference_ns "$line")" \
+        "($(jget stats_speedup "$line")x; goal 3x), short decimals $(jget short_speedup "$line")x," \
+        "random bits $(jget random_speedup "$line")x; $(jget mismatches "$line") of $(jget verified "$line") differ"
+}
+
 for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate bench_dashboar; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
@@ -464,6 +480,7 @@ iteration
 simulate_sweep
 dashboard_service
 refit_service
+numtext_shortest
 
 echo
 cat "$summary"

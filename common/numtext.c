@@ -9,13 +9,35 @@
  * bits is correct unless the 64-bit result sits within one unit of a 53-bit
  * halfway point, which is detected and sent to strtod.
  *
- * Printing: the digits of v at a precision p are those of v * 10^k rounded
- * to an integer, computed in long double; the shortest p is found by binary
- * search on "reads back as v" (which holds for p + 1 when it holds for p),
- * each check done with the exact parser above. Values whose scaling needs
- * powers of ten beyond 10^27 go to snprintf.
+ * Printing: the result is the shortest p such that v correctly rounded to
+ * p significant digits (ties to even) reads back as v, printed like repr().
+ * When v is not a power of two its rounding interval is symmetric, so the
+ * rounding to p + 1 digits, at least as close to v, reads back whenever the
+ * one to p digits does: "reads back" is monotone in p. Three paths, the
+ * first that can decide:
+ *  - exact (1e-11 <= v < 1e17): v and the ends of its rounding interval
+ *    times 10^k (k = 0..27) are exact 128-bit integers over a power of two;
+ *    the shortest p comes from the interval's integers and the digits from
+ *    rounding, no read-back check needed (exact_shortest);
+ *  - scaled (other normal v, not a power of two, x86 long double): the
+ *    interval scaled by a correctly rounded 10^k estimates p, then digits at
+ *    p and p - 1, each rounded from a long double product known to 2^-63 of
+ *    itself, are confirmed by read-back checks, what long double cannot
+ *    decide done exactly in big integers (scaled_shortest, common/bigcmp.h);
+ *  - general (subnormals, other powers of two, values within 2^-59 of a
+ *    power of ten): digits in long double by binary search on the
+ *    precision, each check done with the exact parser above, snprintf for
+ *    values whose scaling needs powers of ten beyond 10^27 (shortest,
+ *    shortest_by_snprintf). This was the only path before; for the powers
+ *    of two it still takes it finds the shortest p too (exhaustively
+ *    checked: reading back is not monotone for eight of them, 2^149 and
+ *    2^-499 among them, all of which it sends to snprintf).
+ * tests/test_numtext.c holds the printer to the general path alone
+ * (tests/numtext_reference.h) byte for byte.
  */
 #include "common/numtext.h"
+
+#include "common/bigcmp.h"
 
 #include <float.h>
 #include <math.h>
@@ -229,6 +251,359 @@ static int try_precision(double v, int e10, int p, uint64_t *d, int *e)
     return at == 1 && reads_back(*d, *e, v);
 }
 
+/* ---- printing, exact path ---------------------------------------------- */
+
+static const uint64_t ten_to[18] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+    1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+    1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+    10000000000000000ULL, 100000000000000000ULL};
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 numtext_u128;
+
+static const uint64_t five_to[28] = {1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL,
+    78125ULL, 390625ULL, 1953125ULL, 9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL,
+    6103515625ULL, 30517578125ULL, 152587890625ULL, 762939453125ULL, 3814697265625ULL,
+    19073486328125ULL, 95367431640625ULL, 476837158203125ULL, 2384185791015625ULL,
+    11920928955078125ULL, 59604644775390625ULL, 298023223876953125ULL,
+    1490116119384765625ULL, 7450580596923828125ULL};
+
+/* v * 10^k = x + frac / 2^d rounded to a multiple of 10^j (ties to even):
+ * the multiple's digits (10^(17-j) when rounding carries) */
+static uint64_t exact_round(uint64_t x, numtext_u128 frac, int d, int j)
+{
+    if (j == 0) {
+        numtext_u128 half = d ? (numtext_u128)1 << (d - 1) : 0;
+        return x + (uint64_t)(d && (frac > half || (frac == half && (x & 1))));
+    }
+    /* 16 and 17 digits, the most common lengths, divide by a constant */
+    uint64_t unit = ten_to[j], digs = j == 1 ? x / 10 : x / unit, rest = x - digs * unit;
+    uint64_t half = unit / 2;
+    return digs + (uint64_t)(rest > half || (rest == half && (frac != 0 || (digs & 1))));
+}
+
+/* Shortest digits of v = m * 2^q (m of 53 bits) in exact integer
+ * arithmetic, when v * 10^k with k = 16 - floor(log10 v) needs
+ * 0 <= k <= 27, i.e. 1e-11 <= v < 1e17: 5^k < 2^63, so v * 10^k and the
+ * ends of v's rounding interval scaled alike ((2m -+ 1) * 2^(q-1) * 10^k;
+ * the lower one (4m - 1) * 2^(q-2) * 10^k when m = 2^52, a power of two)
+ * are exact 128-bit fractions over 2^d. The interval holds all decimals that
+ * read back as v (its ends too when m is even: ties go to even). No p below
+ * 17 - j reads back, for the largest j such that a multiple of 10^j lies in
+ * it. When the interval is symmetric (m > 2^52), v correctly rounded to
+ * p = 17 - j digits, the multiple nearest to v, is inside as well; for a
+ * power of two each p from there up is checked until it is (17 always is:
+ * the lower half-width is 2^-54 v * 10^k > 1/2). e10 is floor(e2 log10 2)
+ * or one more. 0: outside that range. */
+static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp10)
+{
+    int k = 16 - e10, d, pow2 = m == (uint64_t)1 << 52;
+    numtext_u128 n, f;
+    uint64_t x;
+    for (;;) {
+        if (k < 0 || k > 27)
+            return 0;
+        int t = q + k - 1 - pow2; /* v * 10^k = n * 2^t */
+        f = five_to[k];
+        n = (numtext_u128)(m << (1 + pow2)) * f;
+        if (t >= 0) { /* a whole number below 10^18: no fraction */
+            n <<= t;
+            f <<= t;
+            d = 0;
+        } else {
+            d = -t; /* <= 2 + 89 for v >= 1e-11: below 128 */
+        }
+        x = (uint64_t)(n >> d);
+        if (x < ten_to[17])
+            break;
+        k--;
+        e10++;
+    }
+    if (x < ten_to[16])
+        return 0; /* e10 above floor(log10 v): not expected */
+    numtext_u128 mask = d ? ((numtext_u128)1 << d) - 1 : 0;
+    numtext_u128 lo = n - f, hi = n + (f << pow2), frac = n & mask;
+    int ends_in = (m & 1) == 0;
+    /* the integers of the interval are (below, top] */
+    uint64_t top = (uint64_t)(hi >> d), below = (uint64_t)(lo >> d);
+    if (!ends_in && (hi & mask) == 0)
+        top--;
+    if (ends_in && (lo & mask) == 0)
+        below--;
+    uint64_t first = below + 1, last = top; /* kept for the power of two */
+    int j = 0;
+    if (top / 100000000 > below / 100000000) { /* 9 digits or fewer */
+        top /= 100000000;
+        below /= 100000000;
+        j = 8;
+    }
+    while (j < 16 && top / 10 > below / 10) {
+        top /= 10;
+        below /= 10;
+        j++;
+    }
+    uint64_t digs = exact_round(x, frac, d, j);
+    if (pow2) { /* asymmetric: the nearest multiple may lie outside */
+        while (j > 0 && (digs * ten_to[j] < first || digs * ten_to[j] > last))
+            digs = exact_round(x, frac, d, --j);
+    }
+    int p = 17 - j, e = j - k;
+    if (digs == ten_to[p]) { /* rounding carried into a new digit */
+        digs /= 10;
+        e++;
+    }
+    *digits = digs;
+    *exp10 = e;
+    return 1;
+}
+#else
+static int exact_shortest(uint64_t m, int q, int e10, uint64_t *digits, int *exp10)
+{
+    (void)m, (void)q, (void)e10, (void)digits, (void)exp10;
+    return 0;
+}
+#endif
+
+/* ---- printing, scaled path (x86 long double) --------------------------- */
+
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+#include "common/numtext_pow10.h"
+
+/* 10^k rounded to long double, |k| <= 330 */
+static long double fast_pow10l(int k)
+{
+    return numtext_pow10l[k - NUMTEXT_POW10_MIN];
+}
+
+/* The x87 extended format: the 64-bit mantissa (explicit leading bit), then
+ * sign and 15-bit exponent biased by 16383. */
+static uint64_t ld_mantissa(long double x)
+{
+    uint64_t m;
+    memcpy(&m, &x, sizeof m);
+    return m;
+}
+
+static int ld_exponent(long double x)
+{
+    unsigned char b[sizeof(long double)];
+    memcpy(b, &x, sizeof b);
+    return ((b[9] & 0x7f) << 8 | b[8]) - 16383;
+}
+
+/* 2^e as long double (e within the normal range of long double) */
+static long double ld_pow2(int e)
+{
+    long double x = 0;
+    unsigned char b[sizeof(long double)];
+    memcpy(b, &x, sizeof b);
+    uint64_t m = (uint64_t)1 << 63;
+    memcpy(b, &m, sizeof m);
+    b[8] = (unsigned char)((e + 16383) & 0xff);
+    b[9] = (unsigned char)((e + 16383) >> 8);
+    memcpy(&x, b, sizeof b);
+    return x;
+}
+
+/* Nearest integer to s (ties to even), 0 <= s < 2^63: adding 2^63 leaves a
+ * unit of 1 in the last place, so the sum is s rounded, plus 2^63. */
+static uint64_t ld_round(long double s)
+{
+    return ld_mantissa(s + 0x1p63L) - ((uint64_t)1 << 63);
+}
+
+/* v = m * 2^q, m of 53 bits (v normal) */
+static void split_double(double v, uint64_t *m, int *q)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    *m = (bits & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+    *q = (int)(bits >> 52 & 0x7ff) - 1075;
+}
+
+/* Does d * 10^e read back as v (normal, > 0, not a power of two)? Exactly,
+ * in big integers: d * 10^e lies inside v's rounding interval
+ * (2m -+ 1) * 2^(q-1), its ends included when m is even (ties to even).
+ * -1: numbers too large (not expected). */
+static int exact_reads_back(uint64_t d, int e, double v)
+{
+    uint64_t m;
+    int q, below, above;
+    split_double(v, &m, &q);
+    if (!bigcmp_scaled(d, e, e, 2 * m - 1, q - 1, 0, &below) ||
+        !bigcmp_scaled(d, e, e, 2 * m + 1, q - 1, 0, &above))
+        return -1;
+    int ends_in = (m & 1) == 0;
+    return (below > 0 || (below == 0 && ends_in)) && (above < 0 || (above == 0 && ends_in));
+}
+
+/* Does d * 10^e read back as v (normal, > 0, not a power of two)? 1 / 0;
+ * -1 when it cannot be decided. r = d * rnd(10^e) rounded is within 2^-63 r
+ * of the exact product (two roundings of 2^-64, one when 10^e is exact),
+ * which is at most 2 units of r's 64-bit last place; 3 units away from a
+ * 53-bit halfway point, the exact product rounds to the same double as r.
+ * Closer than that, or beyond the normal range, exact_reads_back decides. */
+static int fast_reads_back(uint64_t d, int e, double v)
+{
+    if (d < ((uint64_t)1 << 53) && e >= -22 && e <= 22) {
+        double back = e < 0 ? (double)d / exact_pow10[-e] : (double)d * exact_pow10[e];
+        return back == v;
+    }
+    if (e < NUMTEXT_POW10_MIN || e > NUMTEXT_POW10_MAX)
+        return exact_reads_back(d, e, v);
+    long double r = (long double)d * fast_pow10l(e);
+    int ex = ld_exponent(r);
+    if (ex < DBL_MIN_EXP || ex > DBL_MAX_EXP - 1)
+        return exact_reads_back(d, e, v);
+    unsigned low = (unsigned)(ld_mantissa(r) & 0x7ff);
+    if (low >= 0x400 - 3 && low <= 0x400 + 3)
+        return exact_reads_back(d, e, v);
+    return (double)r == v;
+}
+
+/* v correctly rounded to p significant digits (ties to even), given
+ * e10 = floor(log10 v): digits *d (10^(p-1) <= d < 10^p) times 10^*e.
+ * v * 10^k is known from its long double value s to 2^-63 s (see
+ * fast_reads_back); when s lies within 2^-61 s of a halfway point, big
+ * integers compare v * 10^k with it. 0: not decided (not expected). */
+static int fast_digits(double v, int e10, int p, uint64_t *d, int *e)
+{
+    int k = p - 1 - e10;
+    long double s = (long double)v * fast_pow10l(k);
+    if (!(s < 0x1p62L))
+        return 0;
+    uint64_t x = ld_round(s);
+    long double off = s - (long double)x; /* exact, |off| <= 1/2 */
+    if (0.5L - fabsl(off) <= s * 0x1p-61L) {
+        uint64_t below = off < 0 ? x - 1 : x, m; /* floor of v * 10^k */
+        int q, sign;
+        split_double(v, &m, &q);
+        /* m * 2^q * 10^k against below + 1/2 */
+        if (!bigcmp_scaled(m, q + k, k, 2 * below + 1, -1, 0, &sign))
+            return 0;
+        x = below + (sign > 0 || (sign == 0 && (below & 1)));
+    }
+    if (x == ten_to[p]) { /* rounding carried into a new digit */
+        x /= 10;
+        k--;
+    }
+    if (x < ten_to[p - 1] || x >= ten_to[p])
+        return 0; /* e10 was not floor(log10 v): not expected */
+    *d = x;
+    *e = -k;
+    return 1;
+}
+
+/* Digits at precision p if they read back as v: 1; they do not: 0;
+ * undecidable here: -1. 17 digits always read back. */
+static int fast_try(double v, int e10, int p, uint64_t *d, int *e)
+{
+    if (!fast_digits(v, e10, p, d, e))
+        return -1;
+    return p == 17 ? 1 : fast_reads_back(*d, *e, v);
+}
+
+/* The shortest length from the rounding interval: the interval's ends,
+ * scaled to 17 digits before the point, are known to about 2^-62 of their
+ * size; the largest j such that a multiple of 10^j lies between them gives
+ * 17 - j digits. An estimate only: fast_shortest() confirms it. */
+static int fast_estimate(long double lo_end, long double hi_end)
+{
+    uint64_t hi = ld_round(hi_end), lo = ld_round(lo_end);
+    hi -= (long double)hi > hi_end; /* floor */
+    lo -= (long double)lo >= lo_end; /* ceil - 1: multiples in (lo, hi] */
+    int j = 0;
+    if (hi / 100000000 > lo / 100000000) { /* 9 digits or fewer */
+        hi /= 100000000;
+        lo /= 100000000;
+        j = 8;
+    }
+    while (j < 16 && hi / 10 > lo / 10) {
+        hi /= 10;
+        lo /= 10;
+        j++;
+    }
+    return 17 - j;
+}
+
+/* Shortest digits for a normal v > 0 that is not a power of two (whose
+ * rounding interval is symmetric, so "reads back" is monotone in p: the
+ * correctly rounded p + 1 digits are at least as close to v): estimate p from
+ * the interval, then step until p reads back and p - 1 does not, every step
+ * decided exactly. 0: decide elsewhere. */
+static int scaled_shortest(double v, int e2, int e10, uint64_t *digits, int *exp10)
+{
+    long double lv = v, pw = fast_pow10l(16 - e10);
+    long double scaled = lv * pw;
+    if (scaled >= 1e17L) {
+        e10++;
+        pw = fast_pow10l(16 - e10);
+        scaled = lv * pw;
+    }
+    /* scaled is within 2^-62 of itself from v * 10^(16-e10): outside these
+     * margins e10 is exact; values this close to a power of ten (10^n
+     * itself, for one) go to the general path */
+    if (!(scaled > 1e16L * (1 + 0x1p-59L) && scaled < 1e17L * (1 - 0x1p-59L)))
+        return 0;
+    long double half_ulp = ld_pow2(e2 - 53);
+    int p = fast_estimate((lv - half_ulp) * pw, (lv + half_ulp) * pw);
+    uint64_t d, best_d;
+    int e, best_e;
+    int ok = fast_try(v, e10, p, &d, &e);
+    if (ok < 0)
+        return 0;
+    if (ok) {
+        best_d = d;
+        best_e = e;
+        while (p > 1 && (ok = fast_try(v, e10, p - 1, &d, &e)) == 1) {
+            p--;
+            best_d = d;
+            best_e = e;
+        }
+        if (ok < 0)
+            return 0;
+    } else {
+        do {
+            ok = fast_try(v, e10, ++p, &d, &e);
+            if (ok < 0)
+                return 0;
+        } while (!ok);
+        best_d = d;
+        best_e = e;
+    }
+    *digits = best_d;
+    *exp10 = best_e;
+    return 1;
+}
+#else
+static int scaled_shortest(double v, int e2, int e10, uint64_t *digits, int *exp10)
+{
+    (void)v, (void)e2, (void)e10, (void)digits, (void)exp10;
+    return 0;
+}
+#endif
+
+/* Shortest digits of a normal v > 0 by the exact path or (not for powers
+ * of two) the scaled one; 0: decide elsewhere. */
+static int fast_shortest(double v, uint64_t *digits, int *exp10)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52);
+    uint64_t fraction = bits & (((uint64_t)1 << 52) - 1);
+    if (biased == 0)
+        return 0;
+    int e2 = biased - 1023;
+    /* floor(e2 log10 2), exact for |e2| <= 1100 (tests/test_numtext.c);
+     * the shift of a negative number is arithmetic on the compilers this
+     * builds with */
+    int e10 = (e2 * 78913) >> 18;
+    return exact_shortest(fraction | (uint64_t)1 << 52, e2 - 52, e10, digits, exp10) ||
+           (fraction != 0 && scaled_shortest(v, e2, e10, digits, exp10));
+}
+
+/* ---- printing, general path ------------------------------------------- */
+
 /* Shortest digits: 17 always read back; most computed values need 16 or 17,
  * so 16 and 15 are tried first, then a binary search below 15. 0 sends the
  * value to snprintf. */
@@ -302,39 +677,78 @@ static int shortest_by_snprintf(double v, uint64_t *digits, int *exp10)
     return 1;
 }
 
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+/* Writes exactly 8 digits of x (< 10^8, leading zeros kept) ending just
+ * before end. */
+static void put_8_digits(uint32_t x, char *end)
+{
+    uint32_t hi = x / 10000, lo = x % 10000;
+    memcpy(end - 2, digit_pairs + 2 * (lo % 100), 2);
+    memcpy(end - 4, digit_pairs + 2 * (lo / 100), 2);
+    memcpy(end - 6, digit_pairs + 2 * (hi % 100), 2);
+    memcpy(end - 8, digit_pairs + 2 * (hi / 100), 2);
+}
+
+/* Writes the decimal digits of d (> 0) ending just before end; returns
+ * their count. Eight digits at a time from the right: two short
+ * dependency chains instead of one long one. */
+static int put_digits(uint64_t d, char *end)
+{
+    char *p = end;
+    while (d >= 100000000) {
+        put_8_digits((uint32_t)(d % 100000000), p);
+        d /= 100000000;
+        p -= 8;
+    }
+    uint32_t x = (uint32_t)d;
+    while (x >= 100) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * (x % 100), 2);
+        x /= 100;
+    }
+    if (x >= 10) {
+        p -= 2;
+        memcpy(p, digit_pairs + 2 * x, 2);
+    } else {
+        *--p = (char)('0' + x);
+    }
+    return (int)(end - p);
+}
+
 int numtext_format_shortest(double v, char *buf)
 {
     char *out = buf;
-    if (isnan(v))
-        return sprintf(buf, "nan");
+    if (isnan(v)) {
+        memcpy(buf, "nan", 4);
+        return 3;
+    }
     if (signbit(v)) {
         *out++ = '-';
         v = -v;
     }
-    if (isinf(v))
-        return (int)(out - buf) + sprintf(out, "inf");
-    if (v == 0)
-        return (int)(out - buf) + sprintf(out, "0.0");
+    if (isinf(v)) {
+        memcpy(out, "inf", 4);
+        return (int)(out - buf) + 3;
+    }
+    if (v == 0) {
+        memcpy(out, "0.0", 4);
+        return (int)(out - buf) + 3;
+    }
     uint64_t d;
     int e;
-    if (!shortest(v, &d, &e))
+    if (!fast_shortest(v, &d, &e) && !shortest(v, &d, &e))
         shortest_by_snprintf(v, &d, &e);
     while (d % 10 == 0 && d) {
         d /= 10;
         e++;
     }
-    char digits[24];
-    int n = 0;
-    uint64_t x = d;
-    do {
-        digits[n++] = (char)('0' + x % 10);
-        x /= 10;
-    } while (x);
-    for (int i = 0; i < n / 2; i++) {
-        char t = digits[i];
-        digits[i] = digits[n - 1 - i];
-        digits[n - 1 - i] = t;
-    }
+    char space[24];
+    int n = put_digits(d, space + sizeof space);
+    const char *digits = space + sizeof space - n;
     int point = n + e; /* decimal point after this many digits */
     int sci = point - 1; /* exponent in scientific notation */
     if (sci < -4 || sci >= 16) {
@@ -344,7 +758,15 @@ int numtext_format_shortest(double v, char *buf)
             memcpy(out, digits + 1, (size_t)(n - 1));
             out += n - 1;
         }
-        out += sprintf(out, "e%c%02d", sci < 0 ? '-' : '+', sci < 0 ? -sci : sci);
+        *out++ = 'e';
+        *out++ = sci < 0 ? '-' : '+';
+        int a = sci < 0 ? -sci : sci;
+        if (a >= 100) {
+            *out++ = (char)('0' + a / 100);
+            a %= 100;
+        }
+        *out++ = (char)('0' + a / 10);
+        *out++ = (char)('0' + a % 10);
     } else if (point <= 0) {
         *out++ = '0';
         *out++ = '.';
