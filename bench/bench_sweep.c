@@ -54,6 +54,10 @@
  *                      the warm under way; its model_set printed, since a
  *                      notice not yet heard leaves the set before current
  *                      for a client that has not seen the job done).
+ *                      Last, an experiment never asked before: its first
+ *                      statistics and sensitivity 0.5 s after its first set
+ *                      lands with the notice (..._first_ever_after_fit_ms:
+ *                      warmed although nobody asked).
  *                      BENCH_SWEEP_DUMP=dir writes the answers there (to
  *                      compare builds byte for byte). Skipped with
  *                      --no-service.
