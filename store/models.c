@@ -802,6 +802,11 @@ int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter 
 
 void store_measurement_rows_free(store_measurement_row *v, int n)
 {
+    if (v && n > 0 && v[0].slab) { /* one block for every field */
+        free(v[0].slab);
+        free(v);
+        return;
+    }
     for (int i = 0; v && i < n; i++) {
         free(v[i].point);
         free(v[i].level);

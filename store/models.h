@@ -169,6 +169,9 @@ typedef struct store_measurement_row {
     char *levels;     /* its factor levels as a JSON array text in factor-name order
                          ("[\"cpu\",\"fp16\"]", "[]" without factors); read by
                          store_repetitions_read() only, NULL elsewhere */
+    void *slab;       /* store_repetitions_read(): the one block every field of every row
+                         of the array points into (in every row, so that sorting keeps it);
+                         NULL where each field is its own allocation */
 } store_measurement_row;
 
 int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter *f,
