@@ -129,34 +129,27 @@ static int float8_array_into(const char *v, int len, double *x)
 /* The rows of one read share one block (store_measurement_row.slab): every
  * point and repetition array first, then every text, NUL-terminated. A
  * block per value cost 80,000 allocations for 10,000 rows and a page fault
- * for every 4 KiB of them. */
-static size_t slab_doubles(PGresult *r, int rows)
+ * for every 4 KiB of them. *slab for rows, *ndoubles where its texts start:
+ * 0, -1 when out of memory, -2 on a malformed array. */
+static int slab_alloc(PGresult *r, int rows, char **slab, size_t *ndoubles)
 {
-    size_t n = 0;
+    size_t texts = 0;
+    *ndoubles = 0;
     for (int i = 0; i < rows; i++)
-        for (int col = 0; col <= 6; col += 6) {
-            int k = PQgetisnull(r, i, col) ? 0
-                                           : float8_array_count(PQgetvalue(r, i, col),
-                                                                PQgetlength(r, i, col));
-            n += k > 0 ? (size_t)k : 0;
-        }
-    return n;
-}
-
-/* *slab for rows: 0, -1 when out of memory, -2 on a malformed array */
-static int slab_alloc(PGresult *r, int rows, char **slab)
-{
-    size_t bytes = slab_doubles(r, rows) * sizeof(double) + 1;
-    for (int i = 0; i < rows; i++) {
-        for (int col = 0; col <= 6; col += 6)
-            if (!PQgetisnull(r, i, col) &&
-                float8_array_count(PQgetvalue(r, i, col), PQgetlength(r, i, col)) < 0)
+        for (int col = 0; col <= 7; col++) {
+            if (PQgetisnull(r, i, col))
+                continue;
+            if (col != 0 && col != 6) {
+                texts += (size_t)PQgetlength(r, i, col) + 1;
+                continue;
+            }
+            int k = float8_array_count(PQgetvalue(r, i, col), PQgetlength(r, i, col));
+            if (k < 0)
                 return -2;
-        for (int col = 1; col <= 7; col++)
-            if (col != 6 && !PQgetisnull(r, i, col))
-                bytes += (size_t)PQgetlength(r, i, col) + 1;
-    }
-    *slab = malloc(bytes);
+            *ndoubles += (size_t)k;
+        }
+    size_t bytes = *ndoubles * sizeof(double) + texts;
+    *slab = malloc(bytes ? bytes : 1);
     if (!*slab)
         return -1;
     prefault_write(*slab, bytes);
@@ -233,14 +226,15 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     index_order_end(c, own_tx);
     int rows = PQntuples(r);
     store_measurement_row *v = calloc((size_t)(rows ? rows : 1), sizeof *v);
-    char *slab = NULL;
-    int rc = v ? slab_alloc(r, rows, &slab) : -1;
+    char *slab = NULL; /* none for no rows: nothing would free it */
+    size_t ndoubles = 0;
+    int rc = !v ? -1 : rows ? slab_alloc(r, rows, &slab, &ndoubles) : 0;
     if (rc)
         rc = store_error_set(err, STORE_INTERNAL, rc == -1 ? "out of memory"
                                                            : "cannot read a stored measurement");
     prefault_write(v, sizeof *v * (size_t)rows);
     double *num = (double *)slab;
-    char *text = slab ? slab + slab_doubles(r, rows) * sizeof(double) : NULL;
+    char *text = slab ? slab + ndoubles * sizeof(double) : NULL;
     for (int i = 0; i < rows && rc == STORE_OK; i++) {
         store_measurement_row *m = &v[i];
         m->slab = slab;
