@@ -435,10 +435,8 @@ void api_models_list(api_ctx *ctx, api_request *req, api_response *resp)
              l.offset, f.limit, f.by_growth, f.metric ? f.metric : "", f.level ? f.level : "",
              f.category ? f.category : "", f.phase ? f.phase : "", f.name ? f.name : "",
              lv ? lv : "");
-    api_shared *kept = model_cache_page_get(ctx->models, key);
-    if (kept) {
+    if (predict_page_send(ctx, key, resp)) {
         free(lv);
-        api_send_shared(resp, 200, "application/json", kept);
         return;
     }
     PGconn *c = store_acquire(ctx->db, &err);

@@ -96,7 +96,10 @@ const cached_models *predict_models(api_ctx *ctx, const api_request *req,
                                     api_response *resp, int64_t *id);
 /* The same, but an experiment with factors may also name none of them:
  * then (none_ok) the models of no combination in particular, whose rows
- * are every combination's (m->levels ""). */
+ * are every combination's (m->levels ""). Statistics, sensitivity and
+ * efficiency read so: one combination's rows, or every combination's with
+ * each item naming its levels; naming some factors answers 400 as
+ * predict_models() does. */
 const cached_models *predict_models_or_all(api_ctx *ctx, const api_request *req,
                                            api_response *resp, int64_t *id, int none_ok);
 
