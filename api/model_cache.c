@@ -89,6 +89,7 @@ static void blob_unref_locked(cache_blob *b)
     if (b && --b->refs == 0) {
         if (b->free_data)
             b->free_data(b->data);
+        blob_unref_locked(b->holds);
         free(b);
     }
 }
@@ -557,6 +558,13 @@ static void blob_make_room_locked(model_cache *c, size_t bytes)
 const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data, size_t bytes,
                                        void (*free_data)(void *))
 {
+    return model_cache_blob_put_holding(c, key, data, bytes, free_data, NULL);
+}
+
+const cache_blob *model_cache_blob_put_holding(model_cache *c, const char *key, void *data,
+                                               size_t bytes, void (*free_data)(void *),
+                                               const cache_blob *holds)
+{
     cache_blob *b = calloc(1, sizeof *b);
     if (!b || strlen(key) >= sizeof b->key) {
         free(b);
@@ -582,6 +590,8 @@ const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *da
         free(b);
         return old;
     }
+    if ((b->holds = (cache_blob *)holds)) /* this blob's data exists: it holds its source */
+        b->holds->refs++;
     if (bytes > BLOB_BUDGET) {
         /* larger than everything the cache may hold: for this caller alone */
         b->refs = 1;

@@ -112,6 +112,7 @@ typedef struct cache_blob {
     void (*free_data)(void *);
     size_t bytes; /* what data holds, as its builder estimated it */
     int refs;
+    struct cache_blob *holds; /* a blob data points into, referenced until this one is freed */
 } cache_blob;
 
 /* bytes of blobs a cache holds at once */
@@ -126,6 +127,12 @@ const cache_blob *model_cache_blob_get(model_cache *c, const char *key);
  * than the budget is returned without being kept. */
 const cache_blob *model_cache_blob_put(model_cache *c, const char *key, void *data, size_t bytes,
                                        void (*free_data)(void *));
+/* The same for data that points into the blob `holds` (referenced by the
+ * caller): the new blob keeps a reference of its own to it until it is
+ * freed itself, whether or not the cache kept it. */
+const cache_blob *model_cache_blob_put_holding(model_cache *c, const char *key, void *data,
+                                               size_t bytes, void (*free_data)(void *),
+                                               const cache_blob *holds);
 void model_cache_blob_release(model_cache *c, const cache_blob *b);
 
 /* The application-level epoch measurements a set's load read (every

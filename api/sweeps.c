@@ -82,24 +82,6 @@ static store_measurement_row *read_rows(api_ctx *ctx, const cached_models *m,
     return rows;
 }
 
-static char *dup_or_null(const char *s, int *bad)
-{
-    char *d = s ? strdup(s) : NULL;
-    *bad |= s && !d;
-    return d;
-}
-
-static double *dup_doubles(const double *v, int n, int *bad)
-{
-    if (!v || n <= 0)
-        return NULL;
-    double *d = malloc(sizeof *d * (size_t)n);
-    if (d)
-        memcpy(d, v, sizeof *d * (size_t)n);
-    *bad |= !d;
-    return d;
-}
-
 static int matches(const char *want, const char *have)
 {
     return !want || (have && !strcmp(want, have));
@@ -115,44 +97,34 @@ static int epoch_filter(const cached_models *m, const store_model_filter *f)
            !strcmp(f->name, "epoch") && !strcmp(f->levels ? f->levels : "", m->levels);
 }
 
-/* The rows of f (an epoch_filter(), unpaged) copied from the set's kept
- * epoch rows: the same rows in the same order as the query would give
- * (filtering keeps the order). 1 with *out (malloc'ed, at least one
- * element), 0 when those rows are no longer kept, -1 when out of memory. */
+/* The rows of f (an epoch_filter(), unpaged) from the set's kept epoch rows:
+ * the same rows in the same order as the query would give (filtering keeps
+ * the order), their fields those of the kept rows. 1 with *out (malloc'ed,
+ * at least one element) and *source, the blob of the kept rows, referenced
+ * for as long as *out is used; 0 when those rows are no longer kept, -1
+ * when out of memory. */
 static int rows_from_epoch(api_ctx *ctx, const cached_models *m, const store_model_filter *f,
-                           store_measurement_row **out, int *n)
+                           store_measurement_row **out, int *n, const cache_blob **source)
 {
     const cache_blob *b = model_cache_epoch_rows(ctx->models, m);
     if (!b)
         return 0;
     const model_cache_rows *kept = b->data;
-    store_measurement_row *v = calloc((size_t)(kept->n ? kept->n : 1), sizeof *v);
-    int k = 0, bad = !v;
-    for (int i = 0; i < kept->n && !bad; i++) {
-        const store_measurement_row *r = &kept->rows[i];
-        if (!matches(f->metric, r->metric) || !matches(f->category, r->category) ||
-            !matches(f->phase, r->phase))
-            continue;
-        store_measurement_row *c = &v[k++];
-        c->nparams = r->nparams;
-        c->point = dup_doubles(r->point, r->nparams, &bad);
-        c->nreps = r->nreps;
-        c->reps = dup_doubles(r->reps, r->nreps, &bad);
-        c->value = r->value;
-        c->level = dup_or_null(r->level, &bad);
-        c->name = dup_or_null(r->name, &bad);
-        c->category = dup_or_null(r->category, &bad);
-        c->metric = dup_or_null(r->metric, &bad);
-        c->phase = dup_or_null(r->phase, &bad);
-        c->levels = dup_or_null(r->levels, &bad);
-    }
-    model_cache_blob_release(ctx->models, b);
-    if (bad) {
-        store_measurement_rows_free(v, k);
+    store_measurement_row *v = malloc(sizeof *v * (size_t)(kept->n ? kept->n : 1));
+    if (!v) {
+        model_cache_blob_release(ctx->models, b);
         return -1;
+    }
+    int k = 0;
+    for (int i = 0; i < kept->n; i++) {
+        const store_measurement_row *r = &kept->rows[i];
+        if (matches(f->metric, r->metric) && matches(f->category, r->category) &&
+            matches(f->phase, r->phase))
+            v[k++] = *r;
     }
     *out = v;
     *n = k;
+    *source = b;
     return 1;
 }
 
@@ -165,7 +137,8 @@ typedef struct kept_rows {
     const char *text;                /* with_text: the rows' statistics items up to */
     const size_t *at;                /* their repetitions_needed, row i's at [at[i], at[i+1]) */
     const cache_blob *blob;          /* the kept rows, or NULL: */
-    struct kept_rowset *own;         /* rows read for this answer alone */
+    struct kept_rowset *own;         /* rows read for this answer alone, */
+    const cache_blob *source;        /* borrowing from these epoch rows (or NULL) */
 } kept_rows;
 
 typedef struct kept_rowset {
@@ -173,12 +146,16 @@ typedef struct kept_rowset {
     int n;
     char *text;
     size_t *at;
+    int borrowed; /* the rows' fields are those of the set's epoch rows (rows_from_epoch) */
 } kept_rowset;
 
 static void kept_rowset_free(void *p)
 {
     kept_rowset *s = p;
-    store_measurement_rows_free(s->rows, s->n);
+    if (s->borrowed)
+        free(s->rows);
+    else
+        store_measurement_rows_free(s->rows, s->n);
     free(s->text);
     free(s->at);
     free(s);
@@ -188,7 +165,8 @@ static void kept_rowset_free(void *p)
 static size_t kept_rowset_bytes(const kept_rowset *s)
 {
     size_t text = s->at ? s->at[s->n] + (size_t)(s->n + 1) * sizeof(size_t) : 0;
-    return sizeof *s + (size_t)s->n * (sizeof(store_measurement_row) + 64) + text;
+    size_t fields = s->borrowed ? 0 : 64; /* borrowed: the epoch rows' blob counts them */
+    return sizeof *s + (size_t)s->n * (sizeof(store_measurement_row) + fields) + text;
 }
 
 static int stats_heads(const cached_models *m, kept_rowset *set);
@@ -200,6 +178,7 @@ static void kept_rows_release(api_ctx *ctx, kept_rows *k)
         model_cache_blob_release(ctx->models, k->blob);
     if (k->own)
         kept_rowset_free(k->own);
+    model_cache_blob_release(ctx->models, k->source);
     memset(k, 0, sizeof *k);
 }
 
@@ -243,7 +222,9 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
             api_problem(resp, 500, NULL, "out of memory");
             return -1;
         }
-        int from = whole ? rows_from_epoch(ctx, m, &unpaged, &fresh->rows, &fresh->n) : 0;
+        const cache_blob *source = NULL;
+        int from = whole ? rows_from_epoch(ctx, m, &unpaged, &fresh->rows, &fresh->n, &source) : 0;
+        fresh->borrowed = from > 0;
         if (from < 0)
             api_problem(resp, 500, NULL, "out of memory");
         if (from < 0 || (!from && !(fresh->rows = read_rows(ctx, m, &unpaged, &fresh->n, resp)))) {
@@ -252,19 +233,25 @@ static int read_rows_kept(api_ctx *ctx, const cached_models *m, const store_mode
         }
         if (with_text && stats_heads(m, fresh) < 0) {
             kept_rowset_free(fresh);
+            model_cache_blob_release(ctx->models, source);
             api_problem(resp, 500, NULL, "out of memory");
             return -1;
         }
         if (with_text && fresh->at[fresh->n] > KEPT_TEXT_MAX)
             key[0] = '\0'; /* too large to hold on to: for this answer alone */
-        if (key[0] && (k->blob = model_cache_blob_put(ctx->models, key, fresh, kept_rowset_bytes(fresh),
-                                                         kept_rowset_free)))
-            set = k->blob->data; /* fresh, or rows another request kept first */
-        else if (key[0]) {       /* out of memory: fresh was freed */
-            api_problem(resp, 500, NULL, "out of memory");
-            return -1;
-        } else {
+        if (!key[0]) {
             set = k->own = fresh;
+            k->source = source; /* released with the answer */
+        } else {
+            /* fresh (or rows another request kept first) holds the epoch rows it borrows */
+            k->blob = model_cache_blob_put_holding(ctx->models, key, fresh, kept_rowset_bytes(fresh),
+                                                   kept_rowset_free, source);
+            model_cache_blob_release(ctx->models, source);
+            if (!k->blob) { /* out of memory: fresh was freed */
+                api_problem(resp, 500, NULL, "out of memory");
+                return -1;
+            }
+            set = k->blob->data;
         }
     }
     /* the page asked for (all there is when the rows were read by page) */
@@ -676,17 +663,6 @@ static int stats_heads(const cached_models *m, kept_rowset *set)
     return set->text ? 0 : -1;
 }
 
-/* The models statistics, sensitivity and efficiency rest on. An
- * experiment with factors may name the level of every factor (one
- * combination: its rows alone) or of none (the rows of every combination,
- * each naming its levels); naming some answers 400 as predict_models()
- * does. NULL after answering. */
-static const cached_models *stats_models(api_ctx *ctx, const api_request *req,
-                                         api_response *resp, int64_t *id)
-{
-    return predict_models_or_all(ctx, req, resp, id, 1);
-}
-
 /* the answer's "levels" of an experiment with factors: those the query
  * names, or null (every combination) */
 static void levels_head(json_t *head, const cached_models *m, const api_request *req)
@@ -710,7 +686,7 @@ static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp
     static const char *const allowed[] = {"metric", "level", "name", "category", "phase",
                                           "target", "limit", "offset", NULL};
     int64_t id;
-    const cached_models *m = stats_models(ctx, req, resp, &id);
+    const cached_models *m = predict_models_or_all(ctx, req, resp, &id, 1);
     if (!m)
         return;
     store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};
@@ -999,7 +975,7 @@ static void sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
 {
     static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
     int64_t id;
-    const cached_models *m = stats_models(ctx, req, resp, &id);
+    const cached_models *m = predict_models_or_all(ctx, req, resp, &id, 1);
     if (!m)
         return;
     store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};
@@ -1461,8 +1437,7 @@ done:
 
 /* ---- GET /v1/experiments/{id}/efficiency ---------------------------------------- */
 
-/* rows by the other parameters (the group), then by the scaling parameter */
-/* groups: the other parameters' values, then the level combination */
+/* rows by group: the other parameters' values, then the level combination */
 static int cmp_group(const store_measurement_row *a, const store_measurement_row *b, int q)
 {
     for (int i = 0; i < a->nparams; i++)
@@ -1554,7 +1529,7 @@ void api_efficiency(api_ctx *ctx, api_request *req, api_response *resp)
     static const char *const allowed[] = {"metric", "level", "name", "phase", "category",
                                           "parameter", "baseline", NULL};
     int64_t id;
-    const cached_models *m = stats_models(ctx, req, resp, &id);
+    const cached_models *m = predict_models_or_all(ctx, req, resp, &id, 1);
     if (!m)
         return;
     store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};

@@ -4,7 +4,9 @@
  * MODEL_CACHE_BLOB_BUDGET, the least recently used going first; a blob
  * larger than the budget is handed back but not kept; a blob dropped while
  * a request holds it stays valid until released (its data is freed once,
- * then). Sizes are the builders' estimates, so no test allocates them.
+ * then); a blob holding another (data borrowed from it) keeps the other's
+ * data until it is freed itself. Sizes are the builders' estimates, so no
+ * test allocates them.
  * Rendered pages: the newest answer is kept even when earlier ones (of sets
  * no longer current) have filled the page budget.
  */
@@ -145,12 +147,39 @@ static void test_page_outlives_eviction(void)
     model_cache_free(c);
 }
 
+/* "rows" is held by "stats" (built from it): dropped from the cache, its
+ * data lives until "stats" goes; a holder that loses to a blob kept first
+ * under its key takes no reference. */
+static void test_holding_blob_keeps_its_source(void)
+{
+    model_cache *c = model_cache_new(1000);
+    freed = 0;
+    size_t third = MODEL_CACHE_BLOB_BUDGET / 3;
+    const cache_blob *rows = model_cache_blob_put(c, "rows", malloc(8), third, count_free);
+    const cache_blob *stats =
+        model_cache_blob_put_holding(c, "stats", malloc(8), third, count_free, rows);
+    const cache_blob *again =
+        model_cache_blob_put_holding(c, "stats", malloc(8), third, count_free, rows);
+    check(again == stats && freed == 1, "the second builder's data freed, the first kept");
+    model_cache_blob_release(c, again);
+    model_cache_blob_release(c, stats);
+    model_cache_blob_release(c, rows);
+    put(c, "x", third);
+    put(c, "y", third); /* over the budget: rows, the least recently used, is dropped */
+    check(!held(c, "rows") && held(c, "stats"), "rows dropped, stats kept");
+    check(freed == 1, "rows' data still alive while stats holds it (%d freed)", freed);
+    put(c, "z", MODEL_CACHE_BLOB_BUDGET); /* drops x, y and stats, and with stats rows */
+    check(!held(c, "stats") && freed == 5, "stats dropped: its data and rows' freed (%d)", freed);
+    model_cache_free(c);
+}
+
 int main(void)
 {
     test_budget_drops_least_recent();
     test_oversized_not_kept();
     test_held_blob_outlives_drop();
     test_pages_keep_the_newest();
+    test_holding_blob_keeps_its_source();
     test_page_outlives_eviction();
     return check_summary();
 }
