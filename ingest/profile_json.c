@@ -58,6 +58,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/numtext.h"
+#include "common/utf8.h"
 #include "ingest/profile.h"
 
 #define PJ_MAX_NAME 4096 /* bytes in a callpath, metric or parameter name */
@@ -266,33 +267,6 @@ static int shown(const char *s)
     while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
         n--;
     return (int)n;
-}
-
-/* Length of the well-formed UTF-8 sequence at s (1 to 4), 0 when there is
- * none; s is NUL-terminated. Overlong forms and surrogates are not well-formed. */
-static int utf8_sequence(const unsigned char *s)
-{
-    int n;
-    unsigned min;
-    unsigned cp;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        n = 2, min = 0x80, cp = s[0] & 0x1F;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        n = 3, min = 0x800, cp = s[0] & 0x0F;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        n = 4, min = 0x10000, cp = s[0] & 0x07;
-    else
-        return 0;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
 }
 
 /* Makes a message safe to put into JSON or a log line: control characters
