@@ -58,6 +58,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/numtext.h"
+#include "common/grow.h"
 #include "common/utf8.h"
 #include "ingest/profile.h"
 
@@ -312,24 +313,6 @@ static int nonnegative_metric(const char *name)
 {
     return strcmp(name, "time") == 0 || strcmp(name, "visits") == 0 ||
            strcmp(name, "bytes") == 0;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / size)
-            return -1;
-        n *= 2;
-    }
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
 }
 
 static void occ_path(char *out, size_t cap, const pj_occ *o)
@@ -606,7 +589,7 @@ static int keyset_add(pj_keyset *k, uint64_t seed, const char *s, size_t n)
         if (strncmp(t, s, n) == 0 && t[n] == '\0')
             return 1;
     }
-    if (grow((void **)&k->text, &k->cap, k->len + n + 1, 1) < 0)
+    if (grow_array((void **)&k->text, &k->cap, k->len + n + 1, 1) < 0)
         return -1;
     memcpy(k->text + k->len, s, n);
     k->text[k->len + n] = '\0';
@@ -621,7 +604,7 @@ static int keyset_add(pj_keyset *k, uint64_t seed, const char *s, size_t n)
 /* Copies s (n bytes) into the reader's text; *at is where it starts. */
 static int text_add(pj_reader *r, const char *s, size_t n, size_t *at)
 {
-    if (grow((void **)&r->text, &r->text_cap, r->ntext + n + 1, 1) < 0)
+    if (grow_array((void **)&r->text, &r->text_cap, r->ntext + n + 1, 1) < 0)
         return -1;
     memcpy(r->text + r->ntext, s, n);
     r->text[r->ntext + n] = '\0';
@@ -644,7 +627,7 @@ static int metric_name(pj_reader *r, const char *s, size_t n, uint32_t *at)
         }
     }
     if (r->nmnames >= UINT32_MAX || text_add(r, s, n, &off) < 0 ||
-        grow((void **)&r->mnames, &r->mnames_cap, r->nmnames + 1, sizeof(*r->mnames)) < 0)
+        grow_array((void **)&r->mnames, &r->mnames_cap, r->nmnames + 1, sizeof(*r->mnames)) < 0)
         return -1;
     r->mnames[r->nmnames] = off;
     *at = (uint32_t)r->nmnames++;
@@ -672,7 +655,7 @@ static int callpath_name(pj_reader *r, const char *s, size_t n)
         return -1;
     if (c >= r->nbyslot) {
         size_t was = r->nbyslot;
-        if (grow((void **)&r->byslot, &r->byslot_cap, c + 1, sizeof(*r->byslot)) < 0)
+        if (grow_array((void **)&r->byslot, &r->byslot_cap, c + 1, sizeof(*r->byslot)) < 0)
             return -1;
         for (size_t i = was; i <= c; i++)
             r->byslot[i] = (size_t)-1;
@@ -1011,7 +994,7 @@ static int in_metrics(pj_reader *r, const pj_value *v, size_t m)
         return 0;
     uint32_t name;
     if (metric_name(r, r->key, r->key_len, &name) < 0 ||
-        grow((void **)&r->raw, &r->raw_cap, r->nraw + 1, sizeof(*r->raw)) < 0)
+        grow_array((void **)&r->raw, &r->raw_cap, r->nraw + 1, sizeof(*r->raw)) < 0)
         return -1;
     /* rank, phase and step are set when their objects end */
     r->raw[r->nraw++] = (pj_raw){.occ = r->nocc, .metric_name = name, .value = v->num.d + 0.0};
@@ -1113,7 +1096,7 @@ static int cb_key(void *ctx, const unsigned char *key, size_t n)
     f->count++;
     if (!check_string(r))
         return 0;
-    if (grow((void **)&r->key, &r->key_cap, n + 1, 1) < 0)
+    if (grow_array((void **)&r->key, &r->key_cap, n + 1, 1) < 0)
         return pj_stop_nomem(r);
     memcpy(r->key, s, n);
     r->key[n] = '\0';
@@ -1189,7 +1172,7 @@ static int end_callpath(pj_reader *r, const pj_frame *f)
         }
     if (r->bad)
         return 0;
-    if (grow((void **)&r->occ, &r->occ_cap, r->nocc + 1, sizeof(*r->occ)) < 0)
+    if (grow_array((void **)&r->occ, &r->occ_cap, r->nocc + 1, sizeof(*r->occ)) < 0)
         return -1;
     r->occ[r->nocc++] = (pj_occ){.name = r->cp_name, .category = r->cp_category,
                                  .between = r->between, .rank_i = r->rank_i,
@@ -1254,7 +1237,7 @@ static int push_frame(pj_reader *r, int kind, int object)
         return pj_syntax(r, pj_here(r), "arrays and objects nested deeper than %d",
                          PJ_MAX_DEPTH);
     if (kind == PJ_RANK && !r->bad &&
-        grow((void **)&r->ranks, &r->ranks_cap, r->nranks + 1, sizeof(*r->ranks)) < 0)
+        grow_array((void **)&r->ranks, &r->ranks_cap, r->nranks + 1, sizeof(*r->ranks)) < 0)
         return pj_stop_nomem(r);
     pj_frame *f = &r->frame[r->depth++];
     f->kind = kind;

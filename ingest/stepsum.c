@@ -26,6 +26,7 @@
 
 #include "ingest/stepsum.h"
 
+#include "common/grow.h"
 #include "common/utf8.h"
 #include "ingest/phase.h"
 
@@ -255,24 +256,6 @@ void ingest_sum_free(ingest_sum *s)
     free(s);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need) {
-        if (n > SIZE_MAX / 4 / size)
-            return -1;
-        n *= 2;
-    }
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* ---- callpaths ---------------------------------------------------------------- */
 
 static int cp_rehash(ingest_sum *s, size_t cap)
@@ -319,10 +302,10 @@ int ingest_sum_callpath(ingest_sum *s, const char *name, size_t len, int categor
     if (s->arena_len + len + 1 > s->max_arena)
         return sum_fail(err, "event names take more than %zu MiB (the limit)",
                         s->max_arena >> 20);
-    if (grow((void **)&s->cps, &s->cps_cap, (size_t)s->ncps + 1, sizeof *s->cps) < 0 ||
-        grow((void **)&s->totals, &s->totals_cap, (size_t)s->ncps + 1, sizeof *s->totals) < 0)
+    if (grow_array((void **)&s->cps, &s->cps_cap, (size_t)s->ncps + 1, sizeof *s->cps) < 0 ||
+        grow_array((void **)&s->totals, &s->totals_cap, (size_t)s->ncps + 1, sizeof *s->totals) < 0)
         return sum_fail(err, "out of memory");
-    if (grow((void **)&s->arena, &s->arena_cap, s->arena_len + len + 1, 1) < 0)
+    if (grow_array((void **)&s->arena, &s->arena_cap, s->arena_len + len + 1, 1) < 0)
         return sum_fail(err, "out of memory");
     if ((size_t)(s->ncps + 1) * 2 > s->cp_index_cap &&
         cp_rehash(s, s->cp_index_cap ? s->cp_index_cap * 2 : 256) < 0)
@@ -371,7 +354,7 @@ int ingest_sum_step(ingest_sum *s, double start, double end, const char *label, 
     if (s->nsteps >= s->max_steps)
         return sum_fail(err, "more than %d steps (the limit)", s->max_steps);
     size_t cap = (size_t)s->steps_cap;
-    if (grow((void **)&s->steps, &cap, (size_t)s->nsteps + 1, sizeof *s->steps) < 0)
+    if (grow_array((void **)&s->steps, &cap, (size_t)s->nsteps + 1, sizeof *s->steps) < 0)
         return sum_fail(err, "out of memory");
     s->steps_cap = (int)cap;
     if (s->nsteps > 0 && !s->unordered) {
@@ -399,7 +382,7 @@ int ingest_sum_range(ingest_sum *s, double start, double end, const char *name, 
         return 0;
     if (s->nwindows >= (size_t)s->max_steps)
         return sum_fail(err, "more than %d validation ranges (the limit)", s->max_steps);
-    if (grow((void **)&s->windows, &s->windows_cap, s->nwindows + 1, sizeof *s->windows) < 0)
+    if (grow_array((void **)&s->windows, &s->windows_cap, s->nwindows + 1, sizeof *s->windows) < 0)
         return sum_fail(err, "out of memory");
     s->windows[s->nwindows++] = (sum_window){start, end};
     return 0;
@@ -540,7 +523,7 @@ static int cell_add(ingest_sum *s, uint32_t slot, int cp, double dur, double byt
     if (s->ncells >= s->max_cells)
         return sum_fail(err, "more than %zu (step, callpath) sums (the limit); profile fewer steps",
                         s->max_cells);
-    if (grow((void **)&s->cells, &s->cells_cap, s->ncells + 1, sizeof *s->cells) < 0)
+    if (grow_array((void **)&s->cells, &s->cells_cap, s->ncells + 1, sizeof *s->cells) < 0)
         return sum_fail(err, "out of memory");
     if ((s->ncells + 1) * 2 > s->cell_index_cap) {
         if (cell_rehash(s, s->cell_index_cap ? s->cell_index_cap * 2 : 1024) < 0)
@@ -598,7 +581,7 @@ static int pending_add(ingest_sum *s, double t, int cp, double dur, double bytes
             return 0;
         }
     }
-    if (grow((void **)&s->pending, &s->pending_cap, s->npending + 1, sizeof *s->pending) < 0)
+    if (grow_array((void **)&s->pending, &s->pending_cap, s->npending + 1, sizeof *s->pending) < 0)
         return sum_fail(err, "out of memory");
     s->pending[s->npending++] = (sum_pending){.t = t, .dur = dur, .bytes = bytes, .cp = cp};
     return 0;
@@ -729,7 +712,7 @@ done:
 static int push_row(profile *out, size_t *cap, int rank, int phase, int step, int cp, int metric,
                     double value, ingest_error *err)
 {
-    if (grow((void **)&out->rows, cap, out->nrows + 1, sizeof *out->rows) < 0)
+    if (grow_array((void **)&out->rows, cap, out->nrows + 1, sizeof *out->rows) < 0)
         return sum_fail(err, "out of memory");
     out->rows[out->nrows++] = (profile_row){.rank = rank, .phase = phase, .step = step,
                                             .callpath = cp, .metric = metric, .value = value};
