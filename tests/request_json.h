@@ -1,11 +1,13 @@
 /*
  * request_json.h — the one-line API call of the API tests: a request with
  * an optional JSON body, checked for the status wanted, its answer parsed.
- * Header-only; include after tests/check.h and tests/harness.h.
+ * And a refit waited for. Header-only; include after tests/check.h and
+ * tests/harness.h.
  */
 #ifndef PERFCAST_TESTS_REQUEST_JSON_H
 #define PERFCAST_TESTS_REQUEST_JSON_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/check.h"
@@ -26,6 +28,19 @@ static json_t *request_json(harness *h, const char *method, const char *path, co
           r.body);
     harness_response_free(&r);
     return doc;
+}
+
+/* A refit of experiment exp, waited for the way a client does: polling its
+ * job until done (checked). */
+static void request_refit(harness *h, long exp) __attribute__((unused));
+static void request_refit(harness *h, long exp)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
+    json_t *d = request_json(h, "POST", path, NULL, 202);
+    long job = (long)json_integer_value(json_object_get(d, "job"));
+    json_decref(d);
+    check(harness_wait_job(h, job, 120), "the refit finishes");
 }
 
 #endif

@@ -64,17 +64,6 @@ static void upload(harness *h, long exp, double r, double t, int rep, double fac
     json_decref(p);
 }
 
-/* a refit, waited for the way a client does: polling its job until done */
-static void refit(harness *h, long exp)
-{
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
-    json_t *d = request_json(h, "POST", path, NULL, 202);
-    long job = (long)json_integer_value(json_object_get(d, "job"));
-    json_decref(d);
-    check(harness_wait_job(h, job, 120), "the refit finishes");
-}
-
 /* the statistics item of ranks 2, threads 1 (a new reference), and the
  * answer's model set */
 static json_t *stats_item(harness *h, long exp, int *set)
@@ -159,7 +148,7 @@ static void test_never_asked(harness *h)
 {
     long exp = create(h, "warm-unasked");
     upload_all(h, exp);
-    refit(h, exp);
+    request_refit(h, exp);
     harness_sleep(2.0);
     char sql[300], out[32];
     snprintf(sql, sizeof sql,
@@ -202,20 +191,20 @@ int main(void)
     }
     long exp = create(h, "warm");
     upload_all(h, exp);
-    refit(h, exp);
+    request_refit(h, exp);
     harness_sleep(1.2); /* the first set: asked once so that later sets are warmed */
     expect(h, exp, 1, 2, 222, 0, "first set");
 
     /* a new set, asked for as soon as its job is done: the warm may be
      * under way (the request waits for it) or not yet begun */
     upload(h, exp, 2, 1, 3, 1.5);
-    refit(h, exp);
+    request_refit(h, exp);
     expect(h, exp, 2, 3, 259, sqrt((37.0 * 37 * 2 + 74.0 * 74) / 2), "at once after the refit");
 
     /* another, asked for once the warm is surely over: the rows kept by
      * the warm are the new set's */
     upload(h, exp, 2, 1, 4, 0.5);
-    refit(h, exp);
+    request_refit(h, exp);
     harness_sleep(2.0);
     expect(h, exp, 3, 4, 222, sqrt(111.0 * 111 * 2 / 3), "after the warm");
     test_never_asked(h);

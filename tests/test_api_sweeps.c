@@ -88,16 +88,6 @@ static void upload(harness *h, long exp, double r, double t, int rep, int zero_m
     json_decref(p);
 }
 
-static void refit(harness *h, long exp)
-{
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
-    json_t *d = request_json(h, "POST", path, NULL, 202);
-    long job = (long)json_integer_value(json_object_get(d, "job"));
-    json_decref(d);
-    check(harness_wait_job(h, job, 120), "the refit finishes");
-}
-
 static const char *plan_body =
     "{\"parameters\":{\"ranks\":[2,4,8,16,32],\"threads\":[1,2,4,8,16]},"
     "\"legal\":\"ranks * threads <= 64\",\"repetitions\":%d,\"epochs_per_run\":0.5,"
@@ -202,7 +192,7 @@ static void test_plan_and_upload(harness *h, long exp)
             if (legal(ranks_v[i], threads_v[j]) && k++ >= 4)
                 for (int rep = 1; rep <= 3; rep++)
                     upload(h, exp, ranks_v[i], threads_v[j], rep, 0);
-    refit(h, exp);
+    request_refit(h, exp);
     p = plan(h, exp, 3);
     check(json_is_true(json_object_get(p, "complete")) && count_of(p, "measured") == 3 * brute &&
               json_array_size(json_object_get(p, "commands")) == 0,
@@ -506,7 +496,7 @@ int main(void)
     test_efficiency(h, exp);
     /* a metric that is zero everywhere: S/N refuses it (422 naming metric) */
     upload(h, exp, 2, 1, 4, 1);
-    refit(h, exp);
+    request_refit(h, exp);
     harness_sleep(1.2); /* the service's models follow a refit within 1 s */
     test_bad_input(h, exp);
     int failed = check_failed_count;
