@@ -120,15 +120,7 @@ int levels_from_query(const json_t *spec, const api_request *req, api_response *
     if (!json_is_object(factors) || json_object_size(factors) == 0)
         return 0;
     const char *names[LEVELS_MAX_FACTORS];
-    size_t nf = 0;
-    const char *name;
-    const json_t *levels;
-    json_object_foreach((json_t *)factors, name, levels)
-    {
-        if (nf < LEVELS_MAX_FACTORS)
-            names[nf++] = name;
-    }
-    qsort(names, nf, sizeof *names, by_name);
+    size_t nf = levels_names(spec, names);
     size_t cap = 3 + nf * (LEVELS_MAX_TEXT + 3);
     char *out = malloc(cap);
     if (!out) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/levels.h"
 #include "api/model_json.h"
 #include "store/experiments.h"
 #include "store/models.h"
@@ -204,11 +205,6 @@ double cached_ranks(const cached_models *m, const double *point)
     return isfinite(r) && r > 0 ? r : 0;
 }
 
-static int by_factor_name(const void *a, const void *b)
-{
-    return strcmp(a, b);
-}
-
 /* The experiment's factor names (in name order, the order of a level
  * combination's levels) and declaration into m. */
 static void load_factors(cached_models *m, const store_experiment *e)
@@ -216,14 +212,10 @@ static void load_factors(cached_models *m, const store_experiment *e)
     const json_t *factors = json_object_get(e->spec, "factors");
     if (!json_is_object(factors))
         return;
-    const char *name;
-    const json_t *v;
-    json_object_foreach((json_t *)factors, name, v)
-    {
-        if (m->nfactors < 8)
-            snprintf(m->factors[m->nfactors++], sizeof m->factors[0], "%s", name);
-    }
-    qsort(m->factors, (size_t)m->nfactors, sizeof m->factors[0], by_factor_name);
+    const char *names[LEVELS_MAX_FACTORS];
+    size_t nf = levels_names(e->spec, names);
+    for (size_t i = 0; i < nf && i < sizeof m->factors / sizeof m->factors[0]; i++)
+        snprintf(m->factors[m->nfactors++], sizeof m->factors[0], "%s", names[i]);
     json_t *wrap = json_pack("{s:O}", "factors", (json_t *)factors);
     char *text = wrap ? json_dumps(wrap, JSON_COMPACT) : NULL;
     if (text && strlen(text) < sizeof m->factors_spec)
