@@ -395,6 +395,15 @@ static void test_statistics_per_level(harness *h, long exp)
                      "dali");
     check(ok, "with dataloader=dali: its 5 points alone");
     json_decref(s);
+    /* an undeclared level: 400 naming the factor, for each of the three */
+    static const char *const reads[] = {"statistics", "sensitivity", "efficiency"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "/v1/experiments/%ld/%s?dataloader=gpu", exp, reads[k]);
+        s = get_json(h, path, 400);
+        check(!strcmp(field_of(s), "dataloader"), "%s with an undeclared level: field %s",
+              reads[k], field_of(s));
+        json_decref(s);
+    }
 
     /* sensitivity: hand-computed mean S/N per level and ranges */
     double by_level[2] = {0, 0}, by_x[5] = {0}, lo = INFINITY, hi = -INFINITY;
