@@ -528,6 +528,42 @@ const char *pmnf_warning_text(unsigned bit)
     }
 }
 
+const char *pmnf_warning_code(unsigned bit)
+{
+    switch (bit) {
+    case PMNF_WARN_FEW_POINTS:
+        return "few_points";
+    case PMNF_WARN_NO_LOG_TERMS:
+        return "no_log_terms";
+    case PMNF_WARN_RANK_DEFICIENT:
+        return "rank_deficient";
+    case PMNF_WARN_NO_INTERVAL:
+        return "no_interval";
+    case PMNF_WARN_ROBUST_FALLBACK:
+        return "robust_fallback";
+    case PMNF_WARN_NO_REPETITIONS:
+        return "no_repetitions";
+    case PMNF_WARN_POOR_FIT:
+        return "poor_fit";
+    case PMNF_WARN_NEGATIVE_PREDICTION:
+        return "negative_prediction";
+    case PMNF_WARN_IMPLAUSIBLE_EXTRAPOLATION:
+        return "implausible_extrapolation";
+    case PMNF_WARN_EXTRAPOLATION_FAR:
+        return "extrapolation_far";
+    case PMNF_WARN_TWO_REGIMES:
+        return "two_regimes";
+    case PMNF_WARN_CONSTANT_ON_VARYING:
+        return "constant_on_varying";
+    case PMNF_WARN_INTERVAL_UNRELIABLE:
+        return "interval_unreliable";
+    case PMNF_WARN_NUMERIC_FAILURE:
+        return "numeric_failure";
+    default:
+        return "";
+    }
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

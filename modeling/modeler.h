@@ -91,8 +91,16 @@ enum {
     PMNF_WARN_NO_INTERVAL = 8,     /* too few points for a prediction interval */
     PMNF_WARN_ROBUST_FALLBACK = 16, /* robust modeler: too few points, Extra-P's modeler used */
     PMNF_WARN_NO_REPETITIONS = 32,  /* robust modeler: no repetitions, noise from the residuals */
+    PMNF_WARN_POOR_FIT = 64,                    /* poor_fit */
+    PMNF_WARN_NEGATIVE_PREDICTION = 128,        /* negative_prediction */
+    PMNF_WARN_IMPLAUSIBLE_EXTRAPOLATION = 256,  /* implausible_extrapolation */
+    PMNF_WARN_EXTRAPOLATION_FAR = 512,          /* extrapolation_far */
+    PMNF_WARN_TWO_REGIMES = 1024,               /* two_regimes */
+    PMNF_WARN_CONSTANT_ON_VARYING = 2048,       /* constant_on_varying */
+    PMNF_WARN_INTERVAL_UNRELIABLE = 4096,       /* interval_unreliable */
+    PMNF_WARN_NUMERIC_FAILURE = 8192,           /* numeric_failure: the arithmetic failed */
 };
-#define PMNF_WARN_LAST PMNF_WARN_NO_REPETITIONS
+#define PMNF_WARN_LAST PMNF_WARN_NUMERIC_FAILURE
 
 typedef struct pmnf_model {
     pmnf_function f;
@@ -149,6 +157,9 @@ int pmnf_options_check(const pmnf_options *o, const char **key, char *err, size_
 
 /* The text of one warning bit, as Extra-P words it where it has one. */
 const char *pmnf_warning_text(unsigned bit);
+/* The stable code of one warning bit ("few_points", "poor_fit", ...), the
+ * name clients match on; "" for an unknown bit. */
+const char *pmnf_warning_code(unsigned bit);
 
 /* Mean or median of n values (n > 0). scratch needs n doubles for the median. */
 double pmnf_aggregate(const double *values, int n, pmnf_measure measure, double *scratch);
