@@ -32,6 +32,7 @@
 #include "api/handlers.h"
 #include "server/refit.h"
 #include "server/workers.h"
+#include "store/idempotency.h"
 #include "store/jobs.h"
 
 #define POLL_SECONDS 1      /* workers look for work at least this often */
@@ -247,6 +248,12 @@ static void heartbeat(srv_workers *w, PGconn *c)
     else if (reaped)
         srv_logf(w->log, SRV_LOG_WARN, "jobs failed: lease expired with no attempts left",
                  "{s:i}", "jobs", reaped);
+    int purged = 0; /* Idempotency-Keys past PERFCAST_IDEMPOTENCY_TTL */
+    if (store_idem_purge(c, &purged, &err))
+        srv_logf(w->log, SRV_LOG_WARN, "cannot purge expired idempotency keys", "{s:s}", "error",
+                 err.msg);
+    else if (purged)
+        srv_logf(w->log, SRV_LOG_DEBUG, "idempotency keys expired", "{s:i}", "keys", purged);
 }
 
 /* A connection of its own that LISTENs, or NULL (logged once per outage). */
