@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "api/lease.h"
 #include "api/sim_request.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
@@ -474,46 +475,7 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, 200, view);
 }
 
-/* ---- queued runs: claimed with a lease, renewed while they run ---- */
-
-typedef struct sim_lease {
-    double seconds; /* the lease, renewed every third of it */
-    store *db;
-    int64_t run;
-    const char *worker;
-    int attempt;
-    pthread_mutex_t mu;
-    pthread_cond_t done_cv;
-    int done;
-} sim_lease;
-
-/* Renews the lease every third of it until the run is over. */
-static void *lease_keeper(void *arg)
-{
-    sim_lease *l = arg;
-    pthread_mutex_lock(&l->mu);
-    while (!l->done) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        double every = l->seconds / 3 > 0.05 ? l->seconds / 3 : 0.05;
-        long long ns = until.tv_nsec + (long long)(every * 1e9);
-        until.tv_sec += (time_t)(ns / 1000000000);
-        until.tv_nsec = (long)(ns % 1000000000);
-        while (!l->done && pthread_cond_timedwait(&l->done_cv, &l->mu, &until) != ETIMEDOUT)
-            ;
-        if (l->done)
-            break;
-        pthread_mutex_unlock(&l->mu);
-        store_error err;
-        PGconn *c = store_acquire(l->db, &err);
-        if (c)
-            store_sim_run_heartbeat(c, l->run, l->worker, l->attempt, l->seconds, &err);
-        store_release(l->db, c);
-        pthread_mutex_lock(&l->mu);
-    }
-    pthread_mutex_unlock(&l->mu);
-    return NULL;
-}
+/* ---- queued runs: claimed with a lease, renewed while they run (api/lease.h) ---- */
 
 /* The simulation of claimed run r: its result document as text, or NULL
  * with why. */
@@ -569,23 +531,12 @@ int api_sim_run_next(store *db, double lease_seconds)
     store_release(db, c);
     if (rc)
         return rc == STORE_NOT_FOUND ? 0 : -1;
-    sim_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
-                   .attempt = r.attempts};
-    pthread_mutex_init(&l.mu, NULL);
-    pthread_cond_init(&l.done_cv, NULL);
-    pthread_t keeper;
-    int keeping = pthread_create(&keeper, NULL, lease_keeper, &l) == 0;
+    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
+                   .attempt = r.attempts, .beat = store_sim_run_heartbeat};
+    api_lease_start(&l);
     char why[400] = "";
     char *result = run_claimed(db, &r, why, sizeof why);
-    if (keeping) {
-        pthread_mutex_lock(&l.mu);
-        l.done = 1;
-        pthread_cond_signal(&l.done_cv);
-        pthread_mutex_unlock(&l.mu);
-        pthread_join(keeper, NULL);
-    }
-    pthread_cond_destroy(&l.done_cv);
-    pthread_mutex_destroy(&l.mu);
+    api_lease_stop(&l);
     /* a lease lost meanwhile (STORE_CONFLICT): the run is another worker's now */
     c = store_acquire(db, &err);
     rc = c ? store_sim_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : why, &err)

@@ -23,3 +23,11 @@ CREATE TABLE idempotency_keys (
     PRIMARY KEY (tenant_id, key)
 );
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+
+-- Trace analyses (iteration_runs) are leased like simulation runs: the
+-- worker that claims one renews lease_until while it analyses (lease of
+-- PERFCAST_JOB_LEASE), another claims it once the lease is over (at most 3
+-- attempts, then failed naming the lease), and only the holder (worker,
+-- attempts) records the outcome. Runs claimed before this migration keep
+-- the old rule: taken again 10 minutes after they started.
+ALTER TABLE iteration_runs ADD COLUMN worker text, ADD COLUMN lease_until timestamptz;

@@ -211,7 +211,7 @@ static void *worker_main(void *arg)
         }
         if (api_sim_run_next(w->db, w->lease) == 1)
             continue; /* a queued simulation run (api/simulations.c) was done */
-        if (api_iteration_run_next(w->db) == 1)
+        if (api_iteration_run_next(w->db, w->lease) == 1)
             continue; /* a queued trace analysis (api/iteration_http.c) was done */
         wait_for_work(w, gen);
     }
