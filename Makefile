@@ -4,6 +4,8 @@
 #                   PostgreSQL), ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-readme  the README's examples, run and their answers compared
+#   make test-faults  kill -9 during each job kind, PostgreSQL restarted under
+#                   load, two servers with one killed mid-run (tests/faults.c)
 #   make bench      speed and accuracy figures
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
 #   make run        install what is missing, build, start PostgreSQL when
@@ -44,7 +46,7 @@ BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan test-readme test-browser bench fuzz run clean
+.PHONY: all test test-asan test-readme test-browser test-faults bench fuzz run clean
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
@@ -90,6 +92,11 @@ test: $(BUILD)/perfcast $(TESTS)
 # database, their answers compared with the ones the README shows.
 test-readme: $(BUILD)/perfcast
 	@python3 tests/readme_test.py $(BUILD)
+
+# Faults a deployment meets, each asserting nothing acknowledged is lost,
+# nothing stuck, the server up (tests/faults.c; about 2 minutes).
+test-faults: $(BUILD)/perfcast $(BUILD)/tests/faults
+	@PERFCAST_BIN=$(BUILD)/perfcast $(BUILD)/tests/faults
 
 # tests/lsan.supp: libmatheval leaks the partial tree of a formula it cannot parse
 test-asan:

@@ -184,7 +184,7 @@ static void case_refit(harness *h)
 typedef struct uploader {
     harness *h;
     long exp;
-    const char *trace;
+    char *trace;
     size_t len;
     _Atomic int stop;
     long acked[256];
@@ -198,6 +198,8 @@ static void *upload_loop(void *arg)
         char path[160];
         snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=128&repetition=%d",
                  u->exp, k);
+        /* other bytes, the same trace: the gzip header's MTIME (RFC 1952) */
+        memcpy(u->trace + 4, &k, 4);
         harness_response r;
         harness_request(u->h, "POST", path, "Content-Type: application/gzip\r\n", u->trace,
                         u->len, &r);
@@ -234,7 +236,7 @@ static void case_ingest(harness *h)
     check_nothing_stuck(h, "ingest");
     printf("# ingest: %d uploads acknowledged of %d tried around the crash\n", u.nacked,
            u.attempts);
-    free((void *)u.trace);
+    free(u.trace);
 }
 
 /* ---- kill -9 during a simulation run ---------------------------------------- */
@@ -427,15 +429,42 @@ static long pid_of(harness *h)
     return pid;
 }
 
-/* The process id in a run's worker name ("host:pid:sim-..."), 0 if none. */
-static long holder_of(harness *h, long run)
+/* The process id in the worker name of a claimed row: "host:pid:sim-..."
+ * for simulation runs, "host/pid/index" for refit jobs; 0 if none. */
+static long holder_of(harness *h, const char *table, long id)
 {
     char sql[160], out[256] = "";
-    snprintf(sql, sizeof sql, "SELECT coalesce(worker, '') FROM sim_runs WHERE id = %ld", run);
+    snprintf(sql, sizeof sql, "SELECT coalesce(worker, '') FROM %s WHERE id = %ld", table, id);
     if (harness_sql(h, sql, out, sizeof out))
         return 0;
-    char *colon = strchr(out, ':');
-    return colon ? atol(colon + 1) : 0;
+    char *sep = strpbrk(out, ":/");
+    return sep ? atol(sep + 1) : 0;
+}
+
+/* The row table/id (claimed, "running") is taken from the server holding
+ * it by a kill -9; the other must finish it after the lease. */
+static void kill_holder(harness *h, harness *other, const char *table, long id)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM %s WHERE id = %ld", table, id);
+    check(wait_sql(h, sql, "running", 20), "replicas: %s %ld is claimed", table, id);
+    long holder = holder_of(h, table, id);
+    harness *victim = holder == pid_of(h) ? h : holder == pid_of(other) ? other : NULL;
+    check(victim != NULL, "replicas: %s: the holder is one of the two (pid %ld)", table, holder);
+    if (!victim)
+        return;
+    harness *survivor = victim == h ? other : h;
+    long survivor_pid = pid_of(survivor);
+    check(harness_server_kill(victim) == 0, "replicas: %s: the holder killed mid-run", table);
+    check(wait_sql(survivor, sql, "done", 90), "replicas: the other server finishes %s %ld", table,
+          id);
+    check(holder_of(survivor, table, id) == survivor_pid, "replicas: %s: the survivor did it",
+          table);
+    check(harness_sql_long(survivor, "SELECT attempts FROM %s WHERE id = %ld", table, id) == 2,
+          "replicas: %s: taken over once, after the lease", table);
+    check_health(survivor, "replicas");
+    check(harness_server_start(victim) == 0, "replicas: the killed server starts again");
+    check(harness_wait_status(victim, "/ready", 200, 30), "replicas: ready again");
 }
 
 static void case_replicas(harness *h)
@@ -444,30 +473,35 @@ static void case_replicas(harness *h)
     check(other != NULL, "replicas: a second server on the database");
     if (!other)
         return;
-    long sim = new_simulation(h, "fault-replicas");
-    long run = queue_run(h, sim);
+    /* a simulation run */
+    long run = queue_run(h, new_simulation(h, "fault-replicas"));
+    kill_holder(h, other, "sim_runs", run);
+    /* a refit job: five uploads, then the job that runs their refit */
+    long exp = create_experiment(h, "fault-replicas-refit");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
+    static const int xs[] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++) {
+        char *p = profile_json(xs[i], 1500, 1);
+        int st;
+        json_t *j = call(h, "POST", path, p, &st);
+        check(st == 202, "replicas: upload %d", st);
+        json_decref(j);
+        free(p);
+    }
     char sql[200];
-    snprintf(sql, sizeof sql, "SELECT state FROM sim_runs WHERE id = %ld", run);
-    check(wait_sql(h, sql, "running", 20), "replicas: the run is claimed");
-    long holder = holder_of(h, run);
-    harness *victim = holder == pid_of(h) ? h : holder == pid_of(other) ? other : NULL;
-    check(victim != NULL, "replicas: the run's holder is one of the two (pid %ld)", holder);
-    if (!victim) {
-        harness_close(other, 1);
-        return;
-    }
-    harness *survivor = victim == h ? other : h;
-    long survivor_pid = pid_of(survivor);
-    check(harness_server_kill(victim) == 0, "replicas: the holder killed mid-run");
-    check(wait_sql(survivor, sql, "done", 90), "replicas: the other server finishes the run");
-    check(holder_of(survivor, run) == survivor_pid, "replicas: the survivor recorded it");
-    check(harness_sql_long(survivor, "SELECT attempts FROM sim_runs WHERE id = %ld", run) == 2,
-          "replicas: taken over once, after the lease");
-    check_health(survivor, "replicas");
-    if (victim == h) { /* h's PostgreSQL stays; its server is started again for the rest */
-        check(harness_server_start(h) == 0, "replicas: the killed server starts again");
-        harness_wait_status(h, "/ready", 200, 30);
-    }
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state = 'running' "
+             "AND rides_with IS NULL", exp);
+    wait_sql(h, sql, "1", 20);
+    long job = harness_sql_long(h, "SELECT id FROM jobs WHERE experiment_id = %ld AND state = "
+                                   "'running' AND rides_with IS NULL ORDER BY id LIMIT 1", exp);
+    kill_holder(h, other, "jobs", job);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state <> 'done'", exp);
+    check(wait_sql(h, sql, "0", 60), "replicas: every job of the experiment ends done");
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp) == 5,
+          "replicas: the five acknowledged uploads are stored");
     harness_close(other, check_failed_count > 0);
 }
 
