@@ -4,9 +4,12 @@
  * tests/data/simulate/), runs answered at once with answers known by hand
  * (computation only: W / step time), the steady window after the warm-up
  * and its fallback to the whole run, a larger run queued and done by a
- * worker thread, bad input answered 400 naming the operation and the field
+ * worker thread, runs on a graph too large to read in the request queued
+ * (six clients at once, each answered 202, each run stored once), bad
+ * input answered 400 naming the operation and the field
  * with nothing stored, and another tenant's simulation answering 404.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +533,85 @@ static void test_listing(harness *h)
     harness_response_free(&r);
 }
 
+/* A graph over API_SIM_DIRECT_OPS operations: even a run of few events is
+ * queued (202), decided without the graph being read on the HTTP thread,
+ * so six clients asking at once all get their answer; each run is stored
+ * once and done by the worker threads. */
+#define BIG_OPS 25000
+
+typedef struct big_client {
+    harness *h;
+    const char *runs;
+    int status;
+    long run;
+} big_client;
+
+static void *big_post(void *arg)
+{
+    big_client *c = arg;
+    harness_response r;
+    harness_post(c->h, c->runs, "{\"workers\":1,\"bandwidth\":\"1Gbit\",\"steps\":2,"
+                 "\"warmup_steps\":0,\"replications\":1}", &r);
+    c->status = r.status;
+    json_t *j = harness_json(&r);
+    c->run = (long)json_integer_value(json_object_get(j, "id"));
+    json_decref(j);
+    harness_response_free(&r);
+    return NULL;
+}
+
+static void test_large_graph(harness *h)
+{
+    harness_response r;
+    harness_post(h, "/v1/simulations", "{\"name\":\"big-graph\"}", &r);
+    json_t *j = harness_json(&r);
+    long sim = (long)json_integer_value(json_object_get(j, "id"));
+    json_decref(j);
+    harness_response_free(&r);
+    size_t cap = (size_t)BIG_OPS * 64 + 64, n = 0;
+    char *g = malloc(cap);
+    n += (size_t)snprintf(g + n, cap - n, "{\"steps\":[{\"ops\":[");
+    for (int i = 0; i < BIG_OPS; i++)
+        n += (size_t)snprintf(g + n, cap - n,
+                              "%s{\"id\":\"o%d\",\"resource\":\"worker\",\"duration\":1e-6}",
+                              i ? "," : "", i);
+    snprintf(g + n, cap - n, "]}]}");
+    char path[128], runs[128];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    harness_post(h, path, g, &r);
+    check(r.status == 201, "a graph of %d operations: %d %.200s", BIG_OPS, r.status,
+          r.body ? r.body : "");
+    harness_response_free(&r);
+    free(g);
+    snprintf(runs, sizeof runs, "/v1/simulations/%ld/runs", sim);
+    big_client c[6];
+    pthread_t t[6];
+    for (int i = 0; i < 6; i++) {
+        c[i] = (big_client){.h = h, .runs = runs};
+        pthread_create(&t[i], NULL, big_post, &c[i]);
+    }
+    int queued = 0;
+    for (int i = 0; i < 6; i++) {
+        pthread_join(t[i], NULL);
+        queued += c[i].status == 202 && c[i].run > 0;
+    }
+    check(queued == 6, "six concurrent runs on a large graph: all answered 202 (%d)", queued);
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld", sim) ==
+              6,
+          "six runs stored, one each");
+    for (int i = 0; i < 6; i++) {
+        char rpath[160];
+        snprintf(rpath, sizeof rpath, "%s/%ld", runs, c[i].run);
+        int done = 0;
+        for (double t0 = harness_now(); !done && harness_now() - t0 < 120; harness_sleep(0.2)) {
+            harness_get(h, rpath, &r);
+            done = r.status == 200 && strstr(r.body, "\"state\":\"done\"");
+            harness_response_free(&r);
+        }
+        check(done, "queued run %ld is done", c[i].run);
+    }
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -539,6 +621,7 @@ int main(void)
     test_profiles(h);
     test_runs(h);
     test_leases(h);
+    test_large_graph(h);
     test_listing(h);
     test_tenancy(h);
     harness_close(h, check_failed_count > 0);
