@@ -56,9 +56,9 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_model.h"
 #include "api/lease.h"
-#include "api/iteration.h"
-#include "api/iteration_model.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
 

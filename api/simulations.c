@@ -9,7 +9,7 @@
  *   DELETE /v1/simulations/{id}                 with its profiles and runs
  *   POST   /v1/simulations/{id}/profiles        a step graph, TensorFlow timeline or
  *                                               Kineto trace (ingest/simgraph.h)
- *   POST   /v1/simulations/{id}/runs[?job=always]  a request (api/sim_request.h); small
+ *   POST   /v1/simulations/{id}/runs[?job=always]  a request (analysis/sim_request.h); small
  *                                               runs (API_SIM_DIRECT_EVENTS) answer 201
  *                                               with the result, larger ones (or any with
  *                                               ?job=always) 202 queued for a worker
@@ -32,8 +32,8 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "analysis/sim_request.h"
 #include "api/lease.h"
-#include "api/sim_request.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
 
