@@ -16,7 +16,7 @@
 
 void store_idem_free(store_idem *s)
 {
-    PQfreemem(s->body);
+    free(s->body);
     s->body = NULL;
 }
 
