@@ -56,7 +56,7 @@
  * every modelling point and at every evaluation point and the medians of
  * both (GET /v1/experiments/{id}/accuracy).
  */
-#include "server/refit.h"
+#include "pipeline/refit.h"
 
 #include <inttypes.h>
 #include <jansson.h>

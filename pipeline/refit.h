@@ -5,8 +5,8 @@
  * written in one transaction. Called by the worker threads (workers.c) after
  * they claimed a job; knows the store and the modeling library, not HTTP.
  */
-#ifndef PERFCAST_REFIT_H
-#define PERFCAST_REFIT_H
+#ifndef PERFCAST_PIPELINE_REFIT_H
+#define PERFCAST_PIPELINE_REFIT_H
 
 #include <stdint.h>
 #include <stddef.h>
