@@ -212,8 +212,15 @@ static int check_media_type(const api_route *r, const api_request *req, api_resp
     if (text && ((n == 10 && !strncasecmp(ct, "text/plain", 10)) ||
                  (n == 20 && !strncasecmp(ct, "application/x-ndjson", 20))))
         return 0;
-    api_problem(resp, 415, "Content-Type", "%s takes application/json%s, not \"%.*s\"", r->pattern,
-                text ? " or text/plain" : "", (int)(n > 60 ? 60 : n), ct);
+    /* curl -d sends a form's type unless told otherwise: say what to send */
+    int form = n == 33 && !strncasecmp(ct, "application/x-www-form-urlencoded", 33);
+    api_problem(resp, 415, "Content-Type",
+                "%s takes application/json%s, not \"%.*s\"; send the header "
+                "'Content-Type: application/json'%s",
+                r->pattern, text ? " or text/plain" : "", (int)(n > 60 ? 60 : n), ct,
+                form ? " (curl -d sends application/x-www-form-urlencoded unless given "
+                       "-H 'Content-Type: application/json')"
+                     : "");
     return -1;
 }
 

@@ -684,7 +684,7 @@ static void test_conventions(harness *h)
     harness_response_free(&r);
     harness_request(h, "POST", "/v1/fit", "Content-Type: application/x-www-form-urlencoded\r\n",
                     "{}", 2, &r);
-    check_problem(&r, 415, "application/json", "fit as a form");
+    check_problem(&r, 415, "-H 'Content-Type: application/json'", "fit as a form says which header to send");
     harness_response_free(&r);
     check(harness_sql_long(h, "SELECT count(*) FROM experiments WHERE name = 'media-type'") == 0,
           "nothing stored from a refused media type");
