@@ -38,7 +38,7 @@
 
 #include "api/handlers.h"
 #include "api/json_buf.h"
-#include "api/levels.h"
+#include "analysis/levels.h"
 #include "api/predict.h"
 #include "api/stats_warm.h"
 #include "store/experiments.h"
