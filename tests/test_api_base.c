@@ -358,7 +358,8 @@ static void test_validation(harness *h)
         {"cost.cores_per_rank", "0", "cost.cores_per_rank"},
         {"cost.price_per_core_hour", "-1", "cost.price_per_core_hour"},
         {"cost.price_per_core_hour", "\"x\"", "cost.price_per_core_hour"},
-        {"cost.currency", "\"EUR\"", "cost.currency"},
+        {"cost.currency", "\"eur\"", "cost.currency"},
+        {"cost.currency", "7", "cost.currency"},
         {"nmae", "\"typo\"", "nmae"},
         /* built-in names; ranks only when it is the rank count G·M */
         {"parameters", "[\"epoch\"]", "parameters[0]"},

@@ -10,9 +10,12 @@
  * (tests/data/kineto: 2 ranks at ranks=2, 128 ranks at ranks=128) for the
  * trace page; a simulation "dash-sim" with the step graph of
  * tests/data/simulate and one run of 1..8 workers on 1 and 2 servers for the
- * simulation page. Prints "PORT <port> EXPERIMENT <id> TRACES <id>
- * SIMULATION <id> RUN <id>" once everything is done, then waits for its
- * standard input to close and removes everything.
+ * simulation page; an experiment "dash-sweep", the example profiles at
+ * ranks 2..10 in three repetitions (every time scaled by 0.98, 1.00, 1.02)
+ * plus the 16-rank profile held out for evaluation, for the sweep and
+ * accuracy pages. Prints "PORT <port> EXPERIMENT <id> TRACES <id>
+ * SIMULATION <id> RUN <id> SWEEP <id>" once everything is done, then waits
+ * for its standard input to close and removes everything.
  */
 #include <jansson.h>
 #include <math.h>
@@ -22,8 +25,9 @@
 
 #include "tests/harness.h"
 
-/* The example profile at x ranks, the all-reduce's times scaled by comm. */
-static char *example(int x, double comm, int pad)
+/* The example profile at x ranks, the all-reduce's times scaled by comm and
+ * every time by all, as repetition rep. */
+static char *example_scaled(int x, double comm, double all, int rep, int pad)
 {
     char path[128];
     snprintf(path, sizeof path, "examples/profile-ranks-%d.json", x);
@@ -37,12 +41,19 @@ static char *example(int x, double comm, int pad)
             json_array_foreach(json_object_get(step, "callpaths"), k, cp)
     {
         json_t *m = json_object_get(cp, "metrics");
-        if (strstr(json_string_value(json_object_get(cp, "name")), "AllReduce"))
-            json_object_set_new(m, "time", json_real(json_number_value(json_object_get(m, "time")) * comm));
+        double f = all * (strstr(json_string_value(json_object_get(cp, "name")), "AllReduce") ? comm : 1);
+        if (f != 1)
+            json_object_set_new(m, "time", json_real(json_number_value(json_object_get(m, "time")) * f));
     }
+    json_object_set_new(doc, "repetition", json_integer(rep));
     char *text = json_dumps(doc, JSON_INDENT(pad));
     json_decref(doc);
     return text;
+}
+
+static char *example(int x, double comm, int pad)
+{
+    return example_scaled(x, comm, 1, 1, pad);
 }
 
 static long upload(harness *h, long exp, int x, const char *commit, double comm, int pad)
@@ -139,6 +150,40 @@ static long traces_experiment(harness *h)
     return id;
 }
 
+/* The sweep experiment: three repetitions per point, one held-out point;
+ * the id once its refit is done, -1 on failure. */
+static long sweep_experiment(harness *h)
+{
+    long id = post_json(h, "/v1/experiments",
+                        "{\"name\":\"dash-sweep\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                        "\"training\":{\"train_samples\":50000,\"batch_size\":256,"
+                        "\"data_parallel\":\"ranks\",\"warmup_steps\":1},"
+                        "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.05}}");
+    const double scale[3] = {0.98, 1.00, 1.02};
+    const int xs[6] = {2, 4, 6, 8, 10, 16};
+    long job = -1;
+    for (int i = 0; i < 6 && id > 0; i++)
+        for (int rep = 1; rep <= (xs[i] == 16 ? 1 : 3); rep++) {
+            char *body = example_scaled(xs[i], 1, scale[rep - 1], rep, 0);
+            char path[160];
+            snprintf(path, sizeof path, "/v1/experiments/%ld/profiles%s", id,
+                     xs[i] == 16 ? "?use=evaluation" : "");
+            harness_response r;
+            harness_request(h, "POST", path, "Content-Type: application/json\r\n", body,
+                            body ? strlen(body) : 0, &r);
+            free(body);
+            json_t *doc = harness_json(&r);
+            job = r.status == 202 ? (long)json_integer_value(json_object_get(doc, "job")) : -1;
+            if (job < 0)
+                fprintf(stderr, "fixture: sweep upload x=%d: %d %s\n", xs[i], r.status, r.body);
+            json_decref(doc);
+            harness_response_free(&r);
+            if (job < 0)
+                return -1;
+        }
+    return job > 0 && harness_wait_job(h, job, 120) ? id : -1;
+}
+
 /* The simulation and its run (waited for when it was queued). */
 static long simulation(harness *h, long *run)
 {
@@ -215,12 +260,13 @@ int main(void)
     }
     long traces = traces_experiment(h), run = -1;
     long sim = traces > 0 ? simulation(h, &run) : -1;
-    if (traces <= 0 || sim <= 0) {
+    long sweep = sim > 0 ? sweep_experiment(h) : -1;
+    if (traces <= 0 || sim <= 0 || sweep <= 0) {
         harness_close(h, 1);
         return 1;
     }
-    printf("PORT %d EXPERIMENT %ld TRACES %ld SIMULATION %ld RUN %ld\n", harness_port(h), exp,
-           traces, sim, run);
+    printf("PORT %d EXPERIMENT %ld TRACES %ld SIMULATION %ld RUN %ld SWEEP %ld\n",
+           harness_port(h), exp, traces, sim, run, sweep);
     fflush(stdout);
     char line[64];
     while (fgets(line, sizeof line, stdin))
