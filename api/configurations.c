@@ -288,6 +288,7 @@ static json_t *candidate_json(const cached_models *m, const combo *cb, const cfg
                                 : json_null());
     json_object_set_new(o, "interval", iv);
     json_object_set_new(o, "beyond_4x", json_boolean(x->beyond));
+    predict_point_warnings_at(o, cb[x->combo].m, -1, x->point);
     return o;
 }
 
@@ -629,6 +630,11 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                             json_pack("{s:s, s:o}", "detail", detail, "closest", closest));
     }
     json_object_set_new(out, "pareto", pareto);
+    /* what the recommendation rests on: its models and its prediction */
+    if (best >= 0)
+        predict_warnings_at(out, cb[ex[best].combo].m, -1, ex[best].point);
+    else
+        predict_warnings_at(out, cb[0].m, -1, NULL);
     json_t *baselines = factors ? json_array() : NULL;
     for (int c = 0; c < ncb; c++) {
         const ad_app *app = cb[c].app;

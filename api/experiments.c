@@ -45,7 +45,7 @@ static const char *const top_keys[] = {"name", "parameters", "scaling", "trainin
  * bench/bench_robust.c shows extrapolating better than Extra-P's on noisy
  * data and no worse on clean data. Experiments stored before there was a
  * choice have no "modeler" in their spec and keep Extra-P's. */
-#define DEFAULT_MODELER "robust"
+#define DEFAULT_MODELER pmnf_modeler_name(PMNF_MODELER_DEFAULT)
 #define STORED_DEFAULT_MODELER "extrap"
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
@@ -502,7 +502,7 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     pmnf_modeler_kind kind;
     if (modeler && (!json_is_string(modeler) ||
                     pmnf_modeler_parse(json_string_value(modeler), &kind) < 0))
-        return fault(&ck, "modeler", "must be \"extrap\" or \"robust\"", modeler);
+        return fault(&ck, "modeler", "unknown modeler: must be \"robust\" or \"extrap\"", modeler);
 
     if (e->spec && cost) {
         json_t *c = json_pack("{s:f, s:f}", "cores_per_rank", cores, "price_per_core_hour", price);

@@ -50,6 +50,7 @@ typedef struct api_request {
     const char *client_addr; /* numeric peer address, for per-address limits; may be NULL */
     int preauthorized; /* 1: api_admit() checked it from the headers; dispatch skips the checks */
     int upload_held;   /* 1: api_admit() holds one of the tenant's upload slots */
+    int strict_route;  /* 1: the route takes ?strict= (API_ROUTE_STRICT, api/warnings.h) */
 } api_request;
 
 /* A response body shared read-only between the answers that send it and
