@@ -231,7 +231,9 @@ int pmnf_assess_model(pmnf_model *m, const pmnf_data *d)
     /* how much the data vary: largest over smallest, for positive data */
     double spread = g->vmin > 0 ? g->vmax / g->vmin
                                 : (g->vmax > g->vmin ? INFINITY : 1);
-    if (m->smape > PMNF_POOR_FIT_SMAPE ||
+    /* SMAPE means nothing on data that reach 0 (a speedup in percent
+     * starting at 0): there only adjusted R^2 judges */
+    if ((g->vmin > 0 && m->smape > PMNF_POOR_FIT_SMAPE) ||
         (m->ar2 < PMNF_POOR_FIT_AR2 && spread > PMNF_POOR_FIT_SPREAD))
         w |= PMNF_WARN_POOR_FIT;
     if (m->f.nterms == 0 && spread > PMNF_CONSTANT_SPREAD)

@@ -25,7 +25,7 @@
 
 #include "modeling/modeler.h"
 
-/* poor_fit: SMAPE above this (percent) ... */
+/* poor_fit: SMAPE above this (percent) on positive data ... */
 #define PMNF_POOR_FIT_SMAPE 20.0
 /* ... or adjusted R^2 below this on data whose largest value is more than
  * PMNF_POOR_FIT_SPREAD times its smallest. */

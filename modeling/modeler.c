@@ -535,9 +535,9 @@ const char *pmnf_warning_text(unsigned bit)
     case PMNF_WARN_NO_REPETITIONS:
         return "No repetitions: the robust modeler estimated the noise from the residuals.";
     case PMNF_WARN_POOR_FIT:
-        return "The model fits the measurements poorly (SMAPE above 20%, or adjusted R^2 below "
-               "0.5 on data that vary more than 1.5x): measure more points or repetitions, or "
-               "check the data for a change of behaviour.";
+        return "The model fits the measurements poorly (SMAPE above 20% on positive data, or "
+               "adjusted R^2 below 0.5 on data that vary more than 1.5x): measure more points or "
+               "repetitions, or check the data for a change of behaviour.";
     case PMNF_WARN_NEGATIVE_PREDICTION:
         return "The model predicts a value <= 0 between the measured range and this point: "
                "do not use the prediction; measure closer to the point.";

@@ -253,6 +253,8 @@ static int print_warnings(const ingest_experiment *e, const ingest_series *s, co
 {
     size_t i;
     const json_t *w;
+    if (json_array_size(arr))
+        fflush(stdout); /* after the line it is about, also when both go to one file */
     json_array_foreach(arr, i, w)
         fprintf(stderr, "perfcast model: warning: %s;%s%s%s: %s: %s\n", e->callpaths[s->callpath],
                 e->metrics[s->metric], where ? " at " : "", where ? where : "",

@@ -228,7 +228,7 @@ static int audit_series_check(pmnf_modeler *m, int mk, const ingest_experiment *
         audit_count_one(r, mk, AUDIT_IMPOSSIBLE, impossible, warned, what, log);
         audit_count_one(r, mk, AUDIT_TWO_REGIMES, segmented, w & PMNF_WARN_TWO_REGIMES, what, log);
         audit_count_one(r, mk, AUDIT_POOR_FIT,
-                        model.smape > 20 || (model.ar2 < 0.5 && spread > 1.5),
+                        (g->vmin > 0 && model.smape > 20) || (model.ar2 < 0.5 && spread > 1.5),
                         w & PMNF_WARN_POOR_FIT, what, log);
         audit_count_one(r, mk, AUDIT_CONSTANT, model.f.nterms == 0 && spread > 2,
                         w & PMNF_WARN_CONSTANT_ON_VARYING, what, log);

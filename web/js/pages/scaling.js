@@ -4,9 +4,9 @@
 // front and its recommended point (POST /configurations), the bottleneck
 // ranking from now (the largest measured point) to the target (GET
 // /bottlenecks) and the load imbalance per rank as a heatmap (GET
-// /measurements, GET /imbalance).
+// /measurements, GET /imbalance); each answer's coded warnings as badges.
 import { api, query } from '../api.js';
-import { el, fmt, fmtInterval, errorBox } from '../dom.js';
+import { el, fmt, fmtInterval, errorBox, warningBadges } from '../dom.js';
 import { lineChart, heatmap } from '../charts.js';
 import { setup, sweep } from './experiment.js';
 
@@ -22,7 +22,8 @@ async function scalingCharts(page, id, { exp, param, fixed, xs }) {
   const strong = s.scaling === 'strong';
   const box1 = el('div', { class: 'chart', id: 'chart-speedup' }, el('h3', {}, 'Speedup T₁/Tₖ against the ideal'));
   const box2 = el('div', { class: 'chart', id: 'chart-efficiency' }, el('h3', {}, 'Parallel efficiency against the ideal'));
-  page.append(el('h2', {}, 'Scaling'), el('div', { class: 'charts' }, box1, box2));
+  page.append(el('h2', {}, 'Scaling'), warningBadges(s.warnings, 'warnings-scaling'),
+    el('div', { class: 'charts' }, box1, box2));
   const shade = 4 * Math.max(...xs);
   lineChart(box1, 'speedup', { xs: px, xlabel: param, ylabel: 'speedup', shade, series: [
     { label: 'predicted', values: s.points.map(p => p.speedup ? p.speedup.value : null), color: '#2f6fdf' },
@@ -65,7 +66,8 @@ async function costChart(page, id, { exp, param, fixed, xs }) {
 async function bottlenecks(page, id, { param, fixed, xs }) {
   const target = 8 * Math.max(...xs);
   const b = await api(`/v1/experiments/${id}/bottlenecks` + query({ at: atText(param, target, fixed), limit: 15 }));
-  page.append(el('h2', {}, `Bottlenecks from now (${param} = ${fmt(b.now[param])}) to ${param} = ${fmt(target)}`));
+  page.append(el('h2', {}, `Bottlenecks from now (${param} = ${fmt(b.now[param])}) to ${param} = ${fmt(target)}`),
+    warningBadges(b.warnings, 'warnings-bottlenecks'));
   const rows = b.callpaths.map(c => el('tr', {},
     el('td', { class: 'num' }, c.rank), el('td', {}, c.callpath), el('td', {}, c.category),
     el('td', { class: 'num' }, `${fmt(c.share_now_pct)}%`),
