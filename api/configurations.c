@@ -630,11 +630,6 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                             json_pack("{s:s, s:o}", "detail", detail, "closest", closest));
     }
     json_object_set_new(out, "pareto", pareto);
-    /* what the recommendation rests on: its models and its prediction */
-    if (best >= 0)
-        predict_warnings_at(out, cb[ex[best].combo].m, -1, ex[best].point);
-    else
-        predict_warnings_at(out, cb[0].m, -1, NULL);
     json_t *baselines = factors ? json_array() : NULL;
     for (int c = 0; c < ncb; c++) {
         const ad_app *app = cb[c].app;
@@ -663,6 +658,11 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                                   "money (all epochs); null without a price", "efficiency",
                                   strong ? "(T_1·x_1)/(T_k·x_k), 1 = ideal"
                                          : "T_1/T_k, 1 = ideal"));
+    /* what the recommendation rests on: its models and its prediction */
+    if (best >= 0)
+        predict_warnings_at(out, cb[ex[best].combo].m, -1, ex[best].point);
+    else
+        predict_warnings_at(out, cb[0].m, -1, NULL);
     predict_page_store(ctx, key, resp, out);
 done:
     json_decref(doc);

@@ -27,6 +27,7 @@ typedef struct model_args {
     ingest_format format;
     pmnf_options opt;
     int json;
+    int diagnostics;
     int strict;
     int npredict;
     double predict[16][PMNF_MAX_PARAMS];
@@ -36,13 +37,15 @@ typedef struct model_args {
 static const char model_usage_text[] =
     "usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
     "                           [--modeler robust|extrap] [--options KEY=VALUE ...] [--json]\n"
-    "                           [--predict NAME:VALUE[,NAME:VALUE...] ...] [--strict]\n"
+    "                           [--predict NAME:VALUE[,NAME:VALUE...] ...] [--strict] [--diagnostics]\n"
     "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n"
     "The modeler is robust unless --modeler extrap. --predict adds a line\n"
     "'callpath;metric;NAME=VALUE,...;value;lo;hi' per point (\"predictions\" with --json).\n"
     "Warnings go to stderr as 'warning: callpath;metric: code: message' (objects in\n"
-    "--json); with --strict any warning makes the exit status 3.\n";
+    "--json); with --strict any warning makes the exit status 3. --diagnostics adds a line\n"
+    "'callpath;metric;diagnostics;smape=..;adjusted_r2=..;rss=..;cross_validated_smape=..;\n"
+    "NAME=MIN..MAX/DISTINCT...' after each model (always in \"diagnostics\" with --json).\n";
 
 static int model_usage(const char *msg)
 {
@@ -86,6 +89,8 @@ static int parse_args(int argc, char **argv, model_args *a)
         }
         if (!strcmp(s, "--json")) {
             a->json = 1;
+        } else if (!strcmp(s, "--diagnostics")) {
+            a->diagnostics = 1;
         } else if (!strcmp(s, "--strict")) {
             a->strict = 1;
         } else if (!strcmp(s, "--predict")) {
@@ -263,6 +268,19 @@ static int print_warnings(const ingest_experiment *e, const ingest_series *s, co
     return (int)json_array_size(arr);
 }
 
+/* The --diagnostics line of a model (modeling/assess.h). */
+static void print_diagnostics(const ingest_experiment *e, const ingest_series *s,
+                              const pmnf_model *m)
+{
+    printf("%s;%s;diagnostics;smape=%.17g;adjusted_r2=%.17g;rss=%.17g;cross_validated_smape=%.17g",
+           e->callpaths[s->callpath], e->metrics[s->metric], m->smape, m->ar2, m->rss,
+           m->diag.loo_smape);
+    for (int p = 0; m->diag.known && p < e->nparams; p++)
+        printf(";%s=%.17g..%.17g/%d", e->params[p], m->diag.lo[p], m->diag.hi[p],
+               m->diag.distinct[p]);
+    putchar('\n');
+}
+
 /* Prints one model (and its predictions); *nwarn counts the warnings. */
 static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
                        const model_args *a, char **text, size_t *text_cap, int *nwarn)
@@ -293,6 +311,8 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
         pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
     }
     printf("%s;%s;%s\n", e->callpaths[s->callpath], e->metrics[s->metric], *text);
+    if (a->diagnostics)
+        print_diagnostics(e, s, m);
     print_warnings(e, s, json_object_get(o, "warnings"), NULL);
     json_array_foreach(json_object_get(o, "predictions"), k, p)
     {
