@@ -19,8 +19,8 @@
 #include <strings.h>
 
 #include "api/handlers.h"
-#include "api/model_json.h"
 #include "api/warnings.h"
+#include "modeling/model_json.h"
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
 
@@ -336,7 +336,7 @@ static json_t *predictions(const json_t *doc, const pmnf_model *model, int npara
         }
         int no_interval = pmnf_predict(model, point, &v, &lo, &hi);
         json_t *w = json_array();
-        warnings_of_point(w, model, point, names, NULL);
+        pmnf_point_warnings_json(w, model, point, names, NULL);
         json_array_append_new(out, json_pack("{s:o, s:o, s:o, s:o}", "point", json_pack("[]"),
                                              "value", isfinite(v) ? json_real(v) : json_null(),
                                              "interval",

@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "api/model_json.h"
-#include "api/training.h"
+#include "analysis/training.h"
 #include "api/warnings.h"
+#include "modeling/model_json.h"
 #include "ingest/phase.h"
 #include "ingest/profile.h"
 #include "modeling/iteration.h"

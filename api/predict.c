@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/levels.h"
+#include "analysis/levels.h"
+#include "api/levels_query.h"
 #include "api/warnings.h"
 
 prediction predict_part(const cached_part *p, const double *point)
@@ -117,7 +118,7 @@ static void part_warnings(json_t *doc, const cached_models *m, int slot, const d
             warnings_attach_model(doc, &parts[i].model, point, names, model);
         } else {
             json_t *arr = json_array();
-            warnings_of_point(arr, &parts[i].model, point, names, model);
+            pmnf_point_warnings_json(arr, &parts[i].model, point, names, model);
             for (size_t k = 0; k < json_array_size(arr); k++)
                 warning_append(doc, json_incref(json_array_get(arr, k)));
             json_decref(arr);

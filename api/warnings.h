@@ -3,8 +3,8 @@
  *
  * Every warning an answer carries is an object {"code", "message", ...}:
  * a stable code clients match on (modeler.h's pmnf_warning_code() for the
- * model and prediction warnings of modeling/assess.h, and the codes below
- * for the others), the text for people, and details such as the part of
+ * model and prediction warnings of modeling/assess.h, made by
+ * modeling/warning_json.h, and the codes below for the others), the text for people, and details such as the part of
  * the epoch, the parameter or the value it is about. A route flagged
  * API_ROUTE_STRICT takes ?strict=true (or false): api_dispatch() then
  * answers 422 naming the codes instead of any 200 whose document carries
@@ -18,6 +18,7 @@
 
 #include "api/http.h"
 #include "modeling/assess.h"
+#include "modeling/warning_json.h"
 
 /* Codes of warnings that are not about a model. */
 #define WARN_NOISY_MEASUREMENT "noisy_measurement" /* a mean's 95% interval wider than +-5% */
@@ -31,13 +32,6 @@
 json_t *warning_new(const char *code, const char *message);
 /* Appends w (stolen) to doc's "warnings" array, made when absent. */
 void warning_append(json_t *doc, json_t *w);
-/* The warnings of a model's bits (details from its diagnostics), as an
- * array; each names model when not NULL ("comp", "epoch time", ...). */
-json_t *warnings_of_model(const pmnf_model *m, const char *const *names, const char *model);
-/* Appends to arr the warnings of m's prediction at point
- * (pmnf_assess_point), naming model; returns the bits set. */
-unsigned warnings_of_point(json_t *arr, const pmnf_model *m, const double *point,
-                           const char *const *names, const char *model);
 /* Appends the model's and the prediction's warnings to doc's "warnings". */
 void warnings_attach_model(json_t *doc, const pmnf_model *m, const double *point,
                            const char *const *names, const char *model);

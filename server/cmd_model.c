@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/model_json.h"
-#include "api/warnings.h"
+#include "modeling/model_json.h"
+#include "modeling/warning_json.h"
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
 #include "server/commands.h"
@@ -220,7 +220,7 @@ static json_t *predictions_json(const ingest_experiment *e, const pmnf_model *m,
         json_t *point = json_object(), *w = json_array();
         for (int i = 0; point && i < e->nparams; i++)
             json_object_set_new(point, e->params[i], json_real(a->predict[k][i]));
-        warnings_of_point(w, m, a->predict[k], (const char *const *)e->params, NULL);
+        pmnf_point_warnings_json(w, m, a->predict[k], (const char *const *)e->params, NULL);
         json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o}", "point", point, "value",
                                               isfinite(v) ? json_real(v) : json_null(),
                                               "interval",

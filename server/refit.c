@@ -66,9 +66,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/model_json.h"
+#include "analysis/training.h"
 #include "api/warnings.h"
-#include "api/training.h"
+#include "modeling/model_json.h"
 #include "ingest/profile.h"
 #include "modeling/accuracy.h"
 #include "modeling/aggregate.h"

@@ -1,13 +1,13 @@
 /*
  * model_json.c — fitted models to JSON and back (see model_json.h).
  */
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/warnings.h"
+#include "modeling/warning_json.h"
 
 static json_t *terms_json(const pmnf_function *f, const char *const *names)
 {
@@ -102,7 +102,7 @@ json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int wit
 {
     char text[2048];
     pmnf_format(&m->f, names, text, sizeof text);
-    json_t *warnings = warnings_of_model(m, names, NULL);
+    json_t *warnings = pmnf_warnings_json(m, names, NULL);
     json_t *o = json_pack("{s:s, s:f, s:o*, s:f, s:f, s:f, s:f, s:i, s:o*}", "function", text,
                           "constant", m->f.constant, "terms", terms_json(&m->f, names), "rss",
                           m->rss, "smape", m->smape, "adjusted_r2", m->ar2, "cv_smape",

@@ -11,8 +11,8 @@
  *    "max","distinct"}},"measurements":{"min","max"},"farthest_point":{...}},
  *    "interval":{"dof","sigma2","t975","cov":[...]}}
  */
-#ifndef PERFCAST_API_MODEL_JSON_H
-#define PERFCAST_API_MODEL_JSON_H
+#ifndef PERFCAST_MODELING_MODEL_JSON_H
+#define PERFCAST_MODELING_MODEL_JSON_H
 
 #include <jansson.h>
 
