@@ -75,7 +75,7 @@ speed() {
         fail "$fig" "$ru"; return
     fi
     gen_s=$(jget wall_s "$ru")
-    if ! measure "$base.models" "$PERFCAST" model "$base.txt"; then
+    if ! measure "$base.models" "$PERFCAST" model --modeler extrap "$base.txt"; then
         fail "$fig" "$ru"; return
     fi
     wall=$(jget wall_s "$ru")

@@ -153,6 +153,26 @@ static int on_edge(const pmnf_diagnostics *g, const double *x, int k)
     return 0;
 }
 
+/* The 95% half-width at x of the interval of the model refitted without
+ * the point at x: t * sqrt(sigma2 (1 + q / (1 - h))), q = g' C g the
+ * model's own variance factor there and h its leverage (for least squares
+ * q = h, and q / (1 - h) is the variance factor of the prediction of a
+ * point the fit did not see). */
+static double loo_half_width(const pmnf_model *m, const double *x, double lev)
+{
+    double gv[PMNF_MAX_COEFS], q = 0;
+    gv[0] = 1;
+    for (int t = 0; t < m->f.nterms; t++)
+        gv[t + 1] = pmnf_term_shape(&m->f.terms[t], x);
+    for (int a = 0; a < m->ncoef; a++)
+        for (int b = 0; b < m->ncoef; b++)
+            q += gv[a] * m->cov[a * m->ncoef + b] * gv[b];
+    q = q > 0 ? q : 0;
+    if (!(lev > 1e-9))
+        return INFINITY;
+    return m->t975 * sqrt(m->sigma2 * (1 + q / lev));
+}
+
 /* Leave-one-out errors: loo_smape over all points; and, of the points at
  * the largest measured value of a parameter, the one whose left-out
  * residual is largest against the 95% interval's half-width there (both
@@ -183,12 +203,11 @@ static int leave_one_out(pmnf_model *m, const pmnf_data *d)
         double abssum = fabs(y) + fabs(loo);
         if (abssum > 0)
             sum += isfinite(loo) ? 2 * fabs(loo - y) / abssum : 2;
-        double v, lo, hi;
         if (y == 0 || (i != far && !on_edge(g, x, d->nparams)) ||
-            pmnf_predict(m, x, &v, &lo, &hi) != 0)
+            (m->warnings & PMNF_WARN_NO_INTERVAL) || m->ncoef != m->f.nterms + 1)
             continue;
         double e = isfinite(loo) ? fabs(loo - y) / fabs(y) : INFINITY;
-        double half = (hi - lo) / 2 / fabs(y);
+        double half = loo_half_width(m, x, lev) / fabs(y);
         double ratio = half > 0 ? e / half : INFINITY;
         if (ratio > worst || isnan(ratio)) {
             worst = ratio;

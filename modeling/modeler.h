@@ -119,7 +119,7 @@ typedef struct pmnf_diagnostics {
     double vmin, vmax;                /* smallest and largest measured value */
     double loo_smape;                 /* leave-one-out SMAPE of the model's terms, percent */
     double far_loo_error;             /* leave-one-out residual at the farthest point, relative */
-    double far_half_width;            /* the 95% interval's half-width there, relative */
+    double far_half_width;            /* the 95% half-width there without it, relative */
 } pmnf_diagnostics;
 
 typedef struct pmnf_model {

@@ -285,15 +285,15 @@ static void print_diagnostics(const ingest_experiment *e, const ingest_series *s
 static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
                        const model_args *a, char **text, size_t *text_cap, int *nwarn)
 {
-    json_t *o = model_json(e, s, m, a);
-    if (!o)
-        return -1;
-    *nwarn += (int)json_array_size(json_object_get(o, "warnings"));
     size_t k;
     const json_t *p;
-    json_array_foreach(json_object_get(o, "predictions"), k, p)
-        *nwarn += (int)json_array_size(json_object_get(p, "warnings"));
     if (a->json) {
+        json_t *o = model_json(e, s, m, a);
+        if (!o)
+            return -1;
+        *nwarn += (int)json_array_size(json_object_get(o, "warnings"));
+        json_array_foreach(json_object_get(o, "predictions"), k, p)
+            *nwarn += (int)json_array_size(json_object_get(p, "warnings"));
         json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
         putchar('\n');
         json_decref(o);
@@ -302,10 +302,8 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
     size_t need = pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
     if (need >= *text_cap) {
         char *t = realloc(*text, need + 1);
-        if (!t) {
-            json_decref(o);
+        if (!t)
             return -1;
-        }
         *text = t;
         *text_cap = need + 1;
         pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
@@ -313,8 +311,18 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
     printf("%s;%s;%s\n", e->callpaths[s->callpath], e->metrics[s->metric], *text);
     if (a->diagnostics)
         print_diagnostics(e, s, m);
-    print_warnings(e, s, json_object_get(o, "warnings"), NULL);
-    json_array_foreach(json_object_get(o, "predictions"), k, p)
+    /* JSON only for what there is to say: text mode stays as fast as Extra-P's lines */
+    if (m->warnings) {
+        json_t *w = pmnf_warnings_json(m, (const char *const *)e->params, NULL);
+        if (!w)
+            return -1;
+        *nwarn += print_warnings(e, s, w, NULL);
+        json_decref(w);
+    }
+    json_t *preds = a->npredict ? predictions_json(e, m, a) : NULL;
+    if (a->npredict && !preds)
+        return -1;
+    json_array_foreach(preds, k, p)
     {
         char where[512];
         size_t n = 0;
@@ -322,14 +330,15 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
         for (int i = 0; i < e->nparams && n < sizeof where; i++)
             n += (size_t)snprintf(where + n, sizeof where - n, "%s%s=%.17g", i ? "," : "",
                                   e->params[i], a->predict[k][i]);
-        const json_t *iv = json_object_get(p, "interval");
+        const json_t *iv = json_object_get(p, "interval"), *v = json_object_get(p, "value");
+        int has = json_is_array(iv);
         printf("%s;%s;%s;%.17g;%.17g;%.17g\n", e->callpaths[s->callpath], e->metrics[s->metric],
-               where, json_number_value(json_object_get(p, "value")),
-               iv ? json_number_value(json_array_get(iv, 0)) : NAN,
-               iv ? json_number_value(json_array_get(iv, 1)) : NAN);
-        print_warnings(e, s, json_object_get(p, "warnings"), where);
+               where, json_is_number(v) ? json_number_value(v) : NAN,
+               has ? json_number_value(json_array_get(iv, 0)) : NAN,
+               has ? json_number_value(json_array_get(iv, 1)) : NAN);
+        *nwarn += print_warnings(e, s, json_object_get(p, "warnings"), where);
     }
-    json_decref(o);
+    json_decref(preds);
     return 0;
 }
 
