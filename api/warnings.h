@@ -25,7 +25,7 @@
 #define WARN_NOT_MEASURED "not_measured"           /* something the answer needed is missing */
 #define WARN_SIMULATION_FALLBACK "simulation_fallback"
 #define WARN_TRACE "trace"                         /* a remark of the trace or graph readers */
-#define WARN_WARMUP "warmup"                       /* warm-up steps in the measurements */
+#define WARN_WARMUP "warmup" /* warm-up steps in the measurements (set by pipeline/refit_fit.c) */
 #define WARN_PHASE_UNMATCHED "phase_unmatched"     /* an iteration phase matches no callpath */
 
 /* {"code": code, "message": message}; NULL when out of memory. */
