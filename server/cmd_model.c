@@ -24,7 +24,8 @@ typedef struct model_args {
 } model_args;
 
 static const char model_usage_text[] =
-    "usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
+    "usage: perfcast model FILE [--format extrap-text|extrap-json|extrap-jsonl|talpas]\n"
+    "                           [--measure mean|median]\n"
     "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n"
     "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n";
@@ -61,7 +62,8 @@ static int parse_args(int argc, char **argv, model_args *a)
         const char *s = argv[i];
         if ((!strcmp(s, "--format") || !strcmp(s, "--measure")) && i + 1 >= argc) {
             fprintf(stderr, "perfcast model: %s needs a value (%s)\n", s,
-                    s[2] == 'f' ? "text, json, jsonl or talpas" : "mean or median");
+                    s[2] == 'f' ? "extrap-text, extrap-json, extrap-jsonl or talpas"
+                                : "mean or median");
             return 2;
         }
         if (!strcmp(s, "--json")) {
@@ -69,7 +71,8 @@ static int parse_args(int argc, char **argv, model_args *a)
         } else if (!strcmp(s, "--format") && i + 1 < argc) {
             a->format = ingest_extrap_format_from_name(argv[++i]);
             if (a->format == INGEST_FORMAT_UNKNOWN)
-                return model_usage("--format must be text, json, jsonl or talpas");
+                return model_usage("--format must be extrap-text, extrap-json, extrap-jsonl or "
+                                   "talpas (text, json, jsonl: the same, older names)");
         } else if (!strcmp(s, "--measure") && i + 1 < argc) {
             char err[256];
             if (pmnf_options_set(&a->opt, "measure", argv[++i], err, sizeof err) < 0)
