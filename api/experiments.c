@@ -654,7 +654,9 @@ void api_experiment_create(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_experiment_create(c, &e, &err) : err.code;
     store_release(ctx->db, c);
-    if (rc) {
+    if (rc == STORE_CONFLICT && e.id > 0) {
+        api_name_taken(resp, "an experiment", e.name, "/v1/experiments", e.id);
+    } else if (rc) {
         api_store_problem(resp, &err);
     } else {
         api_send_json(resp, 201, experiment_view(&e));

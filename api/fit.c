@@ -36,16 +36,10 @@ static ingest_format format_of(const api_request *req, api_response *resp, int *
         return INGEST_FORMAT_UNKNOWN;
     }
     if (f) {
-        static const struct {
-            const char *name;
-            ingest_format fmt;
-        } names[] = {{"extrap-text", INGEST_FORMAT_EXTRAP_TEXT},
-                     {"extrap-json", INGEST_FORMAT_EXTRAP_JSON},
-                     {"extrap-jsonl", INGEST_FORMAT_EXTRAP_JSONL},
-                     {"talpas", INGEST_FORMAT_TALPAS}};
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (!strcmp(names[i].name, f))
-                return names[i].fmt;
+        /* the names of ingest/extrap.h, the short ones as aliases */
+        ingest_format fmt = ingest_extrap_format_from_name(f);
+        if (fmt != INGEST_FORMAT_UNKNOWN)
+            return fmt;
         api_problem(resp, 415, "format",
                     "unknown format \"%.40s\" (perfcast, extrap-text, extrap-json, extrap-jsonl, "
                     "talpas)",

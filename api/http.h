@@ -99,6 +99,12 @@ void api_send_json(api_response *resp, int status, json_t *doc);
 /* Replaces the response with body (ownership taken). */
 void api_send_body(api_response *resp, int status, const char *content_type, char *body,
                    size_t len);
+/* 409 for a name the tenant already uses: the problem names the field
+ * "name" and carries the existing resource's "id" (also at Location,
+ * collection/id), so that a script run twice finds what it made the first
+ * time. what: "an experiment". */
+void api_name_taken(api_response *resp, const char *what, const char *name,
+                    const char *collection, int64_t id);
 /* Shared bodies: wrap takes body (malloc'ed) into a new one holding one
  * reference (NULL when out of memory, body then freed); ref adds one;
  * release drops one and frees the text with the last. */

@@ -35,9 +35,10 @@ typedef struct model_args {
 } model_args;
 
 static const char model_usage_text[] =
-    "usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
-    "                           [--modeler robust|extrap] [--options KEY=VALUE ...] [--json]\n"
-    "                           [--predict NAME:VALUE[,NAME:VALUE...] ...] [--strict] [--diagnostics]\n"
+    "usage: perfcast model FILE [--format extrap-text|extrap-json|extrap-jsonl|talpas]\n"
+    "                           [--measure mean|median] [--modeler robust|extrap]\n"
+    "                           [--options KEY=VALUE ...] [--json]\n"
+    "                           [--predict NAME=VALUE[,NAME=VALUE...] ...] [--strict] [--diagnostics]\n"
     "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n"
     "The modeler is robust unless --modeler extrap. --predict adds a line\n"
@@ -81,10 +82,10 @@ static int parse_args(int argc, char **argv, model_args *a)
         if ((!strcmp(s, "--format") || !strcmp(s, "--measure") || !strcmp(s, "--modeler") ||
              !strcmp(s, "--predict")) && i + 1 >= argc) {
             fprintf(stderr, "perfcast model: %s needs a value (%s)\n", s,
-                    s[2] == 'f'   ? "text, json, jsonl or talpas"
+                    s[2] == 'f'   ? "extrap-text, extrap-json, extrap-jsonl or talpas"
                     : s[3] == 'e' ? "mean or median"
                     : s[3] == 'o' ? "robust or extrap"
-                                  : "NAME:VALUE[,NAME:VALUE...]");
+                                  : "NAME=VALUE[,NAME=VALUE...]");
             return 2;
         }
         if (!strcmp(s, "--json")) {
@@ -100,7 +101,8 @@ static int parse_args(int argc, char **argv, model_args *a)
         } else if (!strcmp(s, "--format") && i + 1 < argc) {
             a->format = ingest_extrap_format_from_name(argv[++i]);
             if (a->format == INGEST_FORMAT_UNKNOWN)
-                return model_usage("--format must be text, json, jsonl or talpas");
+                return model_usage("--format must be extrap-text, extrap-json, extrap-jsonl or "
+                                   "talpas (text, json, jsonl: the same, older names)");
         } else if (!strcmp(s, "--measure") && i + 1 < argc) {
             char err[256];
             if (pmnf_options_set(&a->opt, "measure", argv[++i], err, sizeof err) < 0)
@@ -175,14 +177,19 @@ static int series_prepare(const ingest_experiment *e, const ingest_series *s, pm
 }
 
 /* The points of --predict, once the file has named the parameters:
- * "x:120" or "p:64,n:1000", every parameter once, each a finite number > 0. */
+ * "x=120" or "p=64,n=1000" ("x:120" too, as the API's at= writes it), every
+ * parameter once, each a finite number > 0. */
 static int parse_points(const ingest_experiment *e, model_args *a)
 {
     for (int k = 0; k < a->npredict; k++) {
         int seen[PMNF_MAX_PARAMS] = {0};
         const char *p = a->predict_text[k];
         while (*p) {
-            const char *colon = strchr(p, ':'), *comma = strchrnul(p, ',');
+            const char *comma = strchrnul(p, ','), *colon = p;
+            while (colon < comma && *colon != '=' && *colon != ':')
+                colon++;
+            if (colon == comma)
+                colon = NULL;
             int which = -1;
             for (int i = 0; colon && colon < comma && i < e->nparams; i++)
                 if (strlen(e->params[i]) == (size_t)(colon - p) &&
@@ -192,7 +199,7 @@ static int parse_points(const ingest_experiment *e, model_args *a)
             double v = which >= 0 ? strtod(colon + 1, &end) : 0;
             if (which < 0 || end != comma || !(v > 0) || v > 1e300 || seen[which]++) {
                 fprintf(stderr, "perfcast model: --predict \"%s\": each parameter of the file "
-                                "once as NAME:VALUE, VALUE > 0\n",
+                                "once as NAME=VALUE, VALUE > 0\n",
                         a->predict_text[k]);
                 return -1;
             }

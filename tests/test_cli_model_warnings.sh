@@ -38,10 +38,10 @@ expect "implausible_extrapolation on stderr" 0 \
 expect "objects in --json" 0 '"warnings":\[{"code":"negative_prediction","message":' \
     "$BIN" model --json "$F" --predict x:120
 expect "--strict with warnings exits 3" 3 'strict: 2 warnings' "$BIN" model "$F" --predict x:120 --strict
-expect "--strict without warnings exits 0" 0 '^compute;time;x=40;' "$BIN" model "$F" --predict x:40 --strict
+expect "--strict without warnings exits 0" 0 '^compute;time;x=40;' "$BIN" model "$F" --predict x=40 --strict
 "$BIN" model "$F" --predict x:40 >"$TMP/out" 2>"$TMP/err"
 if [ ! -s "$TMP/err" ]; then ok; else bad "x=40: warnings: $(cat "$TMP/err")"; fi
-expect "far" 0 'extrapolation_far' "$BIN" model "$F" --predict x:241
+expect "far" 0 'extrapolation_far' "$BIN" model "$F" --predict x=241
 expect "unknown modeler" 2 'unknown modeler "segmentedx"' "$BIN" model --modeler segmentedx "$F"
 expect "unknown option" 2 'unknown modeler option "no_such"' "$BIN" model --options no_such=1 "$F"
 expect "unknown parameter" 2 '--predict "y:3"' "$BIN" model "$F" --predict y:3
