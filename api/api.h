@@ -46,7 +46,9 @@ enum {
     API_ROUTE_UPLOAD = 8,     /* counts against the tenant's concurrent uploads */
     API_ROUTE_TEXT = 32,      /* reads text/plain too (Extra-P files), besides JSON */
     API_ROUTE_SIMULATION = 16, /* {id} is a simulation (store/simulations.h): likewise */
-    API_ROUTE_IDEMPOTENT = 64, /* a POST that creates work: honours Idempotency-Key */
+    API_ROUTE_STRICT = 64,    /* its answers carry coded warnings: takes ?strict=true, which
+                                 turns a 200 with any warning into 422 (api/warnings.h) */
+    API_ROUTE_IDEMPOTENT = 128, /* a POST that creates work: honours Idempotency-Key */
 };
 
 typedef void (*api_handler)(api_ctx *ctx, api_request *req, api_response *resp);
