@@ -3,7 +3,8 @@
  * and its summary, the per-repetition rank matrix of the aggregation, the
  * regression of time on parameters and LIF, Extra-Deep's speedup and
  * efficiency, the configuration search (grid, feasibility, recommendation,
- * Pareto front, closest candidates) and cost formulas.
+ * Pareto front, closest candidates), cost formulas and the cost of an
+ * epoch (analysis/cost.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cost.h"
 #include "analysis/formula.h"
 #include "modeling/aggregate.h"
 #include "modeling/configs.h"
@@ -229,6 +231,38 @@ static void test_formula(void)
     formula_free(&f);
 }
 
+/* Extra-Deep Eq. 14: core-hours T·ranks·ρ/3600, money by price or formula */
+static void test_cost(void)
+{
+    const char *params[2] = {"ranks", "batch"};
+    char err[256];
+    cost_eval c;
+    cost_setup priced = {.has_cost = 1, .cores_per_rank = 4, .price_per_core_hour = 0.5,
+                         .formula = "", .params = params, .nparams = 2};
+    double pt[2] = {16, 64};
+    check(cost_open(&c, &priced, err, sizeof err) == 0 && !c.has_formula, "priced: opens");
+    check(fabs(cost_core_hours(&c, 900, 16) - 900.0 * 16 * 4 / 3600) < 1e-12, "core-hours 16");
+    check(fabs(cost_money(&c, 900, 16, pt) - 16 * 0.5) < 1e-12, "money: 16 core-hours at 0.5");
+    cost_close(&c);
+    cost_setup none = {.has_cost = 0, .cores_per_rank = 1, .price_per_core_hour = NAN,
+                       .formula = "", .params = params, .nparams = 2};
+    check(cost_open(&c, &none, err, sizeof err) == 0, "no cost set-up: opens");
+    check(fabs(cost_core_hours(&c, 3600, 8) - 8) < 1e-12, "core-hours with rho 1");
+    check(isnan(cost_money(&c, 3600, 8, pt)), "no price, no formula: NaN");
+    cost_close(&c);
+    /* the formula wins over the price and sees T, ranks and the parameters */
+    cost_setup formula = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5,
+                          .formula = "T*ranks*cores_per_rank*price_per_core_hour/3600 + batch/64",
+                          .params = params, .nparams = 2};
+    check(cost_open(&c, &formula, err, sizeof err) == 0 && c.has_formula, "formula: %s", err);
+    check(fabs(cost_money(&c, 3600, 16, pt) - (16 * 2 * 0.5 + 1)) < 1e-12, "formula: 17");
+    cost_close(&c);
+    cost_setup bad = formula;
+    bad.formula = "T*nodes";
+    check(cost_open(&c, &bad, err, sizeof err) < 0 && strstr(err, "nodes"), "unknown name: %s",
+          err);
+}
+
 int main(void)
 {
     test_lif();
@@ -238,5 +272,6 @@ int main(void)
     test_series_baseline();
     test_configs();
     test_formula();
+    test_cost();
     return check_summary();
 }
