@@ -25,7 +25,7 @@
 #include "analysis/cost.h"
 #include "analysis/formula.h"
 #include "api/http.h"
-#include "api/noisy.h"
+#include "analysis/noisy.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/db.h"

@@ -1,7 +1,7 @@
 /*
  * noisy.c — the too-noisy points of a model set (noisy.h).
  */
-#include "api/noisy.h"
+#include "analysis/noisy.h"
 
 #include <math.h>
 #include <stdio.h>

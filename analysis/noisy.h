@@ -10,13 +10,13 @@
  * sets scan theirs when their page is first rendered) and named in the
  * answer's `warnings` (the first NOISY_NAMED_MAX, then a count).
  */
-#ifndef PERFCAST_API_NOISY_H
-#define PERFCAST_API_NOISY_H
+#ifndef PERFCAST_ANALYSIS_NOISY_H
+#define PERFCAST_ANALYSIS_NOISY_H
 
 #include <jansson.h>
 
 #include "modeling/pmnf.h"
-#include "store/models.h"
+#include "analysis/measurement.h"
 
 #define NOISY_TARGET 0.05
 #define NOISY_NAMED_MAX 10
