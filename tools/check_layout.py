@@ -44,7 +44,7 @@ PURE_GLOBALS = {
 MAX_LINES = 1000
 # The share of api/ in the source lines, as measured: lower it as computation
 # moves out, never raise it. The aim is 0.18 (every computation below store/).
-API_SHARE_MAX = 0.27
+API_SHARE_MAX = 0.26
 
 # api/ files without a handler: the serving infrastructure, and what each serves
 SERVING = {
@@ -77,8 +77,6 @@ SERVING = {
     "api/stats_warm.h": "warming of the statistics answers' cache",
     "api/levels_query.c": "a request's level combination from its query",
     "api/levels_query.h": "a request's level combination from its query",
-    "api/noisy.c": "the too-noisy points of a model set, kept with it in the cache",
-    "api/noisy.h": "the too-noisy points of a model set, kept with it in the cache",
     "api/json.c": "the JSON text of response documents",
     "api/commits.c": "the validation of commit, branch and CI run names in requests",
     "api/commits.h": "the validation of commit, branch and CI run names in requests",
