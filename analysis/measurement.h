@@ -5,8 +5,9 @@
  * (store_measurement_row: its coordinate, level, callpath, metric and phase,
  * the aggregated value, its repetitions, the ranks' values and
  * load-imbalance factors, its factor levels). store/models.h reads and frees
- * them; the pure analyses (analysis/noisy.h, analysis/speedups.h,
- * analysis/iterations.h) take them as they are.
+ * them, and the stored models (store_model_row); the pure analyses
+ * (analysis/noisy.h, analysis/speedups.h, analysis/iterations.h,
+ * analysis/set_data.h) take them as they are.
  */
 #ifndef PERFCAST_ANALYSIS_MEASUREMENT_H
 #define PERFCAST_ANALYSIS_MEASUREMENT_H
@@ -40,6 +41,14 @@ typedef struct store_fit_data {
     size_t nrows;
     store_fit_row *rows;     /* grouped by point (ascending point index) */
 } store_fit_data;
+
+/* One stored model of a model set: its level, callpath, metric and phase,
+ * its function and document (modeling/model_json.h), or why there is none. */
+typedef struct store_model_row {
+    char *level, *name, *category, *metric, *phase, *function, *model_json, *reason;
+    double growth_poly, growth_log;
+    int points;
+} store_model_row;
 
 typedef struct store_measurement_row {
     double *point;

@@ -119,11 +119,7 @@ typedef struct store_model_filter {
     int limit;
 } store_model_filter;
 
-typedef struct store_model_row {
-    char *level, *name, *category, *metric, *phase, *function, *model_json, *reason;
-    double growth_poly, growth_log;
-    int points;
-} store_model_row;
+/* store_model_row: a stored model as the analyses read it (analysis/measurement.h) */
 
 int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                       store_model_row **out, int *n, store_error *err);

@@ -7,7 +7,8 @@
  * epoch (analysis/cost.h), the too-noisy points of a model set
  * (analysis/noisy.h), the speedup table per kernel and part
  * (analysis/speedups.h), paper 004's iteration model over profile rows
- * (analysis/iterations.h).
+ * (analysis/iterations.h), the data the analyses read of a model set
+ * (analysis/set_data.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include "analysis/formula.h"
 #include "analysis/iterations.h"
 #include "analysis/noisy.h"
+#include "analysis/set_data.h"
 #include "analysis/speedups.h"
 #include "ingest/profile.h"
 #include "modeling/aggregate.h"
@@ -416,6 +418,40 @@ static void test_iterations(void)
     json_decref(tr);
 }
 
+/* the epoch of perfect strong scaling over x = 1..16 ranks: P_1 at x = 1,
+ * Δ = (T_1 - T_k)/(T_1/100), ε = Δ/Δ_t, core-hours T·ranks·ρ/3600 */
+static void test_set_data(void)
+{
+    static const char *const params[1] = {"ranks"};
+    double x[5] = {16, 1, 4, 2, 8}; /* any order: sorted by the builder */
+    store_measurement_row rows[10];
+    for (int i = 0; i < 5; i++) {
+        rows[i] = (store_measurement_row){.point = &x[i], .nparams = 1, .level = "application",
+                                          .name = "epoch", .value = 16 / x[i]};
+        rows[5 + i] = (store_measurement_row){.point = &x[i], .nparams = 1,
+                                              .level = "application", .name = "comp",
+                                              .value = 12 / x[i]};
+    }
+    ad_set set = {.nparams = 1, .params = params, .strong = 1, .cores_per_rank = 2,
+                  .metric = "time", .ranks = ranks_first};
+    ad_app *a = ad_app_build(&set, rows, 10);
+    check(a && a->npoints == 5 && a->coords[0] == 1 && a->coords[4] == 16, "5 sorted coordinates");
+    if (!a)
+        return;
+    check(a->baseline == 0 && a->largest == 4, "P_1 and the largest: %d %d", a->baseline,
+          a->largest);
+    check(fabs(a->speedup_pct[4] - 93.75) < 1e-12 && fabs(a->efficiency_pct[4] - 6.25) < 1e-12 &&
+              a->efficiency_pct[0] == 100,
+          "Δ %g, ε %g at 16", a->speedup_pct[4], a->efficiency_pct[4]);
+    check(fabs(a->core_hours[2] - 32.0 / 3600) < 1e-15, "core-hours %g", a->core_hours[2]);
+    check(a->value[0][3] == 1.5 && isnan(a->value[1][3]), "comp measured, comm not");
+    check(a->cost.present && fabs(pmnf_eval(&a->cost.model.f, (double[]){32}) - 32.0 / 3600) < 1e-9,
+          "cost model: constant (%s)", a->cost.reason);
+    check(ad_point_index(a, (double[]){8}) == 3 && ad_point_index(a, (double[]){3}) == -1,
+          "point index");
+    ad_app_free(a);
+}
+
 int main(void)
 {
     test_lif();
@@ -429,5 +465,6 @@ int main(void)
     test_noisy();
     test_speedups();
     test_iterations();
+    test_set_data();
     return check_summary();
 }

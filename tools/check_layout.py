@@ -44,7 +44,7 @@ PURE_GLOBALS = {
 MAX_LINES = 1000
 # The share of api/ in the source lines, as measured: lower it as computation
 # moves out, never raise it. The aim is 0.18 (every computation below store/).
-API_SHARE_MAX = 0.26
+API_SHARE_MAX = 0.25
 
 # api/ files without a handler: the serving infrastructure, and what each serves
 SERVING = {
@@ -72,8 +72,8 @@ SERVING = {
     "api/predict.h": "the newest models of a request from the model cache",
     "api/set_models.c": "a model set's models from the cache or the store",
     "api/set_models.h": "a model set's models from the cache or the store",
-    "api/analysis_data.c": "the analyses' inputs from the model cache and the store",
-    "api/analysis_data.h": "the analyses' inputs from the model cache and the store",
+    "api/analysis_data.c": "the analyses' inputs (analysis/set_data.h) read and kept in the cache",
+    "api/analysis_data.h": "the analyses' inputs (analysis/set_data.h) read and kept in the cache",
     "api/stats_warm.h": "warming of the statistics answers' cache",
     "api/levels_query.c": "a request's level combination from its query",
     "api/levels_query.h": "a request's level combination from its query",
