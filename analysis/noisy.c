@@ -78,19 +78,3 @@ void noisy_points_scan(const noisy_names *nm, const store_measurement_row *rows,
     free(q);
     free(scratch);
 }
-
-void noisy_points_attach(json_t *doc, const noisy_points *np)
-{
-    if (!doc || !np->count)
-        return;
-    json_t *w = json_object_get(doc, "warnings");
-    if (!json_is_array(w)) {
-        w = json_array();
-        json_object_set_new(doc, "warnings", w);
-    }
-    for (int i = 0; i < np->named; i++)
-        json_array_append_new(w, json_string(np->text[i]));
-    if (np->count > np->named)
-        json_array_append_new(w, json_sprintf("%d too-noisy points in all; the first %d are named",
-                                              np->count, np->named));
-}

@@ -81,6 +81,8 @@ SERVING = {
     "api/commits.c": "the validation of commit, branch and CI run names in requests",
     "api/commits.h": "the validation of commit, branch and CI run names in requests",
     "api/web.h": "the dashboard's static files",
+    "api/warnings.c": "coded warnings in answers and ?strict=true",
+    "api/warnings.h": "coded warnings in answers and ?strict=true",
     "api/sweeps_internal.h": "what the measurement-trust handlers share",
 }
 
