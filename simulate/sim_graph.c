@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "simulate/sim_graph.h"
 
@@ -42,8 +43,9 @@ int sim_res_from_name(const char *s)
 }
 
 /* The pool: a list of chunks, each at least SIM_POOL_CHUNK bytes, filled
- * from the front. Large chunks are mapped by malloc, so a freed graph goes
- * back to the system at once. */
+ * from the front. Chunks are mapped pages of their own (not malloc's heap,
+ * where freed memory may stay with the process), so a freed graph goes back
+ * to the system at once. */
 #define SIM_POOL_CHUNK (1u << 20)
 
 typedef struct sim_chunk {
@@ -67,9 +69,11 @@ void *sim_graph_alloc(sim_graph *g, size_t n)
     sim_chunk *c = g->pool->head;
     if (!c || c->cap - c->used < n) {
         size_t cap = n > SIM_POOL_CHUNK / 4 ? n : SIM_POOL_CHUNK - sizeof *c;
-        sim_chunk *nc = malloc(sizeof *nc + cap);
-        if (!nc)
+        void *m = mmap(NULL, sizeof(sim_chunk) + cap, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
             return NULL;
+        sim_chunk *nc = m;
         nc->used = 0;
         nc->cap = cap;
         g->pool->bytes += sizeof *nc + cap;
@@ -100,7 +104,7 @@ static void pool_free(sim_pool *p)
         return;
     for (sim_chunk *c = p->head, *next; c; c = next) {
         next = c->next;
-        free(c);
+        munmap(c, sizeof *c + c->cap);
     }
     free(p);
 }
