@@ -114,7 +114,7 @@ static int parse_create(const json_t *body, api_response *resp, const char **nam
     if (o) {
         /* the step-graph reader checks overhead: hand it a minimal graph */
         json_t *g = json_pack("{s:O, s:[{s:[{s:s, s:s, s:f}]}]}", "overhead", o, "steps", "ops",
-                              "id", "x", "resource", "worker", "duration", 0.0);
+                              "id", "x", "resource", "worker", "duration", 1.0);
         char *text = json_dumps(g, JSON_COMPACT);
         json_decref(g);
         simgraph_doc d;

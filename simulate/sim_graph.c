@@ -297,9 +297,17 @@ int sim_graph_check(const sim_graph *g, sim_error *e)
             sim_error_set(e, NULL, s, "ops", "step %d has no operation", s);
             return -1;
         }
-        for (int i = 0; i < st->nops; i++)
+        int timed = 0;
+        for (int i = 0; i < st->nops; i++) {
             if (check_op(g, s, i, e))
                 return -1;
+            timed |= sim_res_is_link(st->ops[i].res) || st->ops[i].duration > 0;
+        }
+        if (!timed) {
+            sim_error_set(e, st->ops[0].id, s, "duration", "every operation of step %d has "
+                          "duration 0 and none is a transfer: the step would take no time", s);
+            return -1;
+        }
         if (check_unique(st, s, e) || check_acyclic(st, s, e))
             return -1;
     }

@@ -741,6 +741,18 @@ static void test_units(void)
     check(sim_parse_list("0..4", 1, 1024, out, 64) == -1, "0 workers");
     check(sim_parse_list("3,2", 1, 1024, out, 64) == -1, "descending");
     check(sim_parse_list("1..100000", 1, 1024, out, 64) == -1, "absurd");
+    /* mixed lists: ranges and single counts, ascending over the whole list */
+    int want[] = {1, 2, 3, 4, 8, 32};
+    int n = sim_parse_list("1..4,8,32", 1, 1024, out, 64);
+    check(n == 6 && !memcmp(out, want, sizeof want), "1..4,8,32: %d items", n);
+    n = sim_parse_list("1,2..8:3,16..17", 1, 1024, out, 64);
+    check(n == 6 && out[0] == 1 && out[1] == 2 && out[2] == 5 && out[3] == 8 && out[4] == 16 &&
+              out[5] == 17, "1,2..8:3,16..17: %d items", n);
+    check(sim_parse_list("1..4,3", 1, 1024, out, 64) == -1, "overlapping range");
+    check(sim_parse_list("8,1..4", 1, 1024, out, 64) == -1, "not ascending");
+    check(sim_parse_list("1..4,,8", 1, 1024, out, 64) == -1, "empty item");
+    check(sim_parse_list("1..4,", 1, 1024, out, 64) == -1, "trailing comma");
+    check(sim_parse_list("1..4,2000", 1, 1024, out, 64) == -1, "item out of range");
 }
 
 int main(void)
