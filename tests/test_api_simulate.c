@@ -110,6 +110,11 @@ static void test_profiles(harness *h)
     expect_400(h, path,
                "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\",\"duration\":-1}]}]}",
                "steps[0].ops[n].duration", "n");
+    /* a step that would take no time: 400 naming the duration, not 0 steps/s */
+    expect_400(h, path,
+               "{\"steps\":[{\"ops\":[{\"id\":\"z\",\"resource\":\"worker\",\"duration\":0},"
+               "{\"id\":\"u\",\"resource\":\"ps\",\"duration\":0,\"deps\":[\"z\"]}]}]}",
+               "steps[0].ops[z].duration", "z");
     expect_400(h, path, "{\"steps\":[{\"ops\":[{\"id\":\"g\",\"resource\":\"gpu\",\"duration\":1}]}]}",
                "steps[0].ops[g].resource", "g");
     expect_400(h, path,
@@ -299,6 +304,23 @@ static void test_runs(harness *h)
 
     test_window(h, runs);
     test_total_steps(h, runs);
+
+    /* a mixed worker list, as the CLI takes it; computation-bound at 100
+     * Gbit/s, so throughput keeps growing: no saturation point is named */
+    harness_post(h, runs, "{\"workers\":\"1..2,4,8\",\"bandwidth\":\"100Gbit\",\"steps\":20,"
+                          "\"replications\":1,\"warmup_steps\":0}", &r);
+    doc = harness_json(&r);
+    json_t *res0 = json_array_get(json_object_get(json_object_get(doc, "result"), "results"), 0);
+    json_t *mpts = json_object_get(res0, "points");
+    check(r.status == 201 && json_array_size(mpts) == 4 &&
+              json_integer_value(json_object_get(json_array_get(mpts, 2), "workers")) == 4 &&
+              json_integer_value(json_object_get(json_array_get(mpts, 3), "workers")) == 8,
+          "workers 1..2,4,8: %d %.300s", r.status, r.body);
+    check(json_is_null(json_object_get(res0, "saturation_workers")) &&
+              json_integer_value(json_object_get(res0, "no_saturation_up_to")) == 8,
+          "no saturation up to 8: %.200s", r.body);
+    json_decref(doc);
+    harness_response_free(&r);
 
     /* bad requests: 400 naming the member, no run stored */
     long before = harness_sql_long(h, "SELECT count(*) FROM sim_runs");
