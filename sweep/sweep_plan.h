@@ -14,8 +14,11 @@
  *
  * Only "parameters" and "command" are required; "repetitions" defaults to
  * 1. The template's {name} is replaced by the point's value of a parameter,
- * factor or constant, or by the repetition number ({repetition}); other
- * braces are kept. Integers print without a decimal point. Points are
+ * factor or constant, or by the repetition number ({repetition}); a {name}
+ * naming none of them is refused, stating this rule. "{{" writes a literal
+ * "{" ("{{ranks}" prints "{ranks}"), "${...}" is the shell's and kept as
+ * written ("${ranks}" stays "${ranks}"), other braces are kept. Integers
+ * print without a decimal point. Points are
  * enumerated in odometer order (the last varying name fastest).
  *
  * Parsing reports the faulty field ("parameters.ranks", "legal", ...) and a

@@ -209,12 +209,31 @@ static void test_plan(void)
     check(sweep_def_command(&d, idx, 1, cmd, 10) == -1, "too small a buffer");
     sweep_def_free(&d);
 
+    /* the shell's ${x} is kept as written (not "$64"), {{ writes a brace */
+    rc = parse("{\"parameters\":{\"x\":[64]},\"command\":\"run ${x} {x} {{x} $HOME {{{x}\"}",
+               &d, field, err);
+    check(rc == 0, "shell braces parse: %s: %s", field, err);
+    if (rc == 0) {
+        sweep_def_first(&d, idx);
+        sweep_def_command(&d, idx, 1, cmd, sizeof cmd);
+        check(!strcmp(cmd, "run ${x} 64 {x} $HOME {{x}"), "shell braces: %s", cmd);
+        sweep_def_free(&d);
+    }
+    /* ${other} is the shell's too: no refusal for a name the sweep lacks */
+    rc = parse("{\"parameters\":{\"x\":[1]},\"command\":\"run ${other} {{other}\"}", &d, field,
+               err);
+    check(rc == 0, "${other} and {{other} accepted: %s", err);
+    if (rc == 0)
+        sweep_def_free(&d);
+
     struct {
         const char *text, *field, *msg;
     } bad[] = {
         {"{\"command\":\"x\"}", "parameters", "must be"},
         {"{\"parameters\":{\"ranks\":[2,4]},\"command\":\"srun {rank}\"}", "command",
          "offset 5: {rank} names no"},
+        {"{\"parameters\":{\"ranks\":[2,4]},\"command\":\"srun {other}\"}", "command",
+         "write {{ for a literal brace; ${...} is left to the shell"},
         {"{\"parameters\":{\"ranks\":[2,4]},\"command\":\"x\",\"legal\":\"nodes < 2\"}", "legal",
          "offset 0: unknown parameter \"nodes\""},
         {"{\"parameters\":{\"ranks\":[2,\"4\"]},\"command\":\"x\"}", "parameters.ranks[1]",
