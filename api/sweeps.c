@@ -52,7 +52,9 @@
 #define STATS_LIMIT_DEFAULT 1000
 #define STATS_LIMIT_MAX 100000
 #define WARNINGS_MAX 50
-#define PLAN_RUNS_MAX 100000
+#define PLAN_RUNS_MAX SWEEP_MAX_RUNS
+#define PLAN_PAGE_DEFAULT 1000 /* runs listed per answer: items and commands */
+#define PLAN_PAGE_MAX 1000
 #define KEPT_TEXT_MAX (16u << 20) /* statistics text kept per model set and filter, at most */
 
 static json_t *interval(double lo, double hi)
@@ -1299,7 +1301,7 @@ static void plan_levels_text(const sweep_def *d, const int *idx, const int *fmap
 
 static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment *e,
                         const int *map, const int *fmap, int nf, const store_run *runs,
-                        int nruns, api_response *resp)
+                        int nruns, long offset, long limit, api_response *resp)
 {
     store_error err = {0};
     plan_cost cost = {0};
@@ -1315,7 +1317,7 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         snprintf(why, sizeof why, "model set %d has no time models", cost.m->set_number);
     int idx[SWEEP_MAX_VARS], np = e->nparams;
     double point[PMNF_MAX_PARAMS];
-    long legal = 0, counts[3] = {0, 0, 0};
+    long legal = 0, counts[3] = {0, 0, 0}, run_no = 0;
     static const char *const status_names[3] = {"measured", "missing", "failed"};
     json_t *items = json_array(), *commands = json_array();
     size_t cap = 8192;
@@ -1336,6 +1338,19 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
             const store_run *r = find_run(runs, nruns, np, point, rep, ltext);
             int st = r && r->ok ? 0 : r && r->failed ? 2 : 1;
             counts[st]++;
+            /* every run is counted and priced; only the page's are listed */
+            int listed = run_no >= offset && run_no < offset + limit;
+            run_no++;
+            if (!listed) {
+                if (st != 0) {
+                    if (!lm_known && cost.m) {
+                        lm = plan_levels_models(ctx, &pl, e->id, ltext, lvalues, nf);
+                        lm_known = 1;
+                    }
+                    cost_add(&cost, nf ? lm : cost.m, point, d->epochs_per_run);
+                }
+                continue;
+            }
             json_t *o = json_pack("{s:o, s:i, s:s}", "point", plan_point_json(e, point),
                                   "repetition", rep, "status", status_names[st]);
             if (d->nvars > d->nparams) {
@@ -1368,6 +1383,9 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         (json_int_t)counts[0], "missing", (json_int_t)counts[1], "failed", (json_int_t)counts[2],
         "complete", counts[1] + counts[2] == 0, "items", items, "commands", commands,
         "missing_cost", cost_json(&cost, d, why));
+    json_object_set_new(doc, "offset", json_integer(offset));
+    json_object_set_new(doc, "next_offset", offset + limit < run_no ? json_integer(offset + limit)
+                                                                    : json_null());
     if (nf && cost.m && cost.unpriced)
         json_object_set_new(json_object_get(doc, "missing_cost"), "reason",
                             json_string("runs of level combinations without a model of the "
@@ -1387,7 +1405,10 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
     memset(&d, 0, sizeof d);
     store_run *runs = NULL;
     int nruns = 0, map[PMNF_MAX_PARAMS], fmap[LEVELS_MAX_FACTORS], nf = 0;
+    long limit, offset;
     if (api_path_id(req, resp, "id", "experiment", &id) < 0 ||
+        predict_query_long(req, resp, "limit", 1, PLAN_PAGE_MAX, PLAN_PAGE_DEFAULT, &limit) < 0 ||
+        predict_query_long(req, resp, "offset", 0, PLAN_RUNS_MAX, 0, &offset) < 0 ||
         api_parse_object(req, resp, &body) < 0)
         return;
     char field[200], msg[400];
@@ -1408,12 +1429,7 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     /* legal points × repetitions, before anything is read */
-    long legal = 0;
-    int idx[SWEEP_MAX_VARS];
-    sweep_def_first(&d, idx);
-    do
-        legal += sweep_def_legal(&d, idx);
-    while (sweep_def_next(&d, idx));
+    long legal = sweep_def_legal_points(&d);
     if (legal * d.repetitions > PLAN_RUNS_MAX) {
         store_release(ctx->db, c);
         api_problem(resp, 400, "repetitions",
@@ -1427,7 +1443,7 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    plan_answer(ctx, &d, &e, map, fmap, nf, runs, nruns, resp);
+    plan_answer(ctx, &d, &e, map, fmap, nf, runs, nruns, offset, limit, resp);
 done:
     store_runs_free(runs, nruns);
     sweep_def_free(&d);

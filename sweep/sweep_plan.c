@@ -345,6 +345,17 @@ static const char *placeholder(const sweep_def *d, const int *idx, int rep, cons
     return NULL;
 }
 
+long sweep_def_legal_points(const sweep_def *d)
+{
+    long legal = 0;
+    int idx[SWEEP_MAX_VARS];
+    sweep_def_first(d, idx);
+    do
+        legal += sweep_def_legal(d, idx);
+    while (sweep_def_next(d, idx));
+    return legal;
+}
+
 int sweep_def_command(const sweep_def *d, const int *idx, int rep, char *buf, size_t cap)
 {
     size_t n = 0;

@@ -36,6 +36,7 @@
 #define SWEEP_MAX_VARS 16
 #define SWEEP_MAX_VALUES 10000  /* values of one varying name */
 #define SWEEP_MAX_POINTS 1000000 /* points of the product, before legality */
+#define SWEEP_MAX_RUNS 100000    /* legal points × repetitions (service and CLI) */
 #define SWEEP_MAX_REPETITIONS 1000
 #define SWEEP_NAME_MAX 64
 
@@ -71,6 +72,8 @@ void sweep_def_free(sweep_def *d);
  * advances it and returns 0 after the last point. */
 void sweep_def_first(const sweep_def *d, int *idx);
 int sweep_def_next(const sweep_def *d, int *idx);
+/* The legal points of the product (at most SWEEP_MAX_POINTS are tried). */
+long sweep_def_legal_points(const sweep_def *d);
 /* 1 when the point idx is legal. */
 int sweep_def_legal(const sweep_def *d, const int *idx);
 /* The numeric value of `name` at idx (parameter or constant): 1 found, 0 not. */

@@ -169,6 +169,30 @@ static void test_plan_and_upload(harness *h, long exp)
     check(cli_lines(def, lines, 200) == 2 * brute, "and every run of a definition");
     json_decref(p);
 
+    /* pages: counts and cost over every run, items and commands for the page
+     * only (19 legal points x 3 = 57 runs: offset 50, limit 10 lists 7) */
+    char body[512], path[128];
+    snprintf(body, sizeof body, plan_body, 3);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=10&offset=50", exp);
+    p = request_json(h, "POST", path, body, 200);
+    check(count_of(p, "runs") == 57 && count_of(p, "missing") == 57 &&
+              json_array_size(json_object_get(p, "items")) == 7 &&
+              json_array_size(json_object_get(p, "commands")) == 7 &&
+              count_of(p, "offset") == 50 && json_is_null(json_object_get(p, "next_offset")),
+          "the last page: 7 runs listed of 57");
+    /* run 50 = 3 x 16 + 2: point 16 (0-based, odometer order: ranks 16, threads 4), repetition 3 */
+    check(!strcmp(json_string_value(json_array_get(json_object_get(p, "commands"), 0)) ?: "",
+                  "srun -n 16 train.py --threads 4 --seed 3"),
+          "run 50: %s", json_string_value(json_array_get(json_object_get(p, "commands"), 0)));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=10", exp);
+    p = request_json(h, "POST", path, body, 200);
+    check(json_array_size(json_object_get(p, "items")) == 10 && count_of(p, "next_offset") == 10,
+          "the first page: next_offset 10");
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=1001", exp);
+    json_decref(request_json(h, "POST", path, body, 400));
+
     /* the first 4 legal points' runs, then the plan again */
     int done = 0;
     for (int i = 0; i < 5; i++)
