@@ -31,6 +31,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1449,6 +1450,7 @@ done:
     sweep_def_free(&d);
     store_experiment_free(&e);
     json_decref(body);
+    malloc_trim(0); /* the page's document and the runs read go back to the system */
 }
 
 /* ---- GET /v1/experiments/{id}/efficiency ---------------------------------------- */

@@ -12,10 +12,13 @@
  *                     (256 MB above the level before) and the body's size
  *   stepgraph_run     one run on that graph (W = 1..4, 10 steps, one
  *                     replication): the same three figures
- *   sweep_plan        POST .../sweep/plan at the plan cap (100,000 runs of
- *                     a 4 KB command template): the same three figures, the
- *                     answer's size, and the baseline measured in the same
- *                     run: the same request for a 1,000-run plan
+ *   sweep_plan        POST .../sweep/plan just under the plan cap (24 x 64 x
+ *                     64 = 98,304 runs of a 4 KB command template, the first
+ *                     page of runs listed): the same three figures and the
+ *                     answer's size; sweep_plan_baseline, measured in the
+ *                     same run before it, is the same request for 1 x 64 x
+ *                     64 = 4,096 runs (growth_vs_baseline: the ratio of the
+ *                     peak growths)
  *
  *   bench_simmem [--ops N] [--settle S] [--only NAME] [--log LINES]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
@@ -172,6 +175,81 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload)
     probe_print("stepgraph_run", &m, extra);
 }
 
+/* A plan of n0 x 64 x 64 points (one repetition) with a 4 KB command
+ * template, its first page asked for (the default). */
+static char *plan_doc(int n0, size_t *len)
+{
+    size_t cap = 16384;
+    char *b = malloc(cap);
+    if (!b)
+        return NULL;
+    size_t n = (size_t)snprintf(b, cap, "{\"parameters\":{\"a\":[");
+    for (int i = 0; i < n0; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s%d", i ? "," : "", i + 1);
+    n += (size_t)snprintf(b + n, cap - n, "],\"b\":[");
+    for (int i = 0; i < 64; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s%d", i ? "," : "", i + 1);
+    n += (size_t)snprintf(b + n, cap - n, "],\"c\":[");
+    for (int i = 0; i < 64; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s%d", i ? "," : "", i + 1);
+    n += (size_t)snprintf(b + n, cap - n, "]},\"repetitions\":1,\"command\":\"run {a} {b} {c} ");
+    while (n < 4096 + 120)
+        b[n++] = 'x';
+    n += (size_t)snprintf(b + n, cap - n, "\"}");
+    *len = n;
+    return b;
+}
+
+static void sweep_plan(harness *h, double settle)
+{
+    harness_response r;
+    harness_post(h, "/v1/experiments",
+                 "{\"name\":\"plan\",\"parameters\":[\"a\",\"b\",\"c\"],\"scaling\":\"strong\","
+                 "\"training\":{\"train_samples\":51200,\"validation_samples\":0,\"batch_size\":256,"
+                 "\"data_parallel\":\"a\",\"warmup_steps\":0}}",
+                 &r);
+    if (r.status != 201)
+        fprintf(stderr, "experiment: %d %.300s\n", r.status, r.body ? r.body : "");
+    long exp = created_id(&r);
+    harness_response_free(&r);
+    char path[128], extra[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan", exp);
+    /* the baseline first: 1,024 runs (1 x 16 x 64 would differ in shape; 1 x 64 x 64 / 4) */
+    const int sizes[2] = {24, 1};
+    const char *names[2] = {"sweep_plan", "sweep_plan_baseline"};
+    double growth[2] = {0, 0};
+    for (int k = 1; k >= 0; k--) {
+        size_t len = 0;
+        char *doc = plan_doc(sizes[k], &len);
+        mem_probe m;
+        probe_start(h, &m);
+        double t0 = harness_now();
+        harness_request(h, "POST", path, "Content-Type: application/json\r\n", doc, len, &r);
+        double took = harness_now() - t0;
+        probe_end(&m, settle);
+        if (r.status != 200)
+            fprintf(stderr, "plan: %d %.300s\n", r.status, r.body ? r.body : "");
+        json_t *j = harness_json(&r);
+        growth[k] = m.peak - m.before;
+        snprintf(extra, sizeof extra, ", \"runs\": %lld, \"status\": %d, \"answer_mb\": %.2f, "
+                 "\"plan_s\": %.2f%s",
+                 (long long)json_integer_value(json_object_get(j, "runs")), r.status,
+                 (double)r.body_len / 1e6, took, k == 0 ? "" : "");
+        json_decref(j);
+        harness_response_free(&r);
+        free(doc);
+        if (k == 0) {
+            char more[320];
+            snprintf(more, sizeof more, "%s, \"baseline_peak_growth_mb\": %.1f, "
+                     "\"growth_vs_baseline\": %.2f", extra, growth[1],
+                     growth[1] > 0 ? growth[0] / growth[1] : 0);
+            probe_print(names[k], &m, more);
+        } else {
+            probe_print(names[k], &m, extra);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     long ops = 1000000;
@@ -197,6 +275,8 @@ int main(int argc, char **argv)
         return 1;
     if (!only || !strncmp(only, "stepgraph", 9))
         stepgraph(h, ops, settle, only && !strcmp(only, "stepgraph_upload"));
+    if (!only || !strcmp(only, "sweep_plan"))
+        sweep_plan(h, settle);
     if (log)
         harness_server_log(h, log);
     harness_close(h, 0);
