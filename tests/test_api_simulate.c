@@ -552,6 +552,67 @@ static void test_listing(harness *h)
     harness_response_free(&r);
 }
 
+/* A step graph larger than one 4 MiB piece: stored in pieces (its bytes
+ * kept once, the stored graph text empty), read back in pieces for a run:
+ * 80 steps of a chain of 1,000 computations of 1 ms each, so one worker
+ * does 1 step/s exactly and two 2 steps/s; the same bytes again are a
+ * duplicate. */
+static void test_large_graph(harness *h)
+{
+    long sim = post_id(h, "/v1/simulations", "{\"name\":\"large\",\"batch_size\":1}", 201);
+    size_t cap = 80u * 1000 * 80 + 64, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "{\"steps\":[");
+    for (int s = 0; s < 80; s++) {
+        n += (size_t)snprintf(b + n, cap - n, "%s{\"ops\":[", s ? "," : "");
+        for (int i = 0; i < 1000; i++) {
+            n += (size_t)snprintf(b + n, cap - n,
+                                  "%s{\"id\":\"op%d\",\"resource\":\"worker\",\"duration\":0.001",
+                                  i ? "," : "", i);
+            if (i)
+                n += (size_t)snprintf(b + n, cap - n, ",\"deps\":[\"op%d\"]", i - 1);
+            n += (size_t)snprintf(b + n, cap - n, "}");
+        }
+        n += (size_t)snprintf(b + n, cap - n, "]}");
+    }
+    n += (size_t)snprintf(b + n, cap - n, "]}");
+    check(n > (4u << 20), "the graph is larger than a piece: %zu bytes", n);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    harness_response r;
+    for (int round = 0; round < 2; round++) {
+        harness_request(h, "POST", path, "Content-Type: application/json\r\n", b, n, &r);
+        json_t *doc = harness_json(&r);
+        check(r.status == (round ? 200 : 201) &&
+                  json_integer_value(json_object_get(doc, "ops")) == 80000 &&
+                  json_is_true(json_object_get(doc, "duplicate")) == round,
+              "upload %d: %d %.200s", round, r.status, r.body);
+        json_decref(doc);
+        harness_response_free(&r);
+    }
+    check(harness_sql_long(h,
+                           "SELECT count(*) FROM sim_profiles WHERE sim_experiment_id = %ld AND "
+                           "octet_length(raw) = %zu AND graph = ''",
+                           sim, n) == 1,
+          "kept once, its bytes whole");
+    free(b);
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    harness_post(h, path, "{\"workers\":\"1..2\",\"bandwidth\":\"1Gbit\",\"steps\":4,"
+                          "\"replications\":1,\"warmup_steps\":0}", &r);
+    json_t *doc = harness_json(&r);
+    json_t *pts = json_object_get(
+        json_array_get(json_object_get(json_object_get(doc, "result"), "results"), 0), "points");
+    double w1 = json_number_value(json_object_get(
+        json_object_get(json_array_get(pts, 0), "steps_per_s"), "mean"));
+    double w2 = json_number_value(json_object_get(
+        json_object_get(json_array_get(pts, 1), "steps_per_s"), "mean"));
+    check(r.status == 201 && check_close(w1, 1, 1e-9, 0) && check_close(w2, 2, 1e-9, 0),
+          "run on the graph read back in pieces: %d, %g and %g steps/s (want 1 and 2): %.200s",
+          r.status, w1, w2, r.body);
+    json_decref(doc);
+    harness_response_free(&r);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -559,6 +620,7 @@ int main(void)
     if (!h)
         return check_summary();
     test_profiles(h);
+    test_large_graph(h);
     test_runs(h);
     test_leases(h);
     test_listing(h);
