@@ -93,6 +93,18 @@ static void test_profiles(harness *h)
     long p2 = post_id(h, path, tf, 201);
     free(tf);
     check(p2 > p1, "second profile");
+    /* a trace keeps the step graph made of it as text, read back for a run */
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_profiles WHERE id = %ld AND "
+                              "source = 'tensorflow' AND graph <> ''", p2) == 1,
+          "the trace's graph is stored");
+    char runs[96], req[160];
+    snprintf(runs, sizeof runs, "/v1/simulations/%ld/runs", sim);
+    snprintf(req, sizeof req, "{\"profile\":%ld,\"workers\":1,\"bandwidth\":\"1Gbit\","
+             "\"steps\":4,\"replications\":1,\"warmup_steps\":0}", p2);
+    harness_post(h, runs, req, &r);
+    check(r.status == 201 && strstr(r.body, "\"steps_per_s\""), "run on the trace's graph: %d %.200s",
+          r.status, r.body);
+    harness_response_free(&r);
 
     /* bad graphs: 400 naming the operation and the field; nothing stored */
     long before = harness_sql_long(h, "SELECT count(*) FROM sim_profiles");
