@@ -34,7 +34,7 @@
 #include "store/models.h"
 
 #define IT_MIN_VALUES 5
-#define IT_NSPEED 2 /* Eq. 6, Eq. 7 */
+#define IT_NSPEED 3 /* Eq. 6, Eq. 7 (the paper's), Eq. 7 relative */
 
 /* The phases an experiment names, in IT_* order (t_c has no patterns). */
 static const char *const phase_keys[IT_C] = {"io", "h2d", "md", "forward", "backward", "update"};
@@ -109,6 +109,7 @@ static json_t *fit_json(pmnf_modeler *mod, const store_experiment *e, const doub
     double *y = malloc(sizeof(double) * (size_t)(np ? np : 1));
     json_t *out = NULL;
     char why[200] = "out of memory";
+    int few = 0;
     for (int p = 0; c && y && p < np; p++)
         if (isfinite(v[p])) {
             memcpy(c + (size_t)n * nparams, coords + (size_t)p * nparams,
@@ -118,17 +119,27 @@ static json_t *fit_json(pmnf_modeler *mod, const store_experiment *e, const doub
     if (c && y) {
         int distinct = fewest_distinct(c, n, nparams);
         pmnf_model model;
-        if (distinct < IT_MIN_VALUES)
+        few = distinct < IT_MIN_VALUES;
+        if (few)
             snprintf(why, sizeof why,
-                     "known at %d coordinate(s) with %d distinct value(s) of a parameter; at "
-                     "least %d values of every parameter are needed",
+                     "known at %d coordinate(s) with %d distinct value(s) of a parameter; %d "
+                     "values of every parameter are needed to choose among the PMNF's terms",
                      n, distinct, IT_MIN_VALUES);
-        else if (pmnf_fit(mod, &(pmnf_data){nparams, n, c, y}, &model, why, sizeof why) == 0)
+        char fwhy[200];
+        if (distinct >= 2 &&
+            pmnf_fit(mod, &(pmnf_data){nparams, n, c, y}, &model, fwhy, sizeof fwhy) == 0)
             out = api_model_to_json(&model, (const char *const *)e->parameters, 0);
+        else if (!few)
+            snprintf(why, sizeof why, "%s", fwhy);
     }
     free(c);
     free(y);
-    return out ? out : json_pack("{s:n, s:s}", "function", "reason", why);
+    if (!out)
+        out = json_pack("{s:n, s:s}", "function", "reason", why);
+    if (few)
+        json_object_set_new(out, "warnings",
+                            json_pack("[{s:s, s:s}]", "code", "few_points", "message", why));
+    return out;
 }
 
 static json_t *point_json(const store_experiment *e, const double *pt)
@@ -161,7 +172,7 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
     int *cp_phase = NULL, *pidx = NULL;
     it_row *rows = NULL;
     it_result *res = NULL;
-    double *coords = NULL, *ranks = NULL, *vals = NULL;
+    double *coords = NULL, *ranks = NULL, *vals = NULL, *num7 = NULL, *den7 = NULL;
     pmnf_modeler *mod = NULL;
     if (rc) {
         api_store_problem(resp, &err);
@@ -231,8 +242,13 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
         for (int p = 0; p < np; p++)
             vals[q * stride + (size_t)p] = res[p].q[q].median;
     double *eq3 = vals + IT_EQ3 * stride, *s6 = vals + IT_NQ * stride,
-           *s7 = vals + (IT_NQ + 1) * stride, *ov_base = vals + (IT_NQ + 2) * stride,
-           *ov_k = vals + (IT_NQ + 3) * stride;
+           *s7 = vals + (IT_NQ + 1) * stride, *s7rel = vals + (IT_NQ + 2) * stride,
+           *ov_base = vals + (IT_NQ + 3) * stride, *ov_k = vals + (IT_NQ + 4) * stride;
+    num7 = malloc(sizeof(double) * stride * 2);
+    if (!num7) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
     for (int p = 0; p < np; p++) {
         const it_result *r = &res[p];
         double io = r->q[IT_IO].median, h2d = r->q[IT_H2D].median, f = r->q[IT_F].median,
@@ -243,7 +259,19 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
     for (int p = 0; p < np; p++) {
         int b = scl_series_baseline(coords, np, e.nparams, coords + (size_t)p * e.nparams, eq3);
         s6[p] = b >= 0 ? it_speedup(ranks[b], eq3[b], ranks[p], eq3[p]) : NAN;
-        s7[p] = b >= 0 ? it_speedup(ranks[b], ov_base[b], ranks[p], ov_k[p]) : NAN;
+        s7rel[p] = b >= 0 ? it_speedup(ranks[b], ov_base[b], ranks[p], ov_k[p]) : NAN;
+        /* Eq. 7 as the paper writes it: N_g · max{t_io + t_h2d, t_f + t_b} /
+         * max{t'_io + t_h2d, t_f + t_b + t_c}: the unprimed times the
+         * baseline's, t'_io and t_c the run's, N_g the run's GPUs */
+        den7 = num7 + stride;
+        num7[p] = den7[p] = s7[p] = NAN;
+        if (b >= 0) {
+            const it_result *rb = &res[b], *rp = &res[p];
+            double h2d = rb->q[IT_H2D].median, fb = rb->q[IT_F].median + rb->q[IT_B].median;
+            num7[p] = fmax(rb->q[IT_IO].median + h2d, fb);
+            den7[p] = fmax(rp->q[IT_IO].median + h2d, fb + rp->q[IT_C].median);
+            s7[p] = ranks[p] * num7[p] / den7[p];
+        }
     }
     pmnf_options o;
     pmnf_options_default(&o);
@@ -263,12 +291,20 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
             json_object_set_new(o2, it_name(q), stats_json(&res[p].q[q]));
         json_object_set_new(o2, "speedup_eq6", isfinite(s6[p]) ? json_real(s6[p]) : json_null());
         json_object_set_new(o2, "speedup_eq7", isfinite(s7[p]) ? json_real(s7[p]) : json_null());
+        json_object_set_new(o2, "eq7",
+                            isfinite(s7[p])
+                                ? json_pack("{s:f, s:f, s:f}", "n_g", ranks[p], "numerator",
+                                            num7[p], "denominator", den7[p])
+                                : json_null());
+        json_object_set_new(o2, "speedup_eq7_relative",
+                            isfinite(s7rel[p]) ? json_real(s7rel[p]) : json_null());
         json_array_append_new(points, o2);
     }
     for (int q = 0; q < IT_NQ; q++)
         json_object_set_new(models, it_name(q), fit_json(mod, &e, coords, vals + q * stride, np));
     json_object_set_new(models, "speedup_eq6", fit_json(mod, &e, coords, s6, np));
     json_object_set_new(models, "speedup_eq7", fit_json(mod, &e, coords, s7, np));
+    json_object_set_new(models, "speedup_eq7_relative", fit_json(mod, &e, coords, s7rel, np));
     for (int p = 0; p < IT_C; p++) {
         json_t *names = json_array();
         for (int k = 0; k < d.ncallpaths && json_array_size(names) < 10; k++)
@@ -299,6 +335,7 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
                             "s per iteration (mean, sample sd, median over the iterations)",
                             "speedup", "ratio (N_k/N_1)·t_1/t_k against P_1 along x_1"));
 done:
+    free(num7);
     pmnf_modeler_free(mod);
     free(cp_phase);
     free(rows);
