@@ -502,7 +502,12 @@ static void model_inst(tdata *td, const int *where, const double *x, int n, doub
             if (!(r[j] > 0) || kj != kind)
                 wat = -1;
         }
-        if (wat > 0)
+        /* work that does not change across the traces explains no change
+         * of time: the size is the regressor then */
+        int changes = 0;
+        for (int j = 1; j < m && wat > 0; j++)
+            changes |= r[j] != r[0];
+        if (wat > 0 && (changes || m < 2))
             o->regressor = kind;
     }
     if (o->regressor == XG_OPM_SIZE) {

@@ -26,7 +26,8 @@
  * each input is affine in the parameter across them (exactly, as a batch
  * dimension or bs × bag size is) or constant; a dimension that is neither
  * leaves the instance without work. Without work (no shapes, lists of
- * tensors), the parameter itself is the regressor.
+ * tensors), or with the same work in every trace (its shapes do not follow
+ * the parameter), the parameter itself is the regressor.
  *
  * Per instance, its device time per step (the mean over a trace's steps) is
  * fitted against its work across the traces by weighted least squares,
