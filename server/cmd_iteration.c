@@ -394,6 +394,9 @@ static void print_table(const json_t *doc)
     const json_t *gm = json_object_get(sum, "geomean_error");
     if (json_is_number(gm))
         printf("geometric mean of the errors: %.2f%%\n", 100 * json_number_value(gm));
+    double sw = jnum(sum, "sync_wait");
+    if (sw > 0)
+        printf("host waits for other ranks (sync_wait): %.3f ms per step\n", 1e3 * sw);
     const json_t *last = json_array_get(json_object_get(doc, "steps"), 0);
     if (last) {
         printf("\nops on the critical path (step %s):\n",
