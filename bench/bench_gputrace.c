@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/iteration.h"
-#include "api/iteration_predict.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_predict.h"
 
 #define MAX_SIZES 16
 #define MAX_WL 8

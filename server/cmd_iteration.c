@@ -26,7 +26,7 @@
  *                           size), the others at X1...: each kernel's time
  *                           per launch is fitted as a PMNF function of the
  *                           parameter: each operator's device time from
- *                           its FLOPs or bytes (api/iteration_predict.h),
+ *                           its FLOPs or bytes (analysis/iteration_predict.h),
  *                           and the steps of TRACE are predicted at X2, with
  *                           a 95% interval and coded warnings
  *   --by-kernel-names       with --at: each kernel name's time fitted
@@ -44,8 +44,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/iteration.h"
-#include "api/iteration_predict.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_predict.h"
 #include "server/commands.h"
 #include "store/overheads.h"
 
@@ -430,7 +430,7 @@ static void print_table(const json_t *doc)
 }
 
 /* --at: TRACE's steps predicted at a.at from the traces at other values
- * (api/iteration_predict.h). 0, or the exit status. */
+ * (analysis/iteration_predict.h). 0, or the exit status. */
 static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json_t **doc)
 {
     xg_trace others[IT_MAX_TRACES];

@@ -1,6 +1,6 @@
 /*
  * test_opmodel.c — the step at another batch size by operator
- * (execgraph/xg_opmodel.h, api/iteration_predict.h) and the waits for other
+ * (execgraph/xg_opmodel.h, analysis/iteration_predict.h) and the waits for other
  * ranks (execgraph/xg_syncwait.h):
  *   - hand-made traces at x = 4 (the reference), 1 and 2 whose GEMM kernel
  *     changes its name at x = 4: aten::mm (inside aten::linear) of inputs
@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/iteration.h"
-#include "api/iteration_predict.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_predict.h"
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 #include "tests/check.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/iteration_model.h"
-#include "api/iteration_predict.h"
+#include "analysis/iteration_model.h"
+#include "analysis/iteration_predict.h"
 #include "execgraph/xg_opmodel.h"
 
 /* Mean predicted step of g with the given device times and overheads (us

@@ -17,7 +17,7 @@
  *           (leave one out; needs 3 traces, else 0.1),
  *   d       how far `at` lies outside the measured values, in octaves,
  * and at least ±1.96·2%. Method "kernel_names": each kernel name's time per
- * launch fitted against the parameter (api/iteration_model.h), the first
+ * launch fitted against the parameter (analysis/iteration_model.h), the first
  * trace's own overheads (the former method; also the fallback when a trace
  * carries no operator shapes, said in the warnings).
  *
@@ -31,12 +31,12 @@
  * unmatched_kernels (device time kept as measured, with its "share" of the
  * predicted step), shapes_missing (name matching used), few_traces.
  */
-#ifndef PERFCAST_API_ITERATION_PREDICT_H
-#define PERFCAST_API_ITERATION_PREDICT_H
+#ifndef PERFCAST_ANALYSIS_ITERATION_PREDICT_H
+#define PERFCAST_ANALYSIS_ITERATION_PREDICT_H
 
 #include <jansson.h>
 
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 
 enum { ITERATION_BY_OPERATORS = 0, ITERATION_BY_KERNEL_NAMES = 1 };
 
