@@ -72,16 +72,19 @@ $(BUILD)/perfcast: $(APP_OBJ) $(LIB)
 $(TESTLIB): $(BUILD)/obj/tests/harness.o
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $(TESTLIB) $(LIB)
+# every test, bench and fuzz program calls pmnf_numeric_init() before main()
+NUMINIT   := $(BUILD)/obj/tests/numeric_init.o
+
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # the previous printer and the sample values, shared by the test and the bench
 $(BUILD)/tests/test_numtext $(BUILD)/bench/bench_numtext $(BUILD)/fuzz/fuzz_numtext: tests/numtext_reference.h tests/numtext_samples.h
 
-$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/server_mem.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/server_mem.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 test: $(BUILD)/perfcast $(TESTS)
 	@tests/run.sh $(BUILD)
@@ -102,9 +105,9 @@ bench: $(BUILD)/perfcast $(BENCHES)
 # libFuzzer targets are built with clang against the library sources directly.
 FUZZ_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS)) \
                -fsanitize=fuzzer,address,undefined
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/numeric_init.c $(LIB_SRC) $(GEN_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< tests/numeric_init.c $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \
@@ -120,9 +123,9 @@ fuzz: $(FUZZERS)
 # from tests/browser/package.json): a private PostgreSQL and server with the
 # example experiment (tests/browser/fixture.c), every page opened and
 # checked against the API.
-$(BUILD)/tests/browser_fixture: tests/browser/fixture.c tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/tests/browser_fixture: tests/browser/fixture.c tests/harness.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 test-browser: $(BUILD)/perfcast $(BUILD)/tests/browser_fixture
 	@tests/browser/run.sh $(BUILD)
@@ -134,4 +137,4 @@ run:
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d $(NUMINIT:.o=.d)

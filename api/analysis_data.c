@@ -19,6 +19,7 @@
 #include "api/model_json.h"
 #include "modeling/scaling.h"
 #include "store/models.h"
+#include "store/jsonb.h"
 
 #define MIN_VALUES_PER_PARAMETER 5
 #define ROWS_MAX 10000000
@@ -436,7 +437,7 @@ static ad_callpaths *callpaths_build(const cached_models *m, const ad_app *app,
         c->now = NAN;
         c->growth_poly = models[i].growth_poly;
         c->growth_log = models[i].growth_log;
-        json_t *doc = models[i].model_json ? json_loads(models[i].model_json, 0, NULL) : NULL;
+        json_t *doc = models[i].model_json ? store_jsonb_parse(models[i].model_json, 0) : NULL;
         if (doc && api_model_from_json(doc, names, m->nparams, &c->model.model) == 0) {
             c->model.present = 1;
             snprintf(c->model.function, sizeof c->model.function, "%s",

@@ -3,6 +3,7 @@
  * and the level combination of a request (see levels.h).
  */
 #include "api/levels.h"
+#include "store/jsonb.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -211,7 +212,7 @@ char *levels_literal(const char *const *values, size_t n)
 
 json_t *levels_object(const char *const *names, size_t n, const char *array_text)
 {
-    json_t *arr = json_loads(array_text, JSON_DECODE_ANY, NULL);
+    json_t *arr = store_jsonb_parse(array_text, JSON_DECODE_ANY);
     json_t *out = json_is_array(arr) && json_array_size(arr) == n ? json_object() : NULL;
     for (size_t i = 0; out && i < n; i++) {
         const char *v = json_string_value(json_array_get(arr, i));

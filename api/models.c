@@ -28,6 +28,7 @@
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"
+#include "store/jsonb.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX 1000
@@ -192,7 +193,7 @@ static int listing_levels(api_ctx *ctx, const api_request *req, api_response *re
     int cached = m && (m->nfactors == 0 || m->factors_spec[0]);
     int factors = cached && m->nfactors;
     if (factors)
-        e.spec = json_loads(m->factors_spec, 0, NULL);
+        e.spec = store_jsonb_parse(m->factors_spec, 0);
     if (m)
         model_cache_release(ctx->models, m);
     if (factors && !e.spec) {
@@ -304,7 +305,7 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
 
 static json_t *model_view(const store_model_row *m)
 {
-    json_t *doc = m->model_json ? json_loads(m->model_json, 0, NULL) : NULL;
+    json_t *doc = m->model_json ? store_jsonb_parse(m->model_json, 0) : NULL;
     json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:s}", "callpath", m->name, "category",
                           m->category, "metric", m->metric, "level", m->level, "phase", m->phase);
     if (!o) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/levels.h"
+#include "store/jsonb.h"
 
 prediction predict_part(const cached_part *p, const double *point)
 {
@@ -261,7 +262,7 @@ const cached_models *predict_models_or_all(api_ctx *ctx, const api_request *req,
         return m;
     /* an experiment with factors: the models of the level combination the
      * query names (api/levels.h) */
-    json_t *spec = json_loads(m->factors_spec, 0, NULL);
+    json_t *spec = store_jsonb_parse(m->factors_spec, 0);
     char *levels = NULL;
     int rc = spec ? levels_from_query(spec, req, resp, &levels) : -1;
     if (!spec)

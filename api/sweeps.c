@@ -48,6 +48,7 @@
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_sensitivity.h"
 #include "sweep/sweep_stats.h"
+#include "store/jsonb.h"
 
 #define STATS_LIMIT_DEFAULT 1000
 #define STATS_LIMIT_MAX 100000
@@ -879,7 +880,7 @@ static int sn_factor_columns(const cached_models *m, const store_measurement_row
                              sn_input *in, int *bad)
 {
     *bad = -1;
-    json_t *spec = json_loads(m->factors_spec, 0, NULL);
+    json_t *spec = store_jsonb_parse(m->factors_spec, 0);
     json_t *factors = json_object_get(spec, "factors");
     in->declared = json_array();
     for (int k = 0; k < m->nfactors; k++) {
@@ -900,7 +901,7 @@ static int sn_factor_columns(const cached_models *m, const store_measurement_row
                    sizeof(int) * (size_t)m->nfactors);
             continue;
         }
-        json_t *arr = json_loads(rows[i].levels ? rows[i].levels : "", JSON_DECODE_ANY, NULL);
+        json_t *arr = store_jsonb_parse(rows[i].levels ? rows[i].levels : "", JSON_DECODE_ANY);
         int ok = json_array_size(arr) == (size_t)m->nfactors;
         for (int k = 0; ok && k < m->nfactors; k++) {
             const char *v = json_string_value(json_array_get(arr, (size_t)k));
