@@ -69,6 +69,16 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/perfcast: $(APP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(APP_OBJ) $(LIB) $(LDLIBS)
 
+# perfcast with the test hooks compiled in (server/test_hooks.h): only tests run it
+HOOKS_OBJ := $(filter-out $(BUILD)/obj/server/test_hooks.o,$(APP_OBJ)) $(BUILD)/obj/server/test_hooks_on.o
+$(BUILD)/obj/server/test_hooks_on.o: server/test_hooks.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPERFCAST_TEST_HOOKS -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/perfcast-hooks: $(HOOKS_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(LIB) $(LDLIBS)
+
 $(TESTLIB): $(BUILD)/obj/tests/harness.o
 	rm -f $@ && ar rcs $@ $^
 
@@ -86,7 +96,7 @@ $(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgr
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
-test: $(BUILD)/perfcast $(TESTS)
+test: $(BUILD)/perfcast $(BUILD)/tests/perfcast-hooks $(TESTS)
 	@tests/run.sh $(BUILD)
 
 # The README's shell examples, run in order against a fresh server and
