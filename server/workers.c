@@ -53,6 +53,9 @@ struct srv_worker {
     _Atomic int cancel;     /* set by the heartbeat when the job is no longer ours
                                (deleted with its experiment, or its lease lost) */
     char step[64];          /* the refit's step last recorded with the job */
+    PGconn *progress;       /* its own connection for recording steps (store_connect):
+                               a refit holds a pool connection already, and one
+                               from the pool could wait behind requests */
 };
 
 static double now_s(void)
@@ -170,12 +173,17 @@ static void on_progress(void *arg, const char *step, const char *callpath)
     if (strcmp(me->step, step)) {
         snprintf(me->step, sizeof me->step, "%s", step);
         store_error err = {0};
-        PGconn *c = store_acquire(me->pool->db, &err);
-        if (!c || store_job_progress(c, &me->claim, me->name, step, &err))
+        if (me->progress && PQstatus(me->progress) != CONNECTION_OK) {
+            PQfinish(me->progress);
+            me->progress = NULL;
+        }
+        if (!me->progress)
+            me->progress = store_connect(me->pool->db, &err);
+        if (!me->progress ||
+            store_job_progress(me->progress, &me->claim, me->name, step, &err))
             srv_logf(me->pool->log, SRV_LOG_DEBUG, "cannot record a job's step",
                      "{s:I, s:s, s:s}", "job", (json_int_t)me->claim.job_id, "step", step,
                      "error", err.msg);
-        store_release(me->pool->db, c);
     }
     srv_test_hook_fit(step, callpath);
 }
@@ -246,6 +254,8 @@ static void *worker_main(void *arg)
             continue; /* a queued trace analysis (api/iteration_http.c) was done */
         wait_for_work(w, gen);
     }
+    PQfinish(me->progress);
+    me->progress = NULL;
     return NULL;
 }
 
