@@ -27,6 +27,10 @@ LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c simulate/*.c store/*.
 LIB_SRC   += $(wildcard sweep/*.c)
 # per-iteration analysis: execution graph, overheads, critical path, GPU breakdown
 LIB_SRC   += $(wildcard execgraph/*.c)
+# the analyses over models, traces and simulations (pure: no I/O, no globals)
+LIB_SRC   += $(wildcard analysis/*.c)
+# the refit pipeline: stored profiles -> a new model set (load, aggregate, fit, write)
+LIB_SRC   += $(wildcard pipeline/*.c)
 GEN_SRC   := $(BUILD)/gen/migrations.c $(BUILD)/gen/openapi.c
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 APP_SRC   := $(wildcard server/*.c)
@@ -147,4 +151,4 @@ run:
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d $(NUMINIT:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d $(NUMINIT:.o=.d) $(BUILD)/obj/server/test_hooks_on.d

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/refit.h"
+#include "pipeline/refit.h"
 
 void srv_test_hook_fit(const char *step, const char *callpath)
 {

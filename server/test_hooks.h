@@ -13,7 +13,7 @@
 #ifndef PERFCAST_SERVER_TEST_HOOKS_H
 #define PERFCAST_SERVER_TEST_HOOKS_H
 
-/* Called by the workers before each step of a refit (server/refit.h). */
+/* Called by the workers before each step of a refit (pipeline/refit.h). */
 void srv_test_hook_fit(const char *step, const char *callpath);
 
 #endif

@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "pipeline/refit.h"
 #include "server/crash.h"
-#include "server/refit.h"
 #include "server/test_hooks.h"
 #include "server/workers.h"
 #include "store/jobs.h"
@@ -162,7 +162,7 @@ static void finish(srv_worker *me, int outcome, int64_t model_set, const char *m
     }
 }
 
-/* The refit's progress (server/refit.h): the crash record of this thread
+/* The refit's progress (pipeline/refit.h): the crash record of this thread
  * follows every callpath (memory only); a new step is recorded with the job
  * first (store_job_progress), so that a worker that dies without a word
  * leaves the step it died in. */
