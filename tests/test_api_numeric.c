@@ -18,8 +18,9 @@
  *   - every number the service accepts it reads back: random finite
  *     doubles through create -> read for each stored numeric field of
  *     experiments (cost, training), simulations (batch_size), simulation
- *     runs (bandwidth, win, batch_size) and devices (peaks, DRAM
- *     bandwidth): 201 and the same double back from the single read and
+ *     runs (bandwidth, win, batch_size), devices (peaks, DRAM
+ *     bandwidth) and overhead sets stored as given (a mean, the profiler
+ *     overhead): 201 and the same double back from the single read and
  *     the listing, or 400 naming the field;
  *   - a refit that crashes its worker (the test build's hook aborts on one
  *     callpath: $(BUILD)/tests/perfcast-hooks, server/test_hooks.h) fails
@@ -408,7 +409,8 @@ static void test_profile_limits(harness *h)
 
 /* ---- create -> read ------------------------------------------------------- */
 
-/* The number at a dotted path ("cost.cores_per_rank") of doc. */
+/* The number at a dotted path ("cost.cores_per_rank", "set.stats.0.mean")
+ * of doc. */
 static const json_t *at_path(const json_t *doc, const char *path)
 {
     char key[64];
@@ -416,7 +418,8 @@ static const json_t *at_path(const json_t *doc, const char *path)
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
         snprintf(key, sizeof key, "%.*s", (int)n, path);
-        doc = json_object_get(doc, key);
+        doc = json_is_array(doc) ? json_array_get(doc, strtoul(key, NULL, 10))
+                                 : json_object_get(doc, key);
         path += n + (dot ? 1 : 0);
     }
     return doc;
@@ -560,8 +563,22 @@ static void test_read_back(harness *h)
                  name, x);
         n += round_trip(h, "/v1/devices", body, "dram_bandwidth", x, dev_reads, "dram_bandwidth",
                         "devices");
+        /* overhead sets stored as given: a mean and the profiler overhead */
+        static const char *const ov_reads[] = {"/v1/overhead-sets/%ld", NULL};
+        snprintf(body, sizeof body,
+                 "{\"name\":\"%s\",\"set\":{\"stats\":[{\"type\":\"T1\",\"name\":null,"
+                 "\"mean\":%.17g}]}}",
+                 name, x);
+        n += round_trip(h, "/v1/overhead-sets", body, "set", x, ov_reads, "set.stats.0.mean",
+                        NULL);
+        snprintf(body, sizeof body,
+                 "{\"name\":\"%s-c\",\"set\":{\"cpu_profiler_us\":%.17g,\"stats\":[{\"type\":"
+                 "\"T1\",\"name\":null,\"mean\":1}]}}",
+                 name, x);
+        n += round_trip(h, "/v1/overhead-sets", body, "set", x, ov_reads, "set.cpu_profiler_us",
+                        NULL);
         accepted += n;
-        refused += 9 - n;
+        refused += 11 - n;
     }
     check(accepted > 40 && refused > 40, "create -> read: %d accepted and read back, %d refused "
                                          "naming the field",
