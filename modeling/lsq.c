@@ -2,9 +2,11 @@
  * lsq.c — least squares by scaled, re-orthogonalized Gram-Schmidt, with an
  * SVD fallback (GSL) for dependent columns. See lsq.h.
  *
- * Column norms are taken after dividing by the column's largest magnitude,
- * so columns up to DBL_MAX have a finite norm; the SVD works on columns
- * divided by that magnitude too (its pseudo-inverse rows are divided back).
+ * Column norms whose sum of squares would overflow (or underflow) are taken
+ * after dividing by the column's largest magnitude, so columns up to DBL_MAX
+ * have a finite norm; the SVD works on the matrix times a power of two when
+ * its entries are that large or small. Where neither happens the arithmetic
+ * is the same as it always was, to the last bit.
  * GSL's status is checked: a decomposition that does not converge is
  * LSQ_NUMERIC, never an abort (pmnf_numeric_init() turns GSL's handler off).
  */
@@ -42,9 +44,13 @@ static double max_abs(const double *a, int n)
     return m;
 }
 
-/* sqrt(sum a[i]^2) without overflow or underflow: scaled by the largest. */
+/* sqrt(sum a[i]^2) without overflow or underflow: the plain sum where it
+ * is safe (the same rounding as always), else scaled by the largest. */
 static double norm2(const double *a, int n)
 {
+    double plain = dot(a, a, n);
+    if (isfinite(plain) && plain > 0x1p-900)
+        return sqrt(plain);
     double m = max_abs(a, n);
     if (m == 0 || !isfinite(m))
         return m;
@@ -66,10 +72,10 @@ static int all_finite(const double *a, size_t n)
 
 /* Minimum-norm solution operator via SVD, with numpy's default singular
  * value cut-off (eps * max(m, k) * largest singular value). The matrix is
- * multiplied by a power of two that brings its largest magnitude near 1,
- * which changes no singular value's ratio (and so no cut-off) and keeps
- * the arithmetic finite for entries up to DBL_MAX; the pseudo-inverse is
- * multiplied back. Writes the k x m pseudo-inverse into q. 0, LSQ_NUMERIC
+ * multiplied by a power of two that brings its largest magnitude near 1
+ * when it is beyond 2^+-500, which changes no singular value's ratio (and so
+ * no cut-off) and keeps the arithmetic finite for entries up to DBL_MAX; the
+ * pseudo-inverse is multiplied back. Writes the k x m pseudo-inverse into q. 0, LSQ_NUMERIC
  * when GSL's decomposition does not converge, -1 without memory. */
 static int factorize_by_svd(const double *a, int m, int k, lsq_factor *f)
 {
@@ -86,7 +92,7 @@ static int factorize_by_svd(const double *a, int m, int k, lsq_factor *f)
     }
     int e2 = 0;
     double big = max_abs(a, m * k);
-    if (big > 0)
+    if (big > 0x1p500 || (big > 0 && big < 0x1p-500))
         frexp(big, &e2);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < k; j++)
@@ -232,7 +238,8 @@ int lsq_inverse_normal(const lsq_factor *f, double *cov)
             double s = 0;
             for (int l = (i > j ? i : j); l < k; l++)
                 s += rinv[i * k + l] * rinv[j * k + l];
-            cov[i * k + j] = s / f->scale[i] / f->scale[j];
+            double d = f->scale[i] * f->scale[j];
+            cov[i * k + j] = isfinite(d) && d > 0 ? s / d : s / f->scale[i] / f->scale[j];
         }
     }
     return 0;
