@@ -143,12 +143,29 @@ typedef struct pmnf_model {
 
 typedef struct pmnf_modeler pmnf_modeler;
 
+/* The largest magnitude of a coordinate or value pmnf_fit() takes: cubes
+ * of coordinates and squares of values (and their sums) stay finite below
+ * it, so every number a model carries is. Larger ones are refused. */
+#define PMNF_MAX_MAGNITUDE 1e50
+
+/* Call once at the start of a program that uses this library (its main(),
+ * before any thread starts): turns GSL's default error handler, which
+ * aborts the process, off for the whole process. The library checks the
+ * status of every GSL call and turns a failure into an error or a model
+ * with PMNF_WARN_NUMERIC_FAILURE; nothing in it sets or restores the
+ * handler, which is one process-wide setting that threads would race on. */
+void pmnf_numeric_init(void);
+
 /* NULL only when out of memory. */
 pmnf_modeler *pmnf_modeler_new(const pmnf_options *o);
 void pmnf_modeler_free(pmnf_modeler *m);
 
 /* Fits one series. Returns 0, or -1 with a message in err (no points, more
- * than PMNF_MAX_PARAMS parameters, a NaN or infinite value or coordinate). */
+ * than PMNF_MAX_PARAMS parameters, a NaN or infinite value or coordinate,
+ * one beyond PMNF_MAX_MAGNITUDE; or the arithmetic failed for every
+ * hypothesis and the mean: then out->warnings is PMNF_WARN_NUMERIC_FAILURE
+ * and err starts "numeric failure"). A model whose hypotheses partly failed
+ * carries PMNF_WARN_NUMERIC_FAILURE; a model never holds a NaN or infinity. */
 int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap);
 /* The same with the repetitions (r may be NULL); Extra-P's modeler ignores them. */
 int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *r, pmnf_model *out,

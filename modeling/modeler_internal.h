@@ -45,6 +45,7 @@ typedef struct mp_design {
     double *cols; /* k x m, column 0 all ones */
     lsq_factor f;
     int ok;       /* factorization succeeded */
+    int numeric_failure; /* it failed in the arithmetic (LSQ_NUMERIC) */
     double *storage;
 } mp_design;
 
@@ -78,6 +79,7 @@ struct pmnf_modeler {
     double *scratch;
     int scratch_cap;
     struct rb_cache *robust; /* the robust modeler's block columns (robust.c) */
+    unsigned fit_warnings;   /* set during one fit (numeric failures on the way) */
 };
 
 /* options.c */
