@@ -406,7 +406,7 @@ void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const char *modeler = api_query(req, "modeler");
     if (modeler && pmnf_options_apply(&o, "modeler", modeler, err, sizeof err) < 0) {
-        api_problem(resp, 400, "modeler", "must be extrap or robust, got \"%.40s\"", modeler);
+        api_problem(resp, 400, "modeler", "must be extrap, robust or segmented, got \"%.40s\"", modeler);
         return;
     }
     if (is_perfcast)

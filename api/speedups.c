@@ -359,7 +359,7 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
                 continue;
             }
             fit_one(mod, w.coords, w.np, m->nparams, v[k], s, k, c, y);
-            s->at[k] = s->present[k] ? pmnf_eval(&s->model[k].f, at)
+            s->at[k] = s->present[k] ? pmnf_model_eval(&s->model[k], at)
                        : pat >= 0    ? v[k][pat]
                                      : NAN;
         }

@@ -45,6 +45,8 @@ typedef struct bench_args {
 typedef struct set_data {
     gen_layout l;
     long n;
+    double noise;
+    unsigned long long seed;
     double coords[GEN_MAX_POINTS * GEN_MAX_PARAMS];
     int rep_start[GEN_MAX_POINTS + 1];
     gen_truth *truth; /* n */
@@ -54,6 +56,7 @@ typedef struct set_data {
 
 typedef struct tally {
     long models, hits, covered, intervals;
+    long covered_measured; /* a fresh measured mean at the point inside the interval */
     double width_sum, seconds;
     long cov_at[4], n_at[4];
     long fits;
@@ -89,6 +92,8 @@ static int set_make(set_data *s, int nparams, long n, double noise, unsigned lon
     for (int i = 0; i <= np; i++)
         s->rep_start[i] = i * REPS;
     s->n = n;
+    s->noise = noise;
+    s->seed = seed;
     s->truth = malloc(sizeof *s->truth * (size_t)(n ? n : 1));
     s->reps = malloc(sizeof *s->reps * (size_t)(n ? n : 1) * np * REPS);
     s->means = malloc(sizeof *s->means * (size_t)(n ? n : 1) * np);
@@ -162,6 +167,14 @@ static int score_model(tally *t, const pmnf_model *m, const set_data *s, long k)
             return -1;
         t->intervals++;
         t->covered += !none && lo <= want && want <= hi;
+        /* what a prediction interval promises: a new measurement there (the
+         * mean of REPS repetitions, from a generator of its own) */
+        gen_rng r;
+        double rep[REPS], scratch[REPS];
+        gen_rng_seed(&r, s->seed * 1000003ULL + (unsigned long long)k * 64 + (unsigned)e + 1);
+        gen_measure(&r, want, s->noise, REPS, rep);
+        double meas = pmnf_aggregate(rep, REPS, PMNF_MEASURE_MEAN, scratch);
+        t->covered_measured += !none && lo <= meas && meas <= hi;
         if (e < 4) {
             t->cov_at[e] += !none && lo <= want && want <= hi;
             t->n_at[e]++;
@@ -229,7 +242,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct summary {
-    double recovery, median, p90, coverage, width, us_per_model;
+    double recovery, median, p90, coverage, coverage_measured, width, us_per_model;
 } summary;
 
 static summary summarize(tally *t)
@@ -240,6 +253,7 @@ static summary summarize(tally *t)
     r.median = t->nerrs ? t->errs[t->nerrs / 2] : NAN;
     r.p90 = t->nerrs ? t->errs[(size_t)((double)t->nerrs * 0.9)] : NAN;
     r.coverage = t->intervals ? (double)t->covered / (double)t->intervals : 0;
+    r.coverage_measured = t->intervals ? (double)t->covered_measured / (double)t->intervals : 0;
     r.width = t->intervals ? t->width_sum / (double)t->intervals : 0;
     r.us_per_model = t->fits ? t->seconds / (double)t->fits * 1e6 : 0;
     return r;
@@ -250,9 +264,10 @@ static void print_summary(const char *set, const char *modeler, const summary *r
     printf("{\"figure\": \"robust_modeler\", \"set\": \"%s\", \"modeler\": \"%s\", \"models\": %ld, "
            "\"term_recovery\": %.4f, \"extrapolation_ape_median\": %.3f, "
            "\"extrapolation_ape_p90\": %.3f, \"interval_coverage\": %.4f, "
+           "\"interval_coverage_measured\": %.4f, "
            "\"interval_mean_width_pct\": %.2f, \"us_per_model\": %.2f, \"coverage_by_point\": [",
-           set, modeler, t->models, r->recovery, r->median, r->p90, r->coverage, r->width,
-           r->us_per_model);
+           set, modeler, t->models, r->recovery, r->median, r->p90, r->coverage,
+           r->coverage_measured, r->width, r->us_per_model);
     for (int e = 0; e < 4 && t->n_at[e]; e++)
         printf("%s%.4f", e ? ", " : "", (double)t->cov_at[e] / (double)t->n_at[e]);
     printf("]}\n");

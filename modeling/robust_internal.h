@@ -23,6 +23,7 @@ typedef struct rb_series {
     double dof;           /* degrees of freedom of the noise estimate */
     double cv2;           /* pooled relative variance of one repetition */
     double *ones;         /* n ones, the constant's column */
+    pmnf_path path;       /* the path to the horizon and the data's direction (horizon.c) */
     double *storage;
 } rb_series;
 
@@ -71,14 +72,18 @@ double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const doub
 typedef struct rb_mixture {
     int n, cap;
     double *crit, *tag, *w;
+    unsigned char *ok; /* plausible on the path to the horizon (horizon.c) */
+    int picked;        /* the index rb_mixture_pick chose, -1 none */
     double *mu, *var; /* n x RB_NREF */
     double *key;      /* scratch of rb_mixture_pick */
     int *idx;
 } rb_mixture;
 
-/* Adds a hypothesis (skipped when not finite). -1 when out of memory. */
-int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag);
-/* Weighs the hypotheses and picks the weighted median prediction: its index
+/* Adds a hypothesis (skipped when not finite); plausible: its predictions
+ * keep the rules of horizon.c. -1 when out of memory. */
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag,
+                   int plausible);
+/* Weighs the hypotheses (only the plausible ones when there are any) and picks the weighted median prediction: its index
  * (its tag into *tag), or -1 when there is none. */
 int rb_mixture_pick(rb_mixture *mx, int *tag);
 /* max(1, kappa^2) over the reference points for the chosen model's means
@@ -99,7 +104,12 @@ typedef struct rb_lines {
  * in the modeler while series arrive with the same coordinates. */
 typedef struct rb_cache {
     int nparams, n, nblocks;
+    pmnf_block *blocks;    /* the modeler's blocks, then the negative ones it lacks */
+    unsigned char *negative; /* nblocks: a block added for falling data only */
     double *coords;        /* the key: n x nparams */
+    pmnf_path path;        /* the coordinates' path to the horizon (dir, ymin per series) */
+    double *gpath;         /* nparams x nblocks x PMNF_PATH_LINE: values on the path */
+    signed char *gmono;    /* nparams x nblocks: +1 / -1 the path values never fall / rise, 0 */
     double ref[RB_NREF][PMNF_MAX_PARAMS]; /* the reference points */
     unsigned char *usable; /* nparams x nblocks: finite everywhere, log rule, not constant */
     double *g;             /* nparams x nblocks x n */

@@ -25,7 +25,7 @@ typedef struct model_args {
 
 static const char model_usage_text[] =
     "usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
-    "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n"
+    "                           [--modeler extrap|robust|segmented] [--options KEY=VALUE ...] [--json]\n"
     "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n";
 
@@ -77,7 +77,7 @@ static int parse_args(int argc, char **argv, model_args *a)
         } else if (!strcmp(s, "--modeler") && i + 1 < argc) {
             char err[256];
             if (pmnf_options_apply(&a->opt, "modeler", argv[++i], err, sizeof err) < 0)
-                return model_usage("--modeler must be extrap or robust");
+                return model_usage("--modeler must be extrap, robust or segmented");
         } else if (!strcmp(s, "--options")) {
             if (i + 1 >= argc || !strchr(argv[i + 1], '='))
                 return model_usage("--options needs KEY=VALUE arguments");
@@ -168,20 +168,28 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
         json_decref(o);
         return 0;
     }
-    size_t need = pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
-    if (need >= *text_cap) {
-        char *t = realloc(*text, need + 1);
-        if (!t)
-            return -1;
-        *text = t;
-        *text_cap = need + 1;
-        pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
-    }
     fputs(e->callpaths[s->callpath], stdout);
     putchar(';');
     fputs(e->metrics[s->metric], stdout);
     putchar(';');
-    fputs(*text, stdout);
+    for (int seg = 0; seg < (m->nsegments == 2 ? 2 : 1); seg++) {
+        const pmnf_function *f = seg ? &m->f2 : &m->f;
+        size_t need = pmnf_format(f, (const char *const *)e->params, *text, *text_cap);
+        if (need >= *text_cap) {
+            char *t = realloc(*text, need + 1);
+            if (!t)
+                return -1;
+            *text = t;
+            *text_cap = need + 1;
+            pmnf_format(f, (const char *const *)e->params, *text, *text_cap);
+        }
+        fputs(*text, stdout);
+        if (m->nsegments == 2) { /* Extra-P's segments: "f for p<=6.0" */
+            char b[32];
+            pmnf_format_double(seg ? m->break_hi : m->break_lo, b);
+            printf(" for %s%s%s%s", e->params[0], seg ? ">=" : "<=", b, seg ? "" : ", ");
+        }
+    }
     putchar('\n');
     return 0;
 }
