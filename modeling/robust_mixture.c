@@ -146,16 +146,23 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
     return best;
 }
 
-/* kappa^2 at reference point r. */
+/* kappa^2 at reference point r, over every hypothesis the data leave
+ * plausible by their criterion, also those not chosen because they leave
+ * the rules of the path to the horizon: they fit the data as well, so the
+ * spread of their predictions is part of the uncertainty. */
 static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0)
 {
-    double sw = 0, s = 0;
+    double sw = 0, s = 0, c0 = INFINITY;
+    for (int i = 0; i < mx->n; i++)
+        if (mx->crit[i] < c0)
+            c0 = mx->crit[i];
     for (int i = 0; i < mx->n; i++) {
-        if (mx->w[i] == 0)
+        if (!(mx->crit[i] - c0 < PLAUSIBLE))
             continue;
+        double w = exp(-(mx->crit[i] - c0) / 2);
         double d = mx->mu[i * R + r] - mu0;
-        sw += mx->w[i];
-        s += mx->w[i] * (d * d + mx->var[i * R + r]);
+        sw += w;
+        s += w * (d * d + mx->var[i * R + r]);
     }
     if (!(var0 > 0) || !(sw > 0))
         return 1;
