@@ -27,12 +27,16 @@
  *    noise-free data leave constants of rounding size, 5e-15 against
  *    Extra-P's 6e-15); predictions take the segment holding the point;
  *  - the robust modeler warns two_regimes on one_parameter_segmented_1 with
- *    Extra-P's change point p = 6.
+ *    Extra-P's change point p = 6;
+ *  - `perfcast model --modeler segmented` prints Extra-P's segments on one
+ *    line, "f for p<=6.0, g for p>=6.0", and refuses an unknown modeler
+ *    with exit status 2 naming the three.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
@@ -491,6 +495,28 @@ static void test_segmented(void)
     pmnf_modeler_free(m);
 }
 
+static void test_cli(void)
+{
+    const char *bin = getenv("PERFCAST_BIN") ? getenv("PERFCAST_BIN") : "build/perfcast";
+    char cmd[512], out[1024] = "";
+    snprintf(cmd, sizeof cmd, "%s model --modeler segmented " AUDIT "one_parameter_segmented_1.txt",
+             bin);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    int st = p ? pclose(p) : -1;
+    check(st == 0 && !strncmp(out, "main;runtime;", 13) && strstr(out, "p^(2) for p<=6.0, ") &&
+              strstr(out, " * p^(1) for p>=6.0\n"),
+          "segmented on the command line: %s", out);
+    snprintf(cmd, sizeof cmd, "%s model --modeler nope " AUDIT "one_parameter_1.txt 2>&1", bin);
+    p = popen(cmd, "r");
+    n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    st = p ? pclose(p) : -1;
+    check(WIFEXITED(st) && WEXITSTATUS(st) == 2 && strstr(out, "extrap, robust or segmented"),
+          "unknown modeler: %s", out);
+}
+
 int main(void)
 {
     test_path();
@@ -500,5 +526,6 @@ int main(void)
     test_order();
     test_interval_measured();
     test_segmented();
+    test_cli();
     return check_summary();
 }
