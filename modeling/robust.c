@@ -25,8 +25,11 @@
  * Of all hypotheses fitted, the model is the weighted median prediction at
  * the reference point, and its interval is widened by the spread of the
  * others (robust_mixture.c). The interval is stored in pmnf_model's terms,
- * y +- t * sqrt(sigma2 (1 + g' C g)): sigma2 is the variance of the least
- * noisy measured center and sigma2 * C the covariance of the coefficients.
+ * y +- t * sqrt(sigma2 g' C g + max(sigma2, noise_rel2 y^2)): sigma2 is the
+ * variance of the least noisy measured center, sigma2 * C the covariance of
+ * the coefficients and noise_rel2 the relative variance of a measured
+ * center (pooled from the repetitions, scaled up by a lack of fit), so that
+ * the interval holds a measured value where it is asked.
  *
  * Among the hypotheses, those whose predictions stay positive and keep the
  * measured direction from the data to the extrapolation horizon (8x the
