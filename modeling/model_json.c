@@ -74,8 +74,8 @@ static void segments_json(json_t *o, const pmnf_model *m, const char *const *nam
     }
     if (m->nsegments == 2 || (m->warnings & PMNF_WARN_TWO_REGIMES))
         json_object_set_new(o, "break",
-                            json_pack("{s:s, s:f, s:f}", "parameter", names[0], "low",
-                                      m->break_lo, "high", m->break_hi));
+                            json_pack("{s:s, s:f, s:f}", "parameter", names[m->break_param],
+                                      "low", m->break_lo, "high", m->break_hi));
 }
 
 json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int with_interval)
@@ -156,6 +156,8 @@ static int segments_from_json(const json_t *doc, const char *const *names, int n
     if (brk) {
         m->break_lo = number(brk, "low", &ok);
         m->break_hi = number(brk, "high", &ok);
+        int p = param_index(json_string_value(json_object_get(brk, "parameter")), names, nparams);
+        m->break_param = p > 0 ? p : 0;
     }
     if (!segs)
         return ok ? 0 : -1;

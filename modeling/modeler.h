@@ -135,9 +135,11 @@ typedef struct pmnf_model {
      * answers there with f2). nsegments 0: one function; break_lo/break_hi
      * still name the change point when warnings has PMNF_WARN_TWO_REGIMES
      * (the robust modeler detected two regimes and kept the function of the
-     * regime that holds the largest coordinates). */
+     * regime that holds the largest coordinates), break_param naming the
+     * parameter along which the regimes change. */
     int nsegments;
     double break_lo, break_hi;
+    int break_param;
     pmnf_function f2;
     int dof2, ncoef2;
     double sigma2_2, t975_2;

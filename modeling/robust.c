@@ -736,32 +736,68 @@ static void path_warnings(const pmnf_data *d, pmnf_model *out)
         out->warnings |= PMNF_WARN_IMPLAUSIBLE_EXTRAPOLATION;
 }
 
-/* One parameter: Extra-P's segmented modeler's test for two regimes
- * (segmented.c) on the centers, confirmed when its two segments leave less
- * than a quarter of the robust model's residual sum of squares (with noise
- * alone two more coefficients on ten points take about a fifth); then
- * PMNF_WARN_TWO_REGIMES with the change point in break_lo/break_hi. 0, or
- * -1 out of memory. */
+/* Extra-P's segmented modeler's test for two regimes (segmented.c) on the
+ * centers along one parameter: the whole series with one parameter, else
+ * every line of points along which only that parameter varies. A line has
+ * two regimes when the test finds a change point and its two segments
+ * leave less than a quarter of the model's residual sum of squares there
+ * (with noise alone two more coefficients on ten points take about a
+ * fifth); a parameter has them when at least half of its lines do. Then
+ * PMNF_WARN_TWO_REGIMES with the parameter and the change point of its
+ * first such line in break_param/break_lo/break_hi. 0, or -1 out of memory. */
 #define TWO_REGIMES_RSS_RATIO 0.25
-static int two_regimes(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out)
+static int line_regimes(pmnf_modeler *m, const pmnf_data *d, const pmnf_model *out, const int *idx,
+                        int len, int p, double *x, double *y, double *lo, double *hi)
 {
-    if (d->nparams != 1)
-        return 0;
-    double lo, hi, rss;
-    int rc = segmented_detect(m, d->coords, d->values, d->npoints, &lo, &hi, &rss);
-    if (rc <= 0)
-        return rc;
-    double own = 0;
-    for (int i = 0; i < d->npoints; i++) {
-        double e = pmnf_eval(&out->f, &d->coords[i]) - d->values[i];
+    double own = 0, rss;
+    for (int a = 0; a < len; a++) {
+        const double *pt = d->coords + (size_t)idx[a] * d->nparams;
+        x[a] = pt[p];
+        y[a] = d->values[idx[a]];
+        double e = pmnf_eval(&out->f, pt) - y[a];
         own += e * e;
     }
-    if (rss < TWO_REGIMES_RSS_RATIO * own) {
-        out->warnings |= PMNF_WARN_TWO_REGIMES;
-        out->break_lo = lo;
-        out->break_hi = hi;
+    int rc = segmented_detect(m, x, y, len, lo, hi, &rss);
+    return rc <= 0 ? rc : rss < TWO_REGIMES_RSS_RATIO * own;
+}
+
+static int two_regimes(pmnf_modeler *m, const rb_cache *c, const pmnf_data *d, pmnf_model *out)
+{
+    int n = d->npoints, rc = 0;
+    int *all = malloc(sizeof(int) * (size_t)n);
+    double *buf = malloc(sizeof(double) * 2 * (size_t)n);
+    if (!all || !buf) {
+        free(all);
+        free(buf);
+        return -1;
     }
-    return 0;
+    for (int i = 0; i < n; i++)
+        all[i] = i;
+    for (int p = 0; p < d->nparams && rc == 0 && !(out->warnings & PMNF_WARN_TWO_REGIMES); p++) {
+        const rb_lines *L = &c->lines[p];
+        int nl = d->nparams == 1 ? 1 : L->nlines, found = 0;
+        double lo = 0, hi = 0, l1 = 0, h1 = 0;
+        for (int l = 0; l < nl && rc >= 0; l++) {
+            const int *idx = d->nparams == 1 ? all : L->idx + L->start[l];
+            int len = d->nparams == 1 ? n : L->start[l + 1] - L->start[l];
+            rc = line_regimes(m, d, out, idx, len, p, buf, buf + n, &lo, &hi);
+            if (rc == 1 && found++ == 0) {
+                l1 = lo;
+                h1 = hi;
+            }
+        }
+        if (rc >= 0)
+            rc = 0;
+        if (found > 0 && 2 * found >= nl) {
+            out->warnings |= PMNF_WARN_TWO_REGIMES;
+            out->break_param = p;
+            out->break_lo = l1;
+            out->break_hi = h1;
+        }
+    }
+    free(all);
+    free(buf);
+    return rc;
 }
 
 static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps,
@@ -790,7 +826,7 @@ static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps
         rc = fall_back(m, d, out, err, errcap);
     else if (rc < 0)
         goto oom;
-    if (rc == 0 && two_regimes(m, d, out) < 0)
+    if (rc == 0 && two_regimes(m, c, d, out) < 0)
         goto oom;
     if (rc == 0 && !plausible) /* chosen while none kept the rules, or Extra-P's */
         path_warnings(d, out);

@@ -27,7 +27,8 @@
  *    noise-free data leave constants of rounding size, 5e-15 against
  *    Extra-P's 6e-15); predictions take the segment holding the point;
  *  - the robust modeler warns two_regimes on one_parameter_segmented_1 with
- *    Extra-P's change point p = 6;
+ *    Extra-P's change point p = 6, and on two_parameter_segmented_1 along x
+ *    within Extra-P's 50..60;
  *  - `perfcast model --modeler segmented` prints Extra-P's segments on one
  *    line, "f for p<=6.0, g for p>=6.0", and refuses an unknown modeler
  *    with exit status 2 naming the three.
@@ -486,6 +487,17 @@ static void test_segmented(void)
             check((md.warnings & PMNF_WARN_TWO_REGIMES) && md.break_lo == 6 && md.break_hi == 6,
                   "two regimes, change at p = 6: %u %g %g", md.warnings, md.break_lo,
                   md.break_hi);
+        ingest_experiment_free(&e);
+    }
+    /* two parameters: Extra-P's segmented test on the lines along x, whose
+     * change Extra-P puts between x = 50 and x = 60 */
+    if (s && read_experiment(AUDIT "two_parameter_segmented_1.txt", &e) == 0) {
+        pmnf_model md;
+        if (series_of(&e, 0, s) == 0 && fit(m, s, &md) == 0)
+            check((md.warnings & PMNF_WARN_TWO_REGIMES) && md.break_param == 0 &&
+                      md.break_lo >= 50 && md.break_hi <= 60,
+                  "two regimes along x between 50 and 60: %u %d %g %g", md.warnings,
+                  md.break_param, md.break_lo, md.break_hi);
         ingest_experiment_free(&e);
     }
     free(s);
