@@ -592,6 +592,38 @@ static int fall_back(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char 
     return rc;
 }
 
+/* A direction (horizon.c) only where the data show it: with repetitions,
+ * the mean of the centers at a parameter's largest coordinate and at its
+ * smallest must differ by more than twice the standard error of their
+ * difference; otherwise the parameter has none (no direction rule, no
+ * negative exponents), so that noise on a parameter with little effect
+ * does not rule out its true, growing term. */
+static void significant_directions(rb_series *s)
+{
+    if (!s->have_reps)
+        return;
+    int np = s->nparams;
+    for (int p = 0; p < np; p++) {
+        double sum[2] = {0, 0}, var[2] = {0, 0};
+        int cnt[2] = {0, 0};
+        for (int i = 0; i < s->n; i++) {
+            double x = s->coords[(size_t)i * np + p];
+            int side = x == s->path.hi[p] ? 1 : x == s->path.lo[p] ? 0 : -1;
+            if (side < 0)
+                continue;
+            sum[side] += s->y[i];
+            var[side] += s->var[i];
+            cnt[side]++;
+        }
+        if (!cnt[0] || !cnt[1])
+            continue;
+        double diff = sum[1] / cnt[1] - sum[0] / cnt[0];
+        double se2 = var[1] / ((double)cnt[1] * cnt[1]) + var[0] / ((double)cnt[0] * cnt[0]);
+        if (!(diff * diff > 4 * se2))
+            s->path.dir[p] = 0;
+    }
+}
+
 /* Every measured value (and repetition) is the same number. */
 static int exactly_constant(const pmnf_data *d, const pmnf_reps *reps)
 {
@@ -816,6 +848,7 @@ static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps
     if (rb_series_build(&s, d, reps) < 0)
         goto oom;
     pmnf_path_init(&s.path, d);
+    significant_directions(&s);
     int n = d->npoints;
     double *buf = malloc(sizeof(double) * ((size_t)n * 3 + rb_work_size(n)));
     int plausible = 0;
