@@ -3,9 +3,12 @@
  * the robust modeler sees it (a robust center and a noise variance per
  * coordinate), weighted least-squares hypotheses and their scores.
  *
- * robust_noise.c turns repetitions into centers and weights, robust_wls.c
- * fits and scores one hypothesis, robust.c searches the hypotheses (single
- * and multi-parameter) and builds the model with its interval.
+ * robust_order.c puts a series in a canonical order, robust_noise.c turns
+ * repetitions into centers and weights, robust_wls.c fits and scores one
+ * hypothesis, robust_mixture.c weighs the hypotheses, robust_cache.c keeps
+ * the building blocks' values (also on the path to the extrapolation
+ * horizon, horizon.c), robust.c searches the hypotheses (single and
+ * multi-parameter) and builds the model with its interval.
  */
 #ifndef PERFCAST_ROBUST_INTERNAL_H
 #define PERFCAST_ROBUST_INTERNAL_H
@@ -126,6 +129,18 @@ static inline const double *rb_col(const rb_cache *c, int p, int b)
 {
     return c->g + ((size_t)p * c->nblocks + b) * c->n;
 }
+
+/* robust_order.c: the series in a canonical order (points by coordinates,
+ * then value; repetitions ascending), copied into storage the struct owns. */
+typedef struct canon {
+    pmnf_data d;
+    pmnf_reps r;
+    int has_reps;
+    double *storage;
+    int *istorage;
+} canon;
+int rb_canon_build(canon *cn, const pmnf_data *d, const pmnf_reps *reps);
+void rb_canon_free(canon *cn);
 
 /* robust.c */
 int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
