@@ -2,7 +2,7 @@
 # bench/run.sh BUILD — perfcast's speed and accuracy figures (`make bench`).
 #
 # Prints one JSON object per line per figure ("figure": machine, speed_1param,
-# speed_2param, modeler_cache, robust_modeler, audit, accuracy, ingest_plain, ingest_gzip,
+# speed_2param, modeler_cache, robust_modeler, audit, modeler_audit, accuracy, ingest_plain, ingest_gzip,
 # http_startup, http_health, http_create, upload_serial, upload_parallel, ...),
 # then a human summary on lines starting with "# ". Data and outputs go to
 # BUILD/bench-data/. Every step runs under BUILD/bench/rusage with a time
@@ -75,7 +75,7 @@ speed() {
         fail "$fig" "$ru"; return
     fi
     gen_s=$(jget wall_s "$ru")
-    if ! measure "$base.models" "$PERFCAST" model "$base.txt"; then
+    if ! measure "$base.models" "$PERFCAST" model --modeler extrap "$base.txt"; then
         fail "$fig" "$ru"; return
     fi
     wall=$(jget wall_s "$ru")
@@ -109,6 +109,21 @@ modeler_cache() {
     done <"$DATA/modeler_cache.out"
 }
 
+# Doubtful models and predictions on Extra-P's own test data, with and
+# without their coded warning (bench/bench_audit.c, `make audit`).
+warning_audit() {
+    if ! measure "$DATA/audit.out" "$B/bench_audit" tests/data/extrap-audit; then
+        fail audit "$ru"; return
+    fi
+    grep -v '^#' "$DATA/audit.out"
+    while read -r line; do
+        say "audit: $(jget modeler "$line" | tr -d '"') $(jget category "$line" | tr -d '"'):" \
+            "$(jget problems "$line") problems, $(jget warned "$line") warned, $(jget silent "$line") silent"
+    done <<EOF_AUDIT
+$(grep '^{' "$DATA/audit.out")
+EOF_AUDIT
+}
+
 # The robust modeler against Extra-P's on generated sets with known truth
 # (bench/bench_robust.c): accuracy, interval coverage and time, same run.
 robust_modeler() {
@@ -135,23 +150,23 @@ robust_modeler() {
 }
 
 # Both modelers on every series of Extra-P's own test data
-# (tests/data/extrap-audit, bench/bench_audit.c): impossible predictions up to
+# (tests/data/extrap-audit, bench/bench_modeler_audit.c): impossible predictions up to
 # 8x the data, the largest point left out and predicted, order dependence.
-audit() {
-    if ! measure "$DATA/audit.out" "$B/bench_audit" $(find tests/data/extrap-audit -type f ! -name LICENSE | sort); then
-        fail audit "$ru"; return
+modeler_audit() {
+    if ! measure "$DATA/modeler_audit.out" "$B/bench_modeler_audit" $(find tests/data/extrap-audit -type f ! -name LICENSE | sort); then
+        fail modeler_audit "$ru"; return
     fi
-    grep '"figure": "audit"' "$DATA/audit.out"
+    grep '"figure": "modeler_audit"' "$DATA/modeler_audit.out"
     while read -r line; do
         case "$line" in
-        *'"figure": "audit"'*)
-            say "audit: $(jget modeler "$line" | tr -d '"') on $(jget series "$line") series of Extra-P's test data:" \
+        *'"figure": "modeler_audit"'*)
+            say "modeler_audit: $(jget modeler "$line" | tr -d '"') on $(jget series "$line") series of Extra-P's test data:" \
                 "impossible time up to $(jget horizon "$line")x in $(jget impossible "$line")," \
                 "largest point left out outside the 95% interval $(jget loo_missed "$line") of $(jget loo_tested "$line")" \
                 "(one parameter $(jget loo_missed_1p "$line") of $(jget loo_tested_1p "$line"))," \
                 "order-dependent answers $(jget order_dependent "$line"), two regimes $(jget two_regimes "$line")" ;;
         esac
-    done <"$DATA/audit.out"
+    done <"$DATA/modeler_audit.out"
 }
 
 # accuracy PARAMS NOISE CALLPATHS SEED
@@ -474,7 +489,7 @@ numtext_shortest() {
         "random bits $(jget random_speedup "$line")x; $(jget mismatches "$line") of $(jget verified "$line") differ"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_audit bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate bench_dashboar; do
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_audit bench_modeler_audit bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate bench_dashboar; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -484,7 +499,8 @@ speed speed_1param 1 100000 101 76.9 100000
 speed speed_2param 2 10000 102 40 20000
 modeler_cache
 robust_modeler
-audit
+modeler_audit
+warning_audit
 accuracy 1 0.05 2000 201
 accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203

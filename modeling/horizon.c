@@ -11,9 +11,10 @@
  * measured values; with several parameters also PMNF_PATH_OUT points where
  * all of them grow together. Where every measured value is positive (run
  * times, counts, bytes), a prediction on that path is
- *   - impossible when it is <= 0 (PMNF_PATH_NONPOSITIVE), or when along a
- *     parameter the data grow with it the prediction beyond the data falls
- *     below half the smallest measurement (PMNF_PATH_COLLAPSE);
+ *   - impossible when it is <= 0 (PMNF_PATH_NONPOSITIVE), or when it falls
+ *     below half the smallest measurement (PMNF_PATH_COLLAPSE: a collapse
+ *     no measurement supports, also for data that fall with a parameter,
+ *     whose run time keeps a floor of serial and communication work);
  *   - against the measured direction when along a parameter the data grow
  *     (fall) with, the prediction beyond the data falls (rises)
  *     (PMNF_PATH_REVERSED).
@@ -106,9 +107,12 @@ unsigned pmnf_path_judge(const pmnf_path *P, const double *v)
         return 0;
     unsigned flags = 0;
     int total = pmnf_path_npoints(P);
-    for (int i = 0; i < total; i++)
+    for (int i = 0; i < total; i++) {
         if (!(v[i] > 0))
             flags |= PMNF_PATH_NONPOSITIVE;
+        if (!(v[i] >= 0.5 * P->ymin))
+            flags |= PMNF_PATH_COLLAPSE;
+    }
     for (int p = 0; p < P->nparams; p++) {
         const double *line = v + (size_t)p * PMNF_PATH_LINE;
         for (int k = PMNF_PATH_IN; k < PMNF_PATH_LINE; k++) {
@@ -117,8 +121,6 @@ unsigned pmnf_path_judge(const pmnf_path *P, const double *v)
                 flags |= PMNF_PATH_REVERSED;
             if (P->dir[p] < 0 && line[k] > prev + tol)
                 flags |= PMNF_PATH_REVERSED;
-            if (P->dir[p] > 0 && line[k] < 0.5 * P->ymin)
-                flags |= PMNF_PATH_COLLAPSE;
         }
     }
     return flags;

@@ -153,10 +153,11 @@ static int single_plausible(const rb_series *s, const rb_cache *c, int b, double
         double v0 = c0 + c1 * gp[0], vl = c0 + c1 * gp[PMNF_PATH_LINE - 1];
         double vh = c0 + c1 * gp[PMNF_PATH_IN - 1];
         double slope = c1 * mono;
-        if (!(v0 > 0) || !(vl > 0))
+        (void)vh;
+        if (!(v0 >= 0.5 * P->ymin) || !(vl >= 0.5 * P->ymin) || !(v0 > 0) || !(vl > 0))
             return 0;
         int against = (P->dir[0] > 0 && slope < 0) || (P->dir[0] < 0 && slope > 0);
-        if (!against && !(P->dir[0] > 0 && vh < 0.5 * P->ymin))
+        if (!against)
             return 1;
     }
     double v[PMNF_PATH_LINE];
@@ -412,7 +413,8 @@ static int combo_plausible(const rb_series *s, const rb_cache *c, const ranking 
                 v0 += h->f.terms[0].coef * prod0;
                 vt += h->f.terms[0].coef * prodt;
             }
-            if (!(v0 > 0) || (s->path.dir[p] > 0 && vt < 0.5 * s->path.ymin))
+            (void)vt;
+            if (!(v0 > 0) || !(v0 >= 0.5 * s->path.ymin))
                 goto full;
         }
         return 1;
