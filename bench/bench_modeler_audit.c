@@ -162,7 +162,7 @@ static void audit_series(pmnf_modeler *m, pmnf_modeler_kind k, const series_view
     pmnf_path P;
     pmnf_path_init(&P, &d);
     unsigned flags = pmnf_path_check(&P, &md);
-    int impossible = (flags & (PMNF_PATH_NONPOSITIVE | PMNF_PATH_COLLAPSE)) != 0;
+    int impossible = (flags & (PMNF_PATH_NONPOSITIVE | PMNF_PATH_COLLAPSE | PMNF_PATH_FLOOR)) != 0;
     c->impossible += impossible;
     c->two_regimes += (md.warnings & PMNF_WARN_TWO_REGIMES) != 0;
     /* leave the largest point out */

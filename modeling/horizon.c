@@ -11,10 +11,13 @@
  * measured values; with several parameters also PMNF_PATH_OUT points where
  * all of them grow together. Where every measured value is positive (run
  * times, counts, bytes), a prediction on that path is
- *   - impossible when it is <= 0 (PMNF_PATH_NONPOSITIVE), or when it falls
- *     below half the smallest measurement (PMNF_PATH_COLLAPSE: a collapse
- *     no measurement supports, also for data that fall with a parameter,
- *     whose run time keeps a floor of serial and communication work);
+ *   - impossible when it is <= 0 (PMNF_PATH_NONPOSITIVE), or when along a
+ *     parameter the data grow with the prediction beyond the data falls
+ *     below half the smallest measurement (PMNF_PATH_COLLAPSE);
+ *   - below its floor when it falls below half the smallest measurement
+ *     anywhere (PMNF_PATH_FLOOR): for data that fall with a parameter a
+ *     collapse only a model fitting the measurements within their noise
+ *     supports (a run time keeps a floor of serial and communication work);
  *   - against the measured direction when along a parameter the data grow
  *     (fall) with, the prediction beyond the data falls (rises)
  *     (PMNF_PATH_REVERSED).
@@ -111,7 +114,7 @@ unsigned pmnf_path_judge(const pmnf_path *P, const double *v)
         if (!(v[i] > 0))
             flags |= PMNF_PATH_NONPOSITIVE;
         if (!(v[i] >= 0.5 * P->ymin))
-            flags |= PMNF_PATH_COLLAPSE;
+            flags |= PMNF_PATH_FLOOR;
     }
     for (int p = 0; p < P->nparams; p++) {
         const double *line = v + (size_t)p * PMNF_PATH_LINE;
@@ -121,6 +124,8 @@ unsigned pmnf_path_judge(const pmnf_path *P, const double *v)
                 flags |= PMNF_PATH_REVERSED;
             if (P->dir[p] < 0 && line[k] > prev + tol)
                 flags |= PMNF_PATH_REVERSED;
+            if (P->dir[p] > 0 && line[k] < 0.5 * P->ymin)
+                flags |= PMNF_PATH_COLLAPSE;
         }
     }
     return flags;

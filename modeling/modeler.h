@@ -201,8 +201,9 @@ double pmnf_model_eval(const pmnf_model *m, const double *point);
 #define PMNF_PATH_MAX (PMNF_MAX_PARAMS * PMNF_PATH_LINE + PMNF_PATH_OUT)
 enum {
     PMNF_PATH_NONPOSITIVE = 1, /* a prediction <= 0 */
-    PMNF_PATH_COLLAPSE = 2,    /* a prediction below half the smallest measured value */
+    PMNF_PATH_COLLAPSE = 2,    /* a growing series predicted below half its smallest value */
     PMNF_PATH_REVERSED = 4,    /* beyond the data, against the measured direction */
+    PMNF_PATH_FLOOR = 8,       /* a prediction below half the smallest measured value */
 };
 typedef struct pmnf_path {
     int nparams;

@@ -34,8 +34,9 @@
  * Among the hypotheses, those whose predictions stay positive and keep the
  * measured direction from the data to the extrapolation horizon (8x the
  * largest coordinates, horizon.c) are preferred: an impossible time is only
- * answered when no hypothesis avoids it, and then with the warnings
- * negative_prediction / implausible_extrapolation. Negative exponents
+ * answered when no hypothesis avoids it (the predictions' warnings say so,
+ * assess.c); below half the smallest measurement only when the hypothesis
+ * fits the measurements within their noise. Negative exponents
  * (strong scaling) are searched along parameters the data fall with. Exact
  * constants give the constant. Points are put in a canonical order first
  * (robust_order.c), so the model does not depend on the order of the
@@ -136,34 +137,64 @@ static int block_allowed(const rb_cache *c, const rb_series *s, int p, int b)
     return c->usable[(size_t)p * c->nblocks + b] && (!c->negative[b] || s->path.dir[p] < 0);
 }
 
-/* c0 + c1 g(x) keeps the rules of the path to the horizon (one parameter).
- * Where g is monotone on the path (almost every block) so is the
- * hypothesis: its ends decide positivity and its slope the direction, and
- * only a slope against the data's direction needs the values one by one. */
+/* The RB_OK_* bits of a path judgement (horizon.c). */
+static int ok_bits(unsigned flags)
+{
+    int ok = 0;
+    if (!(flags & (PMNF_PATH_NONPOSITIVE | PMNF_PATH_COLLAPSE | PMNF_PATH_REVERSED)))
+        ok |= RB_OK_STRICT;
+    if (!(flags & PMNF_PATH_FLOOR))
+        ok |= RB_OK_FLOOR;
+    return ok;
+}
+
+/* RB_FITS when chi2 with k coefficients on the series' points is within the
+ * measured noise (reduced chi-square at most RB_FIT_ADEQUATE), or its
+ * residuals are small anyway: at most RB_FIT_RELATIVE of the values (root
+ * mean square; the weights are 1 / (relative variance x scale^2), so
+ * chi2 x cv2 / (n - k) is the mean squared relative residual of a center,
+ * and without repetitions chi2 / (n - k) is). */
+#define RB_FIT_ADEQUATE 4.0
+#define RB_FIT_RELATIVE 0.05
+static int fits_bit(const rb_series *s, double chi2, int k)
+{
+    if (s->n <= k)
+        return 0;
+    double red = chi2 / (s->n - k);
+    double rel2 = s->have_reps ? red * s->cv2 : red;
+    if ((s->have_reps && red <= RB_FIT_ADEQUATE) || rel2 <= RB_FIT_RELATIVE * RB_FIT_RELATIVE)
+        return RB_FITS;
+    return 0;
+}
+
+/* The RB_OK_* bits of c0 + c1 g(x) on the path to the horizon (one
+ * parameter). Where g is monotone on the path (almost every block) so is
+ * the hypothesis: its ends decide positivity and the floor and its slope
+ * the direction; only a slope against the data's direction, or a growing
+ * series low at its largest coordinate, needs the values one by one. */
 static int single_plausible(const rb_series *s, const rb_cache *c, int b, double c0, double c1)
 {
     const pmnf_path *P = &s->path;
     if (!P->all_positive)
-        return 1;
+        return RB_OK_STRICT | RB_OK_FLOOR;
     if (b < 0)
-        return c0 > 0;
+        return (c0 > 0 ? RB_OK_STRICT : 0) | (c0 >= 0.5 * P->ymin ? RB_OK_FLOOR : 0);
     const double *gp = c->gpath + (size_t)b * PMNF_PATH_LINE;
     int mono = c->gmono[b];
     if (mono != 0) {
         double v0 = c0 + c1 * gp[0], vl = c0 + c1 * gp[PMNF_PATH_LINE - 1];
         double vh = c0 + c1 * gp[PMNF_PATH_IN - 1];
-        double slope = c1 * mono;
-        (void)vh;
-        if (!(v0 >= 0.5 * P->ymin) || !(vl >= 0.5 * P->ymin) || !(v0 > 0) || !(vl > 0))
+        double slope = c1 * mono, lo = v0 < vl ? v0 : vl;
+        if (!(lo > 0))
             return 0;
         int against = (P->dir[0] > 0 && slope < 0) || (P->dir[0] < 0 && slope > 0);
-        if (!against)
-            return 1;
+        if (!against && !(P->dir[0] > 0 && vh < 0.5 * P->ymin))
+            return RB_OK_STRICT | (lo >= 0.5 * P->ymin ? RB_OK_FLOOR : 0);
     }
     double v[PMNF_PATH_LINE];
     for (int k = 0; k < PMNF_PATH_LINE; k++)
         v[k] = c0 + c1 * gp[k];
-    return pmnf_path_judge(P, v) == 0;
+    return ok_bits(pmnf_path_judge(P, v));
 }
 
 static void single_shape(const rb_cache *c, int tag, rb_hyp *h)
@@ -191,7 +222,8 @@ static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
         mu[r] = c0;
         var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
     }
-    if (rb_mixture_add(&c->mx, crit, mu, var, -1, single_plausible(s, c, -1, c0, 0)) < 0)
+    if (rb_mixture_add(&c->mx, crit, mu, var, -1,
+                       single_plausible(s, c, -1, c0, 0) | fits_bit(s, chi2, 1)) < 0)
         return -1;
     for (int b = 0; b < c->nblocks; b++) {
         if (!block_allowed(c, s, 0, b))
@@ -209,7 +241,8 @@ static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
                 var[r] = (f.v00 + 2 * gr[r] * f.v01 + gr[r] * gr[r] * f.v11) * scale;
             }
             if (rb_mixture_add(&c->mx, fit2_crit(s, c, b, &f, hc, n), mu, var, 2 * b + hc,
-                               single_plausible(s, c, b, f.c0, f.c1)) < 0)
+                               single_plausible(s, c, b, f.c0, f.c1) |
+                                   fits_bit(s, f.chi2, 1 + hc)) < 0)
                 return -1;
         }
     }
@@ -381,17 +414,17 @@ static int combo_monotone(const rb_series *s, const rb_cache *c, const ranking *
     return 1;
 }
 
-/* A fitted combination keeps the rules of the path to the horizon. */
+/* The RB_OK_* bits of a fitted combination on the path to the horizon. */
 static int combo_plausible(const rb_series *s, const rb_cache *c, const ranking *rk,
                            const combo *cb, const rb_hyp *h)
 {
     if (!s->path.all_positive)
-        return 1;
+        return RB_OK_STRICT | RB_OK_FLOOR;
     int np = s->nparams, total = pmnf_path_npoints(&s->path);
     if (combo_monotone(s, c, rk, cb, h)) {
         /* non-decreasing along every parameter: the smallest values are at
          * the starts of the lines, the largest data point's at the top */
-        int t = 0;
+        int t = 0, floor = 1;
         for (int p = 0; p < np; p++) {
             double v0 = h->f.constant, vt = h->f.constant, prod0 = 1, prodt = 1;
             t = 0;
@@ -413,11 +446,11 @@ static int combo_plausible(const rb_series *s, const rb_cache *c, const ranking 
                 v0 += h->f.terms[0].coef * prod0;
                 vt += h->f.terms[0].coef * prodt;
             }
-            (void)vt;
-            if (!(v0 > 0) || !(v0 >= 0.5 * s->path.ymin))
+            if (!(v0 > 0) || (s->path.dir[p] > 0 && vt < 0.5 * s->path.ymin))
                 goto full;
+            floor &= v0 >= 0.5 * s->path.ymin;
         }
-        return 1;
+        return RB_OK_STRICT | (floor ? RB_OK_FLOOR : 0);
     }
 full:;
     double v[PMNF_PATH_MAX];
@@ -437,7 +470,7 @@ full:;
         }
         v[i] = any ? sum + h->f.terms[0].coef * prod : sum;
     }
-    return pmnf_path_judge(&s->path, v) == 0;
+    return ok_bits(pmnf_path_judge(&s->path, v));
 }
 
 /* Fits every combination into c->mx (tag: index into combos). */
@@ -470,7 +503,8 @@ static int fit_combos(const rb_series *s, rb_cache *c, const ranking *rk, combo 
                 }
                 combos[*ncombos] = cb;
                 if (rb_mixture_add(&c->mx, crit, mu, var, *ncombos,
-                                   combo_plausible(s, c, rk, &cb, &h)) < 0)
+                                   combo_plausible(s, c, rk, &cb, &h) |
+                                       fits_bit(s, h.chi2, h.k)) < 0)
                     return -1;
                 ++*ncombos;
             }
@@ -639,8 +673,7 @@ static int exactly_constant(const pmnf_data *d, const pmnf_reps *reps)
 }
 
 /* Searches, refits the chosen hypothesis and fills out. -2: no hypothesis. */
-static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model *out, double *buf,
-                      int *plausible)
+static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model *out, double *buf)
 {
     int n = s->n;
     double *work = buf + 3 * (size_t)n;
@@ -654,7 +687,7 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
         double mu[RB_NREF], var[RB_NREF] = {0};
         for (int r = 0; r < RB_NREF; r++)
             mu[r] = s->y[0];
-        rc = rb_mixture_add(&c->mx, 0, mu, var, -1, 1);
+        rc = rb_mixture_add(&c->mx, 0, mu, var, -1, RB_OK_STRICT | RB_OK_FLOOR | RB_FITS);
     } else {
         rc = s->nparams == 1 ? search_single(s, c, &best) : search_multi(s, c, &best, buf);
     }
@@ -664,7 +697,6 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
         return -2;
     if (constant)
         best.f.constant = s->y[0]; /* not the least-squares rounding of it */
-    *plausible = constant || (c->mx.picked >= 0 && c->mx.ok[c->mx.picked]);
     memset(out, 0, sizeof *out);
     out->npoints = n;
     out->modeler = PMNF_MODELER_ROBUST;
@@ -680,18 +712,6 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
 }
 
 
-/* The warnings of a model that leaves the rules of the path to the horizon:
- * the robust modeler found no hypothesis that keeps them. */
-static void path_warnings(const pmnf_data *d, pmnf_model *out)
-{
-    pmnf_path P;
-    pmnf_path_init(&P, d);
-    unsigned flags = pmnf_path_check(&P, out);
-    if (flags & PMNF_PATH_NONPOSITIVE)
-        out->warnings |= PMNF_WARN_NEGATIVE_PREDICTION;
-    if (flags & (PMNF_PATH_COLLAPSE | PMNF_PATH_REVERSED))
-        out->warnings |= PMNF_WARN_IMPLAUSIBLE_EXTRAPOLATION;
-}
 
 /* Extra-P's segmented modeler's test for two regimes (segmented.c) on the
  * centers along one parameter: the whole series with one parameter, else
@@ -763,12 +783,8 @@ static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps
     rb_cache *c = rb_cache_get(m, d);
     if (!c)
         goto oom;
-    if (!enough_points(c)) {
-        int rc = fall_back(m, d, out, err, errcap);
-        if (rc == 0)
-            path_warnings(d, out);
-        return rc;
-    }
+    if (!enough_points(c))
+        return fall_back(m, d, out, err, errcap);
     rb_series s;
     if (rb_series_build(&s, d, reps) < 0)
         goto oom;
@@ -776,8 +792,7 @@ static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps
     significant_directions(&s);
     int n = d->npoints;
     double *buf = malloc(sizeof(double) * ((size_t)n * 3 + rb_work_size(n)));
-    int plausible = 0;
-    int rc = buf ? fit_series(c, &s, exactly_constant(d, reps), out, buf, &plausible) : -1;
+    int rc = buf ? fit_series(c, &s, exactly_constant(d, reps), out, buf) : -1;
     free(buf);
     rb_series_free(&s);
     if (rc == -2)
@@ -786,8 +801,6 @@ static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps
         goto oom;
     if (rc == 0 && two_regimes(m, c, d, out) < 0)
         goto oom;
-    if (rc == 0 && !plausible) /* chosen while none kept the rules, or Extra-P's */
-        path_warnings(d, out);
     return rc;
 oom:
     snprintf(err, errcap, "out of memory");

@@ -75,15 +75,22 @@ double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const doub
 typedef struct rb_mixture {
     int n, cap;
     double *crit, *tag, *w;
-    unsigned char *ok; /* plausible on the path to the horizon (horizon.c) */
+    unsigned char *ok; /* RB_OK_* bits: the rules of the path to the horizon it keeps */
     int picked;        /* the index rb_mixture_pick chose, -1 none */
     double *mu, *var; /* n x RB_NREF */
     double *key;      /* scratch of rb_mixture_pick */
     int *idx;
 } rb_mixture;
 
-/* Adds a hypothesis (skipped when not finite); plausible: its predictions
- * keep the rules of horizon.c. -1 when out of memory. */
+/* What a hypothesis keeps (horizon.c): RB_OK_STRICT no prediction <= 0, no
+ * collapse of a growing series, the measured direction; RB_OK_FLOOR no
+ * prediction below half the smallest measurement; RB_FITS it fits the
+ * measurements within their noise (reduced chi-square at most 4). */
+#define RB_OK_STRICT 1
+#define RB_OK_FLOOR 2
+#define RB_FITS 4
+/* Adds a hypothesis (skipped when not finite); plausible: its RB_OK_* and
+ * RB_FITS bits. -1 when out of memory. */
 int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag,
                    int plausible);
 /* Weighs the hypotheses (only the plausible ones when there are any) and picks the weighted median prediction: its index

@@ -70,7 +70,7 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
     memcpy(mx->mu + (size_t)mx->n * R, mu, sizeof(double) * R);
     memcpy(mx->var + (size_t)mx->n * R, var, sizeof(double) * R);
     mx->tag[mx->n] = tag;
-    mx->ok[mx->n] = plausible != 0;
+    mx->ok[mx->n] = (unsigned char)plausible;
     mx->n++;
     return 0;
 }
@@ -90,15 +90,24 @@ void rb_mixture_free(rb_mixture *mx)
  * an impossible prediction is never chosen while a possible one exists. */
 static void weigh(rb_mixture *mx)
 {
+    /* the rules the weighed hypotheses keep: the strict ones when any does;
+     * also the floor when the best of those does not fit within the noise
+     * (then the data do not support a collapse) and some hypothesis keeps it */
+    int best = -1, any_floor = 0;
+    for (int i = 0; i < mx->n; i++) {
+        if ((mx->ok[i] & RB_OK_STRICT) && (best < 0 || mx->crit[i] < mx->crit[best]))
+            best = i;
+        any_floor |= (mx->ok[i] & (RB_OK_STRICT | RB_OK_FLOOR)) == (RB_OK_STRICT | RB_OK_FLOOR);
+    }
+    unsigned need = best < 0 ? 0 : RB_OK_STRICT;
+    if (best >= 0 && !(mx->ok[best] & RB_FITS) && any_floor)
+        need |= RB_OK_FLOOR;
     double c0 = INFINITY;
-    int any_ok = 0;
     for (int i = 0; i < mx->n; i++)
-        any_ok |= mx->ok[i];
-    for (int i = 0; i < mx->n; i++)
-        if (mx->crit[i] < c0 && (mx->ok[i] || !any_ok))
+        if (mx->crit[i] < c0 && (mx->ok[i] & need) == need)
             c0 = mx->crit[i];
     for (int i = 0; i < mx->n; i++)
-        mx->w[i] = mx->crit[i] - c0 < PLAUSIBLE && (mx->ok[i] || !any_ok)
+        mx->w[i] = mx->crit[i] - c0 < PLAUSIBLE && (mx->ok[i] & need) == need
                        ? exp(-(mx->crit[i] - c0) / 2)
                        : 0;
 }
