@@ -581,7 +581,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         x->efficiency = scl_efficiency(bt, t.value, bx, ranks, strong);
         x->efficiency_pct = NAN;
         if (app->efficiency.present)
-            x->efficiency_pct = pmnf_eval(&app->efficiency.model.f, x->point);
+            x->efficiency_pct = pmnf_model_eval(&app->efficiency.model, x->point);
         cand[i] = (cfg_candidate){.ranks = ranks,
                                   .time = x->time.value,
                                   .core_hours = x->core_hours.value,

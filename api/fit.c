@@ -436,7 +436,7 @@ void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const char *modeler = api_query(req, "modeler");
     if (modeler && pmnf_options_apply(&o, "modeler", modeler, err, sizeof err) < 0) {
-        api_problem(resp, 400, "modeler", "unknown modeler \"%.40s\": must be robust or extrap",
+        api_problem(resp, 400, "modeler", "unknown modeler \"%.40s\": must be robust, extrap or segmented",
                     modeler);
         return;
     }

@@ -532,7 +532,9 @@ int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pm
             return -1;
         return assess(out, d, err, errcap);
     }
-    if (d->nparams == 1) {
+    if (d->nparams == 1 && m->opt.modeler == PMNF_MODELER_SEGMENTED) {
+        rc = segmented_fit(m, d->coords, d->values, d->npoints, out);
+    } else if (d->nparams == 1) {
         rc = single_fit(m, d->coords, d->values, d->npoints, 0, 1, out);
     } else {
         rc = adopt_coordinates(m, d);
@@ -545,25 +547,46 @@ int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pm
     }
     if (finish_fit(m, d, out, err, errcap) < 0)
         return -1;
+    if (m->opt.modeler == PMNF_MODELER_SEGMENTED)
+        out->modeler = PMNF_MODELER_SEGMENTED;
     return assess(out, d, err, errcap);
+}
+
+/* Segment of a segmented model at point: 1 for f2. */
+static int upper_segment(const pmnf_model *m, const double *point)
+{
+    return m->nsegments == 2 && point[0] > m->break_lo;
+}
+
+double pmnf_model_eval(const pmnf_model *m, const double *point)
+{
+    return pmnf_eval(upper_segment(m, point) ? &m->f2 : &m->f, point);
 }
 
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi)
 {
-    double v = pmnf_eval(&m->f, point);
+    int up = upper_segment(m, point);
+    const pmnf_function *f = up ? &m->f2 : &m->f;
+    const double *cov = up ? m->cov2 : m->cov;
+    int ncoef = up ? m->ncoef2 : m->ncoef;
+    double sigma2 = up ? m->sigma2_2 : m->sigma2, t = up ? m->t975_2 : m->t975;
+    double v = pmnf_eval(f, point);
     *value = v;
     *lo = *hi = v;
-    if (m->warnings & PMNF_WARN_NO_INTERVAL || m->ncoef < 1)
+    if (m->warnings & PMNF_WARN_NO_INTERVAL || ncoef < 1 || (up && !(t > 0)))
         return 1;
     double g[PMNF_MAX_COEFS];
     g[0] = 1;
-    for (int t = 0; t < m->f.nterms; t++)
-        g[t + 1] = pmnf_term_shape(&m->f.terms[t], point);
+    for (int i = 0; i < f->nterms; i++)
+        g[i + 1] = pmnf_term_shape(&f->terms[i], point);
     double q = 0;
-    for (int i = 0; i < m->ncoef; i++)
-        for (int j = 0; j < m->ncoef; j++)
-            q += g[i] * m->cov[i * m->ncoef + j] * g[j];
-    double half = m->t975 * sqrt(m->sigma2 * (1 + (q > 0 ? q : 0)));
+    for (int i = 0; i < ncoef; i++)
+        for (int j = 0; j < ncoef; j++)
+            q += g[i] * cov[i * ncoef + j] * g[j];
+    double noise = sigma2, rel = up ? 0 : m->noise_rel2 * v * v;
+    if (rel > noise)
+        noise = rel;
+    double half = t * sqrt(sigma2 * (q > 0 ? q : 0) + noise);
     if (!isfinite(half) || !isfinite(v))
         return 1;
     *lo = v - half;
@@ -604,7 +627,9 @@ const char *pmnf_warning_text(unsigned bit)
         return "The point lies beyond 4x the measured range of a parameter: prediction errors "
                "grow with the distance.";
     case PMNF_WARN_TWO_REGIMES:
-        return "The measurements show two regimes; one function does not describe both.";
+        return "The measurements have two regimes with a change point between break_lo and "
+               "break_hi; the function describes them as one. Use the segmented modeler, or "
+               "model each regime on its own measurements.";
     case PMNF_WARN_CONSTANT_ON_VARYING:
         return "The model is a constant although the measurements vary more than 2x: measure "
                "more points or repetitions.";

@@ -97,6 +97,19 @@ void rb_cache_free(struct rb_cache *c);
 int single_fit(pmnf_modeler *m, const double *x, const double *y, int n, int param, int nparams,
                pmnf_model *out);
 
+/* single.c: the left-out predictions of the model single_fit chose (one
+ * term), as its cross-validation computed them. 0, or -1. */
+int single_loo_predictions(pmnf_modeler *m, const double *x, const double *y, int n,
+                           const pmnf_model *model, double *pred);
+
+/* segmented.c */
+int segmented_fit(pmnf_modeler *m, const double *x, const double *y, int n, pmnf_model *out);
+/* 1 with the change point and the segments' RSS when Extra-P's segmented
+ * modeler finds two regimes in x, y; 0 when not (or fewer than 9 points);
+ * -1 out of memory. */
+int segmented_detect(pmnf_modeler *m, const double *x, const double *y, int n, double *break_lo,
+                     double *break_hi, double *rss_segments);
+
 /* multi.c */
 int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out);
 int slices_build(mp_slices *s, const double *coords, int npoints, int nparams,
