@@ -13,6 +13,8 @@ BUILD    ?= build
 PKGS     := gsl jansson libmatheval libmicrohttpd libpq libcrypto
 # trace readers: yajl (streaming JSON), SQLite (Nsight Systems exports), zlib (gzip)
 PKGS     += yajl sqlite3 zlib
+# Cube profiles and .extra-p experiments: libarchive (tar, zip), expat (anchor.xml)
+PKGS     += libarchive expat
 OPT      ?= -O2
 SAN      ?=
 CFLAGS   ?=

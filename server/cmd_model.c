@@ -24,9 +24,10 @@ typedef struct model_args {
 } model_args;
 
 static const char model_usage_text[] =
-    "usage: perfcast model FILE [--format text|json|jsonl|talpas] [--measure mean|median]\n"
+    "usage: perfcast model FILE|DIR [--format text|json|jsonl|talpas] [--measure mean|median]\n"
     "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n"
-    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
+    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) or of\n"
+    "a Score-P Cube profile set (DIR/mm.x10y1z1.r1/profile.cubex, ...) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n";
 
 static int model_usage(const char *msg)
@@ -217,6 +218,17 @@ static int model_all(const ingest_experiment *e, const model_args *a)
     return rc;
 }
 
+/* Models e (which it frees) and prints the models. */
+static int model_and_save(ingest_experiment *e, const model_args *a)
+{
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    int rc = model_all(e, a);
+    fflush(stdout);
+    ingest_experiment_free(e);
+    return rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -228,8 +240,21 @@ int cmd_model(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    cli_file in;
+    ingest_experiment e;
     char err[512];
+    if (strcmp(a.path, "-") && cli_is_dir(a.path)) {
+        char *skipped = NULL;
+        if (cli_read_cube_set(a.path, &e, &skipped, err, sizeof err) < 0) {
+            fprintf(stderr, "perfcast model: %s\n", err);
+            return 2;
+        }
+        if (skipped)
+            fprintf(stderr, "perfcast model: warning: metrics without data were skipped: %s\n",
+                    skipped);
+        free(skipped);
+        return model_and_save(&e, &a);
+    }
+    cli_file in;
     if (cli_file_open(a.path, &in, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast model: %s\n", err);
         return 2;
@@ -241,7 +266,6 @@ int cmd_model(int argc, char **argv)
                 a.path);
         return 2;
     }
-    ingest_experiment e;
     ingest_error ie;
     if (ingest_extrap_read(in.data, in.len, fmt, &e, &ie) < 0) {
         cli_file_close(&in);
@@ -253,10 +277,5 @@ int cmd_model(int argc, char **argv)
         return 2;
     }
     cli_file_close(&in);
-    static char outbuf[1 << 16];
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    rc = model_all(&e, &a);
-    fflush(stdout);
-    ingest_experiment_free(&e);
-    return rc;
+    return model_and_save(&e, &a);
 }
