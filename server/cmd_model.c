@@ -13,6 +13,7 @@
 
 #include "api/model_json.h"
 #include "ingest/extrap.h"
+#include "ingest/extrap_exp.h"
 #include "modeling/modeler.h"
 #include "server/commands.h"
 
@@ -21,14 +22,18 @@ typedef struct model_args {
     ingest_format format;
     pmnf_options opt;
     int json;
+    const char *save; /* --save FILE.extra-p */
 } model_args;
 
 static const char model_usage_text[] =
     "usage: perfcast model FILE|DIR [--format text|json|jsonl|talpas] [--measure mean|median]\n"
     "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n"
+    "                           [--save FILE.extra-p]\n"
     "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) or of\n"
     "a Score-P Cube profile set (DIR/mm.x10y1z1.r1/profile.cubex, ...) and\n"
-    "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n";
+    "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n"
+    "FILE may be an Extra-P experiment (.extra-p): the models stored in it are reported\n"
+    "on stderr beside perfcast's. --save writes the measurements as an Extra-P experiment.\n";
 
 static int model_usage(const char *msg)
 {
@@ -67,6 +72,10 @@ static int parse_args(int argc, char **argv, model_args *a)
         }
         if (!strcmp(s, "--json")) {
             a->json = 1;
+        } else if (!strcmp(s, "--save")) {
+            if (i + 1 >= argc)
+                return model_usage("--save needs a FILE.extra-p");
+            a->save = argv[++i];
         } else if (!strcmp(s, "--format") && i + 1 < argc) {
             a->format = ingest_extrap_format_from_name(argv[++i]);
             if (a->format == INGEST_FORMAT_UNKNOWN)
@@ -218,12 +227,60 @@ static int model_all(const ingest_experiment *e, const model_args *a)
     return rc;
 }
 
-/* Models e (which it frees) and prints the models. */
+/* The measurements of e as an Extra-P experiment in path. 0, or 1 (said). */
+static int save_experiment(const ingest_experiment *e, const char *path)
+{
+    json_t *doc = ingest_extrap_exp_json(e);
+    unsigned char *zip = NULL;
+    size_t len = 0;
+    char err[256] = "out of memory";
+    int rc = doc && ingest_extrap_exp_zip(doc, &zip, &len, err, sizeof err) == 0 ? 0 : 1;
+    json_decref(doc);
+    FILE *f = rc ? NULL : fopen(path, "wb");
+    if (!rc && (!f || fwrite(zip, 1, len, f) != len)) {
+        snprintf(err, sizeof err, "cannot write");
+        rc = 1;
+    }
+    if (f && fclose(f) != 0)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "perfcast model: %s: %s\n", path, err);
+    free(zip);
+    return rc;
+}
+
+/* Extra-P's stored models, one stderr line each. */
+static void report_stored(const ingest_experiment *e, json_t *doc)
+{
+    const char *ver = json_string_value(json_object_get(doc, "Extra-P"));
+    size_t i;
+    json_t *mg;
+    json_array_foreach(json_object_get(doc, "modelers"), i, mg) {
+        const char *name = json_string_value(json_object_get(mg, "name"));
+        const char *cp;
+        json_t *by;
+        json_object_foreach(json_object_get(mg, "models"), cp, by) {
+            const char *metric;
+            json_t *m;
+            json_object_foreach(by, metric, m) {
+                char text[2048];
+                json_t *fn = json_object_get(json_object_get(m, "hypothesis"), "function");
+                if (ingest_extrap_exp_model_text(fn, e, text, sizeof text) == 0)
+                    fprintf(stderr, "perfcast model: stored by Extra-P %s (%s): %s;%s;%s\n",
+                            ver ? ver : "?", name ? name : "?", cp, metric, text);
+            }
+        }
+    }
+}
+
+/* Models e (which it frees), prints the models, saves when asked. */
 static int model_and_save(ingest_experiment *e, const model_args *a)
 {
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    int rc = model_all(e, a);
+    int rc = a->save ? save_experiment(e, a->save) : 0;
+    if (!rc)
+        rc = model_all(e, a);
     fflush(stdout);
     ingest_experiment_free(e);
     return rc;
@@ -258,6 +315,22 @@ int cmd_model(int argc, char **argv)
     if (cli_file_open(a.path, &in, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast model: %s\n", err);
         return 2;
+    }
+    size_t plen = strlen(a.path);
+    if (!a.format && ((plen > 8 && !strcmp(a.path + plen - 8, ".extra-p")) ||
+                      (in.len >= 4 && !memcmp(in.data, "PK\3\4", 4)))) {
+        ingest_error xe;
+        json_t *doc;
+        if (ingest_extrap_exp_read(in.data, in.len, a.opt.measure == PMNF_MEASURE_MEDIAN, &e, &doc,
+                                   &xe) < 0) {
+            cli_file_close(&in);
+            fprintf(stderr, "perfcast model: %s: %s\n", a.path, xe.msg);
+            return 2;
+        }
+        cli_file_close(&in);
+        report_stored(&e, doc);
+        json_decref(doc);
+        return model_and_save(&e, &a);
     }
     ingest_format fmt = a.format ? a.format : ingest_extrap_format_from_path(a.path, in.data, in.len);
     if (fmt == INGEST_FORMAT_UNKNOWN) {
