@@ -74,7 +74,7 @@ $(BUILD)/perfcast: $(APP_OBJ) $(LIB)
 $(TESTLIB): $(BUILD)/obj/tests/harness.o
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $(TESTLIB) $(LIB)
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h tests/model_compare.h $(TESTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
