@@ -117,7 +117,7 @@ static int not_a_profile(api_response *resp, ingest_kind k, const char *how)
 {
     api_problem(resp, 415, NULL,
                 "%s says %s: Extra-P files hold aggregated points, not a profile of one run; "
-                "POST them to /v1/fit, or upload kineto, nsys or perfcast",
+                "POST them to /v1/fit, or upload kineto, nsys, perfcast or cube",
                 how, ingest_kind_name(k));
     return -1;
 }
@@ -131,7 +131,7 @@ static int choose_format(const api_request *req, api_response *resp, ingest_kind
         ingest_kind k = ingest_kind_from_name(fmt);
         if (k == INGEST_KIND_UNKNOWN) {
             api_problem(resp, 415, "format", "\"%.40s\" is not a format; profiles are kineto, "
-                        "nsys or perfcast", fmt);
+                        "nsys, perfcast or cube", fmt);
             return -1;
         }
         if (!ingest_kind_is_profile(k))
@@ -158,7 +158,7 @@ static int choose_format(const api_request *req, api_response *resp, ingest_kind
             k = INGEST_KIND_PERFCAST;
         if (k == INGEST_KIND_UNKNOWN) {
             api_problem(resp, 415, NULL,
-                        "cannot tell the format from the body; say ?format=kineto, nsys or "
+                        "cannot tell the format from the body; say ?format=kineto, nsys, cube or "
                         "perfcast");
             return -1;
         }
