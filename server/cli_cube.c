@@ -8,6 +8,7 @@
  * Each file goes through ingest/cube.h; a fault names the file.
  */
 #include <dirent.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,4 +157,75 @@ int cli_read_cube_set(const char *dir, ingest_experiment *out, char **skipped, c
     ingest_cube_set_free(set);
     free_list(subs, nsub);
     return rc;
+}
+
+/* `perfcast ingest DIR`: what perfcast reads of a Cube profile set — its
+ * parameters, points, callpaths, metrics and values per point — as text or
+ * one JSON document ({"format":"cube-set","parameters","points","callpaths",
+ * "metrics","values_per_point":{"min","max"},"skipped"}). 0, or 2 (said). */
+int cli_cube_set_summary(const char *dir, int as_json)
+{
+    ingest_experiment e;
+    char *skipped = NULL, err[1024];
+    if (cli_read_cube_set(dir, &e, &skipped, err, sizeof err) < 0) {
+        fprintf(stderr, "perfcast ingest: %s\n", err);
+        return 2;
+    }
+    int vmin = 0, vmax = 0;
+    for (int i = 0; i < e.nseries; i++)
+        for (int j = 0; j < e.series[i].npoints; j++) {
+            int n = e.series[i].rep_start[j + 1] - e.series[i].rep_start[j];
+            vmin = !vmin || n < vmin ? n : vmin;
+            vmax = n > vmax ? n : vmax;
+        }
+    json_t *doc = json_object(), *params = json_array(), *points = json_array(),
+           *cps = json_array(), *ms = json_array(), *sk = json_array();
+    for (int i = 0; i < e.nparams; i++)
+        json_array_append_new(params, json_string(e.params[i]));
+    for (int c = 0; c < e.ncoords; c++) {
+        json_t *pt = json_array();
+        for (int i = 0; i < e.nparams; i++)
+            json_array_append_new(pt, json_real(e.coords[(size_t)c * e.nparams + i]));
+        json_array_append_new(points, pt);
+    }
+    for (int i = 0; i < e.ncallpaths; i++)
+        json_array_append_new(cps, json_string(e.callpaths[i]));
+    for (int i = 0; i < e.nmetrics; i++)
+        json_array_append_new(ms, json_string(e.metrics[i]));
+    for (char *p = skipped; p && *p;) {
+        size_t l = strcspn(p, ",");
+        json_array_append_new(sk, json_stringn(p, l));
+        p += l;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    if (as_json) {
+        json_object_set_new(doc, "format", json_string("cube-set"));
+        json_object_set_new(doc, "parameters", params);
+        json_object_set_new(doc, "points", points);
+        json_object_set_new(doc, "callpaths", cps);
+        json_object_set_new(doc, "metrics", ms);
+        json_object_set_new(doc, "values_per_point", json_pack("{s:i,s:i}", "min", vmin, "max", vmax));
+        json_object_set_new(doc, "skipped", sk);
+        json_dumpf(doc, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        putchar('\n');
+    } else {
+        char *pj = json_dumps(params, JSON_COMPACT), *mj = json_dumps(ms, JSON_COMPACT);
+        printf("%s: Cube profile set\n  parameters %s, %d points\n  %d callpaths, metrics %s\n"
+               "  values per point (runs x locations): %d to %d\n",
+               dir, pj ? pj : "", e.ncoords, e.ncallpaths, mj ? mj : "", vmin, vmax);
+        if (skipped)
+            printf("  skipped (no data): %s\n", skipped);
+        free(pj);
+        free(mj);
+        json_decref(params);
+        json_decref(points);
+        json_decref(cps);
+        json_decref(ms);
+        json_decref(sk);
+    }
+    json_decref(doc);
+    free(skipped);
+    ingest_experiment_free(&e);
+    return 0;
 }

@@ -48,5 +48,8 @@ int cli_is_dir(const char *path);
  * run skipped (free it; NULL when none). 0, or -1 with err naming the file. */
 int cli_read_cube_set(const char *dir, ingest_experiment *out, char **skipped, char *err,
                       size_t errcap);
+/* Prints what perfcast reads of the set in dir (`perfcast ingest DIR`);
+ * 0, or 2 after saying what is wrong. */
+int cli_cube_set_summary(const char *dir, int as_json);
 
 #endif
