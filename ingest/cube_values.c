@@ -84,6 +84,36 @@ static cube_cell decode(const unsigned char *p, cube_vtype t, int big)
     return c;
 }
 
+/* Decodes n elements, a loop per element width (the hot path of a read). */
+static void decode_all(const unsigned char *b, size_t n, cube_vtype t, int big, cube_cell *out)
+{
+    if (t.size == 8) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t raw;
+            memcpy(&raw, b + 8 * i, 8);
+            if (big)
+                raw = __builtin_bswap64(raw);
+            if (t.kind == CUBE_U && t.clamp_u64 && raw > MAX_U64_DOUBLE)
+                raw = 0;
+            out[i].u = raw;
+        }
+        return;
+    }
+    if (t.size == 4 && !big) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t raw;
+            memcpy(&raw, b + 4 * i, 4);
+            if (t.kind == CUBE_I)
+                out[i].i = (int32_t)raw;
+            else
+                out[i].u = raw;
+        }
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = decode(b + i * (size_t)t.size, t, big);
+}
+
 /* Parses the index: tree positions into cnode indices (*pos, n). */
 static long read_index(const cube_anchor *a, const cube_metric_decl *m, const unsigned char *ix,
                        size_t ilen, int *big, int **pos, char *msg, size_t msgcap)
@@ -291,8 +321,7 @@ long cube_metric_decode(const cube_anchor *a, const cube_metric_decl *m, cube_vt
     if (!rc)
         rc = read_data(data, dlen, big, bytes, need, msg, msgcap);
     if (!rc) {
-        for (size_t i = 0; i < ncell; i++)
-            cells[i] = decode(bytes + i * (size_t)t.size, t, big);
+        decode_all(bytes, ncell, t, big, cells);
         if (m->inclusive && make_exclusive(a, t, *pos, n, nloc, cells, excl) < 0) {
             rc = -1;
             snprintf(msg, msgcap, "out of memory");
