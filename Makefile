@@ -29,6 +29,8 @@ LIB_SRC   := $(wildcard common/*.c modeling/*.c ingest/*.c simulate/*.c store/*.
 LIB_SRC   += $(wildcard sweep/*.c)
 # per-iteration analysis: execution graph, overheads, critical path, GPU breakdown
 LIB_SRC   += $(wildcard execgraph/*.c)
+# the analyses over models, traces and simulations (pure: no I/O, no globals)
+LIB_SRC   += $(wildcard analysis/*.c)
 GEN_SRC   := $(BUILD)/gen/migrations.c $(BUILD)/gen/openapi.c
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 APP_SRC   := $(wildcard server/*.c)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 #include "modeling/scaling.h"
 #include "store/models.h"
 

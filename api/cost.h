@@ -10,7 +10,7 @@
 #ifndef PERFCAST_API_COST_H
 #define PERFCAST_API_COST_H
 
-#include "api/formula.h"
+#include "analysis/formula.h"
 #include "api/model_cache.h"
 
 typedef struct cost_eval {

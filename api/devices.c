@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 #include "store/devices.h"
 
 static json_t *row_json(const store_device *d)

@@ -20,12 +20,12 @@
 #include <string.h>
 
 #include "api/auth_cache.h"
-#include "api/formula.h"
+#include "analysis/formula.h"
 #include "api/handlers.h"
-#include "api/levels.h"
-#include "api/training.h"
+#include "analysis/levels.h"
+#include "analysis/training.h"
 #include "ingest/phase.h"
-#include "api/param_names.h"
+#include "analysis/param_names.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/experiments.h"

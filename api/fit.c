@@ -18,7 +18,7 @@
 #include <strings.h>
 
 #include "api/handlers.h"
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
 

@@ -47,7 +47,8 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp);      /* s
 void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp);      /* accuracy.c */
 void api_iterations(api_ctx *ctx, api_request *req, api_response *resp);    /* iterations.c */
 
-/* sweeps.c: repetition statistics, Taguchi sensitivity, sweep plans */
+/* sweeps.c: repetition statistics; sensitivity.c: Taguchi sensitivity; sweep_plan.c:
+ * sweep plans; efficiency.c: scaling efficiency */
 void api_statistics(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp);

@@ -54,8 +54,8 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "api/iteration.h"
-#include "api/iteration_model.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_model.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
 

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "api/model_json.h"
-#include "api/training.h"
+#include "modeling/model_json.h"
+#include "analysis/training.h"
 #include "ingest/phase.h"
 #include "ingest/profile.h"
 #include "modeling/iteration.h"

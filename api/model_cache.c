@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/levels.h"
-#include "api/model_json.h"
+#include "analysis/levels.h"
+#include "modeling/model_json.h"
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"

@@ -22,7 +22,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "api/formula.h"
+#include "analysis/formula.h"
 #include "api/http.h"
 #include "api/noisy.h"
 #include "modeling/expr.h"

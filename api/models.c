@@ -22,8 +22,9 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "api/levels.h"
-#include "api/model_json.h"
+#include "analysis/levels.h"
+#include "api/levels_query.h"
+#include "modeling/model_json.h"
 #include "api/predict.h"
 #include "store/experiments.h"
 #include "store/models.h"

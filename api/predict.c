@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/levels.h"
+#include "analysis/levels.h"
+#include "api/levels_query.h"
 
 prediction predict_part(const cached_part *p, const double *point)
 {

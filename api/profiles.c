@@ -46,8 +46,8 @@
 
 #include "api/commits.h"
 #include "api/handlers.h"
-#include "api/levels.h"
-#include "api/training.h"
+#include "analysis/levels.h"
+#include "analysis/training.h"
 #include "ingest/format.h"
 #include "ingest/phase.h"
 #include "ingest/profile.h"

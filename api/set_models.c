@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 
 int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *level,
                     const char *name, const char *const *names, int np, set_models *s,

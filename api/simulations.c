@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
-#include "api/sim_request.h"
+#include "analysis/sim_request.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
 

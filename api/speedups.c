@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 #include "api/predict.h"
 #include "modeling/scaling.h"
 #include "store/models.h"

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 #include "bench/gen_kineto.h"
 
 static double now_s(void)

@@ -45,6 +45,11 @@
  * interned by sorting, and duplicate keys found with a hash seeded per call,
  * so crafted names cannot make the reader quadratic. Nothing is returned
  * half-built.
+ *
+ * The reader is three files around one state (profile_json_internal.h):
+ * this one walks the document (yajl's callbacks, each value checked at its
+ * place in the format), profile_json_check.c checks the bytes and words the
+ * faults, profile_json_rows.c turns what was read into the profile.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -61,667 +66,7 @@
 #include "common/grow.h"
 #include "common/utf8.h"
 #include "ingest/profile.h"
-
-#define PJ_MAX_NAME 4096 /* bytes in a callpath, metric or parameter name */
-#define PJ_MAX_DEPTH 32  /* nesting of arrays and objects; the format needs 8 */
-#define PJ_SHOWN 40      /* bytes of a name quoted in a message */
-#define PJ_PATH 160      /* room for the longest index-only JSON path */
-#define PJ_MAX_LEVELS 64 /* factors named in "levels" (an experiment declares at most 8) */
-#define PJ_KEY 12        /* components of a fault's place in the order of checks */
-#define PJ_RECENT 8      /* distinct metric names looked up before one is copied again */
-#define PJ_STR_(x) #x
-#define PJ_STR(x) PJ_STR_(x)
-
-/* One entry of a "callpaths" array, in document order. */
-typedef struct pj_occ {
-    size_t name;      /* offset in pj_reader.text */
-    int category;
-    int between;      /* 1 under "between_steps" */
-    size_t rank_i, step_i, cp_i; /* array positions, for messages */
-} pj_occ;
-
-/* One metric of one callpath entry, before duplicates are summed. */
-typedef struct pj_raw {
-    int rank, phase, step;
-    int callpath;         /* set once callpaths are interned */
-    int metric;           /* set once metrics are interned */
-    uint32_t metric_name; /* index into pj_reader.mnames */
-    size_t occ;           /* its pj_occ */
-    double value;
-} pj_raw;
-
-/* A rank number and where it was given, to find duplicates by sorting. */
-typedef struct pj_rank {
-    int rank;
-    size_t index;
-} pj_rank;
-
-/* The keys of one object, to refuse a duplicate: NUL-terminated one after
- * another in text, found through an open-addressing table (offset + 1). */
-typedef struct pj_keyset {
-    char *text;
-    size_t len, cap;
-    size_t *slot, nslot, n;
-} pj_keyset;
-
-/* What an open object or array is, in the format. */
-enum {
-    PJ_ROOT, PJ_POINT, PJ_LEVELS, PJ_RANKS, PJ_RANK, PJ_STEPS, PJ_STEP, PJ_CPS, PJ_CP,
-    PJ_METRICS,
-    PJ_SKIP /* a value the format does not read (refused or unknown) */
-};
-
-/* Members of the objects with fixed members (bits of pj_frame.seen). */
-enum {
-    PJ_M_POINT, PJ_M_REPETITION, PJ_M_LEVELS, PJ_M_RANKS, /* root */
-    PJ_M_RANK, PJ_M_STEPS, PJ_M_BETWEEN,                  /* rank */
-    PJ_M_PHASE, PJ_M_CALLPATHS,                           /* step */
-    PJ_M_NAME, PJ_M_CATEGORY, PJ_M_METRICS,               /* callpath */
-    PJ_M_FREE,   /* a key that is a name (point, levels, metrics) */
-    PJ_M_UNKNOWN /* an unknown member: its value is skipped */
-};
-
-typedef struct pj_frame {
-    int kind;      /* PJ_ROOT ... PJ_SKIP */
-    int object;    /* 1 object, 0 array */
-    int member;    /* object: PJ_M_* of the value that comes next */
-    unsigned seen; /* fixed members seen */
-    size_t count;  /* members or elements so far */
-    pj_keyset keys;
-} pj_frame;
-
-/* A JSON number as Jansson would keep it. */
-typedef struct pj_num {
-    int integer; /* no fraction, no exponent */
-    long long i;
-    double d;
-} pj_num;
-
-enum { PJ_V_NULL, PJ_V_BOOL, PJ_V_NUM, PJ_V_STR, PJ_V_OBJ, PJ_V_ARR };
-
-typedef struct pj_value {
-    int type; /* PJ_V_* */
-    pj_num num;
-    const char *s; /* string: n bytes, not NUL-terminated */
-    size_t n;
-} pj_value;
-
-typedef struct pj_reader {
-    ingest_error *err;
-    profile *out;
-    const char *buf;
-    size_t len;
-    yajl_handle h;
-    uint64_t seed;
-    /* collected */
-    pj_occ *occ;
-    size_t nocc, occ_cap;
-    pj_raw *raw;
-    size_t nraw, raw_cap;
-    char *text; /* callpath and metric names */
-    size_t ntext, text_cap;
-    size_t *mnames; /* the metric names kept, offsets in text */
-    size_t nmnames, mnames_cap;
-    uint32_t recent[PJ_RECENT]; /* indexes into mnames */
-    size_t *byslot; /* callpath name last kept per position in "callpaths" */
-    size_t nbyslot, byslot_cap;
-    int nrecent, next_recent;
-    pj_rank *ranks;
-    size_t nranks, ranks_cap;
-    size_t point_cap;
-    /* where the parser is */
-    pj_frame frame[PJ_MAX_DEPTH + 1];
-    int depth;
-    char *key; /* the last key, NUL-terminated */
-    size_t key_len, key_cap;
-    size_t rank_i, step_i, cp_i; /* positions of the rank, step, callpath being read */
-    int between;                 /* the steps being read are "between_steps" */
-    int rank, has_rank;
-    int count[2];                /* steps per phase in this rank */
-    int phase;
-    size_t rank_raw, step_raw;   /* the raw rows of this rank and step begin here */
-    size_t cp_name;
-    int cp_category;
-    /* the first \u escape to refuse (from check_depth), (size_t)-1 when none */
-    size_t escape_at;
-    unsigned escape_code;
-    /* outcome */
-    size_t start, root_end; /* the top value begins and ends here */
-    int stop;               /* a syntax error or out of memory is in err */
-    int bad;                /* a semantic fault is in err ... */
-    size_t bad_at[PJ_KEY];  /* ... at this place in the order of checks */
-} pj_reader;
-
-static const char *const category_names[] = {"comp", "comm", "mem", "host"};
-static const char *const phase_names[] = {"train", "validation", "between"};
-
-const char *profile_category_name(int category)
-{
-    if (category < 0 || category > PROFILE_HOST)
-        return NULL;
-    return category_names[category];
-}
-
-int profile_category_from_name(const char *name)
-{
-    for (int i = 0; i <= PROFILE_HOST; i++)
-        if (strcmp(name, category_names[i]) == 0)
-            return i;
-    return -1;
-}
-
-const char *profile_phase_name(int phase)
-{
-    if (phase < 0 || phase > PROFILE_BETWEEN)
-        return NULL;
-    return phase_names[phase];
-}
-
-void profile_free(profile *p)
-{
-    for (int i = 0; i < p->nparams; i++)
-        free(p->param_names[i]);
-    free(p->param_names);
-    free(p->point);
-    for (int i = 0; i < p->nlevels; i++) {
-        free(p->level_names[i]);
-        free(p->level_values[i]);
-    }
-    free(p->level_names);
-    free(p->level_values);
-    for (int i = 0; i < p->ncallpaths; i++)
-        free(p->callpaths[i].name);
-    free(p->callpaths);
-    for (int i = 0; i < p->nmetrics; i++)
-        free(p->metrics[i]);
-    free(p->metrics);
-    free(p->rows);
-    memset(p, 0, sizeof(*p));
-}
-
-/* ---- errors ---------------------------------------------------------------- */
-
-static int pj_fail(pj_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int pj_fail(pj_reader *r, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
-    va_end(ap);
-    r->err->line = 0;
-    r->err->offset = -1;
-    return -1;
-}
-
-static int pj_nomem(pj_reader *r)
-{
-    return pj_fail(r, "out of memory");
-}
-
-/* Bytes of s to quote: at most PJ_SHOWN, not cutting a UTF-8 sequence. */
-static int shown(const char *s)
-{
-    size_t n = strlen(s);
-    if (n <= PJ_SHOWN)
-        return (int)n;
-    n = PJ_SHOWN;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-        n--;
-    return (int)n;
-}
-
-/* Makes a message safe to put into JSON or a log line: control characters
- * and bytes outside well-formed UTF-8 (messages quote raw input) become '?'. */
-static void sanitize(char *msg)
-{
-    unsigned char *s = (unsigned char *)msg;
-    while (*s) {
-        int n = utf8_sequence(s);
-        if (n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7F))) {
-            *s++ = '?';
-            continue;
-        }
-        s += n;
-    }
-}
-
-/* Appends ".key" to a path for a simple key, ["key"] otherwise (truncated). */
-static void path_key(char *out, size_t cap, const char *path, const char *key)
-{
-    int simple = key[0] != '\0' && strlen(key) <= PJ_SHOWN;
-    for (const char *c = key; *c && simple; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-              (*c >= '0' && *c <= '9') || *c == '_'))
-            simple = 0;
-    if (simple)
-        snprintf(out, cap, "%s.%s", path, key);
-    else
-        snprintf(out, cap, "%s[\"%.*s%s\"]", path, shown(key), key,
-                 strlen(key) > PJ_SHOWN ? "..." : "");
-}
-
-/* path.metrics.key (or path.metrics["key"]), for messages about one metric. */
-static void metric_path(char *out, size_t cap, const char *path, const char *key)
-{
-    char base[PJ_PATH + 16];
-    snprintf(base, sizeof(base), "%s.metrics", path);
-    path_key(out, cap, base, key);
-}
-
-/* Metrics that count or measure something and so cannot be negative. */
-static int nonnegative_metric(const char *name)
-{
-    return strcmp(name, "time") == 0 || strcmp(name, "visits") == 0 ||
-           strcmp(name, "bytes") == 0;
-}
-
-static void occ_path(char *out, size_t cap, const pj_occ *o)
-{
-    snprintf(out, cap, "ranks[%zu].%s[%zu].callpaths[%zu]", o->rank_i,
-             o->between ? "between_steps" : "steps", o->step_i, o->cp_i);
-}
-
-/* ---- syntax ---------------------------------------------------------------- */
-
-/* Line (1-based) and column (characters since the line's start) of byte at. */
-static void pj_position(const char *buf, size_t at, long *line, long *column)
-{
-    long l = 1, c = 0;
-    for (size_t i = 0; i < at; i++) {
-        if (buf[i] == '\n') {
-            l++;
-            c = 0;
-        } else if (((unsigned char)buf[i] & 0xC0) != 0x80) {
-            c++;
-        }
-    }
-    *line = l;
-    *column = c;
-}
-
-/* A fault of the JSON text itself at byte at: "line L column C: what".
- * Parsing stops. Returns 0, yajl's "cancel". */
-static int pj_syntax(pj_reader *r, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int pj_syntax(pj_reader *r, size_t at, const char *fmt, ...)
-{
-    char what[200];
-    long line, column;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    pj_position(r->buf, at, &line, &column);
-    snprintf(r->err->msg, sizeof(r->err->msg), "line %ld column %ld: %s", line, column, what);
-    r->err->line = line;
-    r->err->offset = (long)at;
-    r->stop = 1;
-    return 0;
-}
-
-/* Out of memory: parsing stops. Returns 0, yajl's "cancel". */
-static int pj_stop_nomem(pj_reader *r)
-{
-    pj_nomem(r);
-    r->stop = 1;
-    return 0;
-}
-
-static size_t pj_here(const pj_reader *r)
-{
-    return yajl_get_bytes_consumed(r->h);
-}
-
-/* Four hex digits at s (n bytes left) into *u; 0 when they are not there. */
-static int hex4(const char *s, size_t n, unsigned *u)
-{
-    *u = 0;
-    if (n < 4)
-        return 0;
-    for (int i = 0; i < 4; i++) {
-        int c = (unsigned char)s[i];
-        if (!isxdigit(c))
-            return 0;
-        *u = *u << 4 | (unsigned)(isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
-    }
-    return 1;
-}
-
-/* 1 when the \u escape whose digits are at s (n bytes left) is one Jansson
- * refuses: \u0000, or a surrogate that is not half of a pair; *code is the
- * escape's value. A malformed escape is yajl's to refuse. */
-static int bad_escape(const char *s, size_t n, unsigned *code)
-{
-    unsigned v;
-    if (!hex4(s, n, code))
-        return 0;
-    if (*code == 0 || (*code >= 0xDC00 && *code <= 0xDFFF))
-        return 1;
-    if (*code < 0xD800 || *code > 0xDBFF)
-        return 0;
-    if (n < 10 || s[4] != '\\' || s[5] != 'u' || !hex4(s + 6, n - 6, &v))
-        return 1;
-    return v < 0xDC00 || v > 0xDFFF;
-}
-
-/* Before yajl runs: refuses nesting deeper than PJ_MAX_DEPTH (brackets inside
- * strings do not count) and notes the first escape a string may not hold. */
-static int check_depth(pj_reader *r, const char *buf, size_t len)
-{
-    int depth = 0, in_string = 0, escaped = 0;
-    long line = 1;
-    for (size_t i = 0; i < len; i++) {
-        char c = buf[i];
-        if (c == '\n')
-            line++;
-        if (in_string) {
-            if (escaped) {
-                escaped = 0;
-                unsigned code = 0;
-                if (c != 'u' || r->escape_at != (size_t)-1)
-                    continue;
-                if (bad_escape(buf + i + 1, len - i - 1, &code))
-                    r->escape_at = i, r->escape_code = code;
-                else if (code >= 0xD800 && code <= 0xDBFF)
-                    i += 10; /* a pair: its second half is no escape of its own */
-            } else if (c == '\\') {
-                escaped = 1;
-            } else if (c == '"') {
-                in_string = 0;
-            }
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '[' || c == '{') {
-            if (++depth > PJ_MAX_DEPTH) {
-                pj_fail(r, "line %ld: arrays and objects nested deeper than %d", line,
-                        PJ_MAX_DEPTH);
-                r->err->line = line;
-                r->err->offset = (long)i;
-                return -1;
-            }
-        } else if (c == ']' || c == '}') {
-            depth--;
-        }
-    }
-    return 0;
-}
-
-/* A string token just read: refused when it holds the escape noted above. */
-static int check_string(pj_reader *r)
-{
-    size_t at = pj_here(r);
-    if (r->escape_at == (size_t)-1 || at <= r->escape_at)
-        return 1;
-    if (r->escape_code == 0)
-        return pj_syntax(r, at, "\\u0000 is not allowed in a string");
-    return pj_syntax(r, at, "invalid Unicode '\\u%04X'", r->escape_code);
-}
-
-/* A number token: an integer when it has no fraction or exponent (and then
- * must fit a long long), else a real that must not overflow. */
-static int lex_number(pj_reader *r, const char *s, size_t n, pj_num *v)
-{
-    int shown_n = n > 20 ? 20 : (int)n;
-    v->integer = !memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n);
-    if (v->integer) {
-        int neg = n > 0 && s[0] == '-';
-        unsigned long long u = 0, lim = neg ? (unsigned long long)LLONG_MAX + 1 : LLONG_MAX;
-        for (size_t i = neg; i < n; i++) {
-            unsigned d = (unsigned)(s[i] - '0');
-            if (u > (lim - d) / 10)
-                return pj_syntax(r, pj_here(r), "too big %sinteger near '%.*s'",
-                                 neg ? "negative " : "", shown_n, s);
-            u = u * 10 + d;
-        }
-        v->i = neg ? (u == lim ? LLONG_MIN : -(long long)u) : (long long)u;
-        v->d = (double)v->i;
-        return 1;
-    }
-    if (numtext_parse(s, n, &v->d) != n || isnan(v->d))
-        return pj_stop_nomem(r); /* the slow path could not copy the text */
-    if (isinf(v->d))
-        return pj_syntax(r, pj_here(r), "real number overflow near '%.*s'", shown_n, s);
-    return 1;
-}
-
-/* ---- semantic faults, in the order the format's checks are made ----------- */
-
-/* A semantic fault is kept when it comes before the one kept so far in the
- * order of the checks (point, repetition, levels, then rank by rank, member
- * by member): the message does not depend on the order of an object's
- * members. Parsing goes on, as a syntax error later in the text wins. */
-static void pj_refuse(pj_reader *r, const size_t *key, int n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int key_before(const size_t *a, const size_t *b)
-{
-    for (int i = 0; i < PJ_KEY; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i];
-    return 0;
-}
-
-static void pj_refuse(pj_reader *r, const size_t *key, int n, const char *fmt, ...)
-{
-    size_t k[PJ_KEY] = {0};
-    memcpy(k, key, (size_t)n * sizeof(*k));
-    if (r->bad && !key_before(k, r->bad_at))
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
-    va_end(ap);
-    r->err->line = 0;
-    r->err->offset = -1;
-    memcpy(r->bad_at, k, sizeof(k));
-    r->bad = 1;
-}
-
-/* ---- duplicate keys -------------------------------------------------------- */
-
-static uint64_t pj_hash(uint64_t seed, const char *s, size_t n)
-{
-    uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ull);
-    for (size_t i = 0; i < n; i++) {
-        h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
-        h ^= h >> 29;
-    }
-    h ^= h >> 32;
-    h *= 0xD6E8FEB86659FD93ull;
-    return h ^ (h >> 32);
-}
-
-/* Empties a set for the next object; a large table is given back. */
-static void keyset_reset(pj_keyset *k)
-{
-    if (k->nslot > 64) {
-        free(k->slot);
-        k->slot = NULL;
-        k->nslot = 0;
-    } else if (k->nslot) {
-        memset(k->slot, 0, k->nslot * sizeof(*k->slot));
-    }
-    k->len = 0;
-    k->n = 0;
-}
-
-static void keyset_free(pj_keyset *k)
-{
-    free(k->text);
-    free(k->slot);
-    memset(k, 0, sizeof(*k));
-}
-
-/* Places the key at text offset at into a table of nslot entries. */
-static void keyset_place(pj_keyset *k, uint64_t seed, size_t at)
-{
-    const char *s = k->text + at;
-    size_t i = pj_hash(seed, s, strlen(s)) & (k->nslot - 1);
-    while (k->slot[i])
-        i = (i + 1) & (k->nslot - 1);
-    k->slot[i] = at + 1;
-}
-
-static int keyset_grow(pj_keyset *k, uint64_t seed)
-{
-    size_t old = k->nslot, *was = k->slot, n = old ? old * 2 : 16;
-    if (!(k->slot = calloc(n, sizeof(*k->slot)))) {
-        k->slot = was;
-        return -1;
-    }
-    k->nslot = n;
-    for (size_t i = 0; i < old; i++)
-        if (was[i])
-            keyset_place(k, seed, was[i] - 1);
-    free(was);
-    return 0;
-}
-
-/* 1 when the object already has key s (n bytes, no NUL inside), else adds
- * it and returns 0; -1 out of memory. The hash is seeded per call, so
- * crafted keys cannot make one object's lookups quadratic. */
-static int keyset_add(pj_keyset *k, uint64_t seed, const char *s, size_t n)
-{
-    if ((k->n + 1) * 2 > k->nslot && keyset_grow(k, seed) < 0)
-        return -1;
-    size_t i = pj_hash(seed, s, n) & (k->nslot - 1);
-    for (; k->slot[i]; i = (i + 1) & (k->nslot - 1)) {
-        const char *t = k->text + k->slot[i] - 1;
-        if (strncmp(t, s, n) == 0 && t[n] == '\0')
-            return 1;
-    }
-    if (grow_array((void **)&k->text, &k->cap, k->len + n + 1, 1) < 0)
-        return -1;
-    memcpy(k->text + k->len, s, n);
-    k->text[k->len + n] = '\0';
-    k->slot[i] = k->len + 1;
-    k->len += n + 1;
-    k->n++;
-    return 0;
-}
-
-/* ---- names kept for the profile ------------------------------------------- */
-
-/* Copies s (n bytes) into the reader's text; *at is where it starts. */
-static int text_add(pj_reader *r, const char *s, size_t n, size_t *at)
-{
-    if (grow_array((void **)&r->text, &r->text_cap, r->ntext + n + 1, 1) < 0)
-        return -1;
-    memcpy(r->text + r->ntext, s, n);
-    r->text[r->ntext + n] = '\0';
-    *at = r->ntext;
-    r->ntext += n + 1;
-    return 0;
-}
-
-/* A metric name: the few a profile uses are kept once (the last PJ_RECENT
- * distinct ones are looked up), so a row costs no name bytes; *at is its
- * index in mnames. */
-static int metric_name(pj_reader *r, const char *s, size_t n, uint32_t *at)
-{
-    size_t off;
-    for (int i = 0; i < r->nrecent; i++) {
-        const char *t = r->text + r->mnames[r->recent[i]];
-        if (strncmp(t, s, n) == 0 && t[n] == '\0') {
-            *at = r->recent[i];
-            return 0;
-        }
-    }
-    if (r->nmnames >= UINT32_MAX || text_add(r, s, n, &off) < 0 ||
-        grow_array((void **)&r->mnames, &r->mnames_cap, r->nmnames + 1, sizeof(*r->mnames)) < 0)
-        return -1;
-    r->mnames[r->nmnames] = off;
-    *at = (uint32_t)r->nmnames++;
-    r->recent[r->next_recent] = *at;
-    r->next_recent = (r->next_recent + 1) % PJ_RECENT;
-    if (r->nrecent < PJ_RECENT)
-        r->nrecent++;
-    return 0;
-}
-
-/* A callpath name: steps list much the same callpaths in the same order, so
- * the name last seen at this position in a "callpaths" array is looked at
- * first and kept once when it is the same. */
-static int callpath_name(pj_reader *r, const char *s, size_t n)
-{
-    size_t c = r->cp_i;
-    if (c < r->nbyslot && r->byslot[c] != (size_t)-1) {
-        const char *t = r->text + r->byslot[c];
-        if (strncmp(t, s, n) == 0 && t[n] == '\0') {
-            r->cp_name = r->byslot[c];
-            return 0;
-        }
-    }
-    if (text_add(r, s, n, &r->cp_name) < 0)
-        return -1;
-    if (c >= r->nbyslot) {
-        size_t was = r->nbyslot;
-        if (grow_array((void **)&r->byslot, &r->byslot_cap, c + 1, sizeof(*r->byslot)) < 0)
-            return -1;
-        for (size_t i = was; i <= c; i++)
-            r->byslot[i] = (size_t)-1;
-        r->nbyslot = c + 1;
-    }
-    r->byslot[c] = r->cp_name;
-    return 0;
-}
-
-/* Why s (n bytes) is not a name, or NULL when it is one. */
-static const char *name_fault(const char *s, size_t n)
-{
-    if (n == 0)
-        return "expected a non-empty name";
-    if (n > PJ_MAX_NAME)
-        return "name longer than " PJ_STR(PJ_MAX_NAME) " bytes";
-    if (memchr(s, '\0', n))
-        return "name contains a NUL byte";
-    return NULL;
-}
-
-/* ---- where the parser is ---------------------------------------------------- */
-
-/* Order keys of the checks (pj_refuse) for the rank, step and callpath being
- * read: {5 ranks, 1 elements, rank, 3 steps | 4 gaps, 1 elements, step, 3
- * callpaths, 1 elements, callpath, ...}. */
-static int key_rank(const pj_reader *r, size_t *k)
-{
-    k[0] = 5, k[1] = 1, k[2] = r->rank_i;
-    return 3;
-}
-
-static int key_step(const pj_reader *r, size_t *k)
-{
-    int n = key_rank(r, k);
-    k[n] = r->between ? 4 : 3, k[n + 1] = 1, k[n + 2] = r->step_i;
-    return n + 3;
-}
-
-static int key_cp(const pj_reader *r, size_t *k)
-{
-    int n = key_step(r, k);
-    k[n] = 3, k[n + 1] = 1, k[n + 2] = r->cp_i;
-    return n + 3;
-}
-
-static void step_path(const pj_reader *r, char *out, size_t cap)
-{
-    snprintf(out, cap, "ranks[%zu].%s[%zu]", r->rank_i, r->between ? "between_steps" : "steps",
-             r->step_i);
-}
-
-static void cp_path(const pj_reader *r, char *out, size_t cap)
-{
-    pj_occ o = {.between = r->between, .rank_i = r->rank_i, .step_i = r->step_i,
-                .cp_i = r->cp_i};
-    occ_path(out, cap, &o);
-}
-
-/* Refuses a value at k (n components, one more appended) with "path: what". */
-static void refuse_at(pj_reader *r, size_t *k, int n, size_t last, const char *path,
-                      const char *what)
-{
-    k[n] = last;
-    pj_refuse(r, k, n + 1, "%s: %s", path, what);
-}
+#include "ingest/profile_json_internal.h"
 
 /* ---- values by place ------------------------------------------------------- */
 
@@ -768,8 +113,8 @@ static int in_point(pj_reader *r, const pj_value *v, size_t i)
 {
     char path[PJ_PATH + 64];
     size_t k[3] = {2, 1, i};
-    const char *why = name_fault(r->key, r->key_len);
-    path_key(path, sizeof(path), "point", r->key);
+    const char *why = pj_name_fault(r->key, r->key_len);
+    pj_path_key(path, sizeof(path), "point", r->key);
     if (why)
         pj_refuse(r, k, 3, "%s: %s", path, why);
     else if (v->type != PJ_V_NUM)
@@ -801,13 +146,13 @@ static int in_levels(pj_reader *r, const pj_value *v, size_t i)
 {
     char path[PJ_PATH + 64];
     size_t k[3] = {4, 2, i};
-    const char *why = name_fault(r->key, r->key_len);
-    path_key(path, sizeof(path), "levels", r->key);
+    const char *why = pj_name_fault(r->key, r->key_len);
+    pj_path_key(path, sizeof(path), "levels", r->key);
     if (why)
         pj_refuse(r, k, 3, "%s: %s", path, why);
     else if (v->type != PJ_V_STR)
         pj_refuse(r, k, 3, "%s: expected a string", path);
-    else if ((why = name_fault(v->s, v->n)))
+    else if ((why = pj_name_fault(v->s, v->n)))
         pj_refuse(r, k, 3, "%s: %s", path, why);
     profile *p = r->out;
     if (r->bad || i >= PJ_MAX_LEVELS)
@@ -833,7 +178,7 @@ static int in_ranks(pj_reader *r, const pj_value *v, size_t i, int *push)
     if (v->type != PJ_V_OBJ) {
         size_t k[PJ_KEY];
         snprintf(path, sizeof(path), "ranks[%zu]", i);
-        refuse_at(r, k, key_rank(r, k), 0, path, "expected an object");
+        pj_refuse_at(r, k, pj_key_rank(r, k), 0, path, "expected an object");
         return 0;
     }
     *push = PJ_RANK;
@@ -847,14 +192,14 @@ static int in_rank(pj_reader *r, const pj_value *v, int member, int *push)
 {
     char path[PJ_PATH + 32];
     size_t k[PJ_KEY];
-    int n = key_rank(r, k);
+    int n = pj_key_rank(r, k);
     if (member == PJ_M_RANK) {
         if (int_value(v, 0, &r->rank) == 0) {
             r->has_rank = 1;
             return 0;
         }
         snprintf(path, sizeof(path), "ranks[%zu].rank", r->rank_i);
-        refuse_at(r, k, n, 2, path, "expected an integer >= 0");
+        pj_refuse_at(r, k, n, 2, path, "expected an integer >= 0");
         return 0;
     }
     int between = member == PJ_M_BETWEEN;
@@ -866,7 +211,7 @@ static int in_rank(pj_reader *r, const pj_value *v, int member, int *push)
     snprintf(path, sizeof(path), "ranks[%zu].%s", r->rank_i,
              between ? "between_steps" : "steps");
     k[n] = between ? 4 : 3;
-    refuse_at(r, k, n + 1, 0, path, "expected an array");
+    pj_refuse_at(r, k, n + 1, 0, path, "expected an array");
     return 0;
 }
 
@@ -876,8 +221,8 @@ static int in_steps(pj_reader *r, const pj_value *v, size_t j, int *push)
     r->step_i = j;
     if (v->type != PJ_V_OBJ) {
         size_t k[PJ_KEY];
-        step_path(r, path, sizeof(path));
-        refuse_at(r, k, key_step(r, k), 0, path, "expected an object");
+        pj_step_path(r, path, sizeof(path));
+        pj_refuse_at(r, k, pj_key_step(r, k), 0, path, "expected an object");
         return 0;
     }
     *push = PJ_STEP;
@@ -892,9 +237,9 @@ static void refuse_step(pj_reader *r, size_t *last, int nlast, const char *sub,
 {
     char path[PJ_PATH + 32];
     size_t k[PJ_KEY];
-    int n = key_step(r, k);
+    int n = pj_key_step(r, k);
     memcpy(k + n, last, (size_t)nlast * sizeof(*k));
-    step_path(r, path, sizeof(path));
+    pj_step_path(r, path, sizeof(path));
     pj_refuse(r, k, n + nlast, "%s%s: %s", path, sub, what);
 }
 
@@ -922,8 +267,8 @@ static int in_callpaths(pj_reader *r, const pj_value *v, size_t c, int *push)
     r->cp_i = c;
     if (v->type != PJ_V_OBJ) {
         size_t k[PJ_KEY];
-        cp_path(r, path, sizeof(path));
-        refuse_at(r, k, key_cp(r, k), 0, path, "expected an object");
+        pj_cp_path(r, path, sizeof(path));
+        pj_refuse_at(r, k, pj_key_cp(r, k), 0, path, "expected an object");
         return 0;
     }
     *push = PJ_CP;
@@ -936,9 +281,9 @@ static void refuse_cp(pj_reader *r, size_t *last, int nlast, const char *sub, co
 {
     char path[PJ_PATH + 32];
     size_t k[PJ_KEY];
-    int n = key_cp(r, k);
+    int n = pj_key_cp(r, k);
     memcpy(k + n, last, (size_t)nlast * sizeof(*k));
-    cp_path(r, path, sizeof(path));
+    pj_cp_path(r, path, sizeof(path));
     pj_refuse(r, k, n + nlast, "%s%s: %s", path, sub, what);
 }
 
@@ -949,9 +294,9 @@ static int in_callpath(pj_reader *r, const pj_value *v, int member, int *push)
     case PJ_M_NAME:
         if (v->type != PJ_V_STR)
             refuse_cp(r, (size_t[]){2}, 1, ".name", "expected a string");
-        else if ((why = name_fault(v->s, v->n)))
+        else if ((why = pj_name_fault(v->s, v->n)))
             refuse_cp(r, (size_t[]){2}, 1, ".name", why);
-        else if (!r->bad && callpath_name(r, v->s, v->n) < 0)
+        else if (!r->bad && pj_callpath_name(r, v->s, v->n) < 0)
             return -1;
         return 0;
     case PJ_M_CATEGORY: {
@@ -977,13 +322,13 @@ static int in_metrics(pj_reader *r, const pj_value *v, size_t m)
 {
     char path[PJ_PATH], mpath[PJ_PATH + 64];
     size_t k[PJ_KEY];
-    int n = key_cp(r, k);
+    int n = pj_key_cp(r, k);
     k[n] = 4, k[n + 1] = 1, k[n + 2] = m;
-    const char *why = name_fault(r->key, r->key_len);
-    int nonneg = nonnegative_metric(r->key);
+    const char *why = pj_name_fault(r->key, r->key_len);
+    int nonneg = pj_nonnegative_metric(r->key);
     if (why || v->type != PJ_V_NUM || (nonneg && v->num.d < 0)) {
-        cp_path(r, path, sizeof(path));
-        metric_path(mpath, sizeof(mpath), path, r->key);
+        pj_cp_path(r, path, sizeof(path));
+        pj_metric_path(mpath, sizeof(mpath), path, r->key);
         if (why)
             pj_refuse(r, k, n + 3, "%s: %s", mpath, why);
         else
@@ -993,7 +338,7 @@ static int in_metrics(pj_reader *r, const pj_value *v, size_t m)
     if (r->bad)
         return 0;
     uint32_t name;
-    if (metric_name(r, r->key, r->key_len, &name) < 0 ||
+    if (pj_metric_name(r, r->key, r->key_len, &name) < 0 ||
         grow_array((void **)&r->raw, &r->raw_cap, r->nraw + 1, sizeof(*r->raw)) < 0)
         return -1;
     /* rank, phase and step are set when their objects end */
@@ -1069,23 +414,23 @@ static void refuse_unknown(pj_reader *r, int kind)
     int n;
     switch (kind) {
     case PJ_ROOT:
-        pj_refuse(r, (size_t[]){1}, 1, "unknown member \"%.*s\"", shown(r->key), r->key);
+        pj_refuse(r, (size_t[]){1}, 1, "unknown member \"%.*s\"", pj_shown(r->key), r->key);
         return;
     case PJ_RANK:
-        n = key_rank(r, k);
+        n = pj_key_rank(r, k);
         snprintf(path, sizeof(path), "ranks[%zu]", r->rank_i);
         break;
     case PJ_STEP:
-        n = key_step(r, k);
-        step_path(r, path, sizeof(path));
+        n = pj_key_step(r, k);
+        pj_step_path(r, path, sizeof(path));
         break;
     default:
-        n = key_cp(r, k);
-        cp_path(r, path, sizeof(path));
+        n = pj_key_cp(r, k);
+        pj_cp_path(r, path, sizeof(path));
         break;
     }
     k[n] = 1;
-    pj_refuse(r, k, n + 1, "%s: unknown member \"%.*s\"", path, shown(r->key), r->key);
+    pj_refuse(r, k, n + 1, "%s: unknown member \"%.*s\"", path, pj_shown(r->key), r->key);
 }
 
 static int cb_key(void *ctx, const unsigned char *key, size_t n)
@@ -1094,7 +439,7 @@ static int cb_key(void *ctx, const unsigned char *key, size_t n)
     const char *s = (const char *)key;
     pj_frame *f = &r->frame[r->depth - 1];
     f->count++;
-    if (!check_string(r))
+    if (!pj_check_string(r))
         return 0;
     if (grow_array((void **)&r->key, &r->key_cap, n + 1, 1) < 0)
         return pj_stop_nomem(r);
@@ -1103,18 +448,18 @@ static int cb_key(void *ctx, const unsigned char *key, size_t n)
     r->key_len = n;
     int m = known_member(r, f->kind, s, n);
     if (m >= 0 && (f->seen & 1u << m))
-        return pj_syntax(r, pj_here(r), "duplicate object key near '\"%.*s\"'", shown(r->key),
+        return pj_syntax(r, pj_here(r), "duplicate object key near '\"%.*s\"'", pj_shown(r->key),
                          r->key);
     if (m >= 0) {
         f->seen |= 1u << m;
         f->member = m;
         return 1;
     }
-    int dup = keyset_add(&f->keys, r->seed, s, n);
+    int dup = pj_keyset_add(&f->keys, r->seed, s, n);
     if (dup < 0)
         return pj_stop_nomem(r);
     if (dup)
-        return pj_syntax(r, pj_here(r), "duplicate object key near '\"%.*s\"'", shown(r->key),
+        return pj_syntax(r, pj_here(r), "duplicate object key near '\"%.*s\"'", pj_shown(r->key),
                          r->key);
     f->member = PJ_M_FREE;
     if (f->kind == PJ_ROOT || f->kind == PJ_RANK || f->kind == PJ_STEP || f->kind == PJ_CP) {
@@ -1130,7 +475,7 @@ static void end_rank(pj_reader *r, const pj_frame *f)
     char path[PJ_PATH];
     if (!(f->seen & 1u << PJ_M_RANK)) {
         snprintf(path, sizeof(path), "ranks[%zu].rank", r->rank_i);
-        refuse_at(r, k, key_rank(r, k), 2, path, "missing");
+        pj_refuse_at(r, k, pj_key_rank(r, k), 2, path, "missing");
     }
     if (r->bad)
         return;
@@ -1145,10 +490,10 @@ static void end_step(pj_reader *r, const pj_frame *f)
     size_t k[PJ_KEY];
     char path[PJ_PATH + 16];
     if (!(f->seen & 1u << PJ_M_CALLPATHS)) {
-        int n = key_step(r, k);
+        int n = pj_key_step(r, k);
         k[n] = 3;
-        step_path(r, path, sizeof(path));
-        refuse_at(r, k, n + 1, 0, strcat(path, ".callpaths"), "missing");
+        pj_step_path(r, path, sizeof(path));
+        pj_refuse_at(r, k, n + 1, 0, strcat(path, ".callpaths"), "missing");
     }
     if (r->bad)
         return;
@@ -1164,11 +509,11 @@ static int end_callpath(pj_reader *r, const pj_frame *f)
     static const char *const sub[] = {".name", ".category", ".metrics"};
     size_t k[PJ_KEY];
     char path[PJ_PATH + 16];
-    int n = key_cp(r, k);
+    int n = pj_key_cp(r, k);
     for (int m = 0; m < 3; m++)
         if (!(f->seen & 1u << (PJ_M_NAME + m))) {
-            cp_path(r, path, sizeof(path));
-            refuse_at(r, k, n, (size_t)(2 + m), strcat(path, sub[m]), "missing");
+            pj_cp_path(r, path, sizeof(path));
+            pj_refuse_at(r, k, n, (size_t)(2 + m), strcat(path, sub[m]), "missing");
         }
     if (r->bad)
         return 0;
@@ -1217,10 +562,10 @@ static int cb_end(void *ctx)
         break;
     case PJ_METRICS:
         if (f->count == 0) {
-            int n = key_cp(r, k);
+            int n = pj_key_cp(r, k);
             k[n] = 4;
-            cp_path(r, path, sizeof(path));
-            refuse_at(r, k, n + 1, 0, strcat(path, ".metrics"), "expected at least one metric");
+            pj_cp_path(r, path, sizeof(path));
+            pj_refuse_at(r, k, n + 1, 0, strcat(path, ".metrics"), "expected at least one metric");
         }
         break;
     default:
@@ -1245,7 +590,7 @@ static int push_frame(pj_reader *r, int kind, int object)
     f->member = PJ_M_FREE;
     f->seen = 0;
     f->count = 0;
-    keyset_reset(&f->keys);
+    pj_keyset_reset(&f->keys);
     return 1;
 }
 
@@ -1282,14 +627,14 @@ static int cb_bool(void *ctx, int b)
 static int cb_number(void *ctx, const char *s, size_t n)
 {
     pj_value v = {.type = PJ_V_NUM};
-    if (!lex_number(ctx, s, n, &v.num))
+    if (!pj_lex_number(ctx, s, n, &v.num))
         return 0;
     return scalar(ctx, &v);
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
-    if (!check_string(ctx))
+    if (!pj_check_string(ctx))
         return 0;
     return scalar(ctx, &(pj_value){.type = PJ_V_STR, .s = (const char *)s, .n = n});
 }
@@ -1332,7 +677,7 @@ static void yajl_refusal(pj_reader *r, size_t at)
 static int parse(pj_reader *r)
 {
     size_t i = 0;
-    if (check_depth(r, r->buf, r->len) < 0)
+    if (pj_check_depth(r, r->buf, r->len) < 0)
         return -1;
     while (i < r->len && strchr(" \t\r\n", r->buf[i]) && r->buf[i] != '\0')
         i++;
@@ -1360,232 +705,6 @@ static int parse(pj_reader *r)
     return r->bad ? -1 : 0;
 }
 
-/* ---- ranks ----------------------------------------------------------------- */
-
-static int cmp_rank(const void *a, const void *b)
-{
-    const pj_rank *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int check_unique_ranks(pj_reader *r, pj_rank *ranks, size_t n)
-{
-    qsort(ranks, n, sizeof(*ranks), cmp_rank);
-    for (size_t i = 1; i < n; i++)
-        if (ranks[i].rank == ranks[i - 1].rank) {
-            size_t first = ranks[i - 1].index, later = ranks[i].index;
-            return pj_fail(r, "ranks[%zu].rank: rank %d appears twice (also ranks[%zu])",
-                           later, ranks[i].rank, first);
-        }
-    return 0;
-}
-
-/* ---- interning ------------------------------------------------------------- */
-
-typedef struct pj_key {
-    const char *name;
-    size_t index;
-} pj_key;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const pj_key *x = a, *y = b;
-    int c = x->name == y->name ? 0 : strcmp(x->name, y->name); /* names kept once are alike */
-    if (c)
-        return c;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* Numbers n names in order of first appearance: ids[i] for name i; first[k]
- * the first occurrence of id k. Sorts instead of hashing: O(n log n) whatever
- * the names. Returns the number of distinct names, or -1 (out of memory). */
-static long intern(pj_key *keys, size_t n, int *ids, size_t *first)
-{
-    size_t *rep = malloc((n ? n : 1) * sizeof(*rep));
-    if (!rep)
-        return -1;
-    qsort(keys, n, sizeof(*keys), cmp_key);
-    for (size_t i = 0; i < n; i++) {
-        size_t head = (i > 0 && (keys[i].name == keys[i - 1].name ||
-                                 strcmp(keys[i].name, keys[i - 1].name) == 0))
-                          ? rep[keys[i - 1].index] : keys[i].index;
-        rep[keys[i].index] = head;
-    }
-    long next = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (rep[i] == i) {
-            first[next] = i;
-            ids[i] = (int)next++;
-        } else {
-            ids[i] = ids[rep[i]];
-        }
-    }
-    free(rep);
-    return next;
-}
-
-/* Callpath ids into r->raw, names and categories into out. A callpath given
- * two categories is refused at its second one. */
-static int intern_callpaths(pj_reader *r, profile *out)
-{
-    size_t n = r->nocc;
-    pj_key *keys = malloc((n ? n : 1) * sizeof(*keys));
-    int *ids = malloc((n ? n : 1) * sizeof(*ids));
-    size_t *first = malloc((n ? n : 1) * sizeof(*first));
-    int rc = -1;
-    if (!keys || !ids || !first) {
-        pj_nomem(r);
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++)
-        keys[i] = (pj_key){r->text + r->occ[i].name, i};
-    long nd = intern(keys, n, ids, first);
-    if (nd < 0 || nd > INT_MAX) {
-        nd < 0 ? pj_nomem(r) : pj_fail(r, "too many callpaths");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const pj_occ *o = &r->occ[i], *f = &r->occ[first[ids[i]]];
-        if (o->category != f->category) {
-            char path[PJ_PATH];
-            occ_path(path, sizeof(path), o);
-            const char *name = r->text + o->name;
-            pj_fail(r, "%s.category: \"%s\" but callpath \"%.*s\" is \"%s\" earlier", path,
-                    category_names[o->category], shown(name), name,
-                    category_names[f->category]);
-            goto done;
-        }
-    }
-    out->callpaths = calloc(nd ? (size_t)nd : 1, sizeof(*out->callpaths));
-    if (!out->callpaths) {
-        pj_nomem(r);
-        goto done;
-    }
-    for (long k = 0; k < nd; k++) {
-        const pj_occ *f = &r->occ[first[k]];
-        out->callpaths[k].category = f->category;
-        if (!(out->callpaths[k].name = strdup(r->text + f->name))) {
-            pj_nomem(r);
-            goto done;
-        }
-        out->ncallpaths = (int)k + 1;
-    }
-    for (size_t i = 0; i < r->nraw; i++)
-        r->raw[i].callpath = ids[r->raw[i].occ];
-    rc = 0;
-done:
-    free(keys);
-    free(ids);
-    free(first);
-    return rc;
-}
-
-/* Metric ids into r->raw, names into out: the names kept (a few) are
- * interned, each row takes its name's id. */
-static int intern_metrics(pj_reader *r, profile *out)
-{
-    size_t n = r->nmnames;
-    pj_key *keys = malloc((n ? n : 1) * sizeof(*keys));
-    int *ids = malloc((n ? n : 1) * sizeof(*ids));
-    size_t *first = malloc((n ? n : 1) * sizeof(*first));
-    int rc = -1;
-    if (!keys || !ids || !first) {
-        pj_nomem(r);
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++)
-        keys[i] = (pj_key){r->text + r->mnames[i], i};
-    long nd = intern(keys, n, ids, first);
-    if (nd < 0 || nd > INT_MAX) {
-        nd < 0 ? pj_nomem(r) : pj_fail(r, "too many metrics");
-        goto done;
-    }
-    out->metrics = calloc(nd ? (size_t)nd : 1, sizeof(*out->metrics));
-    if (!out->metrics) {
-        pj_nomem(r);
-        goto done;
-    }
-    for (long k = 0; k < nd; k++) {
-        if (!(out->metrics[k] = strdup(r->text + r->mnames[first[k]]))) {
-            pj_nomem(r);
-            goto done;
-        }
-        out->nmetrics = (int)k + 1;
-    }
-    for (size_t i = 0; i < r->nraw; i++)
-        r->raw[i].metric = ids[r->raw[i].metric_name];
-    rc = 0;
-done:
-    free(keys);
-    free(ids);
-    free(first);
-    return rc;
-}
-
-/* ---- rows ------------------------------------------------------------------ */
-
-static int cmp_raw(const void *a, const void *b)
-{
-    const pj_raw *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->phase != y->phase)
-        return x->phase < y->phase ? -1 : 1;
-    if (x->step != y->step)
-        return x->step < y->step ? -1 : 1;
-    if (x->callpath != y->callpath)
-        return x->callpath < y->callpath ? -1 : 1;
-    if (x->metric != y->metric)
-        return x->metric < y->metric ? -1 : 1;
-    return x->occ < y->occ ? -1 : x->occ > y->occ;
-}
-
-static int same_cell(const pj_raw *x, const pj_raw *y)
-{
-    return x->rank == y->rank && x->phase == y->phase && x->step == y->step &&
-           x->callpath == y->callpath && x->metric == y->metric;
-}
-
-/* Sorts the raw rows and sums the ones of one (rank, phase, step, callpath,
- * metric) cell: a callpath listed twice in a step. The rows are written over
- * the raw rows they come from, so no second array of rows is needed: a row is
- * smaller than a raw row, and row n is written only after raw row n (n <= i)
- * has been copied out; the block then passes to out. */
-_Static_assert(sizeof(profile_row) <= sizeof(pj_raw), "rows are written over raw rows");
-static int build_rows(pj_reader *r, profile *out)
-{
-    if (r->nraw == 0)
-        return pj_fail(r, "ranks: no callpath has a metric in any step");
-    qsort(r->raw, r->nraw, sizeof(*r->raw), cmp_raw);
-    profile_row *rows = (profile_row *)(void *)r->raw;
-    pj_raw prev = {0};
-    size_t n = 0;
-    for (size_t i = 0; i < r->nraw; i++) {
-        pj_raw x = r->raw[i];
-        if (n > 0 && same_cell(&x, &prev)) {
-            rows[n - 1].value += x.value;
-            if (!isfinite(rows[n - 1].value)) {
-                char path[PJ_PATH], mpath[PJ_PATH + 64];
-                occ_path(path, sizeof(path), &r->occ[x.occ]);
-                metric_path(mpath, sizeof(mpath), path, r->text + r->mnames[x.metric_name]);
-                return pj_fail(r, "%s: the sum over the step overflows", mpath);
-            }
-            continue;
-        }
-        rows[n++] = (profile_row){.rank = x.rank, .phase = x.phase, .step = x.step,
-                                  .callpath = x.callpath, .metric = x.metric, .value = x.value};
-        prev = x;
-    }
-    profile_row *fit = realloc(rows, n * sizeof(*rows));
-    out->rows = fit ? fit : rows;
-    out->nrows = n;
-    r->raw = NULL;
-    r->nraw = r->raw_cap = 0;
-    return 0;
-}
-
 /* ---- entry point ----------------------------------------------------------- */
 
 /* A seed for the key sets' hash that input cannot predict. */
@@ -1600,7 +719,7 @@ static uint64_t pj_seed(const pj_reader *r)
 static void reader_free(pj_reader *r)
 {
     for (int i = 0; i <= PJ_MAX_DEPTH; i++)
-        keyset_free(&r->frame[i].keys);
+        pj_keyset_free(&r->frame[i].keys);
     free(r->occ);
     free(r->raw);
     free(r->text);
@@ -1624,14 +743,14 @@ int ingest_profile_json(const char *buf, size_t len, profile *out, ingest_error 
         if (fit)
             r.raw = fit, r.raw_cap = r.nraw;
     }
-    if (rc == 0 && (check_unique_ranks(&r, r.ranks, r.nranks) < 0 ||
-                    intern_callpaths(&r, out) < 0 || intern_metrics(&r, out) < 0 ||
-                    build_rows(&r, out) < 0))
+    if (rc == 0 && (pj_check_unique_ranks(&r, r.ranks, r.nranks) < 0 ||
+                    pj_intern_callpaths(&r, out) < 0 || pj_intern_metrics(&r, out) < 0 ||
+                    pj_build_rows(&r, out) < 0))
         rc = -1;
     reader_free(&r);
     if (rc < 0) {
         profile_free(out);
-        sanitize(err->msg);
+        pj_sanitize(err->msg);
     }
     return rc;
 }

@@ -40,8 +40,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/iteration.h"
-#include "api/iteration_model.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_model.h"
 #include "server/commands.h"
 #include "store/overheads.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 #include "ingest/extrap.h"
 #include "ingest/extrap_exp.h"
 #include "modeling/modeler.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/sim_request.h"
+#include "analysis/sim_request.h"
 #include "server/commands.h"
 
 static int sim_usage(const char *msg)

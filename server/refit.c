@@ -66,8 +66,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/model_json.h"
-#include "api/training.h"
+#include "modeling/model_json.h"
+#include "analysis/training.h"
 #include "ingest/profile.h"
 #include "modeling/accuracy.h"
 #include "modeling/aggregate.h"

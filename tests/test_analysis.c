@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formula.h"
+#include "analysis/formula.h"
 #include "modeling/aggregate.h"
 #include "modeling/configs.h"
 #include "modeling/imbalance.h"

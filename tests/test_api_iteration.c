@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 #include "bench/gen_kineto.h"
 #include "tests/check.h"
 #include "tests/harness.h"

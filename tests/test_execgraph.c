@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/iteration.h"
-#include "api/iteration_model.h"
+#include "analysis/iteration.h"
+#include "analysis/iteration_model.h"
 #include "bench/gen_kineto.h"
 #include "execgraph/xg_breakdown.h"
 #include "execgraph/xg_critpath.h"

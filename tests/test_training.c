@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "api/training.h"
+#include "analysis/training.h"
 #include "tests/check.h"
 
 static int compile(const char *doc, const char *const *names, int n, training_setup *s,

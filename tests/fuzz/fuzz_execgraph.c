@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 
 static void must(int ok)
 {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/levels.h"
+#include "analysis/levels.h"
 
 static char *line(const uint8_t **p, const uint8_t *end)
 {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/training.h"
+#include "analysis/training.h"
 #include "ingest/phase.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -16,7 +16,7 @@
 
 #include "api/commits.h"
 #include "api/handlers.h"
-#include "api/param_names.h"
+#include "analysis/param_names.h"
 #include "api/web.h"
 
 static char *line(char **s)

@@ -2,7 +2,7 @@
  * training.c — the training set-up of an experiment as compiled expressions
  * and the steps per epoch they give at a coordinate (see training.h).
  */
-#include "api/training.h"
+#include "analysis/training.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -15,8 +15,8 @@
  * its functions: sqrt, exp, log, ...). Its parser is not reentrant: compiling
  * takes a process-wide lock; a compiled formula belongs to one thread.
  */
-#ifndef PERFCAST_API_FORMULA_H
-#define PERFCAST_API_FORMULA_H
+#ifndef PERFCAST_ANALYSIS_FORMULA_H
+#define PERFCAST_ANALYSIS_FORMULA_H
 
 #include <stddef.h>
 

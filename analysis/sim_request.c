@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/sim_request.h"
+#include "analysis/sim_request.h"
 #include "simulate/sim_units.h"
 
 void api_sim_request_default(api_sim_request *r)

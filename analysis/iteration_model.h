@@ -15,8 +15,8 @@
  * or upper, end: wider than the iteration's own interval). Kernels missing
  * from some trace keep their measured times (counted in `skipped`).
  */
-#ifndef PERFCAST_API_ITERATION_MODEL_H
-#define PERFCAST_API_ITERATION_MODEL_H
+#ifndef PERFCAST_ANALYSIS_ITERATION_MODEL_H
+#define PERFCAST_ANALYSIS_ITERATION_MODEL_H
 
 #include <jansson.h>
 

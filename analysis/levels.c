@@ -1,8 +1,9 @@
 /*
  * levels.c — categorical factors: validation of an experiment's "factors"
- * and the level combination of a request (see levels.h).
+ * and the level combination of an upload (see levels.h); the combination a
+ * request's query names is read in api/levels_query.c.
  */
-#include "api/levels.h"
+#include "analysis/levels.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -102,58 +103,13 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int declared(const json_t *levels, const char *v)
+int levels_declared(const json_t *levels, const char *v)
 {
     for (size_t i = 0; i < json_array_size(levels); i++) {
         const char *s = json_string_value(json_array_get(levels, i));
         if (s && !strcmp(s, v))
             return 1;
     }
-    return 0;
-}
-
-int levels_from_query(const json_t *spec, const api_request *req, api_response *resp,
-                      char **literal)
-{
-    *literal = NULL;
-    const json_t *factors = json_object_get(spec, "factors");
-    if (!json_is_object(factors) || json_object_size(factors) == 0)
-        return 0;
-    const char *names[LEVELS_MAX_FACTORS];
-    size_t nf = levels_names(spec, names);
-    size_t cap = 3 + nf * (LEVELS_MAX_TEXT + 3);
-    char *out = malloc(cap);
-    if (!out) {
-        api_problem(resp, 500, NULL, "out of memory");
-        return -1;
-    }
-    size_t len = 0;
-    out[len++] = '{';
-    for (size_t i = 0; i < nf; i++) {
-        const json_t *decl = json_object_get(factors, names[i]);
-        const char *v = api_query(req, names[i]);
-        if (!v) {
-            api_problem(resp, 400, names[i],
-                        "the experiment has factor \"%s\": name its level in the query "
-                        "(?%s=...)",
-                        names[i], names[i]);
-            free(out);
-            return -1;
-        }
-        if (!declared(decl, v)) {
-            char *list = json_dumps(decl, JSON_COMPACT);
-            api_problem(resp, 400, names[i], "\"%.64s\" is not a declared level of %s: %s", v,
-                        names[i], list ? list : "");
-            free(list);
-            free(out);
-            return -1;
-        }
-        /* quoted, so that a level "null" is no NULL element */
-        len += (size_t)snprintf(out + len, cap - len, "%s\"%s\"", i ? "," : "", v);
-    }
-    out[len++] = '}';
-    out[len] = '\0';
-    *literal = out;
     return 0;
 }
 
@@ -170,26 +126,6 @@ size_t levels_names(const json_t *spec, const char **names)
     }
     qsort(names, nf, sizeof *names, by_name);
     return nf;
-}
-
-int levels_pins_from_query(const json_t *spec, const api_request *req, api_response *resp,
-                           const char **pins)
-{
-    const char *names[LEVELS_MAX_FACTORS];
-    size_t nf = levels_names(spec, names);
-    const json_t *factors = json_object_get(spec, "factors");
-    for (size_t i = 0; i < nf; i++) {
-        const json_t *decl = json_object_get(factors, names[i]);
-        pins[i] = api_query(req, names[i]);
-        if (pins[i] && !declared(decl, pins[i])) {
-            char *list = json_dumps(decl, JSON_COMPACT);
-            api_problem(resp, 400, names[i], "\"%.64s\" is not a declared level of %s: %s",
-                        pins[i], names[i], list ? list : "");
-            free(list);
-            return -1;
-        }
-    }
-    return (int)nf;
 }
 
 char *levels_literal(const char *const *values, size_t n)
@@ -277,7 +213,7 @@ int levels_resolve(const json_t *factors, const char *const *query, const json_t
             snprintf(msg, msgcap, "\"%.64s\" disagrees with the query's %s=%.64s", d, names[i],
                      q);
             rc = -1;
-        } else if (!declared(decl, q ? q : d)) {
+        } else if (!levels_declared(decl, q ? q : d)) {
             snprintf(field, fieldcap, "%s", f);
             char *list = json_dumps(decl, JSON_COMPACT);
             snprintf(msg, msgcap, "\"%.64s\" is not a declared level of %s: %s", q ? q : d,

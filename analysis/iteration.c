@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "api/iteration.h"
+#include "analysis/iteration.h"
 #include "ingest/kineto_events.h"
 
 /* ---- loading ----------------------------------------------------------------------- */

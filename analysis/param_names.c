@@ -1,7 +1,7 @@
 /*
  * param_names.c — names reserved for perfcast's built-ins (param_names.h).
  */
-#include "api/param_names.h"
+#include "analysis/param_names.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/iteration_model.h"
+#include "analysis/iteration_model.h"
 #include "modeling/modeler.h"
 
 /* Mean duration (us) of one launch per name id of t's graph g; count per name. */

@@ -20,8 +20,8 @@
  * step-time breakdown (over the whole run), the saturation point; the
  * what-ifs the same; the cheapest (W, M) reaching the target at the prices.
  */
-#ifndef PERFCAST_API_SIM_REQUEST_H
-#define PERFCAST_API_SIM_REQUEST_H
+#ifndef PERFCAST_ANALYSIS_SIM_REQUEST_H
+#define PERFCAST_ANALYSIS_SIM_REQUEST_H
 
 #include <jansson.h>
 

@@ -7,8 +7,8 @@
  * check (api/experiments.c), the upload check (api/profiles.c) and the refit
  * (server/refit.c), so all three agree on what a coordinate's steps are.
  */
-#ifndef PERFCAST_API_TRAINING_H
-#define PERFCAST_API_TRAINING_H
+#ifndef PERFCAST_ANALYSIS_TRAINING_H
+#define PERFCAST_ANALYSIS_TRAINING_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -6,13 +6,12 @@
  * the form profiles, measurements and models store it in; an experiment
  * without factors has none (NULL here, '{}' in the store).
  */
-#ifndef PERFCAST_API_LEVELS_H
-#define PERFCAST_API_LEVELS_H
+#ifndef PERFCAST_ANALYSIS_LEVELS_H
+#define PERFCAST_ANALYSIS_LEVELS_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "api/http.h"
 
 #define LEVELS_MAX_FACTORS 8
 #define LEVELS_MAX_LEVELS 64
@@ -27,22 +26,12 @@ int levels_validate(const json_t *factors, const char *const *params, int nparam
 /* 1 when name is one of the factors the experiment spec declares. */
 int levels_is_factor(const json_t *spec, const char *name);
 
-/* The combination the query names: every declared factor given once with a
- * declared level. *literal is malloc'ed (NULL without factors). Returns 0,
- * or -1 after a 400 naming the missing or unknown field. */
-int levels_from_query(const json_t *spec, const api_request *req, api_response *resp,
-                      char **literal);
+/* 1 when v is one of the declared levels (a JSON array of strings). */
+int levels_declared(const json_t *levels, const char *v);
 
 /* The declared factor names of spec in name order into names (at most
  * LEVELS_MAX_FACTORS); returns their number, 0 without factors. */
 size_t levels_names(const json_t *spec, const char **names);
-
-/* The levels the query pins, per factor in name order: the level, or NULL
- * where the query does not name the factor (a search over the levels).
- * Returns the number of factors, or -1 after a 400 naming a factor whose
- * level is not declared. */
-int levels_pins_from_query(const json_t *spec, const api_request *req, api_response *resp,
-                           const char **pins);
 
 /* The text[] literal of n levels in factor-name order ("{\"cpu\",\"fp16\"}"),
  * malloc'ed; NULL when out of memory. */

@@ -9,7 +9,7 @@
  * allowed names at compile time: libmatheval itself would give an unknown
  * variable an undetermined value.
  */
-#include "api/formula.h"
+#include "analysis/formula.h"
 
 #include <matheval.h>
 #include <pthread.h>

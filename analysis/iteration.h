@@ -31,8 +31,8 @@
  *                  (also per step, without "kernels"),
  *    "warnings":[..]}
  */
-#ifndef PERFCAST_API_ITERATION_H
-#define PERFCAST_API_ITERATION_H
+#ifndef PERFCAST_ANALYSIS_ITERATION_H
+#define PERFCAST_ANALYSIS_ITERATION_H
 
 #include <jansson.h>
 

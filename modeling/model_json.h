@@ -8,8 +8,8 @@
  *    "adjusted_r2","cv_smape","points","warnings":[...],"modeler":"extrap"|"robust",
  *    "interval":{"dof","sigma2","t975","cov":[...]}}
  */
-#ifndef PERFCAST_API_MODEL_JSON_H
-#define PERFCAST_API_MODEL_JSON_H
+#ifndef PERFCAST_MODELING_MODEL_JSON_H
+#define PERFCAST_MODELING_MODEL_JSON_H
 
 #include <jansson.h>
 

@@ -13,8 +13,8 @@
  * G·M equals it at every point (data_parallel "ranks" and model_parallel
  * "1", or "ranks/4" and "4"). Checked by evaluating G·M at sample points.
  */
-#ifndef PERFCAST_API_PARAM_NAMES_H
-#define PERFCAST_API_PARAM_NAMES_H
+#ifndef PERFCAST_ANALYSIS_PARAM_NAMES_H
+#define PERFCAST_ANALYSIS_PARAM_NAMES_H
 
 #include <stddef.h>
 

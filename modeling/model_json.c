@@ -1,7 +1,7 @@
 /*
  * model_json.c — fitted models to JSON and back (see model_json.h).
  */
-#include "api/model_json.h"
+#include "modeling/model_json.h"
 
 #include <math.h>
 #include <stdlib.h>
