@@ -448,6 +448,12 @@ static void conflict_problem(api_response *resp, const store_experiment *e, cons
 
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    const char *fmt = api_query(req, "format"), *ct = api_header(req, "Content-Type");
+    if ((fmt && !strcmp(fmt, "cube-set")) ||
+        (!fmt && ct && !strncasecmp(ct, "application/zip", 15))) {
+        api_profile_upload_set(ctx, req, resp); /* a whole Cube profile set */
+        return;
+    }
     int64_t exp_id;
     ingest_kind kind = INGEST_KIND_UNKNOWN;
     ingest_trace_options opts;

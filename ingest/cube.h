@@ -99,4 +99,32 @@ const char *ingest_cube_set_skipped(const cube_set *s);
  * conventions, no varying parameter, no run, ...). */
 int ingest_cube_set_finish(cube_set *s, ingest_experiment *out, ingest_error *err);
 
+/* ---- a set in one archive (cube_bundle.c) -------------------------------------- */
+
+#define CUBE_MAX_PARAMS 64
+
+typedef struct cube_bundle_run {
+    char *dir;       /* the run directory's name, e.g. "mm.x10y1z1.r1" */
+    char *member;    /* the .cubex member's path in the archive */
+    int np;          /* parameters named by dir */
+    char *store;     /* holds the names */
+    char *names[CUBE_MAX_PARAMS];
+    double values[CUBE_MAX_PARAMS];
+    int repetition;  /* from a ".r<N>" suffix; 0 when dir has none */
+    profile prof;    /* the run as a normalized profile */
+    unsigned char *raw; /* the .cubex bytes */
+    size_t raw_len;
+} cube_bundle_run;
+
+typedef struct cube_bundle {
+    int n;
+    cube_bundle_run *runs; /* in archive order */
+} cube_bundle;
+
+/* Reads a tar or zip archive of a profile set (members
+ * ".../<run dir>/<name>.cubex"). 0, or -1 with err naming the member. */
+int ingest_cube_bundle_read(const void *buf, size_t len, const cube_limits *o, cube_bundle *out,
+                            ingest_error *err);
+void ingest_cube_bundle_free(cube_bundle *b);
+
 #endif

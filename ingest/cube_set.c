@@ -21,7 +21,7 @@
 #include "ingest/cube_internal.h"
 #include "ingest/extrap_internal.h"
 
-#define MAX_PARAMS 64
+#define MAX_PARAMS CUBE_MAX_PARAMS
 
 typedef struct cube_run {
     char *dir;

@@ -4,8 +4,13 @@
  * application/octet-stream or named by ?format=cube, its coordinate from the
  * query; one row per location (thread) and callpath is stored. Truncated
  * archives and XML bombs are refused with 400 naming the member, and nothing
- * is stored.
+ * is stored. A whole set in one tar or zip (?format=cube-set) is one upload
+ * creating one profile per run, coordinates and repetitions from the
+ * directory names, all or nothing.
  */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +137,116 @@ static void test_uploads(harness *h)
     check(harness_sql_long(h, "SELECT count(*) FROM profiles") == before, "nothing stored");
 }
 
+/* A tar (zip when zip) of the runs of set dir, the members under "set/";
+ * bad_run: that run's .cubex is cut in half. */
+static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len)
+{
+    size_t cap = 8 << 20;
+    char *out = malloc(cap);
+    struct archive *a = archive_write_new();
+    if (zip)
+        archive_write_set_format_zip(a);
+    else
+        archive_write_set_format_pax_restricted(a);
+    archive_write_open_memory(a, out, cap, len);
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+        DIR *d2 = opendir(sub);
+        struct dirent *f;
+        while (d2 && (f = readdir(d2))) {
+            size_t n = strlen(f->d_name);
+            if (n < 7 || strcmp(f->d_name + n - 6, ".cubex"))
+                continue;
+            char path[1024], name[1024];
+            snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
+            snprintf(name, sizeof name, "set/%s/%s", de->d_name, f->d_name);
+            size_t blen;
+            char *b = read_file(path, &blen);
+            if (bad_run && !strcmp(bad_run, de->d_name))
+                blen /= 2;
+            struct archive_entry *e = archive_entry_new();
+            archive_entry_set_pathname(e, name);
+            archive_entry_set_filetype(e, AE_IFREG);
+            archive_entry_set_perm(e, 0644);
+            archive_entry_set_size(e, (la_int64_t)blen);
+            archive_write_header(a, e);
+            archive_write_data(a, b, blen);
+            archive_entry_free(e);
+            free(b);
+        }
+        if (d2)
+            closedir(d2);
+    }
+    if (d)
+        closedir(d);
+    archive_write_close(a);
+    archive_write_free(a);
+    return out;
+}
+
+static void test_set_upload(harness *h)
+{
+    long exp = create(h, "{\"name\":\"mm-set\",\"parameters\":[\"x\"],\"scaling\":\"weak\","
+                         "\"training\":{\"train_samples\":1000,\"batch_size\":10,"
+                         "\"data_parallel\":\"x\"}}");
+    long before = harness_sql_long(h, "SELECT count(*) FROM profiles");
+    size_t len;
+    harness_response r;
+    /* one run corrupt: nothing of the set is stored */
+    char *bad = pack_set(SETS "cubeset_single_parameter", 0, "mm.x500y1z1.r1", &len);
+    post(h, exp, "?format=cube-set", "application/x-tar", bad, len, &r);
+    check(r.status == 400 && r.body && strstr(r.body, "mm.x500y1z1.r1/profile.cubex"),
+          "corrupt run: %d %s", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    free(bad);
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles") == before, "nothing stored");
+    /* the whole set as a zip */
+    char *zip = pack_set(SETS "cubeset_single_parameter", 1, NULL, &len);
+    post(h, exp, "", "application/zip", zip, len, &r);
+    json_t *j = harness_json(&r);
+    check(r.status == 202 && json_integer_value(json_object_get(j, "runs")) == 9 &&
+              json_array_size(json_object_get(j, "profiles")) == 9,
+          "set: %d %s", r.status, r.body ? r.body : "");
+    json_decref(j);
+    harness_response_free(&r);
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld AND "
+                              "format = 'cube' AND repetition = 1", exp) == 9,
+          "nine profiles, repetition 1 from \".r1\"");
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld AND "
+                              "point = '{2000}'", exp) == 1,
+          "x=2000 from mm.x2000y1z1.r1");
+    /* the same set again: duplicates, nothing new */
+    post(h, exp, "?format=cube-set", "application/zip", zip, len, &r);
+    check(r.status == 202 && r.body && strstr(r.body, "\"duplicate\":true"), "again: %d %s",
+          r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    free(zip);
+    /* a set whose directories do not name the experiment's parameter */
+    long exp2 = create(h, "{\"name\":\"threads-set\",\"parameters\":[\"ranks\"],\"scaling\":"
+                          "\"weak\",\"training\":{\"train_samples\":1000,\"batch_size\":10,"
+                          "\"data_parallel\":\"ranks\"}}");
+    char *tar = pack_set(SETS "cubeset_simple_threaded", 0, NULL, &len);
+    long before2 = harness_sql_long(h, "SELECT count(*) FROM profiles");
+    post(h, exp2, "?format=cube-set", "application/x-tar", tar, len, &r);
+    check(r.status == 400 && r.body && strstr(r.body, "ranks"), "unnamed parameter: %d %s",
+          r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    free(tar);
+    /* mixed conventions */
+    tar = pack_set(SETS "cubeset_negative_example", 0, NULL, &len);
+    post(h, exp2, "?format=cube-set", "application/x-tar", tar, len, &r);
+    check(r.status == 400 && r.body && strstr(r.body, "same ones in the same order"),
+          "mixed: %d %s", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    free(tar);
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles") == before2, "nothing stored");
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -140,6 +255,7 @@ int main(void)
         return check_summary();
     }
     test_uploads(h);
+    test_set_upload(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
