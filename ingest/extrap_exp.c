@@ -248,12 +248,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Extra-P's Measurement statistics of n repetitions (numpy: population std). */
-static json_t *measurement_json(const ingest_experiment *e, const ingest_series *s, int j,
-                                double *scratch)
+json_t *ingest_extrap_exp_measurement(const double *coord, int ncoord, const double *v, int n,
+                                      double *scratch)
 {
-    int n = s->rep_start[j + 1] - s->rep_start[j];
-    const double *v = s->values + s->rep_start[j];
+    if (n <= 0)
+        return NULL;
     memcpy(scratch, v, sizeof *v * (size_t)n);
     qsort(scratch, (size_t)n, sizeof *scratch, cmp_double);
     double sum = 0;
@@ -263,12 +262,20 @@ static json_t *measurement_json(const ingest_experiment *e, const ingest_series 
     for (int i = 0; i < n; i++)
         ss += (v[i] - mean) * (v[i] - mean);
     double median = n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
-    json_t *coord = json_array();
-    for (int p = 0; p < e->nparams; p++)
-        json_array_append_new(coord, json_real(e->coords[(size_t)s->coord[j] * e->nparams + p]));
-    return json_pack("{s:o, s:f, s:f, s:f, s:f, s:f, s:i}", "coordinate", coord, "median",
-                     median, "mean", mean, "minimum", scratch[0], "maximum", scratch[n - 1],
-                     "std", sqrt(ss / n), "repetitions", n);
+    json_t *c = json_array();
+    for (int p = 0; p < ncoord; p++)
+        json_array_append_new(c, json_real(coord[p]));
+    return json_pack("{s:o, s:f, s:f, s:f, s:f, s:f, s:i}", "coordinate", c, "median", median,
+                     "mean", mean, "minimum", scratch[0], "maximum", scratch[n - 1], "std",
+                     sqrt(ss / n), "repetitions", n);
+}
+
+static json_t *measurement_json(const ingest_experiment *e, const ingest_series *s, int j,
+                                double *scratch)
+{
+    int n = s->rep_start[j + 1] - s->rep_start[j];
+    return ingest_extrap_exp_measurement(e->coords + (size_t)s->coord[j] * e->nparams,
+                                         e->nparams, s->values + s->rep_start[j], n, scratch);
 }
 
 json_t *ingest_extrap_exp_json(const ingest_experiment *e)

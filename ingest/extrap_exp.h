@@ -21,6 +21,12 @@ int ingest_extrap_exp_read(const void *buf, size_t len, int median, ingest_exper
  * maximum, std and repetitions of its values. NULL when out of memory. */
 json_t *ingest_extrap_exp_json(const ingest_experiment *e);
 
+/* One measurement of experiment.json from n repetitions v: coordinate,
+ * median, mean, minimum, maximum, std (population, as numpy) and
+ * repetitions. scratch holds n doubles. NULL when n < 1 or out of memory. */
+json_t *ingest_extrap_exp_measurement(const double *coord, int ncoord, const double *v, int n,
+                                      double *scratch);
+
 /* The .extra-p archive (deflated zip) of doc; *out is malloc'ed. 0 or -1. */
 int ingest_extrap_exp_zip(const json_t *doc, unsigned char **out, size_t *outlen, char *err,
                           size_t errcap);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/extrap_exp.h"
 #include "tests/check.h"
 #include "tests/harness.h"
 
@@ -192,7 +193,7 @@ static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len
 static void test_set_upload(harness *h)
 {
     long exp = create(h, "{\"name\":\"mm-set\",\"parameters\":[\"x\"],\"scaling\":\"weak\","
-                         "\"training\":{\"train_samples\":1000,\"batch_size\":10,"
+                         "\"training\":{\"train_samples\":100000000,\"batch_size\":10,"
                          "\"data_parallel\":\"x\"}}");
     long before = harness_sql_long(h, "SELECT count(*) FROM profiles");
     size_t len;
@@ -212,7 +213,9 @@ static void test_set_upload(harness *h)
     check(r.status == 202 && json_integer_value(json_object_get(j, "runs")) == 9 &&
               json_array_size(json_object_get(j, "profiles")) == 9,
           "set: %d %s", r.status, r.body ? r.body : "");
+    long job = (long)json_integer_value(json_object_get(j, "job"));
     json_decref(j);
+    check(job > 0 && harness_wait_job(h, job, 120), "the set's refit finishes");
     harness_response_free(&r);
     check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld AND "
                               "format = 'cube' AND repetition = 1", exp) == 9,
@@ -220,6 +223,26 @@ static void test_set_upload(harness *h)
     check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld AND "
                               "point = '{2000}'", exp) == 1,
           "x=2000 from mm.x2000y1z1.r1");
+    /* the experiment as an Extra-P experiment: our reader reads it back */
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/export?format=extra-p", exp);
+    harness_get(h, path, &r);
+    check(r.status == 200 && r.body_len > 100, "export: %d", r.status);
+    ingest_experiment e;
+    ingest_error ie;
+    json_t *doc = NULL;
+    int ok = r.status == 200 && ingest_extrap_exp_read(r.body, r.body_len, 0, &e, &doc, &ie) == 0;
+    check(ok, "the export reads back: %s", ok ? "" : ie.msg);
+    if (ok) {
+        int found = 0;
+        for (int i = 0; i < e.ncallpaths; i++)
+            found |= !strcmp(e.callpaths[i], "main->init_mat");
+        check(e.nparams == 1 && !strcmp(e.params[0], "x") && e.ncoords == 9 && found,
+              "export: %d params, %d points, main->init_mat %d", e.nparams, e.ncoords, found);
+        ingest_experiment_free(&e);
+        json_decref(doc);
+    }
+    harness_response_free(&r);
     /* the same set again: duplicates, nothing new */
     post(h, exp, "?format=cube-set", "application/zip", zip, len, &r);
     check(r.status == 202 && r.body && strstr(r.body, "\"duplicate\":true"), "again: %d %s",
