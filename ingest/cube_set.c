@@ -200,8 +200,8 @@ int ingest_cube_set_add(cube_set *s, const char *dirname, cube_profile *p, inges
         for (int i = 0; i < r->np; i++)
             snprintf(b + strlen(b), sizeof b - strlen(b), "%s%s", i ? "," : "", r->names[i]);
         snprintf(err->msg, sizeof err->msg,
-                 "\"%.60s\" names the parameters (%s), but \"%.60s\" names (%s): every run must "
-                 "name the same parameters in the same order",
+                 "\"%.50s\" names (%.30s), but \"%.50s\" names (%.30s): every run must name the "
+                 "same parameters in the same order",
                  dirname, b, first->dir, a);
         err->offset = -1;
         free(r->dir);

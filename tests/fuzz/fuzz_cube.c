@@ -1,8 +1,9 @@
 /*
- * fuzz_cube.c — libFuzzer target for the Cube profile reader (ingest/cube.h)
- * and the .extra-p experiment reader (ingest/extrap_exp.h): any bytes go to
- * both, with small limits so that sizes claimed by headers and indexes are
- * checked rather than allocated. A success must give a consistent profile
+ * fuzz_cube.c — libFuzzer target for the Cube profile reader (ingest/cube.h),
+ * the reader of whole sets in one tar or zip (cube_bundle.c) and the .extra-p
+ * experiment reader (ingest/extrap_exp.h): any bytes go to all three, with
+ * small limits so that sizes claimed by headers and indexes are checked
+ * rather than allocated. A success must give a consistent profile
  * (indices in range, finite location count) that also converts to the
  * normalized profile; a failure must say what was wrong. Seeds:
  * tests/fuzz/corpus/cube/ (Extra-P's .cubex files and its .extra-p).
@@ -33,6 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             profile_free(&prof);
         }
         cube_profile_free(&p);
+    } else if (!err.msg[0]) {
+        abort();
+    }
+    cube_bundle b;
+    if (ingest_cube_bundle_read(data, size, &lim, &b, &err) == 0) {
+        if (b.n <= 0)
+            abort();
+        ingest_cube_bundle_free(&b);
     } else if (!err.msg[0]) {
         abort();
     }
