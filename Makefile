@@ -31,6 +31,8 @@ LIB_SRC   += $(wildcard sweep/*.c)
 LIB_SRC   += $(wildcard execgraph/*.c)
 # the analyses over models, traces and simulations (pure: no I/O, no globals)
 LIB_SRC   += $(wildcard analysis/*.c)
+# the refit pipeline: stored profiles -> a new model set (load, aggregate, fit, write)
+LIB_SRC   += $(wildcard pipeline/*.c)
 GEN_SRC   := $(BUILD)/gen/migrations.c $(BUILD)/gen/openapi.c
 MIGRATIONS := $(sort $(wildcard migrations/*.sql))
 APP_SRC   := $(wildcard server/*.c)

@@ -51,7 +51,8 @@ static const char *const top_keys[] = {"name", "parameters", "scaling", "trainin
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
                                             "data_parallel", "model_parallel", "warmup_steps",
                                             NULL};
-static const char *const cost_keys[] = {"cores_per_rank", "price_per_core_hour", "formula", NULL};
+static const char *const cost_keys[] = {"cores_per_rank", "price_per_core_hour", "formula",
+                                        "currency", NULL};
 
 /* --- validation ---------------------------------------------------------- */
 
@@ -457,6 +458,16 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
             get_number(&ck, cost, "cores_per_rank", "cost.cores_per_rank", 1, &cores) ||
             get_number(&ck, cost, "price_per_core_hour", "cost.price_per_core_hour", 0, &price))
             return -1;
+        /* the unit of money of the price ("USD", "EUR"): answers and the
+         * dashboard name it; absent, money is in "price units" */
+        const json_t *currency = json_object_get(cost, "currency");
+        const char *cur = json_string_value(currency);
+        if (currency && (!cur || strlen(cur) < 1 || strlen(cur) > 8 ||
+                         strspn(cur, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(cur)))
+            return fault(&ck, "cost.currency",
+                         "must be a currency code of 1 to 8 capital letters (ISO 4217: \"USD\", "
+                         "\"EUR\")",
+                         currency);
         /* money per epoch over T, ranks and the parameters (api/formula.h) */
         formula_text = json_object_get(cost, "formula");
         if (formula_text && !json_is_string(formula_text))
@@ -508,6 +519,8 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
         json_t *c = json_pack("{s:f, s:f}", "cores_per_rank", cores, "price_per_core_hour", price);
         if (c && formula_text)
             json_object_set(c, "formula", (json_t *)formula_text);
+        if (c && json_object_get(cost, "currency"))
+            json_object_set(c, "currency", json_object_get(cost, "currency"));
         json_object_set_new(e->spec, "cost", c);
     }
     if (e->spec && markers)

@@ -101,6 +101,9 @@ void api_sim_delete(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
+/* listings of uploads and runs (listings.c) */
+void api_profiles_list(api_ctx *ctx, api_request *req, api_response *resp);
+void api_sim_runs_list(api_ctx *ctx, api_request *req, api_response *resp);
 /* Runs the oldest queued simulation run (server/workers.c calls it when no
  * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
  * database is away. */

@@ -395,6 +395,44 @@ static int check_training_at(const store_experiment *e, const double *point, api
     return -1;
 }
 
+/* A trace that says its world size must agree with the workers the
+ * experiment's training set-up gives at the upload's coordinate
+ * (data_parallel x model_parallel): a trace of 128 ranks uploaded as
+ * ?ranks=2 would be modeled as 2. Returns 0, or -1 after answering 409
+ * naming both. Nothing to check without a set-up, without a world size, or
+ * when neither data_parallel nor model_parallel reads a parameter (a set-up
+ * such as data_parallel "1" with a global batch_size says nothing of the
+ * number of processes). */
+static int check_world_size(const store_experiment *e, const double *point, int world_size,
+                            api_response *resp)
+{
+    const json_t *t = json_object_get(e->spec, "training");
+    training_setup s;
+    char field[64], msg[400];
+    double g = 0, m = 0;
+    if (world_size <= 0 || !json_is_object(t) ||
+        training_compile(t, (const char *const *)e->parameters, e->nparams, &s, field,
+                         sizeof field, msg, sizeof msg) ||
+        (training_is_constant(&s, TRAINING_G, e->nparams) &&
+         training_is_constant(&s, TRAINING_M, e->nparams)) ||
+        expr_eval(&s.e[TRAINING_G], point, &g) || expr_eval(&s.e[TRAINING_M], point, &m))
+        return 0;
+    double workers = g * m;
+    if (!isfinite(workers) || fabs(workers - world_size) < 0.5)
+        return 0;
+    char coord[256] = "";
+    size_t n = 0;
+    for (int i = 0; i < e->nparams && n < sizeof coord; i++)
+        n += (size_t)snprintf(coord + n, sizeof coord - n, "%s%s=%g", i ? "," : "",
+                              e->parameters[i], point[i]);
+    api_problem(resp, 409, "world_size",
+                "the trace says world_size %d (distributedInfo), but at the upload's coordinate "
+                "%s the experiment's training set-up gives %g workers (data_parallel %g x "
+                "model_parallel %g): upload it at the coordinate of %d workers",
+                world_size, coord, workers, g, m, world_size);
+    return -1;
+}
+
 /* 413 for an upload beyond one of the configured caps, naming it. */
 static void over_cap(api_response *resp, const char *field, const char *what, long long got,
                      long long limit, const char *variable)
@@ -547,7 +585,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
         resolve_levels(req, &prof, &e, &levels, resp) ||
-        resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp))
+        resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp) ||
+        check_world_size(&e, point, info.world_size, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
                       .format = ingest_kind_name(kind),

@@ -52,6 +52,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R, NULL},
     {"DELETE", "/v1/experiments/{id}/profiles/{pid}", api_profile_delete, EXP, W, ""},
+    {"GET", "/v1/experiments/{id}/profiles", api_profiles_list, EXP, R, "limit cursor"},
     {"GET", "/v1/experiments/{id}/statistics", api_statistics, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/sensitivity", api_sensitivity, EXP, R, NULL},
     {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R, ""},
@@ -77,6 +78,7 @@ static const api_route routes[] = {
     {"POST", "/v1/simulations/{id}/profiles", api_sim_profile_upload, SIM | API_ROUTE_UPLOAD, W, ""},
     {"POST", "/v1/simulations/{id}/runs", api_sim_run_create, SIM, W, ""},
     {"GET", "/v1/simulations/{id}/runs/{run}", api_sim_run_get, SIM, R, ""},
+    {"GET", "/v1/simulations/{id}/runs", api_sim_runs_list, SIM, R, "limit cursor"},
     {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R, "limit"},
     {"GET", "/v1/experiments/{id}/regressions", api_regressions, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/curve", api_curve, EXP, R, NULL},
@@ -213,8 +215,15 @@ static int check_media_type(const api_route *r, const api_request *req, api_resp
     if (text && ((n == 10 && !strncasecmp(ct, "text/plain", 10)) ||
                  (n == 20 && !strncasecmp(ct, "application/x-ndjson", 20))))
         return 0;
-    api_problem(resp, 415, "Content-Type", "%s takes application/json%s, not \"%.*s\"", r->pattern,
-                text ? " or text/plain" : "", (int)(n > 60 ? 60 : n), ct);
+    /* curl -d sends a form's type unless told otherwise: say what to send */
+    int form = n == 33 && !strncasecmp(ct, "application/x-www-form-urlencoded", 33);
+    api_problem(resp, 415, "Content-Type",
+                "%s takes application/json%s, not \"%.*s\"; send the header "
+                "'Content-Type: application/json'%s",
+                r->pattern, text ? " or text/plain" : "", (int)(n > 60 ? 60 : n), ct,
+                form ? " (curl -d sends application/x-www-form-urlencoded unless given "
+                       "-H 'Content-Type: application/json')"
+                     : "");
     return -1;
 }
 

@@ -14,26 +14,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "server/cicheck_render.h"
 #include "server/commands.h"
 #include "server/http_client.h"
 
 typedef struct ci_args {
     const char *url, *experiment, *base, *head, *threshold, *at, *token, *metric;
-    int json, markdown, timeout;
+    int json, markdown, timeout, wait;
 } ci_args;
 
 static const char ci_usage_text[] =
     "usage: perfcast ci-check --url URL --experiment ID --base REF --head REF\n"
     "                         [--threshold 5%] [--at ranks=512] [--metric time]\n"
     "                         [--token TOKEN] [--json | --markdown] [--timeout SECONDS]\n"
+    "                         [--wait SECONDS]\n"
     "\n"
     "Compares the models of two commits (REF: a commit uploaded with ?commit=, or a\n"
     "model set number) callpath by callpath at the measured points and at the target\n"
     "scale --at (default 4x the largest measured value). A change is significant when\n"
     "the 95% intervals separate and it exceeds --threshold; a significant increase at a\n"
     "measured point is a regression (a change at the target alone is reported as\n"
-    "diverges, not counted). The token may also come from PERFCAST_TOKEN.\n"
+    "diverges, not counted). Each line names the point it was judged at, with the\n"
+    "base and head values there. --wait waits up to SECONDS for the experiment's newest\n"
+    "refit to finish (and, for a commit, for a model set of the head) before asking.\n"
+    "The token may also come from PERFCAST_TOKEN.\n"
     "exit status: 0 no regression, 1 regression, 2 usage or request refused,\n"
     "             3 the server could not be asked\n";
 
@@ -61,6 +67,17 @@ static int threshold_ok(const char *t)
     if (*end == '%')
         end++;
     return *end == '\0';
+}
+
+/* "0" .. "86400" */
+static int seconds_ok(const char *t, int *out)
+{
+    char *end = NULL;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || v < 0 || v > 86400)
+        return 0;
+    *out = (int)v;
+    return 1;
 }
 
 /* Returns 0 ok, 1 help shown, 2 usage error (printed). */
@@ -103,6 +120,12 @@ static int parse_args(int argc, char **argv, ci_args *a)
             if (i + 1 >= argc || (a->timeout = atoi(argv[++i])) < 1)
                 return usage_error("%s needs a number of seconds >= 1", s);
         }
+        if (!known && !strcmp(s, "--wait")) {
+            known = 1;
+            if (i + 1 >= argc || !seconds_ok(argv[i + 1], &a->wait))
+                return usage_error("%s needs a number of seconds from 0 to 86400", s);
+            i++;
+        }
         if (!known)
             return usage_error(strncmp(s, "-", 1) ? "unexpected argument \"%s\""
                                                   : "unknown option %s",
@@ -130,165 +153,6 @@ static int parse_args(int argc, char **argv, ci_args *a)
     return 0;
 }
 
-static double num(const json_t *o, const char *k)
-{
-    const json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* "256.1 [250.3, 261.9]" or "-" */
-static void fmt_value(const json_t *v, char *buf, size_t cap)
-{
-    if (!json_is_object(v)) {
-        snprintf(buf, cap, "-");
-        return;
-    }
-    const json_t *iv = json_object_get(v, "interval");
-    snprintf(buf, cap, "%.4g [%.4g, %.4g]", num(v, "value"),
-             json_number_value(json_array_get(iv, 0)), json_number_value(json_array_get(iv, 1)));
-}
-
-static void fmt_change(const json_t *at, char *buf, size_t cap)
-{
-    double c = num(at, "change_pct");
-    if (!json_is_object(at))
-        snprintf(buf, cap, "-");
-    else if (isnan(c))
-        snprintf(buf, cap, "new");
-    else
-        snprintf(buf, cap, "%+.1f%%%s", c, json_is_true(json_object_get(at, "significant")) ? "" : " ~");
-}
-
-static const char *complexity_of(const json_t *e)
-{
-    const char *s = json_string_value(json_object_get(json_object_get(e, "complexity"), "change"));
-    return s ? s : "-";
-}
-
-static void point_text(const json_t *pt, char *buf, size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    const char *k;
-    const json_t *v;
-    json_object_foreach((json_t *)pt, k, v)
-    {
-        if (n < cap)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s=%g", n ? "," : "", k,
-                                  json_number_value(v));
-    }
-}
-
-static void print_entries_text(FILE *out, const json_t *arr, const char *kind)
-{
-    size_t i;
-    const json_t *e;
-    json_array_foreach(arr, i, e)
-    {
-        char b[80], h[80], c[32];
-        const json_t *at = json_object_get(e, "at");
-        fmt_value(json_object_get(at, "base"), b, sizeof b);
-        fmt_value(json_object_get(at, "head"), h, sizeof h);
-        fmt_change(at, c, sizeof c);
-        fprintf(out, "%-12s %-12s %-28s %-28s %-13s %s%s\n",
-                json_string_value(json_object_get(e, "status")), c, b, h, complexity_of(e), kind,
-                json_string_value(json_object_get(e, "name")));
-    }
-}
-
-static void print_text(FILE *out, const json_t *d)
-{
-    const json_t *b = json_object_get(d, "base"), *h = json_object_get(d, "head");
-    char at[200];
-    point_text(json_object_get(d, "at"), at, sizeof at);
-    fprintf(out,
-            "perfcast ci-check: experiment %lld, base %s (model set %lld) -> head %s (model set "
-            "%lld)\nmetric %s, target %s, threshold %g%% (significant: the 95%% intervals separate "
-            "and the change exceeds the threshold; ~ = not significant; the measured points "
-            "decide)\n\n",
-            (long long)num(d, "experiment"), json_string_value(json_object_get(b, "ref")),
-            (long long)num(b, "model_set"), json_string_value(json_object_get(h, "ref")),
-            (long long)num(h, "model_set"), json_string_value(json_object_get(d, "metric")), at,
-            num(d, "threshold_pct"));
-    fprintf(out, "%-12s %-12s %-28s %-28s %-13s %s\n", "STATUS", "AT TARGET", "BASE [95%]",
-            "HEAD [95%]", "COMPLEXITY", "NAME");
-    print_entries_text(out, json_object_get(d, "application"), "application: ");
-    print_entries_text(out, json_object_get(d, "callpaths"), "");
-    const json_t *cost = json_object_get(d, "cost");
-    if (json_is_object(cost)) {
-        char cb[80], ch[80], cc[32];
-        fmt_value(json_object_get(cost, "base"), cb, sizeof cb);
-        fmt_value(json_object_get(cost, "head"), ch, sizeof ch);
-        fmt_change(cost, cc, sizeof cc);
-        fprintf(out, "%-12s %-12s %-28s %-28s %-13s %s\n",
-                json_is_true(json_object_get(cost, "significant")) && num(cost, "change_pct") > 0
-                    ? "regression"
-                    : "-",
-                cc, cb, ch, "-", "cost: core-h per epoch");
-    }
-    size_t i;
-    const json_t *v;
-    json_array_foreach(json_object_get(d, "appeared"), i, v)
-        fprintf(out, "%-12s %-12s %-28s %-28s %-13s %s\n", "appeared", "-", "-", "-", "-",
-                json_string_value(v));
-    json_array_foreach(json_object_get(d, "vanished"), i, v)
-        fprintf(out, "%-12s %-12s %-28s %-28s %-13s %s\n", "vanished", "-", "-", "-", "-",
-                json_string_value(v));
-    fprintf(out, "\n%s: %lld regression(s), %lld improvement(s), %lld diverging only beyond the "
-                 "measurements (not counted)\n",
-            json_is_true(json_object_get(d, "regression")) ? "REGRESSION" : "OK",
-            (long long)num(d, "regressions"), (long long)num(d, "improvements"),
-            (long long)num(d, "diverging"));
-}
-
-static void print_markdown(FILE *out, const json_t *d)
-{
-    const json_t *b = json_object_get(d, "base"), *h = json_object_get(d, "head");
-    char at[200];
-    point_text(json_object_get(d, "at"), at, sizeof at);
-    int reg = json_is_true(json_object_get(d, "regression"));
-    fprintf(out, "### perfcast: %s\n\n",
-            reg ? ":x: scaling regression" : ":white_check_mark: no scaling regression");
-    fprintf(out,
-            "Base `%s` (model set %lld) → head `%s` (model set %lld), metric `%s`, target `%s`, "
-            "threshold %g%%: %lld regression(s), %lld improvement(s).\n\n",
-            json_string_value(json_object_get(b, "ref")), (long long)num(b, "model_set"),
-            json_string_value(json_object_get(h, "ref")), (long long)num(h, "model_set"),
-            json_string_value(json_object_get(d, "metric")), at, num(d, "threshold_pct"),
-            (long long)num(d, "regressions"), (long long)num(d, "improvements"));
-    fputs("| status | change at target | base [95%] | head [95%] | complexity | name |\n"
-          "| --- | ---: | ---: | ---: | --- | --- |\n",
-          out);
-    const char *kinds[] = {"application", "callpaths"};
-    for (int k = 0; k < 2; k++) {
-        size_t i;
-        const json_t *e;
-        json_array_foreach(json_object_get(d, kinds[k]), i, e)
-        {
-            char bv[80], hv[80], c[32];
-            const json_t *a = json_object_get(e, "at");
-            fmt_value(json_object_get(a, "base"), bv, sizeof bv);
-            fmt_value(json_object_get(a, "head"), hv, sizeof hv);
-            fmt_change(a, c, sizeof c);
-            const char *st = json_string_value(json_object_get(e, "status"));
-            fprintf(out, "| %s%s%s | %s | %s | %s | %s | %s`%s` |\n",
-                    !strcmp(st, "regression") ? "**" : "", st,
-                    !strcmp(st, "regression") ? "**" : "", c, bv, hv, complexity_of(e),
-                    k ? "" : "application ", json_string_value(json_object_get(e, "name")));
-        }
-    }
-    size_t i;
-    const json_t *v;
-    json_array_foreach(json_object_get(d, "appeared"), i, v)
-        fprintf(out, "| appeared | | | | | `%s` |\n", json_string_value(v));
-    json_array_foreach(json_object_get(d, "vanished"), i, v)
-        fprintf(out, "| vanished | | | | | `%s` |\n", json_string_value(v));
-    fputs("\n`~`: not significant (the 95% intervals overlap or the change is below the "
-          "threshold). The measured points decide; `diverges`: the models part only beyond "
-          "them, not counted.\n",
-          out);
-}
-
 static int build_path(const ci_args *a, char *p, size_t cap)
 {
     size_t n = (size_t)snprintf(p, cap, "/v1/experiments/%s/regressions?base=", a->experiment);
@@ -311,6 +175,87 @@ static int build_path(const ci_args *a, char *p, size_t cap)
     return n < cap ? 0 : -1;
 }
 
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 1 when the model sets document shows the head ready: the newest refit
+ * job is neither queued nor running and, when the head is not a model set
+ * number, a model set carries it as its commit. *state gets the job's state. */
+static int head_ready(const json_t *doc, const char *head, const char **state)
+{
+    const json_t *job = json_object_get(doc, "newest_job");
+    *state = json_is_object(job) ? json_string_value(json_object_get(job, "state")) : NULL;
+    if (*state && (!strcmp(*state, "queued") || !strcmp(*state, "running")))
+        return 0;
+    if (strspn(head, "0123456789") == strlen(head))
+        return 1;
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(doc, "model_sets"), i, s)
+    {
+        const char *c = json_string_value(json_object_get(s, "commit"));
+        if (c && !strcmp(c, head))
+            return 1;
+    }
+    return 0;
+}
+
+/* --wait: polls the experiment's model sets until the head's refit is
+ * done. 0 ready; 2 the server refused (printed); 3 unreachable, the refit
+ * failed or the wait ran out (printed). */
+static int wait_for_head(const ci_args *a, const cli_url *u)
+{
+    char path[256], err[300];
+    snprintf(path, sizeof path, "/v1/experiments/%s/model_sets?limit=1000", a->experiment);
+    double deadline = now_seconds() + a->wait;
+    const char *last = "no refit";
+    char last_buf[32] = "";
+    for (;;) {
+        int status = 0;
+        char *body = NULL;
+        size_t len = 0;
+        if (cli_http_get(u, path, a->token, a->timeout, &status, &body, &len, err, sizeof err)) {
+            fprintf(stderr, "perfcast ci-check: %s\n", err);
+            return 3;
+        }
+        json_t *doc = json_loadb(body, len, 0, NULL);
+        free(body);
+        if (status != 200) {
+            const char *detail = json_string_value(json_object_get(doc, "detail"));
+            fprintf(stderr, "perfcast ci-check: --wait: the server answered %d: %s\n", status,
+                    detail ? detail : "(no detail)");
+            json_decref(doc);
+            return status >= 400 && status < 500 ? 2 : 3;
+        }
+        const char *state = NULL;
+        int ready = head_ready(doc, a->head, &state);
+        if (state)
+            snprintf(last_buf, sizeof last_buf, "%s", state), last = last_buf;
+        int failed = ready && state && !strcmp(state, "failed");
+        long long job = (long long)json_integer_value(
+            json_object_get(json_object_get(doc, "newest_job"), "id"));
+        json_decref(doc);
+        if (failed) {
+            fprintf(stderr, "perfcast ci-check: the experiment's newest refit (job %lld) failed; "
+                            "see GET /v1/jobs/%lld\n", job, job);
+            return 3;
+        }
+        if (ready)
+            return 0;
+        if (now_seconds() >= deadline) {
+            fprintf(stderr, "perfcast ci-check: --wait %d: the head's refit did not finish in time "
+                            "(newest job: %s)\n", a->wait, last);
+            return 3;
+        }
+        struct timespec pause = {0, 250 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 int cmd_cicheck(int argc, char **argv)
 {
     ci_args a;
@@ -326,6 +271,8 @@ int cmd_cicheck(int argc, char **argv)
     int status = 0;
     char *body = NULL;
     size_t len = 0;
+    if (a.wait && (rc = wait_for_head(&a, &u)) != 0)
+        return rc;
     if (cli_http_get(&u, path, a.token, a.timeout, &status, &body, &len, err, sizeof err)) {
         fprintf(stderr, "perfcast ci-check: %s\n", err);
         return 3;
@@ -353,9 +300,9 @@ int cmd_cicheck(int argc, char **argv)
             puts(text);
         free(text);
     } else if (a.markdown) {
-        print_markdown(stdout, doc);
+        cicheck_print_markdown(stdout, doc);
     } else {
-        print_text(stdout, doc);
+        cicheck_print_text(stdout, doc);
     }
     rc = json_is_true(json_object_get(doc, "regression")) ? 1 : 0;
     json_decref(doc);

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
-#include "server/refit.h"
+#include "pipeline/refit.h"
 #include "server/workers.h"
 #include "store/jobs.h"
 

@@ -348,7 +348,7 @@ def main():
             if why:
                 failed += 1
                 print("README.md:%d: %s\n  command: %s\n  printed: %s" %
-                      (line, why, cmd.split("\n")[0][:160], out.strip()[:600]))
+                      (line, why, cmd.split("\n")[0][:160], out.strip()[:int(os.environ.get("README_TEST_SHOW", "600"))]))
             else:
                 passed += 1
     if update:

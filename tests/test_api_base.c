@@ -358,7 +358,8 @@ static void test_validation(harness *h)
         {"cost.cores_per_rank", "0", "cost.cores_per_rank"},
         {"cost.price_per_core_hour", "-1", "cost.price_per_core_hour"},
         {"cost.price_per_core_hour", "\"x\"", "cost.price_per_core_hour"},
-        {"cost.currency", "\"EUR\"", "cost.currency"},
+        {"cost.currency", "\"eur\"", "cost.currency"},
+        {"cost.currency", "7", "cost.currency"},
         {"nmae", "\"typo\"", "nmae"},
         /* built-in names; ranks only when it is the rank count G·M */
         {"parameters", "[\"epoch\"]", "parameters[0]"},
@@ -684,7 +685,7 @@ static void test_conventions(harness *h)
     harness_response_free(&r);
     harness_request(h, "POST", "/v1/fit", "Content-Type: application/x-www-form-urlencoded\r\n",
                     "{}", 2, &r);
-    check_problem(&r, 415, "application/json", "fit as a form");
+    check_problem(&r, 415, "-H 'Content-Type: application/json'", "fit as a form says which header to send");
     harness_response_free(&r);
     check(harness_sql_long(h, "SELECT count(*) FROM experiments WHERE name = 'media-type'") == 0,
           "nothing stored from a refused media type");

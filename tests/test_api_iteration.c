@@ -121,10 +121,11 @@ static int mem_write(void *ctx, const char *p, size_t n)
     return 0;
 }
 
-/* Uploads a generated trace whose computation kernels take 2 + 3x us. */
+/* Uploads a generated trace of x ranks (the experiment's data_parallel)
+ * whose computation kernels take 2 + 3x us. */
 static long upload_generated(harness *h, long exp, double x)
 {
-    gk_params p = {.rank = 0, .world_size = 2, .steps = 2, .first_step = 1, .launches = 30,
+    gk_params p = {.rank = 0, .world_size = (int)x, .steps = 2, .first_step = 1, .launches = 30,
                    .comp_us = 2 + 3 * x, .comm_us = 50, .memcpys = 1, .memcpy_us = 4,
                    .memcpy_bytes = 4096, .memset_us = 1, .jitter = 0, .seed = 5};
     membuf b = {0};

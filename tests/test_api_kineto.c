@@ -126,6 +126,15 @@ static void test_uploads(harness *h)
     post(h, exp, "?ranks=128&rank=5", "application/gzip", r0, len0, &r);
     check_problem(&r, 400, "distributedInfo says rank 0", "rank disagreeing");
     harness_response_free(&r);
+    /* a trace of 2 ranks at the coordinate of 128 workers: 409 naming both */
+    size_t len_ws2;
+    char *ws2 = read_file(DATA "nccl_ws2_rank0.json.gz", &len_ws2);
+    post(h, exp, "?ranks=128&repetition=2", "application/gzip", ws2, ws2 ? len_ws2 : 0, &r);
+    free(ws2);
+    check_problem(&r, 409, "world_size 2", "world size contradicting the coordinate");
+    check(r.body && strstr(r.body, "gives 128 workers") && strstr(r.body, "\"world_size\""),
+          "the 409 names both world sizes and the field: %s", r.body ? r.body : "");
+    harness_response_free(&r);
     post(h, exp, "?ranks=128", "application/gzip", r0, len0 / 2, &r);
     check_problem(&r, 400, "gzip data ends early", "truncated gzip");
     harness_response_free(&r);

@@ -117,8 +117,8 @@ static long upload_cli(harness *h, long exp, const char *commit, const char *bod
 }
 
 /* Uploads one commit's profiles (the noise commit's through the CLI);
- * returns the last job (0 on failure). */
-static long upload_commit(harness *h, long exp, const char *commit, int plogp)
+ * returns the last job (0 on failure), its refit not waited for. */
+static long upload_commit_nowait(harness *h, long exp, const char *commit, int plogp)
 {
     const double xs[] = {2, 4, 8, 16, 32};
     long job = 0;
@@ -145,6 +145,13 @@ static long upload_commit(harness *h, long exp, const char *commit, int plogp)
             json_decref(doc);
             harness_response_free(&r);
         }
+    return job;
+}
+
+/* The same, then waits for the refit. */
+static long upload_commit(harness *h, long exp, const char *commit, int plogp)
+{
+    long job = upload_commit_nowait(h, exp, commit, plogp);
     check(job > 0 && harness_wait_job(h, job, 60), "refit of %s", commit);
     return job;
 }
@@ -166,6 +173,58 @@ static const json_t *entry(const json_t *arr, const char *name)
     json_array_foreach(arr, i, e) if (!strcmp(json_string_value(json_object_get(e, "name")), name))
         return e;
     return NULL;
+}
+
+/* ci-check's table: every line's verdict agrees with the sign of the change
+ * it shows (a regression an increase, an improvement a decrease), and the
+ * all-reduce's line is judged at the measured point of its largest
+ * significant increase in the JSON document, with that change. */
+static void check_table_words(const char *text, const json_t *doc)
+{
+    const char *line = text;
+    int lines = 0;
+    while (line && *line) {
+        char verdict[32] = "", judged[64] = "", change[32] = "";
+        if (sscanf(line, "%31s %63s %31s", verdict, judged, change) == 3) {
+            if (!strcmp(verdict, "regression") && strcmp(judged, "target") != 0) {
+                check(change[0] == '+', "a regression shows an increase: %.120s", line);
+                lines++;
+            }
+            if (!strcmp(verdict, "improvement"))
+                check(change[0] == '-', "an improvement shows a decrease: %.120s", line);
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    check(lines >= 2, "regression lines in the table: %d", lines);
+    const json_t *e = entry(json_object_get(doc, "callpaths"),
+                            "ncclKernel_AllReduce_RING_LL_Sum_float");
+    const json_t *best = NULL;
+    size_t i;
+    const json_t *m;
+    json_array_foreach(json_object_get(e, "measured"), i, m)
+    {
+        double c = json_number_value(json_object_get(m, "change_pct"));
+        if (json_is_true(json_object_get(m, "significant")) && c > 0 &&
+            (!best || c > json_number_value(json_object_get(best, "change_pct"))))
+            best = m;
+    }
+    check(best != NULL, "the all-reduce has a significant increase at a measured point");
+    if (!best)
+        return;
+    const char *at = strstr(text, "ncclKernel_AllReduce_RING_LL_Sum_float");
+    const char *start = at;
+    while (start && start > text && start[-1] != '\n')
+        start--;
+    char verdict[32] = "", judged[64] = "", change[32] = "", want_j[64], want_c[32];
+    if (start)
+        sscanf(start, "%31s %63s %31s", verdict, judged, change);
+    snprintf(want_j, sizeof want_j, "ranks=%g",
+             json_number_value(json_object_get(json_object_get(best, "point"), "ranks")));
+    snprintf(want_c, sizeof want_c, "%+.1f%%", json_number_value(json_object_get(best, "change_pct")));
+    check(!strcmp(verdict, "regression") && !strcmp(judged, want_j) && !strcmp(change, want_c),
+          "the all-reduce judged at its largest measured increase %s %s: got %s %s %s", want_j,
+          want_c, verdict, judged, change);
 }
 
 static double at_value(const json_t *e, const char *side)
@@ -343,13 +402,26 @@ int main(void)
         fputs(out, stderr);
     check(rc == 1 && strstr(out, "REGRESSION") && strstr(out, "ncclKernel_AllReduce"),
           "ci-check regression: exit %d\n%s", rc, out);
+    char table[65536];
+    memcpy(table, out, sizeof table);
     rc = ci_check(h, exp, "--base c0ffee1 --head badc0de --markdown", out, sizeof out);
-    check(rc == 1 && strstr(out, "| status |") && strstr(out, "**regression**"),
+    check(rc == 1 && strstr(out, "| verdict | judged at |") && strstr(out, "| **regression** | ranks=") &&
+              strstr(out, "<details><summary>"),
           "ci-check --markdown: exit %d\n%s", rc, out);
-    rc = ci_check(h, exp, "--base c0ffee1 --head badc0de --json", out, sizeof out);
+    rc = ci_check(h, exp, "--base c0ffee1 --head badc0de --at ranks=512 --json", out, sizeof out);
     json_t *cj = json_loads(out, 0, NULL);
     check(rc == 1 && json_is_true(json_object_get(cj, "regression")), "ci-check --json: %d", rc);
+    check_table_words(table, cj);
     json_decref(cj);
+
+    /* --wait: a commit whose refit is still queued or running is waited
+     * for, then compared (the same law as the base: no regression) */
+    upload_commit_nowait(h, exp, "late", 0);
+    rc = ci_check(h, exp, "--base c0ffee1 --head late --wait 60", out, sizeof out);
+    check(rc == 0 && strstr(out, "OK:"), "ci-check --wait: exit %d\n%s", rc, out);
+    rc = ci_check(h, exp, "--base c0ffee1 --head nosuchcommit --wait 1", out, sizeof out);
+    check(rc == 3 && strstr(out, "did not finish"), "ci-check --wait on a commit never uploaded: "
+          "exit %d\n%s", rc, out);
     rc = ci_check(h, exp, "--base c0ffee1 --head c0ffee2 --threshold 5%", out, sizeof out);
     if (getenv("REGRESSIONS_SHOW"))
         fputs(out, stderr);

@@ -328,6 +328,7 @@ static const struct {
     {"DELETE", "/v1/experiments/{id}", "", NULL, 204},
     {"POST", "/v1/experiments/{id}/profiles", "", "*profile*", 200},
     {"DELETE", "/v1/experiments/{id}/profiles/{pid}", "", NULL, 202},
+    {"GET", "/v1/experiments/{id}/profiles", "", NULL, 200},
     {"GET", "/v1/jobs/{id}", "", NULL, 200},
     {"POST", "/v1/experiments/{id}/refit", "", NULL, 202},
     {"GET", "/v1/experiments/{id}/measurements", "", NULL, 200},
@@ -380,6 +381,7 @@ static const struct {
     {"POST", "/v1/simulations/{id}/runs", "",
      "{\"workers\":2,\"bandwidth\":\"1Gbit\",\"steps\":2,\"replications\":1}", 201},
     {"GET", "/v1/simulations/{id}/runs/{run}", "", NULL, 200},
+    {"GET", "/v1/simulations/{id}/runs", "", NULL, 200},
     {"GET", "/v1/experiments/{id}/model_sets", "", NULL, 200},
     /* base = head: the owner's answer is 400, the others' their 401/403/404 */
     {"GET", "/v1/experiments/{id}/regressions", "?base=1&head=1", NULL, 400},

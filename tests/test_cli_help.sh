@@ -47,6 +47,7 @@ else bad "migrate unreachable: exit $rc, $lines lines: $(cat "$TMP/out")"; fi
 expect "ci-check without --head" 2 "--head is required" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a
 expect "ci-check bad threshold" 2 "--threshold" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a --head b --threshold 5x
 expect "ci-check base = head" 2 "--head" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a --head a
+expect "ci-check bad wait" 2 "--wait needs a number of seconds" "$BIN" ci-check --url http://127.0.0.1:1 --experiment 1 --base a --head b --wait soon
 expect "ci-check https" 2 "https is not supported" "$BIN" ci-check --url https://x --experiment 1 --base a --head b
 expect "upload without files" 2 "no FILE" "$BIN" upload --url http://127.0.0.1:1 --experiment 1
 expect "upload --branch without --commit" 2 "give --commit" "$BIN" upload --url http://127.0.0.1:1 --experiment 1 --branch main x.json

@@ -35,8 +35,9 @@ const ready = await new Promise((resolve, reject) => {
   let out = '';
   fixture.stdout.on('data', d => {
     out += d;
-    const m = /PORT (\d+) EXPERIMENT (\d+)/.exec(out);
-    if (m) resolve({ port: Number(m[1]), exp: Number(m[2]) });
+    const m = /PORT (\d+) EXPERIMENT (\d+) TRACES (\d+) SIMULATION (\d+) RUN (\d+) SWEEP (\d+)/.exec(out);
+    if (m) resolve({ port: Number(m[1]), exp: Number(m[2]), traces: Number(m[3]), sim: Number(m[4]),
+                     run: Number(m[5]), sweep: Number(m[6]) });
   });
   fixture.on('exit', code => reject(new Error(`fixture exited ${code}`)));
   setTimeout(() => reject(new Error('fixture: no server after 180 s')), 180000);
@@ -44,6 +45,8 @@ const ready = await new Promise((resolve, reject) => {
 const base = `http://127.0.0.1:${ready.port}`;
 const exp = ready.exp;
 const get = async path => (await fetch(base + path)).json();
+const post = async (path, body) => (await fetch(base + path, {
+  method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json();
 // one request with the path exactly as given (fetch would resolve "..")
 const raw = path => new Promise((resolve, reject) => {
   const s = connect(ready.port, '127.0.0.1', () =>
@@ -83,7 +86,7 @@ const chart = id => page.evaluate(i => {
   const c = window.perfcastCharts[i];
   if (!c) return null;
   const { u, ...rest } = c; // the uPlot instance does not serialize
-  return { ...rest, series: rest.series, drawnSeries: u ? u.series.length : 0 };
+  return { ...rest, series: rest.series, drawnSeries: u ? u.series.length : 0, yMin: u ? u.scales.y.min : null };
 }, id);
 
 try {
@@ -110,8 +113,8 @@ try {
   // experiments list
   await open('#/', 'experiments');
   const rows = await page.$$eval('#experiments tbody tr', trs => trs.map(t => t.textContent));
-  check(rows.length === 1 && rows[0].includes('cifar10-resnet50') && rows[0].includes('done'),
-        `experiments list: ${rows.join(' | ')}`);
+  const exRow = rows.find(r => r.includes('cifar10-resnet50'));
+  check(rows.length === 3 && exRow && exRow.includes('done'), `experiments list: ${rows.join(' | ')}`);
 
   // experiment: application stacked, one chart per callpath
   await open(`#/e/${exp}`, 'experiment');
@@ -148,14 +151,26 @@ try {
 
   // scaling and cost
   await open(`#/e/${exp}/scaling`, 'scaling');
-  const sp = await chart('speedup');
+  // weak scaling: one efficiency chart (speedup T1/Tk is the same ratio), said so
+  check(await chart('speedup') === null && await page.$('#weak-note') !== null,
+        'weak scaling: no second, identical speedup chart, and a note saying why');
+  const sp = await chart('efficiency');
   const xs2 = [sp.xs[2], sp.xs[sp.xs.length - 3]];
   const sc = await get(`/v1/experiments/${exp}/scaling?values=${xs2.join(',')}`);
-  check(close(sp.series.predicted[2], sc.points[0].speedup.value) &&
-        close(sp.series.predicted[sp.xs.length - 3], sc.points[1].speedup.value), 'speedup equals the API');
+  check(close(sp.series.predicted[2], sc.points[0].efficiency.value) &&
+        close(sp.series.predicted[sp.xs.length - 3], sc.points[1].efficiency.value), 'efficiency equals the API');
+  check(sp.yMin === 0, `efficiency axis starts at 0 (${sp.yMin})`);
   const cost = await chart('cost');
   check(cost && cost.series.recommended.filter(v => v !== null).length === 1, 'one recommended point');
   check(cost && cost.series['Pareto front'].some(v => v !== null), 'a Pareto front');
+  check(cost && cost.yMin === 0, `cost axis starts at 0 (${cost && cost.yMin})`);
+  const costTitle = await page.$eval('#chart-cost h3', e => e.textContent);
+  check(/price units/.test(costTitle), `the cost names its unit of money: "${costTitle}"`);
+  const paretoRows = await page.$$eval('#pareto tr', trs => trs.length - 1);
+  check(paretoRows >= 1 && paretoRows === cost.series['Pareto front'].filter(v => v !== null).length,
+        `the Pareto front listed point by point (${paretoRows})`);
+  const extrap = await page.$eval('#bottlenecks-extrapolated', e => e.textContent).catch(() => '');
+  check(/8× the largest measured/.test(extrap), `bottlenecks at 8x marked as extrapolated: "${extrap}"`);
   const bn = await page.$$eval('#bottlenecks tbody tr', trs => trs.map(t => t.children[1].textContent));
   const apiBn = await get(`/v1/experiments/${exp}/bottlenecks?at=ranks:80&limit=15`);
   check(bn.join() === apiBn.callpaths.map(c => c.callpath).join(), `bottleneck order: ${bn.join()}`);
@@ -178,9 +193,95 @@ try {
   check(close(histChart.series['epoch at target'][2], regEpoch), `history epoch at target equals /regressions (${regEpoch})`);
   const hc = await chart('history');
   check(hc && hc.series.regression.filter(v => v !== null).length === 1, 'one regression point in the chart');
+  check(hc && hc.yMin === 0, `history axis starts at 0 (${hc && hc.yMin})`);
+
+  // traces: the list, the steps measured and predicted, the critical path,
+  // the breakdown and a what-if, each against the API
+  await open(`#/e/${ready.traces}/traces`, 'traces');
+  const listing = await get(`/v1/experiments/${ready.traces}/profiles`);
+  const kineto = listing.profiles.filter(p => p.format === 'kineto');
+  const options = await page.$$eval('#trace option', os => os.map(o => Number(o.value)));
+  check(kineto.length === 2 && options.join() === kineto.map(p => p.id).join(), `trace choices: ${options.join()}`);
+  const it = await post(`/v1/experiments/${ready.traces}/profiles/${options[0]}/iteration`, { top: 10 });
+  const stepRows = await page.$$eval('#steps-table tr', trs => trs.length - 1);
+  const stc = await chart('steps');
+  check(stepRows === it.steps.length && stepRows >= 1, `steps: ${stepRows} rows, the API has ${it.steps.length}`);
+  check(stc && it.steps.every((st, k) => close(stc.series.measured[k], st.measured) && close(stc.series.predicted[k], st.predicted)),
+        'steps chart: measured and predicted are the API\'s');
+  const ops = await page.$$eval('#ops-table tr', trs => trs.slice(1).map(t => t.children[0].textContent));
+  check(ops.join('|') === it.steps[0].top_ops.map(o => o.name).join('|'), `critical path operators: ${ops.length}`);
+  const bd = await page.$$eval('#breakdown-table tr', trs => trs.slice(1).map(t => t.children[0].textContent));
+  check(bd.join() === 'computation,communication,memory,other,idle', `breakdown parts: ${bd.join()}`);
+  await page.evaluate(() => { document.getElementById('whatif-scale').value = '0.5'; });
+  await page.click('#whatif-run');
+  await page.waitForSelector('#whatif-answer', { timeout: 60000 });
+  const after = Number(await page.$eval('#whatif-answer', e => e.dataset.after));
+  const apiAfter = await post(`/v1/experiments/${ready.traces}/profiles/${options[0]}/iteration`,
+    { top: 10, kernel_times: { [it.steps[0].top_ops[0].name]: { scale: 0.5 } } });
+  check(close(after, apiAfter.summary.mean_predicted),
+        `what-if: ${after} predicted, the API ${apiAfter.summary.mean_predicted}, before ${it.summary.mean_predicted}`);
+  await open(`#/e/${exp}/traces`, 'traces-empty');
+  check(await page.$('#traces-empty') !== null, 'an experiment without traces says why its trace page is empty');
+
+  // sweep: statistics, S/N, SE, advice against the API
+  await open(`#/e/${ready.sweep}/sweep`, 'sweep');
+  const st = await get(`/v1/experiments/${ready.sweep}/statistics?level=application&name=epoch&metric=time&limit=1000`);
+  const statRows = await page.$$eval('#stats-table tr', trs => trs.length - 1);
+  const stChart = await chart('stats');
+  check(statRows === st.items.length && statRows === 5, `statistics rows ${statRows}, the API ${st.items.length}`);
+  check(stChart && st.items.every((i, k) => close(stChart.series.mean[k], i.mean) && close(stChart.series['CI low'][k], i.mean_ci[0])),
+        'statistics chart: means and interval ends are the API\'s');
+  const sn = await get(`/v1/experiments/${ready.sweep}/sensitivity`);
+  check(await page.$$eval('#sn-table tr', trs => trs.length - 1) === sn.factors.length, 'one S/N row per factor');
+  const se = await get(`/v1/experiments/${ready.sweep}/efficiency`);
+  const seRows = await page.$$eval('#se-table tr', trs => trs.slice(1).map(t => t.children[4].textContent));
+  const seApi = se.groups.flatMap(g => g.points.map(p => p.se.value));
+  check(seRows.length === seApi.length && seRows.every((v, k) => close(Number(v), Number(seApi[k].toPrecision(4)))),
+        `SE table: ${seRows.join()} against ${seApi.join()}`);
+  const adv = await post(`/v1/experiments/${ready.sweep}/advice`, { target: { ranks: 40 }, budget_core_hours: 50 });
+  check(await page.$$eval('#advice-table tr', trs => trs.length - 1) === adv.recommendations.length,
+        'advice: one row per recommended point');
+  const advBadges = await page.$$eval('#advice-warnings .badge', bs => bs.length);
+  check(advBadges === (adv.warnings || []).length + (adv.extrapolation && adv.extrapolation.beyond_4x ? 1 : 0),
+        `the advice's warnings as badges (${advBadges})`);
+
+  // accuracy: the held-out point against the predictions
+  await open(`#/e/${ready.sweep}/accuracy`, 'accuracy');
+  const acc = await get(`/v1/experiments/${ready.sweep}/accuracy?metric=time`);
+  const accPoints = [...acc.application, ...acc.callpaths].flatMap(e => e.evaluation.points);
+  const accRows = await page.$$eval('#accuracy-table tr', trs => trs.length - 1);
+  check(accRows === accPoints.length && accRows === 8, `accuracy rows ${accRows}, the API ${accPoints.length}`);
+  const accChart = await chart('accuracy');
+  const sortedPred = accPoints.slice().sort((a, b) => a.measured - b.measured).map(p => p.predicted);
+  check(accChart && sortedPred.every((v, k) => close(accChart.series.predicted[k], v)), 'accuracy chart: the API\'s predictions');
+  await open(`#/e/${exp}/accuracy`, 'accuracy-empty');
+  check(await page.$('#accuracy-empty') !== null, 'no held-out point: the accuracy page says how to get one');
+
+  // simulations: the list, one simulation, its run's throughput
+  await open('#/s', 'simulations');
+  check(await page.$$eval('#simulations tr', trs => trs.length - 1) === 1, 'one simulation listed');
+  await open(`#/s/${ready.sim}`, 'simulation');
+  const run = await get(`/v1/simulations/${ready.sim}/runs/${ready.run}`);
+  const tp = await chart('throughput');
+  for (const r of run.result.results) {
+    const drawn = tp && tp.series[`${r.servers} server(s)`];
+    check(drawn && r.points.every((p, k) => close(drawn[k], p.samples_per_s.mean)), `throughput with ${r.servers} server(s)`);
+  }
+  const sat = await page.$$eval('#saturation li', ls => ls.map(l => l.textContent));
+  const maxW = Math.max(...run.result.results[0].points.map(p => p.workers));
+  check(sat.length === run.result.results.length && run.result.results.every((r, k) =>
+    (r.saturation_workers !== null && r.saturation_workers < maxW) ? sat[k].includes(`saturates at ${r.saturation_workers}`)
+      : sat[k].includes(`no saturation up to ${maxW}`)), `saturation: ${sat.join(' | ')}`);
 
   check(consoleErrors.length === 0, `console errors: ${consoleErrors.join(' | ')}`);
   check(!requested.some(u => u.includes('pcf_')), 'no token in any URL');
+
+  // unknown ids: "not found" with a way back (the 404s log console errors)
+  await open('#/e/999999/traces', 'not-found');
+  check(await page.$eval('h1', e => e.textContent) === 'Not found' &&
+        await page.$eval('#back', e => e.getAttribute('href')) === '#/', 'an unknown experiment: not found, link back');
+  await open('#/s/999999', 'not-found-sim');
+  check(await page.$eval('#back', e => e.getAttribute('href')) === '#/s', 'an unknown simulation: not found, link back');
 
   // static paths stay in the web folder
   for (const p of ['/../Makefile', '/%2e%2e/Makefile', '/js%2f..%2f..%2fMakefile', '/index.html%00.png', '/.git/config', '/js/../../Makefile']) {

@@ -5,9 +5,17 @@
  * "ex-base" (the example profiles as they are), "ex-same" (the same
  * measurements, other bytes: no regression), "ex-slow" (the all-reduce
  * taking log2(ranks) times as long: a regression) and "ex-fix" (the
- * example again: an improvement, and the newest model set). Prints
- * "PORT <port> EXPERIMENT <id>" once every refit is done, then waits for
- * its standard input to close and removes everything.
+ * example again: an improvement, and the newest model set); an
+ * experiment "dash-traces" holding two real PyTorch profiler traces
+ * (tests/data/kineto: 2 ranks at ranks=2, 128 ranks at ranks=128) for the
+ * trace page; a simulation "dash-sim" with the step graph of
+ * tests/data/simulate and one run of 1..8 workers on 1 and 2 servers for the
+ * simulation page; an experiment "dash-sweep", the example profiles at
+ * ranks 2..10 in three repetitions (every time scaled by 0.98, 1.00, 1.02)
+ * plus the 16-rank profile held out for evaluation, for the sweep and
+ * accuracy pages. Prints "PORT <port> EXPERIMENT <id> TRACES <id>
+ * SIMULATION <id> RUN <id> SWEEP <id>" once everything is done, then waits
+ * for its standard input to close and removes everything.
  */
 #include <jansson.h>
 #include <math.h>
@@ -17,8 +25,9 @@
 
 #include "tests/harness.h"
 
-/* The example profile at x ranks, the all-reduce's times scaled by comm. */
-static char *example(int x, double comm, int pad)
+/* The example profile at x ranks, the all-reduce's times scaled by comm and
+ * every time by all, as repetition rep. */
+static char *example_scaled(int x, double comm, double all, int rep, int pad)
 {
     char path[128];
     snprintf(path, sizeof path, "examples/profile-ranks-%d.json", x);
@@ -32,12 +41,19 @@ static char *example(int x, double comm, int pad)
             json_array_foreach(json_object_get(step, "callpaths"), k, cp)
     {
         json_t *m = json_object_get(cp, "metrics");
-        if (strstr(json_string_value(json_object_get(cp, "name")), "AllReduce"))
-            json_object_set_new(m, "time", json_real(json_number_value(json_object_get(m, "time")) * comm));
+        double f = all * (strstr(json_string_value(json_object_get(cp, "name")), "AllReduce") ? comm : 1);
+        if (f != 1)
+            json_object_set_new(m, "time", json_real(json_number_value(json_object_get(m, "time")) * f));
     }
+    json_object_set_new(doc, "repetition", json_integer(rep));
     char *text = json_dumps(doc, JSON_INDENT(pad));
     json_decref(doc);
     return text;
+}
+
+static char *example(int x, double comm, int pad)
+{
+    return example_scaled(x, comm, 1, 1, pad);
 }
 
 static long upload(harness *h, long exp, int x, const char *commit, double comm, int pad)
@@ -58,6 +74,150 @@ static long upload(harness *h, long exp, int x, const char *commit, double comm,
     json_decref(doc);
     harness_response_free(&r);
     return job;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b)
+        b[n] = '\0';
+    *len = b ? (size_t)n : 0;
+    return b;
+}
+
+/* POST a file's bytes; the answer's "id" (or "profile"), -1 on failure. */
+static long post_file(harness *h, const char *path, const char *file, const char *type,
+                      const char *key)
+{
+    size_t len = 0;
+    char *body = read_all(file, &len);
+    char headers[128];
+    snprintf(headers, sizeof headers, "Content-Type: %s\r\n", type);
+    harness_response r;
+    harness_request(h, "POST", path, headers, body, len, &r);
+    free(body);
+    json_t *doc = harness_json(&r);
+    long id = r.status / 100 == 2 ? (long)json_integer_value(json_object_get(doc, key)) : -1;
+    if (id <= 0)
+        fprintf(stderr, "fixture: POST %s %s: %d %s\n", path, file, r.status, r.body);
+    json_decref(doc);
+    harness_response_free(&r);
+    return id;
+}
+
+/* POST JSON; the answer's "id", -1 on failure. */
+static long post_json(harness *h, const char *path, const char *json)
+{
+    harness_response r;
+    harness_post(h, path, json, &r);
+    json_t *doc = harness_json(&r);
+    long id = r.status / 100 == 2 ? (long)json_integer_value(json_object_get(doc, "id")) : -1;
+    if (id <= 0)
+        fprintf(stderr, "fixture: POST %s: %d %s\n", path, r.status, r.body);
+    json_decref(doc);
+    harness_response_free(&r);
+    return id;
+}
+
+/* The trace experiment: two real traces, no refit needed. */
+static long traces_experiment(harness *h)
+{
+    long id = post_json(h, "/v1/experiments",
+                        "{\"name\":\"dash-traces\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                        "\"training\":{\"train_samples\":50000,\"batch_size\":64,"
+                        "\"data_parallel\":\"ranks\"}}");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=2&refit=defer", id);
+    if (id <= 0 ||
+        post_file(h, path, "tests/data/kineto/nccl_ws2_rank0.json.gz", "application/gzip",
+                  "profile") <= 0)
+        return -1;
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=128&refit=defer", id);
+    if (post_file(h, path, "tests/data/kineto/ddp128_rank0.json.gz", "application/gzip",
+                  "profile") <= 0)
+        return -1;
+    return id;
+}
+
+/* The sweep experiment: three repetitions per point, one held-out point;
+ * the id once its refit is done, -1 on failure. */
+static long sweep_experiment(harness *h)
+{
+    long id = post_json(h, "/v1/experiments",
+                        "{\"name\":\"dash-sweep\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                        "\"training\":{\"train_samples\":50000,\"batch_size\":256,"
+                        "\"data_parallel\":\"ranks\",\"warmup_steps\":1},"
+                        "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.05}}");
+    const double scale[3] = {0.98, 1.00, 1.02};
+    const int xs[6] = {2, 4, 6, 8, 10, 16};
+    long job = -1;
+    for (int i = 0; i < 6 && id > 0; i++)
+        for (int rep = 1; rep <= (xs[i] == 16 ? 1 : 3); rep++) {
+            char *body = example_scaled(xs[i], 1, scale[rep - 1], rep, 0);
+            char path[160];
+            snprintf(path, sizeof path, "/v1/experiments/%ld/profiles%s", id,
+                     xs[i] == 16 ? "?use=evaluation" : "");
+            harness_response r;
+            harness_request(h, "POST", path, "Content-Type: application/json\r\n", body,
+                            body ? strlen(body) : 0, &r);
+            free(body);
+            json_t *doc = harness_json(&r);
+            job = r.status == 202 ? (long)json_integer_value(json_object_get(doc, "job")) : -1;
+            if (job < 0)
+                fprintf(stderr, "fixture: sweep upload x=%d: %d %s\n", xs[i], r.status, r.body);
+            json_decref(doc);
+            harness_response_free(&r);
+            if (job < 0)
+                return -1;
+        }
+    return job > 0 && harness_wait_job(h, job, 120) ? id : -1;
+}
+
+/* The simulation and its run (waited for when it was queued). */
+static long simulation(harness *h, long *run)
+{
+    long sim = post_json(h, "/v1/simulations",
+                         "{\"name\":\"dash-sim\",\"batch_size\":32,\"overhead\":{\"pairs\":"
+                         "[[1000,5.2e-5],[1000000,2.05e-3],[4000000,8.0e-3]]}}");
+    char path[160];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    if (sim <= 0 ||
+        post_file(h, path, "tests/data/simulate/stepgraph.json", "application/json", "id") <= 0)
+        return -1;
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    *run = post_json(h, path,
+                     "{\"workers\":\"1..8\",\"servers\":[1,2],\"bandwidth\":\"1Gbit\","
+                     "\"replications\":3,\"steps\":60,\"warmup_steps\":10}");
+    if (*run <= 0)
+        return -1;
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs/%ld", sim, *run);
+    for (int i = 0; i < 600; i++) {
+        harness_response r;
+        harness_get(h, path, &r);
+        json_t *doc = harness_json(&r);
+        const char *state = json_string_value(json_object_get(doc, "state"));
+        int done = state && !strcmp(state, "done"), failed = state && !strcmp(state, "failed");
+        json_decref(doc);
+        harness_response_free(&r);
+        if (done)
+            return sim;
+        if (failed)
+            break;
+        harness_sleep(0.1);
+    }
+    fprintf(stderr, "fixture: the simulation run did not finish\n");
+    return -1;
 }
 
 int main(void)
@@ -98,7 +258,15 @@ int main(void)
         harness_close(h, 1);
         return 1;
     }
-    printf("PORT %d EXPERIMENT %ld\n", harness_port(h), exp);
+    long traces = traces_experiment(h), run = -1;
+    long sim = traces > 0 ? simulation(h, &run) : -1;
+    long sweep = sim > 0 ? sweep_experiment(h) : -1;
+    if (traces <= 0 || sim <= 0 || sweep <= 0) {
+        harness_close(h, 1);
+        return 1;
+    }
+    printf("PORT %d EXPERIMENT %ld TRACES %ld SIMULATION %ld RUN %ld SWEEP %ld\n",
+           harness_port(h), exp, traces, sim, run, sweep);
     fflush(stdout);
     char line[64];
     while (fgets(line, sizeof line, stdin))

@@ -166,19 +166,21 @@ export function stackedChart(container, id, { parts, epoch, log, xlabel, ylabel 
 
 // Lines over one x: series = [{label, values, color, dash, points}].
 // xLabels: names of x = 1, 2, ... (an axis of categories such as commits).
-export function lineChart(container, id, { xs, series, log, xlabel, ylabel, shade, xLabels }) {
+// yZero: the y axis starts at 0 (values that are amounts: times, money).
+export function lineChart(container, id, { xs, series, log, xlabel, ylabel, shade, xLabels, yZero }) {
   const s = [{ label: xlabel, value: (u, v) => fmt(v) }];
   const data = [xs];
   for (const c of series) {
     s.push({ label: c.label, stroke: c.color, width: c.width ?? 2, dash: c.dash,
-             paths: c.noLine ? noLine : undefined,
+             paths: c.noLine ? noLine : undefined, spanGaps: !!c.spanGaps,
              points: c.points ? { show: true, size: c.size ?? 7, fill: c.color } : { show: false },
              value: (u, v) => fmt(v) });
     data.push(forLog(c.values, log));
   }
   const u = new uPlot({
     width: width(container), height: 280,
-    scales: { x: { time: false, ...scale(log) }, y: scale(log) },
+    scales: { x: { time: false, ...scale(log) },
+              y: !log && yZero ? { distr: 1, range: (u, min, max) => [0, (max > 0 ? max : 1) * 1.05] } : scale(log) },
     axes: [xLabels ? { label: xlabel, incrs: [1], values: (u, splits) =>
       splits.map(v => (Number.isInteger(v) && xLabels[v - 1] !== undefined ? xLabels[v - 1] : '')) }
       : { label: xlabel }, { label: ylabel, size: 60 }],

@@ -53,7 +53,7 @@ export async function historyPage(page, id) {
   const atText = at ? Object.entries(at.at).map(([k, v]) => `${k} = ${fmt(v)}`).join(', ') : '';
   const box = el('div', { class: 'chart', id: 'chart-history' }, el('h3', {}, `Epoch at ${atText} per commit (red: regression)`));
   page.append(box);
-  lineChart(box, 'history', { xs: commits.map((_, i) => i + 1), xlabel: 'commit (oldest first)', ylabel: 'epoch (s)',
+  lineChart(box, 'history', { xs: commits.map((_, i) => i + 1), xlabel: 'commit (oldest first)', ylabel: 'epoch (s)', yZero: true,
     xLabels: commits.map(c => c.commit), series: [
     { label: 'epoch at target', values: epochAt, color: '#2f6fdf', points: true, size: 6 },
     { label: 'regression', values: flagged, color: '#c0262d', noLine: true, points: true, size: 12 }] });

@@ -20,14 +20,22 @@ async function scalingCharts(page, id, { exp, param, fixed, xs }) {
   const px = s.points.map(p => p.point[param]);
   const x1 = s.baseline.point[param];
   const strong = s.scaling === 'strong';
-  const box1 = el('div', { class: 'chart', id: 'chart-speedup' }, el('h3', {}, 'Speedup T₁/Tₖ against the ideal'));
   const box2 = el('div', { class: 'chart', id: 'chart-efficiency' }, el('h3', {}, 'Parallel efficiency against the ideal'));
-  page.append(el('h2', {}, 'Scaling'), el('div', { class: 'charts' }, box1, box2));
   const shade = 4 * Math.max(...xs);
-  lineChart(box1, 'speedup', { xs: px, xlabel: param, ylabel: 'speedup', shade, series: [
-    { label: 'predicted', values: s.points.map(p => p.speedup ? p.speedup.value : null), color: '#2f6fdf' },
-    { label: 'ideal', values: px.map(x => (strong ? x / x1 : 1)), color: '#667085', dash: [5, 5], width: 1 }] });
-  lineChart(box2, 'efficiency', { xs: px, xlabel: param, ylabel: 'efficiency', shade, series: [
+  if (strong) {
+    const box1 = el('div', { class: 'chart', id: 'chart-speedup' }, el('h3', {}, 'Speedup T₁/Tₖ against the ideal'));
+    page.append(el('h2', {}, 'Scaling'), el('div', { class: 'charts' }, box1, box2));
+    lineChart(box1, 'speedup', { xs: px, xlabel: param, ylabel: 'speedup (×)', shade, yZero: true, series: [
+      { label: 'predicted', values: s.points.map(p => p.speedup ? p.speedup.value : null), color: '#2f6fdf' },
+      { label: 'ideal', values: px.map(x => x / x1), color: '#667085', dash: [5, 5], width: 1 }] });
+  } else {
+    // weak scaling: the work grows with the scale, so T₁/Tₖ is the
+    // efficiency itself; one chart, not two identical ones
+    page.append(el('h2', {}, 'Scaling'), el('p', { class: 'muted', id: 'weak-note' },
+      'Weak scaling: each rank keeps its share of the work, so the speedup T₁/Tₖ is the efficiency; ideal is 1 at every scale.'),
+      el('div', { class: 'charts' }, box2));
+  }
+  lineChart(box2, 'efficiency', { xs: px, xlabel: param, ylabel: 'efficiency T₁/Tₖ', shade, yZero: true, series: [
     { label: 'predicted', values: s.points.map(p => p.efficiency ? p.efficiency.value : null), color: '#2f6fdf' },
     { label: 'ideal', values: px.map(() => 1), color: '#667085', dash: [5, 5], width: 1 }] });
   return { values, exp };
@@ -51,21 +59,33 @@ async function costChart(page, id, { exp, param, fixed, xs }) {
   }
   const money = exp.cost && exp.cost.price_per_core_hour !== undefined;
   const key = money ? 'cost' : 'core_hours';
+  const currency = money ? (exp.cost.currency || 'price units') : null;
   const cx = c.candidates.map(k => k.point[param]);
   const onPareto = new Set(c.pareto.map(k => k.point[param]));
   const rec = c.recommended ? c.recommended.point[param] : null;
-  box.append(el('h3', {}, `${money ? 'Money' : 'Core-hours'} per epoch; Pareto front (time, cost) and the recommendation`),
+  box.append(el('h3', {}, `${money ? `Cost per epoch (${currency})` : 'Core-hours per epoch'}; Pareto front (time, cost) and the recommendation`),
     el('p', { class: 'fn' }, c.recommended ? `recommended: ${param} = ${fmt(rec)} — ${c.recommended.reason}` : 'nothing feasible'));
-  lineChart(box, 'cost', { xs: cx, xlabel: param, ylabel: money ? 'cost per epoch' : 'core-h per epoch', series: [
-    { label: 'all candidates', values: c.candidates.map(k => k[key]), color: '#2f6fdf', width: 1, points: true, size: 4 },
-    { label: 'Pareto front', values: c.candidates.map(k => (onPareto.has(k.point[param]) ? k[key] : null)), color: '#e8833a', noLine: true, points: true, size: 8 },
+  lineChart(box, 'cost', { xs: cx, xlabel: param, ylabel: money ? `${currency} per epoch` : 'core-h per epoch', yZero: true, series: [
+    { label: 'all candidates', values: c.candidates.map(k => k[key]), color: '#9aa4b2', width: 1, points: true, size: 4 },
+    { label: 'Pareto front', values: c.candidates.map(k => (onPareto.has(k.point[param]) ? k[key] : null)), color: '#e8833a', width: 3, spanGaps: true, points: true, size: 9 },
     { label: 'recommended', values: c.candidates.map(k => (k.point[param] === rec ? k[key] : null)), color: '#c0262d', noLine: true, points: true, size: 14 }] });
+  // the front itself, point by point: no faster point costs less
+  const front = c.pareto.slice().sort((a, b) => a.point[param] - b.point[param]);
+  box.append(el('p', { class: 'legend-note' }, `Pareto front: ${front.length} of ${c.candidates.length} candidates (no other is both faster and cheaper).`),
+    el('table', { id: 'pareto' },
+      el('tr', {}, [param, 'time per epoch (s)', money ? `cost per epoch (${currency})` : 'core-h per epoch'].map(t => el('th', {}, t))),
+      front.map(k => el('tr', {}, el('td', { class: 'num' }, fmt(k.point[param])),
+        el('td', { class: 'num' }, fmt(k.time_s ?? (k.time && k.time.value))), el('td', { class: 'num' }, fmt(k[key]))))));
 }
 
 async function bottlenecks(page, id, { param, fixed, xs }) {
   const target = 8 * Math.max(...xs);
   const b = await api(`/v1/experiments/${id}/bottlenecks` + query({ at: atText(param, target, fixed), limit: 15 }));
-  page.append(el('h2', {}, `Bottlenecks from now (${param} = ${fmt(b.now[param])}) to ${param} = ${fmt(target)}`));
+  const measuredMax = Math.max(...xs);
+  page.append(el('h2', {}, `Bottlenecks from now (${param} = ${fmt(b.now[param])}) to ${param} = ${fmt(target)}`),
+    el('p', { class: 'extrapolated', id: 'bottlenecks-extrapolated' },
+      `The target ${param} = ${fmt(target)} is ${fmt(target / measuredMax)}× the largest measured ${param} (${fmt(measuredMax)}): ` +
+      'its shares are extrapolations (beyond 4× the measured range, errors grow with the distance).'));
   const rows = b.callpaths.map(c => el('tr', {},
     el('td', { class: 'num' }, c.rank), el('td', {}, c.callpath), el('td', {}, c.category),
     el('td', { class: 'num' }, `${fmt(c.share_now_pct)}%`),
@@ -74,7 +94,7 @@ async function bottlenecks(page, id, { param, fixed, xs }) {
     el('td', {}, bar(c.share_at_pct.value, 'at')),
     el('td', { class: 'num' }, fmtInterval(c.value_at))));
   page.append(el('table', { id: 'bottlenecks' },
-    el('thead', {}, el('tr', {}, ['#', 'callpath', 'category', 'share now', '', 'share at target', '', 'value at target [95%]'].map(t => el('th', {}, t)))),
+    el('thead', {}, el('tr', {}, ['#', 'callpath', 'category', 'share now (measured)', '', `share at ${param} = ${fmt(target)} (extrapolated)`, '', 'value there [95%]'].map(t => el('th', {}, t)))),
     el('tbody', {}, rows)));
 }
 

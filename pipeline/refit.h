@@ -2,11 +2,12 @@
  * refit.h — the work a job does: turn all stored profiles of one experiment
  * into a new numbered model set (aggregated measurements per coordinate,
  * callpath models for every metric, application models epoch/comp/comm/mem),
- * written in one transaction. Called by the worker threads (workers.c) after
- * they claimed a job; knows the store and the modeling library, not HTTP.
+ * written in one transaction. Called by the worker threads (server/workers.c)
+ * after they claimed a job; knows the store, the modeling library and the
+ * analyses, not HTTP. The steps are pipeline/refit_*.c.
  */
-#ifndef PERFCAST_REFIT_H
-#define PERFCAST_REFIT_H
+#ifndef PERFCAST_PIPELINE_REFIT_H
+#define PERFCAST_PIPELINE_REFIT_H
 
 #include <stdint.h>
 #include <stddef.h>
