@@ -215,10 +215,8 @@ int ingest_read_profile(ingest_kind k, const char *buf, size_t len,
             return -1;
         }
         int rc = ingest_cube_to_profile(&c, out, err);
-        if (info && !rc) {
-            info->rank = 0;
-            info->world_size = c.nlocations;
-        }
+        if (info && !rc)
+            info->rank = 0; /* locations are threads and processes, not workers: no world size */
         cube_profile_free(&c);
         return rc;
     }
