@@ -5,6 +5,7 @@
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-readme  the README's examples, run and their answers compared
 #   make bench      speed and accuracy figures
+#   make audit      doubtful models and predictions on Extra-P's test data, warned or silent
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
 #   make run        install what is missing, build, start PostgreSQL when
 #                   DATABASE_URL is unset, serve on http://127.0.0.1:8080
@@ -50,7 +51,7 @@ BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan test-readme test-browser bench fuzz run clean
+.PHONY: all test test-asan test-readme test-browser bench fuzz run clean audit
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
@@ -89,6 +90,9 @@ $(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgr
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
+# the audit of Extra-P's test data, shared by its bench and its test
+$(BUILD)/tests/test_audit $(BUILD)/bench/bench_audit: tests/audit.h
+
 test: $(BUILD)/perfcast $(TESTS)
 	@tests/run.sh $(BUILD)
 
@@ -104,6 +108,9 @@ test-asan:
 
 bench: $(BUILD)/perfcast $(BENCHES)
 	@bench/run.sh $(BUILD)
+
+audit: $(BUILD)/bench/bench_audit
+	@$(BUILD)/bench/bench_audit tests/data/extrap-audit
 
 # libFuzzer targets are built with clang against the library sources directly.
 FUZZ_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS)) \

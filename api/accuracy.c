@@ -20,6 +20,7 @@
 
 #include "api/handlers.h"
 #include "api/predict.h"
+#include "api/warnings.h"
 #include "modeling/accuracy.h"
 #include "store/models.h"
 
@@ -155,7 +156,8 @@ void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp)
     json_decref(seen);
     if (json_array_size(points) == 0)
         json_array_append_new(
-            warnings, json_string("no evaluation-only upload: upload measurements at points "
+            warnings, warning_new(WARN_NOT_MEASURED,
+                                  "no evaluation-only upload: upload measurements at points "
                                   "not used for fitting with ?use=evaluation to see the models' "
                                   "predictive power"));
     else if (json_array_size(unmodeled) > 0) {
@@ -165,7 +167,7 @@ void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp)
                  "no model, so no error at the evaluation points, for %.400s%s", names ? names : "",
                  json_array_size(unmodeled) == 20 ? " and more" : "");
         free(names);
-        json_array_append_new(warnings, json_string(w));
+        json_array_append_new(warnings, warning_new(WARN_NOT_MEASURED, w));
     }
     json_decref(unmodeled);
     json_t *doc = json_pack("{s:I, s:i, s:s, s:o, s:o, s:o, s:i, s:o, s:o, s:{s:s, s:s}}",
@@ -175,6 +177,7 @@ void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp)
                             predict_number(kernels_mpe), "warnings", warnings, "units",
                             "error_pct", "% of the measured value", "median_error_pct",
                             "% (median over the points)");
+    predict_warnings_at(doc, m, predict_metric_slot(m, metric), NULL);
     predict_page_store(ctx, key, resp, doc);
 done:
     store_model_rows_free(rows, n);

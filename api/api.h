@@ -45,6 +45,8 @@ enum {
     API_ROUTE_UPLOAD = 8,     /* counts against the tenant's concurrent uploads */
     API_ROUTE_TEXT = 32,      /* reads text/plain too (Extra-P files), besides JSON */
     API_ROUTE_SIMULATION = 16, /* {id} is a simulation (store/simulations.h): likewise */
+    API_ROUTE_STRICT = 64,    /* its answers carry coded warnings: takes ?strict=true, which
+                                 turns a 200 with any warning into 422 (api/warnings.h) */
 };
 
 typedef void (*api_handler)(api_ctx *ctx, api_request *req, api_response *resp);

@@ -143,6 +143,7 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
         "ranked", n, "unmodeled", unmodeled, "extrapolation", predict_extrapolation_json(m, at),
         "units", "value", unit, "share", "% of the epoch", "growth",
         "leading exponents (poly, log) of the model's largest term");
+    predict_warnings_at(doc, m, slot, at);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

@@ -289,6 +289,7 @@ static json_t *candidate_json(const cached_models *m, const combo *cb, const cfg
                                 : json_null());
     json_object_set_new(o, "interval", iv);
     json_object_set_new(o, "beyond_4x", json_boolean(x->beyond));
+    predict_point_warnings_at(o, cb[x->combo].m, -1, x->point);
     return o;
 }
 
@@ -658,6 +659,11 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                                   "money (all epochs); null without a price", "efficiency",
                                   strong ? "(T_1·x_1)/(T_k·x_k), 1 = ideal"
                                          : "T_1/T_k, 1 = ideal"));
+    /* what the recommendation rests on: its models and its prediction */
+    if (best >= 0)
+        predict_warnings_at(out, cb[ex[best].combo].m, -1, ex[best].point);
+    else
+        predict_warnings_at(out, cb[0].m, -1, NULL);
     predict_page_store(ctx, key, resp, out);
 done:
     json_decref(doc);

@@ -130,6 +130,7 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
         "extrapolation", predict_extrapolation_json(m, point), "units", "time_s", "s",
         "core_hours", "core-h", "cost",
         m->formula[0] ? "money, from cost.formula" : "money: core-h × price_per_core_hour");
+    predict_warnings_at(doc, m, slot, point);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

@@ -45,7 +45,7 @@ static const char *const top_keys[] = {"name", "parameters", "scaling", "trainin
  * bench/bench_robust.c shows extrapolating better than Extra-P's on noisy
  * data and no worse on clean data. Experiments stored before there was a
  * choice have no "modeler" in their spec and keep Extra-P's. */
-#define DEFAULT_MODELER "robust"
+#define DEFAULT_MODELER pmnf_modeler_name(PMNF_MODELER_DEFAULT)
 #define STORED_DEFAULT_MODELER "extrap"
 #define MAX_MARKERS 256
 static const char *const training_keys[] = {"train_samples", "validation_samples", "batch_size",
@@ -513,7 +513,7 @@ static int validate_create(const json_t *doc, api_response *resp, store_experime
     pmnf_modeler_kind kind;
     if (modeler && (!json_is_string(modeler) ||
                     pmnf_modeler_parse(json_string_value(modeler), &kind) < 0))
-        return fault(&ck, "modeler", "must be \"extrap\" or \"robust\"", modeler);
+        return fault(&ck, "modeler", "unknown modeler: must be \"robust\" or \"extrap\"", modeler);
 
     if (e->spec && cost) {
         json_t *c = json_pack("{s:f, s:f}", "cores_per_rank", cores, "price_per_core_hour", price);
@@ -654,7 +654,9 @@ void api_experiment_create(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_experiment_create(c, &e, &err) : err.code;
     store_release(ctx->db, c);
-    if (rc) {
+    if (rc == STORE_CONFLICT && e.id > 0) {
+        api_name_taken(resp, "an experiment", e.name, "/v1/experiments", e.id);
+    } else if (rc) {
         api_store_problem(resp, &err);
     } else {
         api_send_json(resp, 201, experiment_view(&e));

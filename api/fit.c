@@ -8,8 +8,9 @@
  *  "modeler":"extrap|robust","predict":[[64],[128]]}. Answers {"models":[...]}:
  * one model per (callpath, metric) in the shape `perfcast model --json`
  * prints, with predictions and 95% intervals at the requested points for
- * perfcast JSON. The modeler is Extra-P's unless ?modeler= or "modeler" says
- * robust; the robust modeler gets every repetition.
+ * perfcast JSON, each with its coded warnings (api/warnings.h). The modeler
+ * is the robust one (PMNF_MODELER_DEFAULT) unless ?modeler= or "modeler"
+ * says extrap; the robust modeler gets every repetition.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <strings.h>
 
 #include "api/handlers.h"
+#include "api/warnings.h"
 #include "modeling/model_json.h"
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
@@ -34,16 +36,10 @@ static ingest_format format_of(const api_request *req, api_response *resp, int *
         return INGEST_FORMAT_UNKNOWN;
     }
     if (f) {
-        static const struct {
-            const char *name;
-            ingest_format fmt;
-        } names[] = {{"extrap-text", INGEST_FORMAT_EXTRAP_TEXT},
-                     {"extrap-json", INGEST_FORMAT_EXTRAP_JSON},
-                     {"extrap-jsonl", INGEST_FORMAT_EXTRAP_JSONL},
-                     {"talpas", INGEST_FORMAT_TALPAS}};
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (!strcmp(names[i].name, f))
-                return names[i].fmt;
+        /* the names of ingest/extrap.h, the short ones as aliases */
+        ingest_format fmt = ingest_extrap_format_from_name(f);
+        if (fmt != INGEST_FORMAT_UNKNOWN)
+            return fmt;
         api_problem(resp, 415, "format",
                     "unknown format \"%.40s\" (perfcast, extrap-text, extrap-json, extrap-jsonl, "
                     "talpas)",
@@ -272,7 +268,8 @@ static int read_options(const json_t *doc, api_response *resp, pmnf_options *o)
     if (modeler && (!json_is_string(modeler) ||
                     pmnf_options_apply(o, "modeler", json_string_value(modeler), err,
                                        sizeof err) < 0)) {
-        api_problem(resp, 400, "modeler", "must be \"extrap\" or \"robust\"");
+        api_problem(resp, 400, "modeler", "unknown modeler %s: must be \"robust\" or \"extrap\"",
+                    json_is_string(modeler) ? json_string_value(modeler) : "(not a string)");
         return -1;
     }
     const json_t *opts = json_object_get(doc, "options");
@@ -306,7 +303,7 @@ static int read_options(const json_t *doc, api_response *resp, pmnf_options *o)
 }
 
 static json_t *predictions(const json_t *doc, const pmnf_model *model, int nparams,
-                           api_response *resp, int *bad)
+                           const char *const *names, api_response *resp, int *bad)
 {
     const json_t *ask = json_object_get(doc, "predict");
     json_t *out = json_array();
@@ -332,9 +329,13 @@ static json_t *predictions(const json_t *doc, const pmnf_model *model, int npara
             return out;
         }
         int no_interval = pmnf_predict(model, point, &v, &lo, &hi);
-        json_array_append_new(out, json_pack("{s:o, s:f, s:o}", "point",
-                                             json_pack("[]"), "value", v, "interval",
-                                             no_interval ? json_null() : json_pack("[f, f]", lo, hi)));
+        json_t *w = json_array();
+        pmnf_point_warnings_json(w, model, point, names, NULL);
+        json_array_append_new(out, json_pack("{s:o, s:o, s:o, s:o}", "point", json_pack("[]"),
+                                             "value", isfinite(v) ? json_real(v) : json_null(),
+                                             "interval",
+                                             no_interval ? json_null() : json_pack("[f, f]", lo, hi),
+                                             "warnings", w));
         json_t *pj = json_object_get(json_array_get(out, i), "point");
         for (int q = 0; q < nparams; q++)
             json_array_append_new(pj, json_real(point[q]));
@@ -375,7 +376,7 @@ static void fit_perfcast(api_request *req, api_response *resp, pmnf_options *o)
         json_object_set_new(one, "callpath", json_string(callpath ? callpath : "<root>"));
         json_object_set_new(one, "metric", json_string(metric ? metric : "<default>"));
         int bad;
-        json_t *pred = predictions(doc, &model, nparams, resp, &bad);
+        json_t *pred = predictions(doc, &model, nparams, names, resp, &bad);
         json_object_set_new(one, "predictions", pred);
         if (!bad)
             api_send_json(resp, 200, json_pack("{s:[o]}", "models", one));
@@ -398,6 +399,7 @@ void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     pmnf_options o;
     pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_DEFAULT;
     const char *measure = api_query(req, "measure");
     char err[256];
     if (measure && pmnf_options_set(&o, "measure", measure, err, sizeof err) < 0) {
@@ -406,7 +408,8 @@ void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const char *modeler = api_query(req, "modeler");
     if (modeler && pmnf_options_apply(&o, "modeler", modeler, err, sizeof err) < 0) {
-        api_problem(resp, 400, "modeler", "must be extrap or robust, got \"%.40s\"", modeler);
+        api_problem(resp, 400, "modeler", "unknown modeler \"%.40s\": must be robust or extrap",
+                    modeler);
         return;
     }
     if (is_perfcast)

@@ -171,6 +171,27 @@ void api_send_body(api_response *resp, int status, const char *content_type, cha
     resp->body_len = len;
 }
 
+void api_name_taken(api_response *resp, const char *what, const char *name,
+                    const char *collection, int64_t id)
+{
+    char detail[320];
+    snprintf(detail, sizeof detail,
+             "name: this tenant has %s named \"%.80s\" (id %" PRId64 "); GET %s/%" PRId64
+             " reads it, DELETE it first to make another",
+             what, name, id, collection, id);
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s, s:s, s:I}", "type", "about:blank", "title",
+                            api_status_title(409), "status", 409, "detail", detail, "field",
+                            "name", "id", (json_int_t)id);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!text) {
+        api_problem(resp, 409, "name", "%s", detail);
+        return;
+    }
+    api_send_body(resp, 409, "application/problem+json", text, strlen(text));
+    api_add_header(resp, "Location", "%s/%" PRId64, collection, id);
+}
+
 void api_send_empty(api_response *resp, int status)
 {
     api_send_body(resp, status, NULL, NULL, 0);

@@ -50,6 +50,7 @@ typedef struct api_request {
     const char *client_addr; /* numeric peer address, for per-address limits; may be NULL */
     int preauthorized; /* 1: api_admit() checked it from the headers; dispatch skips the checks */
     int upload_held;   /* 1: api_admit() holds one of the tenant's upload slots */
+    int strict_route;  /* 1: the route takes ?strict= (API_ROUTE_STRICT, api/warnings.h) */
 } api_request;
 
 /* A response body shared read-only between the answers that send it and
@@ -98,6 +99,12 @@ void api_send_json(api_response *resp, int status, json_t *doc);
 /* Replaces the response with body (ownership taken). */
 void api_send_body(api_response *resp, int status, const char *content_type, char *body,
                    size_t len);
+/* 409 for a name the tenant already uses: the problem names the field
+ * "name" and carries the existing resource's "id" (also at Location,
+ * collection/id), so that a script run twice finds what it made the first
+ * time. what: "an experiment". */
+void api_name_taken(api_response *resp, const char *what, const char *name,
+                    const char *collection, int64_t id);
 /* Shared bodies: wrap takes body (malloc'ed) into a new one holding one
  * reference (NULL when out of memory, body then freed); ref adds one;
  * release drops one and frees the text with the last. */

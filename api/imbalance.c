@@ -221,6 +221,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         json_object_set_new(doc, "at", predict_point_json(m, at));
         json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
     }
+    predict_warnings_at(doc, m, slot, at_text ? at : NULL);
     predict_page_store(ctx, key, resp, doc);
 done:
     free(list);

@@ -23,8 +23,9 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "modeling/model_json.h"
 #include "analysis/training.h"
+#include "api/warnings.h"
+#include "modeling/model_json.h"
 #include "ingest/phase.h"
 #include "ingest/profile.h"
 #include "modeling/iteration.h"
@@ -145,7 +146,7 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
     if (api_path_id(req, resp, "id", "experiment", &id))
         return;
     for (size_t k = 0; k < req->nquery; k++)
-        if (req->query[k].name) {
+        if (req->query[k].name && !(req->strict_route && !strcmp(req->query[k].name, "strict"))) {
             api_problem(resp, 400, req->query[k].name, "unknown query parameter");
             return;
         }
@@ -283,7 +284,9 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
             snprintf(w, sizeof w,
                      "%s: no callpath matches \"%.200s\" (iteration_phases.%s): it counts 0",
                      it_name(p), text[p], phase_keys[p]);
-            json_array_append_new(warnings, json_string(w));
+            json_t *wj = warning_new(WARN_PHASE_UNMATCHED, w);
+            json_object_set_new(wj, "phase", json_string(it_name(p)));
+            json_array_append_new(warnings, wj);
         }
     }
     json_t *comm = json_array();

@@ -26,6 +26,7 @@
 #include "api/levels_query.h"
 #include "modeling/model_json.h"
 #include "api/predict.h"
+#include "api/warnings.h"
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"
@@ -213,7 +214,8 @@ static int listing_levels(api_ctx *ctx, const api_request *req, api_response *re
     }
     for (size_t i = 0; i < req->nquery; i++) {
         const char *name = req->query[i].name ? req->query[i].name : "";
-        if (!in_list(allowed, name) && !levels_is_factor(e.spec, name)) {
+        if (!in_list(allowed, name) && !levels_is_factor(e.spec, name) &&
+            !(req->strict_route && !strcmp(name, "strict"))) {
             api_problem(resp, 400, name,
                         "unknown query parameter; %s takes: %s and the experiment's factors",
                         pattern, allowed);
@@ -303,6 +305,21 @@ void api_measurements_list(api_ctx *ctx, api_request *req, api_response *resp)
 
 /* ---- GET /v1/experiments/{id}/models -------------------------------------- */
 
+/* Models stored before warnings had codes keep their texts: they become
+ * coded warnings again from the stored bits. */
+static void coded_warnings(json_t *o, const json_t *doc)
+{
+    const json_t *w = json_object_get(doc, "warnings");
+    if (!json_array_size(w) || json_is_object(json_array_get(w, 0)))
+        return;
+    unsigned bits = (unsigned)json_integer_value(json_object_get(doc, "warning_bits"));
+    json_t *arr = json_array();
+    for (unsigned bit = 1; arr && bit <= PMNF_WARN_LAST; bit <<= 1)
+        if (bits & bit)
+            json_array_append_new(arr, warning_new(pmnf_warning_code(bit), pmnf_warning_text(bit)));
+    json_object_set_new(o, "warnings", arr);
+}
+
 static json_t *model_view(const store_model_row *m)
 {
     json_t *doc = m->model_json ? json_loads(m->model_json, 0, NULL) : NULL;
@@ -314,12 +331,14 @@ static json_t *model_view(const store_model_row *m)
     }
     if (doc) {
         static const char *const copy[] = {"function", "constant", "terms", "smape", "rss",
-                                           "adjusted_r2", "cv_smape", "points", "warnings"};
+                                           "adjusted_r2", "cv_smape", "points", "warnings",
+                                           "diagnostics"};
         for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++) {
             json_t *v = json_object_get(doc, copy[i]);
             if (v)
                 json_object_set(o, copy[i], v);
         }
+        coded_warnings(o, doc);
         json_object_set_new(o, "growth", json_pack("{s:f, s:f}", "poly", m->growth_poly, "log",
                                                    m->growth_log));
         /* models stored before there were two modelers are Extra-P's */
@@ -545,6 +564,7 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
     json_object_set_new(doc, "units", json_pack("{s:s, s:s, s:s, s:s, s:s}", "epoch", unit, "comp",
                                                 unit, "comm", unit, "mem", unit, "interval",
                                                 "95% prediction interval, same unit"));
+    predict_warnings_at(doc, m, slot, point);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     model_cache_release(ctx->models, m);
     predict_page_store(ctx, key, resp, doc);

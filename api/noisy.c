@@ -2,6 +2,7 @@
  * noisy.c — the too-noisy points of a model set (noisy.h).
  */
 #include "api/noisy.h"
+#include "api/warnings.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -83,14 +84,14 @@ void noisy_points_attach(json_t *doc, const noisy_points *np)
 {
     if (!doc || !np->count)
         return;
-    json_t *w = json_object_get(doc, "warnings");
-    if (!json_is_array(w)) {
-        w = json_array();
-        json_object_set_new(doc, "warnings", w);
-    }
     for (int i = 0; i < np->named; i++)
-        json_array_append_new(w, json_string(np->text[i]));
-    if (np->count > np->named)
-        json_array_append_new(w, json_sprintf("%d too-noisy points in all; the first %d are named",
-                                              np->count, np->named));
+        warning_append(doc, warning_new(WARN_NOISY_MEASUREMENT, np->text[i]));
+    if (np->count > np->named) {
+        char text[120];
+        snprintf(text, sizeof text, "%d too-noisy points in all; the first %d are named",
+                 np->count, np->named);
+        json_t *w = warning_new(WARN_NOISY_MEASUREMENT, text);
+        json_object_set_new(w, "count", json_integer(np->count));
+        warning_append(doc, w);
+    }
 }

@@ -15,6 +15,7 @@
 
 #include "analysis/levels.h"
 #include "api/levels_query.h"
+#include "api/warnings.h"
 
 prediction predict_part(const cached_part *p, const double *point)
 {
@@ -91,11 +92,50 @@ json_t *predict_extrapolation_json(const cached_models *m, const double *point)
             json_array_append_new(beyond, json_string(m->params[i]));
     }
     int warn = json_array_size(beyond) > 0;
-    return json_pack("{s:b, s:o, s:o, s:s?}", "beyond_4x", warn, "parameters", beyond,
-                     "max_measured", max, "warning",
-                     warn ? "the point lies beyond 4x the largest measured value of a parameter: "
-                            "prediction errors grow with the distance"
-                          : NULL);
+    return json_pack("{s:b, s:o, s:o}", "beyond_4x", warn, "parameters", beyond, "max_measured",
+                     max);
+}
+
+static void part_warnings(json_t *doc, const cached_models *m, int slot, const double *point,
+                          int with_model)
+{
+    static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    if (slot < 0)
+        slot = predict_metric_slot(m, "time");
+    if (slot < 0)
+        return;
+    const cached_part *parts = m->parts[slot];
+    int composed = parts[0].present && parts[1].present && parts[2].present;
+    for (int i = composed ? 0 : 3; i < (composed ? 3 : 4); i++) {
+        if (!parts[i].present)
+            continue;
+        char model[100];
+        snprintf(model, sizeof model, "%s %.60s", part_names[i], m->metrics[slot]);
+        if (with_model) {
+            warnings_attach_model(doc, &parts[i].model, point, names, model);
+        } else {
+            json_t *arr = json_array();
+            pmnf_point_warnings_json(arr, &parts[i].model, point, names, model);
+            for (size_t k = 0; k < json_array_size(arr); k++)
+                warning_append(doc, json_incref(json_array_get(arr, k)));
+            json_decref(arr);
+        }
+    }
+    if (doc && !json_is_array(json_object_get(doc, "warnings")))
+        json_object_set_new(doc, "warnings", json_array());
+}
+
+void predict_warnings_at(json_t *doc, const cached_models *m, int slot, const double *point)
+{
+    part_warnings(doc, m, slot, point, 1);
+}
+
+void predict_point_warnings_at(json_t *doc, const cached_models *m, int slot, const double *point)
+{
+    part_warnings(doc, m, slot, point, 0);
 }
 
 json_t *predict_point_json(const cached_models *m, const double *point)
@@ -142,6 +182,7 @@ int predict_check_query(const api_request *req, api_response *resp, const cached
             known = !strcmp(name, m->params[i]);
         for (int i = 0; i < m->nfactors && !known; i++) /* the level of a factor */
             known = !strcmp(name, m->factors[i]);
+        known |= req->strict_route && !strcmp(name, "strict"); /* api/warnings.h */
         if (!known) {
             api_problem(resp, 400, name, params_ok ? "neither a parameter of this experiment nor "
                                                      "an option of this endpoint"

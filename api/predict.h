@@ -42,8 +42,18 @@ const char *predict_unit(const char *metric);
 /* 1 when a coordinate of point lies beyond 4x the parameter's largest
  * measured value. */
 int predict_beyond(const cached_models *m, const double *point);
-/* {"beyond_4x","parameters":[..],"max_measured":{..},"warning"?} */
+/* {"beyond_4x","parameters":[..],"max_measured":{..}}; the warning itself
+ * is extrapolation_far in the answer's "warnings" (predict_warnings_at). */
 json_t *predict_extrapolation_json(const cached_models *m, const double *point);
+
+/* Appends to doc's "warnings" (made, empty, when there is none) the coded
+ * warnings of the models behind the epoch of metric slot (-1: time) and of
+ * their predictions at point (api/warnings.h): comp, comm and mem when the
+ * epoch is composed of them, else the epoch's own model; each names its
+ * model ("comp time"). */
+void predict_warnings_at(json_t *doc, const cached_models *m, int slot, const double *point);
+/* The same without the models' own warnings: the predictions' only. */
+void predict_point_warnings_at(json_t *doc, const cached_models *m, int slot, const double *point);
 
 /* {"<param>":value, ...} */
 json_t *predict_point_json(const cached_models *m, const double *point);

@@ -20,12 +20,14 @@
 
 #include "api/handlers.h"
 #include "api/limits.h"
+#include "api/warnings.h"
 
 #define R STORE_SCOPE_READ
 #define W STORE_SCOPE_WRITE
 #define A STORE_SCOPE_ADMIN
 #define DB API_ROUTE_DB
 #define EXP (API_ROUTE_DB | API_ROUTE_EXPERIMENT)
+#define ST API_ROUTE_STRICT
 #define SIM (API_ROUTE_DB | API_ROUTE_SIMULATION)
 static const api_route routes[] = {
     {"GET", "/health", api_health, 0, 0, ""},
@@ -42,15 +44,15 @@ static const api_route routes[] = {
     /* listings and configurations take factor levels: their handlers check the query */
     {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/export", api_experiment_export, EXP, R, "format"},
-    {"GET", "/v1/experiments/{id}/models", api_models_list, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/predict", api_predict, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/cost", api_cost, EXP, R, NULL},
-    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP, W, NULL},
-    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/models", api_models_list, EXP | ST, R, NULL},
+    {"GET", "/v1/experiments/{id}/predict", api_predict, EXP | ST, R, NULL},
+    {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP | ST, R, NULL},
+    {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP | ST, R, NULL},
+    {"GET", "/v1/experiments/{id}/cost", api_cost, EXP | ST, R, NULL},
+    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP | ST, W, NULL},
+    {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP | ST, R, NULL},
+    {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP | ST, R, NULL},
+    {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP | ST, R, NULL},
     {"DELETE", "/v1/experiments/{id}/profiles/{pid}", api_profile_delete, EXP, W, ""},
     {"GET", "/v1/experiments/{id}/profiles", api_profiles_list, EXP, R, "limit cursor"},
     {"GET", "/v1/experiments/{id}/statistics", api_statistics, EXP, R, NULL},
@@ -58,7 +60,7 @@ static const api_route routes[] = {
     {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R, ""},
     {"POST", "/v1/experiments/{id}/advice", api_advice, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/efficiency", api_efficiency, EXP, R, NULL},
-    {"GET", "/v1/experiments/{id}/iterations", api_iterations, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/iterations", api_iterations, EXP | ST, R, NULL},
     {"POST", "/v1/overhead-sets", api_overheads_create, DB, W, "job"},
     {"GET", "/v1/overhead-sets", api_overheads_list, DB, R, "limit cursor"},
     {"GET", "/v1/overhead-sets/{id}", api_overheads_get, DB, R, ""},
@@ -70,7 +72,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R, "device job"},
     {"GET", "/v1/experiments/{id}/analyses/{run}", api_analysis_get, EXP, R, ""},
     {"GET", "/v1/analyses/{run}", api_analysis_get, DB, R, ""},
-    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP, R, "job"},
+    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP | ST, R, "job"},
     {"POST", "/v1/simulations", api_sim_create, DB, W, ""},
     {"GET", "/v1/simulations", api_sim_list, DB, R, "limit cursor"},
     {"GET", "/v1/simulations/{id}", api_sim_get, SIM, R, ""},
@@ -82,7 +84,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R, "limit"},
     {"GET", "/v1/experiments/{id}/regressions", api_regressions, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/curve", api_curve, EXP, R, NULL},
-    {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT, W, "format measure modeler"},
+    {"POST", "/v1/fit", api_fit, API_ROUTE_TEXT | ST, W, "format measure modeler"},
     {"POST", "/v1/tokens", api_token_create, DB, A, ""},
     {"GET", "/v1/tokens", api_token_list, DB, A, ""},
     {"DELETE", "/v1/tokens/{id}", api_token_revoke, DB, A, ""},
@@ -92,6 +94,7 @@ static const api_route routes[] = {
 #undef A
 #undef DB
 #undef EXP
+#undef ST
 
 const api_route *api_routes(size_t *n)
 {
@@ -182,6 +185,8 @@ static int check_query(const api_route *r, const api_request *req, api_response 
                 api_problem(resp, 400, name, "given more than once in the query");
                 return -1;
             }
+        if ((r->flags & API_ROUTE_STRICT) && !strcmp(name, "strict"))
+            continue;
         if (r->query && !listed(r->query, name)) {
             if (*r->query)
                 api_problem(resp, 400, name, "unknown query parameter; %s takes: %s", r->pattern,
@@ -324,7 +329,12 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
                 return;
             own_slot = req->upload_held;
         }
-        r->handler(ctx, req, resp);
+        req->strict_route = (r->flags & API_ROUTE_STRICT) != 0;
+        int strict = req->strict_route ? warnings_strict_requested(req, resp) : 0;
+        if (strict >= 0)
+            r->handler(ctx, req, resp);
+        if (strict > 0)
+            warnings_strict_apply(resp);
         if (own_slot)
             api_admit_release(ctx, req);
         if (r->flags & API_ROUTE_UPLOAD) /* the profile's digest, for the audit line */

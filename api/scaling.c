@@ -288,6 +288,7 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
         "units", "epoch", unit, "comp", unit, "comm", unit, "mem", unit, "speedup_pct", "%",
         "ideal_speedup_pct", "%", "efficiency_pct", "%", "speedup", "ratio T_1/T_k",
         "efficiency", !strcmp(m->scaling, "strong") ? "ratio (T_1·x_1)/(T_k·x_k)" : "ratio T_1/T_k");
+    predict_warnings_at(doc, m, slot, last);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

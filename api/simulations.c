@@ -148,7 +148,9 @@ void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_sim_create(c, &s, &err) : err.code;
     store_release(ctx->db, c);
-    if (rc == STORE_CONFLICT)
+    if (rc == STORE_CONFLICT && s.id > 0)
+        api_name_taken(resp, "a simulation", name, "/v1/simulations", s.id);
+    else if (rc == STORE_CONFLICT)
         api_problem(resp, 409, "name", "this tenant has a simulation named \"%.80s\"", name);
     else if (rc)
         api_store_problem(resp, &err);

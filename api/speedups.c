@@ -395,6 +395,7 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
         "% against P_1 of the series along the first parameter", "efficiency_pct", "%",
         "core_hours", "core-h per epoch");
     json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
+    predict_warnings_at(doc, m, predict_metric_slot(m, metric), at);
     predict_page_store(ctx, key, resp, doc);
 done:
     free(c);

@@ -75,7 +75,7 @@ speed() {
         fail "$fig" "$ru"; return
     fi
     gen_s=$(jget wall_s "$ru")
-    if ! measure "$base.models" "$PERFCAST" model "$base.txt"; then
+    if ! measure "$base.models" "$PERFCAST" model --modeler extrap "$base.txt"; then
         fail "$fig" "$ru"; return
     fi
     wall=$(jget wall_s "$ru")
@@ -107,6 +107,21 @@ modeler_cache() {
             "shared modeler $(jget shared_cpu_us_per_model "$line") us of CPU per model," \
             "differing models $(jget differing_models "$line")"
     done <"$DATA/modeler_cache.out"
+}
+
+# Doubtful models and predictions on Extra-P's own test data, with and
+# without their coded warning (bench/bench_audit.c, `make audit`).
+warning_audit() {
+    if ! measure "$DATA/audit.out" "$B/bench_audit" tests/data/extrap-audit; then
+        fail audit "$ru"; return
+    fi
+    grep -v '^#' "$DATA/audit.out"
+    while read -r line; do
+        say "audit: $(jget modeler "$line" | tr -d '"') $(jget category "$line" | tr -d '"'):" \
+            "$(jget problems "$line") problems, $(jget warned "$line") warned, $(jget silent "$line") silent"
+    done <<EOF_AUDIT
+$(grep '^{' "$DATA/audit.out")
+EOF_AUDIT
 }
 
 # The robust modeler against Extra-P's on generated sets with known truth
@@ -487,6 +502,7 @@ speed speed_1param 1 100000 101 76.9 100000
 speed speed_2param 2 10000 102 40 20000
 modeler_cache
 robust_modeler
+warning_audit
 accuracy 1 0.05 2000 201
 accuracy 1 0.15 2000 202
 accuracy 2 0.05 2000 203

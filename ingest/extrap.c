@@ -44,35 +44,33 @@ ingest_format ingest_extrap_format_from_path(const char *path, const char *buf, 
     return INGEST_FORMAT_UNKNOWN;
 }
 
+/* The names every command and route uses, then the short ones `perfcast
+ * model --format` took before, kept as aliases. */
+static const struct {
+    const char *name;
+    ingest_format fmt;
+} format_names[] = {
+    {"extrap-text", INGEST_FORMAT_EXTRAP_TEXT}, {"extrap-json", INGEST_FORMAT_EXTRAP_JSON},
+    {"extrap-jsonl", INGEST_FORMAT_EXTRAP_JSONL}, {"talpas", INGEST_FORMAT_TALPAS},
+    {"text", INGEST_FORMAT_EXTRAP_TEXT},        {"json", INGEST_FORMAT_EXTRAP_JSON},
+    {"jsonl", INGEST_FORMAT_EXTRAP_JSONL},
+};
+
 ingest_format ingest_extrap_format_from_name(const char *name)
 {
     if (!name)
         return INGEST_FORMAT_UNKNOWN;
-    if (strcmp(name, "text") == 0)
-        return INGEST_FORMAT_EXTRAP_TEXT;
-    if (strcmp(name, "json") == 0)
-        return INGEST_FORMAT_EXTRAP_JSON;
-    if (strcmp(name, "jsonl") == 0)
-        return INGEST_FORMAT_EXTRAP_JSONL;
-    if (strcmp(name, "talpas") == 0)
-        return INGEST_FORMAT_TALPAS;
+    for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++)
+        if (strcmp(name, format_names[i].name) == 0)
+            return format_names[i].fmt;
     return INGEST_FORMAT_UNKNOWN;
 }
 
 const char *ingest_extrap_format_name(ingest_format f)
 {
-    switch (f) {
-    case INGEST_FORMAT_EXTRAP_TEXT:
-        return "text";
-    case INGEST_FORMAT_EXTRAP_JSON:
-        return "json";
-    case INGEST_FORMAT_EXTRAP_JSONL:
-        return "jsonl";
-    case INGEST_FORMAT_TALPAS:
-        return "talpas";
-    case INGEST_FORMAT_UNKNOWN:
-        break;
-    }
+    for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++)
+        if (format_names[i].fmt == f)
+            return format_names[i].name; /* the first: the canonical name */
     return "unknown";
 }
 

@@ -71,8 +71,11 @@ typedef struct ingest_error {
 /* Format by file name: .txt -> text (TaLPas when the first non-blank
  * character is '{'), .json/.JSON -> JSON, .jsonl -> JSON Lines. */
 ingest_format ingest_extrap_format_from_path(const char *path, const char *buf, size_t len);
-/* "text", "json", "jsonl", "talpas" -> format; UNKNOWN otherwise. */
+/* "extrap-text", "extrap-json", "extrap-jsonl", "talpas" (the names every
+ * command and route uses; "text", "json", "jsonl" kept as aliases) ->
+ * format; UNKNOWN otherwise. */
 ingest_format ingest_extrap_format_from_name(const char *name);
+/* The canonical name of a format ("extrap-text"), "unknown" for none. */
 const char *ingest_extrap_format_name(ingest_format f);
 
 /* Reads buf[0..len) (need not be NUL-terminated). Returns 0 and fills out

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modeling/warning_json.h"
+
 static json_t *terms_json(const pmnf_function *f, const char *const *names)
 {
     json_t *terms = json_array();
@@ -33,20 +35,82 @@ static json_t *interval_json(const pmnf_model *m)
                      "cov", cov);
 }
 
+static json_t *finite_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *api_model_diagnostics_json(const pmnf_model *m, const char *const *names)
+{
+    const pmnf_diagnostics *g = &m->diag;
+    json_t *o = json_pack("{s:o, s:o, s:o}", "smape", finite_or_null(m->smape), "adjusted_r2",
+                          finite_or_null(m->ar2), "rss", finite_or_null(m->rss));
+    if (!o)
+        return NULL;
+    /* Extra-P's modeler chooses by its own cross-validation score; every
+     * model has the leave-one-out error of its terms */
+    if (m->modeler == PMNF_MODELER_EXTRAP)
+        json_object_set_new(o, "cv_smape", finite_or_null(m->cv_smape));
+    if (!g->known)
+        return o;
+    json_object_set_new(o, "cross_validated_smape", finite_or_null(g->loo_smape));
+    json_t *params = json_object();
+    for (int p = 0; params && p < m->f.nparams; p++)
+        json_object_set_new(params, names[p],
+                            json_pack("{s:f, s:f, s:i}", "min", g->lo[p], "max", g->hi[p],
+                                      "distinct", g->distinct[p]));
+    json_object_set_new(o, "parameters", params);
+    json_object_set_new(o, "measurements",
+                        json_pack("{s:o, s:o}", "min", finite_or_null(g->vmin), "max", finite_or_null(g->vmax)));
+    json_object_set_new(o, "farthest_point",
+                        json_pack("{s:o, s:o}", "left_out_error", finite_or_null(g->far_loo_error),
+                                  "interval_half_width", finite_or_null(g->far_half_width)));
+    return o;
+}
+
+/* Reads the diagnostics back (a model stored before them: known = 0). */
+static void read_diagnostics(const json_t *o, const char *const *names, int nparams,
+                             pmnf_diagnostics *g)
+{
+    memset(g, 0, sizeof *g);
+    const json_t *params = json_object_get(o, "parameters");
+    const json_t *meas = json_object_get(o, "measurements");
+    const json_t *far = json_object_get(o, "farthest_point");
+    if (!json_is_object(params) || !json_is_object(meas))
+        return;
+    for (int p = 0; p < nparams; p++) {
+        const json_t *q = json_object_get(params, names[p]);
+        if (!json_is_number(json_object_get(q, "min")) || !json_is_number(json_object_get(q, "max")))
+            return;
+        g->lo[p] = json_number_value(json_object_get(q, "min"));
+        g->hi[p] = json_number_value(json_object_get(q, "max"));
+        g->distinct[p] = (int)json_integer_value(json_object_get(q, "distinct"));
+    }
+    const json_t *vmin = json_object_get(meas, "min"), *vmax = json_object_get(meas, "max");
+    g->vmin = json_is_number(vmin) ? json_number_value(vmin) : NAN;
+    g->vmax = json_is_number(vmax) ? json_number_value(vmax) : NAN;
+    const json_t *loo = json_object_get(o, "cross_validated_smape");
+    g->loo_smape = json_is_number(loo) ? json_number_value(loo) : NAN;
+    const json_t *e = json_object_get(far, "left_out_error"),
+                 *h = json_object_get(far, "interval_half_width");
+    g->far_loo_error = json_is_number(e) ? json_number_value(e) : NAN;
+    g->far_half_width = json_is_number(h) ? json_number_value(h) : NAN;
+    g->known = 1;
+}
+
 json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int with_interval)
 {
     char text[2048];
     pmnf_format(&m->f, names, text, sizeof text);
-    json_t *warnings = json_array();
-    for (unsigned bit = 1; warnings && bit <= PMNF_WARN_LAST; bit <<= 1)
-        if (m->warnings & bit)
-            json_array_append_new(warnings, json_string(pmnf_warning_text(bit)));
+    json_t *warnings = pmnf_warnings_json(m, names, NULL);
     json_t *o = json_pack("{s:s, s:f, s:o*, s:f, s:f, s:f, s:f, s:i, s:o*}", "function", text,
                           "constant", m->f.constant, "terms", terms_json(&m->f, names), "rss",
                           m->rss, "smape", m->smape, "adjusted_r2", m->ar2, "cv_smape",
                           m->cv_smape, "points", m->npoints, "warnings", warnings);
-    if (o)
+    if (o) {
         json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(m->modeler)));
+        json_object_set_new(o, "diagnostics", api_model_diagnostics_json(m, names));
+    }
     if (o && with_interval) {
         json_object_set_new(o, "interval", interval_json(m));
         json_object_set_new(o, "warning_bits", json_integer(m->warnings));
@@ -117,6 +181,7 @@ int api_model_from_json(const json_t *doc, const char *const *names, int nparams
         return -1;
     if (!ok || read_terms(json_object_get(doc, "terms"), names, nparams, &m->f) < 0)
         return -1;
+    read_diagnostics(json_object_get(doc, "diagnostics"), names, nparams, &m->diag);
     const json_t *iv = json_object_get(doc, "interval");
     const json_t *cov = json_object_get(iv, "cov");
     m->ncoef = m->f.nterms + 1;

@@ -5,7 +5,10 @@
  *
  *   {"function":"<Extra-P syntax>","constant":c0,"terms":[{"coefficient":c,
  *    "factors":[{"parameter":"ranks","poly":0.5,"log":1}]}],"rss","smape",
- *    "adjusted_r2","cv_smape","points","warnings":[...],"modeler":"extrap"|"robust",
+ *    "adjusted_r2","cv_smape","points","warnings":[{"code","message",...}],
+ *    "modeler":"extrap"|"robust","diagnostics":{"smape","adjusted_r2","rss",
+ *    "cv_smape"(Extra-P's),"cross_validated_smape","parameters":{"ranks":{"min",
+ *    "max","distinct"}},"measurements":{"min","max"},"farthest_point":{...}},
  *    "interval":{"dof","sigma2","t975","cov":[...]}}
  */
 #ifndef PERFCAST_MODELING_MODEL_JSON_H
@@ -18,6 +21,11 @@
 /* New JSON object for m; names[param] names the parameters. NULL when out
  * of memory. with_interval adds the "interval" member. */
 json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int with_interval);
+
+/* The "diagnostics" member: fit quality, the measured range and distinct
+ * values of each parameter, the smallest and largest measurement and the
+ * leave-one-out errors (modeling/assess.h). */
+json_t *api_model_diagnostics_json(const pmnf_model *m, const char *const *names);
 
 /* Reads a document written by api_model_to_json(..., 1) back. Returns 0, or
  * -1 when it is not one (unknown parameter, missing member). */

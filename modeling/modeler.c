@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modeling/assess.h"
 #include "modeling/modeler_internal.h"
 #include "modeling/robust_internal.h"
 
@@ -437,6 +438,16 @@ static void fall_back_to_mean(pmnf_model *out, const pmnf_data *d)
     quality_interval(out, NULL);
 }
 
+/* The model-level warnings and diagnostics of every fit (assess.h). */
+static int assess(pmnf_model *out, const pmnf_data *d, char *err, size_t errcap)
+{
+    if (pmnf_assess_model(out, d) < 0) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int model_is_finite(const pmnf_model *o)
 {
     if (!isfinite(o->f.constant) || !isfinite(o->rss) || !isfinite(o->smape) ||
@@ -464,7 +475,7 @@ int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pm
             return -1;
         if (!model_is_finite(out))
             fall_back_to_mean(out, d);
-        return 0;
+        return assess(out, d, err, errcap);
     }
     if (d->nparams == 1) {
         rc = single_fit(m, d->coords, d->values, d->npoints, 0, 1, out);
@@ -479,7 +490,7 @@ int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pm
     }
     if (!model_is_finite(out))
         fall_back_to_mean(out, d);
-    return 0;
+    return assess(out, d, err, errcap);
 }
 
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi)
@@ -523,6 +534,30 @@ const char *pmnf_warning_text(unsigned bit)
                "values); the model is Extra-P's.";
     case PMNF_WARN_NO_REPETITIONS:
         return "No repetitions: the robust modeler estimated the noise from the residuals.";
+    case PMNF_WARN_POOR_FIT:
+        return "The model fits the measurements poorly (SMAPE above 20% on positive data, or "
+               "adjusted R^2 below 0.5 on data that vary more than 1.5x): measure more points or "
+               "repetitions, or check the data for a change of behaviour.";
+    case PMNF_WARN_NEGATIVE_PREDICTION:
+        return "The model predicts a value <= 0 between the measured range and this point: "
+               "do not use the prediction; measure closer to the point.";
+    case PMNF_WARN_IMPLAUSIBLE_EXTRAPOLATION:
+        return "Between the measured range and this point the model falls below half the "
+               "smallest measurement, or a metric that grows falls: measure closer to the "
+               "point before relying on the prediction.";
+    case PMNF_WARN_EXTRAPOLATION_FAR:
+        return "The point lies beyond 4x the measured range of a parameter: prediction errors "
+               "grow with the distance.";
+    case PMNF_WARN_TWO_REGIMES:
+        return "The measurements show two regimes; one function does not describe both.";
+    case PMNF_WARN_CONSTANT_ON_VARYING:
+        return "The model is a constant although the measurements vary more than 2x: measure "
+               "more points or repetitions.";
+    case PMNF_WARN_INTERVAL_UNRELIABLE:
+        return "Left out, the farthest measured point falls outside the 95% interval the other "
+               "points give: do not rely on the interval when extrapolating.";
+    case PMNF_WARN_NUMERIC_FAILURE:
+        return "The arithmetic of the fit failed; the model is the mean.";
     default:
         return "";
     }

@@ -39,6 +39,11 @@ typedef enum pmnf_modeler_kind {
                                 choice, calibrated intervals (robust.c) */
 } pmnf_modeler_kind;
 
+/* The modeler every user-facing entry point uses when none is asked for:
+ * `perfcast model`, POST /v1/fit and new experiments. (pmnf_options_default()
+ * keeps Extra-P's, which the parity tests and benches compare against.) */
+#define PMNF_MODELER_DEFAULT PMNF_MODELER_ROBUST
+
 typedef struct pmnf_options {
     pmnf_measure measure;          /* how repetitions become one value (callers use pmnf_aggregate) */
     int use_crossvalidation;       /* leave-one-out CV scores candidates (default 1) */
@@ -102,6 +107,21 @@ enum {
 };
 #define PMNF_WARN_LAST PMNF_WARN_NUMERIC_FAILURE
 
+/* What the data a model was fitted to looked like, and how well the model
+ * predicts a point it did not see; filled by pmnf_assess_model() (assess.h)
+ * at the end of every fit and kept with the model, so that predictions made
+ * later can be judged against the measured range. */
+typedef struct pmnf_diagnostics {
+    int known;                        /* 0: not recorded (a model stored before diagnostics) */
+    double lo[PMNF_MAX_PARAMS];       /* smallest measured coordinate per parameter */
+    double hi[PMNF_MAX_PARAMS];       /* largest measured coordinate per parameter */
+    int distinct[PMNF_MAX_PARAMS];    /* distinct measured values per parameter */
+    double vmin, vmax;                /* smallest and largest measured value */
+    double loo_smape;                 /* leave-one-out SMAPE of the model's terms, percent */
+    double far_loo_error;             /* leave-one-out residual at the farthest point, relative */
+    double far_half_width;            /* the 95% half-width there without it, relative */
+} pmnf_diagnostics;
+
 typedef struct pmnf_model {
     pmnf_function f;
     int npoints;
@@ -118,6 +138,7 @@ typedef struct pmnf_model {
     int ncoef;       /* 1 + nterms */
     double cov[PMNF_MAX_COEFS * PMNF_MAX_COEFS]; /* (A'A)^-1, ncoef x ncoef */
     pmnf_modeler_kind modeler; /* the modeler that produced the model */
+    pmnf_diagnostics diag;     /* its data and the leave-one-out checks (assess.h) */
 } pmnf_model;
 
 typedef struct pmnf_modeler pmnf_modeler;

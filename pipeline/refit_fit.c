@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "modeling/model_json.h"
+#include "modeling/warning_json.h"
 #include "analysis/training.h"
 #include "ingest/profile.h"
 #include "modeling/accuracy.h"
@@ -172,7 +173,7 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
     if (doc && st->warmup_warning[0]) {
         json_t *w = json_object_get(doc, "warnings");
         if (json_is_array(w))
-            json_array_append_new(w, json_string(st->warmup_warning));
+            json_array_append_new(w, pmnf_warning_json("warmup", st->warmup_warning));
     }
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     char *function = doc ? strdup(json_string_value(json_object_get(doc, "function"))) : NULL;

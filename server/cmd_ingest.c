@@ -382,6 +382,12 @@ static int print_text(const char *path, const profile *p, const summary *s, inge
     printf("callpaths: %d (comp %d, comm %d, mem %d, host %d)\n", p->ncallpaths,
            per_cat[PROFILE_COMP], per_cat[PROFILE_COMM], per_cat[PROFILE_MEM],
            per_cat[PROFILE_HOST]);
+    if (kind != INGEST_KIND_PERFCAST)
+        printf("times: the sum of each category's event durations in the step (count in "
+               "parentheses); comp, comm and mem are device kernels and copies, which may "
+               "overlap each other; host is CPU operators counted at every level of their "
+               "nesting (a call inside another is in both), so host can exceed the step's wall "
+               "time in parentheses\n");
     if (s->metric_time < 0 || p->ncallpaths == 0)
         return 0;
     top_ref *refs = malloc((size_t)p->ncallpaths * sizeof *refs);

@@ -3,15 +3,21 @@
  * offline. Reads an Extra-P input file (ingest/extrap.h), fits one model per
  * (callpath, metric) with one shared modeler (modeling/modeler.h), and prints
  * `callpath;metric;model` lines in Extra-P's syntax, or one JSON object per
- * line with --json. --modeler robust fits with the noise-resilient modeler
- * (modeling/robust.c), which sees every repetition instead of their mean.
+ * line with --json. The modeler is the robust one (modeling/robust.c, which
+ * sees every repetition instead of their mean) unless --modeler extrap asks
+ * for Extra-P's. Each model's coded warnings (modeling/assess.h) go to
+ * stderr as "warning: callpath;metric: code: message" lines, and into the
+ * objects of --json; --predict adds predictions with their own warnings;
+ * --strict exits 3 when any model or prediction carries a warning.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "modeling/model_json.h"
+#include "modeling/warning_json.h"
 #include "ingest/extrap.h"
 #include "ingest/extrap_exp.h"
 #include "modeling/modeler.h"
@@ -22,18 +28,31 @@ typedef struct model_args {
     ingest_format format;
     pmnf_options opt;
     int json;
+    int diagnostics;
+    int strict;
+    int npredict;
+    double predict[16][PMNF_MAX_PARAMS];
+    const char *predict_text[16];
     const char *save; /* --save FILE.extra-p */
 } model_args;
 
 static const char model_usage_text[] =
-    "usage: perfcast model FILE|DIR [--format text|json|jsonl|talpas] [--measure mean|median]\n"
-    "                           [--modeler extrap|robust] [--options KEY=VALUE ...] [--json]\n"
+    "usage: perfcast model FILE|DIR [--format extrap-text|extrap-json|extrap-jsonl|talpas]\n"
+    "                           [--measure mean|median] [--modeler robust|extrap]\n"
+    "                           [--options KEY=VALUE ...] [--json]\n"
+    "                           [--predict NAME=VALUE[,NAME=VALUE...] ...] [--strict] [--diagnostics]\n"
     "                           [--save FILE.extra-p]\n"
-    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) or of\n"
-    "a Score-P Cube profile set (DIR/mm.x10y1z1.r1/profile.cubex, ...) and\n"
+    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin), an\n"
+    "Extra-P experiment (.extra-p: the models stored in it are reported on stderr) or a\n"
+    "Score-P Cube profile set (DIR/mm.x10y1z1.r1/profile.cubex, ...) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n"
-    "FILE may be an Extra-P experiment (.extra-p): the models stored in it are reported\n"
-    "on stderr beside perfcast's. --save writes the measurements as an Extra-P experiment.\n";
+    "The modeler is robust unless --modeler extrap. --predict adds a line\n"
+    "'callpath;metric;NAME=VALUE,...;value;lo;hi' per point (\"predictions\" with --json).\n"
+    "Warnings go to stderr as 'warning: callpath;metric: code: message' (objects in\n"
+    "--json); with --strict any warning makes the exit status 3. --diagnostics adds a line\n"
+    "'callpath;metric;diagnostics;smape=..;adjusted_r2=..;rss=..;cross_validated_smape=..;\n"
+    "NAME=MIN..MAX/DISTINCT...' after each model (always in \"diagnostics\" with --json).\n"
+    "--save writes the measurements as an Extra-P experiment.\n";
 
 static int model_usage(const char *msg)
 {
@@ -63,11 +82,16 @@ static int parse_args(int argc, char **argv, model_args *a)
 {
     memset(a, 0, sizeof *a);
     pmnf_options_default(&a->opt);
+    a->opt.modeler = PMNF_MODELER_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        if ((!strcmp(s, "--format") || !strcmp(s, "--measure")) && i + 1 >= argc) {
+        if ((!strcmp(s, "--format") || !strcmp(s, "--measure") || !strcmp(s, "--modeler") ||
+             !strcmp(s, "--predict")) && i + 1 >= argc) {
             fprintf(stderr, "perfcast model: %s needs a value (%s)\n", s,
-                    s[2] == 'f' ? "text, json, jsonl or talpas" : "mean or median");
+                    s[2] == 'f'   ? "extrap-text, extrap-json, extrap-jsonl or talpas"
+                    : s[3] == 'e' ? "mean or median"
+                    : s[3] == 'o' ? "robust or extrap"
+                                  : "NAME=VALUE[,NAME=VALUE...]");
             return 2;
         }
         if (!strcmp(s, "--json")) {
@@ -76,18 +100,31 @@ static int parse_args(int argc, char **argv, model_args *a)
             if (i + 1 >= argc)
                 return model_usage("--save needs a FILE.extra-p");
             a->save = argv[++i];
+        } else if (!strcmp(s, "--diagnostics")) {
+            a->diagnostics = 1;
+        } else if (!strcmp(s, "--strict")) {
+            a->strict = 1;
+        } else if (!strcmp(s, "--predict")) {
+            if (a->npredict == 16)
+                return model_usage("at most 16 --predict points");
+            a->predict_text[a->npredict++] = argv[++i];
         } else if (!strcmp(s, "--format") && i + 1 < argc) {
             a->format = ingest_extrap_format_from_name(argv[++i]);
             if (a->format == INGEST_FORMAT_UNKNOWN)
-                return model_usage("--format must be text, json, jsonl or talpas");
+                return model_usage("--format must be extrap-text, extrap-json, extrap-jsonl or "
+                                   "talpas (text, json, jsonl: the same, older names)");
         } else if (!strcmp(s, "--measure") && i + 1 < argc) {
             char err[256];
             if (pmnf_options_set(&a->opt, "measure", argv[++i], err, sizeof err) < 0)
                 return model_usage("--measure must be mean or median");
         } else if (!strcmp(s, "--modeler") && i + 1 < argc) {
             char err[256];
-            if (pmnf_options_apply(&a->opt, "modeler", argv[++i], err, sizeof err) < 0)
-                return model_usage("--modeler must be extrap or robust");
+            if (pmnf_options_apply(&a->opt, "modeler", argv[i + 1], err, sizeof err) < 0) {
+                fprintf(stderr, "perfcast model: --modeler: unknown modeler \"%s\" (robust, "
+                                "extrap)\n", argv[i + 1]);
+                return 2;
+            }
+            i++;
         } else if (!strcmp(s, "--options")) {
             if (i + 1 >= argc || !strchr(argv[i + 1], '='))
                 return model_usage("--options needs KEY=VALUE arguments");
@@ -149,9 +186,72 @@ static int series_prepare(const ingest_experiment *e, const ingest_series *s, pm
     return 0;
 }
 
+/* The points of --predict, once the file has named the parameters:
+ * "x=120" or "p=64,n=1000" ("x:120" too, as the API's at= writes it), every
+ * parameter once, each a finite number > 0. */
+static int parse_points(const ingest_experiment *e, model_args *a)
+{
+    for (int k = 0; k < a->npredict; k++) {
+        int seen[PMNF_MAX_PARAMS] = {0};
+        const char *p = a->predict_text[k];
+        while (*p) {
+            const char *comma = strchrnul(p, ','), *colon = p;
+            while (colon < comma && *colon != '=' && *colon != ':')
+                colon++;
+            if (colon == comma)
+                colon = NULL;
+            int which = -1;
+            for (int i = 0; colon && colon < comma && i < e->nparams; i++)
+                if (strlen(e->params[i]) == (size_t)(colon - p) &&
+                    !memcmp(e->params[i], p, (size_t)(colon - p)))
+                    which = i;
+            char *end = NULL;
+            double v = which >= 0 ? strtod(colon + 1, &end) : 0;
+            if (which < 0 || end != comma || !(v > 0) || v > 1e300 || seen[which]++) {
+                fprintf(stderr, "perfcast model: --predict \"%s\": each parameter of the file "
+                                "once as NAME=VALUE, VALUE > 0\n",
+                        a->predict_text[k]);
+                return -1;
+            }
+            a->predict[k][which] = v;
+            p = *comma ? comma + 1 : comma;
+        }
+        for (int i = 0; i < e->nparams; i++)
+            if (!seen[i]) {
+                fprintf(stderr, "perfcast model: --predict \"%s\": %s is missing\n",
+                        a->predict_text[k], e->params[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* The predictions of --predict, each with its warnings. */
+static json_t *predictions_json(const ingest_experiment *e, const pmnf_model *m,
+                                const model_args *a)
+{
+    json_t *list = json_array();
+    for (int k = 0; list && k < a->npredict; k++) {
+        double v, lo, hi;
+        int none = pmnf_predict(m, a->predict[k], &v, &lo, &hi);
+        json_t *point = json_object(), *w = json_array();
+        for (int i = 0; point && i < e->nparams; i++)
+            json_object_set_new(point, e->params[i], json_real(a->predict[k][i]));
+        pmnf_point_warnings_json(w, m, a->predict[k], (const char *const *)e->params, NULL);
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:o}", "point", point, "value",
+                                              isfinite(v) ? json_real(v) : json_null(),
+                                              "interval",
+                                              none ? json_null() : json_pack("[f, f]", lo, hi),
+                                              "warnings", w));
+    }
+    return list;
+}
+
 /* The model as `perfcast model --json` prints it: the API's model document
- * (api/model_json.h) with the callpath and metric first. */
-static json_t *model_json(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m)
+ * (api/model_json.h) with the callpath and metric first, and the
+ * predictions of --predict. */
+static json_t *model_json(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
+                          const model_args *a)
 {
     json_t *doc = api_model_to_json(m, (const char *const *)e->params, 0);
     json_t *o = json_pack("{s:s, s:s}", "callpath", e->callpaths[s->callpath], "metric",
@@ -163,16 +263,54 @@ static json_t *model_json(const ingest_experiment *e, const ingest_series *s, co
     }
     json_object_update(o, doc);
     json_decref(doc);
+    if (a->npredict)
+        json_object_set_new(o, "predictions", predictions_json(e, m, a));
     return o;
 }
 
-static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
-                       int as_json, char **text, size_t *text_cap)
+/* "warning: callpath;metric[ at x=120]: code: message" lines on stderr for
+ * the warnings in arr; returns how many. */
+static int print_warnings(const ingest_experiment *e, const ingest_series *s, const json_t *arr,
+                          const char *where)
 {
-    if (as_json) {
-        json_t *o = model_json(e, s, m);
+    size_t i;
+    const json_t *w;
+    if (json_array_size(arr))
+        fflush(stdout); /* after the line it is about, also when both go to one file */
+    json_array_foreach(arr, i, w)
+        fprintf(stderr, "perfcast model: warning: %s;%s%s%s: %s: %s\n", e->callpaths[s->callpath],
+                e->metrics[s->metric], where ? " at " : "", where ? where : "",
+                json_string_value(json_object_get(w, "code")),
+                json_string_value(json_object_get(w, "message")));
+    return (int)json_array_size(arr);
+}
+
+/* The --diagnostics line of a model (modeling/assess.h). */
+static void print_diagnostics(const ingest_experiment *e, const ingest_series *s,
+                              const pmnf_model *m)
+{
+    printf("%s;%s;diagnostics;smape=%.17g;adjusted_r2=%.17g;rss=%.17g;cross_validated_smape=%.17g",
+           e->callpaths[s->callpath], e->metrics[s->metric], m->smape, m->ar2, m->rss,
+           m->diag.loo_smape);
+    for (int p = 0; m->diag.known && p < e->nparams; p++)
+        printf(";%s=%.17g..%.17g/%d", e->params[p], m->diag.lo[p], m->diag.hi[p],
+               m->diag.distinct[p]);
+    putchar('\n');
+}
+
+/* Prints one model (and its predictions); *nwarn counts the warnings. */
+static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
+                       const model_args *a, char **text, size_t *text_cap, int *nwarn)
+{
+    size_t k;
+    const json_t *p;
+    if (a->json) {
+        json_t *o = model_json(e, s, m, a);
         if (!o)
             return -1;
+        *nwarn += (int)json_array_size(json_object_get(o, "warnings"));
+        json_array_foreach(json_object_get(o, "predictions"), k, p)
+            *nwarn += (int)json_array_size(json_object_get(p, "warnings"));
         json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
         putchar('\n');
         json_decref(o);
@@ -187,12 +325,37 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
         *text_cap = need + 1;
         pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
     }
-    fputs(e->callpaths[s->callpath], stdout);
-    putchar(';');
-    fputs(e->metrics[s->metric], stdout);
-    putchar(';');
-    fputs(*text, stdout);
-    putchar('\n');
+    printf("%s;%s;%s\n", e->callpaths[s->callpath], e->metrics[s->metric], *text);
+    if (a->diagnostics)
+        print_diagnostics(e, s, m);
+    /* JSON only for what there is to say: text mode stays as fast as Extra-P's lines */
+    if (m->warnings) {
+        json_t *w = pmnf_warnings_json(m, (const char *const *)e->params, NULL);
+        if (!w)
+            return -1;
+        *nwarn += print_warnings(e, s, w, NULL);
+        json_decref(w);
+    }
+    json_t *preds = a->npredict ? predictions_json(e, m, a) : NULL;
+    if (a->npredict && !preds)
+        return -1;
+    json_array_foreach(preds, k, p)
+    {
+        char where[512];
+        size_t n = 0;
+        where[0] = '\0';
+        for (int i = 0; i < e->nparams && n < sizeof where; i++)
+            n += (size_t)snprintf(where + n, sizeof where - n, "%s%s=%.17g", i ? "," : "",
+                                  e->params[i], a->predict[k][i]);
+        const json_t *iv = json_object_get(p, "interval"), *v = json_object_get(p, "value");
+        int has = json_is_array(iv);
+        printf("%s;%s;%s;%.17g;%.17g;%.17g\n", e->callpaths[s->callpath], e->metrics[s->metric],
+               where, json_is_number(v) ? json_number_value(v) : NAN,
+               has ? json_number_value(json_array_get(iv, 0)) : NAN,
+               has ? json_number_value(json_array_get(iv, 1)) : NAN);
+        *nwarn += print_warnings(e, s, json_object_get(p, "warnings"), where);
+    }
+    json_decref(preds);
     return 0;
 }
 
@@ -202,7 +365,7 @@ static int model_all(const ingest_experiment *e, const model_args *a)
     series_buf b = {0};
     char *text = NULL;
     size_t text_cap = 0;
-    int rc = m ? 0 : 1;
+    int rc = m ? 0 : 1, nwarn = 0;
     for (int i = 0; i < e->nseries && rc == 0; i++) {
         const ingest_series *s = &e->series[i];
         pmnf_data d;
@@ -215,7 +378,7 @@ static int model_all(const ingest_experiment *e, const model_args *a)
             fprintf(stderr, "perfcast model: %s;%s: %s\n", e->callpaths[s->callpath],
                     e->metrics[s->metric], err);
             rc = 2;
-        } else if (print_model(e, s, &model, a->json, &text, &text_cap) < 0) {
+        } else if (print_model(e, s, &model, a, &text, &text_cap, &nwarn) < 0) {
             rc = 1;
         }
     }
@@ -224,6 +387,10 @@ static int model_all(const ingest_experiment *e, const model_args *a)
     free(b.values);
     free(b.scratch);
     pmnf_modeler_free(m);
+    if (rc == 0 && a->strict && nwarn) {
+        fprintf(stderr, "perfcast model: --strict: %d warning%s\n", nwarn, nwarn == 1 ? "" : "s");
+        rc = 3;
+    }
     return rc;
 }
 
@@ -274,8 +441,12 @@ static void report_stored(const ingest_experiment *e, json_t *doc)
 }
 
 /* Models e (which it frees), prints the models, saves when asked. */
-static int model_and_save(ingest_experiment *e, const model_args *a)
+static int model_and_save(ingest_experiment *e, model_args *a)
 {
+    if (parse_points(e, a) < 0) {
+        ingest_experiment_free(e);
+        return 2;
+    }
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     int rc = a->save ? save_experiment(e, a->save) : 0;

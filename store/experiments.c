@@ -66,6 +66,19 @@ static int experiment_from_row(PGresult *r, int i, store_experiment *e, store_er
     return store_error_set(err, STORE_INTERNAL, "cannot read experiment row (out of memory?)");
 }
 
+/* The id of the tenant's experiment named name, 0 when none (or on error). */
+static int64_t existing_id(PGconn *c, const char *tenanttext, const char *name)
+{
+    const char *vals[] = {tenanttext, name};
+    PGresult *r = PQexecParams(c, "SELECT id FROM experiments WHERE tenant_id = $1 AND name = $2",
+                               2, NULL, vals, NULL, NULL, 0);
+    int64_t id = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                     ? strtoll(PQgetvalue(r, 0, 0), NULL, 10)
+                     : 0;
+    PQclear(r);
+    return id;
+}
+
 int store_experiment_create(PGconn *c, store_experiment *e, store_error *err)
 {
     json_t *params = json_array();
@@ -98,8 +111,10 @@ int store_experiment_create(PGconn *c, store_experiment *e, store_error *err)
     free(spec_text);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
         int rc = store_fail(c, r, err);
-        if (rc == STORE_CONFLICT)
+        if (rc == STORE_CONFLICT) {
+            e->id = existing_id(c, tenanttext, e->name);
             store_error_set(err, rc, "an experiment named \"%s\" already exists", e->name);
+        }
         return rc;
     }
     e->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);

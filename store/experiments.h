@@ -28,7 +28,8 @@ typedef struct store_experiment {
 } store_experiment;
 
 /* Inserts e (tenant_id, name, parameters, scaling, spec) and fills e->id and
- * e->created_at. A taken name -> STORE_CONFLICT. */
+ * e->created_at. A taken name -> STORE_CONFLICT, with e->id the id of the
+ * tenant's experiment of that name (0 when it could not be read). */
 int store_experiment_create(PGconn *c, store_experiment *e, store_error *err);
 
 /* Loads experiment id into *out (owned by the caller: store_experiment_free).

@@ -65,8 +65,19 @@ int store_sim_create(PGconn *c, store_sim *s, store_error *err)
                                "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')",
                                3, NULL, vals, NULL, NULL, 0);
     free(spec);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        int rc = store_fail(c, r, err);
+        if (rc == STORE_CONFLICT) { /* the tenant's simulation of that name */
+            const char *key[] = {tenant, s->name};
+            PGresult *q = PQexecParams(
+                c, "SELECT id FROM sim_experiments WHERE tenant_id = $1 AND name = $2", 2, NULL,
+                key, NULL, NULL, 0);
+            if (PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1)
+                s->id = strtoll(PQgetvalue(q, 0, 0), NULL, 10);
+            PQclear(q);
+        }
+        return rc;
+    }
     s->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     snprintf(s->created_at, sizeof s->created_at, "%s", PQgetvalue(r, 0, 1));
     PQclear(r);

@@ -21,7 +21,8 @@ typedef struct store_sim {
 } store_sim;
 
 /* Inserts s (tenant_id, name, spec); fills id, created_at. Taken name ->
- * STORE_CONFLICT. */
+ * STORE_CONFLICT, with s->id the tenant's simulation of that name (0 when it
+ * could not be read). */
 int store_sim_create(PGconn *c, store_sim *s, store_error *err);
 /* Unknown id -> STORE_NOT_FOUND. */
 int store_sim_get(PGconn *c, int64_t id, store_sim *out, store_error *err);

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""readme_test.py — runs the README's shell examples, in order, against a
-fresh perfcast and a fresh PostgreSQL, and compares what each prints with
-the answer the README shows under it (`make test-readme`).
+"""readme_test.py — runs the shell examples of the README and of every guide
+in docs/ (each document on its own: in order, against a fresh perfcast and a
+fresh PostgreSQL) and compares what each prints with the answer the
+document shows under it (`make test-readme`). Prints one line per document
+with its counts, and the document and line of every example that fails.
+A document holding the line `<!-- readme-test: twice -->` is also pasted a
+second time into the same server: every command must exit as the first time
+and none may answer 409 unless the document shows a 409 there (a guide must
+be safe to paste twice).
 
 How the README is read (README.md, "Examples in this README"):
   * every ```sh block is run, in document order, by one bash process, so a
@@ -292,15 +298,26 @@ def check_openapi(path):
     return bad
 
 
-def main():
-    # a killed run still stops its server and database (the finally below)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(1))
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
-    readme = sys.argv[2] if len(sys.argv) > 2 else "README.md"
-    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    binary = os.path.abspath(os.path.join(build, "perfcast"))
-    text = open(readme).read()
+def second_paste(doc, items, first, second):
+    """Why the second paste of a document's examples failed, one line each."""
+    bad = []
+    for k, (line, cmd, expect, _) in enumerate(items):
+        if k >= len(second) or k >= len(first):
+            bad.append("%s:%d: pasted twice: did not run the second time" % (doc, line))
+            continue
+        out, status = second[k]
+        if status != first[k][1]:
+            bad.append("%s:%d: pasted twice: exit status %d, the first time %d" %
+                       (doc, line, status, first[k][1]))
+        elif '"status":409' in squeeze(out) and '"status":409' not in squeeze(expect or ""):
+            bad.append("%s:%d: pasted twice: 409 %s" % (doc, line, squeeze(out)[:200]))
+    return bad
+
+
+def run_document(doc, binary, update):
+    """Runs one document's examples; prints a line per failure; (passed, failed)."""
+    text = open(doc).read()
+    twice = re.search(r"<!--\s*readme-test:\s*twice", text) is not None
     groups, current = [], []  # runs of blocks served by one server
     for first, directive, body in blocks(text):
         if directive == "skip":
@@ -312,29 +329,35 @@ def main():
     if current:
         groups.append(current)
     passed = failed = 0
-    update = os.environ.get("README_TEST_UPDATE") == "1"
     readme_lines = text.split("\n")
     for items in groups:
         pg = Postgres()
         srv = None
+        again = []
         try:
             srv = Server(binary, pg.url)
             env_port = srv.port
             results = run_all(items, env_port, pg.url)
+            if twice:
+                again = second_paste(doc, items, results, run_all(items, env_port, pg.url))
         finally:
             if srv:
                 srv.stop()
             pg.stop()
+        for why in again:
+            print(why)
+        failed += len(again)
+        passed += 1 if twice and not again else 0
         for k, (line, cmd, expect, exp_lines) in enumerate(items):
             if k >= len(results):
-                print("README.md:%d: did not run (an earlier command ended the shell)" % line)
+                print("%s:%d: did not run (an earlier command ended the shell)" % (doc, line))
                 failed += 1
                 continue
             out, status = results[k]
             out = out.replace("127.0.0.1:%d" % env_port, ADDR)
             if os.environ.get("README_TEST_DUMP"):  # every answer, for writing the README
                 with open(os.environ["README_TEST_DUMP"], "a") as f:
-                    f.write("==== README.md:%d\n%s\n" % (line, out))
+                    f.write("==== %s:%d\n%s\n" % (doc, line, out))
             why = None
             if status != 0:
                 why = "exit status %d" % status
@@ -343,16 +366,38 @@ def main():
                 why = matches(expect, out, got)
                 if why and update and got and "shape" not in why:
                     done = rewrite_numbers(readme_lines, exp_lines, got)
-                    print("README.md:%d: numbers %s" % (line, "rewritten" if done else
-                                                       "not rewritten (write them by hand)"))
+                    print("%s:%d: numbers %s" % (doc, line, "rewritten" if done else
+                                                "not rewritten (write them by hand)"))
             if why:
                 failed += 1
-                print("README.md:%d: %s\n  command: %s\n  printed: %s" %
-                      (line, why, cmd.split("\n")[0][:160], out.strip()[:int(os.environ.get("README_TEST_SHOW", "600"))]))
+                print("%s:%d: %s\n  command: %s\n  printed: %s" %
+                      (doc, line, why, cmd.split("\n")[0][:160],
+                       out.strip()[:int(os.environ.get("README_TEST_SHOW", "600"))]))
             else:
                 passed += 1
     if update:
-        open(readme, "w").write("\n".join(readme_lines))
+        open(doc, "w").write("\n".join(readme_lines))
+    nexamples = sum(len(g) for g in groups)
+    print("%s: %d passed, %d failed (%d examples%s)" %
+          (doc, passed, failed, nexamples, ", pasted twice" if twice else ""))
+    return passed, failed
+
+
+def main():
+    # a killed run still stops its server and database (the finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(1))
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    docs = sys.argv[2:] or (["README.md"] + sorted(
+        os.path.join("docs", f) for f in os.listdir("docs") if f.endswith(".md")))
+    binary = os.path.abspath(os.path.join(build, "perfcast"))
+    update = os.environ.get("README_TEST_UPDATE") == "1"
+    passed = failed = 0
+    for doc in docs:
+        p, f = run_document(doc, binary, update)
+        passed += p
+        failed += f
     bad = check_openapi("api/openapi.json")
     for why in bad:
         print("api/openapi.json: " + why)

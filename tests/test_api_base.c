@@ -246,6 +246,17 @@ static void test_experiments(harness *h)
     harness_post(h, "/v1/experiments", doc, &r);
     free(doc);
     check_problem(&r, 409, "resnet50", "duplicate name");
+    {
+        /* the existing experiment's id, in the document and at Location */
+        json_t *dup = harness_json(&r);
+        char loc[64] = "", want[64];
+        harness_header(&r, "Location", loc, sizeof loc);
+        snprintf(want, sizeof want, "/v1/experiments/%ld", id);
+        check(json_integer_value(json_object_get(dup, "id")) == id && !strcmp(loc, want) &&
+                  !strcmp(json_string_value(json_object_get(dup, "field")), "name"),
+              "the 409 names the existing experiment %ld: %s, Location %s", id, r.body, loc);
+        json_decref(dup);
+    }
     harness_response_free(&r);
 
     /* list and pages */

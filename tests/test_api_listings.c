@@ -5,7 +5,8 @@
  * keyed by the parameter, its format, repetition, ranks and commit, the cursor
  * leading to the last one and no further; two simulation runs listed with
  * their state and request and without their result; unknown ids 404 and a
- * malformed cursor 400 naming it.
+ * malformed cursor 400 naming it; a taken simulation name answers 409 with
+ * the existing simulation's id.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,15 @@ static void test_runs(harness *h)
 {
     const char *sim_doc = "{\"name\":\"listed-sim\",\"batch_size\":32}";
     long sim = post(h, "/v1/simulations", "application/json", sim_doc, strlen(sim_doc), "id");
+    /* the same name again: 409 with the existing simulation's id, so that a
+     * script pasted twice finds it */
+    harness_response r;
+    harness_post(h, "/v1/simulations", sim_doc, &r);
+    json_t *dup = harness_json(&r);
+    check(r.status == 409 && json_integer_value(json_object_get(dup, "id")) == sim,
+          "a taken simulation name names the simulation: %d %s", r.status, r.body ? r.body : "");
+    json_decref(dup);
+    harness_response_free(&r);
     char path[160];
     size_t len;
     char *graph = slurp("tests/data/simulate/stepgraph.json", &len);

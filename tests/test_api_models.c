@@ -330,7 +330,9 @@ static void test_fit(harness *h)
         fclose(f);
     body[n] = '\0';
     harness_response r;
-    harness_request(h, "POST", "/v1/fit", "Content-Type: text/plain\r\n", body, n, &r);
+    /* Extra-P's modeler, asked for (the default is the robust one) */
+    harness_request(h, "POST", "/v1/fit?modeler=extrap", "Content-Type: text/plain\r\n", body, n,
+                    &r);
     json_t *doc = harness_json(&r);
     json_t *m = json_array_get(json_object_get(doc, "models"), 0);
     const char *fn = json_string_value(json_object_get(m, "function"));

@@ -81,8 +81,10 @@ static int noisy_warnings(const json_t *doc, int *ranks8)
     int n = 0;
     *ranks8 = 0;
     for (size_t i = 0; i < json_array_size(w); i++) {
-        const char *s = json_string_value(json_array_get(w, i));
-        if (s && !strncmp(s, "too noisy: ", 11)) {
+        const json_t *wi = json_array_get(w, i);
+        const char *code = json_string_value(json_object_get(wi, "code"));
+        const char *s = json_string_value(json_object_get(wi, "message"));
+        if (code && !strcmp(code, "noisy_measurement") && s && !strncmp(s, "too noisy: ", 11)) {
             n++;
             *ranks8 |= strstr(s, "ranks=8 epoch time (phase epoch)") != NULL;
         }

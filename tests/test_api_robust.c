@@ -258,7 +258,8 @@ static void test_fit_modeler(harness *h)
     doc = harness_json(&r);
     m = json_array_get(json_object_get(doc, "models"), 0);
     mod = json_string_value(json_object_get(m, "modeler"));
-    check(r.status == 200 && mod && !strcmp(mod, "extrap"), "fit default extrap: %s", r.body);
+    /* one default everywhere: the robust modeler, like new experiments */
+    check(r.status == 200 && mod && !strcmp(mod, "robust"), "fit default robust: %s", r.body);
     json_decref(doc);
     harness_response_free(&r);
 

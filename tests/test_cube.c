@@ -272,7 +272,7 @@ static void compare_models(const char *input, const char *expected_path)
     if (!want)
         return;
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s model %s 2>/dev/null", bin(), input);
+    snprintf(cmd, sizeof cmd, "%s model --modeler extrap %s 2>/dev/null", bin(), input);
     int st;
     char *got = run(cmd, &st);
     check(st == 0, "%s: exit %d", input, st);
@@ -328,7 +328,8 @@ static void test_round_trip(void)
     check(mkdtemp(tmp) != NULL, "tmpdir");
     char cmd[1024], path[512];
     snprintf(path, sizeof path, "%s/mp.extra-p", tmp);
-    snprintf(cmd, sizeof cmd, "%s model %s/cubeset_multi_parameter --save %s 2>/dev/null", bin(),
+    snprintf(cmd, sizeof cmd,
+             "%s model --modeler extrap %s/cubeset_multi_parameter --save %s 2>/dev/null", bin(),
              INPUTS, path);
     int st;
     char *direct = run(cmd, &st);
@@ -357,7 +358,7 @@ static void test_round_trip(void)
           e.nparams, e.ncoords, e.nseries);
     ingest_experiment_free(&e);
     /* the models of the saved experiment are those of the set */
-    snprintf(cmd, sizeof cmd, "%s model %s 2>/dev/null", bin(), path);
+    snprintf(cmd, sizeof cmd, "%s model --modeler extrap %s 2>/dev/null", bin(), path);
     char *again = run(cmd, &st);
     check(st == 0 && strlen(again) > 100, "model of the saved file");
     int lines = 0, same = 0;

@@ -501,11 +501,15 @@ static void test_format_detection(void)
           ".jsonl is JSON Lines");
     check(ingest_extrap_format_from_path("x.csv", NULL, 0) == INGEST_FORMAT_UNKNOWN,
           ".csv is unknown");
-    const char *names[] = {"text", "json", "jsonl", "talpas"};
-    for (int i = 0; i < 4; i++)
+    const char *names[] = {"extrap-text", "extrap-json", "extrap-jsonl", "talpas"};
+    const char *aliases[] = {"text", "json", "jsonl", "talpas"};
+    for (int i = 0; i < 4; i++) {
         check(strcmp(ingest_extrap_format_name(ingest_extrap_format_from_name(names[i])),
                      names[i]) == 0,
               "format name %s round-trips", names[i]);
+        check(ingest_extrap_format_from_name(aliases[i]) == ingest_extrap_format_from_name(names[i]),
+              "the old name %s is an alias of %s", aliases[i], names[i]);
+    }
     check(ingest_extrap_format_from_name("xml") == INGEST_FORMAT_UNKNOWN, "xml is unknown");
 
     ingest_experiment e;

@@ -4,6 +4,7 @@
  * For every input in tests/data/extrap/inputs with an expected model file in
  * tests/data/extrap/expected (what `extrap --<format> --print
  * "{callpath};{metric};{model}"` printed with default options), runs the CLI
+ * with `--modeler extrap` (the default is the robust one)
  * and requires, per (callpath, metric), the same terms (exponents exactly)
  * and the same coefficients to 1e-6 relative. The negative fixtures must be
  * rejected with exit status 2 and a one-line message. Inputs include Extra-P's
@@ -153,7 +154,7 @@ static void check_file(const char *input, int *files, int *models)
     char *expected = read_all(path);
     if (!expected)
         return;
-    snprintf(cmd, sizeof cmd, "%s model %s/%s 2>&1", bin(), INPUTS, input);
+    snprintf(cmd, sizeof cmd, "%s model --modeler extrap %s/%s 2>/dev/null", bin(), INPUTS, input);
     run_result r = run(cmd);
     check(r.status == 0, "%s: exit %d: %s", input, r.status, r.out ? r.out : "");
     (*files)++;
@@ -233,7 +234,7 @@ static void test_negative_fixtures(void)
 static void test_json_output(void)
 {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s model --json %s/two_parameter_1.txt", bin(), INPUTS);
+    snprintf(cmd, sizeof cmd, "%s model --modeler extrap --json %s/two_parameter_1.txt", bin(), INPUTS);
     run_result r = run(cmd);
     check(r.status == 0, "json exit %d", r.status);
     json_error_t err;
@@ -284,7 +285,7 @@ static void test_usage_errors(void)
         free(r.out);
     }
     /* --measure median changes the fit; --options are applied */
-    snprintf(cmd, sizeof cmd, "%s model --measure median --options use_crossvalidation=false "
+    snprintf(cmd, sizeof cmd, "%s model --modeler extrap --measure median --options use_crossvalidation=false "
                               "%s/one_parameter_1.txt", bin(), INPUTS);
     run_result r = run(cmd);
     check(r.status == 0 && strstr(r.out, "compute;time;") && strstr(r.out, "x^(2)"),

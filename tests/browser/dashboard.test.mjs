@@ -141,6 +141,13 @@ try {
       check(close(c.hi[k], api.points[0].interval[1]), `${name} band at ${x}`);
     }
     check(c.extrapolationFrom === 40, `${name}: extrapolation from 4 x 10 ranks (${c.extrapolationFrom})`);
+    // the model's diagnostics and its coded warnings, a badge per code
+    const m = modeled.find(x => x.callpath === name);
+    const diag = await page.$eval(`#chart-callpath-${n} .diag`, e => e.textContent).catch(() => '');
+    check(m && /SMAPE/.test(diag) && diag.includes(`${m.diagnostics.parameters.ranks.distinct} values`),
+          `${name}: diagnostics shown: "${diag}"`);
+    const badges = await page.$$eval(`#warnings-callpath-${n} .badge`, bs => bs.map(b => b.dataset.code));
+    check(m && badges.join() === m.warnings.map(w => w.code).join(), `${name}: badges ${badges.join()} are the API's warnings`);
   }
   check(modeled.length === 4, `4 callpath charts (${modeled.length})`);
   // the log-axes toggle redraws
@@ -173,6 +180,10 @@ try {
   check(/8× the largest measured/.test(extrap), `bottlenecks at 8x marked as extrapolated: "${extrap}"`);
   const bn = await page.$$eval('#bottlenecks tbody tr', trs => trs.map(t => t.children[1].textContent));
   const apiBn = await get(`/v1/experiments/${exp}/bottlenecks?at=ranks:80&limit=15`);
+  // the answer's warnings as badges: 80 ranks is 8x the largest measured, so extrapolation_far
+  const bnBadges = await page.$$eval('#warnings-bottlenecks .badge', bs => bs.map(b => b.dataset.code));
+  check(bnBadges.includes('extrapolation_far') && bnBadges.length === apiBn.warnings.length,
+        `bottleneck warnings shown as badges: ${bnBadges.join()}`);
   check(bn.join() === apiBn.callpaths.map(c => c.callpath).join(), `bottleneck order: ${bn.join()}`);
   const hm = await chart('imbalance');
   const m10 = (await get(`/v1/experiments/${exp}/measurements?level=callpath&metric=time&phase=epoch&name=relu_kernel`))

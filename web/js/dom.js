@@ -38,3 +38,23 @@ export function errorBox(err) {
     ? ' Type an API token above (perfcast token create, or POST /v1/tokens).' : '';
   return el('p', { class: 'error' }, `${err && err.message ? err.message : err}${hint}`);
 }
+
+// The coded warnings of a model or an answer as badges: the code visible,
+// the message (and the model it is about) on hover; an empty line when there
+// are none.
+export function warningBadges(warnings, id) {
+  const list = (warnings || []).filter(w => w && typeof w === 'object');
+  return el('p', { class: 'warnings', id },
+    list.map(w => el('span', { class: `badge badge-${w.code}`, title: w.model ? `${w.model}: ${w.message}` : w.message, 'data-code': w.code },
+      w.model ? `${w.code} (${w.model})` : w.code)));
+}
+
+// A model's diagnostics in one line: fit quality and what it was fitted to.
+export function diagnosticsLine(d) {
+  if (!d) return null;
+  const ranges = Object.entries(d.parameters || {})
+    .map(([p, r]) => `${p} ${fmt(r.min)}–${fmt(r.max)} (${r.distinct} values)`).join(', ');
+  return el('p', { class: 'diag' },
+    `SMAPE ${fmt(d.smape)}%, adj. R² ${fmt(d.adjusted_r2)}, cross-validated SMAPE ${fmt(d.cross_validated_smape)}%, RSS ${fmt(d.rss)}` +
+    (ranges ? `; measured ${ranges}` : ''));
+}

@@ -2,10 +2,11 @@
 // under the composed epoch, then per callpath its measured points (median
 // over repetitions, whiskers from the smallest to the largest repetition),
 // the fitted model, its 95% band and the extrapolation region, along the
-// first parameter (the others at their largest measured value). Curves come
-// from GET /curve, points from GET /measurements: every number is the API's.
+// first parameter (the others at their largest measured value), each model's
+// diagnostics and its coded warnings as badges. Curves come from GET /curve,
+// points from GET /measurements: every number is the API's.
 import { api, query } from '../api.js';
-import { el, fmt } from '../dom.js';
+import { el, fmt, warningBadges, diagnosticsLine } from '../dom.js';
 import { modelChart, stackedChart } from '../charts.js';
 
 // x positions: 48 evenly in log from the smallest measured value to 8x the
@@ -70,9 +71,13 @@ export async function experimentPage(page, id, state = {}) {
     app[n] = await api(`/v1/experiments/${id}/curve` +
       curveQuery(param, fixed, values, { level: 'application', name: n, metric }));
   }));
+  // the application models' own warnings (comp, comm, mem, epoch), as badges
+  const appModels = await api(`/v1/experiments/${id}/models` + query({ level: 'application', metric, limit: 1000 }));
+  const appWarnings = appModels.models.flatMap(m => (m.warnings || []).map(w => ({ ...w, model: `${m.callpath} ${metric}` })));
   const appBox = el('div', { class: 'chart', id: 'chart-application' },
     el('h3', {}, 'Application per epoch: comp + comm + mem'),
-    el('p', { class: 'fn' }, `epoch = comp + comm + mem; comm: ${app.comm.function ?? 'not modeled'}`));
+    el('p', { class: 'fn' }, `epoch = comp + comm + mem; comm: ${app.comm.function ?? 'not modeled'}`),
+    warningBadges(appWarnings, 'warnings-application'));
   page.append(el('h2', {}, 'Application models'), appBox);
   stackedChart(appBox, 'application', { parts: app, epoch: app.epoch, log, xlabel: param, ylabel: `${metric} per epoch (${unit})` });
 
@@ -94,7 +99,9 @@ export async function experimentPage(page, id, state = {}) {
     }));
     const box = el('div', { class: 'chart', id: `chart-callpath-${n}`, 'data-callpath': m.callpath },
       el('h3', {}, `${m.callpath} `, el('span', { class: 'muted' }, `(${m.category})`)),
-      el('p', { class: 'fn' }, m.function));
+      el('p', { class: 'fn' }, m.function),
+      diagnosticsLine(m.diagnostics),
+      warningBadges(m.warnings, `warnings-callpath-${n}`));
     grid.append(box);
     modelChart(box, `callpath-${n}`, { curve, measured, log, xlabel: param, ylabel: `${metric} per epoch (${unit})` });
     n++;

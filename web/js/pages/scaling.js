@@ -4,9 +4,9 @@
 // front and its recommended point (POST /configurations), the bottleneck
 // ranking from now (the largest measured point) to the target (GET
 // /bottlenecks) and the load imbalance per rank as a heatmap (GET
-// /measurements, GET /imbalance).
+// /measurements, GET /imbalance); each answer's coded warnings as badges.
 import { api, query } from '../api.js';
-import { el, fmt, fmtInterval, errorBox } from '../dom.js';
+import { el, fmt, fmtInterval, errorBox, warningBadges } from '../dom.js';
 import { lineChart, heatmap } from '../charts.js';
 import { setup, sweep } from './experiment.js';
 
@@ -24,7 +24,8 @@ async function scalingCharts(page, id, { exp, param, fixed, xs }) {
   const shade = 4 * Math.max(...xs);
   if (strong) {
     const box1 = el('div', { class: 'chart', id: 'chart-speedup' }, el('h3', {}, 'Speedup T₁/Tₖ against the ideal'));
-    page.append(el('h2', {}, 'Scaling'), el('div', { class: 'charts' }, box1, box2));
+    page.append(el('h2', {}, 'Scaling'), warningBadges(s.warnings, 'warnings-scaling'),
+      el('div', { class: 'charts' }, box1, box2));
     lineChart(box1, 'speedup', { xs: px, xlabel: param, ylabel: 'speedup (×)', shade, yZero: true, series: [
       { label: 'predicted', values: s.points.map(p => p.speedup ? p.speedup.value : null), color: '#2f6fdf' },
       { label: 'ideal', values: px.map(x => x / x1), color: '#667085', dash: [5, 5], width: 1 }] });
@@ -33,7 +34,7 @@ async function scalingCharts(page, id, { exp, param, fixed, xs }) {
     // efficiency itself; one chart, not two identical ones
     page.append(el('h2', {}, 'Scaling'), el('p', { class: 'muted', id: 'weak-note' },
       'Weak scaling: each rank keeps its share of the work, so the speedup T₁/Tₖ is the efficiency; ideal is 1 at every scale.'),
-      el('div', { class: 'charts' }, box2));
+      warningBadges(s.warnings, 'warnings-scaling'), el('div', { class: 'charts' }, box2));
   }
   lineChart(box2, 'efficiency', { xs: px, xlabel: param, ylabel: 'efficiency T₁/Tₖ', shade, yZero: true, series: [
     { label: 'predicted', values: s.points.map(p => p.efficiency ? p.efficiency.value : null), color: '#2f6fdf' },
@@ -85,7 +86,8 @@ async function bottlenecks(page, id, { param, fixed, xs }) {
   page.append(el('h2', {}, `Bottlenecks from now (${param} = ${fmt(b.now[param])}) to ${param} = ${fmt(target)}`),
     el('p', { class: 'extrapolated', id: 'bottlenecks-extrapolated' },
       `The target ${param} = ${fmt(target)} is ${fmt(target / measuredMax)}× the largest measured ${param} (${fmt(measuredMax)}): ` +
-      'its shares are extrapolations (beyond 4× the measured range, errors grow with the distance).'));
+      'its shares are extrapolations (beyond 4× the measured range, errors grow with the distance).'),
+    warningBadges(b.warnings, 'warnings-bottlenecks'));
   const rows = b.callpaths.map(c => el('tr', {},
     el('td', { class: 'num' }, c.rank), el('td', {}, c.callpath), el('td', {}, c.category),
     el('td', { class: 'num' }, `${fmt(c.share_now_pct)}%`),
