@@ -3,6 +3,7 @@
  * rows: phases, per-coordinate statistics, speedups and their models (see
  * iterations.h).
  */
+#include "modeling/modeler.h"
 #include "analysis/iterations.h"
 
 #include <math.h>
@@ -55,22 +56,6 @@ static void classify(const store_fit_data *d, const json_t *custom, int *cp_phas
     for (int c = 0; c < d->ncallpaths; c++)
         if (cp_phase[c] < 0 && d->categories[c] == PROFILE_COMM)
             cp_phase[c] = IT_C;
-}
-
-static int fewest_distinct(const double *coords, int n, int nparams)
-{
-    int fewest = n;
-    for (int q = 0; q < nparams; q++) {
-        int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
-            distinct += !seen;
-        }
-        fewest = distinct < fewest ? distinct : fewest;
-    }
-    return fewest;
 }
 
 const char *it_phase_key(int p)
@@ -190,7 +175,7 @@ int it_fit(pmnf_modeler *mod, const it_table *t, const double *v, pmnf_model *mo
             y[n++] = v[p];
         }
     if (c && y) {
-        int distinct = fewest_distinct(c, n, nparams);
+        int distinct = pmnf_fewest_distinct(c, n, nparams);
         char fwhy[200];
         *few = distinct < IT_MIN_VALUES;
         if (distinct >= 2 &&

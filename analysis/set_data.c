@@ -8,6 +8,7 @@
  * strong scaling, and a model only where every parameter has at least 5
  * distinct measured values.
  */
+#include "modeling/modeler.h"
 #include "analysis/set_data.h"
 
 #include <math.h>
@@ -57,23 +58,6 @@ int ad_point_index(const ad_app *a, const double *point)
 
 /* ---- fitting derived series -------------------------------------------------- */
 
-static int fewest_distinct(const double *coords, int n, int nparams)
-{
-    int fewest = n;
-    for (int q = 0; q < nparams; q++) {
-        int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
-            distinct += !seen;
-        }
-        if (distinct < fewest)
-            fewest = distinct;
-    }
-    return fewest;
-}
-
 /* Fits values[p] over the coordinates where they are finite. */
 static void fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
                        const double *values, int npoints, ad_fit *out)
@@ -96,7 +80,7 @@ static void fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
                sizeof(double) * (size_t)nparams);
         v[n++] = values[p];
     }
-    int distinct = fewest_distinct(c, n, nparams);
+    int distinct = pmnf_fewest_distinct(c, n, nparams);
     char err[200];
     if (distinct < MIN_VALUES_PER_PARAMETER) {
         snprintf(out->reason, sizeof out->reason,

@@ -2,6 +2,7 @@
  * speedups.c — Extra-Deep's speedup, efficiency and cost per kernel and per
  * part, measured and modelled, and the kernels' ranking (see speedups.h).
  */
+#include "modeling/modeler.h"
 #include "analysis/speedups.h"
 
 #include <math.h>
@@ -27,22 +28,6 @@ static int point_index(const double *coords, int n, int nparams, const double *p
     return -1;
 }
 
-static int fewest_distinct(const double *coords, int n, int nparams)
-{
-    int fewest = n;
-    for (int q = 0; q < nparams; q++) {
-        int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
-            distinct += !seen;
-        }
-        fewest = distinct < fewest ? distinct : fewest;
-    }
-    return fewest;
-}
-
 /* Fits v over the coordinates where it is finite into s->model[k]. */
 static void fit_one(pmnf_modeler *mod, const double *coords, int np, int nparams,
                     const double *v, sp_series *s, int k, double *c, double *y)
@@ -54,7 +39,7 @@ static void fit_one(pmnf_modeler *mod, const double *coords, int np, int nparams
                    sizeof(double) * (size_t)nparams);
             y[n++] = v[p];
         }
-    int distinct = fewest_distinct(c, n, nparams);
+    int distinct = pmnf_fewest_distinct(c, n, nparams);
     if (distinct < SPEEDUP_MIN_VALUES) {
         snprintf(s->reason[k], sizeof s->reason[k],
                  "known at %d coordinate(s) with %d distinct value(s) of a parameter; at least %d "

@@ -681,6 +681,23 @@ const char *pmnf_warning_code(unsigned bit)
     }
 }
 
+int pmnf_fewest_distinct(const double *coords, int n, int nparams)
+{
+    int fewest = n;
+    for (int q = 0; q < nparams; q++) {
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
+            distinct += !seen;
+        }
+        if (distinct < fewest)
+            fewest = distinct;
+    }
+    return fewest;
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

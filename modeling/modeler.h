@@ -264,6 +264,11 @@ const char *pmnf_warning_text(unsigned bit);
  * name clients match on; "" for an unknown bit. */
 const char *pmnf_warning_code(unsigned bit);
 
+/* The fewest distinct values any parameter takes among n coordinates
+ * (n x nparams, row-major): what the rule "at least 5 values of every
+ * parameter" is checked on. */
+int pmnf_fewest_distinct(const double *coords, int n, int nparams);
+
 /* Mean or median of n values (n > 0). scratch needs n doubles for the median. */
 double pmnf_aggregate(const double *values, int n, pmnf_measure measure, double *scratch);
 

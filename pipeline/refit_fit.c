@@ -47,24 +47,6 @@ static store_model *new_model(refit_state *st)
     return m;
 }
 
-/* Fewest distinct values of any parameter among the coordinates used. */
-static int fewest_distinct(const double *coords, int n, int nparams)
-{
-    int fewest = n;
-    for (int q = 0; q < nparams; q++) {
-        int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
-            distinct += !seen;
-        }
-        if (distinct < fewest)
-            fewest = distinct;
-    }
-    return fewest;
-}
-
 /* {"points":[{"point":[..],"measured","predicted","error_pct"}],"median_error_pct"}
  * over the points of one kind (evaluation 0: modelling points, 1: held out). */
 static json_t *accuracy_kind(refit_state *st, const series *s, const pmnf_model *model, int eval)
@@ -137,7 +119,7 @@ static int fit_series(refit_state *st, pmnf_modeler *modeler, const series *s, s
         values[n++] = s->value[p];
     }
     out->points = n;
-    int distinct = fewest_distinct(coords, n, d->nparams);
+    int distinct = pmnf_fewest_distinct(coords, n, d->nparams);
     if (distinct < MIN_VALUES_PER_PARAMETER) {
         char *why = malloc(200);
         if (!why)
