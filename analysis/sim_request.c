@@ -345,12 +345,16 @@ static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
                                                                  r->warmup,
                                                                  out->points[k].steps_per_worker));
         }
-        json_array_append_new(results,
-                              json_pack("{s:i, s:o, s:o}", "servers", r->servers[mi],
-                                        "saturation_workers",
-                                        out->saturation[mi] ? json_integer(out->saturation[mi])
-                                                            : json_null(),
-                                        "points", pts));
+        json_t *res = json_pack("{s:i, s:o, s:o}", "servers", r->servers[mi],
+                                "saturation_workers",
+                                out->saturation[mi] ? json_integer(out->saturation[mi])
+                                                    : json_null(),
+                                "points", pts);
+        /* no saturation point is named where throughput keeps growing */
+        if (!out->saturation[mi])
+            json_object_set_new(res, "no_saturation_up_to",
+                                json_integer(r->workers[r->nworkers - 1]));
+        json_array_append_new(results, res);
     }
     return results;
 }

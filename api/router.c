@@ -56,7 +56,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/profiles", api_profiles_list, EXP, R, "limit cursor"},
     {"GET", "/v1/experiments/{id}/statistics", api_statistics, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/sensitivity", api_sensitivity, EXP, R, NULL},
-    {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R, ""},
+    {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R, "limit offset"},
     {"POST", "/v1/experiments/{id}/advice", api_advice, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/efficiency", api_efficiency, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/iterations", api_iterations, EXP | ST, R, NULL},

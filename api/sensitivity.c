@@ -197,6 +197,83 @@ static int sn_build(const cached_models *m, const store_measurement_row *rows, i
     return 0;
 }
 
+/* ---- S/N over scaling efficiency (paper 003 §3.2, Fig. 12) ---- */
+
+typedef struct se_sort {
+    const store_measurement_row *rows;
+    int q;
+} se_sort;
+
+static int se_cmp_ctx(const void *x, const void *y, void *arg)
+{
+    const se_sort *c = arg;
+    const store_measurement_row *a = &c->rows[*(const int *)x], *b = &c->rows[*(const int *)y];
+    for (int i = 0; i < a->nparams; i++)
+        if (i != c->q && a->point[i] != b->point[i])
+            return a->point[i] < b->point[i] ? -1 : 1;
+    int l = strcmp(a->levels ? a->levels : "", b->levels ? b->levels : "");
+    if (l)
+        return l;
+    return a->point[c->q] < b->point[c->q] ? -1 : a->point[c->q] > b->point[c->q];
+}
+
+static double rows_mean(const store_measurement_row *r)
+{
+    double mean = 0;
+    for (int k = 0; k < r->nreps; k++)
+        mean += r->reps[k] / r->nreps;
+    return mean;
+}
+
+/* The runs with a baseline in their group (the other parameters' values and
+ * the levels alike; the baseline: parameter q at *baseline, else its
+ * smallest measured value) into sel (in rows' order), each with the
+ * baseline's mean duration in base[]. Returns how many, -1 when out of
+ * memory. */
+static int se_select(const store_measurement_row *rows, int n, int q, const double *baseline,
+                     store_measurement_row *sel, double *base)
+{
+    int *idx = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    double *bmean = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!idx || !bmean) {
+        free(idx);
+        free(bmean);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    se_sort c = {rows, q};
+    qsort_r(idx, (size_t)n, sizeof *idx, se_cmp_ctx, &c);
+    for (int a = 0, b; a < n; a = b) {
+        double t0 = NAN;
+        for (b = a; b < n; b++) {
+            const store_measurement_row *r = &rows[idx[b]];
+            if (b > a) {
+                int same = 1;
+                for (int i = 0; i < r->nparams && same; i++)
+                    same = i == q || r->point[i] == rows[idx[a]].point[i];
+                same = same && !strcmp(r->levels ? r->levels : "",
+                                       rows[idx[a]].levels ? rows[idx[a]].levels : "");
+                if (!same)
+                    break;
+            }
+            if (isnan(t0) && (baseline ? r->point[q] == *baseline : b == a))
+                t0 = rows_mean(r);
+        }
+        for (int k = a; k < b; k++)
+            bmean[idx[k]] = t0;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (bmean[i] > 0 && isfinite(bmean[i])) {
+            sel[m] = rows[i];
+            base[m++] = bmean[i];
+        }
+    free(idx);
+    free(bmean);
+    return m;
+}
+
 void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
 {
     if (sweeps_warm_wait(ctx, req, resp) == 0)
@@ -205,18 +282,55 @@ void api_sensitivity(api_ctx *ctx, api_request *req, api_response *resp)
 
 void sweeps_sensitivity_answer(api_ctx *ctx, api_request *req, api_response *resp)
 {
-    static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", NULL};
+    static const char *const allowed[] = {"metric", "level", "name", "phase", "goal", "over",
+                                          "parameter", "baseline", NULL};
     int64_t id;
     const cached_models *m = predict_models_or_all(ctx, req, resp, &id, 1);
     if (!m)
         return;
     store_model_filter f = {.levels = m->levels[0] ? m->levels : NULL};
     kept_rows kept = {0};
-    store_measurement_row *rows = NULL;
-    int n = 0;
+    store_measurement_row *rows = NULL, *sel = NULL;
+    double *base = NULL, baseline = 0;
+    int n = 0, q = 0, left_out = 0;
     sn_input in = {0};
     if (predict_check_query(req, resp, m, allowed, 0) < 0 || sweeps_filter_from_query(req, resp, &f) < 0)
         goto done;
+    /* over: the metric itself (time), or the scaling efficiency SE = t_baseline / t
+     * along a parameter, per repetition (larger is better) */
+    const char *over = api_query(req, "over"), *pq = api_query(req, "parameter");
+    const char *bq = api_query(req, "baseline");
+    over = over ? over : "time";
+    if (strcmp(over, "time") && strcmp(over, "efficiency")) {
+        api_problem(resp, 400, "over", "must be time or efficiency, got \"%.40s\"", over);
+        goto done;
+    }
+    int se = !strcmp(over, "efficiency");
+    if (!se && (pq || bq)) {
+        api_problem(resp, 400, pq ? "parameter" : "baseline", "only with over=efficiency");
+        goto done;
+    }
+    if (se && pq) {
+        q = -1;
+        for (int i = 0; i < m->nparams; i++)
+            q = strcmp(m->params[i], pq) ? q : i;
+        if (q < 0) {
+            api_problem(resp, 400, "parameter", "not a parameter of the experiment: \"%.60s\"",
+                        pq);
+            goto done;
+        }
+    }
+    if (se && bq && predict_positive(bq, &baseline) < 0) {
+        api_problem(resp, 400, "baseline", "must be a number > 0, got \"%.40s\"", bq);
+        goto done;
+    }
+    if (se && ((f.metric && strcmp(f.metric, "time")) ||
+               (api_query(req, "goal") && strcmp(api_query(req, "goal"), "larger")))) {
+        api_problem(resp, 400, f.metric && strcmp(f.metric, "time") ? "metric" : "goal",
+                    "over=efficiency is the efficiency of durations (metric time), larger is "
+                    "better");
+        goto done;
+    }
     f.metric = f.metric ? f.metric : "time";
     f.level = f.level ? f.level : "application";
     f.name = f.name ? f.name : "epoch";
@@ -229,7 +343,7 @@ void sweeps_sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
                     f.metric);
         goto done;
     }
-    goal = goal ? goal : "smaller";
+    goal = goal ? goal : se ? "larger" : "smaller";
     if (strcmp(goal, "smaller") && strcmp(goal, "larger")) {
         api_problem(resp, 400, "goal", "must be smaller or larger, got \"%.40s\"", goal);
         goto done;
@@ -252,6 +366,23 @@ void sweeps_sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
         goto done;
     }
     qsort(rows, (size_t)n, sizeof *rows, cmp_row_point); /* runs by point, then levels */
+    if (se) {
+        sel = malloc(sizeof *sel * (size_t)n);
+        base = malloc(sizeof *base * (size_t)n);
+        int k = sel && base ? se_select(rows, n, q, bq ? &baseline : NULL, sel, base) : -1;
+        if (k < 0) {
+            api_problem(resp, 500, NULL, "out of memory");
+            goto done;
+        }
+        if (k == 0) {
+            api_problem(resp, 404, "baseline", "no run has its baseline (%s = %s) measured",
+                        m->params[q], bq ? bq : "the smallest measured");
+            goto done;
+        }
+        left_out = n - k;
+        rows = sel;
+        n = k;
+    }
     int bad;
     char err[200], label[400];
     int built = sn_build(m, rows, n, m->nfactors && !m->levels[0], &in, &bad);
@@ -264,6 +395,10 @@ void sweeps_sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
+    if (se) /* each repetition's efficiency against its baseline's mean duration */
+        for (int i = 0; i < n; i++)
+            for (int k = in.offset[i]; k < in.offset[i + 1]; k++)
+                in.y[k] = base[i] / in.y[k];
     sweep_sn_problem p = {in.ncols, n, in.nlevels, in.level, in.y, in.offset, larger};
     sweep_sn_result r;
     if (sweep_sensitivity(&p, &r, &bad, err, sizeof err) < 0) {
@@ -286,6 +421,17 @@ void sweeps_sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
                              "ranking",
                              "factors by the range (max - min) of their levels' mean S/N; "
                              "normalized: range / Σ ranges");
+    if (se) {
+        json_object_set_new(head, "over", json_string("efficiency"));
+        json_object_set_new(head, "parameter", json_string(m->params[q]));
+        json_object_set_new(head, "efficiency",
+                            json_string("SE = t_baseline / t per repetition (paper 003 §3.2): "
+                                        "t_baseline the mean duration at the baseline (the "
+                                        "smallest measured value of the parameter, or "
+                                        "?baseline=) with the other parameters and levels "
+                                        "alike"));
+        json_object_set_new(head, "runs_without_baseline", json_integer(left_out));
+    }
     sweeps_levels_head(head, m, req);
     json_t *tail = json_pack("{s:o, s:{s:s}, s:o}", "factors", sensitivity_factors(m, n, &in, &r),
                              "units", "sn", "dB", "warnings", sweeps_noisy_warnings(m, rows, n));
@@ -297,6 +443,8 @@ void sweeps_sensitivity_answer(api_ctx *ctx, api_request *req, api_response *res
     char *body = sweeps_answer_text(head, "runs", &runs, tail, &len);
     predict_page_store_text(ctx, key, resp, body, len);
 done:
+    free(sel);
+    free(base);
     sn_input_free(&in);
     sweeps_kept_rows_release(ctx, &kept);
     model_cache_release(ctx->models, m);

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <openssl/sha.h>
 #include <pthread.h>
@@ -113,7 +114,7 @@ static int parse_create(const json_t *body, api_response *resp, const char **nam
     if (o) {
         /* the step-graph reader checks overhead: hand it a minimal graph */
         json_t *g = json_pack("{s:O, s:[{s:[{s:s, s:s, s:f}]}]}", "overhead", o, "steps", "ops",
-                              "id", "x", "resource", "worker", "duration", 0.0);
+                              "id", "x", "resource", "worker", "duration", 1.0);
         char *text = json_dumps(g, JSON_COMPACT);
         json_decref(g);
         simgraph_doc d;
@@ -248,16 +249,21 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     simgraph_doc d;
     sim_error e = {0};
     if (simgraph_read(req->body, req->body_len, &d, &e)) {
+        malloc_trim(0);
         graph_problem(resp, &e);
         return;
     }
-    char *graph = simgraph_to_json(&d);
+    /* a step graph is kept once, as uploaded (the stored graph is then "");
+     * a trace, with the step graph made of it */
+    int own = !strcmp(d.source, "stepgraph");
+    char *graph = own ? strdup("") : simgraph_to_json(&d);
     unsigned char sha[32];
     SHA256((const unsigned char *)req->body, req->body_len, sha);
     store_sim_profile p = {.sim_id = id, .steps = d.graph.nsteps,
                            .ops = (int)sim_graph_nops(&d.graph), .servers = d.graph.servers};
     snprintf(p.source, sizeof p.source, "%s", d.source);
     simgraph_doc_free(&d);
+    malloc_trim(0);
     if (!graph) {
         api_problem(resp, 500, NULL, "out of memory");
         return;
@@ -269,6 +275,7 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                : err.code;
     store_release(ctx->db, c);
     free(graph);
+    malloc_trim(0);
     if (rc) {
         api_store_problem(resp, &err);
         return;
@@ -278,22 +285,36 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, dup ? 200 : 201, doc);
 }
 
+static int feed_piece(void *ctx, const char *bytes, size_t len)
+{
+    return simgraph_reader_feed(ctx, bytes, len);
+}
+
 /* The graph of a stored profile with the simulation's batch size and
- * overhead where the graph has none. */
+ * overhead where the graph has none: read piece by piece into the compact
+ * graph, never whole as text. */
 static int load_graph(PGconn *c, int64_t sim, int64_t *profile, simgraph_doc *d,
                       store_error *err, sim_error *e)
 {
     store_sim s;
-    char *text = NULL;
     int rc = store_sim_get(c, sim, &s, err);
-    if (!rc)
-        rc = store_sim_profile_graph(c, sim, profile, &text, err);
-    if (rc) {
+    if (rc)
+        return rc;
+    simgraph_reader *rd = simgraph_reader_new(d, e);
+    if (!rd) {
+        store_sim_free(&s);
+        return store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    rc = store_sim_profile_read(c, sim, profile, feed_piece, rd, err);
+    int bad = !rc && simgraph_reader_finish(rd);
+    simgraph_reader_free(rd);
+    if (rc || bad)
+        simgraph_doc_free(d);
+    if (rc && !(rc == STORE_INTERNAL && e->msg[0])) {
         store_sim_free(&s);
         return rc;
     }
-    int bad = simgraph_read_json(text, strlen(text), d, e);
-    free(text);
+    bad = bad || rc;
     if (!bad) {
         if (!(d->graph.batch_size > 0))
             d->graph.batch_size = json_real_value(json_object_get(s.spec, "batch_size"));
@@ -388,6 +409,7 @@ void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
         json_decref(doc);
     }
     simgraph_doc_free(&d);
+    malloc_trim(0); /* the graph and the simulator's state go back to the system */
     snprintf(run.state, sizeof run.state, "%s", direct ? "done" : "queued");
     run.result = result;
     c = store_acquire(ctx->db, &err);
@@ -489,6 +511,7 @@ static char *run_claimed(store *db, const store_sim_run *r, char *why, size_t ca
     }
     json_t *doc = api_sim_run(&d, &q, &e);
     simgraph_doc_free(&d);
+    malloc_trim(0);
     char *result = NULL;
     if (doc) {
         size_t rlen;

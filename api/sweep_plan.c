@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,7 +255,7 @@ static void plan_levels_text(const sweep_def *d, const int *idx, const int *fmap
 
 static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment *e,
                         const int *map, const int *fmap, int nf, const store_run *runs,
-                        int nruns, api_response *resp)
+                        int nruns, long offset, long limit, api_response *resp)
 {
     store_error err = {0};
     plan_cost cost = {0};
@@ -270,7 +271,7 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         snprintf(why, sizeof why, "model set %d has no time models", cost.m->set_number);
     int idx[SWEEP_MAX_VARS], np = e->nparams;
     double point[PMNF_MAX_PARAMS];
-    long legal = 0, counts[3] = {0, 0, 0};
+    long legal = 0, counts[3] = {0, 0, 0}, run_no = 0;
     static const char *const status_names[3] = {"measured", "missing", "failed"};
     json_t *items = json_array(), *commands = json_array();
     size_t cap = 8192;
@@ -291,6 +292,19 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
             const store_run *r = find_run(runs, nruns, np, point, rep, ltext);
             int st = r && r->ok ? 0 : r && r->failed ? 2 : 1;
             counts[st]++;
+            /* every run is counted and priced; only the page's are listed */
+            int listed = run_no >= offset && run_no < offset + limit;
+            run_no++;
+            if (!listed) {
+                if (st != 0) {
+                    if (!lm_known && cost.m) {
+                        lm = plan_levels_models(ctx, &pl, e->id, ltext, lvalues, nf);
+                        lm_known = 1;
+                    }
+                    cost_add(&cost, nf ? lm : cost.m, point, d->epochs_per_run);
+                }
+                continue;
+            }
             json_t *o = json_pack("{s:o, s:i, s:s}", "point", plan_point_json(e, point),
                                   "repetition", rep, "status", status_names[st]);
             if (d->nvars > d->nparams) {
@@ -323,6 +337,9 @@ static void plan_answer(api_ctx *ctx, const sweep_def *d, const store_experiment
         (json_int_t)counts[0], "missing", (json_int_t)counts[1], "failed", (json_int_t)counts[2],
         "complete", counts[1] + counts[2] == 0, "items", items, "commands", commands,
         "missing_cost", cost_json(&cost, d, why));
+    json_object_set_new(doc, "offset", json_integer(offset));
+    json_object_set_new(doc, "next_offset", offset + limit < run_no ? json_integer(offset + limit)
+                                                                    : json_null());
     if (nf && cost.m && cost.unpriced)
         json_object_set_new(json_object_get(doc, "missing_cost"), "reason",
                             json_string("runs of level combinations without a model of the "
@@ -342,7 +359,10 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
     memset(&d, 0, sizeof d);
     store_run *runs = NULL;
     int nruns = 0, map[PMNF_MAX_PARAMS], fmap[LEVELS_MAX_FACTORS], nf = 0;
+    long limit, offset;
     if (api_path_id(req, resp, "id", "experiment", &id) < 0 ||
+        predict_query_long(req, resp, "limit", 1, PLAN_PAGE_MAX, PLAN_PAGE_DEFAULT, &limit) < 0 ||
+        predict_query_long(req, resp, "offset", 0, PLAN_RUNS_MAX, 0, &offset) < 0 ||
         api_parse_object(req, resp, &body) < 0)
         return;
     char field[200], msg[400];
@@ -363,12 +383,7 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     /* legal points × repetitions, before anything is read */
-    long legal = 0;
-    int idx[SWEEP_MAX_VARS];
-    sweep_def_first(&d, idx);
-    do
-        legal += sweep_def_legal(&d, idx);
-    while (sweep_def_next(&d, idx));
+    long legal = sweep_def_legal_points(&d);
     if (legal * d.repetitions > PLAN_RUNS_MAX) {
         store_release(ctx->db, c);
         api_problem(resp, 400, "repetitions",
@@ -382,10 +397,11 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    plan_answer(ctx, &d, &e, map, fmap, nf, runs, nruns, resp);
+    plan_answer(ctx, &d, &e, map, fmap, nf, runs, nruns, offset, limit, resp);
 done:
     store_runs_free(runs, nruns);
     sweep_def_free(&d);
     store_experiment_free(&e);
     json_decref(body);
+    malloc_trim(0); /* the page's document and the runs read go back to the system */
 }

@@ -16,11 +16,14 @@
 #include "api/json_buf.h"
 #include "api/predict.h"
 #include "store/models.h"
+#include "sweep/sweep_plan.h"
 
 #define STATS_LIMIT_DEFAULT 1000
 #define STATS_LIMIT_MAX 100000
 #define WARNINGS_MAX 50
-#define PLAN_RUNS_MAX 100000
+#define PLAN_RUNS_MAX SWEEP_MAX_RUNS /* sweep/sweep_plan.h: the CLI's limit too */
+#define PLAN_PAGE_DEFAULT 1000 /* runs a plan's answer lists: items and commands */
+#define PLAN_PAGE_MAX 1000
 #define KEPT_TEXT_MAX (16u << 20) /* statistics text kept per model set and filter, at most */
 
 /* The measurements statistics and sensitivity rest on, kept per model set

@@ -402,6 +402,21 @@ simulate_sweep() {
     done <"$DATA/simulate.out"
 }
 
+# Memory per simulator and sweep job kind at its cap (bench/bench_simmem.c): a
+# 1,000,000-operation step graph uploaded and run, a sweep plan of 98,304 runs
+# against a 4,096-run plan (the baseline, same run); budget 256 MB above the
+# server's level, back to it after.
+simulate_memory() {
+    if ! measure "$DATA/simmem.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_simmem"; then
+        fail simulate_memory "$ru"; return
+    fi
+    cat "$DATA/simmem.out"
+    while read -r line; do
+        say "$(jget figure "$line" | tr -d '"'): peak +$(jget peak_growth_mb "$line") MB" \
+            "(budget 256 MB), $(jget retained_mb "$line") MB kept after"
+    done <"$DATA/simmem.out"
+}
+
 # What the dashboard and CI ask, one request at a time (bench/bench_dashboard.c):
 # curves, the regression check of two commits of 200 callpaths, the static
 # files, against predict as the baseline.
@@ -494,6 +509,7 @@ sweep_figures
 aggregate
 iteration
 simulate_sweep
+simulate_memory
 dashboard_service
 refit_service
 numtext_shortest

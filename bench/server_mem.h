@@ -61,7 +61,7 @@ static int reset_peak(int pid)
 
 /* A perfcast JSON profile of one rank and one step with ncp callpaths at
  * ranks = x (malloc'ed, *len bytes). */
-static char *bench_wide_profile(int x, int ncp, size_t *len)
+static inline char *bench_wide_profile(int x, int ncp, size_t *len)
 {
     size_t cap = 256 + (size_t)ncp * 110;
     char *b = malloc(cap);

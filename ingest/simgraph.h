@@ -36,6 +36,19 @@ typedef struct simgraph_doc {
  * Returns 0, or -1 with e. */
 int simgraph_read_json(const char *buf, size_t len, simgraph_doc *out, sim_error *e);
 
+/* The same read in pieces, for text that is not in memory at once:
+ *   simgraph_reader *r = simgraph_reader_new(&doc, &e);
+ *   simgraph_reader_feed(r, piece, n) ...; simgraph_reader_finish(r);
+ *   simgraph_reader_free(r);
+ * feed and finish return 0, or -1 with e (then doc is freed by
+ * simgraph_reader_free); on success doc is the caller's. new returns NULL
+ * with e when out of memory. */
+typedef struct simgraph_reader simgraph_reader;
+simgraph_reader *simgraph_reader_new(simgraph_doc *out, sim_error *e);
+int simgraph_reader_feed(simgraph_reader *r, const char *buf, size_t len);
+int simgraph_reader_finish(simgraph_reader *r);
+void simgraph_reader_free(simgraph_reader *r);
+
 /* Chrome trace JSON of one worker (an object with "traceEvents", or an
  * array of such objects: one step each) -> step graph; see simgraph_trace.c.
  * Returns 0, or -1 with e. */

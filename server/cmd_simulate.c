@@ -90,10 +90,11 @@ static void print_results(const json_t *results)
         json_t *sat = json_object_get(r, "saturation_workers");
         printf("servers %d", (int)json_integer_value(json_object_get(r, "servers")));
         if (json_is_integer(sat))
-            printf(" (saturates at W = %d: one more worker gains < 5%%)\n",
+            printf(" (saturates at W = %d: one more worker adds < 5%% of a worker's share)\n",
                    (int)json_integer_value(sat));
         else
-            printf(" (no saturation in the range)\n");
+            printf(" (no saturation up to W = %d: throughput keeps growing)\n",
+                   (int)json_integer_value(json_object_get(r, "no_saturation_up_to")));
         printf("%5s %12s %25s %12s %6s %6s %6s %6s %9s %9s %9s\n", "W", "steps/s", "95% interval",
                "samples/s", "u.wrk", "u.down", "u.up", "u.ps", "compute", "transfer", "waiting");
         json_array_foreach(json_object_get(r, "points"), j, p)

@@ -70,6 +70,14 @@ static int print_definition(const json_t *doc, const char *path)
         fprintf(stderr, "perfcast sweep: %s: %s%s%s\n", path, field, *field ? ": " : "", err);
         return 2;
     }
+    /* the service's limit: a plan the service would refuse is refused here */
+    long legal = sweep_def_legal_points(&d);
+    if (legal * d.repetitions > SWEEP_MAX_RUNS) {
+        fprintf(stderr, "perfcast sweep: %s: repetitions: %ld legal points × %d repetitions is "
+                "more than %d runs\n", path, legal, d.repetitions, SWEEP_MAX_RUNS);
+        sweep_def_free(&d);
+        return 2;
+    }
     size_t cap = 8192;
     char *cmd = malloc(cap);
     int idx[SWEEP_MAX_VARS], rc = cmd ? 0 : 1;

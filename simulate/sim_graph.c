@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "simulate/sim_graph.h"
 
@@ -41,10 +42,83 @@ int sim_res_from_name(const char *s)
     return -1;
 }
 
+/* The pool: a list of chunks, each at least SIM_POOL_CHUNK bytes, filled
+ * from the front. Chunks are mapped pages of their own (not malloc's heap,
+ * where freed memory may stay with the process), so a freed graph goes back
+ * to the system at once. */
+#define SIM_POOL_CHUNK (1u << 20)
+
+typedef struct sim_chunk {
+    struct sim_chunk *next;
+    size_t used, cap;
+    _Alignas(8) unsigned char data[];
+} sim_chunk;
+
+struct sim_pool {
+    sim_chunk *head;
+    size_t bytes;
+};
+
+void *sim_graph_alloc(sim_graph *g, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (!n)
+        n = 8;
+    if (!g->pool && !(g->pool = calloc(1, sizeof *g->pool)))
+        return NULL;
+    sim_chunk *c = g->pool->head;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > SIM_POOL_CHUNK / 4 ? n : SIM_POOL_CHUNK - sizeof *c;
+        void *m = mmap(NULL, sizeof(sim_chunk) + cap, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        sim_chunk *nc = m;
+        nc->used = 0;
+        nc->cap = cap;
+        g->pool->bytes += sizeof *nc + cap;
+        if (c && cap != SIM_POOL_CHUNK - sizeof *c) {
+            /* a large block goes behind the chunk being filled */
+            nc->next = c->next;
+            c->next = nc;
+        } else {
+            nc->next = c;
+            g->pool->head = nc;
+        }
+        c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+size_t sim_graph_pool_bytes(const sim_graph *g)
+{
+    return g->pool ? g->pool->bytes : 0;
+}
+
+static void pool_free(sim_pool *p)
+{
+    if (!p)
+        return;
+    for (sim_chunk *c = p->head, *next; c; c = next) {
+        next = c->next;
+        munmap(c, sizeof *c + c->cap);
+    }
+    free(p);
+}
+
 void sim_graph_free(sim_graph *g)
 {
     if (!g)
         return;
+    if (g->pool) {
+        pool_free(g->pool);
+        free(g->steps);
+        memset(g, 0, sizeof *g);
+        return;
+    }
     for (int s = 0; s < g->nsteps; s++) {
         sim_step *st = &g->steps[s];
         for (int i = 0; i < st->nops; i++) {
@@ -223,9 +297,17 @@ int sim_graph_check(const sim_graph *g, sim_error *e)
             sim_error_set(e, NULL, s, "ops", "step %d has no operation", s);
             return -1;
         }
-        for (int i = 0; i < st->nops; i++)
+        int timed = 0;
+        for (int i = 0; i < st->nops; i++) {
             if (check_op(g, s, i, e))
                 return -1;
+            timed |= sim_res_is_link(st->ops[i].res) || st->ops[i].duration > 0;
+        }
+        if (!timed) {
+            sim_error_set(e, st->ops[0].id, s, "duration", "every operation of step %d has "
+                          "duration 0 and none is a transfer: the step would take no time", s);
+            return -1;
+        }
         if (check_unique(st, s, e) || check_acyclic(st, s, e))
             return -1;
     }

@@ -53,12 +53,25 @@ typedef struct sim_step {
     sim_op *ops;
 } sim_step;
 
+/* Memory a graph owns in large chunks (sim_graph_alloc). */
+typedef struct sim_pool sim_pool;
+
 typedef struct sim_graph {
     int nsteps;
     sim_step *steps;
     double batch_size; /* samples per step and worker; 0 = unknown */
     int servers;       /* parameter servers of the profile (>= 1) */
+    sim_pool *pool;    /* NULL: every step's ops, each op's id, name and deps are
+                          malloc'd one by one; else they all live in the pool
+                          (ids and names interned by the reader), freed with it */
 } sim_graph;
+
+/* n bytes (8-byte aligned, zeroed) owned by g's pool, which is created on
+ * first use; NULL when out of memory. A graph built this way keeps every
+ * step's ops array and each op's strings and deps in the pool. */
+void *sim_graph_alloc(sim_graph *g, size_t n);
+/* Bytes the pool holds (its chunks), 0 without one. */
+size_t sim_graph_pool_bytes(const sim_graph *g);
 
 const char *sim_res_name(int res);
 /* "downlink", "worker", "uplink", "ps" -> sim_res; -1 otherwise. */

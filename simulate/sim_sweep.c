@@ -32,7 +32,11 @@ int sim_saturation(const int *w, const double *thr, int n, double gain)
         int dw = w[i + 1] - w[i];
         if (dw <= 0 || !(thr[i] > 0))
             continue;
-        if (pow(thr[i + 1] / thr[i], 1.0 / dw) < 1 + gain)
+        /* what one added worker brings, against what a worker brings on
+         * average at w[i]: linear scaling never saturates, however far
+         * apart the points are */
+        double added = (thr[i + 1] - thr[i]) / dw, share = thr[i] / w[i];
+        if (added < gain * share)
             return w[i];
     }
     return 0;

@@ -57,7 +57,8 @@ typedef struct sim_sweep_result {
     sim_point *points;   /* for each M (in the order given), W ascending */
     int nservers;
     int saturation[SIM_MAX_LIST]; /* per M: smallest W beyond which one more worker
-                                     gains < 5%; 0 when not reached */
+                                     adds < 5% of a worker's average share; 0 when
+                                     not reached up to the largest W */
     long events;
     double simulated;    /* s of simulated time over all runs */
     double batch_size;
@@ -73,8 +74,11 @@ void sim_sweep_free(sim_sweep_result *r);
 /* Mean of v[0..n) and the half-width of its 95% interval (0 when n < 2). */
 void sim_mean_ci(const double *v, int n, double *mean, double *half);
 
-/* Smallest W (of w[0..n), ascending, with throughput thr) beyond which the
- * next value gains less than gain per added worker; 0 when none. */
+/* Smallest W (of w[0..n), ascending, with throughput thr) beyond which
+ * each added worker up to the next W adds less than gain times the average
+ * throughput per worker at W, (thr[i+1] - thr[i]) / (w[i+1] - w[i]) <
+ * gain · thr[i] / w[i]; 0 when none (throughput keeps growing up to the
+ * largest W). */
 int sim_saturation(const int *w, const double *thr, int n, double gain);
 
 /* The point with the lowest price per hour W·price_worker + M·price_server

@@ -93,38 +93,36 @@ int sim_parse_list(const char *s, int lo, int hi, int *out, int max)
     if (!s || !*s)
         return -1;
     const char *p = s;
-    int a, n = 0;
-    if (integer(&p, &a))
-        return -1;
-    if (!strncmp(p, "..", 2)) {
-        p += 2;
-        int b, step = 1;
-        if (integer(&p, &b))
+    int n = 0;
+    for (;;) {
+        /* one item: a, or a..b, or a..b:step */
+        int a, b, step = 1;
+        if (integer(&p, &a))
             return -1;
-        if (*p == ':') {
-            p++;
-            if (integer(&p, &step) || step < 1)
+        b = a;
+        if (!strncmp(p, "..", 2)) {
+            p += 2;
+            if (integer(&p, &b))
+                return -1;
+            if (*p == ':') {
+                p++;
+                if (integer(&p, &step) || step < 1)
+                    return -1;
+            }
+            if (b < a)
                 return -1;
         }
-        if (*p || a < lo || b > hi || b < a)
+        if (a < lo || b > hi)
             return -1;
         for (long x = a; x <= b; x += step) {
-            if (n == max)
+            if (n == max || (n && x <= out[n - 1]))
                 return -1;
             out[n++] = (int)x;
         }
-        return n;
-    }
-    for (;;) {
-        if (a < lo || a > hi || n == max || (n && a <= out[n - 1]))
-            return -1;
-        out[n++] = a;
         if (!*p)
             return n;
         if (*p != ',')
             return -1;
         p++;
-        if (integer(&p, &a))
-            return -1;
     }
 }

@@ -14,9 +14,10 @@ int sim_parse_bandwidth(const char *s, double *out);
 /* Bytes: the same prefixes, with "B" or nothing. -1 unless positive. */
 int sim_parse_size(const char *s, double *out);
 
-/* "a..b" or "a..b:step" or "a,b,c" (or one number) into out[0..max),
- * ascending; each in [lo, hi]. Returns the count, or -1 (bad syntax, out
- * of range, not ascending, more than max). */
+/* A comma-separated list of items, each a number or a range "a..b" or
+ * "a..b:step" ("1..4,8,32", "1,2,4", "2..16:2,32") into out[0..max),
+ * strictly ascending over the whole list; each in [lo, hi]. Returns the
+ * count, or -1 (bad syntax, out of range, not ascending, more than max). */
 int sim_parse_list(const char *s, int lo, int hi, int *out, int max);
 
 #endif

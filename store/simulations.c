@@ -176,31 +176,59 @@ static void profile_from_row(PGresult *r, int i, store_sim_profile *p)
     snprintf(p->created_at, sizeof p->created_at, "%s", PQgetvalue(r, i, 6));
 }
 
-int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size_t rawlen,
-                          const unsigned char sha256[32], const char *graph, int *duplicate,
-                          store_error *err)
+/* Uploads are sent in pieces of this many bytes, so that libpq's buffers of
+ * a pooled connection never grow to the size of an upload and stay so. */
+#define SIM_PIECE (4u << 20)
+
+static int exec_cmd(PGconn *c, const char *sql, store_error *err)
 {
-    char sim[24], steps[24], ops[24], servers[24];
-    idtext(sim, p->sim_id);
-    idtext(steps, p->steps);
-    idtext(ops, p->ops);
-    idtext(servers, p->servers);
-    const char *vals[] = {sim, p->source, (const char *)sha256, raw, graph, steps, ops, servers};
-    int lens[] = {0, 0, 32, (int)rawlen, 0, 0, 0, 0};
-    int fmts[] = {0, 0, 1, 1, 0, 0, 0, 0};
-    /* one statement: insert, or find the same bytes stored before */
-    PGresult *r = PQexecParams(
-        c,
-        "WITH ins AS (INSERT INTO sim_profiles (sim_experiment_id, source, sha256, raw, graph, "
-        "steps, ops, servers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
-        "ON CONFLICT (sim_experiment_id, sha256) DO NOTHING RETURNING id, sim_experiment_id, "
-        "source, steps, ops, servers, created_at) "
-        "SELECT " PROFILE_COLS ", false FROM ins UNION ALL "
-        "SELECT " PROFILE_COLS ", true FROM sim_profiles WHERE sim_experiment_id = $1 "
-        "AND sha256 = $3 AND NOT EXISTS (SELECT 1 FROM ins)",
-        8, NULL, vals, lens, fmts, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+static int rollback(PGconn *c, int rc)
+{
+    PQclear(PQexec(c, "ROLLBACK"));
+    return rc;
+}
+
+/* One piece of the raw bytes (binary) or of the graph text into the
+ * transaction's temporary table. */
+static int put_piece(PGconn *c, int n, const char *bytes, size_t len, int is_raw,
+                     store_error *err)
+{
+    char num[24];
+    idtext(num, n);
+    const char *vals[] = {num, bytes};
+    int lens[] = {0, (int)len};
+    int fmts[] = {0, 1};
+    PGresult *r = PQexecParams(c,
+                               is_raw ? "INSERT INTO sim_piece (n, raw) VALUES ($1, $2)"
+                                      : "INSERT INTO sim_piece (n, graph) "
+                                        "VALUES ($1, convert_from($2, 'UTF8'))",
+                               2, NULL, vals, lens, fmts, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    return STORE_OK;
+}
+
+/* Text is cut at a UTF-8 character's first byte. */
+static size_t text_piece(const char *s, size_t len)
+{
+    if (len <= SIM_PIECE)
+        return len;
+    size_t n = SIM_PIECE;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return n ? n : SIM_PIECE;
+}
+
+static int profile_row(PGresult *r, store_sim_profile *p, int *duplicate, store_error *err)
+{
     int rc = STORE_OK;
     if (PQntuples(r) == 1) {
         profile_from_row(r, 0, p);
@@ -210,6 +238,80 @@ int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size
     }
     PQclear(r);
     return rc;
+}
+
+#define PROFILE_INSERT(RAW, GRAPH)                                                               \
+    "WITH ins AS (INSERT INTO sim_profiles (sim_experiment_id, source, sha256, raw, graph, "    \
+    "steps, ops, servers) SELECT $1, $2, $3, " RAW ", " GRAPH ", $4, $5, $6 "                    \
+    "ON CONFLICT (sim_experiment_id, sha256) DO NOTHING RETURNING id, sim_experiment_id, "      \
+    "source, steps, ops, servers, created_at) "                                                 \
+    "SELECT " PROFILE_COLS ", false FROM ins UNION ALL "                                         \
+    "SELECT " PROFILE_COLS ", true FROM sim_profiles WHERE sim_experiment_id = $1 "             \
+    "AND sha256 = $3 AND NOT EXISTS (SELECT 1 FROM ins)"
+
+/* A large upload: its pieces into a temporary table, then one row made of
+ * them, in one transaction. */
+static int add_in_pieces(PGconn *c, store_sim_profile *p, const char *const *head,
+                         const char *raw, size_t rawlen, const char *graph, int *duplicate,
+                         store_error *err)
+{
+    int rc = exec_cmd(c, "BEGIN", err);
+    if (rc)
+        return rc;
+    rc = exec_cmd(c, "CREATE TEMPORARY TABLE sim_piece (n integer, raw bytea, graph text) "
+                     "ON COMMIT DROP", err);
+    int n = 0;
+    for (size_t at = 0; !rc && at < rawlen; at += SIM_PIECE) {
+        size_t len = rawlen - at < SIM_PIECE ? rawlen - at : SIM_PIECE;
+        rc = put_piece(c, n++, raw + at, len, 1, err);
+    }
+    size_t glen = strlen(graph);
+    for (size_t at = 0; !rc && at < glen;) {
+        size_t len = text_piece(graph + at, glen - at);
+        rc = put_piece(c, n++, graph + at, len, 0, err);
+        at += len;
+    }
+    if (rc)
+        return rollback(c, rc);
+    const char *vals[] = {head[0], head[1], head[2], head[3], head[4], head[5]};
+    int lens[] = {0, 0, 32, 0, 0, 0};
+    int fmts[] = {0, 0, 1, 0, 0, 0};
+    PGresult *r = PQexecParams(
+        c,
+        PROFILE_INSERT("(SELECT coalesce(string_agg(raw, ''::bytea ORDER BY n), ''::bytea) "
+                       "FROM sim_piece WHERE raw IS NOT NULL)",
+                       "(SELECT coalesce(string_agg(graph, '' ORDER BY n), '') FROM sim_piece "
+                       "WHERE graph IS NOT NULL)"),
+        6, NULL, vals, lens, fmts, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return rollback(c, store_fail(c, r, err));
+    rc = profile_row(r, p, duplicate, err);
+    if (rc)
+        return rollback(c, rc);
+    rc = exec_cmd(c, "COMMIT", err);
+    return rc ? rollback(c, rc) : STORE_OK;
+}
+
+int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size_t rawlen,
+                          const unsigned char sha256[32], const char *graph, int *duplicate,
+                          store_error *err)
+{
+    char sim[24], steps[24], ops[24], servers[24];
+    idtext(sim, p->sim_id);
+    idtext(steps, p->steps);
+    idtext(ops, p->ops);
+    idtext(servers, p->servers);
+    const char *head[] = {sim, p->source, (const char *)sha256, steps, ops, servers};
+    if (rawlen + strlen(graph) > SIM_PIECE)
+        return add_in_pieces(c, p, head, raw, rawlen, graph, duplicate, err);
+    const char *vals[] = {sim, p->source, (const char *)sha256, steps, ops, servers, raw, graph};
+    int lens[] = {0, 0, 32, 0, 0, 0, (int)rawlen, 0};
+    int fmts[] = {0, 0, 1, 0, 0, 0, 1, 0};
+    /* one statement: insert, or find the same bytes stored before */
+    PGresult *r = PQexecParams(c, PROFILE_INSERT("$7", "$8"), 8, NULL, vals, lens, fmts, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    return profile_row(r, p, duplicate, err);
 }
 
 int store_sim_profile_list(PGconn *c, int64_t sim, store_sim_profile **out, int *n,
@@ -237,30 +339,63 @@ int store_sim_profile_list(PGconn *c, int64_t sim, store_sim_profile **out, int 
     return STORE_OK;
 }
 
-int store_sim_profile_graph(PGconn *c, int64_t sim, int64_t *id, char **graph, store_error *err)
+static uint64_t be64(const char *p)
 {
-    char s[24], p[24];
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | (unsigned char)p[i];
+    return v;
+}
+
+int store_sim_profile_read(PGconn *c, int64_t sim, int64_t *id, store_sim_sink sink, void *ctx,
+                           store_error *err)
+{
+    char s[24], p[24], piece[24];
     idtext(s, sim);
     idtext(p, *id);
-    const char *vals[] = {s, p};
-    PGresult *r = PQexecParams(c,
-                               "SELECT id, graph FROM sim_profiles WHERE sim_experiment_id = $1 "
-                               "AND ($2::bigint = 0 OR id = $2) ORDER BY id DESC LIMIT 1",
-                               2, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
-    int rc = STORE_OK;
-    if (PQntuples(r) == 1) {
-        *id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-        *graph = strdup(PQgetvalue(r, 0, 1));
-        if (!*graph)
-            rc = store_error_set(err, STORE_INTERNAL, "out of memory");
-    } else {
-        rc = *id ? store_error_set(err, STORE_NOT_FOUND, "no profile %s in simulation %s", p, s)
-                 : store_error_set(err, STORE_NOT_FOUND, "simulation %s has no profile yet", s);
+    idtext(piece, SIM_PIECE);
+    const char *vals[] = {s, p, piece};
+    /* one row per piece, each sent alone (single-row mode): the graph text,
+     * or the raw bytes where the upload was a step graph kept only once */
+    if (!PQsendQueryParams(c,
+                           "SELECT p.id, g, substring(CASE WHEN p.graph = '' THEN p.raw "
+                           "ELSE convert_to(p.graph, 'UTF8') END FROM g::integer FOR $3::integer) "
+                           "FROM (SELECT id, raw, graph FROM sim_profiles "
+                           "WHERE sim_experiment_id = $1 AND ($2::bigint = 0 OR id = $2) "
+                           "ORDER BY id DESC LIMIT 1) p, "
+                           "generate_series(1::bigint, greatest(1, CASE WHEN p.graph = '' "
+                           "THEN octet_length(p.raw) ELSE octet_length(p.graph) END), "
+                           "$3::bigint) g",
+                           3, NULL, vals, NULL, NULL, 1) ||
+        !PQsetSingleRowMode(c))
+        return store_fail(c, NULL, err);
+    int rc = STORE_OK, rows = 0, stopped = 0;
+    uint64_t next = 1;
+    PGresult *r;
+    while ((r = PQgetResult(c))) {
+        ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_SINGLE_TUPLE && !rc && !stopped) {
+            uint64_t at = be64(PQgetvalue(r, 0, 1));
+            *id = (int64_t)be64(PQgetvalue(r, 0, 0));
+            if (at != next) {
+                rc = store_error_set(err, STORE_INTERNAL, "stored graph read out of order");
+            } else if (sink(ctx, PQgetvalue(r, 0, 2), (size_t)PQgetlength(r, 0, 2))) {
+                stopped = 1;
+            }
+            next += SIM_PIECE;
+            rows++;
+        } else if (st != PGRES_TUPLES_OK && st != PGRES_SINGLE_TUPLE && !rc) {
+            rc = store_error_set(err, STORE_INTERNAL, "%s", PQresultErrorMessage(r));
+        }
+        PQclear(r);
     }
-    PQclear(r);
-    return rc;
+    if (rc)
+        return rc;
+    if (!rows)
+        return *id ? store_error_set(err, STORE_NOT_FOUND, "no profile %s in simulation %s", p, s)
+                   : store_error_set(err, STORE_NOT_FOUND, "simulation %s has no profile yet", s);
+    return stopped ? store_error_set(err, STORE_INTERNAL, "the stored graph was refused")
+                   : STORE_OK;
 }
 
 void store_sim_run_free(store_sim_run *r)

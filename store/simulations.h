@@ -42,7 +42,8 @@ typedef struct store_sim_profile {
     char created_at[40];
 } store_sim_profile;
 
-/* Stores an upload (raw bytes, their SHA-256, the normalized graph text).
+/* Stores an upload (raw bytes, their SHA-256, the normalized graph text:
+ * "" when the raw bytes are the step graph itself), in pieces when large.
  * The same bytes uploaded again to the same simulation: *duplicate = 1 and
  * the first profile's id. */
 int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size_t rawlen,
@@ -51,9 +52,16 @@ int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size
 /* Profiles of simulation sim, by id. */
 int store_sim_profile_list(PGconn *c, int64_t sim, store_sim_profile **out, int *n,
                            store_error *err);
-/* Graph text of profile id of simulation sim (newest when id = 0) into a
- * malloc'd *graph; the profile's id into *id. Unknown -> STORE_NOT_FOUND. */
-int store_sim_profile_graph(PGconn *c, int64_t sim, int64_t *id, char **graph, store_error *err);
+/* Receives the stored graph piece by piece; non-zero stops the reading. */
+typedef int (*store_sim_sink)(void *ctx, const char *bytes, size_t len);
+/* The graph of profile id of simulation sim (newest when id = 0), in pieces
+ * of 4 MiB at most (single-row mode, so no buffer holds the whole graph):
+ * the normalized graph text, or the upload's own bytes when it was a step
+ * graph (stored with an empty graph: the text is the graph). The profile's
+ * id into *id. Unknown -> STORE_NOT_FOUND; a sink that stopped ->
+ * STORE_INTERNAL. */
+int store_sim_profile_read(PGconn *c, int64_t sim, int64_t *id, store_sim_sink sink, void *ctx,
+                           store_error *err);
 
 typedef struct store_sim_run {
     int64_t id, sim_id, profile_id;

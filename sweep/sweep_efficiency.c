@@ -7,15 +7,24 @@
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 
+/* The deviations' squares are scaled by the largest one, so that finite
+ * durations of any size give a finite interval. */
 static void mean_interval(const double *v, int n, double *mean, double *half)
 {
-    double s = 0, ss = 0;
+    double s = 0, ss = 0, dmax = 0;
     for (int i = 0; i < n; i++)
         s += v[i];
     *mean = s / n;
+    if (!isfinite(*mean))
+        for (int i = (*mean = 0, 0); i < n; i++)
+            *mean += v[i] / n;
     for (int i = 0; i < n; i++)
-        ss += (v[i] - *mean) * (v[i] - *mean);
-    *half = n >= 2 ? gsl_cdf_tdist_Pinv(0.9875, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n)
+        if (fabs(v[i] - *mean) > dmax)
+            dmax = fabs(v[i] - *mean);
+    for (int i = 0; dmax > 0 && i < n; i++)
+        ss += ((v[i] - *mean) / dmax) * ((v[i] - *mean) / dmax);
+    *half = n >= 2 ? gsl_cdf_tdist_Pinv(0.9875, n - 1) * dmax * sqrt(ss / (n - 1)) /
+                         sqrt((double)n)
                    : NAN;
 }
 

@@ -121,25 +121,37 @@ static int parse_var(const char *section, const char *name, const json_t *v, int
     return 0;
 }
 
+/* The placeholder at p (a '{' of template t): its name's length, 0 when it
+ * is none. "${" is the shell's and "{{" a literal brace, so neither is one;
+ * else a name of letters, digits and '_' closed by '}'. */
+static size_t placeholder_at(const char *t, const char *p)
+{
+    if ((p > t && p[-1] == '$') || p[1] == '{' || (p > t && p[-1] == '{'))
+        return 0;
+    const char *e = p + 1;
+    while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_' ||
+           (e > p + 1 && *e >= '0' && *e <= '9'))
+        e++;
+    return *e == '}' && e > p + 1 ? (size_t)(e - p - 1) : 0;
+}
+
 /* Every {name} of the template names something the point has. */
 static int check_template(const sweep_def *d, char *field, size_t fieldcap, char *err,
                           size_t errcap)
 {
     const char *t = d->command;
     for (const char *p = strchr(t, '{'); p; p = strchr(p + 1, '{')) {
-        const char *e = p + 1;
-        while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_' ||
-               (e > p + 1 && *e >= '0' && *e <= '9'))
-            e++;
-        if (*e != '}' || e == p + 1)
+        size_t len = placeholder_at(t, p);
+        if (!len)
             continue; /* not a placeholder: kept as written */
         char name[SWEEP_NAME_MAX + 1];
-        if ((size_t)(e - p - 1) >= sizeof name || (snprintf(name, sizeof name, "%.*s",
-                                                            (int)(e - p - 1), p + 1),
-                                                   !name_taken(d, name)))
+        if (len >= sizeof name ||
+            (snprintf(name, sizeof name, "%.*s", (int)len, p + 1), !name_taken(d, name)))
             return fail(field, fieldcap, err, errcap, "command",
-                        "offset %zu: {%.*s} names no parameter, factor, constant or repetition",
-                        (size_t)(p - t), (int)(e - p - 1 > 64 ? 64 : e - p - 1), p + 1);
+                        "offset %zu: {%.*s} names no parameter, factor, constant or repetition "
+                        "(the rule: {name} is replaced by the point's value of that name or by "
+                        "{repetition}; write {{ for a literal brace; ${...} is left to the shell)",
+                        (size_t)(p - t), (int)(len > 64 ? 64 : len), p + 1);
     }
     return 0;
 }
@@ -333,6 +345,17 @@ static const char *placeholder(const sweep_def *d, const int *idx, int rep, cons
     return NULL;
 }
 
+long sweep_def_legal_points(const sweep_def *d)
+{
+    long legal = 0;
+    int idx[SWEEP_MAX_VARS];
+    sweep_def_first(d, idx);
+    do
+        legal += sweep_def_legal(d, idx);
+    while (sweep_def_next(d, idx));
+    return legal;
+}
+
 int sweep_def_command(const sweep_def *d, const int *idx, int rep, char *buf, size_t cap)
 {
     size_t n = 0;
@@ -340,10 +363,13 @@ int sweep_def_command(const sweep_def *d, const int *idx, int rep, char *buf, si
     for (const char *p = d->command; *p;) {
         const char *val = NULL;
         size_t skip = 1;
-        if (*p == '{') {
-            const char *e = strchr(p, '}');
-            if (e && (val = placeholder(d, idx, rep, p + 1, (size_t)(e - p - 1), num)))
-                skip = (size_t)(e - p) + 1;
+        if (*p == '{' && p[1] == '{' && !(p > d->command && p[-1] == '$')) {
+            val = "{"; /* a literal brace */
+            skip = 2;
+        } else if (*p == '{') {
+            size_t plen = placeholder_at(d->command, p);
+            if (plen && (val = placeholder(d, idx, rep, p + 1, plen, num)))
+                skip = plen + 2;
         }
         size_t len = val ? strlen(val) : 1;
         if (n + len + 1 > cap)

@@ -14,8 +14,11 @@
  *
  * Only "parameters" and "command" are required; "repetitions" defaults to
  * 1. The template's {name} is replaced by the point's value of a parameter,
- * factor or constant, or by the repetition number ({repetition}); other
- * braces are kept. Integers print without a decimal point. Points are
+ * factor or constant, or by the repetition number ({repetition}); a {name}
+ * naming none of them is refused, stating this rule. "{{" writes a literal
+ * "{" ("{{ranks}" prints "{ranks}"), "${...}" is the shell's and kept as
+ * written ("${ranks}" stays "${ranks}"), other braces are kept. Integers
+ * print without a decimal point. Points are
  * enumerated in odometer order (the last varying name fastest).
  *
  * Parsing reports the faulty field ("parameters.ranks", "legal", ...) and a
@@ -33,6 +36,7 @@
 #define SWEEP_MAX_VARS 16
 #define SWEEP_MAX_VALUES 10000  /* values of one varying name */
 #define SWEEP_MAX_POINTS 1000000 /* points of the product, before legality */
+#define SWEEP_MAX_RUNS 100000    /* legal points × repetitions (service and CLI) */
 #define SWEEP_MAX_REPETITIONS 1000
 #define SWEEP_NAME_MAX 64
 
@@ -68,6 +72,8 @@ void sweep_def_free(sweep_def *d);
  * advances it and returns 0 after the last point. */
 void sweep_def_first(const sweep_def *d, int *idx);
 int sweep_def_next(const sweep_def *d, int *idx);
+/* The legal points of the product (at most SWEEP_MAX_POINTS are tried). */
+long sweep_def_legal_points(const sweep_def *d);
 /* 1 when the point idx is legal. */
 int sweep_def_legal(const sweep_def *d, const int *idx);
 /* The numeric value of `name` at idx (parameter or constant): 1 found, 0 not. */

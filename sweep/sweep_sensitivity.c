@@ -9,12 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Scaled by m (the largest |y| when smaller is better, the smallest when
+ * larger is): -10·log10((1/N)·Σ y²) = -20·log10(m) - 10·log10((1/N)·Σ (y/m)²),
+ * and the same with m/y for 1/y², so that no square overflows or underflows
+ * for any finite y (1e200 and 1e-200 alike: -4000 dB). */
 double sweep_sn_ratio(const double *y, int n, int larger_is_better)
 {
+    double m = fabs(y[0]);
+    for (int i = 1; i < n; i++)
+        if (larger_is_better ? fabs(y[i]) < m : fabs(y[i]) > m)
+            m = fabs(y[i]);
+    if (!(m > 0) || !isfinite(m))
+        return larger_is_better ? -INFINITY : m == 0 ? INFINITY : -INFINITY;
     double s = 0;
-    for (int i = 0; i < n; i++)
-        s += larger_is_better ? 1.0 / (y[i] * y[i]) : y[i] * y[i];
-    return -10.0 * log10(s / n);
+    for (int i = 0; i < n; i++) {
+        double r = larger_is_better ? m / y[i] : y[i] / m;
+        s += r * r;
+    }
+    double sn = -10.0 * log10(s / n);
+    return larger_is_better ? sn + 20.0 * log10(m) : sn - 20.0 * log10(m);
 }
 
 void sweep_sensitivity_free(sweep_sn_result *r)

@@ -111,15 +111,24 @@ void sweep_stats_compute(const double *v, int n, double target, sweep_quantiles 
         sort_small(scratch, n);
     else
         qsort(scratch, (size_t)n, sizeof(double), cmp_double);
-    double sum = 0;
+    /* the mean of v/n and the squares of deviations scaled by the largest
+     * one: no sum or square overflows for finite values (1e300 and 3e300:
+     * mean 2e300, SD 1.414e300) */
+    double mean = 0, dmax = 0, ss = 0;
     for (int i = 0; i < n; i++)
-        sum += v[i];
-    double mean = sum / n, ss = 0;
+        mean += v[i];
+    mean /= n;
+    if (!isfinite(mean)) /* the sum overflowed */
+        for (int i = (mean = 0, 0); i < n; i++)
+            mean += v[i] / n;
     for (int i = 0; i < n; i++)
-        ss += (v[i] - mean) * (v[i] - mean);
+        if (fabs(v[i] - mean) > dmax)
+            dmax = fabs(v[i] - mean);
+    for (int i = 0; dmax > 0 && i < n; i++)
+        ss += ((v[i] - mean) / dmax) * ((v[i] - mean) / dmax);
     out->mean = mean;
-    out->median = n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
-    out->sd = n >= 2 ? sqrt(ss / (n - 1)) : NAN;
+    out->median = n % 2 ? scratch[n / 2] : scratch[n / 2 - 1] / 2 + scratch[n / 2] / 2;
+    out->sd = n >= 2 ? dmax * sqrt(ss / (n - 1)) : NAN;
     out->cv = n >= 2 && mean != 0 ? out->sd / fabs(mean) : NAN;
     out->rel_half_width = NAN;
     out->mean_lo = out->mean_hi = out->median_lo = out->median_hi = NAN;

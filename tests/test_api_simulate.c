@@ -93,6 +93,18 @@ static void test_profiles(harness *h)
     long p2 = post_id(h, path, tf, 201);
     free(tf);
     check(p2 > p1, "second profile");
+    /* a trace keeps the step graph made of it as text, read back for a run */
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_profiles WHERE id = %ld AND "
+                              "source = 'tensorflow' AND graph <> ''", p2) == 1,
+          "the trace's graph is stored");
+    char runs[96], req[160];
+    snprintf(runs, sizeof runs, "/v1/simulations/%ld/runs", sim);
+    snprintf(req, sizeof req, "{\"profile\":%ld,\"workers\":1,\"bandwidth\":\"1Gbit\","
+             "\"steps\":4,\"replications\":1,\"warmup_steps\":0}", p2);
+    harness_post(h, runs, req, &r);
+    check(r.status == 201 && strstr(r.body, "\"steps_per_s\""), "run on the trace's graph: %d %.200s",
+          r.status, r.body);
+    harness_response_free(&r);
 
     /* bad graphs: 400 naming the operation and the field; nothing stored */
     long before = harness_sql_long(h, "SELECT count(*) FROM sim_profiles");
@@ -110,6 +122,11 @@ static void test_profiles(harness *h)
     expect_400(h, path,
                "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\",\"duration\":-1}]}]}",
                "steps[0].ops[n].duration", "n");
+    /* a step that would take no time: 400 naming the duration, not 0 steps/s */
+    expect_400(h, path,
+               "{\"steps\":[{\"ops\":[{\"id\":\"z\",\"resource\":\"worker\",\"duration\":0},"
+               "{\"id\":\"u\",\"resource\":\"ps\",\"duration\":0,\"deps\":[\"z\"]}]}]}",
+               "steps[0].ops[z].duration", "z");
     expect_400(h, path, "{\"steps\":[{\"ops\":[{\"id\":\"g\",\"resource\":\"gpu\",\"duration\":1}]}]}",
                "steps[0].ops[g].resource", "g");
     expect_400(h, path,
@@ -299,6 +316,23 @@ static void test_runs(harness *h)
 
     test_window(h, runs);
     test_total_steps(h, runs);
+
+    /* a mixed worker list, as the CLI takes it; computation-bound at 100
+     * Gbit/s, so throughput keeps growing: no saturation point is named */
+    harness_post(h, runs, "{\"workers\":\"1..2,4,8\",\"bandwidth\":\"100Gbit\",\"steps\":20,"
+                          "\"replications\":1,\"warmup_steps\":0}", &r);
+    doc = harness_json(&r);
+    json_t *res0 = json_array_get(json_object_get(json_object_get(doc, "result"), "results"), 0);
+    json_t *mpts = json_object_get(res0, "points");
+    check(r.status == 201 && json_array_size(mpts) == 4 &&
+              json_integer_value(json_object_get(json_array_get(mpts, 2), "workers")) == 4 &&
+              json_integer_value(json_object_get(json_array_get(mpts, 3), "workers")) == 8,
+          "workers 1..2,4,8: %d %.300s", r.status, r.body);
+    check(json_is_null(json_object_get(res0, "saturation_workers")) &&
+              json_integer_value(json_object_get(res0, "no_saturation_up_to")) == 8,
+          "no saturation up to 8: %.200s", r.body);
+    json_decref(doc);
+    harness_response_free(&r);
 
     /* bad requests: 400 naming the member, no run stored */
     long before = harness_sql_long(h, "SELECT count(*) FROM sim_runs");
@@ -530,6 +564,67 @@ static void test_listing(harness *h)
     harness_response_free(&r);
 }
 
+/* A step graph larger than one 4 MiB piece: stored in pieces (its bytes
+ * kept once, the stored graph text empty), read back in pieces for a run:
+ * 80 steps of a chain of 1,000 computations of 1 ms each, so one worker
+ * does 1 step/s exactly and two 2 steps/s; the same bytes again are a
+ * duplicate. */
+static void test_large_graph(harness *h)
+{
+    long sim = post_id(h, "/v1/simulations", "{\"name\":\"large\",\"batch_size\":1}", 201);
+    size_t cap = 80u * 1000 * 80 + 64, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "{\"steps\":[");
+    for (int s = 0; s < 80; s++) {
+        n += (size_t)snprintf(b + n, cap - n, "%s{\"ops\":[", s ? "," : "");
+        for (int i = 0; i < 1000; i++) {
+            n += (size_t)snprintf(b + n, cap - n,
+                                  "%s{\"id\":\"op%d\",\"resource\":\"worker\",\"duration\":0.001",
+                                  i ? "," : "", i);
+            if (i)
+                n += (size_t)snprintf(b + n, cap - n, ",\"deps\":[\"op%d\"]", i - 1);
+            n += (size_t)snprintf(b + n, cap - n, "}");
+        }
+        n += (size_t)snprintf(b + n, cap - n, "]}");
+    }
+    n += (size_t)snprintf(b + n, cap - n, "]}");
+    check(n > (4u << 20), "the graph is larger than a piece: %zu bytes", n);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    harness_response r;
+    for (int round = 0; round < 2; round++) {
+        harness_request(h, "POST", path, "Content-Type: application/json\r\n", b, n, &r);
+        json_t *doc = harness_json(&r);
+        check(r.status == (round ? 200 : 201) &&
+                  json_integer_value(json_object_get(doc, "ops")) == 80000 &&
+                  json_is_true(json_object_get(doc, "duplicate")) == round,
+              "upload %d: %d %.200s", round, r.status, r.body);
+        json_decref(doc);
+        harness_response_free(&r);
+    }
+    check(harness_sql_long(h,
+                           "SELECT count(*) FROM sim_profiles WHERE sim_experiment_id = %ld AND "
+                           "octet_length(raw) = %zu AND graph = ''",
+                           sim, n) == 1,
+          "kept once, its bytes whole");
+    free(b);
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    harness_post(h, path, "{\"workers\":\"1..2\",\"bandwidth\":\"1Gbit\",\"steps\":4,"
+                          "\"replications\":1,\"warmup_steps\":0}", &r);
+    json_t *doc = harness_json(&r);
+    json_t *pts = json_object_get(
+        json_array_get(json_object_get(json_object_get(doc, "result"), "results"), 0), "points");
+    double w1 = json_number_value(json_object_get(
+        json_object_get(json_array_get(pts, 0), "steps_per_s"), "mean"));
+    double w2 = json_number_value(json_object_get(
+        json_object_get(json_array_get(pts, 1), "steps_per_s"), "mean"));
+    check(r.status == 201 && check_close(w1, 1, 1e-9, 0) && check_close(w2, 2, 1e-9, 0),
+          "run on the graph read back in pieces: %d, %g and %g steps/s (want 1 and 2): %.200s",
+          r.status, w1, w2, r.body);
+    json_decref(doc);
+    harness_response_free(&r);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -537,6 +632,7 @@ int main(void)
     if (!h)
         return check_summary();
     test_profiles(h);
+    test_large_graph(h);
     test_runs(h);
     test_leases(h);
     test_listing(h);

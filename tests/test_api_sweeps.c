@@ -169,6 +169,30 @@ static void test_plan_and_upload(harness *h, long exp)
     check(cli_lines(def, lines, 200) == 2 * brute, "and every run of a definition");
     json_decref(p);
 
+    /* pages: counts and cost over every run, items and commands for the page
+     * only (19 legal points x 3 = 57 runs: offset 50, limit 10 lists 7) */
+    char body[512], path[128];
+    snprintf(body, sizeof body, plan_body, 3);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=10&offset=50", exp);
+    p = request_json(h, "POST", path, body, 200);
+    check(count_of(p, "runs") == 57 && count_of(p, "missing") == 57 &&
+              json_array_size(json_object_get(p, "items")) == 7 &&
+              json_array_size(json_object_get(p, "commands")) == 7 &&
+              count_of(p, "offset") == 50 && json_is_null(json_object_get(p, "next_offset")),
+          "the last page: 7 runs listed of 57");
+    /* run 50 = 3 x 16 + 2: point 16 (0-based, odometer order: ranks 16, threads 4), repetition 3 */
+    check(!strcmp(json_string_value(json_array_get(json_object_get(p, "commands"), 0)) ?: "",
+                  "srun -n 16 train.py --threads 4 --seed 3"),
+          "run 50: %s", json_string_value(json_array_get(json_object_get(p, "commands"), 0)));
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=10", exp);
+    p = request_json(h, "POST", path, body, 200);
+    check(json_array_size(json_object_get(p, "items")) == 10 && count_of(p, "next_offset") == 10,
+          "the first page: next_offset 10");
+    json_decref(p);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=1001", exp);
+    json_decref(request_json(h, "POST", path, body, 400));
+
     /* the first 4 legal points' runs, then the plan again */
     int done = 0;
     for (int i = 0; i < 5; i++)
@@ -329,6 +353,93 @@ static void test_sensitivity(harness *h, long exp)
               json_array_size(json_object_get(s, "warnings")) == 0,
           "no point is too noisy at ±2.5%%");
     json_decref(s);
+}
+
+/* S/N over scaling efficiency along ranks (paper 003 §3.2, Fig. 12): per
+ * repetition SE = t_baseline / t, t_baseline the mean over the repetitions at
+ * ranks = 2 with the same threads; larger is better. At (ranks 4, threads 1):
+ * t_baseline = 100 steps x (2 + 0.2 + 0.02) x mean(0.99, 1, 1.01) = 222 s,
+ * t = 50 x 2.24 x f = 112 f, SE = 1.98214/f, S/N = 20·log10(222/112) -
+ * 10·log10((0.99² + 1 + 1.01²)/3) = 5.94255 dB. */
+static double sn_se(double r, double t)
+{
+    double base = 0, s = 0;
+    for (int rep = 1; rep <= 3; rep++)
+        base += epoch_value(2, t, rep) / 3;
+    for (int rep = 1; rep <= 3; rep++) {
+        double se = base / epoch_value(r, t, rep);
+        s += 1 / (se * se);
+    }
+    return -10 * log10(s / 3);
+}
+
+static void test_sensitivity_efficiency(harness *h, long exp)
+{
+    double want46 = 20 * log10(222.0 / 112.0) -
+                    10 * log10((0.99 * 0.99 + 1 + 1.01 * 1.01) / 3);
+    check(check_close(sn_se(4, 1), want46, 1e-12, 0), "by hand: %.12g vs %.12g", sn_se(4, 1),
+          want46);
+    double range[2];
+    for (int f = 0; f < 2; f++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int l = 0; l < 5; l++) {
+            double sum = 0;
+            int n = 0;
+            for (int i = 0; i < 5; i++)
+                for (int j = 0; j < 5; j++)
+                    if (legal(ranks_v[i], threads_v[j]) && (f == 0 ? i : j) == l) {
+                        sum += sn_se(ranks_v[i], threads_v[j]);
+                        n++;
+                    }
+            lo = fmin(lo, sum / n);
+            hi = fmax(hi, sum / n);
+        }
+        range[f] = hi - lo;
+    }
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity?over=efficiency&parameter=ranks",
+             exp);
+    json_t *s = request_json(h, "GET", path, NULL, 200);
+    check(!strcmp(json_string_value(json_object_get(s, "over")) ?: "", "efficiency") &&
+              !strcmp(json_string_value(json_object_get(s, "goal")) ?: "", "larger") &&
+              json_integer_value(json_object_get(s, "runs_without_baseline")) == 0,
+          "over efficiency, larger is better");
+    json_t *runs = json_object_get(s, "runs");
+    int found = 0;
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        json_t *r = json_array_get(runs, i), *pt = json_object_get(r, "point");
+        if (json_number_value(json_object_get(pt, "ranks")) == 4 &&
+            json_number_value(json_object_get(pt, "threads")) == 1) {
+            found = 1;
+            check(check_close(json_number_value(json_object_get(r, "sn")), want46, 1e-9, 0),
+                  "S/N of SE at (4, 1): %.12g, want %.12g",
+                  json_number_value(json_object_get(r, "sn")), want46);
+        }
+    }
+    check(found && json_array_size(runs) == 19, "19 runs, (4, 1) among them");
+    json_t *fs = json_object_get(s, "factors");
+    int first = range[0] >= range[1] ? 0 : 1;
+    const char *names[2] = {"ranks", "threads"};
+    check(!strcmp(json_string_value(json_object_get(json_array_get(fs, 0), "factor")) ?: "",
+                  names[first]) &&
+              check_close(json_number_value(json_object_get(json_array_get(fs, 0), "range")),
+                          range[first], 1e-9, 0) &&
+              check_close(json_number_value(json_object_get(json_array_get(fs, 1), "range")),
+                          range[1 - first], 1e-9, 0),
+          "ranking by the S/N of efficiency: %s first, ranges %g %g", names[first], range[0],
+          range[1]);
+    json_decref(s);
+    /* bad combinations name the member */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity?over=speed", exp);
+    json_decref(request_json(h, "GET", path, NULL, 400));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity?parameter=ranks", exp);
+    json_decref(request_json(h, "GET", path, NULL, 400));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity?over=efficiency&goal=smaller",
+             exp);
+    json_decref(request_json(h, "GET", path, NULL, 400));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sensitivity?over=efficiency&baseline=3",
+             exp);
+    json_decref(request_json(h, "GET", path, NULL, 404));
 }
 
 static void test_advice(harness *h, long exp)
@@ -492,6 +603,7 @@ int main(void)
     test_plan_and_upload(h, exp);
     test_statistics(h, exp);
     test_sensitivity(h, exp);
+    test_sensitivity_efficiency(h, exp);
     test_advice(h, exp);
     test_efficiency(h, exp);
     /* a metric that is zero everywhere: S/N refuses it (422 naming metric) */

@@ -48,8 +48,13 @@ expect "compute W=3" '"workers":3,"steps_per_s":{"mean":12.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
 expect "samples/s" '"samples_per_s":{"mean":120.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
-expect "text table" 'no saturation in the range' \
+expect "text table" 'no saturation up to W = 3: throughput keeps growing' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3
+# a mixed list: ranges and single counts; computation only, so W = 8 runs 8 x 4 steps/s
+expect "mixed workers" '"workers":8,"steps_per_s":{"mean":32.0' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..2,8 --json
+expect "mixed workers, no saturation" '"saturation_workers":null,"points":.*"no_saturation_up_to":8' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..2,8 --json
 # the steady window: the 100 steps of each of 3 workers end in rounds of 3
 # every 0.25 s; the 50th ends in round 17: (4.25, 25] holds 249 steps
 expect "window" '"workers":3,.*"window":{"from_s":4.25,"to_s":25.0,"steps":249.0}' \

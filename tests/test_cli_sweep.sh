@@ -73,5 +73,16 @@ echo '{"parameters":{"x":[1]},"legal":"x <= z","command":"c"}' >"$TMP/bad.json"
 "$BIN" sweep plan "$TMP/bad.json" >"$TMP/out" 2>"$TMP/err"
 if [ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'legal: offset 5: unknown parameter "z"' "$TMP/err"; then ok; else bad "bad rule: $(cat "$TMP/err")"; fi
 
+# the service's limit: 101 legal points x 1,000 repetitions = 101,000 runs > 100,000
+vals=$(seq -s, 1 101)
+echo "{\"parameters\":{\"x\":[$vals]},\"repetitions\":1000,\"command\":\"c {x}\"}" >"$TMP/big.json"
+"$BIN" sweep plan "$TMP/big.json" >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 2 ] && [ ! -s "$TMP/out" ] && grep -q 'repetitions: 101 legal points × 1000 repetitions is more than 100000 runs' "$TMP/err"; then ok; else bad "101,000 runs: $(head -c 300 "$TMP/err")"; fi
+# exactly 100 x 1,000 = 100,000 runs is within it
+vals=$(seq -s, 1 100)
+echo "{\"parameters\":{\"x\":[$vals]},\"repetitions\":1000,\"command\":\"c {x}\"}" >"$TMP/cap.json"
+"$BIN" sweep plan "$TMP/cap.json" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 100000 ] && ok || bad "100,000 runs: $(head -c 300 "$TMP/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -219,8 +219,79 @@ static void test_bad(void)
     check(simgraph_read_json(deep, sizeof deep, &d, &e) == -1, "deep nesting");
 }
 
+/* The reader fed one byte at a time (as a stored graph comes back in
+ * pieces) builds the graph it builds from the whole text; ids repeated over
+ * the steps are interned (one copy), forward references resolve, members
+ * come in any order; a fault in a piece is the fault of the whole. */
+static void test_pieces(void)
+{
+    const char *text =
+        "{\"steps\":[{\"ops\":[{\"deps\":[\"a\"],\"id\":\"b\",\"duration\":2,"
+        "\"resource\":\"worker\"},{\"resource\":\"downlink\",\"id\":\"a\",\"bytes\":8,"
+        "\"name\":\"RecvTensor\"}]},{\"ops\":[{\"id\":\"a\",\"resource\":\"downlink\","
+        "\"bytes\":16,\"name\":\"RecvTensor\"},{\"id\":\"b\",\"resource\":\"worker\","
+        "\"duration\":3,\"deps\":[\"a\"]}]}],\"servers\":1,\"batch_size\":4}";
+    simgraph_doc d;
+    sim_error e = {0};
+    simgraph_reader *r = simgraph_reader_new(&d, &e);
+    int rc = r ? 0 : -1;
+    for (size_t i = 0; !rc && text[i]; i++)
+        rc = simgraph_reader_feed(r, text + i, 1);
+    if (!rc)
+        rc = simgraph_reader_finish(r);
+    simgraph_reader_free(r);
+    check(rc == 0, "byte by byte: %s %s", e.field, e.msg);
+    if (rc)
+        return;
+    const sim_graph *g = &d.graph;
+    check(g->nsteps == 2 && g->steps[0].nops == 2 && g->batch_size == 4, "shape");
+    /* step 0: b (index 0) waits for a (index 1), declared after it */
+    check(g->steps[0].ops[0].ndeps == 1 && g->steps[0].ops[0].deps[0] == 1, "forward reference");
+    check(g->steps[0].ops[1].bytes == 8 && g->steps[1].ops[0].bytes == 16 &&
+              g->steps[1].ops[1].duration == 3,
+          "values");
+    /* interned: the same id and name over the steps is one copy */
+    check(g->steps[0].ops[1].id == g->steps[1].ops[0].id &&
+              g->steps[0].ops[1].name == g->steps[1].ops[0].name &&
+              !strcmp(g->steps[1].ops[0].name, "RecvTensor"),
+          "ids and names interned");
+    check(g->pool && sim_graph_pool_bytes(g) > 0, "the graph lives in its pool");
+    simgraph_doc_free(&d);
+
+    /* a fault split over pieces: the unknown member's name straddles them */
+    const char *bad = "{\"steps\":[{\"ops\":[{\"id\":\"x\",\"resource\":\"worker\","
+                      "\"duratoin\":1}]}]}";
+    memset(&e, 0, sizeof e);
+    r = simgraph_reader_new(&d, &e);
+    size_t cut = strstr(bad, "duratoin") - bad + 4;
+    rc = simgraph_reader_feed(r, bad, cut) || simgraph_reader_feed(r, bad + cut, strlen(bad) - cut) ||
+         simgraph_reader_finish(r);
+    simgraph_reader_free(r);
+    check(rc && !strcmp(e.op, "x") && !strcmp(e.field, "duratoin"), "split fault: %s %s %s",
+          e.op, e.field, e.msg);
+    /* trailing bytes after the graph, in a later piece */
+    memset(&e, 0, sizeof e);
+    r = simgraph_reader_new(&d, &e);
+    const char *ok = "{\"steps\":[{\"ops\":[{\"id\":\"x\",\"resource\":\"worker\",\"duration\":1}]}]}";
+    rc = simgraph_reader_feed(r, ok, strlen(ok)) || simgraph_reader_feed(r, " \n x", 4) ||
+         simgraph_reader_finish(r);
+    simgraph_reader_free(r);
+    check(rc && strstr(e.msg, "byte"), "trailing garbage in a later piece: %s", e.msg);
+    /* duplicate keys are refused as Jansson refused them */
+    const char *dup = "{\"steps\":[{\"ops\":[{\"id\":\"x\",\"id\":\"y\",\"resource\":\"worker\","
+                      "\"duration\":1}]}]}";
+    check(simgraph_read_json(dup, strlen(dup), &d, &e) == -1 && strstr(e.msg, "duplicate"),
+          "duplicate key: %s", e.msg);
+    /* a number too large for a double is a syntax fault, not infinity */
+    const char *huge = "{\"steps\":[{\"ops\":[{\"id\":\"x\",\"resource\":\"worker\","
+                       "\"duration\":1e400}]}]}";
+    check(simgraph_read_json(huge, strlen(huge), &d, &e) == -1 && strstr(e.msg, "out of range"),
+          "1e400: %s", e.msg);
+}
+
 int main(void)
 {
+    test_pieces();
     test_stepgraph_file();
     test_tf_timeline();
     test_kineto();

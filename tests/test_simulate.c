@@ -633,6 +633,10 @@ static void test_bad_graphs(void)
     add_step(&g, neg, 2);
     expect_bad(&g, "neg", "duration", "negative");
     g = graph(1, 0);
+    spec zero[] = {{"z1", SIM_WORKER, 0, -1, -1, NULL}, {"z2", SIM_PS, 0, -1, -1, "0"}};
+    add_step(&g, zero, 2);
+    expect_bad(&g, "z1", "duration", "a step of zero-duration computations only");
+    g = graph(1, 0);
     spec nan_[] = {{"x", SIM_PS, NAN, -1, -1, NULL}};
     add_step(&g, nan_, 1);
     expect_bad(&g, "x", "duration", "NaN");
@@ -718,9 +722,22 @@ static void test_sweep(void)
     sim_sweep_free(&r);
     sim_sweep_free(&r2);
     sim_graph_free(&g);
+    /* saturated where an added worker brings < 5% of a worker's average
+     * share at W: 3 -> 4 adds 1 step/s, 11% of 27/3 = 9; 4 -> 6 adds 0.5 per
+     * worker, 7.1% of 28/4 = 7: still growing */
     int w[] = {1, 2, 3, 4, 6};
     double thr[] = {10, 19, 27, 28, 29};
-    check(sim_saturation(w, thr, 5, 0.05) == 3, "27 -> 28 gains 3.7%%: saturated at 3");
+    check(sim_saturation(w, thr, 5, 0.05) == 0, "27 -> 28 adds 11%% of a share: not saturated");
+    /* 4 -> 5 adds 0.2 < 0.05 * 31/4 = 0.3875: saturated at 4 (3 -> 4 adds
+     * 1 >= 0.05 * 30/3 = 0.5) */
+    double thr2[] = {10, 20, 30, 31, 31.2};
+    int w2[] = {1, 2, 3, 4, 5};
+    check(sim_saturation(w2, thr2, 5, 0.05) == 4, "31 -> 31.2 adds 2.6%% of a share: at 4");
+    /* linear scaling over points far apart never saturates (the old rule,
+     * 5% per added worker of the whole, named W = 16 here: 2^(1/16) = 1.044) */
+    int w3[] = {1, 2, 4, 8, 16, 32};
+    double thr3[] = {10, 20, 40, 80, 160, 320};
+    check(sim_saturation(w3, thr3, 6, 0.05) == 0, "linear: no saturation");
 }
 
 static void test_units(void)
@@ -741,6 +758,18 @@ static void test_units(void)
     check(sim_parse_list("0..4", 1, 1024, out, 64) == -1, "0 workers");
     check(sim_parse_list("3,2", 1, 1024, out, 64) == -1, "descending");
     check(sim_parse_list("1..100000", 1, 1024, out, 64) == -1, "absurd");
+    /* mixed lists: ranges and single counts, ascending over the whole list */
+    int want[] = {1, 2, 3, 4, 8, 32};
+    int n = sim_parse_list("1..4,8,32", 1, 1024, out, 64);
+    check(n == 6 && !memcmp(out, want, sizeof want), "1..4,8,32: %d items", n);
+    n = sim_parse_list("1,2..8:3,16..17", 1, 1024, out, 64);
+    check(n == 6 && out[0] == 1 && out[1] == 2 && out[2] == 5 && out[3] == 8 && out[4] == 16 &&
+              out[5] == 17, "1,2..8:3,16..17: %d items", n);
+    check(sim_parse_list("1..4,3", 1, 1024, out, 64) == -1, "overlapping range");
+    check(sim_parse_list("8,1..4", 1, 1024, out, 64) == -1, "not ascending");
+    check(sim_parse_list("1..4,,8", 1, 1024, out, 64) == -1, "empty item");
+    check(sim_parse_list("1..4,", 1, 1024, out, 64) == -1, "trailing comma");
+    check(sim_parse_list("1..4,2000", 1, 1024, out, 64) == -1, "item out of range");
 }
 
 int main(void)

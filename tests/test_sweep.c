@@ -75,6 +75,33 @@ static void test_stats(void)
           "identical values: zero width");
 }
 
+/* Values whose squares overflow a double: S/N and statistics still finite.
+ * Smaller is better, y = 1e200 twice: -10·log10(1e400) = -4000 dB; y = 1e200,
+ * 3e200: -10·log10((1e400 + 9e400)/2) = -4000 - 10·log10(5) = -4006.9897 dB;
+ * larger is better, y = 1e-200 twice: -10·log10(1e400) = -4000 dB.
+ * Statistics of 1e300, 3e300: mean 2e300, SD sqrt(2·1e600/1) = 1.41421e300. */
+static void test_huge_values(void)
+{
+    double a[2] = {1e200, 1e200}, b[2] = {1e200, 3e200}, c[2] = {1e-200, 1e-200};
+    check(check_close(sweep_sn_ratio(a, 2, 0), -4000, 1e-12, 0), "S/N of 1e200: %.17g",
+          sweep_sn_ratio(a, 2, 0));
+    check(check_close(sweep_sn_ratio(b, 2, 0), -4000 - 10 * log10(5.0), 1e-12, 0),
+          "S/N of 1e200, 3e200: %.17g", sweep_sn_ratio(b, 2, 0));
+    check(check_close(sweep_sn_ratio(c, 2, 1), -4000, 1e-12, 0), "larger, 1e-200: %.17g",
+          sweep_sn_ratio(c, 2, 1));
+    /* the plain form still: y = 10, 20 smaller: -10·log10(250) */
+    double d[2] = {10, 20};
+    check(check_close(sweep_sn_ratio(d, 2, 0), -10 * log10(250.0), 1e-14, 0), "S/N of 10, 20");
+    double v[2] = {1e300, 3e300}, scratch[4];
+    int out[4];
+    sweep_stats st;
+    sweep_stats_compute(v, 2, 0.05, &q, scratch, out, &st);
+    check(check_close(st.mean, 2e300, 1e-15, 0) && check_close(st.median, 2e300, 1e-15, 0) &&
+              check_close(st.sd, sqrt(2.0) * 1e300, 1e-15, 0) &&
+              check_close(st.cv, sqrt(2.0) / 2, 1e-15, 0),
+          "1e300, 3e300: mean %g median %g sd %g cv %g", st.mean, st.median, st.sd, st.cv);
+}
+
 static void test_sensitivity(void)
 {
     /* 2x2 full factorial, two repetitions each, smaller is better:
@@ -209,12 +236,31 @@ static void test_plan(void)
     check(sweep_def_command(&d, idx, 1, cmd, 10) == -1, "too small a buffer");
     sweep_def_free(&d);
 
+    /* the shell's ${x} is kept as written (not "$64"), {{ writes a brace */
+    rc = parse("{\"parameters\":{\"x\":[64]},\"command\":\"run ${x} {x} {{x} $HOME {{{x}\"}",
+               &d, field, err);
+    check(rc == 0, "shell braces parse: %s: %s", field, err);
+    if (rc == 0) {
+        sweep_def_first(&d, idx);
+        sweep_def_command(&d, idx, 1, cmd, sizeof cmd);
+        check(!strcmp(cmd, "run ${x} 64 {x} $HOME {{x}"), "shell braces: %s", cmd);
+        sweep_def_free(&d);
+    }
+    /* ${other} is the shell's too: no refusal for a name the sweep lacks */
+    rc = parse("{\"parameters\":{\"x\":[1]},\"command\":\"run ${other} {{other}\"}", &d, field,
+               err);
+    check(rc == 0, "${other} and {{other} accepted: %s", err);
+    if (rc == 0)
+        sweep_def_free(&d);
+
     struct {
         const char *text, *field, *msg;
     } bad[] = {
         {"{\"command\":\"x\"}", "parameters", "must be"},
         {"{\"parameters\":{\"ranks\":[2,4]},\"command\":\"srun {rank}\"}", "command",
          "offset 5: {rank} names no"},
+        {"{\"parameters\":{\"ranks\":[2,4]},\"command\":\"srun {other}\"}", "command",
+         "write {{ for a literal brace; ${...} is left to the shell"},
         {"{\"parameters\":{\"ranks\":[2,4]},\"command\":\"x\",\"legal\":\"nodes < 2\"}", "legal",
          "offset 0: unknown parameter \"nodes\""},
         {"{\"parameters\":{\"ranks\":[2,\"4\"]},\"command\":\"x\"}", "parameters.ranks[1]",
@@ -352,6 +398,7 @@ int main(void)
 {
     sweep_quantiles_init(&q);
     test_stats();
+    test_huge_values();
     test_sensitivity();
     test_legal();
     test_plan();

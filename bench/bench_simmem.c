@@ -1,0 +1,284 @@
+/*
+ * bench_simmem.c — the server's memory per simulator and sweep job kind at
+ * its documented cap, against a private PostgreSQL (tests/harness.h); one
+ * JSON line per figure:
+ *
+ *   stepgraph_upload  a step graph of --ops operations (1,000,000 by
+ *                     default: Inception-v3-sized steps of 990 operations,
+ *                     bench/gen_stepgraph.h) to POST /v1/simulations/{id}/
+ *                     profiles: the server's RSS before, its peak during the
+ *                     request (VmHWM, reset before) and its RSS --settle
+ *                     seconds after, against the level before; the budget
+ *                     (256 MB above the level before) and the body's size
+ *   stepgraph_run     one run on that graph (W = 1..4, 10 steps, one
+ *                     replication): the same three figures
+ *   sweep_plan        POST .../sweep/plan just under the plan cap (24 x 64 x
+ *                     64 = 98,304 runs of a 4 KB command template, the first
+ *                     page of runs listed): the same three figures and the
+ *                     answer's size; sweep_plan_baseline, measured in the
+ *                     same run before it, is the same request for 1 x 64 x
+ *                     64 = 4,096 runs (growth_vs_baseline: the ratio of the
+ *                     peak growths)
+ *
+ *   bench_simmem [--ops N] [--settle S] [--only NAME] [--log LINES]
+ * PERFCAST_BIN names the server (bench/run.sh sets it).
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/gen_stepgraph.h"
+#include "bench/server_mem.h"
+#include "tests/harness.h"
+
+typedef struct mem_probe {
+    int pid;
+    double before, peak, after;
+} mem_probe;
+
+static void probe_start(harness *h, mem_probe *m)
+{
+    m->pid = server_pid(h);
+    harness_sleep(0.3);
+    m->before = status_mb(m->pid, "VmRSS");
+    if (reset_peak(m->pid))
+        m->peak = -1;
+    else
+        m->peak = 0;
+}
+
+static void probe_end(mem_probe *m, double settle)
+{
+    double hwm = status_mb(m->pid, "VmHWM");
+    if (m->peak == 0)
+        m->peak = hwm;
+    harness_sleep(settle);
+    m->after = status_mb(m->pid, "VmRSS");
+}
+
+static void probe_print(const char *figure, const mem_probe *m, const char *extra)
+{
+    printf("{\"figure\": \"%s\", \"rss_before_mb\": %.1f, \"rss_peak_mb\": %.1f, "
+           "\"peak_growth_mb\": %.1f, \"budget_mb\": 256, \"within_budget\": %s, "
+           "\"rss_after_mb\": %.1f, \"retained_mb\": %.1f%s}\n",
+           figure, m->before, m->peak, m->peak - m->before,
+           m->peak - m->before <= 256 ? "true" : "false", m->after, m->after - m->before, extra);
+    fflush(stdout);
+}
+
+/* The generated graph as step-graph JSON text (malloc'd, *len bytes). */
+static char *graph_text(const sim_graph *g, size_t *len)
+{
+    size_t cap = 64 + sim_graph_nops(g) * 160, n = 0;
+    char *b = malloc(cap);
+    if (!b)
+        return NULL;
+    n += (size_t)snprintf(b + n, cap - n, "{\"batch_size\":%g,\"servers\":%d,\"steps\":[",
+                          g->batch_size, g->servers);
+    for (int s = 0; s < g->nsteps; s++) {
+        const sim_step *st = &g->steps[s];
+        n += (size_t)snprintf(b + n, cap - n, "%s{\"ops\":[", s ? "," : "");
+        for (int i = 0; i < st->nops; i++) {
+            const sim_op *op = &st->ops[i];
+            n += (size_t)snprintf(b + n, cap - n, "%s{\"id\":\"%s\",\"resource\":\"%s\"",
+                                  i ? "," : "", op->id, sim_res_name(op->res));
+            if (op->duration >= 0)
+                n += (size_t)snprintf(b + n, cap - n, ",\"duration\":%.9g", op->duration);
+            if (sim_res_is_link(op->res))
+                n += (size_t)snprintf(b + n, cap - n, ",\"bytes\":%.0f", op->bytes);
+            if (op->ndeps) {
+                n += (size_t)snprintf(b + n, cap - n, ",\"deps\":[");
+                for (int d = 0; d < op->ndeps; d++)
+                    n += (size_t)snprintf(b + n, cap - n, "%s\"%s\"", d ? "," : "",
+                                          st->ops[op->deps[d]].id);
+                n += (size_t)snprintf(b + n, cap - n, "]");
+            }
+            n += (size_t)snprintf(b + n, cap - n, "}");
+        }
+        n += (size_t)snprintf(b + n, cap - n, "]}");
+    }
+    n += (size_t)snprintf(b + n, cap - n, "]}");
+    *len = n;
+    return b;
+}
+
+static long created_id(harness_response *r)
+{
+    json_t *j = harness_json(r);
+    long id = (long)json_integer_value(json_object_get(j, "id"));
+    json_decref(j);
+    return id;
+}
+
+static void stepgraph(harness *h, long ops, double settle, int only_upload)
+{
+    const int layers = 110;
+    int steps = (int)((ops + 9 * layers - 1) / (9 * layers));
+    sim_graph g = gen_stepgraph(steps, layers, 7);
+    size_t len;
+    char *body = graph_text(&g, &len);
+    size_t nops = sim_graph_nops(&g);
+    sim_graph_free(&g);
+    if (!body) {
+        printf("{\"figure\": \"stepgraph_upload\", \"error\": \"out of memory\"}\n");
+        return;
+    }
+    harness_response r;
+    harness_post(h, "/v1/simulations", "{\"name\":\"mem\"}", &r);
+    long sim = created_id(&r);
+    harness_response_free(&r);
+    char path[128], extra[256];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    mem_probe m;
+    probe_start(h, &m);
+    double t0 = harness_now();
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
+    double took = harness_now() - t0;
+    probe_end(&m, settle);
+    snprintf(extra, sizeof extra, ", \"ops\": %zu, \"body_mb\": %.1f, \"status\": %d, "
+             "\"upload_s\": %.2f",
+             nops, (double)len / 1e6, r.status, took);
+    if (r.status != 201)
+        fprintf(stderr, "upload: %d %.300s\n", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    free(body);
+    probe_print("stepgraph_upload", &m, extra);
+    if (only_upload)
+        return;
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    probe_start(h, &m);
+    t0 = harness_now();
+    harness_post(h, path, "{\"bandwidth\":\"10Gbit\",\"workers\":\"1..4\",\"steps\":10,"
+                          "\"warmup_steps\":0,\"replications\":1}", &r);
+    took = harness_now() - t0;
+    int status = r.status;
+    long run = created_id(&r);
+    if (status != 201 && status != 202)
+        fprintf(stderr, "run: %d %.300s\n", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    if (status == 202) {
+        snprintf(path, sizeof path, "/v1/simulations/%ld/runs/%ld", sim, run);
+        for (double w0 = harness_now(); harness_now() - w0 < 600;) {
+            harness_get(h, path, &r);
+            int done = r.body && (strstr(r.body, "\"done\"") || strstr(r.body, "\"failed\""));
+            harness_response_free(&r);
+            if (done)
+                break;
+            harness_sleep(0.05);
+        }
+        took = harness_now() - t0;
+    }
+    probe_end(&m, settle);
+    snprintf(extra, sizeof extra, ", \"ops\": %zu, \"status\": %d, \"run_s\": %.2f", nops, status,
+             took);
+    probe_print("stepgraph_run", &m, extra);
+}
+
+/* A plan of n0 x 64 x 64 points (one repetition) with a 4 KB command
+ * template, its first page asked for (the default). */
+static char *plan_doc(int n0, size_t *len)
+{
+    size_t cap = 16384;
+    char *b = malloc(cap);
+    if (!b)
+        return NULL;
+    size_t n = (size_t)snprintf(b, cap, "{\"parameters\":{\"a\":[");
+    for (int i = 0; i < n0; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s%d", i ? "," : "", i + 1);
+    n += (size_t)snprintf(b + n, cap - n, "],\"b\":[");
+    for (int i = 0; i < 64; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s%d", i ? "," : "", i + 1);
+    n += (size_t)snprintf(b + n, cap - n, "],\"c\":[");
+    for (int i = 0; i < 64; i++)
+        n += (size_t)snprintf(b + n, cap - n, "%s%d", i ? "," : "", i + 1);
+    n += (size_t)snprintf(b + n, cap - n, "]},\"repetitions\":1,\"command\":\"run {a} {b} {c} ");
+    while (n < 4096 + 120)
+        b[n++] = 'x';
+    n += (size_t)snprintf(b + n, cap - n, "\"}");
+    *len = n;
+    return b;
+}
+
+static void sweep_plan(harness *h, double settle)
+{
+    harness_response r;
+    harness_post(h, "/v1/experiments",
+                 "{\"name\":\"plan\",\"parameters\":[\"a\",\"b\",\"c\"],\"scaling\":\"strong\","
+                 "\"training\":{\"train_samples\":51200,\"validation_samples\":0,\"batch_size\":256,"
+                 "\"data_parallel\":\"a\",\"warmup_steps\":0}}",
+                 &r);
+    if (r.status != 201)
+        fprintf(stderr, "experiment: %d %.300s\n", r.status, r.body ? r.body : "");
+    long exp = created_id(&r);
+    harness_response_free(&r);
+    char path[128], extra[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan", exp);
+    /* the baseline first: 1,024 runs (1 x 16 x 64 would differ in shape; 1 x 64 x 64 / 4) */
+    const int sizes[2] = {24, 1};
+    const char *names[2] = {"sweep_plan", "sweep_plan_baseline"};
+    double growth[2] = {0, 0};
+    for (int k = 1; k >= 0; k--) {
+        size_t len = 0;
+        char *doc = plan_doc(sizes[k], &len);
+        mem_probe m;
+        probe_start(h, &m);
+        double t0 = harness_now();
+        harness_request(h, "POST", path, "Content-Type: application/json\r\n", doc, len, &r);
+        double took = harness_now() - t0;
+        probe_end(&m, settle);
+        if (r.status != 200)
+            fprintf(stderr, "plan: %d %.300s\n", r.status, r.body ? r.body : "");
+        json_t *j = harness_json(&r);
+        growth[k] = m.peak - m.before;
+        snprintf(extra, sizeof extra, ", \"runs\": %lld, \"status\": %d, \"answer_mb\": %.2f, "
+                 "\"plan_s\": %.2f%s",
+                 (long long)json_integer_value(json_object_get(j, "runs")), r.status,
+                 (double)r.body_len / 1e6, took, k == 0 ? "" : "");
+        json_decref(j);
+        harness_response_free(&r);
+        free(doc);
+        if (k == 0) {
+            char more[320];
+            snprintf(more, sizeof more, "%s, \"baseline_peak_growth_mb\": %.1f, "
+                     "\"growth_vs_baseline\": %.2f", extra, growth[1],
+                     growth[1] > 0 ? growth[0] / growth[1] : 0);
+            probe_print(names[k], &m, more);
+        } else {
+            probe_print(names[k], &m, extra);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    long ops = 1000000;
+    double settle = 2;
+    const char *only = NULL;
+    int log = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--ops"))
+            ops = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--settle"))
+            settle = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
+        else if (!strcmp(argv[i], "--log"))
+            log = atoi(argv[i + 1]);
+        else {
+            fprintf(stderr, "bench_simmem: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    harness *h = harness_open(NULL);
+    if (!h)
+        return 1;
+    if (!only || !strncmp(only, "stepgraph", 9))
+        stepgraph(h, ops, settle, only && !strcmp(only, "stepgraph_upload"));
+    if (!only || !strcmp(only, "sweep_plan"))
+        sweep_plan(h, settle);
+    if (log)
+        harness_server_log(h, log);
+    harness_close(h, 0);
+    return 0;
+}
