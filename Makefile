@@ -3,8 +3,8 @@
 #   make test       unit, CLI and API tests (API tests start a private
 #                   PostgreSQL), ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make test-readme  the examples of the README and of docs/*.md, run and their answers compared
-#   make check-layout the README's layout table against the top-level folders
+#   make test-readme  the examples of the README and of docs/*.md, run and their answers compared;
+#                   the README's layout table against the top-level folders
 #   make bench      speed and accuracy figures
 #   make audit      doubtful models and predictions on Extra-P's test data, warned or silent
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
@@ -98,13 +98,8 @@ test: $(BUILD)/perfcast $(TESTS)
 # The README's shell examples, run in order against a fresh server and
 # database, their answers compared with the ones the README shows.
 test-readme: $(BUILD)/perfcast
-	@python3 tools/check_layout.py
+	@python3 tools/check_readme_layout.py
 	@python3 tests/readme_test.py $(BUILD)
-
-# The README's layout table against the top-level folders git tracks.
-.PHONY: check-layout
-check-layout:
-	@python3 tools/check_layout.py
 
 # tests/lsan.supp: libmatheval leaks the partial tree of a formula it cannot parse
 test-asan:

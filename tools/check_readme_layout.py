@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""check_layout.py — checks the README's layout table against the repository
-(`make check-layout`, run by `make test-readme`): every top-level folder that
+"""check_readme_layout.py — checks the README's layout table against the repository
+(run first by `make test-readme`): every top-level folder that
 git tracks has a row, and every row names a folder that exists. Prints what
 disagrees and exits 1, or prints one line of counts and exits 0."""
 import os
@@ -12,7 +12,7 @@ os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 text = open("README.md").read()
 m = re.search(r"^## Layout\n(.*?)(?=^## |\Z)", text, re.M | re.S)
 if not m:
-    sys.exit("check_layout: README.md has no \"## Layout\" section")
+    sys.exit("check_readme_layout: README.md has no \"## Layout\" section")
 rows = set(re.findall(r"^\| `([^`/]+)/` \|", m.group(1), re.M))
 files = subprocess.run(["git", "ls-files"], stdout=subprocess.PIPE, check=True,
                        universal_newlines=True).stdout.split("\n")
