@@ -5,6 +5,7 @@
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-readme  the examples of the README and of docs/*.md, run and their answers compared;
 #                   the README's layout table against the top-level folders
+#   make check-layout the layers, file sizes and the api/ rule (also in make test)
 #   make bench      speed and accuracy figures
 #   make audit      doubtful models and predictions on Extra-P's test data, warned or silent
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS seconds
@@ -50,7 +51,7 @@ BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan test-readme test-browser bench fuzz run clean audit
+.PHONY: all test test-asan test-readme test-browser bench fuzz run clean check-layout audit
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
@@ -94,6 +95,12 @@ $(BUILD)/tests/test_audit $(BUILD)/bench/bench_audit: tests/audit.h
 
 test: $(BUILD)/perfcast $(TESTS)
 	@tests/run.sh $(BUILD)
+
+# The layout DEVELOPERS.md describes: no upward include, no folder cycle, no
+# file over 1,000 lines, api/ files handlers or serving infrastructure, pure
+# modules without I/O (tests/test_layout.sh runs the same in make test).
+check-layout:
+	@python3 tools/check_layout.py
 
 # The README's shell examples, run in order against a fresh server and
 # database, their answers compared with the ones the README shows.

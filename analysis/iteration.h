@@ -1,7 +1,7 @@
 /*
  * iteration.h — per-iteration analysis of a Kineto trace as the CLI
- * (`perfcast iteration`) and the HTTP API both serve it: reads the trace's
- * events (ingest/kineto_events.h) into execgraph/, builds the execution
+ * (`perfcast iteration`) and the HTTP API both serve it: on a trace read by
+ * ingest/kineto_xg.h (the caller loads it), builds the execution
  * graph, measures or takes the overheads T1–T5, predicts each step on the
  * critical path (Algorithm 1 of paper 001, execgraph/xg_critpath.h) and
  * breaks the GPU time down (execgraph/xg_breakdown.h), and renders one JSON
@@ -39,11 +39,6 @@
 #include "execgraph/xg_breakdown.h"
 #include "execgraph/xg_critpath.h"
 #include "execgraph/xg_efficiency.h"
-#include "ingest/trace.h"
-
-/* Reads a Kineto trace into t. 0, or -1 with err (event index and field
- * when the fault is one event's). */
-int iteration_load(const ingest_input *in, int no_threads, xg_trace *t, xg_error *err);
 
 typedef struct iteration_opts {
     const xg_overheads *ov;   /* NULL: measured on the trace itself */

@@ -1,131 +1,37 @@
 /*
- * analysis_data.c — builds and caches the per-(model set, metric) data the
+ * analysis_data.c — reads and caches the per-(model set, metric) data the
  * analyses read (see analysis_data.h): one database round trip per kind of
- * data and model set, then everything from memory.
- *
- * Derived models (speedup, efficiency, cost, LIF) are fitted with the
- * modeler and rules a refit uses: Extra-P's defaults, negative exponents for
- * strong scaling, and a model only where every parameter has at least 5
- * distinct measured values.
+ * data and model set, built by analysis/set_data.h, then everything from
+ * memory.
  */
 #include "api/analysis_data.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "modeling/model_json.h"
-#include "modeling/scaling.h"
 #include "store/models.h"
 
-#define MIN_VALUES_PER_PARAMETER 5
 #define ROWS_MAX 10000000
 
-static const char *const group_names[AD_GROUPS] = {"comp", "comm", "mem", "epoch"};
+_Static_assert(AD_GROUPS == CACHE_PARTS, "analysis groups are the model cache's parts");
 
-static int group_of(const char *name)
+/* The rank count at a coordinate by the cached models (ad_set.ranks). */
+static double ranks_of(const void *m, const double *point)
 {
-    for (int g = 0; g < AD_GROUPS; g++)
-        if (!strcmp(group_names[g], name))
-            return g;
-    return -1;
+    return cached_ranks(m, point);
 }
 
-static int cmp_point(const double *a, const double *b, int n)
+/* What the builders need of m and its metric slot; names (room for
+ * PMNF_MAX_PARAMS) receives the parameters' names. */
+static void set_of(const cached_models *m, int slot, const char **names, ad_set *s)
 {
-    for (int i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
-int ad_point_index(const ad_app *a, const double *point)
-{
-    int lo = 0, hi = a->npoints - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        int c = cmp_point(a->coords + (size_t)mid * a->nparams, point, a->nparams);
-        if (c == 0)
-            return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
-/* ---- fitting derived series -------------------------------------------------- */
-
-static int fewest_distinct(const double *coords, int n, int nparams)
-{
-    int fewest = n;
-    for (int q = 0; q < nparams; q++) {
-        int distinct = 0;
-        for (int i = 0; i < n; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
-            distinct += !seen;
-        }
-        if (distinct < fewest)
-            fewest = distinct;
-    }
-    return fewest;
-}
-
-/* Fits values[p] over the coordinates where they are finite. */
-static void fit_series(pmnf_modeler *mod, const cached_models *m, const double *coords,
-                       const double *values, int npoints, ad_fit *out)
-{
-    int nparams = m->nparams;
-    double *c = malloc(sizeof(double) * (size_t)(npoints ? npoints : 1) * nparams);
-    double *v = malloc(sizeof(double) * (size_t)(npoints ? npoints : 1));
-    memset(out, 0, sizeof *out);
-    if (!c || !v || !mod) {
-        snprintf(out->reason, sizeof out->reason, "out of memory");
-        free(c);
-        free(v);
-        return;
-    }
-    int n = 0;
-    for (int p = 0; p < npoints; p++) {
-        if (!isfinite(values[p]))
-            continue;
-        memcpy(c + (size_t)n * nparams, coords + (size_t)p * nparams,
-               sizeof(double) * (size_t)nparams);
-        v[n++] = values[p];
-    }
-    int distinct = fewest_distinct(c, n, nparams);
-    char err[200];
-    if (distinct < MIN_VALUES_PER_PARAMETER) {
-        snprintf(out->reason, sizeof out->reason,
-                 "known at %d coordinate(s) with %d distinct value(s) of a parameter; at least %d "
-                 "values of every parameter are needed",
-                 n, distinct, MIN_VALUES_PER_PARAMETER);
-    } else if (pmnf_fit(mod, &(pmnf_data){nparams, n, c, v}, &out->model, err, sizeof err) < 0) {
-        snprintf(out->reason, sizeof out->reason, "%s", err);
-    } else {
-        const char *names[PMNF_MAX_PARAMS];
-        for (int i = 0; i < nparams; i++)
-            names[i] = m->params[i];
-        out->present = 1;
-        pmnf_format(&out->model.f, names, out->function, sizeof out->function);
-    }
-    free(c);
-    free(v);
-}
-
-/* Derived metrics of time follow the refit's rule (negative exponents for
- * strong scaling); LIFs may always fall towards a limit (1.3/(1 + 0.3/N)). */
-static pmnf_modeler *new_modeler(const cached_models *m, int negative)
-{
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.allow_negative_exponents = negative || !strcmp(m->scaling, "strong");
-    return pmnf_modeler_new(&o);
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    *s = (ad_set){.nparams = m->nparams, .params = names, .strong = !strcmp(m->scaling, "strong"),
+                  .cores_per_rank = m->cores_per_rank, .metric = m->metrics[slot],
+                  .ranks = ranks_of, .ctx = m};
 }
 
 json_t *ad_fit_json(const ad_fit *f, const cached_models *m)
@@ -136,210 +42,6 @@ json_t *ad_fit_json(const ad_fit *f, const cached_models *m)
     for (int i = 0; i < m->nparams; i++)
         names[i] = m->params[i];
     return api_model_to_json(&f->model, names, 0);
-}
-
-/* ---- the app data ---------------------------------------------------------------- */
-
-/* about what an ad_app holds, for the cache's byte budget */
-static size_t app_bytes(const ad_app *a)
-{
-    size_t per_point = (size_t)a->nparams + 6 + 2 * AD_GROUPS;
-    return sizeof *a + (size_t)a->npoints * (per_point * sizeof(double) + AD_GROUPS * sizeof(imb_summary));
-}
-
-static void app_free(void *p)
-{
-    ad_app *a = p;
-    if (!a)
-        return;
-    free(a->coords);
-    free(a->ranks);
-    for (int g = 0; g < AD_GROUPS; g++) {
-        free(a->value[g]);
-        free(a->lif[g]);
-    }
-    free(a->speedup_pct);
-    free(a->efficiency_pct);
-    free(a->core_hours);
-    free(a);
-}
-
-static int cmp_row_point(const void *x, const void *y, void *nparams)
-{
-    const store_measurement_row *a = *(store_measurement_row *const *)x;
-    const store_measurement_row *b = *(store_measurement_row *const *)y;
-    return cmp_point(a->point, b->point, *(const int *)nparams);
-}
-
-/* The LIF summary of one measurement: over its repetitions, or (sets
- * written before they were kept) the LIF of its per-rank medians. */
-static void row_lif(const store_measurement_row *r, imb_summary *out, double *scratch)
-{
-    if (r->lif_reps && r->nlif > 0) {
-        imb_summarize(r->lif_reps, r->nlif, scratch, out);
-        return;
-    }
-    double l = imb_lif(r->ranks, r->nranks, 1);
-    out->n = isfinite(l) ? 1 : 0;
-    out->median = out->min = out->max = l;
-}
-
-/* Observations of the regression of the epoch time on the parameters and
- * the LIF of group g: one per repetition where both were kept, else one per
- * coordinate (medians). */
-static void regress_group(ad_app *a, const store_measurement_row *const *epoch_rows,
-                          const store_measurement_row *const *g_rows, int g)
-{
-    int nreg = a->nparams + 1, cap = 0;
-    for (int p = 0; p < a->npoints; p++)
-        if (epoch_rows[p] && g_rows[p])
-            cap += epoch_rows[p]->nreps > 1 ? epoch_rows[p]->nreps : 1;
-    double *x = malloc(sizeof(double) * (size_t)(cap ? cap : 1) * nreg);
-    double *y = malloc(sizeof(double) * (size_t)(cap ? cap : 1));
-    int n = 0;
-    if (!x || !y) {
-        snprintf(a->reg_why[g], sizeof a->reg_why[g], "out of memory");
-        free(x);
-        free(y);
-        return;
-    }
-    for (int p = 0; p < a->npoints; p++) {
-        const store_measurement_row *e = epoch_rows[p], *l = g_rows[p];
-        if (!e || !l)
-            continue;
-        const double *pt = a->coords + (size_t)p * a->nparams;
-        if (l->lif_reps && l->nlif > 0 && e->nreps > 0) {
-            for (int r = 0; r < e->nreps && r < l->nlif && n < cap; r++, n++) {
-                memcpy(x + (size_t)n * nreg, pt, sizeof(double) * (size_t)a->nparams);
-                x[(size_t)n * nreg + a->nparams] = l->lif_reps[r];
-                y[n] = e->reps[r];
-            }
-        } else if (n < cap && isfinite(a->lif[g][p].median)) {
-            memcpy(x + (size_t)n * nreg, pt, sizeof(double) * (size_t)a->nparams);
-            x[(size_t)n * nreg + a->nparams] = a->lif[g][p].median;
-            y[n++] = e->value;
-        }
-    }
-    a->reg_ok[g] = imb_regress(x, nreg, y, n, &a->reg[g], a->reg_why[g], sizeof a->reg_why[g]) == 0;
-    free(x);
-    free(y);
-}
-
-static double sum_log(const double *p, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += log(p[i]);
-    return s;
-}
-
-static ad_app *app_build(const cached_models *m, int slot, store_measurement_row *rows, int nrows)
-{
-    ad_app *a = calloc(1, sizeof *a);
-    store_measurement_row **by = malloc(sizeof *by * (size_t)(nrows ? nrows : 1));
-    /* rows of each group per coordinate */
-    const store_measurement_row **at = NULL;
-    if (!a || !by) {
-        free(by);
-        app_free(a);
-        return NULL;
-    }
-    a->nparams = m->nparams;
-    int n = 0;
-    for (int i = 0; i < nrows; i++)
-        if (rows[i].nparams == m->nparams && group_of(rows[i].name) >= 0)
-            by[n++] = &rows[i];
-    int nparams = m->nparams;
-    qsort_r(by, (size_t)n, sizeof *by, cmp_row_point, &nparams);
-    int np = 0;
-    for (int i = 0; i < n; i++)
-        np += i == 0 || cmp_point(by[i]->point, by[i - 1]->point, m->nparams) != 0;
-    a->npoints = np;
-    size_t pn = (size_t)(np ? np : 1);
-    a->coords = malloc(sizeof(double) * pn * m->nparams);
-    a->ranks = malloc(sizeof(double) * pn);
-    a->speedup_pct = malloc(sizeof(double) * pn);
-    a->efficiency_pct = malloc(sizeof(double) * pn);
-    a->core_hours = malloc(sizeof(double) * pn);
-    at = calloc(pn * AD_GROUPS, sizeof *at);
-    double *scratch = malloc(sizeof(double) * 4096);
-    int ok = a->coords && a->ranks && a->speedup_pct && a->efficiency_pct && a->core_hours && at &&
-             scratch;
-    for (int g = 0; g < AD_GROUPS && ok; g++) {
-        a->value[g] = malloc(sizeof(double) * pn);
-        a->lif[g] = calloc(pn, sizeof(imb_summary));
-        ok = a->value[g] && a->lif[g];
-        for (int p = 0; ok && p < np; p++)
-            a->value[g][p] = NAN;
-    }
-    if (!ok) {
-        free(by);
-        free(at);
-        free(scratch);
-        app_free(a);
-        return NULL;
-    }
-    int p = -1;
-    a->lif_per_rep = 1;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || cmp_point(by[i]->point, by[i - 1]->point, m->nparams) != 0) {
-            p++;
-            memcpy(a->coords + (size_t)p * m->nparams, by[i]->point,
-                   sizeof(double) * (size_t)m->nparams);
-        }
-        int g = group_of(by[i]->name);
-        a->value[g][p] = by[i]->value;
-        at[(size_t)g * pn + p] = by[i];
-        if (by[i]->nlif > 4096 || !by[i]->lif_reps)
-            a->lif_per_rep = 0;
-        if (by[i]->nlif <= 4096)
-            row_lif(by[i], &a->lif[g][p], scratch);
-    }
-    /* P_1 is the first coordinate; the largest has the largest product */
-    a->baseline = 0;
-    a->largest = 0;
-    for (int q = 0; q < np; q++) {
-        const double *pt = a->coords + (size_t)q * m->nparams;
-        a->ranks[q] = cached_ranks(m, pt);
-        if (sum_log(pt, m->nparams) >= sum_log(a->coords + (size_t)a->largest * m->nparams,
-                                               m->nparams))
-            a->largest = q;
-    }
-    int is_time = !strcmp(m->metrics[slot], "time");
-    const double *t = a->value[AD_GROUPS - 1];
-    for (int q = 0; q < np; q++) {
-        /* P_1: the first point of the series along x_1 through q (with
-         * several parameters, at q's values of the others) */
-        int b = scl_series_baseline(a->coords, np, m->nparams, a->coords + (size_t)q * m->nparams,
-                                    t);
-        double d = b >= 0 ? scl_speedup_pct(t[b], t[q]) : NAN;
-        double dt = b >= 0 ? scl_ideal_speedup_pct(a->ranks[b], a->ranks[q]) : NAN;
-        a->speedup_pct[q] = d;
-        a->efficiency_pct[q] = q == b ? 100 : scl_efficiency_pct(d, dt);
-        a->core_hours[q] = is_time ? t[q] * a->ranks[q] * m->cores_per_rank / 3600 : NAN;
-    }
-    pmnf_modeler *mod = new_modeler(m, 0), *lif_mod = new_modeler(m, 1);
-    fit_series(mod, m, a->coords, a->speedup_pct, np, &a->speedup);
-    fit_series(mod, m, a->coords, a->efficiency_pct, np, &a->efficiency);
-    if (is_time)
-        fit_series(mod, m, a->coords, a->core_hours, np, &a->cost);
-    else
-        snprintf(a->cost.reason, sizeof a->cost.reason, "cost is modeled from metric time");
-    double *lifs = malloc(sizeof(double) * pn);
-    for (int g = 0; g < AD_GROUPS; g++) {
-        for (int q = 0; lifs && q < np; q++)
-            lifs[q] = a->lif[g][q].n > 0 ? a->lif[g][q].median : NAN;
-        if (lifs)
-            fit_series(lif_mod, m, a->coords, lifs, np, &a->lif_model[g]);
-        regress_group(a, at + (size_t)(AD_GROUPS - 1) * pn, at + (size_t)g * pn, g);
-    }
-    free(lifs);
-    pmnf_modeler_free(mod);
-    pmnf_modeler_free(lif_mod);
-    free(by);
-    free(at);
-    free(scratch);
-    return a;
 }
 
 const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const cache_blob **ref,
@@ -364,9 +66,12 @@ const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const c
     store_release(ctx->db, c);
     if (rc)
         return NULL;
-    ad_app *a = app_build(m, slot, rows, n);
+    const char *names[PMNF_MAX_PARAMS];
+    ad_set s;
+    set_of(m, slot, names, &s);
+    ad_app *a = ad_app_build(&s, rows, n);
     store_measurement_rows_free(rows, n);
-    if (!a || !(b = model_cache_blob_put(ctx->models, key, a, app_bytes(a), app_free))) {
+    if (!a || !(b = model_cache_blob_put(ctx->models, key, a, ad_app_bytes(a), ad_app_free))) {
         store_error_set(err, STORE_INTERNAL, "out of memory");
         return NULL;
     }
@@ -375,111 +80,6 @@ const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const c
 }
 
 /* ---- the callpath data ------------------------------------------------------------ */
-
-/* about what an ad_callpaths holds, for the cache's byte budget */
-static size_t callpaths_bytes(const ad_callpaths *d)
-{
-    size_t per = sizeof(ad_callpath) + 64 + (size_t)d->npoints * sizeof(imb_summary);
-    return sizeof *d + (size_t)d->n * per;
-}
-
-static void callpaths_free(void *p)
-{
-    ad_callpaths *d = p;
-    if (!d)
-        return;
-    for (int i = 0; i < d->n; i++) {
-        free(d->v[i].name);
-        free(d->v[i].lif);
-    }
-    free(d->v);
-    free(d);
-}
-
-static int cmp_callpath(const void *x, const void *y)
-{
-    return strcmp(((const ad_callpath *)x)->name, ((const ad_callpath *)y)->name);
-}
-
-static ad_callpath *find_callpath(ad_callpaths *d, const char *name)
-{
-    ad_callpath key = {.name = (char *)name};
-    return bsearch(&key, d->v, (size_t)d->n, sizeof *d->v, cmp_callpath);
-}
-
-static ad_callpaths *callpaths_build(const cached_models *m, const ad_app *app,
-                                     store_model_row *models, int nmodels,
-                                     store_measurement_row *rows, int nrows)
-{
-    ad_callpaths *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    d->v = calloc((size_t)(nmodels ? nmodels : 1), sizeof *d->v);
-    d->npoints = app->npoints;
-    if (!d->v) {
-        free(d);
-        return NULL;
-    }
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
-    int ok = 1;
-    for (int i = 0; i < nmodels && ok; i++) {
-        ad_callpath *c = &d->v[d->n];
-        c->name = strdup(models[i].name);
-        c->lif = calloc((size_t)(app->npoints ? app->npoints : 1), sizeof *c->lif);
-        ok = c->name && c->lif;
-        d->n++;
-        if (!ok)
-            break;
-        snprintf(c->category, sizeof c->category, "%s", models[i].category ? models[i].category : "");
-        c->now = NAN;
-        c->growth_poly = models[i].growth_poly;
-        c->growth_log = models[i].growth_log;
-        json_t *doc = models[i].model_json ? json_loads(models[i].model_json, 0, NULL) : NULL;
-        if (doc && api_model_from_json(doc, names, m->nparams, &c->model.model) == 0) {
-            c->model.present = 1;
-            snprintf(c->model.function, sizeof c->model.function, "%s",
-                     models[i].function ? models[i].function : "");
-        } else {
-            snprintf(c->model.reason, sizeof c->model.reason, "%s",
-                     models[i].reason ? models[i].reason : "not modeled");
-        }
-        json_decref(doc);
-    }
-    if (!ok) {
-        callpaths_free(d);
-        return NULL;
-    }
-    qsort(d->v, (size_t)d->n, sizeof *d->v, cmp_callpath);
-    double *scratch = malloc(sizeof(double) * 4096);
-    double *lifs = malloc(sizeof(double) * (size_t)(app->npoints ? app->npoints : 1));
-    if (!scratch || !lifs) {
-        free(scratch);
-        free(lifs);
-        callpaths_free(d);
-        return NULL;
-    }
-    for (int i = 0; i < nrows; i++) {
-        ad_callpath *c = find_callpath(d, rows[i].name);
-        int p = rows[i].nparams == app->nparams ? ad_point_index(app, rows[i].point) : -1;
-        if (!c || p < 0 || rows[i].nlif > 4096)
-            continue;
-        row_lif(&rows[i], &c->lif[p], scratch);
-        if (p == app->largest)
-            c->now = rows[i].value;
-    }
-    pmnf_modeler *mod = new_modeler(m, 1);
-    for (int i = 0; i < d->n; i++) {
-        for (int p = 0; p < app->npoints; p++)
-            lifs[p] = d->v[i].lif[p].n > 0 ? d->v[i].lif[p].median : NAN;
-        fit_series(mod, m, app->coords, lifs, app->npoints, &d->v[i].lif_model);
-    }
-    pmnf_modeler_free(mod);
-    free(scratch);
-    free(lifs);
-    return d;
-}
 
 const ad_callpaths *ad_callpaths_get(api_ctx *ctx, const cached_models *m, int slot,
                                      const ad_app *app, const cache_blob **ref,
@@ -504,12 +104,15 @@ const ad_callpaths *ad_callpaths_get(api_ctx *ctx, const cached_models *m, int s
     if (!rc)
         rc = store_measurements_read(c, m->set_id, &f, &rows, &nrows, err);
     store_release(ctx->db, c);
-    ad_callpaths *d = rc ? NULL : callpaths_build(m, app, models, nmodels, rows, nrows);
+    const char *names[PMNF_MAX_PARAMS];
+    ad_set s;
+    set_of(m, slot, names, &s);
+    ad_callpaths *d = rc ? NULL : ad_callpaths_build(&s, app, models, nmodels, rows, nrows);
     store_model_rows_free(models, nmodels);
     store_measurement_rows_free(rows, nrows);
     if (rc)
         return NULL;
-    if (!d || !(b = model_cache_blob_put(ctx->models, key, d, callpaths_bytes(d), callpaths_free))) {
+    if (!d || !(b = model_cache_blob_put(ctx->models, key, d, ad_callpaths_bytes(d), ad_callpaths_free))) {
         store_error_set(err, STORE_INTERNAL, "out of memory");
         return NULL;
     }

@@ -18,6 +18,7 @@
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
+#include "api/warnings.h"
 
 #define LIMIT_DEFAULT 20
 #define LIMIT_MAX 1000

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "api/analysis_data.h"
-#include "api/cost.h"
+#include "analysis/cost.h"
 #include "api/handlers.h"
 #include "analysis/levels.h"
 #include "api/levels_query.h"
@@ -524,7 +524,10 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
     } else if (combos_of_levels(ctx, req, resp, m, &cb, &ncb, skipped) < 0)
         goto done;
     char why[256];
-    if (cost_open(&ce, m, why, sizeof why) < 0) {
+    const char *cost_names[PMNF_MAX_PARAMS];
+    cost_setup cs;
+    cached_cost_setup(m, cost_names, &cs);
+    if (cost_open(&ce, &cs, why, sizeof why) < 0) {
         api_problem(resp, 409, "cost.formula", "the experiment's formula does not compile: %s",
                     why);
         goto done;

@@ -7,52 +7,15 @@
  * the core-hours at the measured coordinates (Extra-Deep's
  * C_epoch(x) = 0.082·x^1.62), evaluated at the point.
  */
-#include "api/cost.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/cost.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
-
-int cost_open(cost_eval *c, const cached_models *m, char *err, size_t errcap)
-{
-    memset(c, 0, sizeof *c);
-    c->m = m;
-    if (!m->formula[0])
-        return 0;
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
-    if (formula_compile(m->formula, names, m->nparams, &c->f, err, errcap) < 0)
-        return -1;
-    c->has_formula = 1;
-    return 0;
-}
-
-void cost_close(cost_eval *c)
-{
-    if (c->has_formula)
-        formula_free(&c->f);
-    c->has_formula = 0;
-}
-
-double cost_core_hours(const cost_eval *c, double t, double ranks)
-{
-    return t * ranks * c->m->cores_per_rank / 3600;
-}
-
-double cost_money(cost_eval *c, double t, double ranks, const double *point)
-{
-    if (c->has_formula)
-        return formula_eval(&c->f, t, ranks, c->m->cores_per_rank, c->m->price_per_core_hour,
-                            point);
-    if (!c->m->has_cost)
-        return NAN;
-    return cost_core_hours(c, t, ranks) * c->m->price_per_core_hour;
-}
+#include "api/warnings.h"
 
 static prediction scaled(const prediction *p, double k)
 {
@@ -90,7 +53,10 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     }
     char why[256];
-    if (cost_open(&ce, m, why, sizeof why) < 0) {
+    const char *cost_names[PMNF_MAX_PARAMS];
+    cost_setup cs;
+    cached_cost_setup(m, cost_names, &cs);
+    if (cost_open(&ce, &cs, why, sizeof why) < 0) {
         api_problem(resp, 409, "cost.formula", "the experiment's formula does not compile: %s",
                     why);
         goto done;

@@ -55,6 +55,7 @@
 
 #include "api/handlers.h"
 #include "analysis/iteration.h"
+#include "ingest/kineto_xg.h"
 #include "analysis/iteration_model.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"

@@ -706,3 +706,12 @@ void model_cache_warm_wait(model_cache *c, int64_t experiment, int max_ms)
             break; /* timed out (or failed): the request reads for itself */
     pthread_mutex_unlock(&c->lock);
 }
+
+void cached_cost_setup(const cached_models *m, const char **names, cost_setup *out)
+{
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    *out = (cost_setup){.has_cost = m->has_cost, .cores_per_rank = m->cores_per_rank,
+                        .price_per_core_hour = m->price_per_core_hour, .formula = m->formula,
+                        .params = names, .nparams = m->nparams};
+}

@@ -22,9 +22,10 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "analysis/cost.h"
 #include "analysis/formula.h"
 #include "api/http.h"
-#include "api/noisy.h"
+#include "analysis/noisy.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
 #include "store/db.h"
@@ -178,5 +179,9 @@ void model_cache_saw_set(model_cache *c, int64_t experiment, int number);
 void model_cache_flush(model_cache *c);
 /* Whether notices are heard: entries then live until dropped. */
 void model_cache_set_coherent(model_cache *c, int coherent);
+
+/* The experiment's cost set-up of m for analysis/cost.h; names (room for
+ * PMNF_MAX_PARAMS) receives the parameters' names it points to. */
+void cached_cost_setup(const cached_models *m, const char **names, cost_setup *out);
 
 #endif

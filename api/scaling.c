@@ -27,6 +27,7 @@
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
+#include "api/warnings.h"
 #include "modeling/scaling.h"
 
 #define SCALING_MAX_POINTS 10000

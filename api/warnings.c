@@ -119,3 +119,19 @@ void warnings_strict_apply(api_response *resp)
     }
     json_decref(codes);
 }
+
+void noisy_points_attach(json_t *doc, const noisy_points *np)
+{
+    if (!doc || !np->count)
+        return;
+    for (int i = 0; i < np->named; i++)
+        warning_append(doc, warning_new(WARN_NOISY_MEASUREMENT, np->text[i]));
+    if (np->count > np->named) {
+        char text[120];
+        snprintf(text, sizeof text, "%d too-noisy points in all; the first %d are named",
+                 np->count, np->named);
+        json_t *w = warning_new(WARN_NOISY_MEASUREMENT, text);
+        json_object_set_new(w, "count", json_integer(np->count));
+        warning_append(doc, w);
+    }
+}

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "analysis/noisy.h"
 #include "api/http.h"
 #include "modeling/assess.h"
 #include "modeling/warning_json.h"
@@ -35,6 +36,10 @@ void warning_append(json_t *doc, json_t *w);
 /* Appends the model's and the prediction's warnings to doc's "warnings". */
 void warnings_attach_model(json_t *doc, const pmnf_model *m, const double *point,
                            const char *const *names, const char *model);
+
+/* Appends the too-noisy points' warnings (analysis/noisy.h) to doc's
+ * "warnings" array (made when absent); none: doc is left as it is. */
+void noisy_points_attach(json_t *doc, const noisy_points *np);
 
 /* 1 when req asks ?strict=true, 0 for false or absent, -1 after answering
  * 400 for another value. */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "analysis/iteration.h"
+#include "ingest/kineto_xg.h"
 #include "bench/gen_kineto.h"
 
 static double now_s(void)

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "analysis/iteration.h"
+#include "ingest/kineto_xg.h"
 #include "analysis/iteration_model.h"
 #include "server/commands.h"
 #include "store/overheads.h"

@@ -11,38 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/measurement.h"
 #include "store/db.h"
 #include "store/jobs.h"
 
 /* ---- input of a refit ---------------------------------------------------- */
 
-typedef struct store_fit_row {
-    int point;      /* index into store_fit_data.points */
-    int repetition;
-    int rank;
-    int phase;      /* 0 train, 1 validation, 2 between steps */
-    int step;
-    int callpath;   /* index into callpaths */
-    int metric;     /* index into metrics */
-    double value;
-} store_fit_row;
-
-typedef struct store_fit_data {
-    int nparams;
-    int npoints;
-    double *points;          /* npoints x nparams */
-    unsigned char *evaluation; /* per point: 1 when its uploads are evaluation-only (not
-                                  fitted; a coordinate with both kinds is two points) */
-    char **levels;           /* per point: its factor levels as a text[] literal ("{}": none;
-                                points of other levels at one coordinate are other points) */
-    int ncallpaths;
-    char **callpaths;
-    int *categories;         /* profile_category per callpath */
-    int nmetrics;
-    char **metrics;
-    size_t nrows;
-    store_fit_row *rows;     /* grouped by point (ascending point index) */
-} store_fit_data;
+/* store_fit_row, store_fit_data: the rows of an experiment's profiles as the
+ * refit and the analyses read them (analysis/measurement.h) */
 
 /* All rows of all profiles of experiment exp (nparams parameters); the
  * points of fitting uploads first, then those of evaluation-only ones. */
@@ -143,36 +119,13 @@ typedef struct store_model_filter {
     int limit;
 } store_model_filter;
 
-typedef struct store_model_row {
-    char *level, *name, *category, *metric, *phase, *function, *model_json, *reason;
-    double growth_poly, growth_log;
-    int points;
-} store_model_row;
+/* store_model_row: a stored model as the analyses read it (analysis/measurement.h) */
 
 int store_models_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                       store_model_row **out, int *n, store_error *err);
 void store_model_rows_free(store_model_row *v, int n);
 
-typedef struct store_measurement_row {
-    double *point;
-    int nparams;
-    char *level, *name, *category, *metric, *phase;
-    double value;
-    double *reps;
-    int nreps;
-    double *ranks;
-    int *rank_ids;
-    int nranks;
-    double *lif_reps; /* nlif values (one per repetition); NULL in sets written before
-                         they were kept */
-    int nlif;
-    char *levels;     /* its factor levels as a JSON array text in factor-name order
-                         ("[\"cpu\",\"fp16\"]", "[]" without factors); read by
-                         store_repetitions_read() only, NULL elsewhere */
-    void *slab;       /* store_repetitions_read(): the one block every field of every row
-                         of the array points into (in every row, so that sorting keeps it);
-                         NULL where each field is its own allocation */
-} store_measurement_row;
+/* store_measurement_row: a measurement as the analyses read it (analysis/measurement.h) */
 
 int store_measurements_read(PGconn *c, int64_t set_id, const store_model_filter *f,
                             store_measurement_row **out, int *n, store_error *err);

@@ -3,7 +3,12 @@
  * and its summary, the per-repetition rank matrix of the aggregation, the
  * regression of time on parameters and LIF, Extra-Deep's speedup and
  * efficiency, the configuration search (grid, feasibility, recommendation,
- * Pareto front, closest candidates) and cost formulas.
+ * Pareto front, closest candidates), cost formulas and the cost of an
+ * epoch (analysis/cost.h), the too-noisy points of a model set
+ * (analysis/noisy.h), the speedup table per kernel and part
+ * (analysis/speedups.h), paper 004's iteration model over profile rows
+ * (analysis/iterations.h), the data the analyses read of a model set
+ * (analysis/set_data.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cost.h"
 #include "analysis/formula.h"
+#include "analysis/iterations.h"
+#include "analysis/noisy.h"
+#include "analysis/set_data.h"
+#include "analysis/speedups.h"
+#include "ingest/profile.h"
 #include "modeling/aggregate.h"
 #include "modeling/configs.h"
 #include "modeling/imbalance.h"
@@ -229,6 +240,214 @@ static void test_formula(void)
     formula_free(&f);
 }
 
+/* Extra-Deep Eq. 14: core-hours T·ranks·ρ/3600, money by price or formula */
+static void test_cost(void)
+{
+    const char *params[2] = {"ranks", "batch"};
+    char err[256];
+    cost_eval c;
+    cost_setup priced = {.has_cost = 1, .cores_per_rank = 4, .price_per_core_hour = 0.5,
+                         .formula = "", .params = params, .nparams = 2};
+    double pt[2] = {16, 64};
+    check(cost_open(&c, &priced, err, sizeof err) == 0 && !c.has_formula, "priced: opens");
+    check(fabs(cost_core_hours(&c, 900, 16) - 900.0 * 16 * 4 / 3600) < 1e-12, "core-hours 16");
+    check(fabs(cost_money(&c, 900, 16, pt) - 16 * 0.5) < 1e-12, "money: 16 core-hours at 0.5");
+    cost_close(&c);
+    cost_setup none = {.has_cost = 0, .cores_per_rank = 1, .price_per_core_hour = NAN,
+                       .formula = "", .params = params, .nparams = 2};
+    check(cost_open(&c, &none, err, sizeof err) == 0, "no cost set-up: opens");
+    check(fabs(cost_core_hours(&c, 3600, 8) - 8) < 1e-12, "core-hours with rho 1");
+    check(isnan(cost_money(&c, 3600, 8, pt)), "no price, no formula: NaN");
+    cost_close(&c);
+    /* the formula wins over the price and sees T, ranks and the parameters */
+    cost_setup formula = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5,
+                          .formula = "T*ranks*cores_per_rank*price_per_core_hour/3600 + batch/64",
+                          .params = params, .nparams = 2};
+    check(cost_open(&c, &formula, err, sizeof err) == 0 && c.has_formula, "formula: %s", err);
+    check(fabs(cost_money(&c, 3600, 16, pt) - (16 * 2 * 0.5 + 1)) < 1e-12, "formula: 17");
+    cost_close(&c);
+    cost_setup bad = formula;
+    bad.formula = "T*nodes";
+    check(cost_open(&c, &bad, err, sizeof err) < 0 && strstr(err, "nodes"), "unknown name: %s",
+          err);
+}
+
+/* only application epoch rows with 2+ repetitions whose mean's 95% interval
+ * passes ±5% are named, with their coordinate and levels */
+static void test_noisy(void)
+{
+    static const char params[1][64] = {"ranks"};
+    static const char factors[1][65] = {"dataloader"};
+    noisy_names nm = {params, 1, factors, 1};
+    double p8 = 8, p16 = 16, p32 = 32;
+    double calm[3] = {1, 1.001, 0.999}, wild[3] = {1, 2, 3}, one[1] = {5};
+    store_measurement_row rows[4] = {
+        {.point = &p8, .nparams = 1, .level = "application", .name = "epoch", .metric = "time",
+         .phase = "epoch", .reps = calm, .nreps = 3, .levels = "[\"cpu\"]"},
+        {.point = &p16, .nparams = 1, .level = "application", .name = "epoch", .metric = "time",
+         .phase = "epoch", .reps = wild, .nreps = 3, .levels = "[\"dali\"]"},
+        {.point = &p16, .nparams = 1, .level = "callpath", .name = "gemm", .metric = "time",
+         .phase = "epoch", .reps = wild, .nreps = 3},
+        {.point = &p32, .nparams = 1, .level = "application", .name = "epoch", .metric = "time",
+         .phase = "epoch", .reps = one, .nreps = 1},
+    };
+    noisy_points np;
+    noisy_points_scan(&nm, rows, 4, &np);
+    check(np.count == 1 && np.named == 1, "one too-noisy point: %d", np.count);
+    check(strstr(np.text[0], "ranks=16 [dataloader=dali] epoch time (phase epoch)") != NULL,
+          "named with coordinate and levels: %s", np.text[0]);
+    /* mean 2, SD 1, t(0.975, 2) = 4.303: ±124.2% of the mean */
+    check(strstr(np.text[0], "±124.2%") != NULL, "the interval's width: %s", np.text[0]);
+}
+
+static double ranks_first(const void *ctx, const double *point)
+{
+    (void)ctx;
+    return point[0];
+}
+
+/* perfect strong scaling of the epoch and of "gemm" (T ∝ 1/x), a constant
+ * "allreduce": Δ = (T_1 - T_k)/(T_1/100) against x = 2, models of Δ, ranking */
+static void test_speedups(void)
+{
+    double x[6] = {2, 4, 8, 16, 32, 64};
+    store_measurement_row rows[18];
+    for (int i = 0; i < 6; i++) {
+        rows[i] = (store_measurement_row){.point = &x[i], .nparams = 1, .level = "application",
+                                          .name = "epoch", .category = "", .value = 64 / x[i]};
+        rows[6 + i] = (store_measurement_row){.point = &x[i], .nparams = 1, .level = "callpath",
+                                              .name = "gemm", .category = "comp",
+                                              .value = 32 / x[i]};
+        rows[12 + i] = (store_measurement_row){.point = &x[i], .nparams = 1, .level = "callpath",
+                                               .name = "allreduce", .category = "comm",
+                                               .value = 1};
+    }
+    sp_table t = {0};
+    check(sp_build(&t, rows, 18, 1, ranks_first, NULL) == 0 && t.np == 6 && t.ns == 3,
+          "6 coordinates, 3 series: %d %d", t.np, t.ns);
+    check(!strcmp(t.s[0].name, "epoch") && !t.s[0].category && !strcmp(t.s[1].name, "allreduce"),
+          "the application part first, then the kernels by name");
+    double at[1];
+    sp_largest(&t, at);
+    check(at[0] == 64, "the largest coordinate: %g", at[0]);
+    check(sp_compute(&t, at, 1, 1, 2) == 0, "computed");
+    check(fabs(t.s[0].delta[1] - 50) < 1e-12 && fabs(t.s[0].delta[5] - 96.875) < 1e-12,
+          "epoch: Δ 50%% at 4, 96.875%% at 64: %g %g", t.s[0].delta[1], t.s[0].delta[5]);
+    check(fabs(t.s[0].ch[3] - 64.0 * 2 / 3600) < 1e-15, "core-hours T·ranks·ρ/3600: %g",
+          t.s[0].ch[3]);
+    check(t.s[0].present[0] && fabs(t.s[0].at[0] - 96.875) < 1e-6,
+          "Δ's model at 64: %g (%s)", t.s[0].at[0], t.s[0].reason[0]);
+    check(t.s[1].delta[5] == 0, "allreduce does not speed up");
+    sp_series *order[3];
+    int nk = sp_ranking(&t, order);
+    check(nk == 2 && !strcmp(order[0]->name, "gemm") && !strcmp(order[1]->name, "allreduce"),
+          "ranked by Δ: gemm first");
+    sp_table_free(&t);
+    /* too few coordinates for a model; cost only from time */
+    check(sp_build(&t, rows, 4, 1, ranks_first, NULL) == 0 && t.np == 4, "4 coordinates");
+    sp_largest(&t, at);
+    check(sp_compute(&t, at, 1, 0, 1) == 0 && !t.s[0].present[0] &&
+              strstr(t.s[0].reason[0], "at least 5 values") &&
+              !strcmp(t.s[0].reason[2], "cost is modeled from metric time") && isnan(t.s[0].at[2]),
+          "reasons: %s / %s", t.s[0].reason[0], t.s[0].reason[2]);
+    check(fabs(t.s[0].at[0] - t.s[0].delta[3]) < 1e-12, "no model: the measured Δ at the point");
+    sp_table_free(&t);
+}
+
+/* phases by the default name parts, t_c from the communication callpaths,
+ * warm-up steps left out, Eq. 6 against x = 1 scaled by the ranks */
+static void test_iterations(void)
+{
+    enum { NP = 5, NCP = 4 };
+    static const char *const names[1] = {"ranks"};
+    char *callpaths[NCP] = {"DataLoader.__next__", "Forward", "autograd::engine::evaluate_function",
+                            "nccl:all_reduce"};
+    int categories[NCP] = {PROFILE_HOST, PROFILE_COMP, PROFILE_COMP, PROFILE_COMM};
+    char *metrics[1] = {"time"};
+    double points[NP] = {1, 2, 4, 8, 16};
+    store_fit_row rows[NP * 3 * NCP];
+    size_t n = 0;
+    for (int p = 0; p < NP; p++)
+        for (int step = 0; step < 3; step++) /* step 0 is warm-up: 100x slower */
+            for (int c = 0; c < NCP; c++) {
+                double t = (c == 3 ? 0.5 : 1.0 / points[p]) * (step == 0 ? 100 : 1);
+                rows[n++] = (store_fit_row){.point = p, .repetition = 0, .rank = 0,
+                                            .phase = PROFILE_TRAIN, .step = step, .callpath = c,
+                                            .metric = 0, .value = t};
+            }
+    store_fit_data d = {.nparams = 1, .npoints = NP, .points = points, .ncallpaths = NCP,
+                        .callpaths = callpaths, .categories = categories, .nmetrics = 1,
+                        .metrics = metrics, .nrows = n, .rows = rows};
+    json_t *tr = json_pack("{s:i, s:i, s:s, s:i}", "train_samples", 1000, "batch_size", 10,
+                           "data_parallel", "ranks", "warmup_steps", 1);
+    training_setup ts;
+    char field[64], msg[256];
+    check(training_compile(tr, names, 1, &ts, field, sizeof field, msg, sizeof msg) == 0,
+          "training: %s %s", field, msg);
+    it_table t = {0};
+    check(it_table_build(&t, &d, NULL, &ts) == 0 && t.np == NP, "5 coordinates: %d", t.np);
+    check(t.cp_phase[0] == IT_IO && t.cp_phase[1] == IT_F && t.cp_phase[2] == IT_B &&
+              t.cp_phase[3] == IT_C,
+          "phases: %d %d %d %d", t.cp_phase[0], t.cp_phase[1], t.cp_phase[2], t.cp_phase[3]);
+    check(!strcmp(t.matched[IT_F], "forward") && t.matched[IT_H2D][0] == '\0',
+          "forward matched by a name part, h2d by none: %s", t.matched[IT_F]);
+    check(t.res[2].iterations == 2 && fabs(t.res[2].q[IT_F].median - 0.25) < 1e-12,
+          "warm-up left out: t_f at 4 ranks %g over %d", t.res[2].q[IT_F].median,
+          t.res[2].iterations);
+    /* Eq. 6: S = (N_k/N_1)·t_1/t_k on Eq. 3's t_iter, N = G·M = ranks */
+    const double *s6 = it_series(&t, IT_NQ), *eq3 = it_series(&t, IT_EQ3);
+    check(t.ranks[4] == 16 && fabs(s6[4] - 16 * eq3[0] / eq3[4]) < 1e-12 * s6[4],
+          "Eq. 6 at 16 ranks: %g", s6[4]);
+    check(fabs(s6[0] - 1) < 1e-12, "Eq. 6 at the baseline: 1");
+    check(!strcmp(it_phase_key(IT_F), "forward") && it_phase_key(IT_C) == NULL, "phase keys");
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.allow_negative_exponents = 1;
+    pmnf_modeler *mod = pmnf_modeler_new(&o);
+    pmnf_model model;
+    char why[200];
+    check(it_fit(mod, &t, it_series(&t, IT_F), &model, why, sizeof why) == 0 &&
+              fabs(pmnf_eval(&model.f, (double[]){32}) - 1.0 / 32) < 1e-6,
+          "t_f's model at 32: %s", why);
+    pmnf_modeler_free(mod);
+    it_table_free(&t);
+    json_decref(tr);
+}
+
+/* the epoch of perfect strong scaling over x = 1..16 ranks: P_1 at x = 1,
+ * Δ = (T_1 - T_k)/(T_1/100), ε = Δ/Δ_t, core-hours T·ranks·ρ/3600 */
+static void test_set_data(void)
+{
+    static const char *const params[1] = {"ranks"};
+    double x[5] = {16, 1, 4, 2, 8}; /* any order: sorted by the builder */
+    store_measurement_row rows[10];
+    for (int i = 0; i < 5; i++) {
+        rows[i] = (store_measurement_row){.point = &x[i], .nparams = 1, .level = "application",
+                                          .name = "epoch", .value = 16 / x[i]};
+        rows[5 + i] = (store_measurement_row){.point = &x[i], .nparams = 1,
+                                              .level = "application", .name = "comp",
+                                              .value = 12 / x[i]};
+    }
+    ad_set set = {.nparams = 1, .params = params, .strong = 1, .cores_per_rank = 2,
+                  .metric = "time", .ranks = ranks_first};
+    ad_app *a = ad_app_build(&set, rows, 10);
+    check(a && a->npoints == 5 && a->coords[0] == 1 && a->coords[4] == 16, "5 sorted coordinates");
+    if (!a)
+        return;
+    check(a->baseline == 0 && a->largest == 4, "P_1 and the largest: %d %d", a->baseline,
+          a->largest);
+    check(fabs(a->speedup_pct[4] - 93.75) < 1e-12 && fabs(a->efficiency_pct[4] - 6.25) < 1e-12 &&
+              a->efficiency_pct[0] == 100,
+          "Δ %g, ε %g at 16", a->speedup_pct[4], a->efficiency_pct[4]);
+    check(fabs(a->core_hours[2] - 32.0 / 3600) < 1e-15, "core-hours %g", a->core_hours[2]);
+    check(a->value[0][3] == 1.5 && isnan(a->value[1][3]), "comp measured, comm not");
+    check(a->cost.present && fabs(pmnf_eval(&a->cost.model.f, (double[]){32}) - 32.0 / 3600) < 1e-9,
+          "cost model: constant (%s)", a->cost.reason);
+    check(ad_point_index(a, (double[]){8}) == 3 && ad_point_index(a, (double[]){3}) == -1,
+          "point index");
+    ad_app_free(a);
+}
+
 int main(void)
 {
     test_lif();
@@ -238,5 +457,10 @@ int main(void)
     test_series_baseline();
     test_configs();
     test_formula();
+    test_cost();
+    test_noisy();
+    test_speedups();
+    test_iterations();
+    test_set_data();
     return check_summary();
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analysis/iteration.h"
+#include "ingest/kineto_xg.h"
 #include "bench/gen_kineto.h"
 #include "tests/check.h"
 #include "tests/harness.h"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis/iteration.h"
+#include "ingest/kineto_xg.h"
 #include "analysis/iteration_model.h"
 #include "bench/gen_kineto.h"
 #include "execgraph/xg_breakdown.h"

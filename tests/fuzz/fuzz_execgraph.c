@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/iteration.h"
+#include "ingest/kineto_xg.h"
 
 static void must(int ok)
 {

@@ -8,15 +8,16 @@
  * ±NOISY_TARGET of the mean. Such points are found once per model set (the
  * model cache scans the measurements it loads anyway; model lists of older
  * sets scan theirs when their page is first rendered) and named in the
- * answer's `warnings` (the first NOISY_NAMED_MAX, then a count).
+ * answer's `warnings` (the first NOISY_NAMED_MAX, then a count;
+ * noisy_points_attach in api/warnings.h).
  */
-#ifndef PERFCAST_API_NOISY_H
-#define PERFCAST_API_NOISY_H
+#ifndef PERFCAST_ANALYSIS_NOISY_H
+#define PERFCAST_ANALYSIS_NOISY_H
 
 #include <jansson.h>
 
 #include "modeling/pmnf.h"
-#include "store/models.h"
+#include "analysis/measurement.h"
 
 #define NOISY_TARGET 0.05
 #define NOISY_NAMED_MAX 10
@@ -45,8 +46,5 @@ void noisy_point_label(const noisy_names *nm, const store_measurement_row *r, ch
  * memory: out says none. */
 void noisy_points_scan(const noisy_names *nm, const store_measurement_row *rows, int n,
                        noisy_points *out);
-/* Appends the warnings to doc's "warnings" array (made when absent); none:
- * doc is left as it is. */
-void noisy_points_attach(json_t *doc, const noisy_points *np);
 
 #endif

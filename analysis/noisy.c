@@ -1,8 +1,7 @@
 /*
  * noisy.c — the too-noisy points of a model set (noisy.h).
  */
-#include "api/noisy.h"
-#include "api/warnings.h"
+#include "analysis/noisy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,20 +77,4 @@ void noisy_points_scan(const noisy_names *nm, const store_measurement_row *rows,
     }
     free(q);
     free(scratch);
-}
-
-void noisy_points_attach(json_t *doc, const noisy_points *np)
-{
-    if (!doc || !np->count)
-        return;
-    for (int i = 0; i < np->named; i++)
-        warning_append(doc, warning_new(WARN_NOISY_MEASUREMENT, np->text[i]));
-    if (np->count > np->named) {
-        char text[120];
-        snprintf(text, sizeof text, "%d too-noisy points in all; the first %d are named",
-                 np->count, np->named);
-        json_t *w = warning_new(WARN_NOISY_MEASUREMENT, text);
-        json_object_set_new(w, "count", json_integer(np->count));
-        warning_append(doc, w);
-    }
 }

@@ -1,0 +1,44 @@
+/*
+ * cost.c — the cost of one epoch at a configuration: core-hours and money
+ * by price or by the experiment's cost formula (see cost.h).
+ */
+#include "analysis/cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int cost_open(cost_eval *c, const cost_setup *s, char *err, size_t errcap)
+{
+    memset(c, 0, sizeof *c);
+    c->has_cost = s->has_cost;
+    c->cores_per_rank = s->cores_per_rank;
+    c->price_per_core_hour = s->price_per_core_hour;
+    if (!s->formula || !s->formula[0])
+        return 0;
+    if (formula_compile(s->formula, s->params, s->nparams, &c->f, err, errcap) < 0)
+        return -1;
+    c->has_formula = 1;
+    return 0;
+}
+
+void cost_close(cost_eval *c)
+{
+    if (c->has_formula)
+        formula_free(&c->f);
+    c->has_formula = 0;
+}
+
+double cost_core_hours(const cost_eval *c, double t, double ranks)
+{
+    return t * ranks * c->cores_per_rank / 3600;
+}
+
+double cost_money(cost_eval *c, double t, double ranks, const double *point)
+{
+    if (c->has_formula)
+        return formula_eval(&c->f, t, ranks, c->cores_per_rank, c->price_per_core_hour, point);
+    if (!c->has_cost)
+        return NAN;
+    return cost_core_hours(c, t, ranks) * c->price_per_core_hour;
+}

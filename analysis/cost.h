@@ -1,0 +1,41 @@
+/*
+ * cost.h — the cost of one epoch at a configuration (Q4, Extra-Deep Eq. 14):
+ *
+ *   core-hours = T · ranks · ρ / 3600        (ρ: cores per rank)
+ *   money      = core-hours · price per core-hour, or the experiment's
+ *                cost.formula over T, ranks and the parameters
+ *
+ * shared by GET .../cost and POST .../configurations, which take the
+ * experiment's cost set-up from the model cache (cached_cost_setup,
+ * api/model_cache.h).
+ */
+#ifndef PERFCAST_ANALYSIS_COST_H
+#define PERFCAST_ANALYSIS_COST_H
+
+#include "analysis/formula.h"
+
+/* An experiment's cost set-up. */
+typedef struct cost_setup {
+    int has_cost;               /* the experiment has a cost set-up */
+    double cores_per_rank;      /* ρ; 1 without a cost set-up */
+    double price_per_core_hour; /* NaN without a cost set-up */
+    const char *formula;        /* cost.formula, "" when none */
+    const char *const *params;  /* the parameters' names (for the formula) */
+    int nparams;
+} cost_setup;
+
+typedef struct cost_eval {
+    int has_cost;
+    double cores_per_rank, price_per_core_hour;
+    int has_formula;
+    formula f; /* compiled for this request (formulas belong to one thread) */
+} cost_eval;
+
+/* 0, or -1 with a message in err when the formula does not compile. */
+int cost_open(cost_eval *c, const cost_setup *s, char *err, size_t errcap);
+void cost_close(cost_eval *c);
+double cost_core_hours(const cost_eval *c, double t, double ranks);
+/* Money per epoch; NaN when the experiment has neither price nor formula. */
+double cost_money(cost_eval *c, double t, double ranks, const double *point);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * iterations.c — paper 004's iteration model over an experiment's profile
+ * rows: phases, per-coordinate statistics, speedups and their models (see
+ * iterations.h).
+ */
+#include "analysis/iterations.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/phase.h"
+#include "ingest/profile.h"
+#include "modeling/scaling.h"
+
+/* The phases an experiment names, in IT_* order (t_c has no patterns). */
+static const char *const phase_keys[IT_C] = {"io", "h2d", "md", "forward", "backward", "update"};
+static const char *const phase_defaults[IT_C] = {
+    "dataloader,data_load,io,fetch",
+    "memcpy htod,h2d,to_device",
+    "md,minibatch,mini_batch,scatter",
+    "forward,fwd",
+    "backward,bwd,autograd::engine::evaluate_function",
+    "optimizer.step,optimizer,update",
+};
+
+/* Per callpath its phase (-1: none); matched[p]: the pattern chosen. */
+static void classify(const store_fit_data *d, const json_t *custom, int *cp_phase,
+                     char matched[IT_C][64], const char *text[IT_C])
+{
+    for (int c = 0; c < d->ncallpaths; c++)
+        cp_phase[c] = -1;
+    for (int p = 0; p < IT_C; p++) {
+        const char *t = json_string_value(json_object_get(custom, phase_keys[p]));
+        text[p] = t ? t : phase_defaults[p];
+        ingest_phase_patterns all;
+        ingest_phase_compile(text[p], &all);
+        matched[p][0] = '\0';
+        for (int k = 0; k < all.n && !matched[p][0]; k++) {
+            ingest_phase_patterns one = {.n = 1};
+            memcpy(one.pat[0], all.pat[k], sizeof one.pat[0]);
+            one.len[0] = all.len[k];
+            int any = 0;
+            for (int c = 0; c < d->ncallpaths; c++)
+                if (cp_phase[c] < 0 &&
+                    ingest_phase_match(&one, d->callpaths[c], strlen(d->callpaths[c]))) {
+                    cp_phase[c] = p;
+                    any = 1;
+                }
+            if (any)
+                snprintf(matched[p], sizeof matched[p], "%s", all.pat[k]);
+        }
+    }
+    for (int c = 0; c < d->ncallpaths; c++)
+        if (cp_phase[c] < 0 && d->categories[c] == PROFILE_COMM)
+            cp_phase[c] = IT_C;
+}
+
+static int fewest_distinct(const double *coords, int n, int nparams)
+{
+    int fewest = n;
+    for (int q = 0; q < nparams; q++) {
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = coords[(size_t)j * nparams + q] == coords[(size_t)i * nparams + q];
+            distinct += !seen;
+        }
+        fewest = distinct < fewest ? distinct : fewest;
+    }
+    return fewest;
+}
+
+const char *it_phase_key(int p)
+{
+    return p >= 0 && p < IT_C ? phase_keys[p] : NULL;
+}
+
+int it_table_build(it_table *t, const store_fit_data *d, const json_t *custom,
+                   const training_setup *ts)
+{
+    memset(t, 0, sizeof *t);
+    int nparams = d->nparams;
+    t->nparams = nparams;
+    it_row *rows = malloc(sizeof(it_row) * (d->nrows ? d->nrows : 1));
+    t->cp_phase = malloc(sizeof(int) * (size_t)(d->ncallpaths ? d->ncallpaths : 1));
+    t->res = calloc((size_t)(d->npoints ? d->npoints : 1), sizeof *t->res);
+    t->pidx = malloc(sizeof(int) * (size_t)(d->npoints ? d->npoints : 1));
+    t->coords = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * (nparams ? nparams : 1));
+    t->ranks = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1));
+    t->vals = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * (IT_NQ + IT_NSPEED + 2));
+    if (!t->cp_phase || !rows || !t->res || !t->pidx || !t->coords || !t->ranks || !t->vals) {
+        free(rows);
+        return -1;
+    }
+    classify(d, custom, t->cp_phase, t->matched, t->text);
+    int time_metric = -1;
+    for (int m = 0; m < d->nmetrics; m++)
+        if (!strcmp(d->metrics[m], "time"))
+            time_metric = m;
+    /* per fitting coordinate: the iteration statistics */
+    int np = 0;
+    size_t at = 0;
+    for (int p = 0; p < d->npoints; p++) {
+        size_t n = 0;
+        while (at < d->nrows && d->rows[at].point == p) {
+            const store_fit_row *r = &d->rows[at++];
+            if (r->phase != PROFILE_TRAIN || r->metric != time_metric ||
+                t->cp_phase[r->callpath] < 0 || r->step < ts->warmup_steps)
+                continue;
+            rows[n++] = (it_row){r->repetition, r->rank, r->step, t->cp_phase[r->callpath], r->value};
+        }
+        if (d->evaluation && d->evaluation[p])
+            continue;
+        if (it_coordinate(rows, n, &t->res[np]) < 0) {
+            free(rows);
+            return -1;
+        }
+        if (t->res[np].iterations == 0)
+            continue;
+        const double *pt = d->points + (size_t)p * d->nparams;
+        memcpy(t->coords + (size_t)np * nparams, pt, sizeof(double) * (size_t)nparams);
+        double g = NAN, mm = NAN;
+        if (expr_eval(&ts->e[TRAINING_G], pt, &g) < 0 || expr_eval(&ts->e[TRAINING_M], pt, &mm) < 0)
+            g = mm = NAN;
+        t->ranks[np] = g * mm;
+        t->pidx[np++] = p;
+    }
+    free(rows);
+    t->np = np;
+    if (np == 0)
+        return 0;
+    /* per quantity and coordinate: the medians; then the speedups */
+    size_t stride = (size_t)np;
+    double *vals = t->vals, *coords = t->coords, *ranks = t->ranks;
+    for (int q = 0; q < IT_NQ; q++)
+        for (int p = 0; p < np; p++)
+            vals[q * stride + (size_t)p] = t->res[p].q[q].median;
+    double *eq3 = vals + IT_EQ3 * stride, *s6 = vals + IT_NQ * stride,
+           *s7 = vals + (IT_NQ + 1) * stride, *ov_base = vals + (IT_NQ + 2) * stride,
+           *ov_k = vals + (IT_NQ + 3) * stride;
+    for (int p = 0; p < np; p++) {
+        const it_result *r = &t->res[p];
+        double io = r->q[IT_IO].median, h2d = r->q[IT_H2D].median, f = r->q[IT_F].median,
+               b = r->q[IT_B].median, cc = r->q[IT_C].median;
+        ov_base[p] = fmax(io + h2d, f + b);
+        ov_k[p] = fmax(io + h2d, f + b + cc);
+    }
+    for (int p = 0; p < np; p++) {
+        int b = scl_series_baseline(coords, np, nparams, coords + (size_t)p * nparams, eq3);
+        s6[p] = b >= 0 ? it_speedup(ranks[b], eq3[b], ranks[p], eq3[p]) : NAN;
+        s7[p] = b >= 0 ? it_speedup(ranks[b], ov_base[b], ranks[p], ov_k[p]) : NAN;
+    }
+    return 0;
+}
+
+const double *it_series(const it_table *t, int k)
+{
+    return t->vals + (size_t)k * (size_t)t->np;
+}
+
+int it_fit(pmnf_modeler *mod, const it_table *t, const double *v, pmnf_model *model, char *why,
+           size_t whycap)
+{
+    int nparams = t->nparams, n = 0, np = t->np;
+    const double *coords = t->coords;
+    double *c = malloc(sizeof(double) * (size_t)(np ? np : 1) * nparams);
+    double *y = malloc(sizeof(double) * (size_t)(np ? np : 1));
+    int rc = -1;
+    snprintf(why, whycap, "out of memory");
+    for (int p = 0; c && y && p < np; p++)
+        if (isfinite(v[p])) {
+            memcpy(c + (size_t)n * nparams, coords + (size_t)p * nparams,
+                   sizeof(double) * (size_t)nparams);
+            y[n++] = v[p];
+        }
+    if (c && y) {
+        int distinct = fewest_distinct(c, n, nparams);
+        if (distinct < IT_MIN_VALUES)
+            snprintf(why, whycap,
+                     "known at %d coordinate(s) with %d distinct value(s) of a parameter; at "
+                     "least %d values of every parameter are needed",
+                     n, distinct, IT_MIN_VALUES);
+        else if (pmnf_fit(mod, &(pmnf_data){nparams, n, c, y}, model, why, whycap) == 0)
+            rc = 0;
+    }
+    free(c);
+    free(y);
+    return rc;
+}
+
+void it_table_free(it_table *t)
+{
+    free(t->cp_phase);
+    free(t->res);
+    free(t->pidx);
+    free(t->coords);
+    free(t->ranks);
+    free(t->vals);
+    memset(t, 0, sizeof *t);
+}
