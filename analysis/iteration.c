@@ -353,6 +353,7 @@ static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int wi
                           s->gpu_bound ? "gpu" : "cpu", "kernels", (json_int_t)s->kernels,
                           "kernels_changed", (json_int_t)s->replaced, "gpu_active", active,
                           "top_ops", top);
+    json_object_set_new(o, "sync_wait", json_real(s->sync_wait));
     if (with_bd) {
         xg_breakdown b;
         if (xg_breakdown_compute(g, s->step, -1, &b, err) < 0) {
@@ -374,7 +375,8 @@ static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int wi
 static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteration_opts *o,
                        xg_error *err)
 {
-    xg_cp_options co = {.ov = ov, .kt = o->kt, .nkt = o->nkt, .launch_gap_us = -1, .top = o->top};
+    xg_cp_options co = {.ov = ov, .kt = o->kt, .nkt = o->nkt, .dev_us = o->dev_us,
+                        .launch_gap_us = -1, .top = o->top};
     xg_cp_result r;
     xg_eff_attr attr = {0};
     if (o->breakdown && xg_eff_attr_build(g, &attr, err) < 0)
@@ -384,15 +386,35 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         return NULL;
     }
     json_t *doc = NULL, *steps = json_array(), *streams = json_array(), *warn = json_array();
-    json_t *kt = json_array();
-    double sp = 0, sm = 0;
+    json_t *kt = json_array(), *coded = json_array();
+    double sp = 0, sm = 0, sw = 0, dropped_max = 0;
     for (int i = 0; i < r.nsteps; i++) {
         json_t *s = step_json(g, &r, i, o->breakdown, &attr, o->device, err);
         if (!s)
             goto done;
+        /* T1 outliers the overheads dropped, as a share of the measured step */
+        double d = xg_ov_dropped_t1(ov, g, r.steps[i].step);
+        double share = r.steps[i].measured > 0 ? d / r.steps[i].measured : NAN;
+        json_object_set_new(s, "outliers_dropped",
+                            isnan(d) ? json_null()
+                                     : json_pack("{s:f, s:o}", "seconds", d, "share",
+                                                 isnan(share) ? json_null() : json_real(share)));
+        if (!isnan(share) && share > dropped_max)
+            dropped_max = share;
         json_array_append_new(steps, s);
         sp += r.steps[i].predicted;
         sm += r.steps[i].measured;
+        sw += r.steps[i].sync_wait;
+    }
+    if (dropped_max > 0.1) {
+        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", "outliers_dropped",
+                                               "message", "host gaps dropped as T1 outliers exceed "
+                                               "10% of a measured step: the prediction leaves "
+                                               "that time out",
+                                               "share", dropped_max));
+        json_array_append_new(warn, json_sprintf("outliers_dropped: host gaps dropped as T1 "
+                                                 "outliers are %.1f%% of a measured step",
+                                                 100 * dropped_max));
     }
     for (int i = 0; i < g->nstreams; i++)
         json_array_append_new(streams, json_integer(g->streams[i]));
@@ -421,14 +443,16 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
                             (json_int_t)r.missing_lookups);
     if (o->ov_name)
         json_object_set_new(ovj, "name", json_string(o->ov_name));
-    doc = json_pack("{s:o, s:i, s:I, s:o, s:o, s:o, s:o, s:{s:i, s:o, s:f, s:f}, s:o}", "rank",
+    doc = json_pack("{s:o, s:i, s:I, s:o, s:o, s:o, s:o, s:{s:i, s:o, s:f, s:f, s:f, s:o}, s:o}",
+                    "rank",
                     g->t->rank >= 0 ? json_integer(g->t->rank) : json_null(), "world_size",
                     g->t->world_size, "events", (json_int_t)g->t->n, "streams", streams,
                     "overheads", ovj, "kernel_times", kt, "steps", steps, "summary", "steps",
                     r.nsteps, "geomean_error", isnan(gm) ? json_null() : json_real(gm),
                     "mean_predicted", r.nsteps ? sp / r.nsteps : 0, "mean_measured",
-                    r.nsteps ? sm / r.nsteps : 0, "warnings", warn);
-    steps = streams = warn = kt = NULL;
+                    r.nsteps ? sm / r.nsteps : 0, "sync_wait", r.nsteps ? sw / r.nsteps : 0,
+                    "warnings", coded, "warnings", warn);
+    steps = streams = warn = kt = coded = NULL;
     if (doc && o->breakdown) {
         xg_breakdown b;
         if (xg_breakdown_compute(g, XG_BD_TRACE, -1, &b, err) < 0) {
@@ -451,6 +475,7 @@ done:
     json_decref(streams);
     json_decref(warn);
     json_decref(kt);
+    json_decref(coded);
     xg_cp_result_free(&r);
     xg_eff_attr_free(&attr);
     return doc;

@@ -47,6 +47,7 @@ typedef struct iteration_opts {
     xg_ov_options prof;       /* profiler overheads when measuring on the trace */
     const xg_kt_entry *kt;
     int nkt;
+    const double *dev_us;     /* per event: modelled device times (xg_cp_options.dev_us) */
     int top;                  /* top ops per step, 0: 5 */
     int breakdown;            /* 1: include the breakdowns and efficiency */
     const xg_device *device;  /* peaks for the efficiency figures, NULL: none */

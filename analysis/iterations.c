@@ -90,7 +90,7 @@ int it_table_build(it_table *t, const store_fit_data *d, const json_t *custom,
     t->pidx = malloc(sizeof(int) * (size_t)(d->npoints ? d->npoints : 1));
     t->coords = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * (nparams ? nparams : 1));
     t->ranks = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1));
-    t->vals = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * (IT_NQ + IT_NSPEED + 2));
+    t->vals = malloc(sizeof(double) * (size_t)(d->npoints ? d->npoints : 1) * (IT_NQ + IT_NSPEED + 4));
     if (!t->cp_phase || !rows || !t->res || !t->pidx || !t->coords || !t->ranks || !t->vals) {
         free(rows);
         return -1;
@@ -138,9 +138,10 @@ int it_table_build(it_table *t, const store_fit_data *d, const json_t *custom,
     for (int q = 0; q < IT_NQ; q++)
         for (int p = 0; p < np; p++)
             vals[q * stride + (size_t)p] = t->res[p].q[q].median;
-    double *eq3 = vals + IT_EQ3 * stride, *s6 = vals + IT_NQ * stride,
-           *s7 = vals + (IT_NQ + 1) * stride, *ov_base = vals + (IT_NQ + 2) * stride,
-           *ov_k = vals + (IT_NQ + 3) * stride;
+    double *eq3 = vals + IT_EQ3 * stride, *s6 = vals + IT_S6 * stride,
+           *s7 = vals + IT_S7 * stride, *s7rel = vals + IT_S7REL * stride,
+           *ov_base = vals + (IT_NQ + 3) * stride, *ov_k = vals + (IT_NQ + 4) * stride,
+           *num7 = vals + IT_NUM7 * stride, *den7 = vals + IT_DEN7 * stride;
     for (int p = 0; p < np; p++) {
         const it_result *r = &t->res[p];
         double io = r->q[IT_IO].median, h2d = r->q[IT_H2D].median, f = r->q[IT_F].median,
@@ -151,7 +152,18 @@ int it_table_build(it_table *t, const store_fit_data *d, const json_t *custom,
     for (int p = 0; p < np; p++) {
         int b = scl_series_baseline(coords, np, nparams, coords + (size_t)p * nparams, eq3);
         s6[p] = b >= 0 ? it_speedup(ranks[b], eq3[b], ranks[p], eq3[p]) : NAN;
-        s7[p] = b >= 0 ? it_speedup(ranks[b], ov_base[b], ranks[p], ov_k[p]) : NAN;
+        s7rel[p] = b >= 0 ? it_speedup(ranks[b], ov_base[b], ranks[p], ov_k[p]) : NAN;
+        /* Eq. 7 as the paper writes it: N_g · max{t_io + t_h2d, t_f + t_b} /
+         * max{t'_io + t_h2d, t_f + t_b + t_c}: the unprimed times the
+         * baseline's, t'_io and t_c the run's, N_g the run's GPUs */
+        num7[p] = den7[p] = s7[p] = NAN;
+        if (b >= 0) {
+            const it_result *rb = &t->res[b], *rp = &t->res[p];
+            double h2d = rb->q[IT_H2D].median, fb = rb->q[IT_F].median + rb->q[IT_B].median;
+            num7[p] = fmax(rb->q[IT_IO].median + h2d, fb);
+            den7[p] = fmax(rp->q[IT_IO].median + h2d, fb + rp->q[IT_C].median);
+            s7[p] = ranks[p] * num7[p] / den7[p];
+        }
     }
     return 0;
 }
@@ -162,8 +174,9 @@ const double *it_series(const it_table *t, int k)
 }
 
 int it_fit(pmnf_modeler *mod, const it_table *t, const double *v, pmnf_model *model, char *why,
-           size_t whycap)
+           size_t whycap, int *few)
 {
+    *few = 0;
     int nparams = t->nparams, n = 0, np = t->np;
     const double *coords = t->coords;
     double *c = malloc(sizeof(double) * (size_t)(np ? np : 1) * nparams);
@@ -178,13 +191,18 @@ int it_fit(pmnf_modeler *mod, const it_table *t, const double *v, pmnf_model *mo
         }
     if (c && y) {
         int distinct = fewest_distinct(c, n, nparams);
-        if (distinct < IT_MIN_VALUES)
-            snprintf(why, whycap,
-                     "known at %d coordinate(s) with %d distinct value(s) of a parameter; at "
-                     "least %d values of every parameter are needed",
-                     n, distinct, IT_MIN_VALUES);
-        else if (pmnf_fit(mod, &(pmnf_data){nparams, n, c, y}, model, why, whycap) == 0)
+        char fwhy[200];
+        *few = distinct < IT_MIN_VALUES;
+        if (distinct >= 2 &&
+            pmnf_fit(mod, &(pmnf_data){nparams, n, c, y}, model, fwhy, sizeof fwhy) == 0)
             rc = 0;
+        if (*few)
+            snprintf(why, whycap,
+                     "known at %d coordinate(s) with %d distinct value(s) of a parameter; %d "
+                     "values of every parameter are needed to choose among the PMNF's terms",
+                     n, distinct, IT_MIN_VALUES);
+        else if (rc != 0)
+            snprintf(why, whycap, "%s", fwhy);
     }
     free(c);
     free(y);

@@ -29,15 +29,22 @@
 #include "modeling/modeler.h"
 
 #define IT_MIN_VALUES 5
-#define IT_NSPEED 2 /* Eq. 6, Eq. 7 */
+#define IT_NSPEED 3 /* Eq. 6, Eq. 7 (the paper's), Eq. 7 relative */
+/* The series after the IT_NQ quantities (it_series): the speedups, then
+ * Eq. 7's numerator and denominator as the paper writes them. */
+#define IT_S6 IT_NQ             /* Eq. 6 on Eq. 3's t_iter */
+#define IT_S7 (IT_NQ + 1)       /* Eq. 7: N_g·max{t_io+t_h2d, t_f+t_b} / max{t'_io+t_h2d, t_f+t_b+t_c} */
+#define IT_S7REL (IT_NQ + 2)    /* Eq. 7 as a ratio of each run's own overlapped times */
+#define IT_NUM7 (IT_NQ + 5)     /* Eq. 7's numerator: the baseline's max{t_io+t_h2d, t_f+t_b} */
+#define IT_DEN7 (IT_NQ + 6)     /* Eq. 7's denominator */
 
 typedef struct it_table {
     int np, nparams;        /* fitting coordinates with iterations, parameters */
     double *coords;         /* np x nparams */
     double *ranks;          /* per coordinate: G·M of the training set-up (NaN: unknown) */
     it_result *res;         /* per coordinate: the statistics of every quantity */
-    double *vals;           /* (IT_NQ + IT_NSPEED + 2) x np: the medians per quantity, then
-                               the speedups of Eq. 6 and Eq. 7 (it_series) */
+    double *vals;           /* (IT_NQ + IT_NSPEED + 4) x np: the medians per quantity, then
+                               the speedups and Eq. 7's parts (it_series, IT_S6 ...) */
     int *pidx;              /* per coordinate: its point in the rows */
     int *cp_phase;          /* per callpath: its phase, IT_C for t_c, -1 none */
     char matched[IT_C][64]; /* per phase: the name part that matched, "" none */
@@ -51,12 +58,14 @@ typedef struct it_table {
 int it_table_build(it_table *t, const store_fit_data *d, const json_t *custom,
                    const training_setup *ts);
 /* Series k over the coordinates: k < IT_NQ the medians of quantity k,
- * IT_NQ the speedup of Eq. 6, IT_NQ + 1 that of Eq. 7 (NaN: unknown). */
+ * then IT_S6, IT_S7, IT_S7REL, IT_NUM7, IT_DEN7 (NaN: unknown). */
 const double *it_series(const it_table *t, int k);
 /* The PMNF model of v over the coordinates where it is finite: 0, or -1
- * with why (too few values of a parameter, the fit's error, out of memory). */
+ * with why (fewer than 2 values of a parameter, the fit's error, out of
+ * memory). With 2 to IT_MIN_VALUES - 1 values of a parameter the model is
+ * fitted and *few set, why saying so (the few_points warning). */
 int it_fit(pmnf_modeler *mod, const it_table *t, const double *v, pmnf_model *model, char *why,
-           size_t whycap);
+           size_t whycap, int *few);
 /* "io", "h2d", ...: the key of phase p in "iteration_phases". */
 const char *it_phase_key(int p);
 void it_table_free(it_table *t);

@@ -57,6 +57,7 @@
 #include "analysis/iteration.h"
 #include "ingest/kineto_xg.h"
 #include "analysis/iteration_model.h"
+#include "analysis/iteration_predict.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
 
@@ -791,8 +792,7 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
     double *xs = NULL;
     size_t loaded = 0;
     xg_overheads ov = {0};
-    iteration_kmodels km = {0};
-    json_t *doc = NULL, *lo = NULL, *hi = NULL;
+    json_t *doc = NULL;
     char name[208];
     PGconn *c = NULL;
     store_error err;
@@ -802,10 +802,19 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
                                            "the first the trace to predict");
         goto done;
     }
-    if (!json_is_number(at) || !isfinite(json_number_value(at))) {
-        api_problem(resp, 400, "at", "must be the parameter's value to predict at");
+    if (!json_is_number(at) || !isfinite(json_number_value(at)) || json_number_value(at) <= 0) {
+        api_problem(resp, 400, "at", "must be a number > 0: the parameter's value to predict at");
         goto done;
     }
+    json_t *mj = json_object_get(body, "method");
+    int method = ITERATION_BY_OPERATORS;
+    if (mj && (!json_is_string(mj) || (strcmp(json_string_value(mj), "operators") &&
+                                       strcmp(json_string_value(mj), "kernel_names")))) {
+        api_problem(resp, 400, "method", "must be \"operators\" or \"kernel_names\"");
+        goto done;
+    }
+    if (mj && !strcmp(json_string_value(mj), "kernel_names"))
+        method = ITERATION_BY_KERNEL_NAMES;
     if (top && (!json_is_integer(top) || json_integer_value(top) < 1 ||
                 json_integer_value(top) > 1000)) {
         api_problem(resp, 400, "top", "must be an integer from 1 to 1000");
@@ -859,47 +868,26 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
         o.ov_source = "set";
         o.ov_name = name;
     }
-    if (iteration_model_kernels(ptrs, xs, (int)n, json_number_value(at), &km, &xerr) < 0) {
-        api_problem(resp, 422, "profiles", "%s", xerr.msg);
+    int bad;
+    doc = iteration_predict_at(ptrs, xs, (int)n, json_number_value(at), &o, method, &bad, &xerr);
+    if (!doc) {
+        if (strstr(xerr.msg, "out of memory")) {
+            api_problem(resp, 500, NULL, "out of memory");
+        } else if (bad >= 0) {
+            char field[48];
+            snprintf(field, sizeof field, "profiles[%d]", bad);
+            api_problem(resp, 400, field, "%s", xerr.msg);
+        } else {
+            api_problem(resp, !strcmp(xerr.field, "at") ? 400 : 422,
+                        xerr.field[0] ? xerr.field : "profiles", "%s", xerr.msg);
+        }
         goto done;
     }
-    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
-    json_t **docs[3] = {&doc, &lo, &hi};
-    for (int i = 0; i < 3; i++) {
-        o.kt = tables[i];
-        o.nkt = km.n;
-        o.breakdown = i == 0;
-        if (!(*docs[i] = iteration_analyse(&t[0], &o, &xerr))) {
-            api_problem(resp, 422, xerr.field[0] ? xerr.field : NULL, "%s", xerr.msg);
-            goto done;
-        }
-    }
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(doc, "steps"), i, s) {
-        json_object_set_new(s, "interval",
-                            json_pack("[O, O]",
-                                      json_object_get(json_array_get(json_object_get(lo, "steps"), i),
-                                                      "predicted"),
-                                      json_object_get(json_array_get(json_object_get(hi, "steps"), i),
-                                                      "predicted")));
-        json_object_set_new(s, "error", json_null());
-    }
-    json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
-    json_t *vals = json_array();
-    for (size_t k = 0; k < n; k++)
-        json_array_append_new(vals, json_real(xs[k]));
-    json_object_set_new(doc, "modelled",
-                        json_pack("{s:O, s:o, s:i, s:i, s:O}", "at", at, "values", vals, "kernels",
-                                  km.n, "skipped", km.skipped, "models", km.models));
     api_send_json(resp, 200, doc);
     doc = NULL;
 done:
     store_release(ctx->db, c);
     json_decref(doc);
-    json_decref(lo);
-    json_decref(hi);
-    iteration_kmodels_free(&km);
     xg_overheads_free(&ov);
     for (size_t k = 0; k < loaded; k++)
         xg_trace_free(&t[k]);

@@ -38,19 +38,32 @@ static json_t *stats_json(const it_stats *s)
     return json_pack("{s:f, s:f, s:f}", "mean", s->mean, "sd", s->sd, "median", s->median);
 }
 
-/* The PMNF model of v over the coordinates where it is finite, as JSON. */
+/* The PMNF model of v over the coordinates where it is finite, as JSON;
+ * from 2 to IT_MIN_VALUES - 1 values of a parameter with a few_points
+ * warning, below 2 a null function with the reason and the warning. */
 static json_t *fit_json(pmnf_modeler *mod, const store_experiment *e, const it_table *t,
                         const double *v)
 {
     pmnf_model model;
     char why[200];
-    if (it_fit(mod, t, v, &model, why, sizeof why) == 0) {
-        json_t *out = api_model_to_json(&model, (const char *const *)e->parameters, 0);
-        if (out)
-            return out;
-        snprintf(why, sizeof why, "out of memory");
+    int few = 0;
+    json_t *out = NULL;
+    if (it_fit(mod, t, v, &model, why, sizeof why, &few) == 0) {
+        out = api_model_to_json(&model, (const char *const *)e->parameters, 0);
+        if (!out)
+            snprintf(why, sizeof why, "out of memory");
     }
-    return json_pack("{s:n, s:s}", "function", "reason", why);
+    if (!out)
+        out = json_pack("{s:n, s:s}", "function", "reason", why);
+    if (out && few) {
+        json_t *w = json_object_get(out, "warnings");
+        if (!json_is_array(w)) {
+            w = json_array();
+            json_object_set_new(out, "warnings", w);
+        }
+        json_array_append_new(w, json_pack("{s:s, s:s}", "code", "few_points", "message", why));
+    }
+    return out;
 }
 
 static json_t *point_json(const store_experiment *e, const double *pt)
@@ -103,8 +116,9 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
                     "experiment %lld has no train steps with phase annotations to model", (long long)id);
         goto done;
     }
-    const double *coords = t.coords, *ranks = t.ranks, *s6 = it_series(&t, IT_NQ),
-                 *s7 = it_series(&t, IT_NQ + 1);
+    const double *coords = t.coords, *ranks = t.ranks, *s6 = it_series(&t, IT_S6),
+                 *s7 = it_series(&t, IT_S7), *s7rel = it_series(&t, IT_S7REL),
+                 *num7 = it_series(&t, IT_NUM7), *den7 = it_series(&t, IT_DEN7);
     const it_result *res = t.res;
     const int *cp_phase = t.cp_phase;
     pmnf_options o;
@@ -125,12 +139,20 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
             json_object_set_new(o2, it_name(q), stats_json(&res[p].q[q]));
         json_object_set_new(o2, "speedup_eq6", isfinite(s6[p]) ? json_real(s6[p]) : json_null());
         json_object_set_new(o2, "speedup_eq7", isfinite(s7[p]) ? json_real(s7[p]) : json_null());
+        json_object_set_new(o2, "eq7",
+                            isfinite(s7[p])
+                                ? json_pack("{s:f, s:f, s:f}", "n_g", ranks[p], "numerator",
+                                            num7[p], "denominator", den7[p])
+                                : json_null());
+        json_object_set_new(o2, "speedup_eq7_relative",
+                            isfinite(s7rel[p]) ? json_real(s7rel[p]) : json_null());
         json_array_append_new(points, o2);
     }
     for (int q = 0; q < IT_NQ; q++)
         json_object_set_new(models, it_name(q), fit_json(mod, &e, &t, it_series(&t, q)));
     json_object_set_new(models, "speedup_eq6", fit_json(mod, &e, &t, s6));
     json_object_set_new(models, "speedup_eq7", fit_json(mod, &e, &t, s7));
+    json_object_set_new(models, "speedup_eq7_relative", fit_json(mod, &e, &t, s7rel));
     for (int p = 0; p < IT_C; p++) {
         json_t *names = json_array();
         for (int k = 0; k < d.ncallpaths && json_array_size(names) < 10; k++)

@@ -385,6 +385,26 @@ iteration() {
     done <"$DATA/iteration.out"
 }
 
+# Real H200 traces with step times measured without the profiler
+# (bench/bench_gputrace.c, tests/data/gpu): the unprofiled step, the replay,
+# and the step at a batch size with no trace, by operator beside the former
+# kernel-name method in the same run.
+gputrace() {
+    if ! measure "$DATA/gputrace.out" "$B/bench_gputrace"; then
+        fail gputrace "$ru"; return
+    fi
+    cat "$DATA/gputrace.out"
+    while read -r line; do
+        case $(jget figure "$line" | tr -d '"') in
+        gpu_unprofiled_all|gpu_replay_all)
+            say "$(jget figure "$line" | tr -d '"'): geometric mean error $(jget geomean_error "$line")" \
+                "over $(jget traces "$line") traces (goal $(jget goal "$line"))" ;;
+        gpu_batch_all)
+            say "gpu_batch_all (by operator, then by kernel name): $line" ;;
+        esac
+    done <"$DATA/gputrace.out"
+}
+
 # The asynchronous-SGD simulator (bench/bench_simulate.c): an Inception-v3-sized
 # step graph, W = 1..32, M = 1 and 2; goal: the whole sweep <= 1 s on one core.
 simulate_sweep() {
@@ -483,7 +503,7 @@ numtext_shortest() {
         "random bits $(jget random_speedup "$line")x; $(jget mismatches "$line") of $(jget verified "$line") differ"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_simulate bench_dashboar; do
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_gputrace bench_simulate bench_dashboar; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -508,6 +528,7 @@ hostile_service
 sweep_figures
 aggregate
 iteration
+gputrace
 simulate_sweep
 simulate_memory
 dashboard_service

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "execgraph/xg_critpath.h"
+#include "execgraph/xg_syncwait.h"
 
 typedef struct cp_ctx {
     const xg_graph *g;
@@ -15,6 +16,7 @@ typedef struct cp_ctx {
     xg_cp_result *r;
     double *ov[XG_NTYPES]; /* per name id: overhead in us, NAN until looked up */
     int *kt_kernel, *kt_op;  /* per name id: table entry, -1 */
+    double *sync;            /* per op: wait for other ranks before it (us) */
     double gap;
     /* per step scratch */
     double *gpu, *active;
@@ -82,6 +84,10 @@ static double kernel_us(cp_ctx *c, const xg_op *op, double op_total, int nkern, 
                         xg_cp_step *st)
 {
     const xg_event *e = &c->g->t->ev[d];
+    if (c->o->dev_us && !isnan(c->o->dev_us[d])) {
+        st->replaced++;
+        return c->o->dev_us[d];
+    }
     int k = c->kt_kernel ? c->kt_kernel[e->name] : -1;
     if (k >= 0) {
         c->r->kt_hits[k]++;
@@ -167,7 +173,13 @@ static int run_op(cp_ctx *c, const xg_op *op, double *cpu, double *wait, double 
                   int *cur, xg_cp_step *st)
 {
     const xg_graph *g = c->g;
-    *cpu += ov_us(c, XG_T1, op->name);
+    double sw = c->sync ? c->sync[op - g->ops] : 0;
+    if (sw > 0) {
+        *cpu += sw;
+        st->sync_wait += sw * 1e-6;
+    } else {
+        *cpu += ov_us(c, XG_T1, op->name);
+    }
     if (op->nlaunch == 0) {
         *cpu += ov_us(c, XG_T5, op->name);
         return 0;
@@ -346,7 +358,8 @@ int xg_critpath(const xg_graph *g, const xg_cp_options *o, xg_cp_result *out, xg
     c.touched = malloc(nn * sizeof(int));
     out->steps = calloc(g->nsteps ? (size_t)g->nsteps : 1, sizeof *out->steps);
     out->kt_hits = calloc(o->nkt > 0 ? (size_t)o->nkt : 1, sizeof *out->kt_hits);
-    if (!c.gpu || !c.active || !c.acc || !c.touched || !out->steps || !out->kt_hits)
+    c.sync = xg_sync_waits(g, NULL);
+    if (!c.gpu || !c.active || !c.acc || !c.touched || !out->steps || !out->kt_hits || !c.sync)
         goto oom;
     out->nstreams = g->nstreams;
     if (map_table(&c, err) < 0)
@@ -365,6 +378,7 @@ done:
         free(c.ov[ty]);
     free(c.kt_kernel);
     free(c.kt_op);
+    free(c.sync);
     free(c.gpu);
     free(c.active);
     free(c.iv);

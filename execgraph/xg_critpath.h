@@ -5,7 +5,8 @@
  * Per step, over the top-level ops of the execution graph in order, one CPU
  * clock and one GPU clock per stream, all from 0 at the step's start:
  *
- *   cpu += T1(op)
+ *   cpu += T1(op), or the measured wait for other ranks before op when
+ *          there was one (xg_syncwait.h; counted in sync_wait)
  *   op with launches:   cpu += T2(op)
  *     per launch k on stream s (its kernel time Tk):
  *       start = max(gpu[s] + launch_gap, cpu + T4/2, wait)     (line 11)
@@ -23,7 +24,8 @@
  * T4. Overheads T1–T5 come from an overhead set (xg_overheads.h), looked up
  * by op (T4 by runtime call name) with the per-type fallback.
  *
- * Kernel times: the trace's own durations (replay), or a what-if table
+ * Kernel times: the trace's own durations (replay), or one time per device
+ * event (dev_us: a model's, xg_opmodel.h), or a what-if table
  * entry by kernel name (every instance), or by op name (the op's kernels
  * share the given time in proportion to their measured durations); an
  * entry gives seconds, or a scale of the measured time.
@@ -49,6 +51,8 @@ typedef struct xg_cp_options {
     const xg_overheads *ov;   /* required */
     const xg_kt_entry *kt;    /* what-if table, may be NULL */
     int nkt;
+    const double *dev_us;     /* per event index of the trace: a device event's time in
+                                 microseconds, before the table; NAN (or NULL): not given */
     double launch_gap_us;     /* < 0: default 1 (Algorithm 1, line 11) */
     int top;                  /* ops to report per step; <= 0: 5 */
 } xg_cp_options;
@@ -62,6 +66,8 @@ typedef struct xg_cp_top {
 typedef struct xg_cp_step {
     int step;                 /* index in the graph's steps */
     double predicted, cpu_time, gpu_time, idle; /* seconds */
+    double sync_wait;         /* seconds of it the host waited for other ranks
+                                 (xg_syncwait.h), at their measured lengths */
     double measured;          /* the step's duration on the trace */
     double error;             /* |predicted - measured| / measured, NAN when measured is 0 */
     double *gpu_active;       /* per stream of the graph: summed kernel time */

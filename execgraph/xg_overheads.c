@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "execgraph/xg_overheads.h"
+#include "execgraph/xg_syncwait.h"
 
 void xg_ov_options_default(xg_ov_options *o)
 {
@@ -83,12 +84,13 @@ static int push(xg_ov_samples *s, const xg_trace *t, int type, int name, double 
 /* The samples of one op. *prev_end is the end of the previous op of the
  * step; *dev_end the latest end of device work launched so far. */
 static int op_samples(xg_ov_samples *s, const xg_graph *g, const xg_op *op, double *prev_end,
-                      double *dev_end, xg_error *err)
+                      double *dev_end, double sync_wait, xg_error *err)
 {
     const xg_trace *t = g->t;
     double cpu = s->opt.cpu_profiler_us, gpu = s->opt.gpu_profiler_us;
     double gap = op->ts - *prev_end;
-    if (push(s, t, XG_T1, op->name, gap > 0 ? gap : 0, cpu, err) < 0)
+    /* a wait for other ranks is no overhead (xg_syncwait.h) */
+    if (sync_wait <= 0 && push(s, t, XG_T1, op->name, gap > 0 ? gap : 0, cpu, err) < 0)
         return -1;
     if (op->end > *prev_end)
         *prev_end = op->end;
@@ -136,13 +138,22 @@ int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err)
     }
     for (int i = 0; i < g->t->nnames; i++)
         s->map[i] = -1;
+    double *waits = xg_sync_waits(g, NULL);
+    if (!waits) {
+        free(s->map);
+        s->map = NULL;
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
     int rc = 0;
     for (int st = 0; st < g->nsteps && rc == 0; st++) {
         const xg_step *step = &g->steps[st];
         double prev_end = step->ts, dev_end = -INFINITY;
         for (int i = 0; i < step->nops && rc == 0; i++)
-            rc = op_samples(s, g, &g->ops[step->op_first + i], &prev_end, &dev_end, err);
+            rc = op_samples(s, g, &g->ops[step->op_first + i], &prev_end, &dev_end,
+                            waits[step->op_first + i], err);
     }
+    free(waits);
     free(s->map);
     s->map = NULL;
     if (rc < 0)
@@ -270,7 +281,8 @@ int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
             if (buf[m] >= lo && buf[m] <= hi)
                 kept[k++] = buf[m];
         xg_ovstat st = {.type = v[i].type, .name = (char *)xg_name(&s->names, v[i].name),
-                        .dropped = (long long)(n - k)};
+                        .dropped = (long long)(n - k), .fenced = 1, .lo_fence = lo * 1e-6,
+                        .hi_fence = hi * 1e-6};
         stats(kept, k, &st);
         if (xg_ov_add(out, &st) < 0)
             goto done;
@@ -317,4 +329,36 @@ double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *fou
     if (found)
         *found = hit ? 1 : 0;
     return hit ? hit->mean : 0;
+}
+
+double xg_ov_dropped_t1(const xg_overheads *ov, const xg_graph *g, int step)
+{
+    int fenced = 0;
+    for (size_t i = 0; i < ov->n && !fenced; i++)
+        fenced = ov->s[i].fenced;
+    if (!fenced || ov->keep_outliers || step < 0 || step >= g->nsteps)
+        return NAN;
+    double *waits = xg_sync_waits(g, NULL);
+    if (!waits)
+        return NAN;
+    const xg_step *st = &g->steps[step];
+    double prev_end = st->ts, sum = 0;
+    for (int i = 0; i < st->nops; i++) {
+        const xg_op *op = &g->ops[st->op_first + i];
+        double gap = op->ts - prev_end;
+        if (op->end > prev_end)
+            prev_end = op->end;
+        if (waits[st->op_first + i] > 0 || gap <= 0)
+            continue;
+        xg_ovstat key = {.type = XG_T1, .name = (char *)xg_name(g->t, op->name)};
+        const xg_ovstat *hit = bsearch(&key, ov->s, ov->n, sizeof *ov->s, cmp_stat);
+        if (!hit || !hit->fenced)
+            continue;
+        double v = gap - ov->cpu_profiler_us;
+        v = (v > 0 ? v : 0) * 1e-6;
+        if (v > hit->hi_fence || v < hit->lo_fence)
+            sum += gap * 1e-6;
+    }
+    free(waits);
+    return sum;
 }

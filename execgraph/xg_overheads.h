@@ -3,7 +3,8 @@
  * on execution graphs (xg_graph.h) and summarised into an overhead set that
  * the critical path (xg_critpath.h) looks up. Pure: no I/O.
  *
- * Per top-level op of a step, in microseconds on the trace:
+ * Per top-level op of a step, in microseconds on the trace (a gap that is
+ * a wait for other ranks, xg_syncwait.h, gives no T1 sample):
  *   T1  the gap since the previous top-level op ended (the step's start for
  *       the first; overlapping ops of two threads give 0)       key: op
  *   T2  op start -> start of its first launch                   key: op
@@ -47,6 +48,11 @@ typedef struct xg_ovstat {
     double mean, median, std; /* seconds */
     long long count;   /* samples kept */
     long long dropped; /* outliers dropped */
+    int fenced;        /* 1: measured here, with the IQR fences below (seconds of a
+                          sample before the profiler's overhead is subtracted: no;
+                          after it), -inf / inf when nothing was dropped for want
+                          of 4 samples or with keep_outliers */
+    double lo_fence, hi_fence;
 } xg_ovstat;
 
 typedef struct xg_overheads {
@@ -81,6 +87,12 @@ void xg_overheads_free(xg_overheads *ov);
 /* Mean of (type, name), else the type's fallback, else 0 (seconds).
  * *found: 2 exact, 1 fallback, 0 none (may be NULL). */
 double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *found);
+
+/* The T1 samples of step `step` of g that ov's summary dropped as outliers:
+ * their gaps summed (seconds, the profiler's overhead included). NAN when
+ * ov holds no fences (a set read back, not measured here) or kept its
+ * outliers. Waits for other ranks are no samples (xg_syncwait.h). */
+double xg_ov_dropped_t1(const xg_overheads *ov, const xg_graph *g, int step);
 
 /* "T1".."T5"; the type of such a string, -1 when it is none. */
 const char *xg_ov_type_name(int type);

@@ -34,6 +34,8 @@ void xg_trace_free(xg_trace *t)
     free(t->slots);
     free(t->ev);
     free(t->info);
+    free(t->inputs);
+    free(t->dims);
     xg_trace_init(t);
 }
 
@@ -193,6 +195,53 @@ int xg_trace_add_info(xg_trace *t, const xg_info *i, xg_error *err)
     }
     t->info[t->ninfo] = *i;
     t->info[t->ninfo++].ev = (int)t->n - 1;
+    return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+int xg_trace_add_inputs(xg_trace *t, xg_info *i, int n, const int *rank, const int *first,
+                        const int *elem, const double *dims, xg_error *err)
+{
+    i->in_first = 0;
+    i->nin = 0;
+    if (n <= 0)
+        return 0;
+    size_t nd = 0;
+    for (int k = 0; k < n; k++)
+        nd += rank[k] > 0 ? (size_t)rank[k] : 0;
+    if (t->ndims + nd > XG_MAX_DIMS || t->ninputs + (size_t)n > XG_MAX_DIMS) {
+        t->shapes_dropped++;
+        return 0;
+    }
+    if (grow((void **)&t->inputs, &t->inputs_cap, t->ninputs + (size_t)n, sizeof *t->inputs) ||
+        grow((void **)&t->dims, &t->dims_cap, t->ndims + nd, sizeof *t->dims)) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    i->in_first = (int)t->ninputs;
+    i->nin = n;
+    for (int k = 0; k < n; k++) {
+        xg_input *in = &t->inputs[t->ninputs++];
+        in->rank = rank[k];
+        in->elem = elem[k];
+        in->dim_first = t->ndims;
+        for (int d = 0; d < rank[k]; d++)
+            t->dims[t->ndims++] = dims[first[k] + d];
+    }
     return 0;
 }
 

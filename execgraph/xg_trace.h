@@ -57,7 +57,20 @@ typedef struct xg_info {
     int prec;          /* XG_FP64.. of xg_device.h, -1 unknown */
     double flops;      /* -1 when not given */
     double bytes;      /* -1 when not given */
+    int in_first, nin; /* an operator's inputs: xg_trace.inputs[in_first..+nin) */
 } xg_info;
+
+/* One input of an operator as its recorded shapes give it: rank -1 when it
+ * is not one tensor (a list of them), its dimensions
+ * xg_trace.dims[dim_first..+rank), bytes per element (0 unknown). */
+typedef struct xg_input {
+    int rank, elem;
+    size_t dim_first;
+} xg_input;
+
+/* Dimensions kept at most per trace (beyond: operators lose their shapes,
+ * counted in xg_trace.shapes_dropped). */
+#define XG_MAX_DIMS (4u << 20)
 
 typedef struct xg_trace {
     xg_event *ev;
@@ -72,6 +85,12 @@ typedef struct xg_trace {
     int *slots;
     size_t nslots;
     int rank, world_size;  /* from the trace; -1 / 0 when it does not say */
+    /* operators' input shapes (xg_info.in_first) */
+    xg_input *inputs;
+    size_t ninputs, inputs_cap;
+    double *dims;
+    size_t ndims, dims_cap;
+    long long shapes_dropped;
 } xg_trace;
 
 void xg_trace_init(xg_trace *t);
@@ -90,6 +109,11 @@ const char *xg_name(const xg_trace *t, int id);
 /* Adds what the efficiency figures need of the event added last (i->ev is
  * set here). 0, or -1 with err (out of memory). */
 int xg_trace_add_info(xg_trace *t, const xg_info *i, xg_error *err);
+/* Keeps the shapes of an operator's n inputs (rank[i] dimensions each from
+ * dims + first[i], elem[i] bytes per element) and sets i->in_first / nin
+ * for the info about to be added. 0, or -1 with err (out of memory). */
+int xg_trace_add_inputs(xg_trace *t, xg_info *i, int n, const int *rank, const int *first,
+                        const int *elem, const double *dims, xg_error *err);
 /* The info of event ev, NULL when it carries none. */
 const xg_info *xg_trace_info(const xg_trace *t, int ev);
 

@@ -22,8 +22,11 @@
 
 #define KE_MAX_OPEN 16
 
-/* Inputs of an operator whose shapes are kept ("Input Dims"). */
+/* Inputs of an operator whose shapes are kept ("Input Dims"), and their
+ * dimensions in all (an input with more than KE_MAX_RANK is not kept). */
 #define KE_MAX_INPUTS 32
+#define KE_MAX_DIMS 128
+#define KE_MAX_RANK 8
 
 /* members whose faults end_event names (ke_reader.bad) */
 enum ke_key {
@@ -61,6 +64,10 @@ typedef struct ke_reader {
     double elems[KE_MAX_INPUTS];
     int elem_size[KE_MAX_INPUTS];
     int prec;
+    /* each input's dimensions (plain tensors: numbers directly inside) */
+    int in_rank[KE_MAX_INPUTS], in_first[KE_MAX_INPUTS];
+    double dims[KE_MAX_DIMS];
+    int ndims;
 } ke_reader;
 
 /* Bytes per element of a PyTorch dtype as Kineto spells it ("float",
@@ -247,6 +254,13 @@ static int end_event(ke_reader *r)
     if (r->cat == KEV_OP) {
         r->ev.in_bytes = input_bytes(r);
         r->ev.prec = r->prec;
+        r->ev.ninputs = r->ninputs < KE_MAX_INPUTS ? r->ninputs : KE_MAX_INPUTS;
+        for (int i = r->ntypes; i < r->ev.ninputs; i++)
+            r->elem_size[i] = 0;
+        r->ev.in_rank = r->in_rank;
+        r->ev.in_dims = r->in_first;
+        r->ev.dims = r->dims;
+        r->ev.in_elem = r->elem_size;
     }
     r->ev.kind = step ? KEV_STEP : r->cat;
     return deliver(r);
@@ -328,9 +342,14 @@ static void read_dims(ke_reader *r, const tscan_token *t, int n)
             int s = level > 0 && (skip[level - 1] || t[i].type == TSCAN_OBJECT);
             if (i > 0 && !s) {
                 if (level == 1) {
-                    if (r->ninputs < KE_MAX_INPUTS)
+                    if (r->ninputs < KE_MAX_INPUTS) {
                         r->elems[r->ninputs] = 0;
+                        r->in_rank[r->ninputs] = 0;
+                        r->in_first[r->ninputs] = r->ndims;
+                    }
                     r->ninputs++;
+                } else if (level >= 2 && r->ninputs > 0 && r->ninputs <= KE_MAX_INPUTS) {
+                    r->in_rank[r->ninputs - 1] = -1; /* a list of tensors */
                 }
                 r->prod = 1;
                 r->had_num = 0;
@@ -348,6 +367,15 @@ static void read_dims(ke_reader *r, const tscan_token *t, int n)
                 d = 0;
             r->prod *= d;
             r->had_num = 1;
+            if (level == 2 && r->ninputs > 0 && r->ninputs <= KE_MAX_INPUTS) {
+                int *rank = &r->in_rank[r->ninputs - 1];
+                if (*rank >= 0 && *rank < KE_MAX_RANK && r->ndims < KE_MAX_DIMS) {
+                    r->dims[r->ndims++] = d;
+                    ++*rank;
+                } else {
+                    *rank = -1;
+                }
+            }
         }
     }
 }
@@ -450,7 +478,7 @@ static int ke_on_event(void *ctx, const tscan_record *rec, ingest_error *err)
     r->ev.corr = r->ev.ext = r->ev.stream = -1;
     r->ev.bytes = r->ev.flops = r->ev.in_bytes = -1;
     r->ev.prec = -1;
-    r->ninputs = r->ntypes = 0;
+    r->ninputs = r->ntypes = r->ndims = 0;
     r->prec = -1;
     r->ph = 0;
     r->cat = 0;

@@ -56,6 +56,13 @@ typedef struct kev_event {
     double in_bytes;   /* KEV_OP: bytes estimated from args."Input Dims" and
                           "Input type" (inputs read, an output as large as the
                           largest input written), -1 without shapes */
+    /* KEV_OP: per input of args."Input Dims" (ninputs, at most 32): its rank
+     * (-1: not one tensor, e.g. a list of them), the index of its first
+     * dimension in dims, its element size from "Input type" (0 unknown);
+     * valid during the call only */
+    int ninputs;
+    const int *in_rank, *in_dims, *in_elem;
+    const double *dims;
     int prec;          /* KEV_OP: precision of the first floating input, as
                           execgraph/xg_device.h numbers them (0 fp64, 1 fp32,
                           3 fp16/bf16); -1 unknown */

@@ -48,7 +48,10 @@ static int on_event(void *c, const kev_event *e, ingest_error *ierr)
         (x.kind == XG_KERNEL && e->flops >= 0)) {
         xg_info inf = {.prec = e->prec, .flops = e->flops,
                        .bytes = x.kind == XG_OP ? e->in_bytes : -1};
-        if (xg_trace_add_info(lc->t, &inf, lc->xerr) < 0)
+        if ((x.kind == XG_OP &&
+             xg_trace_add_inputs(lc->t, &inf, e->ninputs, e->in_rank, e->in_dims, e->in_elem,
+                                 e->dims, lc->xerr) < 0) ||
+            xg_trace_add_info(lc->t, &inf, lc->xerr) < 0)
             goto fail;
     }
     return 0;

@@ -25,8 +25,12 @@
  *                           TRACE was measured at X of a parameter (a batch
  *                           size), the others at X1...: each kernel's time
  *                           per launch is fitted as a PMNF function of the
- *                           parameter (api/iteration_model.h) and the steps
- *                           of TRACE are predicted at X2, with an interval
+ *                           parameter: each operator's device time from
+ *                           its FLOPs or bytes (analysis/iteration_predict.h),
+ *                           and the steps of TRACE are predicted at X2, with
+ *                           a 95% interval and coded warnings
+ *   --by-kernel-names       with --at: each kernel name's time fitted
+ *                           instead (the former method)
  * Exit 0, 1 (the machine failed), 2 (invalid input or usage: one line on
  * stderr naming the event, field or entry).
  */
@@ -43,6 +47,7 @@
 #include "analysis/iteration.h"
 #include "ingest/kineto_xg.h"
 #include "analysis/iteration_model.h"
+#include "analysis/iteration_predict.h"
 #include "server/commands.h"
 #include "store/overheads.h"
 
@@ -51,7 +56,7 @@
 typedef struct it_args {
     const char *path, *overheads, *kernel_times, *save, *device;
     double cpu_us, gpu_us;
-    int json, keep_outliers;
+    int json, keep_outliers, by_names;
     /* modelled kernel times: TRACE at value, other traces at theirs, predict at `at` */
     int has_value, has_at, nother;
     double value, at;
@@ -63,7 +68,7 @@ static const char it_usage_text[] =
     "usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
     "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
     "                          [--keep-outliers] [--device NAME|FILE]\n"
-    "                          [--value X --trace-at X1=TRACE1 ... --at X2]\n";
+    "                          [--value X --trace-at X1=TRACE1 ... --at X2 [--by-kernel-names]]\n";
 
 static int it_usage(const char *msg)
 {
@@ -89,6 +94,8 @@ static int parse_args(int argc, char **argv, it_args *a)
         const char *s = argv[i];
         if (!strcmp(s, "--json")) {
             a->json = 1;
+        } else if (!strcmp(s, "--by-kernel-names")) {
+            a->by_names = 1;
         } else if (!strcmp(s, "--keep-outliers")) {
             a->keep_outliers = 1;
         } else if (!strcmp(s, "--device") && i + 1 < argc) {
@@ -108,8 +115,8 @@ static int parse_args(int argc, char **argv, it_args *a)
         } else if (!strcmp(s, "--at") && i + 1 < argc) {
             char *end;
             a->at = strtod(argv[++i], &end);
-            if (*end || end == argv[i] || !isfinite(a->at))
-                return it_usage("--at must be a number");
+            if (*end || end == argv[i] || !isfinite(a->at) || a->at <= 0)
+                return it_usage("--at must be a number > 0");
             a->has_at = 1;
         } else if (!strcmp(s, "--trace-at") && i + 1 < argc) {
             char *end;
@@ -143,6 +150,8 @@ static int parse_args(int argc, char **argv, it_args *a)
         return it_usage("--at needs --value (TRACE's) and at least one --trace-at VALUE=TRACE");
     if (!a->has_at && (a->has_value || a->nother))
         return it_usage("--value and --trace-at go with --at");
+    if (a->by_names && !a->has_at)
+        return it_usage("--by-kernel-names goes with --at");
     if (a->has_at && a->kernel_times)
         return it_usage("--at models the kernel times; it does not combine with --kernel-times");
     return 0;
@@ -359,12 +368,22 @@ static void print_table(const json_t *doc)
                json_string_value(json_object_get(s, "bound")));
     }
     const json_t *mod = json_object_get(doc, "modelled");
-    if (mod) {
+    int by_ops = mod && !strcmp(json_string_value(json_object_get(mod, "method")), "operators");
+    if (mod && by_ops) {
+        printf("\ndevice time modelled by operator across %zu traces, predicted at %g (TRACE "
+               "measured at %g): %.3f ms per step on TRACE, %.3f ms at %g; 95%% interval "
+               "+-%.1f%%:\n",
+               json_array_size(json_object_get(mod, "values")), jnum(mod, "at"),
+               jnum(mod, "value"), 1e3 * jnum(mod, "gpu_time"), 1e3 * jnum(mod, "gpu_time_at"),
+               jnum(mod, "at"), 100 * jnum(json_object_get(mod, "interval"), "relative"));
+    } else if (mod) {
         printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
                "(TRACE measured at %g; %lld kernels kept their measured times):\n",
                (long long)json_integer_value(json_object_get(mod, "kernels")),
                json_array_size(json_object_get(mod, "values")), jnum(mod, "at"), jnum(mod, "value"),
                (long long)json_integer_value(json_object_get(mod, "skipped")));
+    }
+    if (mod) {
         json_array_foreach(json_object_get(doc, "steps"), i, s) {
             const json_t *iv = json_object_get(s, "interval");
             printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
@@ -377,6 +396,9 @@ static void print_table(const json_t *doc)
     const json_t *gm = json_object_get(sum, "geomean_error");
     if (json_is_number(gm))
         printf("geometric mean of the errors: %.2f%%\n", 100 * json_number_value(gm));
+    double sw = jnum(sum, "sync_wait");
+    if (sw > 0)
+        printf("host waits for other ranks (sync_wait): %.3f ms per step\n", 1e3 * sw);
     const json_t *last = json_array_get(json_object_get(doc, "steps"), 0);
     if (last) {
         printf("\nops on the critical path (step %s):\n",
@@ -402,20 +424,21 @@ static void print_table(const json_t *doc)
     }
     print_efficiency(json_object_get(doc, "efficiency"));
     json_t *w;
+    json_array_foreach(json_object_get(mod, "warnings"), i, w)
+        printf("warning (%s): %s\n", json_string_value(json_object_get(w, "code")),
+               json_string_value(json_object_get(w, "message")));
     json_array_foreach(json_object_get(doc, "warnings"), i, w)
         printf("warning: %s\n", json_string_value(w));
 }
 
-/* --at: kernel times modelled across the traces, TRACE's steps predicted at a.at
- * three times (values, lower and upper ends). 0, or the exit status. */
+/* --at: TRACE's steps predicted at a.at from the traces at other values
+ * (analysis/iteration_predict.h). 0, or the exit status. */
 static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json_t **doc)
 {
     xg_trace others[IT_MAX_TRACES];
     const xg_trace *all[IT_MAX_TRACES + 1] = {t};
     double x[IT_MAX_TRACES + 1] = {a->value};
-    int loaded = 0, rc = 2;
-    iteration_kmodels km = {0};
-    json_t *lo = NULL, *hi = NULL;
+    int loaded = 0, rc = 2, bad;
     xg_error err;
     for (; loaded < a->nother; loaded++) {
         xg_trace_init(&others[loaded]);
@@ -426,47 +449,20 @@ static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json
         all[loaded + 1] = &others[loaded];
         x[loaded + 1] = a->other_x[loaded];
     }
-    if (iteration_model_kernels(all, x, a->nother + 1, a->at, &km, &err) < 0) {
-        fprintf(stderr, "perfcast iteration: %s\n", err.msg);
+    *doc = iteration_predict_at(all, x, a->nother + 1, a->at, o,
+                                a->by_names ? ITERATION_BY_KERNEL_NAMES : ITERATION_BY_OPERATORS,
+                                &bad, &err);
+    if (!*doc) {
+        if (!strcmp(err.field, "at"))
+            fprintf(stderr, "perfcast iteration: --at: %s\n", err.msg);
+        else
+            fprintf(stderr, "perfcast iteration: %s: %s\n",
+                    bad > 0 ? a->other[bad - 1] : a->path, err.msg);
+        rc = strstr(err.msg, "out of memory") ? 1 : 2;
         goto done;
     }
-    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
-    json_t **docs[3] = {doc, &lo, &hi};
-    for (int i = 0; i < 3; i++) {
-        o->kt = tables[i];
-        o->nkt = km.n;
-        o->breakdown = i == 0;
-        if (!(*docs[i] = iteration_analyse(t, o, &err))) {
-            fprintf(stderr, "perfcast iteration: %s: %s\n", a->path, err.msg);
-            goto done;
-        }
-    }
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(*doc, "steps"), i, s) {
-        json_t *l = json_array_get(json_object_get(lo, "steps"), i);
-        json_t *h = json_array_get(json_object_get(hi, "steps"), i);
-        json_object_set_new(s, "interval",
-                            json_pack("[O, O]", json_object_get(l, "predicted"),
-                                      json_object_get(h, "predicted")));
-        /* "measured" is TRACE's, at another value: no error to speak of */
-        json_object_set_new(s, "error", json_null());
-    }
-    json_object_set_new(json_object_get(*doc, "summary"), "geomean_error", json_null());
-    json_t *xs = json_array();
-    for (int k = 0; k <= a->nother; k++)
-        json_array_append_new(xs, json_real(x[k]));
-    json_object_set_new(*doc, "modelled",
-                        json_pack("{s:f, s:f, s:o, s:i, s:i, s:O}", "at", a->at, "value",
-                                  a->value, "values", xs, "kernels", km.n, "skipped", km.skipped,
-                                  "models", km.models));
     rc = 0;
 done:
-    o->kt = NULL;
-    o->nkt = 0;
-    json_decref(lo);
-    json_decref(hi);
-    iteration_kmodels_free(&km);
     for (int k = 0; k < loaded; k++)
         xg_trace_free(&others[k]);
     return rc;

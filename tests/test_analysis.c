@@ -406,7 +406,8 @@ static void test_iterations(void)
     pmnf_modeler *mod = pmnf_modeler_new(&o);
     pmnf_model model;
     char why[200];
-    check(it_fit(mod, &t, it_series(&t, IT_F), &model, why, sizeof why) == 0 &&
+    int few = -1;
+    check(it_fit(mod, &t, it_series(&t, IT_F), &model, why, sizeof why, &few) == 0 && few == 0 &&
               fabs(pmnf_eval(&model.f, (double[]){32}) - 1.0 / 32) < 1e-6,
           "t_f's model at 32: %s", why);
     pmnf_modeler_free(mod);

@@ -150,7 +150,7 @@ static long upload_generated(harness *h, long exp, double x)
 
 static json_t *await_run(harness *h, const char *location);
 
-static void test_model(harness *h, long exp)
+static void test_model(harness *h, long exp, long pd)
 {
     long p1 = upload_generated(h, exp, 1), p2 = upload_generated(h, exp, 2),
          p4 = upload_generated(h, exp, 4);
@@ -163,7 +163,9 @@ static void test_model(harness *h, long exp)
     json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
     json_t *iv = json_object_get(s0, "interval");
     double pred = json_number_value(json_object_get(s0, "predicted"));
-    check(m && json_integer_value(json_object_get(m, "kernels")) > 0 &&
+    check(m && !strcmp(json_string_value(json_object_get(m, "method")), "operators") &&
+              json_number_value(json_object_get(m, "gpu_time_at")) >
+                  json_number_value(json_object_get(m, "gpu_time")) &&
               pred > json_number_value(json_object_get(s0, "measured")) &&
               json_number_value(json_array_get(iv, 0)) <= pred + 1e-12 &&
               pred <= json_number_value(json_array_get(iv, 1)) + 1e-12,
@@ -173,6 +175,23 @@ static void test_model(harness *h, long exp)
              "\"value\":1}],\"at\":16}", p1, p2);
     json_decref(call(h, "POST", path, body, 422, "two traces at one value"));
     json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
+    /* a batch size <= 0 or not a number: 400 naming at; another job's trace: 400 naming it */
+    static const char *const bad_at[] = {"0", "-4", "\"16\"", "null"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},"
+                 "{\"profile\":%ld,\"value\":2}],\"at\":%s}", p1, p2, bad_at[i]);
+        json_t *a = call(h, "POST", path, body, 400, "a bad at");
+        check(a && !strcmp(json_string_value(json_object_get(a, "field")), "at"),
+              "at %s: the field is at", bad_at[i]);
+        json_decref(a);
+    }
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},"
+             "{\"profile\":%ld,\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}",
+             p1, p2, pd);
+    json_t *a = call(h, "POST", path, body, 400, "another job's trace");
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[2]"),
+          "another job's trace is named: %s", a ? json_string_value(json_object_get(a, "field")) : "-");
+    json_decref(a);
     /* as a job: the same document */
     snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
              "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p4);
@@ -506,7 +525,7 @@ int main(void)
     snprintf(path, sizeof path, "/v1/overhead-sets/%ld", sid);
     json_decref(call(h, "DELETE", path, NULL, 204, "delete"));
     json_decref(call(h, "GET", path, NULL, 404, "deleted"));
-    test_model(h, exp);
+    test_model(h, exp, p_ddp);
     test_devices(h, exp);
     test_jobs(h, exp, p_nccl);
     harness_close(h, check_failed_count > 0);

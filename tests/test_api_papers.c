@@ -744,9 +744,23 @@ static void test_iterations(harness *h)
               check_close(num(p10, "eq5.mean"), 0.33, 1e-9, 0),
           "equations at x1 = 10: %s", dump(p10));
     check(check_close(num(p10, "speedup_eq6"), 5 * 0.46 / 0.86, 1e-9, 0) &&
-              check_close(num(p10, "speedup_eq7"), 1.875, 1e-9, 0) &&
+              check_close(num(p10, "speedup_eq7_relative"), 1.875, 1e-9, 0) &&
               check_close(num(p2, "speedup_eq6"), 1, 1e-12, 0),
-          "speedups: %g %g", num(p10, "speedup_eq6"), num(p10, "speedup_eq7"));
+          "speedups: %g %g", num(p10, "speedup_eq6"), num(p10, "speedup_eq7_relative"));
+    /* Eq. 7 as the paper writes it, N_g·max{t_io + t_h2d, t_f + t_b} /
+     * max{t'_io + t_h2d, t_f + t_b + t_c}, baseline x1 = 2 (t_c = 0.1):
+     * at x1 = 10: 10·max(0.03, 0.3)/max(0.03, 0.3 + 0.5) = 10·0.3/0.8 = 3.75;
+     * at the baseline: 2·0.3/max(0.03, 0.3 + 0.1) = 1.5, where the form
+     * relative to the baseline gives (2/2)·0.3/0.4 = 0.75 */
+    check(check_close(num(p10, "speedup_eq7"), 3.75, 1e-9, 0) &&
+              check_close(num(p10, "eq7.numerator"), 0.3, 1e-9, 0) &&
+              check_close(num(p10, "eq7.denominator"), 0.8, 1e-9, 0) &&
+              check_close(num(p10, "eq7.n_g"), 10, 1e-12, 0) &&
+              check_close(num(p2, "speedup_eq7"), 1.5, 1e-9, 0) &&
+              check_close(num(p2, "eq7.denominator"), 0.4, 1e-9, 0) &&
+              check_close(num(p2, "speedup_eq7_relative"), 0.75, 1e-9, 0),
+          "Eq. 7 as written: %g at 10, %g at the baseline (relative %g)",
+          num(p10, "speedup_eq7"), num(p2, "speedup_eq7"), num(p2, "speedup_eq7_relative"));
     const json_t *models = json_object_get(d, "models");
     const char *f3 = json_string_value(json_object_get(json_object_get(models, "eq3"), "function"));
     check(f3 && strstr(f3, "x1^(1)"), "Eq. 3 modelled over x1: %s", f3 ? f3 : "-");
@@ -778,6 +792,34 @@ static void test_iterations(harness *h)
     check(st == 200 && check_close(num(p2, "t_md.mean"), 0.07, 1e-9, 0) &&
               check_close(num(p2, "eq4.mean"), 0.17, 1e-9, 0),
           "custom t_md: %s", dump(p2));
+    const json_t *m4 = json_object_get(json_object_get(d, "models"), "eq4");
+    const char *code = json_string_value(
+        json_object_get(json_array_get(json_object_get(m4, "warnings"), 0), "code"));
+    check(code && !strcmp(code, "few_points") && json_is_null(json_object_get(m4, "function")),
+          "one point: no function, a few_points warning: %s", dump(m4));
+    json_decref(d);
+
+    /* three points: a model with a few_points warning instead of null
+     * (t_f = 0.1·x1 s: Eq. 4 = 0.07 + 0.1·x1) */
+    long exp3 = create(h, "{\"name\":\"s-sgd-few\",\"parameters\":[\"x1\"],\"scaling\":\"weak\","
+                          "\"iteration_phases\":{\"md\":\"gemm\"},"
+                          "\"training\":{\"train_samples\":1000,\"batch_size\":1,"
+                          "\"data_parallel\":\"x1\"}}");
+    for (int i = 1; i <= 3; i++) {
+        kern k3[] = {{"gemm", "comp", 0.07}, {"forward", "host", 0.1 * (2 * i)}};
+        body = profile(2 * i, 1, 2, k3, 2, NULL, NULL, 0);
+        job = upload(h, exp3, body, &st, NULL);
+        free(body);
+    }
+    check(harness_wait_job(h, job, 30), "refit 3");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iterations", exp3);
+    d = get(h, path, &st);
+    m4 = json_object_get(json_object_get(d, "models"), "eq4");
+    code = json_string_value(
+        json_object_get(json_array_get(json_object_get(m4, "warnings"), 0), "code"));
+    check(st == 200 && code && !strcmp(code, "few_points") &&
+              json_is_string(json_object_get(m4, "function")),
+          "three points: a model and a few_points warning: %s", dump(m4));
     json_decref(d);
 
     static const char *const bad[][2] = {

@@ -4,7 +4,8 @@
  * of api/iteration.c): each input is read as a Kineto trace from an
  * exact-size buffer in the calling thread; when it loads, the graph, the
  * overheads, the critical path (with a what-if table halving the first
- * kernel) and the breakdowns run. Checks: a failure leaves a terminated
+ * kernel), the operator model (the trace at two sizes), the waits for other
+ * ranks and the breakdowns run. Checks: a failure leaves a terminated
  * message; a success gives finite, non-negative times, breakdown parts
  * that add up to their window, and a graph whose indices are in range.
  * Any breach aborts. Seeds: tests/fuzz/corpus/execgraph/ (those of the
@@ -18,6 +19,8 @@
 
 #include "analysis/iteration.h"
 #include "ingest/kineto_xg.h"
+#include "execgraph/xg_opmodel.h"
+#include "execgraph/xg_syncwait.h"
 
 static void must(int ok)
 {
@@ -101,6 +104,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     xg_overheads_free(&ov);
     xg_ov_samples_free(&s);
+    /* the operator model with the trace at two sizes (shapes, attribution,
+     * fits), and the waits for other ranks: finite, non-negative times */
+    const xg_graph *two[2] = {&g, &g};
+    double xs[2] = {1, 2}, total = 0;
+    xg_opm_result om;
+    if (xg_opmodel(two, xs, 2, 4, &om, &err) == 0) {
+        for (size_t i = 0; i < t.n; i++)
+            must(isnan(om.dev_us[i]) || (isfinite(om.dev_us[i]) && om.dev_us[i] >= 0));
+        must(isfinite(om.predicted_us) && om.unmatched_us >= 0);
+        xg_opm_result_free(&om);
+    }
+    double *waits = xg_sync_waits(&g, &total);
+    for (int i = 0; waits && i < g.nops; i++)
+        must(waits[i] >= 0 && isfinite(waits[i]));
+    free(waits);
     check_breakdown(&g, -1);
     for (int i = 0; i < g.nsteps && i < 4; i++)
         check_breakdown(&g, i);

@@ -1,0 +1,346 @@
+/*
+ * iteration_predict.c — a traced job's steps at another size from traces at
+ * other sizes (iteration_predict.h): the operator model, its interval and
+ * warnings, or the kernel-name model it replaced.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/iteration_model.h"
+#include "analysis/iteration_predict.h"
+#include "execgraph/xg_opmodel.h"
+
+/* Mean predicted step of g with the given device times and overheads (us
+ * of the trace; NAN on failure). */
+static double mean_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us)
+{
+    xg_cp_options co = {.ov = ov, .dev_us = dev_us, .launch_gap_us = -1, .top = 1};
+    xg_cp_result r;
+    xg_error err;
+    if (xg_critpath(g, &co, &r, &err) < 0)
+        return NAN;
+    double s = 0;
+    for (int i = 0; i < r.nsteps; i++)
+        s += r.steps[i].predicted;
+    double m = r.nsteps ? s / r.nsteps : NAN;
+    xg_cp_result_free(&r);
+    return m;
+}
+
+static int measure_graphs(const xg_graph *const *g, int n, const xg_ov_options *prof,
+                          xg_overheads *out, xg_error *err)
+{
+    xg_ov_samples s;
+    xg_ov_samples_init(&s, prof);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = xg_ov_collect(&s, g[i], err);
+    if (rc == 0)
+        rc = xg_ov_summarise(&s, out, err);
+    xg_ov_samples_free(&s);
+    return rc;
+}
+
+static void warn(json_t *w, json_t *obj)
+{
+    json_array_append_new(w, obj);
+}
+
+/* The interval's parts: s_cv by leaving each other trace out, s_host from
+ * each trace's own overheads. */
+static void spread(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
+                   const xg_ov_options *prof, const double *dev_us, double *s_cv,
+                   double *s_host)
+{
+    const xg_graph *sub[64];
+    double xs[64];
+    double sum2 = 0;
+    int m = 0;
+    for (int j = 1; j < n && n >= 3; j++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (i != j) {
+                sub[k] = g[i];
+                xs[k++] = x[i];
+            }
+        xg_opm_result r;
+        xg_error err;
+        if (xg_opmodel(sub, xs, k, x[j], &r, &err) < 0)
+            continue;
+        double p = mean_step(g[0], pooled, r.dev_us), q = mean_step(g[j], pooled, NULL);
+        xg_opm_result_free(&r);
+        if (isfinite(p) && q > 0) {
+            sum2 += (p - q) * (p - q) / (q * q);
+            m++;
+        }
+    }
+    *s_cv = m ? sqrt(sum2 / m) : 0.1;
+    double v[64], mean = 0;
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+        xg_overheads own = {0};
+        xg_error err;
+        if (measure_graphs(&g[j], 1, prof, &own, &err) < 0)
+            continue;
+        double p = mean_step(g[0], &own, dev_us);
+        xg_overheads_free(&own);
+        if (isfinite(p)) {
+            v[k++] = p;
+            mean += p;
+        }
+    }
+    *s_host = 0;
+    if (k >= 2 && mean > 0) {
+        mean /= k;
+        double ss = 0;
+        for (int j = 0; j < k; j++)
+            ss += (v[j] - mean) * (v[j] - mean);
+        *s_host = sqrt(ss / (k - 1)) / mean;
+    }
+}
+
+static int cmp_fam(const void *a, const void *b)
+{
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "measured"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "measured"));
+    return x > y ? -1 : x < y;
+}
+
+/* Per operator name: instances, the regressor, device time per step measured
+ * and predicted (seconds); the 20 largest. */
+static json_t *families(const xg_opm_result *r)
+{
+    static const char *const reg[] = {"size", "flops", "bytes"};
+    json_t *all = json_array();
+    int *done = calloc((size_t)(r->ninst ? r->ninst : 1), sizeof *done);
+    if (!done)
+        return all;
+    for (int i = 0; i < r->ninst; i++) {
+        if (done[i])
+            continue;
+        const xg_opm_inst *a = &r->inst[i];
+        double meas = 0, pred = 0;
+        int count = 0;
+        for (int k = i; k < r->ninst; k++) {
+            const xg_opm_inst *b = &r->inst[k];
+            if (done[k] || b->is_op != a->is_op || strcmp(b->name, a->name))
+                continue;
+            done[k] = 1;
+            meas += b->measured_us;
+            pred += b->predicted_us;
+            count++;
+        }
+        json_array_append_new(all, json_pack("{s:s, s:s, s:b, s:i, s:f, s:f}", "name", a->name,
+                                             "regressor", reg[a->regressor], "operator",
+                                             a->is_op, "instances", count, "measured",
+                                             meas * 1e-6, "predicted", pred * 1e-6));
+    }
+    free(done);
+    size_t n = json_array_size(all);
+    json_t **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return all;
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_incref(json_array_get(all, i));
+    qsort(v, n, sizeof *v, cmp_fam);
+    json_t *top = json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (i < 20)
+            json_array_append(top, v[i]);
+        json_decref(v[i]);
+    }
+    free(v);
+    json_decref(all);
+    return top;
+}
+
+static void set_intervals(json_t *doc, double rel)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        double p = json_number_value(json_object_get(s, "predicted"));
+        json_object_set_new(s, "interval", json_pack("[f, f]", fmax(0, p * (1 - rel)),
+                                                     p * (1 + rel)));
+        json_object_set_new(s, "error", json_null());
+    }
+    json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
+}
+
+static double doc_mean(const json_t *doc)
+{
+    return json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_predicted"));
+}
+
+/* The former method: kernel names across the traces, the first trace's
+ * overheads; each step's interval from every kernel at its lower or upper end. */
+static json_t *by_names(const xg_trace *const *t, const double *x, int n, double at,
+                        const iteration_opts *oin, json_t *warnings, xg_error *err)
+{
+    iteration_kmodels km = {0};
+    iteration_opts o = *oin;
+    json_t *doc = NULL, *lo = NULL, *hi = NULL;
+    if (iteration_model_kernels(t, x, n, at, &km, err) < 0)
+        return NULL;
+    const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
+    json_t **docs[3] = {&doc, &lo, &hi};
+    for (int i = 0; i < 3; i++) {
+        o.kt = tables[i];
+        o.nkt = km.n;
+        o.breakdown = i == 0 && oin->breakdown;
+        if (!(*docs[i] = iteration_analyse(t[0], &o, err))) {
+            json_decref(doc);
+            json_decref(lo);
+            iteration_kmodels_free(&km);
+            return NULL;
+        }
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        json_t *l = json_array_get(json_object_get(lo, "steps"), i);
+        json_t *h = json_array_get(json_object_get(hi, "steps"), i);
+        json_object_set_new(s, "interval", json_pack("[O, O]", json_object_get(l, "predicted"),
+                                                     json_object_get(h, "predicted")));
+        json_object_set_new(s, "error", json_null());
+    }
+    json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
+    json_t *xs = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(xs, json_real(x[k]));
+    json_object_set_new(doc, "modelled",
+                        json_pack("{s:s, s:f, s:f, s:o, s:i, s:i, s:O, s:O}", "method",
+                                  "kernel_names", "at", at, "value", x[0], "values", xs,
+                                  "kernels", km.n, "skipped", km.skipped, "models", km.models,
+                                  "warnings", warnings));
+    json_decref(lo);
+    json_decref(hi);
+    iteration_kmodels_free(&km);
+    return doc;
+}
+
+json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, double at,
+                             const iteration_opts *oin, int method, int *bad, xg_error *err)
+{
+    *bad = -1;
+    err->event = -1;
+    err->field[0] = '\0';
+    if (!isfinite(at) || at <= 0) {
+        xg_error_set(err, -1, "at", "must be a number > 0 (the size to predict at)");
+        return NULL;
+    }
+    if (n < 2 || n > 64) {
+        xg_error_set(err, -1, "traces", "predicting at another size needs 2 to 64 traces");
+        return NULL;
+    }
+    double xmin = x[0], xmax = x[0];
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || x[i] <= 0) {
+            *bad = i;
+            xg_error_set(err, -1, "value", "must be a number > 0 (the size the trace was "
+                                           "measured at)");
+            return NULL;
+        }
+        xmin = fmin(xmin, x[i]);
+        xmax = fmax(xmax, x[i]);
+    }
+    json_t *warnings = json_array();
+    if (at >= 2 * xmax || at <= xmin / 2)
+        warn(warnings, json_pack("{s:s, s:s, s:f, s:[f, f], s:f}", "code", "extrapolation_far",
+                                 "message", "the size lies beyond twice the largest measured "
+                                            "(or below half the smallest): the work of every "
+                                            "operator is extrapolated",
+                                 "at", at, "measured", xmin, xmax, "factor",
+                                 at > xmax ? at / xmax : xmin / at));
+    if (n < 3)
+        warn(warnings, json_pack("{s:s, s:s}", "code", "few_traces", "message",
+                                 "with 2 traces no trace can be left out to measure the "
+                                 "model's error: the interval assumes 10%"));
+    xg_graph *g = calloc((size_t)n, sizeof *g);
+    const xg_graph **gp = calloc((size_t)n, sizeof *gp);
+    xg_overheads pooled = {0};
+    xg_opm_result r = {0};
+    json_t *doc = NULL;
+    int built = 0;
+    if (!g || !gp) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        goto done;
+    }
+    for (; built < n; built++) {
+        if (xg_graph_build(t[built], &g[built], err) < 0) {
+            *bad = built;
+            goto done;
+        }
+        gp[built] = &g[built];
+    }
+    int shaped = 0;
+    for (int j = 0; j < n; j++)
+        for (size_t k = 0; k < t[j]->ninfo; k++)
+            if (t[j]->info[k].nin > 0) {
+                shaped++;
+                break;
+            }
+    if (method == ITERATION_BY_OPERATORS && shaped < n)
+        warn(warnings, json_pack("{s:s, s:s, s:i}", "code", "shapes_missing", "message",
+                                 "traces without operator input shapes (recorded with "
+                                 "record_shapes off): kernel times are matched by kernel name "
+                                 "instead of modelled by operator",
+                                 "traces_without_shapes", n - shaped));
+    if (method == ITERATION_BY_KERNEL_NAMES || shaped < n) {
+        doc = by_names(t, x, n, at, oin, warnings, err);
+        goto done;
+    }
+    if (xg_opmodel(gp, x, n, at, &r, err) < 0) {
+        *bad = r.bad_trace;
+        goto done;
+    }
+    iteration_opts o = *oin;
+    if (!o.ov) {
+        if (measure_graphs(gp, n, &o.prof, &pooled, err) < 0)
+            goto done;
+        o.ov = &pooled;
+        o.ov_source = "traces";
+        o.ov_name = NULL;
+    }
+    o.dev_us = r.dev_us;
+    o.kt = NULL;
+    o.nkt = 0;
+    if (!(doc = iteration_analyse(t[0], &o, err)))
+        goto done;
+    double s_cv, s_host;
+    spread(gp, x, n, o.ov, &o.prof, r.dev_us, &s_cv, &s_host);
+    double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
+    double s = sqrt(s_host * s_host * (1 + 1.0 / n) + pow(s_cv * (1 + oct), 2));
+    double rel = 1.96 * fmax(s, 0.02);
+    set_intervals(doc, rel);
+    double step = doc_mean(doc);
+    double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
+    if (r.unmatched_us > 0)
+        warn(warnings, json_pack("{s:s, s:s, s:f, s:f}", "code", "unmatched_kernels", "message",
+                                 "device work not found in the other traces keeps its measured "
+                                 "time: this share of the step does not follow the size",
+                                 "share", share, "seconds", r.unmatched_us * 1e-6));
+    json_t *xs = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(xs, json_real(x[k]));
+    json_object_set_new(doc, "modelled",
+                        json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, "
+                                  "s:{s:f, s:f, s:f, s:f}, s:o, s:O}",
+                                  "method", "operators", "at", at, "value", x[0], "values", xs,
+                                  "overheads", o.ov_source ? o.ov_source : "traces",
+                                  "gpu_time", r.gpu_us * 1e-6, "gpu_time_at",
+                                  r.predicted_us * 1e-6, "unmatched_share", share, "interval",
+                                  "s_host", s_host, "s_cv", s_cv, "octaves", oct, "relative", rel,
+                                  "operators", families(&r), "warnings", warnings));
+done:
+    json_decref(warnings);
+    xg_opm_result_free(&r);
+    xg_overheads_free(&pooled);
+    for (int i = 0; i < built; i++)
+        xg_graph_free(&g[i]);
+    free(g);
+    free(gp);
+    return doc;
+}

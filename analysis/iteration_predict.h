@@ -1,0 +1,49 @@
+/*
+ * iteration_predict.h — the steps of a traced job at another value of a
+ * size parameter (a batch size) from traces measured at other values, as
+ * the CLI (`perfcast iteration TRACE --value X --trace-at X1=T1 --at X2`)
+ * and POST /v1/experiments/{id}/iteration-model serve it.
+ *
+ * Method "operators" (the default): device time per operator instance
+ * modelled from its FLOPs or bytes across the traces (execgraph/xg_opmodel.h),
+ * host overheads T1–T5 measured on all the traces together (or the given
+ * set), Algorithm 1 on the first trace's graph. The 95% interval of a step
+ * is predicted × (1 ± 1.96·s) with
+ *   s² = s_host²·(1 + 1/n) + (s_cv·(1 + d))²
+ *   s_host  the relative spread of the prediction when each trace's own
+ *           overheads are used (the host's speed from run to run),
+ *   s_cv    the root mean square relative error of predicting each other
+ *           trace's step (its own replay) from the remaining traces
+ *           (leave one out; needs 3 traces, else 0.1),
+ *   d       how far `at` lies outside the measured values, in octaves,
+ * and at least ±1.96·2%. Method "kernel_names": each kernel name's time per
+ * launch fitted against the parameter (analysis/iteration_model.h), the first
+ * trace's own overheads (the former method; also the fallback when a trace
+ * carries no operator shapes, said in the warnings).
+ *
+ * Answer: the document of iteration_analyse() with per step "interval" and
+ * "error": null, and "modelled": {"method","at","value","values",
+ * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
+ * "s_cv","octaves","relative"},"operators":[{"name","regressor","instances",
+ * "measured","predicted"}],"kernels","skipped","models" (kernel_names only),
+ * "warnings":[{"code","message",...}]}. Warning codes: extrapolation_far
+ * (`at` beyond twice the largest value or below half the smallest),
+ * unmatched_kernels (device time kept as measured, with its "share" of the
+ * predicted step), shapes_missing (name matching used), few_traces.
+ */
+#ifndef PERFCAST_ANALYSIS_ITERATION_PREDICT_H
+#define PERFCAST_ANALYSIS_ITERATION_PREDICT_H
+
+#include <jansson.h>
+
+#include "analysis/iteration.h"
+
+enum { ITERATION_BY_OPERATORS = 0, ITERATION_BY_KERNEL_NAMES = 1 };
+
+/* traces[0..n) measured at x[0..n) (n >= 2, distinct); traces[0]'s steps at
+ * `at`. NULL with err: err->field "at" for a bad value; *bad >= 0 names the
+ * trace at fault (not the same job as traces[0]). */
+json_t *iteration_predict_at(const xg_trace *const *traces, const double *x, int n, double at,
+                             const iteration_opts *o, int method, int *bad, xg_error *err);
+
+#endif

@@ -1,0 +1,451 @@
+/*
+ * test_opmodel.c — the step at another batch size by operator
+ * (execgraph/xg_opmodel.h, analysis/iteration_predict.h) and the waits for other
+ * ranks (execgraph/xg_syncwait.h):
+ *   - hand-made traces at x = 4 (the reference), 1 and 2 whose GEMM kernel
+ *     changes its name at x = 4: aten::mm (inside aten::linear) of inputs
+ *     [4x, 8] x [8, 16], 2·4x·8·16 = 1024x FLOPs, runs 10 + 5x us; aten::add
+ *     of two [4x, 16] floats, 512x bytes read + 256x written = 768x, runs
+ *     2 + x us; aten::copy_ (no shapes) only in the reference, 7 us. At x = 8:
+ *     the GEMM 10 + 5·8 = 50 us, the add 10 us, the copy kept at 7 us
+ *     (unmatched: a warning with its share);
+ *   - a trace of other operators refused naming it; `at` <= 0 refused;
+ *     traces without shapes: kernel names, said in the warnings;
+ *   - a two-rank trace whose host waits 5,000 us with its device idle: a
+ *     sync_wait of exactly 5,000 us, no T1 sample; one rank: none;
+ *   - the DDP fixtures: the waits kept, the outliers dropped reported;
+ *   - the real H200 traces of tests/data/gpu (DLRM-shaped and ResNet-18 at
+ *     six batch sizes, step times measured without the profiler in
+ *     truth.json): 2x extrapolation twice and one interpolation per workload.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/iteration.h"
+#include "analysis/iteration_predict.h"
+#include "execgraph/xg_opmodel.h"
+#include "execgraph/xg_syncwait.h"
+#include "tests/check.h"
+
+#define US 1e-6
+
+static int load_text(const char *json, xg_trace *t)
+{
+    xg_error err;
+    xg_trace_init(t);
+    ingest_input in = {.data = json, .len = strlen(json), .fd = -1};
+    int rc = iteration_load(&in, 1, t, &err);
+    if (rc < 0)
+        fprintf(stderr, "load: %s\n", err.msg);
+    return rc;
+}
+
+static int load_file(const char *path, xg_trace *t)
+{
+    xg_error err;
+    xg_trace_init(t);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    ingest_input in = {.fd = fileno(f)};
+    int rc = iteration_load(&in, 1, t, &err);
+    fclose(f);
+    return rc;
+}
+
+/* The hand-made trace at batch size x (see the top); shapes 0: none recorded. */
+static char *hand_trace(double x, int copy, int shapes, const char *mm)
+{
+    static char buf[8192];
+    char dims_mm[160] = "", dims_add[160] = "";
+    if (shapes) {
+        snprintf(dims_mm, sizeof dims_mm,
+                 ",\"args\":{\"Input Dims\":[[%g,8],[8,16]],\"Input type\":[\"float\",\"float\"]}",
+                 4 * x);
+        snprintf(dims_add, sizeof dims_add,
+                 ",\"args\":{\"Input Dims\":[[%g,16],[%g,16]],\"Input type\":[\"float\","
+                 "\"float\"]}",
+                 4 * x, 4 * x);
+    }
+    int n = snprintf(
+        buf, sizeof buf,
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+        "\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,"
+        "\"ts\":10,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":20,"
+        "\"dur\":50%s},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+        "\"tid\":1,\"ts\":30,\"dur\":5,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,\"ts\":40,"
+        "\"dur\":%g,\"args\":{\"correlation\":1,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":200,"
+        "\"dur\":50%s},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+        "\"tid\":1,\"ts\":210,\"dur\":5,\"args\":{\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"add_k\",\"pid\":0,\"tid\":7,\"ts\":300,"
+        "\"dur\":%g,\"args\":{\"correlation\":2,\"stream\":7}}",
+        mm, dims_mm, x >= 4 ? "gemm_big" : "gemm_small", 10 + 5 * x, dims_add, 2 + x);
+    if (copy)
+        n += snprintf(buf + n, sizeof buf - (size_t)n,
+                      ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\",\"pid\":1,"
+                      "\"tid\":1,\"ts\":400,\"dur\":30},"
+                      "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                      "\"pid\":1,\"tid\":1,\"ts\":405,\"dur\":5,\"args\":{\"correlation\":3}},"
+                      "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"copy_k\",\"pid\":0,\"tid\":7,"
+                      "\"ts\":420,\"dur\":7,\"args\":{\"correlation\":3,\"stream\":7}}");
+    snprintf(buf + n, sizeof buf - (size_t)n, "]}");
+    return strdup(buf);
+}
+
+static int has_code(const json_t *w, const char *code)
+{
+    for (size_t i = 0; i < json_array_size(w); i++) {
+        const char *c = json_string_value(json_object_get(json_array_get(w, i), "code"));
+        if (c && !strcmp(c, code))
+            return 1;
+    }
+    return 0;
+}
+
+static const xg_opm_inst *inst(const xg_opm_result *r, const char *name)
+{
+    for (int i = 0; i < r->ninst; i++)
+        if (!strcmp(r->inst[i].name, name))
+            return &r->inst[i];
+    return NULL;
+}
+
+static int dev_named(const xg_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->ev[i].kind == XG_KERNEL && !strcmp(xg_name(t, t->ev[i].name), name))
+            return (int)i;
+    return -1;
+}
+
+static void test_hand(void)
+{
+    const double xs[] = {4, 1, 2};
+    xg_trace t[3];
+    xg_graph g[3];
+    const xg_graph *gp[3];
+    const xg_trace *tp[3];
+    xg_error err;
+    for (int i = 0; i < 3; i++) {
+        char *s = hand_trace(xs[i], i == 0, 1, "aten::mm");
+        check(load_text(s, &t[i]) == 0 && xg_graph_build(&t[i], &g[i], &err) == 0,
+              "hand trace at %g", xs[i]);
+        free(s);
+        gp[i] = &g[i];
+        tp[i] = &t[i];
+    }
+    xg_opm_result r;
+    check(xg_opmodel(gp, xs, 3, 8, &r, &err) == 0, "opmodel: %s", err.msg);
+    const xg_opm_inst *mm = inst(&r, "aten::mm"), *add = inst(&r, "aten::add"),
+                      *cp = inst(&r, "aten::copy_");
+    check(mm && mm->regressor == XG_OPM_FLOPS && mm->points == 3 && mm->how == 0 &&
+              check_close(mm->work_ref, 4096, 1e-12, 0) && check_close(mm->work_at, 8192, 1e-12, 0) &&
+              check_close(mm->predicted_us, 50, 1e-9, 0),
+          "GEMM by its launching operator (not aten::linear, not the kernel's name): 2·32·8·16 "
+          "FLOPs at 8, 50 us: %g us", mm ? mm->predicted_us : NAN);
+    check(add && add->regressor == XG_OPM_BYTES && check_close(add->work_at, 768 * 8, 1e-12, 0) &&
+              check_close(add->predicted_us, 10, 1e-9, 0),
+          "add by bytes: 6144 bytes at 8, 10 us: %g", add ? add->predicted_us : NAN);
+    check(cp && cp->how == 2 && cp->points == 1 && check_close(cp->predicted_us, 7, 1e-12, 0) &&
+              check_close(r.unmatched_us, 7, 1e-12, 0) && check_close(r.gpu_us, 30 + 6 + 7, 1e-12, 0) &&
+              check_close(r.predicted_us, 50 + 10 + 7, 1e-9, 0),
+          "the copy only in the reference keeps its 7 us: unmatched %g of %g -> %g", r.unmatched_us,
+          r.gpu_us, r.predicted_us);
+    int kb = dev_named(&t[0], "gemm_big"), ka = dev_named(&t[0], "add_k");
+    check(kb >= 0 && ka >= 0 && check_close(r.dev_us[kb], 50, 1e-9, 0) &&
+              check_close(r.dev_us[ka], 10, 1e-9, 0),
+          "per device event: %g and %g us", kb >= 0 ? r.dev_us[kb] : NAN,
+          ka >= 0 ? r.dev_us[ka] : NAN);
+    /* Algorithm 1 with those device times = with a table naming them by hand */
+    xg_overheads ov;
+    xg_ov_samples smp;
+    xg_ov_options po = {0, 0, 1};
+    xg_ov_samples_init(&smp, &po);
+    check(xg_ov_collect(&smp, &g[0], &err) == 0 && xg_ov_summarise(&smp, &ov, &err) == 0,
+          "overheads");
+    xg_ov_samples_free(&smp);
+    xg_kt_entry hand[] = {{.name = "gemm_big", .seconds = 50 * US},
+                          {.name = "add_k", .seconds = 10 * US}};
+    xg_cp_options co = {.ov = &ov, .kt = hand, .nkt = 2, .launch_gap_us = -1};
+    xg_cp_result want, got;
+    check(xg_critpath(&g[0], &co, &want, &err) == 0, "by hand");
+    co.kt = NULL;
+    co.nkt = 0;
+    co.dev_us = r.dev_us;
+    check(xg_critpath(&g[0], &co, &got, &err) == 0, "modelled");
+    check(check_close(got.steps[0].predicted, want.steps[0].predicted, 1e-12, 1e-12) &&
+              got.steps[0].replaced == 3,
+          "the step at 8: %g us, by hand %g", got.steps[0].predicted / US,
+          want.steps[0].predicted / US);
+    xg_cp_result_free(&want);
+    xg_cp_result_free(&got);
+    xg_overheads_free(&ov);
+    xg_opm_result_free(&r);
+
+    /* the answer: coded warnings, the interval around the prediction */
+    iteration_opts o = {.prof = {2, 4, 0}};
+    int bad;
+    json_t *doc = iteration_predict_at(tp, xs, 3, 16, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    json_t *m = json_object_get(doc, "modelled");
+    json_t *w = json_object_get(m, "warnings");
+    int far = 0, unm = 0;
+    double share = NAN;
+    for (size_t i = 0; i < json_array_size(w); i++) {
+        const char *c = json_string_value(json_object_get(json_array_get(w, i), "code"));
+        far |= c && !strcmp(c, "extrapolation_far");
+        if (c && !strcmp(c, "unmatched_kernels")) {
+            unm = 1;
+            share = json_number_value(json_object_get(json_array_get(w, i), "share"));
+        }
+    }
+    json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+    double p = json_number_value(json_object_get(s0, "predicted"));
+    json_t *iv = json_object_get(s0, "interval");
+    check(doc && !strcmp(json_string_value(json_object_get(m, "method")), "operators") && far &&
+              unm && check_close(share, 7 * US / p, 1e-9, 0) &&
+              json_number_value(json_array_get(iv, 0)) < p &&
+              json_number_value(json_array_get(iv, 1)) > p,
+          "at 16 (4x the largest): extrapolation_far, unmatched_kernels with share 7 us / %g us",
+          p / US);
+    json_decref(doc);
+    doc = iteration_predict_at(tp, xs, 3, 0, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    check(!doc && !strcmp(err.field, "at"), "at = 0 refused naming at");
+    doc = iteration_predict_at(tp, xs, 3, NAN, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    check(!doc && !strcmp(err.field, "at"), "at not a number refused naming at");
+
+    /* another job given with them: refused naming it */
+    char *s = hand_trace(2, 0, 1, "aten::bmm");
+    xg_trace other;
+    check(load_text(s, &other) == 0, "other job");
+    free(s);
+    const xg_trace *mix[3] = {&t[0], &t[1], &other};
+    doc = iteration_predict_at(mix, xs, 3, 8, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    check(!doc && bad == 2 && strstr(err.msg, "not the same job"),
+          "a trace of other operators is refused naming it (%d): %s", bad, err.msg);
+    xg_trace_free(&other);
+
+    /* without shapes: kernel names, said */
+    xg_trace ns[3];
+    const xg_trace *nsp[3];
+    for (int i = 0; i < 3; i++) {
+        char *q = hand_trace(xs[i], 0, 0, "aten::mm");
+        load_text(q, &ns[i]);
+        free(q);
+        nsp[i] = &ns[i];
+    }
+    doc = iteration_predict_at(nsp, xs, 3, 8, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    m = json_object_get(doc, "modelled");
+    check(doc && !strcmp(json_string_value(json_object_get(m, "method")), "kernel_names") &&
+              has_code(json_object_get(m, "warnings"), "shapes_missing"),
+          "no shapes: kernel names and a shapes_missing warning");
+    json_decref(doc);
+    for (int i = 0; i < 3; i++) {
+        xg_trace_free(&ns[i]);
+        xg_graph_free(&g[i]);
+        xg_trace_free(&t[i]);
+    }
+}
+
+/* Op A launches a 100 us kernel at 20; op B starts 5,000 us after A ended. */
+static const char *wait_trace(int ranks)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{%s\"traceEvents\":["
+             "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+             "\"tid\":1,\"ts\":0,\"dur\":6000},"
+             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":10,"
+             "\"dur\":20},"
+             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+             "\"tid\":1,\"ts\":15,\"dur\":5,\"args\":{\"correlation\":1}},"
+             "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":20,"
+             "\"dur\":100,\"args\":{\"correlation\":1,\"stream\":7}},"
+             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,\"ts\":5030,"
+             "\"dur\":20}]}",
+             ranks > 1 ? "\"distributedInfo\":{\"rank\":0,\"world_size\":2}," : "");
+    return buf;
+}
+
+static void test_sync_wait(void)
+{
+    for (int ranks = 1; ranks <= 2; ranks++) {
+        xg_trace t;
+        xg_graph g;
+        xg_error err;
+        check(load_text(wait_trace(ranks), &t) == 0 && xg_graph_build(&t, &g, &err) == 0,
+              "wait trace");
+        double total = -1;
+        double *w = xg_sync_waits(&g, &total);
+        /* kernel busy 20..120: 90 us of the 5,000 us gap [30, 5030), 1.8% <= 10% */
+        check(w && check_close(total, ranks > 1 ? 5000 : 0, 1e-12, 1e-12),
+              "%d rank(s): wait %g us", ranks, total);
+        free(w);
+        xg_ov_samples s;
+        xg_ov_options po = {0, 0, 1};
+        xg_ov_samples_init(&s, &po);
+        xg_overheads ov;
+        check(xg_ov_collect(&s, &g, &err) == 0 && xg_ov_summarise(&s, &ov, &err) == 0, "ov");
+        xg_ov_samples_free(&s);
+        int found;
+        double t1b = xg_ov_lookup(&ov, XG_T1, "B", &found);
+        check(ranks > 1 ? found != 2 : (found == 2 && check_close(t1b, 5000 * US, 1e-12, 0)),
+              "%d rank(s): B's T1 sample %s", ranks, ranks > 1 ? "none (a wait)" : "5000 us");
+        xg_cp_options co = {.ov = &ov, .launch_gap_us = -1};
+        xg_cp_result r;
+        check(xg_critpath(&g, &co, &r, &err) == 0, "critpath");
+        /* replay: T1(A) 10, T2 5, launch at 15 (T4 5), T3 10 -> cpu 30; B's
+         * 5,000 us (a wait or its T1), T5(B) 20: 5,050 us */
+        check(check_close(r.steps[0].sync_wait, ranks > 1 ? 5000 * US : 0, 1e-12, 1e-15) &&
+                  check_close(r.steps[0].predicted, 5050 * US, 1e-9, 0),
+              "%d rank(s): sync_wait %g us of %g us", ranks, r.steps[0].sync_wait / US,
+              r.steps[0].predicted / US);
+        xg_cp_result_free(&r);
+        xg_overheads_free(&ov);
+        xg_graph_free(&g);
+        xg_trace_free(&t);
+    }
+    /* the DDP fixtures: the waits kept as sync_wait, the outliers dropped reported */
+    const char *files[] = {"tests/data/kineto/ddp128_rank0.json.gz",
+                           "tests/data/kineto/ddp128_rank1.json.gz"};
+    for (int f = 0; f < 2; f++) {
+        xg_trace t;
+        xg_error err;
+        check(load_file(files[f], &t) == 0, "%s", files[f]);
+        iteration_opts o = {.prof = {2, 4, 0}};
+        json_t *doc = iteration_analyse(&t, &o, &err);
+        json_t *sum = json_object_get(doc, "summary");
+        double sw = json_number_value(json_object_get(sum, "sync_wait"));
+        json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+        double e = json_number_value(json_object_get(s0, "error"));
+        double share = json_number_value(
+            json_object_get(json_object_get(s0, "outliers_dropped"), "share"));
+        check(sw > 0.05 && e < 0.5 && share > 0 && share < 0.5,
+              "%s: %g s of sync_wait a step, error %g (57.7%% / 47.8%% without), outliers "
+              "dropped %g of the step",
+              files[f], sw, e, share);
+        json_decref(doc);
+        xg_trace_free(&t);
+    }
+}
+
+/* ---- the real traces --------------------------------------------------------------- */
+
+static double median_ms(const json_t *a)
+{
+    size_t n = json_array_size(a);
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_number_value(json_array_get(a, i));
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    free(v);
+    return m;
+}
+
+static double truth_ms(const json_t *truth, const char *file)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(truth, "traces"), i, e)
+        if (!strcmp(json_string_value(json_object_get(e, "trace")), file))
+            return median_ms(json_object_get(e, "unprofiled_sync_ms"));
+    return NAN;
+}
+
+static void test_real(void)
+{
+    json_error_t je;
+    json_t *truth = json_load_file("tests/data/gpu/truth.json", 0, &je);
+    check(truth != NULL, "tests/data/gpu/truth.json: %s", truth ? "" : je.text);
+    if (!truth)
+        return;
+    static const char *const wl[] = {"dlrm", "resnet18"};
+    static const double sizes[2][6] = {{512, 1024, 2048, 4096, 8192, 16384},
+                                       {16, 32, 64, 128, 256, 512}};
+    /* per workload: 5th -> 6th from 1..5, 4th -> 5th from 1..4, 3rd -> 4th
+     * from 1, 2, 3, 5, 6 (the reference first) */
+    static const int cases[3][6] = {{4, 0, 1, 2, 3, -1}, {3, 0, 1, 2, -1, -1},
+                                    {2, 0, 1, 4, 5, -1}};
+    static const int target[3] = {5, 4, 3};
+    double log_ops = 0, log_names = 0, worst = 0;
+    int inside = 0, n = 0;
+    for (int w = 0; w < 2; w++) {
+        xg_trace t[6];
+        for (int k = 0; k < 6; k++) {
+            char path[128];
+            snprintf(path, sizeof path, "tests/data/gpu/%s_bs%g.json.gz", wl[w], sizes[w][k]);
+            check(load_file(path, &t[k]) == 0, "%s", path);
+        }
+        for (int c = 0; c < 3; c++) {
+            const xg_trace *tp[6];
+            double xs[6];
+            int m = 0;
+            for (; m < 6 && cases[c][m] >= 0; m++) {
+                tp[m] = &t[cases[c][m]];
+                xs[m] = sizes[w][cases[c][m]];
+            }
+            double at = sizes[w][target[c]];
+            char file[64];
+            snprintf(file, sizeof file, "%s_bs%g.json.gz", wl[w], at);
+            double meas = truth_ms(truth, file) * 1e-3;
+            iteration_opts o = {.prof = {2, 4, 0}};
+            int bad;
+            xg_error err;
+            double pred[2] = {NAN, NAN}, lo = NAN, hi = NAN;
+            for (int method = 0; method < 2; method++) {
+                json_t *doc = iteration_predict_at(tp, xs, m, at, &o, method, &bad, &err);
+                check(doc != NULL, "%s at %g: %s", wl[w], at, doc ? "" : err.msg);
+                json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+                pred[method] = json_number_value(
+                    json_object_get(json_object_get(doc, "summary"), "mean_predicted"));
+                if (method == 0) {
+                    /* the interval is relative: the same for every step */
+                    double p0 = json_number_value(json_object_get(s0, "predicted"));
+                    json_t *iv = json_object_get(s0, "interval");
+                    lo = json_number_value(json_array_get(iv, 0)) / p0 * pred[0];
+                    hi = json_number_value(json_array_get(iv, 1)) / p0 * pred[0];
+                }
+                json_decref(doc);
+            }
+            double e = fabs(pred[0] - meas) / meas, en = fabs(pred[1] - meas) / meas;
+            log_ops += log(e > 1e-6 ? e : 1e-6);
+            log_names += log(en > 1e-6 ? en : 1e-6);
+            worst = fmax(worst, e);
+            inside += lo <= meas && meas <= hi;
+            n++;
+        }
+        for (int k = 0; k < 6; k++)
+            xg_trace_free(&t[k]);
+    }
+    double gm = exp(log_ops / n), gn = exp(log_names / n);
+    /* measured on this code: 1.9% (kernel names: 9.9%), worst 27.8% (DLRM at
+     * 4096, whose run had a faster host than the five others), 5 of 6 inside */
+    check(gm <= 0.05 && gm < gn && worst <= 0.30 && inside >= 5,
+          "real traces: GMAE %.2f%% (kernel names %.2f%%), worst %.2f%%, %d of %d inside the "
+          "interval",
+          100 * gm, 100 * gn, 100 * worst, inside, n);
+    json_decref(truth);
+}
+
+int main(void)
+{
+    test_hand();
+    test_sync_wait();
+    test_real();
+    return check_summary();
+}
