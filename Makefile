@@ -76,24 +76,37 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/perfcast: $(APP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(APP_OBJ) $(LIB) $(LDLIBS)
 
+# perfcast with the test hooks compiled in (server/test_hooks.h): only tests run it
+HOOKS_OBJ := $(filter-out $(BUILD)/obj/server/test_hooks.o,$(APP_OBJ)) $(BUILD)/obj/server/test_hooks_on.o
+$(BUILD)/obj/server/test_hooks_on.o: server/test_hooks.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DPERFCAST_TEST_HOOKS -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/perfcast-hooks: $(HOOKS_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(HOOKS_OBJ) $(LIB) $(LDLIBS)
+
 $(TESTLIB): $(BUILD)/obj/tests/harness.o
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $(TESTLIB) $(LIB)
+# every test, bench and fuzz program calls pmnf_numeric_init() before main()
+NUMINIT   := $(BUILD)/obj/tests/numeric_init.o
+
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # the previous printer and the sample values, shared by the test and the bench
 $(BUILD)/tests/test_numtext $(BUILD)/bench/bench_numtext $(BUILD)/fuzz/fuzz_numtext: tests/numtext_reference.h tests/numtext_samples.h
 
-$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/server_mem.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgraph.h bench/service_profile.h bench/server_mem.h bench/wrk.h tests/harness.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # the audit of Extra-P's test data, shared by its bench and its test
 $(BUILD)/tests/test_audit $(BUILD)/bench/bench_audit: tests/audit.h
 
-test: $(BUILD)/perfcast $(TESTS)
+test: $(BUILD)/perfcast $(BUILD)/tests/perfcast-hooks $(TESTS)
 	@tests/run.sh $(BUILD)
 
 # The layout DEVELOPERS.md describes: no upward include, no folder cycle, no
@@ -122,9 +135,9 @@ audit: $(BUILD)/bench/bench_audit
 # libFuzzer targets are built with clang against the library sources directly.
 FUZZ_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS)) \
                -fsanitize=fuzzer,address,undefined
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC)
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/numeric_init.c $(LIB_SRC) $(GEN_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< tests/numeric_init.c $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \
@@ -140,9 +153,9 @@ fuzz: $(FUZZERS)
 # from tests/browser/package.json): a private PostgreSQL and server with the
 # example experiment (tests/browser/fixture.c), every page opened and
 # checked against the API.
-$(BUILD)/tests/browser_fixture: tests/browser/fixture.c tests/harness.h $(TESTLIB) $(LIB)
+$(BUILD)/tests/browser_fixture: tests/browser/fixture.c tests/harness.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 test-browser: $(BUILD)/perfcast $(BUILD)/tests/browser_fixture
 	@tests/browser/run.sh $(BUILD)
@@ -154,4 +167,4 @@ run:
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d
+-include $(LIB_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(BUILD)/obj/tests/harness.d $(NUMINIT:.o=.d) $(BUILD)/obj/server/test_hooks_on.d

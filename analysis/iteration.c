@@ -372,6 +372,31 @@ static json_t *step_json(const xg_graph *g, const xg_cp_result *r, int i, int wi
     return o;
 }
 
+/* What every time of the answer measures: all in seconds, but not all
+ * of the same thing. */
+static json_t *iteration_units_json(void)
+{
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "times", "s",
+        "measured", "the step's wall time in the trace: its ProfilerStep range, profiler on",
+        "predicted",
+        "the step's time on the critical path through its operators, launches and kernels "
+        "(paper 001, Algorithm 1), the profiler's overhead per event taken out: the step "
+        "unprofiled",
+        "error", "|predicted - measured| / measured",
+        "cpu_time", "the host's part of the predicted step: operators and launches on the path",
+        "gpu_time", "the device's part: from the step's first kernel to its last on the path",
+        "idle", "predicted step time in which no stream of the GPU runs a kernel",
+        "sync_wait", "time the host waited for other ranks (gaps of 1 ms or more while its own "
+                     "GPU computed for at most 10% of them), kept in the predicted step",
+        "top_ops", "seconds of each operator on the critical path, and its share of the "
+                   "predicted step",
+        "outliers_dropped", "host overhead samples left out as outliers, and their share of "
+                            "the measured step",
+        "breakdown", "GPU time over the trace's window by kernel type, each instant counted "
+                     "once (HTA's temporal breakdown); idle: no kernel on any stream");
+}
+
 static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteration_opts *o,
                        xg_error *err)
 {
@@ -453,6 +478,8 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
                     r.nsteps ? sm / r.nsteps : 0, "sync_wait", r.nsteps ? sw / r.nsteps : 0,
                     "warnings", coded, "warnings", warn);
     steps = streams = warn = kt = coded = NULL;
+    if (doc)
+        json_object_set_new(doc, "units", iteration_units_json());
     if (doc && o->breakdown) {
         xg_breakdown b;
         if (xg_breakdown_compute(g, XG_BD_TRACE, -1, &b, err) < 0) {

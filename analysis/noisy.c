@@ -10,12 +10,13 @@
 
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_stats.h"
+#include "common/jsonb.h"
 
 /* " [dataloader=cpu, precision=fp16]" of a row's levels (a JSON array text
  * in factor-name order); nothing without factors */
 static size_t levels_label(const noisy_names *nm, const char *levels, char *buf, size_t cap)
 {
-    json_t *arr = nm->nfactors && levels ? json_loads(levels, JSON_DECODE_ANY, NULL) : NULL;
+    json_t *arr = nm->nfactors && levels ? jsonb_parse(levels, JSON_DECODE_ANY) : NULL;
     size_t n = 0;
     for (int i = 0; i < nm->nfactors && (size_t)i < json_array_size(arr) && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s=%s", i ? ", " : " [", nm->factors[i],

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonb.h"
 #include "modeling/model_json.h"
 #include "modeling/scaling.h"
 
@@ -390,7 +391,7 @@ ad_callpaths *ad_callpaths_build(const ad_set *s, const ad_app *app, store_model
         c->now = NAN;
         c->growth_poly = models[i].growth_poly;
         c->growth_log = models[i].growth_log;
-        json_t *doc = models[i].model_json ? json_loads(models[i].model_json, 0, NULL) : NULL;
+        json_t *doc = models[i].model_json ? jsonb_parse(models[i].model_json, 0) : NULL;
         if (doc && api_model_from_json(doc, names, s->nparams, &c->model.model) == 0) {
             c->model.present = 1;
             snprintf(c->model.function, sizeof c->model.function, "%s",

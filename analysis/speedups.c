@@ -200,7 +200,7 @@ int sp_compute(sp_table *w, const double *at, int strong, int is_time, double co
                 continue;
             }
             fit_one(mod, w->coords, w->np, w->nparams, v[k], s, k, c, y);
-            s->at[k] = s->present[k] ? pmnf_eval(&s->model[k].f, at)
+            s->at[k] = s->present[k] ? pmnf_model_eval(&s->model[k], at)
                        : pat >= 0    ? v[k][pat]
                                      : NAN;
         }

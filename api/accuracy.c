@@ -23,6 +23,7 @@
 #include "api/warnings.h"
 #include "modeling/accuracy.h"
 #include "store/models.h"
+#include "common/jsonb.h"
 
 /* {"point":{"x1":..}} from the stored [..] form. */
 static json_t *points_view(const json_t *pts, const cached_models *m)
@@ -115,7 +116,7 @@ void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp)
     for (int i = 0; i < n; i++) {
         const store_model_row *r = &rows[i];
         int is_app = !strcmp(r->level, "application");
-        json_t *doc = r->model_json ? json_loads(r->model_json, 0, NULL) : NULL;
+        json_t *doc = r->model_json ? jsonb_parse(r->model_json, 0) : NULL;
         const json_t *acc = json_object_get(doc, "accuracy");
         json_t *o = json_pack("{s:s, s:s, s:s?, s:s?}", "name", r->name, "phase", r->phase,
                               "category", r->category, "function", r->function);

@@ -250,7 +250,7 @@ static int build_series(const cached_models *m, int slot, const store_measuremen
         s[ns] = (sweep_adv_series){&parts[g].model.f, x->n, x->coords, x->reps,
                                    ncv ? sqrt(cv2 / ncv) : 0, sigma, 0};
         if (s[ns].cv <= 0 && !(sigma > 0))
-            s[ns].sigma = 1e-9 * fmax(1, fabs(pmnf_eval(&parts[g].model.f, x->coords)));
+            s[ns].sigma = 1e-9 * fmax(1, fabs(pmnf_model_eval(&parts[g].model, x->coords)));
         s[ns].misfit = sweep_advice_misfit(&parts[g].model.f, x->coords, x->reps, x->n, s[ns].cv,
                                            sigma);
         json_object_set_new(noise, names[g],

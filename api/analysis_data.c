@@ -12,6 +12,7 @@
 
 #include "modeling/model_json.h"
 #include "store/models.h"
+#include "common/jsonb.h"
 
 #define ROWS_MAX 10000000
 

@@ -43,6 +43,7 @@
 #include "modeling/configs.h"
 #include "modeling/scaling.h"
 #include "store/model_levels.h"
+#include "common/jsonb.h"
 
 #define MAX_CANDIDATES 10000
 #define CLOSEST 5
@@ -389,7 +390,7 @@ static int combo_add(api_ctx *ctx, api_response *resp, combo *cb, int *n,
 static int combos_of_levels(api_ctx *ctx, const api_request *req, api_response *resp,
                             const cached_models *base, combo **out, int *nout, json_t *skipped)
 {
-    json_t *spec = json_loads(base->factors_spec, 0, NULL);
+    json_t *spec = jsonb_parse(base->factors_spec, 0);
     const char *names[LEVELS_MAX_FACTORS], *pins[LEVELS_MAX_FACTORS];
     char **found = NULL;
     int nfound = 0, rc = -1;
@@ -580,7 +581,7 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         x->efficiency = scl_efficiency(bt, t.value, bx, ranks, strong);
         x->efficiency_pct = NAN;
         if (app->efficiency.present)
-            x->efficiency_pct = pmnf_eval(&app->efficiency.model.f, x->point);
+            x->efficiency_pct = pmnf_model_eval(&app->efficiency.model, x->point);
         cand[i] = (cfg_candidate){.ranks = ranks,
                                   .time = x->time.value,
                                   .core_hours = x->core_hours.value,

@@ -24,10 +24,11 @@
 #include "api/handlers.h"
 #include "analysis/iteration.h"
 #include "store/devices.h"
+#include "common/jsonb.h"
 
 static json_t *row_json(const store_device *d)
 {
-    json_t *doc = json_loads(d->doc, 0, NULL);
+    json_t *doc = jsonb_parse(d->doc, 0);
     if (!doc)
         doc = json_object();
     json_object_set_new(doc, "id", json_integer(d->id));
@@ -145,7 +146,7 @@ int api_device_lookup(PGconn *c, const api_request *req, xg_device *out, int *fo
         api_store_problem(resp, &err);
         return -1;
     }
-    json_t *doc = json_loads(row.doc, 0, NULL);
+    json_t *doc = jsonb_parse(row.doc, 0);
     store_device_free(&row);
     xg_error xerr;
     rc = doc ? iteration_device_parse(doc, out, &xerr) : -1;

@@ -162,6 +162,19 @@ static int read_number(const json_t *v, double *out)
     return isfinite(*out) ? 0 : -1;
 }
 
+/* A coordinate or value beyond what the modeler takes (PMNF_MAX_MAGNITUDE):
+ * 400 naming field and the limit. */
+static int beyond_limit(api_response *resp, const char *field, const char *what, double v)
+{
+    if (fabs(v) <= PMNF_MAX_MAGNITUDE)
+        return 0;
+    api_problem(resp, 400, field,
+                "%s is %g: beyond +-%g, the largest magnitude of a coordinate or value perfcast "
+                "models",
+                what, v, PMNF_MAX_MAGNITUDE);
+    return -1;
+}
+
 /* The repetitions of all points, for the robust modeler. */
 typedef struct fit_reps {
     int *start;
@@ -208,12 +221,19 @@ static int read_points(const json_t *doc, int nparams, pmnf_measure measure, api
             free(scratch);
             return -1;
         }
-        for (int q = 0; q < nparams; q++)
+        for (int q = 0; q < nparams; q++) {
+            char item[32];
+            snprintf(item, sizeof item, "item %d", q);
             if (read_number(json_array_get(c, (size_t)q), *coords + i * nparams + q) < 0) {
                 api_problem(resp, 400, field, "item %d is not a finite number", q);
                 free(scratch);
                 return -1;
             }
+            if (beyond_limit(resp, field, item, (*coords)[i * nparams + q])) {
+                free(scratch);
+                return -1;
+            }
+        }
         snprintf(field, sizeof field, "points[%zu].values", i);
         size_t nv = json_array_size(v);
         if (!json_is_array(v) || nv < 1 || nv > FIT_MAX_REPS) {
@@ -222,13 +242,18 @@ static int read_points(const json_t *doc, int nparams, pmnf_measure measure, api
             return -1;
         }
         double *tmp = malloc(sizeof(double) * nv);
-        for (size_t r = 0; tmp && r < nv; r++)
-            if (read_number(json_array_get(v, r), &tmp[r]) < 0) {
+        for (size_t r = 0; tmp && r < nv; r++) {
+            char item[32];
+            snprintf(item, sizeof item, "item %zu", r);
+            int bad = read_number(json_array_get(v, r), &tmp[r]) < 0;
+            if (bad)
                 api_problem(resp, 400, field, "item %zu is not a finite number", r);
+            if (bad || beyond_limit(resp, field, item, tmp[r])) {
                 free(tmp);
                 free(scratch);
                 return -1;
             }
+        }
         if (!tmp) {
             free(scratch);
             api_problem(resp, 500, NULL, "out of memory");
@@ -331,10 +356,13 @@ static json_t *predictions(const json_t *doc, const pmnf_model *model, int npara
         int no_interval = pmnf_predict(model, point, &v, &lo, &hi);
         json_t *w = json_array();
         pmnf_point_warnings_json(w, model, point, names, NULL);
+        /* far outside the points a term may overflow: no number then */
+        int finite = isfinite(v) && isfinite(lo) && isfinite(hi);
         json_array_append_new(out, json_pack("{s:o, s:o, s:o, s:o}", "point", json_pack("[]"),
                                              "value", isfinite(v) ? json_real(v) : json_null(),
                                              "interval",
-                                             no_interval ? json_null() : json_pack("[f, f]", lo, hi),
+                                             no_interval || !finite ? json_null()
+                                                                    : json_pack("[f, f]", lo, hi),
                                              "warnings", w));
         json_t *pj = json_object_get(json_array_get(out, i), "point");
         for (int q = 0; q < nparams; q++)
@@ -408,7 +436,7 @@ void api_fit(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const char *modeler = api_query(req, "modeler");
     if (modeler && pmnf_options_apply(&o, "modeler", modeler, err, sizeof err) < 0) {
-        api_problem(resp, 400, "modeler", "unknown modeler \"%.40s\": must be robust or extrap",
+        api_problem(resp, 400, "modeler", "unknown modeler \"%.40s\": must be robust, extrap or segmented",
                     modeler);
         return;
     }

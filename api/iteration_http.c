@@ -60,6 +60,7 @@
 #include "analysis/iteration_predict.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
+#include "common/jsonb.h"
 
 /* Stored uploads above this many bytes are analysed by a job worker: the
  * request answers 202 with the run's location (about 0.2 s of analysis at
@@ -379,7 +380,7 @@ void api_overheads_get(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         return;
     }
-    json_t *set = json_loads(s.doc, 0, NULL);
+    json_t *set = jsonb_parse(s.doc, 0);
     store_overhead_set_free(&s);
     api_send_json(resp, 200, set_json(&s, set));
 }
@@ -424,7 +425,7 @@ static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_ov
         return -1;
     }
     snprintf(name, cap, "%s", s.name);
-    json_t *j = json_loads(s.doc, 0, NULL);
+    json_t *j = jsonb_parse(s.doc, 0);
     store_overhead_set_free(&s);
     xg_error xerr;
     rc = j ? iteration_overheads_parse(j, ov, &xerr) : -1;
@@ -533,7 +534,7 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
 
 static json_t *text_or_null(const char *text)
 {
-    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    json_t *j = text ? jsonb_parse(text, 0) : NULL;
     return j ? j : json_null();
 }
 
@@ -679,7 +680,7 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
  * analysed: result text, or NULL with *error the problem document text. */
 static char *run_analysis(store *db, const store_it_run *r, char **error)
 {
-    json_t *rq = json_loads(r->request, 0, NULL);
+    json_t *rq = jsonb_parse(r->request, 0);
     const json_t *body = json_object_get(rq, "body");
     const char *device = json_string_value(json_object_get(rq, "device"));
     char exp[24], profile[24];

@@ -87,7 +87,7 @@ static int refit_modeler(const api_request *req, api_response *resp, const char 
                 return -1;
             }
             if (!json_is_string(v) || (*modeler && strcmp(*modeler, json_string_value(v)))) {
-                api_problem(resp, 400, "modeler", "must be one string (extrap, robust) that the "
+                api_problem(resp, 400, "modeler", "must be one string (extrap, robust, segmented) that the "
                                                   "query does not contradict");
                 json_decref(doc);
                 return -1;
@@ -99,7 +99,7 @@ static int refit_modeler(const api_request *req, api_response *resp, const char 
         json_decref(doc);
     }
     if (*modeler && pmnf_modeler_parse(*modeler, &kind) < 0) {
-        api_problem(resp, 400, "modeler", "must be \"extrap\" or \"robust\"");
+        api_problem(resp, 400, "modeler", "must be \"extrap\", \"robust\" or \"segmented\"");
         return -1;
     }
     if (*modeler)

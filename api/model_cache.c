@@ -18,6 +18,7 @@
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"
+#include "common/jsonb.h"
 
 #define CACHE_SLOTS 1024 /* experiments held at once; a colliding entry is replaced */
 #define PAGE_SLOTS 512   /* rendered pages held at once, direct-mapped by key */
@@ -147,7 +148,7 @@ static void load_parts(cached_models *m, const store_model_row *rows, int n)
         if (part < 0 || metric < 0)
             continue;
         cached_part *p = &m->parts[metric][part];
-        json_t *doc = rows[i].model_json ? json_loads(rows[i].model_json, 0, NULL) : NULL;
+        json_t *doc = rows[i].model_json ? jsonb_parse(rows[i].model_json, 0) : NULL;
         if (doc && api_model_from_json(doc, names, m->nparams, &p->model) == 0) {
             p->present = 1;
             snprintf(p->function, sizeof p->function, "%s", rows[i].function ? rows[i].function : "");

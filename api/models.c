@@ -30,6 +30,7 @@
 #include "store/experiments.h"
 #include "store/models.h"
 #include "store/sweeps.h"
+#include "common/jsonb.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX 1000
@@ -194,7 +195,7 @@ static int listing_levels(api_ctx *ctx, const api_request *req, api_response *re
     int cached = m && (m->nfactors == 0 || m->factors_spec[0]);
     int factors = cached && m->nfactors;
     if (factors)
-        e.spec = json_loads(m->factors_spec, 0, NULL);
+        e.spec = jsonb_parse(m->factors_spec, 0);
     if (m)
         model_cache_release(ctx->models, m);
     if (factors && !e.spec) {
@@ -322,7 +323,7 @@ static void coded_warnings(json_t *o, const json_t *doc)
 
 static json_t *model_view(const store_model_row *m)
 {
-    json_t *doc = m->model_json ? json_loads(m->model_json, 0, NULL) : NULL;
+    json_t *doc = m->model_json ? jsonb_parse(m->model_json, 0) : NULL;
     json_t *o = json_pack("{s:s, s:s?, s:s, s:s, s:s}", "callpath", m->name, "category",
                           m->category, "metric", m->metric, "level", m->level, "phase", m->phase);
     if (!o) {

@@ -16,6 +16,7 @@
 #include "analysis/levels.h"
 #include "api/levels_query.h"
 #include "api/warnings.h"
+#include "common/jsonb.h"
 
 prediction predict_part(const cached_part *p, const double *point)
 {
@@ -303,7 +304,7 @@ const cached_models *predict_models_or_all(api_ctx *ctx, const api_request *req,
         return m;
     /* an experiment with factors: the models of the level combination the
      * query names (api/levels.h) */
-    json_t *spec = json_loads(m->factors_spec, 0, NULL);
+    json_t *spec = jsonb_parse(m->factors_spec, 0);
     char *levels = NULL;
     int rc = spec ? levels_from_query(spec, req, resp, &levels) : -1;
     if (!spec)

@@ -52,6 +52,7 @@
 #include "ingest/phase.h"
 #include "ingest/profile.h"
 #include "ingest/trace.h"
+#include "modeling/modeler.h"
 #include "store/experiments.h"
 #include "store/profiles.h"
 
@@ -378,6 +379,36 @@ static int resolve_repetition(const api_request *req, ingest_kind kind, const pr
 /* The training set-up must give at least one training step at the upload's
  * coordinate (it may depend on the parameters: D_t = "50000*x1"). Returns 0,
  * or -1 after answering 400 naming the set-up's field. */
+/* Coordinates and values beyond what the modeler takes (PMNF_MAX_MAGNITUDE:
+ * sums, squares and products of them in refits and analyses stay finite):
+ * 400 naming the field and the limit. */
+static int check_magnitudes(const profile *p, const store_experiment *e, const double *point,
+                            api_response *resp)
+{
+    char field[160];
+    for (int i = 0; i < e->nparams; i++)
+        if (fabs(point[i]) > PMNF_MAX_MAGNITUDE) {
+            snprintf(field, sizeof field, "point.%.100s", e->parameters[i]);
+            api_problem(resp, 400, field,
+                        "%g is beyond +-%g, the largest magnitude of a coordinate perfcast models",
+                        point[i], PMNF_MAX_MAGNITUDE);
+            return -1;
+        }
+    for (size_t k = 0; k < p->nrows; k++) {
+        const profile_row *r = &p->rows[k];
+        if (fabs(r->value) <= PMNF_MAX_MAGNITUDE)
+            continue;
+        snprintf(field, sizeof field, "metrics.%.100s", p->metrics[r->metric]);
+        api_problem(resp, 400, field,
+                    "callpath \"%.200s\", rank %d, %s step %d: %g is beyond +-%g, the largest "
+                    "magnitude of a value perfcast models",
+                    p->callpaths[r->callpath].name, r->rank, profile_phase_name(r->phase), r->step,
+                    r->value, PMNF_MAX_MAGNITUDE);
+        return -1;
+    }
+    return 0;
+}
+
 static int check_training_at(const store_experiment *e, const double *point, api_response *resp)
 {
     const json_t *t = json_object_get(e->spec, "training");
@@ -579,7 +610,8 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     }
     if (resolve_point(req, &prof, &e, point, resp) ||
         resolve_levels(req, &prof, &e, &levels, resp) ||
-        resolve_repetition(req, kind, &prof, &rep, resp) || check_training_at(&e, point, resp) ||
+        resolve_repetition(req, kind, &prof, &rep, resp) ||
+        check_magnitudes(&prof, &e, point, resp) || check_training_at(&e, point, resp) ||
         check_world_size(&e, point, info.world_size, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,

@@ -24,6 +24,7 @@
 #include "sweep/sweep_sensitivity.h"
 #include "sweep/sweep_stats.h"
 #include "api/sweeps_internal.h"
+#include "common/jsonb.h"
 
 /* ---- GET /v1/experiments/{id}/sensitivity --------------------------------------- */
 
@@ -111,7 +112,7 @@ static int sn_factor_columns(const cached_models *m, const store_measurement_row
                              sn_input *in, int *bad)
 {
     *bad = -1;
-    json_t *spec = json_loads(m->factors_spec, 0, NULL);
+    json_t *spec = jsonb_parse(m->factors_spec, 0);
     json_t *factors = json_object_get(spec, "factors");
     in->declared = json_array();
     for (int k = 0; k < m->nfactors; k++) {
@@ -132,7 +133,7 @@ static int sn_factor_columns(const cached_models *m, const store_measurement_row
                    sizeof(int) * (size_t)m->nfactors);
             continue;
         }
-        json_t *arr = json_loads(rows[i].levels ? rows[i].levels : "", JSON_DECODE_ANY, NULL);
+        json_t *arr = jsonb_parse(rows[i].levels ? rows[i].levels : "", JSON_DECODE_ANY);
         int ok = json_array_size(arr) == (size_t)m->nfactors;
         for (int k = 0; ok && k < m->nfactors; k++) {
             const char *v = json_string_value(json_array_get(arr, (size_t)k));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "modeling/model_json.h"
+#include "common/jsonb.h"
 
 int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *level,
                     const char *name, const char *const *names, int np, set_models *s,
@@ -27,7 +28,7 @@ int set_models_load(PGconn *c, int64_t set_id, const char *metric, const char *l
     for (int i = 0; i < s->nrows; i++) {
         if (!s->rows[i].function || !s->rows[i].model_json)
             continue;
-        json_t *doc = json_loads(s->rows[i].model_json, 0, NULL);
+        json_t *doc = jsonb_parse(s->rows[i].model_json, 0);
         s->ok[i] = doc && !api_model_from_json(doc, names, np, &s->models[i]);
         json_decref(doc);
     }

@@ -34,6 +34,7 @@
 #include "analysis/sim_request.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
+#include "common/jsonb.h"
 
 #define SIM_MAX_NAME 200
 
@@ -338,7 +339,7 @@ static json_t *run_view(const store_sim_run *r)
                           "created_at", r->created_at);
     json_object_set_new(o, "finished_at",
                         r->finished_at[0] ? json_string(r->finished_at) : json_null());
-    json_t *res = r->result ? json_loads(r->result, 0, NULL) : NULL;
+    json_t *res = r->result ? jsonb_parse(r->result, 0) : NULL;
     json_object_set_new(o, "result", res ? res : json_null());
     json_object_set_new(o, "error", r->error ? json_string(r->error) : json_null());
     return o;

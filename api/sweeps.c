@@ -53,6 +53,7 @@
 #include "sweep/sweep_sensitivity.h"
 #include "sweep/sweep_stats.h"
 #include "api/sweeps_internal.h"
+#include "common/jsonb.h"
 
 
 json_t *sweeps_interval(double lo, double hi)

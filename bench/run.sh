@@ -2,7 +2,7 @@
 # bench/run.sh BUILD — perfcast's speed and accuracy figures (`make bench`).
 #
 # Prints one JSON object per line per figure ("figure": machine, speed_1param,
-# speed_2param, modeler_cache, accuracy, ingest_plain, ingest_gzip,
+# speed_2param, modeler_cache, robust_modeler, audit, modeler_audit, accuracy, ingest_plain, ingest_gzip,
 # http_startup, http_health, http_create, upload_serial, upload_parallel, ...),
 # then a human summary on lines starting with "# ". Data and outputs go to
 # BUILD/bench-data/. Every step runs under BUILD/bench/rusage with a time
@@ -137,7 +137,8 @@ robust_modeler() {
         *robust_modeler*)
             say "robust_modeler: $(jget set "$line" | tr -d '"') $(jget modeler "$line" | tr -d '"'):" \
                 "term recovery $(jget term_recovery "$line"), p90 $(jget extrapolation_ape_p90 "$line") %," \
-                "95% interval coverage $(jget interval_coverage "$line")," \
+                "95% interval coverage of a new measurement $(jget interval_coverage_measured "$line")," \
+                "of the true value $(jget interval_coverage "$line")," \
                 "mean width $(jget interval_mean_width_pct "$line") %, $(jget us_per_model "$line") us/model" ;;
         *robust_vs_extrap*)
             say "robust_vs_extrap: $(jget set "$line" | tr -d '"'): p90 ratio $(jget p90_ratio "$line")," \
@@ -146,6 +147,26 @@ robust_modeler() {
                 "coverage $(jget coverage_target_met "$line")" ;;
         esac
     done <"$DATA/robust_modeler.out"
+}
+
+# Both modelers on every series of Extra-P's own test data
+# (tests/data/extrap-audit, bench/bench_modeler_audit.c): impossible predictions up to
+# 8x the data, the largest point left out and predicted, order dependence.
+modeler_audit() {
+    if ! measure "$DATA/modeler_audit.out" "$B/bench_modeler_audit" $(find tests/data/extrap-audit -type f ! -name LICENSE | sort); then
+        fail modeler_audit "$ru"; return
+    fi
+    grep '"figure": "modeler_audit"' "$DATA/modeler_audit.out"
+    while read -r line; do
+        case "$line" in
+        *'"figure": "modeler_audit"'*)
+            say "modeler_audit: $(jget modeler "$line" | tr -d '"') on $(jget series "$line") series of Extra-P's test data:" \
+                "impossible time up to $(jget horizon "$line")x in $(jget impossible "$line")," \
+                "largest point left out outside the 95% interval $(jget loo_missed "$line") of $(jget loo_tested "$line")" \
+                "(one parameter $(jget loo_missed_1p "$line") of $(jget loo_tested_1p "$line"))," \
+                "order-dependent answers $(jget order_dependent "$line"), two regimes $(jget two_regimes "$line")" ;;
+        esac
+    done <"$DATA/modeler_audit.out"
 }
 
 # accuracy PARAMS NOISE CALLPATHS SEED
@@ -503,7 +524,7 @@ numtext_shortest() {
         "random bits $(jget random_speedup "$line")x; $(jget mismatches "$line") of $(jget verified "$line") differ"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_gputrace bench_simulate bench_dashboar; do
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_audit bench_modeler_audit bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_gputrace bench_simulate bench_dashboar; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -513,6 +534,7 @@ speed speed_1param 1 100000 101 76.9 100000
 speed speed_2param 2 10000 102 40 20000
 modeler_cache
 robust_modeler
+modeler_audit
 warning_audit
 accuracy 1 0.05 2000 201
 accuracy 1 0.15 2000 202

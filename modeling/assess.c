@@ -197,7 +197,7 @@ static int leave_one_out(pmnf_model *m, const pmnf_data *d)
     int far = farthest_point(g, d);
     for (int i = 0; i < n; i++) {
         const double *x = d->coords + (size_t)i * d->nparams;
-        double fit = pmnf_eval(&m->f, x), y = d->values[i];
+        double fit = pmnf_model_eval(m, x), y = d->values[i];
         double lev = 1 - h[i];
         double loo = lev > 1e-9 ? y - (y - fit) / lev : INFINITY;
         double abssum = fabs(y) + fabs(loo);
@@ -286,18 +286,18 @@ static void walk_path(const pmnf_model *m, const double *point, pmnf_point_check
             out->far_param = r > 1 ? p : -1;
         }
     }
-    out->edge_value = pmnf_eval(&m->f, c);
+    out->edge_value = pmnf_model_eval(m, c);
     out->min_value = out->edge_value;
     memcpy(out->min_at, c, sizeof(double) * (size_t)k);
     if (outside)
-        out->growing = out->edge_value > pmnf_eval(&m->f, back);
+        out->growing = out->edge_value > pmnf_model_eval(m, back);
     for (int s = 1; outside && s <= PMNF_PATH_STEPS; s++) {
         double t = (double)s / PMNF_PATH_STEPS;
         for (int p = 0; p < k; p++)
             x[p] = s == PMNF_PATH_STEPS ? point[p]
                    : c[p] > 0   ? c[p] * pow(point[p] / c[p], t)
                                 : c[p] + (point[p] - c[p]) * t;
-        double v = pmnf_eval(&m->f, x);
+        double v = pmnf_model_eval(m, x);
         if (v < out->min_value || isnan(v)) {
             out->min_value = v;
             memcpy(out->min_at, x, sizeof(double) * (size_t)k);
@@ -309,7 +309,7 @@ void pmnf_assess_point(const pmnf_model *m, const double *point, pmnf_point_chec
 {
     memset(out, 0, sizeof *out);
     out->far_param = -1;
-    out->value = pmnf_eval(&m->f, point);
+    out->value = pmnf_model_eval(m, point);
     out->min_value = out->value;
     out->edge_value = out->value;
     memcpy(out->min_at, point, sizeof(double) * (size_t)m->f.nparams);

@@ -1,8 +1,9 @@
 /*
- * choice.c — choosing between perfcast's two modelers.
+ * choice.c — choosing between perfcast's modelers.
  *
  * "extrap" is Extra-P 4.2.5's modeler (single.c, multi.c), "robust" the
- * noise-resilient one (robust*.c). Options come as key=value text from the
+ * noise-resilient one (robust*.c), "segmented" Extra-P 4.2.5's segmented
+ * modeler (segmented.c), which takes Extra-P's options too. Options come as key=value text from the
  * CLI and the API; pmnf_options_apply() accepts the key "modeler" besides
  * everything pmnf_options_set() knows and remembers which keys were given,
  * so that pmnf_options_check() can refuse an option the chosen modeler does
@@ -28,7 +29,7 @@ static const char *const extrap_aliases[][2] = {
 
 const char *pmnf_modeler_name(pmnf_modeler_kind k)
 {
-    return k == PMNF_MODELER_ROBUST ? "robust" : "extrap";
+    return k == PMNF_MODELER_ROBUST ? "robust" : k == PMNF_MODELER_SEGMENTED ? "segmented" : "extrap";
 }
 
 int pmnf_modeler_parse(const char *name, pmnf_modeler_kind *k)
@@ -39,6 +40,10 @@ int pmnf_modeler_parse(const char *name, pmnf_modeler_kind *k)
     }
     if (name && !strcmp(name, "robust")) {
         *k = PMNF_MODELER_ROBUST;
+        return 0;
+    }
+    if (name && !strcmp(name, "segmented")) {
+        *k = PMNF_MODELER_SEGMENTED;
         return 0;
     }
     return -1;
@@ -60,7 +65,7 @@ int pmnf_options_apply(pmnf_options *o, const char *key, const char *value, char
 {
     if (!strcasecmp(key, "modeler")) {
         if (pmnf_modeler_parse(value, &o->modeler) < 0) {
-            snprintf(err, errcap, "unknown modeler \"%s\" (extrap, robust)", value);
+            snprintf(err, errcap, "unknown modeler \"%s\" (extrap, robust, segmented)", value);
             return -1;
         }
         return 0;

@@ -102,9 +102,9 @@ int imb_regress(const double *x, int nreg, const double *y, int nobs, imb_regres
     }
     double chisq;
     size_t rank;
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    /* GSL's handler is off for the process (pmnf_numeric_init): the status
+     * says whether it worked */
     int status = gsl_multifit_linear_tsvd(X, Y, 1e-10, c, cov, &chisq, &rank, w);
-    gsl_set_error_handler(old);
     if (status || rank < (size_t)p) {
         snprintf(err, errcap,
                  "the regressors are collinear (rank %zu of %d): a regressor is constant or a "

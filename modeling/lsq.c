@@ -1,6 +1,14 @@
 /*
  * lsq.c — least squares by scaled, re-orthogonalized Gram-Schmidt, with an
  * SVD fallback (GSL) for dependent columns. See lsq.h.
+ *
+ * Column norms whose sum of squares would overflow (or underflow) are taken
+ * after dividing by the column's largest magnitude, so columns up to DBL_MAX
+ * have a finite norm; the SVD works on the matrix times a power of two when
+ * its entries are that large or small. Where neither happens the arithmetic
+ * is the same as it always was, to the last bit.
+ * GSL's status is checked: a decomposition that does not converge is
+ * LSQ_NUMERIC, never an abort (pmnf_numeric_init() turns GSL's handler off).
  */
 #include "modeling/lsq.h"
 
@@ -27,6 +35,33 @@ static double dot(const double *a, const double *b, int n)
     return s;
 }
 
+/* Largest |a[i]|. */
+static double max_abs(const double *a, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* sqrt(sum a[i]^2) without overflow or underflow: the plain sum where it
+ * is safe (the same rounding as always), else scaled by the largest. */
+static double norm2(const double *a, int n)
+{
+    double plain = dot(a, a, n);
+    if (isfinite(plain) && plain > 0x1p-900)
+        return sqrt(plain);
+    double m = max_abs(a, n);
+    if (m == 0 || !isfinite(m))
+        return m;
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        double t = a[i] / m;
+        s += t * t;
+    }
+    return m * sqrt(s);
+}
+
 static int all_finite(const double *a, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -35,8 +70,13 @@ static int all_finite(const double *a, size_t n)
     return 1;
 }
 
-/* Minimum-norm solution operator via SVD of the unscaled matrix, with numpy's
- * default singular value cut-off. Writes the k x m pseudo-inverse into q. */
+/* Minimum-norm solution operator via SVD, with numpy's default singular
+ * value cut-off (eps * max(m, k) * largest singular value). The matrix is
+ * multiplied by a power of two that brings its largest magnitude near 1
+ * when it is beyond 2^+-500, which changes no singular value's ratio (and so
+ * no cut-off) and keeps the arithmetic finite for entries up to DBL_MAX; the
+ * pseudo-inverse is multiplied back. Writes the k x m pseudo-inverse into q. 0, LSQ_NUMERIC
+ * when GSL's decomposition does not converge, -1 without memory. */
 static int factorize_by_svd(const double *a, int m, int k, lsq_factor *f)
 {
     /* GSL's SVD wants rows >= columns: pad with zero rows if needed. */
@@ -50,15 +90,25 @@ static int factorize_by_svd(const double *a, int m, int k, lsq_factor *f)
         gsl_vector_free(s);
         return -1;
     }
+    int e2 = 0;
+    double big = max_abs(a, m * k);
+    if (big > 0x1p500 || (big > 0 && big < 0x1p-500))
+        frexp(big, &e2);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < k; j++)
-            gsl_matrix_set(u, (size_t)i, (size_t)j, a[j * m + i]);
-    gsl_linalg_SV_decomp_jacobi(u, v, s);
+            gsl_matrix_set(u, (size_t)i, (size_t)j, ldexp(a[j * m + i], -e2));
+    int status = gsl_linalg_SV_decomp_jacobi(u, v, s);
     double smax = 0;
     for (int j = 0; j < k; j++)
         smax = fmax(smax, gsl_vector_get(s, (size_t)j));
+    if (status || !isfinite(smax)) {
+        gsl_matrix_free(u);
+        gsl_matrix_free(v);
+        gsl_vector_free(s);
+        return LSQ_NUMERIC;
+    }
     double cutoff = DBL_EPSILON * (m > k ? m : k) * smax;
-    /* pinv = V diag(1/s) U' */
+    /* pinv = V diag(1/s) U', times the power of two back */
     for (int j = 0; j < k; j++) {
         for (int i = 0; i < m; i++) {
             double sum = 0;
@@ -68,14 +118,14 @@ static int factorize_by_svd(const double *a, int m, int k, lsq_factor *f)
                     sum += gsl_matrix_get(v, (size_t)j, (size_t)l) *
                            gsl_matrix_get(u, (size_t)i, (size_t)l) / sl;
             }
-            f->q[j * m + i] = sum;
+            f->q[j * m + i] = ldexp(sum, -e2);
         }
     }
     gsl_matrix_free(u);
     gsl_matrix_free(v);
     gsl_vector_free(s);
     f->rank_deficient = 1;
-    return 0;
+    return all_finite(f->q, (size_t)k * m) ? 0 : LSQ_NUMERIC;
 }
 
 int lsq_factorize(const double *a, int m, int k, lsq_factor *f, double *storage)
@@ -94,7 +144,7 @@ int lsq_factorize(const double *a, int m, int k, lsq_factor *f, double *storage)
     for (int j = 0; j < k; j++) {
         const double *col = a + (size_t)j * m;
         double *qj = f->q + (size_t)j * m;
-        double norm = sqrt(dot(col, col, m));
+        double norm = norm2(col, m);
         f->scale[j] = norm;
         if (norm == 0)
             return factorize_by_svd(a, m, k, f);
@@ -109,7 +159,7 @@ int lsq_factorize(const double *a, int m, int k, lsq_factor *f, double *storage)
                     qj[i] -= c * ql[i];
             }
         }
-        double rjj = sqrt(dot(qj, qj, m));
+        double rjj = norm2(qj, m);
         /* the scaled column had norm 1: what is left is its independent part */
         if (!(rjj > 1e-13))
             return factorize_by_svd(a, m, k, f);
@@ -188,7 +238,8 @@ int lsq_inverse_normal(const lsq_factor *f, double *cov)
             double s = 0;
             for (int l = (i > j ? i : j); l < k; l++)
                 s += rinv[i * k + l] * rinv[j * k + l];
-            cov[i * k + j] = s / (f->scale[i] * f->scale[j]);
+            double d = f->scale[i] * f->scale[j];
+            cov[i * k + j] = isfinite(d) && d > 0 ? s / d : s / f->scale[i] / f->scale[j];
         }
     }
     return 0;

@@ -29,8 +29,12 @@ typedef struct lsq_factor {
 
 size_t lsq_storage_size(int m, int k);
 
-/* a is m x k column-major (column j at a + j*m). Returns 0, or -1 when a
- * holds a NaN or infinity or no memory for the fallback. */
+/* What lsq_factorize returns when the arithmetic failed (an SVD that did
+ * not converge, a pseudo-inverse that is not finite). */
+#define LSQ_NUMERIC (-2)
+
+/* a is m x k column-major (column j at a + j*m). Returns 0, -1 when a
+ * holds a NaN or infinity or no memory for the fallback, or LSQ_NUMERIC. */
 int lsq_factorize(const double *a, int m, int k, lsq_factor *f, double *storage);
 
 /* x[k] = argmin |A x - b| for b[m]. */

@@ -4,6 +4,7 @@
 #include "modeling/model_json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +32,52 @@ static json_t *interval_json(const pmnf_model *m)
     json_t *cov = json_array();
     for (int i = 0; cov && i < m->ncoef * m->ncoef; i++)
         json_array_append_new(cov, json_real(m->cov[i]));
-    return json_pack("{s:i, s:f, s:f, s:o*}", "dof", m->dof, "sigma2", m->sigma2, "t975", m->t975,
-                     "cov", cov);
+    json_t *o = json_pack("{s:i, s:f, s:f, s:o*}", "dof", m->dof, "sigma2", m->sigma2, "t975",
+                          m->t975, "cov", cov);
+    if (o && m->noise_rel2 > 0)
+        json_object_set_new(o, "noise_rel2", json_real(m->noise_rel2));
+    return o;
+}
+
+/* The upper segment's interval data, in interval_json's form. */
+static json_t *interval2_json(const pmnf_model *m)
+{
+    json_t *cov = json_array();
+    for (int i = 0; cov && i < m->ncoef2 * m->ncoef2; i++)
+        json_array_append_new(cov, json_real(m->cov2[i]));
+    return json_pack("{s:i, s:f, s:f, s:o*}", "dof", m->dof2, "sigma2", m->sigma2_2, "t975",
+                     m->t975_2, "cov", cov);
+}
+
+/* A segmented model's segments, Extra-P's "f for p<=b" each, and the
+ * change point ("break") of segmented models and of models warned
+ * two_regimes. */
+static void segments_json(json_t *o, const pmnf_model *m, const char *const *names,
+                          int with_interval)
+{
+    if (m->nsegments == 2) {
+        char t1[2048], t2[2048], b1[32], b2[32], text[4200];
+        pmnf_format(&m->f, names, t1, sizeof t1);
+        pmnf_format(&m->f2, names, t2, sizeof t2);
+        pmnf_format_double(m->break_lo, b1);
+        pmnf_format_double(m->break_hi, b2);
+        snprintf(text, sizeof text, "%s for %s<=%s, %s for %s>=%s", t1, names[0], b1, t2,
+                 names[0], b2);
+        json_object_set_new(o, "function", json_string(text));
+        json_t *up = json_pack("{s:s, s:f, s:o*, s:f}", "function", t2, "constant",
+                               m->f2.constant, "terms", terms_json(&m->f2, names), "from",
+                               m->break_hi);
+        if (up && with_interval)
+            json_object_set_new(up, "interval", interval2_json(m));
+        json_object_set_new(o, "segments",
+                            json_pack("[{s:s, s:f, s:o*, s:f}, o*]", "function", t1, "constant",
+                                      m->f.constant, "terms", terms_json(&m->f, names), "upto",
+                                      m->break_lo, up));
+    }
+    if (m->nsegments == 2 || (m->warnings & PMNF_WARN_TWO_REGIMES))
+        json_object_set_new(o, "break",
+                            json_pack("{s:s, s:f, s:f}", "parameter", names[m->break_param],
+                                      "low", m->break_lo, "high", m->break_hi));
 }
 
 static json_t *finite_or_null(double v)
@@ -110,6 +155,7 @@ json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int wit
     if (o) {
         json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(m->modeler)));
         json_object_set_new(o, "diagnostics", api_model_diagnostics_json(m, names));
+        segments_json(o, m, names, with_interval);
     }
     if (o && with_interval) {
         json_object_set_new(o, "interval", interval_json(m));
@@ -163,6 +209,42 @@ static int read_terms(const json_t *terms, const char *const *names, int nparams
     return ok ? 0 : -1;
 }
 
+/* The change point and a segmented model's upper segment (segments_json). */
+static int segments_from_json(const json_t *doc, const char *const *names, int nparams,
+                              pmnf_model *m)
+{
+    const json_t *brk = json_object_get(doc, "break");
+    const json_t *segs = json_object_get(doc, "segments");
+    int ok = 1;
+    if (brk) {
+        m->break_lo = number(brk, "low", &ok);
+        m->break_hi = number(brk, "high", &ok);
+        int p = param_index(json_string_value(json_object_get(brk, "parameter")), names, nparams);
+        m->break_param = p > 0 ? p : 0;
+    }
+    if (!segs)
+        return ok ? 0 : -1;
+    const json_t *up = json_array_get(segs, 1);
+    const json_t *iv = json_object_get(up, "interval");
+    const json_t *cov = json_object_get(iv, "cov");
+    if (!json_is_array(segs) || json_array_size(segs) != 2 || !up || !brk || nparams != 1)
+        return -1;
+    m->nsegments = 2;
+    m->f2.nparams = nparams;
+    m->f2.constant = number(up, "constant", &ok);
+    if (!ok || read_terms(json_object_get(up, "terms"), names, nparams, &m->f2) < 0)
+        return -1;
+    m->ncoef2 = m->f2.nterms + 1;
+    m->dof2 = (int)number(iv, "dof", &ok);
+    m->sigma2_2 = number(iv, "sigma2", &ok);
+    m->t975_2 = number(iv, "t975", &ok);
+    if (!ok || !json_is_array(cov) || json_array_size(cov) != (size_t)(m->ncoef2 * m->ncoef2))
+        return -1;
+    for (int i = 0; i < m->ncoef2 * m->ncoef2; i++)
+        m->cov2[i] = json_number_value(json_array_get(cov, (size_t)i));
+    return 0;
+}
+
 int api_model_from_json(const json_t *doc, const char *const *names, int nparams, pmnf_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -188,11 +270,12 @@ int api_model_from_json(const json_t *doc, const char *const *names, int nparams
     m->dof = (int)number(iv, "dof", &ok);
     m->sigma2 = number(iv, "sigma2", &ok);
     m->t975 = number(iv, "t975", &ok);
+    m->noise_rel2 = json_number_value(json_object_get(iv, "noise_rel2"));
     if (!ok || !json_is_array(cov) || json_array_size(cov) != (size_t)(m->ncoef * m->ncoef))
         return -1;
     for (int i = 0; i < m->ncoef * m->ncoef; i++)
         m->cov[i] = json_number_value(json_array_get(cov, (size_t)i));
-    return 0;
+    return segments_from_json(doc, names, nparams, m);
 }
 
 void api_model_growth(const pmnf_function *f, double *poly, double *log)

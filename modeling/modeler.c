@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "modeling/assess.h"
 #include "modeling/modeler_internal.h"
 #include "modeling/robust_internal.h"
@@ -137,7 +139,10 @@ static void plan_factorize_block(single_plan *p, int b, double *a, double **stor
         a[i] = 1;
         a[n + i] = g[i];
     }
-    p->usable[b] = lsq_factorize(a, n, 2, &p->full[b], *store) == 0;
+    int rc = lsq_factorize(a, n, 2, &p->full[b], *store);
+    p->usable[b] = rc == 0;
+    if (rc == LSQ_NUMERIC)
+        p->warnings |= PMNF_WARN_NUMERIC_FAILURE;
     *store += lsq_storage_size(n, 2);
     if (p->usable[b])
         lsq_pinv(&p->full[b], p->full_pinv + (size_t)b * 2 * n);
@@ -152,8 +157,11 @@ static void plan_factorize_block(single_plan *p, int b, double *a, double **stor
             r++;
         }
         lsq_factor f;
-        if (lsq_factorize(a, n - 1, 2, &f, fstore) < 0) {
+        rc = lsq_factorize(a, n - 1, 2, &f, fstore);
+        if (rc < 0) {
             p->usable[b] = 0;
+            if (rc == LSQ_NUMERIC)
+                p->warnings |= PMNF_WARN_NUMERIC_FAILURE;
             break;
         }
         lsq_pinv(&f, pinv);
@@ -295,7 +303,9 @@ static mp_design *design_build(const pmnf_modeler *m, const pmnf_function *shape
         for (int t = 0; t < shape->nterms; t++)
             d->cols[(size_t)(t + 1) * rows + i] = pmnf_term_shape(&shape->terms[t], pt);
     }
-    d->ok = lsq_factorize(d->cols, rows, k, &d->f, d->storage) == 0;
+    int rc = lsq_factorize(d->cols, rows, k, &d->f, d->storage);
+    d->ok = rc == 0;
+    d->numeric_failure = rc == LSQ_NUMERIC;
     return d;
 }
 
@@ -381,9 +391,22 @@ static int validate(const pmnf_data *d, char *err, size_t errcap)
             snprintf(err, errcap, "value %d is not a finite number", i);
             return -1;
         }
+        if (fabs(d->values[i]) > PMNF_MAX_MAGNITUDE) {
+            snprintf(err, errcap, "value %d is %g: beyond +-%g, the largest magnitude modeled",
+                     i, d->values[i], PMNF_MAX_MAGNITUDE);
+            return -1;
+        }
         for (int p = 0; p < d->nparams; p++) {
-            if (!isfinite(d->coords[(size_t)i * d->nparams + p])) {
+            double x = d->coords[(size_t)i * d->nparams + p];
+            if (!isfinite(x)) {
                 snprintf(err, errcap, "coordinate %d of point %d is not a finite number", p, i);
+                return -1;
+            }
+            if (fabs(x) > PMNF_MAX_MAGNITUDE) {
+                snprintf(err, errcap,
+                         "coordinate %d of point %d is %g: beyond +-%g, the largest "
+                         "magnitude modeled",
+                         p, i, x, PMNF_MAX_MAGNITUDE);
                 return -1;
             }
         }
@@ -418,7 +441,7 @@ static int validate_reps(const pmnf_data *d, const pmnf_reps *reps, char *err, s
 
 /* A model that is only the mean: the last resort when every candidate
  * failed numerically, so that no NaN or infinity reaches an output. */
-static void fall_back_to_mean(pmnf_model *out, const pmnf_data *d)
+static void fall_back_to_mean(pmnf_model *out, const pmnf_data *d, unsigned why)
 {
     unsigned warnings = out->warnings;
     memset(out, 0, sizeof *out);
@@ -434,7 +457,7 @@ static void fall_back_to_mean(pmnf_model *out, const pmnf_data *d)
         rss += (d->values[i] - out->f.constant) * (d->values[i] - out->f.constant);
     out->rss = rss;
     out->ar2 = rss == 0 ? 1 : 0;
-    out->warnings |= PMNF_WARN_RANK_DEFICIENT;
+    out->warnings |= why;
     quality_interval(out, NULL);
 }
 
@@ -451,12 +474,42 @@ static int assess(pmnf_model *out, const pmnf_data *d, char *err, size_t errcap)
 static int model_is_finite(const pmnf_model *o)
 {
     if (!isfinite(o->f.constant) || !isfinite(o->rss) || !isfinite(o->smape) ||
-        !isfinite(o->cv_smape) || !isfinite(o->ar2))
+        !isfinite(o->cv_smape) || !isfinite(o->ar2) || !isfinite(o->sigma2) ||
+        !isfinite(o->t975))
         return 0;
     for (int t = 0; t < o->f.nterms; t++)
         if (!isfinite(o->f.terms[t].coef))
             return 0;
+    for (int i = 0; i < o->ncoef * o->ncoef; i++)
+        if (!isfinite(o->cov[i]))
+            return 0;
     return 1;
+}
+
+/* The end of every fit: a model with a number that is not finite becomes
+ * the mean (numeric_failure); when not even that is finite, the fit fails
+ * with the warning set, and so does a fit whose arithmetic failed on the
+ * way (a decomposition that did not converge) but left no model. */
+static int finish_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err,
+                      size_t errcap)
+{
+    out->warnings |= m->fit_warnings;
+    if (!model_is_finite(out))
+        fall_back_to_mean(out, d, PMNF_WARN_NUMERIC_FAILURE);
+    if (!model_is_finite(out)) {
+        memset(out, 0, sizeof *out);
+        out->npoints = d->npoints;
+        out->f.nparams = d->nparams;
+        out->warnings = PMNF_WARN_NUMERIC_FAILURE;
+        snprintf(err, errcap, "numeric failure: %s", pmnf_warning_text(PMNF_WARN_NUMERIC_FAILURE));
+        return -1;
+    }
+    return 0;
+}
+
+void pmnf_numeric_init(void)
+{
+    gsl_set_error_handler_off();
 }
 
 int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap)
@@ -467,17 +520,21 @@ int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, si
 int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
                   char *err, size_t errcap)
 {
+    memset(out, 0, sizeof *out);
     if (validate(d, err, errcap) < 0)
         return -1;
+    m->fit_warnings = 0;
     int rc;
     if (m->opt.modeler == PMNF_MODELER_ROBUST) {
         if (validate_reps(d, reps, err, errcap) < 0 || robust_fit(m, d, reps, out, err, errcap) < 0)
             return -1;
-        if (!model_is_finite(out))
-            fall_back_to_mean(out, d);
+        if (finish_fit(m, d, out, err, errcap) < 0)
+            return -1;
         return assess(out, d, err, errcap);
     }
-    if (d->nparams == 1) {
+    if (d->nparams == 1 && m->opt.modeler == PMNF_MODELER_SEGMENTED) {
+        rc = segmented_fit(m, d->coords, d->values, d->npoints, out);
+    } else if (d->nparams == 1) {
         rc = single_fit(m, d->coords, d->values, d->npoints, 0, 1, out);
     } else {
         rc = adopt_coordinates(m, d);
@@ -488,27 +545,48 @@ int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pm
         snprintf(err, errcap, "out of memory");
         return -1;
     }
-    if (!model_is_finite(out))
-        fall_back_to_mean(out, d);
+    if (finish_fit(m, d, out, err, errcap) < 0)
+        return -1;
+    if (m->opt.modeler == PMNF_MODELER_SEGMENTED)
+        out->modeler = PMNF_MODELER_SEGMENTED;
     return assess(out, d, err, errcap);
+}
+
+/* Segment of a segmented model at point: 1 for f2. */
+static int upper_segment(const pmnf_model *m, const double *point)
+{
+    return m->nsegments == 2 && point[0] > m->break_lo;
+}
+
+double pmnf_model_eval(const pmnf_model *m, const double *point)
+{
+    return pmnf_eval(upper_segment(m, point) ? &m->f2 : &m->f, point);
 }
 
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi)
 {
-    double v = pmnf_eval(&m->f, point);
+    int up = upper_segment(m, point);
+    const pmnf_function *f = up ? &m->f2 : &m->f;
+    const double *cov = up ? m->cov2 : m->cov;
+    int ncoef = up ? m->ncoef2 : m->ncoef;
+    double sigma2 = up ? m->sigma2_2 : m->sigma2, t = up ? m->t975_2 : m->t975;
+    double v = pmnf_eval(f, point);
     *value = v;
     *lo = *hi = v;
-    if (m->warnings & PMNF_WARN_NO_INTERVAL || m->ncoef < 1)
+    if (m->warnings & PMNF_WARN_NO_INTERVAL || ncoef < 1 || (up && !(t > 0)))
         return 1;
     double g[PMNF_MAX_COEFS];
     g[0] = 1;
-    for (int t = 0; t < m->f.nterms; t++)
-        g[t + 1] = pmnf_term_shape(&m->f.terms[t], point);
+    for (int i = 0; i < f->nterms; i++)
+        g[i + 1] = pmnf_term_shape(&f->terms[i], point);
     double q = 0;
-    for (int i = 0; i < m->ncoef; i++)
-        for (int j = 0; j < m->ncoef; j++)
-            q += g[i] * m->cov[i * m->ncoef + j] * g[j];
-    double half = m->t975 * sqrt(m->sigma2 * (1 + (q > 0 ? q : 0)));
+    for (int i = 0; i < ncoef; i++)
+        for (int j = 0; j < ncoef; j++)
+            q += g[i] * cov[i * ncoef + j] * g[j];
+    double noise = sigma2, rel = up ? 0 : m->noise_rel2 * v * v;
+    if (rel > noise)
+        noise = rel;
+    double half = t * sqrt(sigma2 * (q > 0 ? q : 0) + noise);
     if (!isfinite(half) || !isfinite(v))
         return 1;
     *lo = v - half;
@@ -549,7 +627,9 @@ const char *pmnf_warning_text(unsigned bit)
         return "The point lies beyond 4x the measured range of a parameter: prediction errors "
                "grow with the distance.";
     case PMNF_WARN_TWO_REGIMES:
-        return "The measurements show two regimes; one function does not describe both.";
+        return "The measurements have two regimes with a change point between break_lo and "
+               "break_hi; the function describes them as one. Use the segmented modeler, or "
+               "model each regime on its own measurements.";
     case PMNF_WARN_CONSTANT_ON_VARYING:
         return "The model is a constant although the measurements vary more than 2x: measure "
                "more points or repetitions.";
@@ -557,7 +637,9 @@ const char *pmnf_warning_text(unsigned bit)
         return "Left out, the farthest measured point falls outside the 95% interval the other "
                "points give: do not rely on the interval when extrapolating.";
     case PMNF_WARN_NUMERIC_FAILURE:
-        return "The arithmetic of the fit failed; the model is the mean.";
+        return "The arithmetic of some hypotheses failed (a decomposition did not converge or a "
+               "number was not finite); they were left out, and where nothing was left the model "
+               "is the mean.";
     default:
         return "";
     }

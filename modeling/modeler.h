@@ -37,6 +37,9 @@ typedef enum pmnf_modeler_kind {
     PMNF_MODELER_EXTRAP = 0, /* Extra-P 4.2.5's modelers, output for output */
     PMNF_MODELER_ROBUST = 1, /* noise-resilient: repetitions, weighted fits, extrapolation-aware
                                 choice, calibrated intervals (robust.c) */
+    PMNF_MODELER_SEGMENTED = 2, /* Extra-P 4.2.5's segmented single-parameter modeler: two
+                                   functions and a change point where the data have two
+                                   regimes (segmented.c) */
 } pmnf_modeler_kind;
 
 /* The modeler every user-facing entry point uses when none is asked for:
@@ -138,30 +141,109 @@ typedef struct pmnf_model {
     int ncoef;       /* 1 + nterms */
     double cov[PMNF_MAX_COEFS * PMNF_MAX_COEFS]; /* (A'A)^-1, ncoef x ncoef */
     pmnf_modeler_kind modeler; /* the modeler that produced the model */
+    /* Robust modeler: the relative variance of one measured value (a center
+     * of as many repetitions as measured) at a predicted value v, so that the
+     * interval's noise term there is max(sigma2, noise_rel2 v^2): run-time
+     * noise grows with the time. 0: the noise term is sigma2. */
+    double noise_rel2;
+    /* Two regimes (one parameter only). nsegments 2: the segmented modeler
+     * found a change point; f holds for x <= break_lo and f2 (with its own
+     * interval data below) for x > break_lo. break_lo == break_hi when the
+     * change point is a measured coordinate both segments share; otherwise
+     * break_lo and break_hi are the neighbouring measured coordinates that
+     * enclose it (Extra-P leaves the gap between them undefined; perfcast
+     * answers there with f2). nsegments 0: one function; break_lo/break_hi
+     * still name the change point when warnings has PMNF_WARN_TWO_REGIMES
+     * (the robust modeler detected two regimes and kept the function of the
+     * regime that holds the largest coordinates), break_param naming the
+     * parameter along which the regimes change. */
+    int nsegments;
+    double break_lo, break_hi;
+    int break_param;
+    pmnf_function f2;
+    int dof2, ncoef2;
+    double sigma2_2, t975_2;
+    double cov2[PMNF_MAX_COEFS * PMNF_MAX_COEFS];
     pmnf_diagnostics diag;     /* its data and the leave-one-out checks (assess.h) */
 } pmnf_model;
 
 typedef struct pmnf_modeler pmnf_modeler;
+
+/* The largest magnitude of a coordinate or value pmnf_fit() takes: cubes
+ * of coordinates and squares of values (and their sums) stay finite below
+ * it, so every number a model carries is. Larger ones are refused. */
+#define PMNF_MAX_MAGNITUDE 1e50
+
+/* Call once at the start of a program that uses this library (its main(),
+ * before any thread starts): turns GSL's default error handler, which
+ * aborts the process, off for the whole process. The library checks the
+ * status of every GSL call and turns a failure into an error or a model
+ * with PMNF_WARN_NUMERIC_FAILURE; nothing in it sets or restores the
+ * handler, which is one process-wide setting that threads would race on. */
+void pmnf_numeric_init(void);
 
 /* NULL only when out of memory. */
 pmnf_modeler *pmnf_modeler_new(const pmnf_options *o);
 void pmnf_modeler_free(pmnf_modeler *m);
 
 /* Fits one series. Returns 0, or -1 with a message in err (no points, more
- * than PMNF_MAX_PARAMS parameters, a NaN or infinite value or coordinate). */
+ * than PMNF_MAX_PARAMS parameters, a NaN or infinite value or coordinate,
+ * one beyond PMNF_MAX_MAGNITUDE; or the arithmetic failed for every
+ * hypothesis and the mean: then out->warnings is PMNF_WARN_NUMERIC_FAILURE
+ * and err starts "numeric failure"). A model whose hypotheses partly failed
+ * carries PMNF_WARN_NUMERIC_FAILURE; a model never holds a NaN or infinity. */
 int pmnf_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char *err, size_t errcap);
 /* The same with the repetitions (r may be NULL); Extra-P's modeler ignores them. */
 int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *r, pmnf_model *out,
                   char *err, size_t errcap);
 
-/* Value and 95% prediction interval at point. When the model has no
+/* Value and 95% prediction interval at point (with noise_rel2:
+ * y +- t * sqrt(sigma2 g' C g + max(sigma2, noise_rel2 y^2))). When the model has no
  * interval (PMNF_WARN_NO_INTERVAL), lo = hi = value and 1 is returned;
  * otherwise 0. Never produces NaN for finite input where f is finite. */
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi);
 
+/* The model's value at point: f, or for a segmented model the segment that
+ * holds the point. */
+double pmnf_model_eval(const pmnf_model *m, const double *point);
+
+/* ---- the extrapolation horizon (horizon.c) ------------------------------ */
+
+/* Predictions are checked from the data to PMNF_HORIZON times the largest
+ * measured value of every parameter (see horizon.c for the path and rules). */
+#define PMNF_HORIZON 8.0
+#define PMNF_PATH_IN 8   /* points over the measured range of a parameter */
+#define PMNF_PATH_OUT 12 /* points from there to the horizon */
+#define PMNF_PATH_LINE (PMNF_PATH_IN + PMNF_PATH_OUT)
+#define PMNF_PATH_MAX (PMNF_MAX_PARAMS * PMNF_PATH_LINE + PMNF_PATH_OUT)
+enum {
+    PMNF_PATH_NONPOSITIVE = 1, /* a prediction <= 0 */
+    PMNF_PATH_COLLAPSE = 2,    /* a growing series predicted below half its smallest value */
+    PMNF_PATH_REVERSED = 4,    /* beyond the data, against the measured direction */
+    PMNF_PATH_FLOOR = 8,       /* a prediction below half the smallest measured value */
+};
+typedef struct pmnf_path {
+    int nparams;
+    int all_positive;          /* every measured value > 0: the rules apply */
+    double ymin;               /* the smallest measured value */
+    double lo[PMNF_MAX_PARAMS], hi[PMNF_MAX_PARAMS]; /* measured range per parameter */
+    int dir[PMNF_MAX_PARAMS];  /* +1 the data grow with the parameter, -1 fall, 0 flat */
+} pmnf_path;
+void pmnf_path_init(pmnf_path *P, const pmnf_data *d);
+/* Number of path points and point i's coordinates. */
+int pmnf_path_npoints(const pmnf_path *P);
+void pmnf_path_point(const pmnf_path *P, int i, double *point);
+/* Coordinate k (0 .. PMNF_PATH_LINE) of parameter p's part of the path. */
+double pmnf_path_x(const pmnf_path *P, int p, int k);
+/* PMNF_PATH_* flags of the values v at the path points (0 when some measured
+ * value is not positive: no rule applies). */
+unsigned pmnf_path_judge(const pmnf_path *P, const double *v);
+/* The same for a model. */
+unsigned pmnf_path_check(const pmnf_path *P, const pmnf_model *m);
+
 /* ---- choosing the modeler (choice.c) ---------------------------------- */
 
-/* "extrap" | "robust" */
+/* "extrap" | "robust" | "segmented" */
 const char *pmnf_modeler_name(pmnf_modeler_kind k);
 /* Returns 0 and sets *k, or -1 for an unknown name. */
 int pmnf_modeler_parse(const char *name, pmnf_modeler_kind *k);

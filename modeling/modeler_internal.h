@@ -45,6 +45,7 @@ typedef struct mp_design {
     double *cols; /* k x m, column 0 all ones */
     lsq_factor f;
     int ok;       /* factorization succeeded */
+    int numeric_failure; /* it failed in the arithmetic (LSQ_NUMERIC) */
     double *storage;
 } mp_design;
 
@@ -78,6 +79,7 @@ struct pmnf_modeler {
     double *scratch;
     int scratch_cap;
     struct rb_cache *robust; /* the robust modeler's block columns (robust.c) */
+    unsigned fit_warnings;   /* set during one fit (numeric failures on the way) */
 };
 
 /* options.c */
@@ -94,6 +96,19 @@ void rb_cache_free(struct rb_cache *c);
 /* single.c */
 int single_fit(pmnf_modeler *m, const double *x, const double *y, int n, int param, int nparams,
                pmnf_model *out);
+
+/* single.c: the left-out predictions of the model single_fit chose (one
+ * term), as its cross-validation computed them. 0, or -1. */
+int single_loo_predictions(pmnf_modeler *m, const double *x, const double *y, int n,
+                           const pmnf_model *model, double *pred);
+
+/* segmented.c */
+int segmented_fit(pmnf_modeler *m, const double *x, const double *y, int n, pmnf_model *out);
+/* 1 with the change point and the segments' RSS when Extra-P's segmented
+ * modeler finds two regimes in x, y; 0 when not (or fewer than 9 points);
+ * -1 out of memory. */
+int segmented_detect(pmnf_modeler *m, const double *x, const double *y, int n, double *break_lo,
+                     double *break_hi, double *rss_segments);
 
 /* multi.c */
 int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out);

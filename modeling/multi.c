@@ -316,6 +316,8 @@ static int fit_shape(pmnf_modeler *m, const pmnf_function *shape, const double *
     s->f = *shape;
     s->design = d;
     s->valid = d->ok;
+    if (d->numeric_failure)
+        m->fit_warnings |= PMNF_WARN_NUMERIC_FAILURE;
     if (!d->ok)
         return 0;
     double coef[PMNF_MAX_COEFS];
@@ -434,7 +436,8 @@ int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out)
             free(buf);
             return -1;
         }
-        warnings |= line.warnings & (PMNF_WARN_FEW_POINTS | PMNF_WARN_NO_LOG_TERMS);
+        warnings |= line.warnings &
+                    (PMNF_WARN_FEW_POINTS | PMNF_WARN_NO_LOG_TERMS | PMNF_WARN_NUMERIC_FAILURE);
         if (line.f.nterms > 0) {
             pairs[npairs].factor = line.f.terms[0].factors[0];
             pairs[npairs].coef = line.f.terms[0].coef;

@@ -84,10 +84,11 @@ void quality_interval(pmnf_model *out, const lsq_factor *f)
     out->sigma2 = out->rss / out->dof;
     out->t975 = gsl_cdf_tdist_Pinv(0.975, out->dof);
     for (int i = 0; i < k * k; i++) {
-        if (!isfinite(out->cov[i])) {
+        if (!isfinite(out->cov[i]) || !isfinite(out->t975) || !isfinite(out->sigma2)) {
             out->warnings |= PMNF_WARN_NO_INTERVAL;
             memset(out->cov, 0, sizeof out->cov);
             out->sigma2 = 0;
+            out->t975 = 0;
             return;
         }
     }

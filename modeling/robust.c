@@ -25,8 +25,24 @@
  * Of all hypotheses fitted, the model is the weighted median prediction at
  * the reference point, and its interval is widened by the spread of the
  * others (robust_mixture.c). The interval is stored in pmnf_model's terms,
- * y +- t * sqrt(sigma2 (1 + g' C g)): sigma2 is the variance of the least
- * noisy measured center and sigma2 * C the covariance of the coefficients.
+ * y +- t * sqrt(sigma2 g' C g + max(sigma2, noise_rel2 y^2)): sigma2 is the
+ * variance of the least noisy measured center, sigma2 * C the covariance of
+ * the coefficients and noise_rel2 the relative variance of a measured
+ * center (pooled from the repetitions, scaled up by a lack of fit), so that
+ * the interval holds a measured value where it is asked.
+ *
+ * Among the hypotheses, those whose predictions stay positive and keep the
+ * measured direction from the data to the extrapolation horizon (8x the
+ * largest coordinates, horizon.c) are preferred: an impossible time is only
+ * answered when no hypothesis avoids it (the predictions' warnings say so,
+ * assess.c); below half the smallest measurement only when the hypothesis
+ * fits the measurements within their noise. Negative exponents
+ * (strong scaling) are searched along parameters the data fall with. Exact
+ * constants give the constant. Points are put in a canonical order first
+ * (robust_order.c), so the model does not depend on the order of the
+ * measurements to the last bit. Two regimes along a parameter (Extra-P's
+ * segmented test, segmented.c) give the warning two_regimes with the
+ * change point in the model.
  *
  * Too few points (fewer than 4 distinct values along a parameter) for the
  * criterion: the model is Extra-P's, with the warning
@@ -107,16 +123,81 @@ static double fit_const(const double *y, const double *w, int m, double *c0, dou
 }
 
 /* Criterion of a fit2 of block b (hc: with constant) on m points. */
-static double fit2_crit(const rb_series *s, const pmnf_modeler *m, int b, const fit2 *f, int hc,
+static double fit2_crit(const rb_series *s, const rb_cache *c, int b, const fit2 *f, int hc,
                         int npts)
 {
     return rb_score(s, f->chi2, 1 + hc, npts, f->c0 < 0 || f->c1 < 0) +
-           rb_block_penalty(m->blocks[b].poly, m->blocks[b].log);
+           rb_block_penalty(c->blocks[b].poly, c->blocks[b].log);
 }
 
-/* ---- one parameter ---------------------------------------------------------- */
+/* Block b may describe parameter p of this series: the modeler's own
+ * blocks always, the added negative ones where the data fall with p. */
+static int block_allowed(const rb_cache *c, const rb_series *s, int p, int b)
+{
+    return c->usable[(size_t)p * c->nblocks + b] && (!c->negative[b] || s->path.dir[p] < 0);
+}
 
-static void single_shape(const pmnf_modeler *m, int tag, rb_hyp *h)
+/* The RB_OK_* bits of a path judgement (horizon.c). */
+static int ok_bits(unsigned flags)
+{
+    int ok = 0;
+    if (!(flags & (PMNF_PATH_NONPOSITIVE | PMNF_PATH_COLLAPSE | PMNF_PATH_REVERSED)))
+        ok |= RB_OK_STRICT;
+    if (!(flags & PMNF_PATH_FLOOR))
+        ok |= RB_OK_FLOOR;
+    return ok;
+}
+
+/* RB_FITS when chi2 with k coefficients on the series' points is within the
+ * measured noise (reduced chi-square at most RB_FIT_ADEQUATE), or its
+ * residuals are small anyway: at most RB_FIT_RELATIVE of the values (root
+ * mean square; the weights are 1 / (relative variance x scale^2), so
+ * chi2 x cv2 / (n - k) is the mean squared relative residual of a center,
+ * and without repetitions chi2 / (n - k) is). */
+#define RB_FIT_ADEQUATE 4.0
+#define RB_FIT_RELATIVE 0.05
+static int fits_bit(const rb_series *s, double chi2, int k)
+{
+    if (s->n <= k)
+        return 0;
+    double red = chi2 / (s->n - k);
+    double rel2 = s->have_reps ? red * s->cv2 : red;
+    if ((s->have_reps && red <= RB_FIT_ADEQUATE) || rel2 <= RB_FIT_RELATIVE * RB_FIT_RELATIVE)
+        return RB_FITS;
+    return 0;
+}
+
+/* The RB_OK_* bits of c0 + c1 g(x) on the path to the horizon (one
+ * parameter). Where g is monotone on the path (almost every block) so is
+ * the hypothesis: its ends decide positivity and the floor and its slope
+ * the direction; only a slope against the data's direction, or a growing
+ * series low at its largest coordinate, needs the values one by one. */
+static int single_plausible(const rb_series *s, const rb_cache *c, int b, double c0, double c1)
+{
+    const pmnf_path *P = &s->path;
+    if (!P->all_positive)
+        return RB_OK_STRICT | RB_OK_FLOOR;
+    if (b < 0)
+        return (c0 > 0 ? RB_OK_STRICT : 0) | (c0 >= 0.5 * P->ymin ? RB_OK_FLOOR : 0);
+    const double *gp = c->gpath + (size_t)b * PMNF_PATH_LINE;
+    int mono = c->gmono[b];
+    if (mono != 0) {
+        double v0 = c0 + c1 * gp[0], vl = c0 + c1 * gp[PMNF_PATH_LINE - 1];
+        double vh = c0 + c1 * gp[PMNF_PATH_IN - 1];
+        double slope = c1 * mono, lo = v0 < vl ? v0 : vl;
+        if (!(lo > 0))
+            return 0;
+        int against = (P->dir[0] > 0 && slope < 0) || (P->dir[0] < 0 && slope > 0);
+        if (!against && !(P->dir[0] > 0 && vh < 0.5 * P->ymin))
+            return RB_OK_STRICT | (lo >= 0.5 * P->ymin ? RB_OK_FLOOR : 0);
+    }
+    double v[PMNF_PATH_LINE];
+    for (int k = 0; k < PMNF_PATH_LINE; k++)
+        v[k] = c0 + c1 * gp[k];
+    return ok_bits(pmnf_path_judge(P, v));
+}
+
+static void single_shape(const rb_cache *c, int tag, rb_hyp *h)
 {
     memset(h, 0, sizeof *h);
     h->f.nparams = 1;
@@ -127,12 +208,12 @@ static void single_shape(const pmnf_modeler *m, int tag, rb_hyp *h)
     h->f.nterms = 1;
     h->f.terms[0].coef = 1;
     h->f.terms[0].nfactors = 1;
-    h->f.terms[0].factors[0] = (pmnf_factor){0, m->blocks[tag / 2].poly, m->blocks[tag / 2].log};
+    h->f.terms[0].factors[0] = (pmnf_factor){0, c->blocks[tag / 2].poly, c->blocks[tag / 2].log};
 }
 
 /* Every single-parameter hypothesis into c->mx (tag 2b + has_const, -1 for
  * the constant), then the chosen one's shape into best. */
-static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best)
+static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
 {
     int n = s->n;
     double c0, v00, chi2 = fit_const(s->y, s->w, n, &c0, &v00);
@@ -141,10 +222,11 @@ static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c,
         mu[r] = c0;
         var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
     }
-    if (rb_mixture_add(&c->mx, crit, mu, var, -1) < 0)
+    if (rb_mixture_add(&c->mx, crit, mu, var, -1,
+                       single_plausible(s, c, -1, c0, 0) | fits_bit(s, chi2, 1)) < 0)
         return -1;
     for (int b = 0; b < c->nblocks; b++) {
-        if (!c->usable[b])
+        if (!block_allowed(c, s, 0, b))
             continue;
         const double *g = rb_col(c, 0, b), *gr = c->gref + (size_t)b * RB_NREF;
         fit2 both[2];
@@ -158,13 +240,15 @@ static int search_single(const pmnf_modeler *m, const rb_series *s, rb_cache *c,
                 mu[r] = f.c0 + f.c1 * gr[r];
                 var[r] = (f.v00 + 2 * gr[r] * f.v01 + gr[r] * gr[r] * f.v11) * scale;
             }
-            if (rb_mixture_add(&c->mx, fit2_crit(s, m, b, &f, hc, n), mu, var, 2 * b + hc) < 0)
+            if (rb_mixture_add(&c->mx, fit2_crit(s, c, b, &f, hc, n), mu, var, 2 * b + hc,
+                               single_plausible(s, c, b, f.c0, f.c1) |
+                                   fits_bit(s, f.chi2, 1 + hc)) < 0)
                 return -1;
         }
     }
     int tag = -1;
     rb_mixture_pick(&c->mx, &tag);
-    single_shape(m, tag, best);
+    single_shape(c, tag, best);
     return 0;
 }
 
@@ -197,8 +281,8 @@ static void ranking_insert(ranking *r, int cap, int b, double score)
 }
 
 /* Scores every block for parameter p on its lines. buf: 3n doubles. */
-static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_cache *c,
-                           const rb_lines *L, int p, int cap, ranking *r, double *buf)
+static void rank_parameter(const rb_series *s, const rb_cache *c, const rb_lines *L, int p,
+                           int cap, ranking *r, double *buf)
 {
     int n = s->n, total = L->start[L->nlines];
     double *y = buf, *w = buf + n, *g = buf + 2 * n;
@@ -208,7 +292,7 @@ static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_c
     }
     memset(r, 0, sizeof *r);
     for (int b = 0; b < c->nblocks; b++) {
-        if (!c->usable[(size_t)p * c->nblocks + b])
+        if (!block_allowed(c, s, p, b))
             continue;
         const double *col = rb_col(c, p, b);
         for (int a = 0; a < total; a++)
@@ -221,7 +305,7 @@ static void rank_parameter(const pmnf_modeler *m, const rb_series *s, const rb_c
             fit_two(y + o, w + o, g + o, len, both);
             for (int hc = 1; hc >= 0; hc--) {
                 const fit2 *f = &both[hc];
-                double crit = f->ok ? fit2_crit(s, m, b, f, hc, len) : INFINITY;
+                double crit = f->ok ? fit2_crit(s, c, b, f, hc, len) : INFINITY;
                 if (crit < bestl)
                     bestl = crit;
             }
@@ -242,8 +326,8 @@ typedef struct combo {
 /* The hypothesis of a combination, its term columns into col (m points)
  * and, when gref is given, its term shapes at the reference points into
  * gref (RB_NREF x nterms). */
-static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking *rk,
-                        const combo *cb, int nparams, rb_hyp *h, double *col, double *gref)
+static void combo_shape(const rb_cache *c, const ranking *rk, const combo *cb, int nparams,
+                        rb_hyp *h, double *col, double *gref)
 {
     if (gref) { /* the search: only what the fit reads (the hypothesis is 2 KiB) */
         h->f.constant = 0;
@@ -258,7 +342,7 @@ static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking 
         if (cb->choice[p] < 0)
             continue;
         int b = rk[p].block[(int)cb->choice[p]];
-        pmnf_factor fac = {p, m->blocks[b].poly, m->blocks[b].log};
+        pmnf_factor fac = {p, c->blocks[b].poly, c->blocks[b].log};
         int t = cb->form == 1 && active ? 0 : h->f.nterms++;
         pmnf_term *term = &h->f.terms[t];
         if (t == h->f.nterms - 1 && !(cb->form == 1 && active))
@@ -277,12 +361,12 @@ static void combo_shape(const pmnf_modeler *m, const rb_cache *c, const ranking 
     }
 }
 
-static double combo_penalty(const pmnf_modeler *m, const ranking *rk, const combo *cb, int np)
+static double combo_penalty(const rb_cache *c, const ranking *rk, const combo *cb, int np)
 {
     double pen = 0;
     for (int p = 0; p < np; p++)
         if (cb->choice[p] >= 0) {
-            const pmnf_block *b = &m->blocks[rk[p].block[(int)cb->choice[p]]];
+            const pmnf_block *b = &c->blocks[rk[p].block[(int)cb->choice[p]]];
             pen += rb_block_penalty(b->poly, b->log);
         }
     return pen;
@@ -299,9 +383,99 @@ static int next_choice(combo *cb, const ranking *rk, int np)
     return p < np;
 }
 
+/* Block b's factor of parameter p at path point i (horizon.c's layout). */
+static double path_factor(const rb_cache *c, int p, int b, int i)
+{
+    int np = c->nparams, k;
+    if (i < np * PMNF_PATH_LINE)
+        k = i / PMNF_PATH_LINE == p ? i % PMNF_PATH_LINE : PMNF_PATH_IN - 1;
+    else
+        k = PMNF_PATH_IN + (i - np * PMNF_PATH_LINE);
+    return c->gpath[((size_t)p * c->nblocks + b) * PMNF_PATH_LINE + k];
+}
+
+/* The combination has non-negative coefficients and blocks that never fall
+ * on the path, and the data fall along no parameter: it never falls. */
+static int combo_monotone(const rb_series *s, const rb_cache *c, const ranking *rk,
+                          const combo *cb, const rb_hyp *h)
+{
+    if (h->f.constant < 0)
+        return 0;
+    for (int t = 0; t < h->f.nterms; t++)
+        if (h->f.terms[t].coef < 0)
+            return 0;
+    for (int p = 0; p < s->nparams; p++) {
+        if (s->path.dir[p] < 0)
+            return 0;
+        if (cb->choice[p] >= 0 &&
+            c->gmono[(size_t)p * c->nblocks + rk[p].block[(int)cb->choice[p]]] != 1)
+            return 0;
+    }
+    return 1;
+}
+
+/* The RB_OK_* bits of a fitted combination on the path to the horizon. */
+static int combo_plausible(const rb_series *s, const rb_cache *c, const ranking *rk,
+                           const combo *cb, const rb_hyp *h)
+{
+    if (!s->path.all_positive)
+        return RB_OK_STRICT | RB_OK_FLOOR;
+    int np = s->nparams, total = pmnf_path_npoints(&s->path);
+    if (combo_monotone(s, c, rk, cb, h)) {
+        /* non-decreasing along every parameter: the smallest values are at
+         * the starts of the lines, the largest data point's at the top */
+        int t = 0, floor = 1;
+        for (int p = 0; p < np; p++) {
+            double v0 = h->f.constant, vt = h->f.constant, prod0 = 1, prodt = 1;
+            t = 0;
+            for (int q = 0; q < np; q++) {
+                if (cb->choice[q] < 0)
+                    continue;
+                int b = rk[q].block[(int)cb->choice[q]];
+                double g0 = path_factor(c, q, b, p * PMNF_PATH_LINE);
+                double gt = path_factor(c, q, b, p * PMNF_PATH_LINE + PMNF_PATH_IN - 1);
+                if (cb->form == 1) {
+                    prod0 *= g0;
+                    prodt *= gt;
+                } else {
+                    v0 += h->f.terms[t].coef * g0;
+                    vt += h->f.terms[t++].coef * gt;
+                }
+            }
+            if (cb->form == 1 && h->f.nterms == 1) {
+                v0 += h->f.terms[0].coef * prod0;
+                vt += h->f.terms[0].coef * prodt;
+            }
+            if (!(v0 > 0) || (s->path.dir[p] > 0 && vt < 0.5 * s->path.ymin))
+                goto full;
+            floor &= v0 >= 0.5 * s->path.ymin;
+        }
+        return RB_OK_STRICT | (floor ? RB_OK_FLOOR : 0);
+    }
+full:;
+    double v[PMNF_PATH_MAX];
+    for (int i = 0; i < total; i++) {
+        double sum = h->f.constant, prod = 1;
+        int t = 0, any = 0;
+        for (int p = 0; p < np; p++) {
+            if (cb->choice[p] < 0)
+                continue;
+            double g = path_factor(c, p, rk[p].block[(int)cb->choice[p]], i);
+            if (cb->form == 1) {
+                prod *= g;
+                any = 1;
+            } else {
+                sum += h->f.terms[t++].coef * g;
+            }
+        }
+        v[i] = any ? sum + h->f.terms[0].coef * prod : sum;
+    }
+    return ok_bits(pmnf_path_judge(&s->path, v));
+}
+
 /* Fits every combination into c->mx (tag: index into combos). */
-static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, const ranking *rk,
-                      combo *combos, int *ncombos, double *col)
+static int fit_combos(const rb_series *s, rb_cache *c, const ranking *rk, combo *combos,
+                      int *ncombos, double *col)
 {
     int np = s->nparams, n = s->n;
     combo cb = {.form = 0};
@@ -315,10 +489,10 @@ static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, co
         for (cb.form = 0; cb.form < (active >= 2 ? 2 : 1); cb.form++) {
             for (cb.has_const = 1; cb.has_const >= (active ? 0 : 1); cb.has_const--) {
                 double gref[RB_NREF * PMNF_MAX_TERMS];
-                combo_shape(m, c, rk, &cb, np, &h, col, gref);
+                combo_shape(c, rk, &cb, np, &h, col, gref);
                 if (rb_fit_normal(s, &h, col) < 0)
                     continue;
-                double crit = rb_criterion(s, &h, n) + combo_penalty(m, rk, &cb, np);
+                double crit = rb_criterion(s, &h, n) + combo_penalty(c, rk, &cb, np);
                 double mu[RB_NREF], var[RB_NREF];
                 for (int r = 0; r < RB_NREF; r++) {
                     const double *gr = gref + r * PMNF_MAX_TERMS;
@@ -328,7 +502,9 @@ static int fit_combos(const pmnf_modeler *m, const rb_series *s, rb_cache *c, co
                     var[r] = rb_mean_variance_g(s, &h, n, gr);
                 }
                 combos[*ncombos] = cb;
-                if (rb_mixture_add(&c->mx, crit, mu, var, *ncombos) < 0)
+                if (rb_mixture_add(&c->mx, crit, mu, var, *ncombos,
+                                   combo_plausible(s, c, rk, &cb, &h) |
+                                       fits_bit(s, h.chi2, h.k)) < 0)
                     return -1;
                 ++*ncombos;
             }
@@ -345,25 +521,24 @@ static int combos_bound(const ranking *rk, int np)
     return total * 4;
 }
 
-static int search_multi(const pmnf_modeler *m, const rb_series *s, rb_cache *c, rb_hyp *best,
-                        double *buf)
+static int search_multi(const rb_series *s, rb_cache *c, rb_hyp *best, double *buf)
 {
     int np = s->nparams, n = s->n;
     int cap = np <= 2 ? 3 : np == 3 ? 2 : 1; /* blocks kept per parameter: combinations stay few */
     ranking rk[PMNF_MAX_PARAMS];
     for (int p = 0; p < np; p++)
-        rank_parameter(m, s, c, &c->lines[p], p, cap, &rk[p], buf);
+        rank_parameter(s, c, &c->lines[p], p, cap, &rk[p], buf);
     combo *combos = malloc(sizeof *combos * (size_t)combos_bound(rk, np));
     double *col = malloc(sizeof(double) * (size_t)n * PMNF_MAX_TERMS);
     int ncombos = 0, rc = -1, tag = -1;
-    if (combos && col && fit_combos(m, s, c, rk, combos, &ncombos, col) == 0) {
+    if (combos && col && fit_combos(s, c, rk, combos, &ncombos, col) == 0) {
         rc = 0;
         if (rb_mixture_pick(&c->mx, &tag) < 0) {
             memset(best, 0, sizeof *best);
             best->f.nparams = np;
             best->has_const = 1;
         } else {
-            combo_shape(m, c, rk, &combos[tag], np, best, col, NULL);
+            combo_shape(c, rk, &combos[tag], np, best, col, NULL);
         }
     }
     free(combos);
@@ -426,6 +601,12 @@ static void finish_model(rb_cache *c, const rb_series *s, const rb_hyp *best, do
     }
     out->sigma2 = sigma2;
     out->t975 = t975(c, dof);
+    /* the noise of a measured value where it is asked: relative, a center of
+     * the typical number of repetitions, scaled up by a lack of fit */
+    double rbar = s->have_reps ? (s->dof + n) / n : 1;
+    out->noise_rel2 = (s->have_reps ? s->cv2 / rbar : 1) * rb_noise_scale(s, best->chi2, best->k, n);
+    if (!isfinite(out->noise_rel2))
+        out->noise_rel2 = 0;
     for (int i = 0; i < nc * nc; i++) {
         out->cov[i] = best->cov[i] * scale / sigma2;
         if (!isfinite(out->cov[i])) {
@@ -447,20 +628,75 @@ static int fall_back(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out, char 
     return rc;
 }
 
+/* A direction (horizon.c) only where the data show it: with repetitions,
+ * the mean of the centers at a parameter's largest coordinate and at its
+ * smallest must differ by more than twice the standard error of their
+ * difference; otherwise the parameter has none (no direction rule, no
+ * negative exponents), so that noise on a parameter with little effect
+ * does not rule out its true, growing term. */
+static void significant_directions(rb_series *s)
+{
+    if (!s->have_reps)
+        return;
+    int np = s->nparams;
+    for (int p = 0; p < np; p++) {
+        double sum[2] = {0, 0}, var[2] = {0, 0};
+        int cnt[2] = {0, 0};
+        for (int i = 0; i < s->n; i++) {
+            double x = s->coords[(size_t)i * np + p];
+            int side = x == s->path.hi[p] ? 1 : x == s->path.lo[p] ? 0 : -1;
+            if (side < 0)
+                continue;
+            sum[side] += s->y[i];
+            var[side] += s->var[i];
+            cnt[side]++;
+        }
+        if (!cnt[0] || !cnt[1])
+            continue;
+        double diff = sum[1] / cnt[1] - sum[0] / cnt[0];
+        double se2 = var[1] / ((double)cnt[1] * cnt[1]) + var[0] / ((double)cnt[0] * cnt[0]);
+        if (!(diff * diff > 4 * se2))
+            s->path.dir[p] = 0;
+    }
+}
+
+/* Every measured value (and repetition) is the same number. */
+static int exactly_constant(const pmnf_data *d, const pmnf_reps *reps)
+{
+    for (int i = 0; i < d->npoints; i++)
+        if (d->values[i] != d->values[0])
+            return 0;
+    for (int r = 0; reps && r < reps->start[d->npoints]; r++)
+        if (reps->values[r] != d->values[0])
+            return 0;
+    return 1;
+}
+
 /* Searches, refits the chosen hypothesis and fills out. -2: no hypothesis. */
-static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_model *out,
-                      double *buf)
+static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model *out, double *buf)
 {
     int n = s->n;
     double *work = buf + 3 * (size_t)n;
     rb_hyp best;
     c->mx.n = 0;
-    int rc = s->nparams == 1 ? search_single(m, s, c, &best)
-                             : search_multi(m, s, c, &best, buf);
+    int rc = 0;
+    if (constant) { /* exact data: the constant, not a constant plus rounding noise */
+        memset(&best, 0, sizeof best);
+        best.f.nparams = s->nparams;
+        best.has_const = 1;
+        double mu[RB_NREF], var[RB_NREF] = {0};
+        for (int r = 0; r < RB_NREF; r++)
+            mu[r] = s->y[0];
+        rc = rb_mixture_add(&c->mx, 0, mu, var, -1, RB_OK_STRICT | RB_OK_FLOOR | RB_FITS);
+    } else {
+        rc = s->nparams == 1 ? search_single(s, c, &best) : search_multi(s, c, &best, buf);
+    }
     if (rc < 0)
         return -1;
     if (rb_fit(s, NULL, n, &best, NULL, work) < 0)
         return -2;
+    if (constant)
+        best.f.constant = s->y[0]; /* not the least-squares rounding of it */
     memset(out, 0, sizeof *out);
     out->npoints = n;
     out->modeler = PMNF_MODELER_ROBUST;
@@ -475,8 +711,74 @@ static int fit_series(pmnf_modeler *m, const rb_series *s, rb_cache *c, pmnf_mod
     return 0;
 }
 
-int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
-               char *err, size_t errcap)
+
+
+/* Extra-P's segmented modeler's test for two regimes (segmented.c) on the
+ * centers along one parameter: the whole series with one parameter, else
+ * every line of points along which only that parameter varies. A line has
+ * two regimes when the test finds a change point and its two segments
+ * leave less than a quarter of the model's residual sum of squares there
+ * (with noise alone two more coefficients on ten points take about a
+ * fifth); a parameter has them when at least half of its lines do. Then
+ * PMNF_WARN_TWO_REGIMES with the parameter and the change point of its
+ * first such line in break_param/break_lo/break_hi. 0, or -1 out of memory. */
+#define TWO_REGIMES_RSS_RATIO 0.25
+static int line_regimes(pmnf_modeler *m, const pmnf_data *d, const pmnf_model *out, const int *idx,
+                        int len, int p, double *x, double *y, double *lo, double *hi)
+{
+    double own = 0, rss;
+    for (int a = 0; a < len; a++) {
+        const double *pt = d->coords + (size_t)idx[a] * d->nparams;
+        x[a] = pt[p];
+        y[a] = d->values[idx[a]];
+        double e = pmnf_eval(&out->f, pt) - y[a];
+        own += e * e;
+    }
+    int rc = segmented_detect(m, x, y, len, lo, hi, &rss);
+    return rc <= 0 ? rc : rss < TWO_REGIMES_RSS_RATIO * own;
+}
+
+static int two_regimes(pmnf_modeler *m, const rb_cache *c, const pmnf_data *d, pmnf_model *out)
+{
+    int n = d->npoints, rc = 0;
+    int *all = malloc(sizeof(int) * (size_t)n);
+    double *buf = malloc(sizeof(double) * 2 * (size_t)n);
+    if (!all || !buf) {
+        free(all);
+        free(buf);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        all[i] = i;
+    for (int p = 0; p < d->nparams && rc == 0 && !(out->warnings & PMNF_WARN_TWO_REGIMES); p++) {
+        const rb_lines *L = &c->lines[p];
+        int nl = d->nparams == 1 ? 1 : L->nlines, found = 0;
+        double lo = 0, hi = 0, l1 = 0, h1 = 0;
+        for (int l = 0; l < nl && rc >= 0; l++) {
+            const int *idx = d->nparams == 1 ? all : L->idx + L->start[l];
+            int len = d->nparams == 1 ? n : L->start[l + 1] - L->start[l];
+            rc = line_regimes(m, d, out, idx, len, p, buf, buf + n, &lo, &hi);
+            if (rc == 1 && found++ == 0) {
+                l1 = lo;
+                h1 = hi;
+            }
+        }
+        if (rc >= 0)
+            rc = 0;
+        if (found > 0 && 2 * found >= nl) {
+            out->warnings |= PMNF_WARN_TWO_REGIMES;
+            out->break_param = p;
+            out->break_lo = l1;
+            out->break_hi = h1;
+        }
+    }
+    free(all);
+    free(buf);
+    return rc;
+}
+
+static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps,
+                            pmnf_model *out, char *err, size_t errcap)
 {
     rb_cache *c = rb_cache_get(m, d);
     if (!c)
@@ -486,17 +788,35 @@ int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_
     rb_series s;
     if (rb_series_build(&s, d, reps) < 0)
         goto oom;
+    pmnf_path_init(&s.path, d);
+    significant_directions(&s);
     int n = d->npoints;
     double *buf = malloc(sizeof(double) * ((size_t)n * 3 + rb_work_size(n)));
-    int rc = buf ? fit_series(m, &s, c, out, buf) : -1;
+    int rc = buf ? fit_series(c, &s, exactly_constant(d, reps), out, buf) : -1;
     free(buf);
     rb_series_free(&s);
     if (rc == -2)
-        return fall_back(m, d, out, err, errcap);
-    if (rc < 0)
+        rc = fall_back(m, d, out, err, errcap);
+    else if (rc < 0)
         goto oom;
-    return 0;
+    if (rc == 0 && two_regimes(m, c, d, out) < 0)
+        goto oom;
+    return rc;
 oom:
     snprintf(err, errcap, "out of memory");
     return -1;
+}
+
+int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,
+               char *err, size_t errcap)
+{
+    canon cn;
+    if (rb_canon_build(&cn, d, reps) < 0) {
+        rb_canon_free(&cn);
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    int rc = robust_fit_canon(m, &cn.d, cn.has_reps ? &cn.r : NULL, out, err, errcap);
+    rb_canon_free(&cn);
+    return rc;
 }

@@ -10,7 +10,12 @@
  * no logarithm while some coordinate is below 1 (at most 1 with negative
  * exponents), as in Extra-P. The lines of points along each parameter
  * (points that differ only in that parameter, with at least
- * RB_MIN_LINE_POINTS distinct values of it) are kept too.
+ * RB_MIN_LINE_POINTS distinct values of it) are kept too, and every block's
+ * values on the path from the data to the extrapolation horizon (horizon.c).
+ *
+ * The blocks are the modeler's, plus, unless the options give exponents or
+ * already ask for negative ones, Extra-P's negative exponents for strong
+ * scaling: robust.c uses those only along parameters the data fall with.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -98,6 +103,9 @@ void rb_cache_free(rb_cache *c)
     for (int p = 0; p < c->nparams; p++)
         lines_free(&c->lines[p]);
     rb_mixture_free(&c->mx);
+    free(c->blocks);
+    free(c->negative);
+    free(c->gmono);
     free(c->coords);
     free(c->usable);
     free(c->storage);
@@ -124,7 +132,7 @@ static void fill_parameter(rb_cache *c, const pmnf_modeler *m, int p)
     for (int r = 0; r < RB_NREF; r++)
         c->ref[r][p] = top > 0 ? top * ref_factor[r] : top;
     for (int b = 0; b < c->nblocks; b++) {
-        pmnf_factor f = {p, m->blocks[b].poly, m->blocks[b].log};
+        pmnf_factor f = {p, c->blocks[b].poly, c->blocks[b].log};
         double *g = c->g + ((size_t)p * c->nblocks + b) * n;
         int ok = logs || f.log == 0, varies = 0;
         for (int i = 0; i < n && ok; i++) {
@@ -135,7 +143,48 @@ static void fill_parameter(rb_cache *c, const pmnf_modeler *m, int p)
         for (int r = 0; r < RB_NREF; r++)
             c->gref[((size_t)p * c->nblocks + b) * RB_NREF + r] = pmnf_factor_eval(&f, c->ref[r][p]);
         c->usable[(size_t)p * c->nblocks + b] = ok && varies;
+        double *gp = c->gpath + ((size_t)p * c->nblocks + b) * PMNF_PATH_LINE;
+        int up = 1, down = 1;
+        for (int k = 0; k < PMNF_PATH_LINE; k++) {
+            gp[k] = pmnf_factor_eval(&f, pmnf_path_x(&c->path, p, k));
+            if (k > 0) {
+                up &= gp[k] >= gp[k - 1];
+                down &= gp[k] <= gp[k - 1];
+            }
+        }
+        c->gmono[(size_t)p * c->nblocks + b] = (signed char)(up ? 1 : down ? -1 : 0);
     }
+}
+
+/* The modeler's blocks and, when it has neither user exponents nor negative
+ * ones, Extra-P's negative blocks marked as such. */
+static int cache_blocks(rb_cache *c, const pmnf_modeler *m)
+{
+    pmnf_block *neg = NULL;
+    int nneg = 0;
+    if (!m->opt.allow_negative_exponents && m->opt.npoly == 0 && m->opt.nlog == 0) {
+        pmnf_options o = m->opt;
+        o.allow_negative_exponents = 1;
+        nneg = blocks_from_options(&o, &neg);
+        if (nneg < 0)
+            return -1;
+    }
+    c->blocks = malloc(sizeof *c->blocks * (size_t)(m->nblocks + nneg + 1));
+    c->negative = calloc((size_t)(m->nblocks + nneg + 1), 1);
+    if (!c->blocks || !c->negative) {
+        free(neg);
+        return -1;
+    }
+    memcpy(c->blocks, m->blocks, sizeof *c->blocks * (size_t)m->nblocks);
+    c->nblocks = m->nblocks;
+    for (int b = 0; b < nneg; b++) {
+        if (neg[b].poly >= 0 && neg[b].log >= 0)
+            continue;
+        c->negative[c->nblocks] = 1;
+        c->blocks[c->nblocks++] = neg[b];
+    }
+    free(neg);
+    return 0;
 }
 
 static rb_cache *cache_build(const pmnf_modeler *m, const pmnf_data *d)
@@ -143,14 +192,19 @@ static rb_cache *cache_build(const pmnf_modeler *m, const pmnf_data *d)
     rb_cache *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    size_t np = (size_t)d->nparams, n = (size_t)d->npoints, nb = (size_t)m->nblocks;
+    if (cache_blocks(c, m) < 0) {
+        rb_cache_free(c);
+        return NULL;
+    }
+    size_t np = (size_t)d->nparams, n = (size_t)d->npoints, nb = (size_t)c->nblocks;
     c->nparams = d->nparams;
     c->n = d->npoints;
-    c->nblocks = m->nblocks;
     c->coords = malloc(sizeof(double) * np * n);
     c->usable = malloc(np * (nb ? nb : 1));
-    c->storage = malloc(sizeof(double) * (np * nb * n + np * nb * RB_NREF + 1));
-    if (!c->coords || !c->usable || !c->storage) {
+    c->gmono = malloc(np * (nb ? nb : 1));
+    c->storage = malloc(sizeof(double) *
+                        (np * nb * n + np * nb * RB_NREF + np * nb * PMNF_PATH_LINE + 1));
+    if (!c->coords || !c->usable || !c->gmono || !c->storage) {
         rb_cache_free(c);
         return NULL;
     }
@@ -163,6 +217,8 @@ static rb_cache *cache_build(const pmnf_modeler *m, const pmnf_data *d)
     }
     c->g = c->storage;
     c->gref = c->g + np * nb * n;
+    c->gpath = c->gref + np * nb * RB_NREF;
+    pmnf_path_init(&c->path, d);
     for (int p = 0; p < d->nparams; p++)
         fill_parameter(c, m, p);
     return c;

@@ -3,9 +3,12 @@
  * the robust modeler sees it (a robust center and a noise variance per
  * coordinate), weighted least-squares hypotheses and their scores.
  *
- * robust_noise.c turns repetitions into centers and weights, robust_wls.c
- * fits and scores one hypothesis, robust.c searches the hypotheses (single
- * and multi-parameter) and builds the model with its interval.
+ * robust_order.c puts a series in a canonical order, robust_noise.c turns
+ * repetitions into centers and weights, robust_wls.c fits and scores one
+ * hypothesis, robust_mixture.c weighs the hypotheses, robust_cache.c keeps
+ * the building blocks' values (also on the path to the extrapolation
+ * horizon, horizon.c), robust.c searches the hypotheses (single and
+ * multi-parameter) and builds the model with its interval.
  */
 #ifndef PERFCAST_ROBUST_INTERNAL_H
 #define PERFCAST_ROBUST_INTERNAL_H
@@ -23,6 +26,7 @@ typedef struct rb_series {
     double dof;           /* degrees of freedom of the noise estimate */
     double cv2;           /* pooled relative variance of one repetition */
     double *ones;         /* n ones, the constant's column */
+    pmnf_path path;       /* the path to the horizon and the data's direction (horizon.c) */
     double *storage;
 } rb_series;
 
@@ -71,14 +75,25 @@ double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const doub
 typedef struct rb_mixture {
     int n, cap;
     double *crit, *tag, *w;
+    unsigned char *ok; /* RB_OK_* bits: the rules of the path to the horizon it keeps */
+    int picked;        /* the index rb_mixture_pick chose, -1 none */
     double *mu, *var; /* n x RB_NREF */
     double *key;      /* scratch of rb_mixture_pick */
     int *idx;
 } rb_mixture;
 
-/* Adds a hypothesis (skipped when not finite). -1 when out of memory. */
-int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag);
-/* Weighs the hypotheses and picks the weighted median prediction: its index
+/* What a hypothesis keeps (horizon.c): RB_OK_STRICT no prediction <= 0, no
+ * collapse of a growing series, the measured direction; RB_OK_FLOOR no
+ * prediction below half the smallest measurement; RB_FITS it fits the
+ * measurements within their noise (reduced chi-square at most 4). */
+#define RB_OK_STRICT 1
+#define RB_OK_FLOOR 2
+#define RB_FITS 4
+/* Adds a hypothesis (skipped when not finite); plausible: its RB_OK_* and
+ * RB_FITS bits. -1 when out of memory. */
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag,
+                   int plausible);
+/* Weighs the hypotheses (only the plausible ones when there are any) and picks the weighted median prediction: its index
  * (its tag into *tag), or -1 when there is none. */
 int rb_mixture_pick(rb_mixture *mx, int *tag);
 /* max(1, kappa^2) over the reference points for the chosen model's means
@@ -99,7 +114,12 @@ typedef struct rb_lines {
  * in the modeler while series arrive with the same coordinates. */
 typedef struct rb_cache {
     int nparams, n, nblocks;
+    pmnf_block *blocks;    /* the modeler's blocks, then the negative ones it lacks */
+    unsigned char *negative; /* nblocks: a block added for falling data only */
     double *coords;        /* the key: n x nparams */
+    pmnf_path path;        /* the coordinates' path to the horizon (dir, ymin per series) */
+    double *gpath;         /* nparams x nblocks x PMNF_PATH_LINE: values on the path */
+    signed char *gmono;    /* nparams x nblocks: +1 / -1 the path values never fall / rise, 0 */
     double ref[RB_NREF][PMNF_MAX_PARAMS]; /* the reference points */
     unsigned char *usable; /* nparams x nblocks: finite everywhere, log rule, not constant */
     double *g;             /* nparams x nblocks x n */
@@ -116,6 +136,18 @@ static inline const double *rb_col(const rb_cache *c, int p, int b)
 {
     return c->g + ((size_t)p * c->nblocks + b) * c->n;
 }
+
+/* robust_order.c: the series in a canonical order (points by coordinates,
+ * then value; repetitions ascending), copied into storage the struct owns. */
+typedef struct canon {
+    pmnf_data d;
+    pmnf_reps r;
+    int has_reps;
+    double *storage;
+    int *istorage;
+} canon;
+int rb_canon_build(canon *cn, const pmnf_data *d, const pmnf_reps *reps);
+void rb_canon_free(canon *cn);
 
 /* robust.c */
 int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_model *out,

@@ -28,7 +28,8 @@
 
 void rb_mixture_free(rb_mixture *mx);
 
-int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag)
+int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag,
+                   int plausible)
 {
     int finite = isfinite(crit);
     for (int r = 0; r < R; r++)
@@ -41,6 +42,9 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
         double *m = realloc(mx->mu, sizeof(double) * (size_t)cap * 2 * R);
         double *key = realloc(mx->key, sizeof(double) * (size_t)cap);
         int *idx = realloc(mx->idx, sizeof(int) * (size_t)cap);
+        unsigned char *ok = realloc(mx->ok, (size_t)cap);
+        if (ok)
+            mx->ok = ok;
         if (c)
             mx->crit = c;
         if (m)
@@ -49,7 +53,7 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
             mx->key = key;
         if (idx)
             mx->idx = idx;
-        if (!c || !m || !key || !idx) {
+        if (!c || !m || !key || !idx || !ok) {
             rb_mixture_free(mx); /* the views into the blocks are stale: start empty */
             return -1;
         }
@@ -66,6 +70,7 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
     memcpy(mx->mu + (size_t)mx->n * R, mu, sizeof(double) * R);
     memcpy(mx->var + (size_t)mx->n * R, var, sizeof(double) * R);
     mx->tag[mx->n] = tag;
+    mx->ok[mx->n] = (unsigned char)plausible;
     mx->n++;
     return 0;
 }
@@ -76,18 +81,35 @@ void rb_mixture_free(rb_mixture *mx)
     free(mx->mu);
     free(mx->key);
     free(mx->idx);
+    free(mx->ok);
     memset(mx, 0, sizeof *mx);
 }
 
-/* Weights relative to the best criterion; 0 beyond PLAUSIBLE. */
+/* Weights relative to the best criterion; 0 beyond PLAUSIBLE. When some
+ * hypothesis keeps the rules of the path to the horizon, only those weigh:
+ * an impossible prediction is never chosen while a possible one exists. */
 static void weigh(rb_mixture *mx)
 {
+    /* the rules the weighed hypotheses keep: the strict ones when any does;
+     * also the floor when the best of those does not fit within the noise
+     * (then the data do not support a collapse) and some hypothesis keeps it */
+    int best = -1, any_floor = 0;
+    for (int i = 0; i < mx->n; i++) {
+        if ((mx->ok[i] & RB_OK_STRICT) && (best < 0 || mx->crit[i] < mx->crit[best]))
+            best = i;
+        any_floor |= (mx->ok[i] & (RB_OK_STRICT | RB_OK_FLOOR)) == (RB_OK_STRICT | RB_OK_FLOOR);
+    }
+    unsigned need = best < 0 ? 0 : RB_OK_STRICT;
+    if (best >= 0 && !(mx->ok[best] & RB_FITS) && any_floor)
+        need |= RB_OK_FLOOR;
     double c0 = INFINITY;
     for (int i = 0; i < mx->n; i++)
-        if (mx->crit[i] < c0)
+        if (mx->crit[i] < c0 && (mx->ok[i] & need) == need)
             c0 = mx->crit[i];
     for (int i = 0; i < mx->n; i++)
-        mx->w[i] = mx->crit[i] - c0 < PLAUSIBLE ? exp(-(mx->crit[i] - c0) / 2) : 0;
+        mx->w[i] = mx->crit[i] - c0 < PLAUSIBLE && (mx->ok[i] & need) == need
+                       ? exp(-(mx->crit[i] - c0) / 2)
+                       : 0;
 }
 
 int rb_mixture_pick(rb_mixture *mx, int *tag)
@@ -107,32 +129,49 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
     }
     for (int a = 0; a < k; a++)
         key[a] = positive ? log(mu[idx[a] * R]) : mu[idx[a] * R];
-    double bestd = INFINITY;
+    double bestd = INFINITY, tol = 0, scale = positive ? 1 : 0;
+    for (int a = 0; a < k; a++) {
+        tol += mx->w[idx[a]];
+        if (!positive && fabs(key[a]) > scale)
+            scale = fabs(key[a]);
+    }
+    tol *= 1e-12 * scale;
     for (int a = 0; a < k; a++) {
         double d = 0;
         for (int b = 0; b < k; b++)
             d += mx->w[idx[b]] * fabs(key[a] - key[b]);
-        if (d < bestd) {
+        /* distances equal to rounding: the better criterion (an exact
+         * constant is the constant, not a constant plus 1e-15 x) */
+        if (best < 0 || d < bestd - tol ||
+            (d <= bestd + tol && mx->crit[idx[a]] < mx->crit[best])) {
             bestd = d;
             best = idx[a];
         }
     }
+    mx->picked = best;
     if (best < 0)
         return -1;
     *tag = (int)mx->tag[best];
     return best;
 }
 
-/* kappa^2 at reference point r. */
+/* kappa^2 at reference point r, over every hypothesis the data leave
+ * plausible by their criterion, also those not chosen because they leave
+ * the rules of the path to the horizon: they fit the data as well, so the
+ * spread of their predictions is part of the uncertainty. */
 static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0)
 {
-    double sw = 0, s = 0;
+    double sw = 0, s = 0, c0 = INFINITY;
+    for (int i = 0; i < mx->n; i++)
+        if (mx->crit[i] < c0)
+            c0 = mx->crit[i];
     for (int i = 0; i < mx->n; i++) {
-        if (mx->w[i] == 0)
+        if (!(mx->crit[i] - c0 < PLAUSIBLE))
             continue;
+        double w = exp(-(mx->crit[i] - c0) / 2);
         double d = mx->mu[i * R + r] - mu0;
-        sw += mx->w[i];
-        s += mx->w[i] * (d * d + mx->var[i * R + r]);
+        sw += w;
+        s += w * (d * d + mx->var[i * R + r]);
     }
     if (!(var0 > 0) || !(sw > 0))
         return 1;

@@ -226,3 +226,29 @@ int single_fit(pmnf_modeler *m, const double *x, const double *y, int n, int par
     }
     return 0;
 }
+
+int single_loo_predictions(pmnf_modeler *m, const double *x, const double *y, int n,
+                           const pmnf_model *model, double *pred)
+{
+    if (model->f.nterms != 1 || n < 2)
+        return -1;
+    const single_plan *p = modeler_plan(m, x, n);
+    if (!p)
+        return -1;
+    const pmnf_factor *fac = &model->f.terms[0].factors[0];
+    int b = 0;
+    while (b < p->nblocks && !(p->usable[b] && p->blocks[b].poly == fac->poly &&
+                               p->blocks[b].log == fac->log))
+        b++;
+    if (b == p->nblocks)
+        return -1;
+    minima mm = find_minima(y, n);
+    const double *g = p->g + (size_t)b * n;
+    const double *loo = p->loo_pinv + (size_t)b * n * 2 * n;
+    for (int i = 0; i < n; i++, loo += 2 * n) {
+        double c0 = dot(loo, y, n), c1 = dot(loo + n, y, n);
+        c0 = clean_constant(c0, i == mm.at ? mm.min2 : mm.min1, CLEAN_EPSILON_CV);
+        pred[i] = c0 + c1 * g[i];
+    }
+    return 0;
+}

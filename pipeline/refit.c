@@ -201,17 +201,26 @@ static int newer_waiting(refit_watch *w, int final)
  * statement per kind and batch keeps the round trips few. */
 #define REFIT_BATCH 4096
 
+/* Tells the caller the step about to run (pipeline/refit.h). */
+static void note(const refit_progress *p, const char *step, const char *callpath)
+{
+    if (p && p->note)
+        p->note(p->arg, step, callpath);
+}
+
 /* Steps 1-6 on connection c (the stream's transaction). */
 static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_id, int64_t job_id,
                       const store_job_claim *claim, const char *worker,
                       const refit_setup *setup, const _Atomic int *cancel, refit_watch *watch,
-                      store_fit_cache *cache, int64_t *model_set_id, char *err, size_t errcap)
+                      store_fit_cache *cache, const refit_progress *progress,
+                      int64_t *model_set_id, char *err, size_t errcap)
 {
     refit_run_state r;
     memset(&r, 0, sizeof r);
     store_error se = {0};
     int64_t set_id = 0;
     int number = 0;
+    note(progress, REFIT_STEP_READ, NULL);
     if (store_fit_stream_open_cached(c, experiment_id, job_id, e->nparams, whole_rows(), cache,
                                      &r.fs, &se))
         return store_outcome(&se, err, errcap);
@@ -232,6 +241,7 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
             rc = REFIT_RESTART;
             break;
         }
+        note(progress, REFIT_STEP_CALLPATH, r.fs.d.callpaths[r.fs.callpath]);
         if (refit_run_callpath(&r) < 0) {
             snprintf(err, errcap, "out of memory");
             rc = REFIT_TRANSIENT;
@@ -240,6 +250,8 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
             rc = store_outcome(&se, err, errcap);
         }
     }
+    if (rc == REFIT_OK)
+        note(progress, REFIT_STEP_APPLICATION, NULL);
     if (rc == REFIT_OK && refit_run_application(&r) < 0) {
         snprintf(err, errcap, "out of memory");
         rc = REFIT_TRANSIENT;
@@ -248,6 +260,8 @@ static int run_stream(PGconn *c, const store_experiment *e, int64_t experiment_i
         rc = REFIT_CANCELLED;
     if (rc == REFIT_OK && newer_waiting(watch, 1))
         rc = REFIT_RESTART;
+    if (rc == REFIT_OK)
+        note(progress, REFIT_STEP_WRITE, NULL);
     if (rc == REFIT_OK && (refit_flush_out(c, e->nparams, &r.out, &se) ||
                            store_model_set_publish(c, experiment_id, job_id, claim, worker,
                                                    &set_id, &number, &se))) {
@@ -279,7 +293,7 @@ static int job_gone(PGconn *c, int64_t id)
 /* refit_run_cancellable, and with a claim refit_run_job. */
 static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_claim *claim,
                const char *worker, int64_t *model_set_id, char *err, size_t errcap,
-               const _Atomic int *cancel)
+               const _Atomic int *cancel, const refit_progress *progress)
 {
     store_error se = {0};
     PGconn *c = store_acquire(s, &se);
@@ -300,7 +314,7 @@ static int run(store *s, int64_t experiment_id, int64_t job_id, const store_job_
     store_fit_cache cache = {0};
     while (rc == REFIT_OK) {
         rc = run_stream(c, &e, experiment_id, job_id, claim, worker, &setup, cancel, &watch,
-                        claim ? &cache : NULL, model_set_id, err, errcap);
+                        claim ? &cache : NULL, progress, model_set_id, err, errcap);
         if (rc != REFIT_RESTART)
             break;
         /* rolled back: take the queued job over, then again from the start */
@@ -322,12 +336,13 @@ int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
                           int64_t *model_set_id, char *err, size_t errcap,
                           const _Atomic int *cancel)
 {
-    return run(s, experiment_id, job_id, NULL, NULL, model_set_id, err, errcap, cancel);
+    return run(s, experiment_id, job_id, NULL, NULL, model_set_id, err, errcap, cancel, NULL);
 }
 
 int refit_run_job(store *s, const store_job_claim *claim, const char *worker,
-                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel)
+                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel,
+                  const refit_progress *progress)
 {
     return run(s, claim->experiment_id, claim->job_id, claim, worker, model_set_id, err, errcap,
-               cancel);
+               cancel, progress);
 }

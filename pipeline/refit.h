@@ -31,11 +31,25 @@ int refit_run(store *s, int64_t experiment_id, int64_t job_id, int64_t *model_se
 int refit_run_cancellable(store *s, int64_t experiment_id, int64_t job_id,
                           int64_t *model_set_id, char *err, size_t errcap,
                           const _Atomic int *cancel);
+/* What a refit tells its caller before each step, on the refit's thread
+ * (server/workers.c records it, so that a worker that dies names the step):
+ * step is one of REFIT_STEP_*, callpath the callpath whose rows are about to
+ * be aggregated and fitted (NULL in the other steps). */
+#define REFIT_STEP_READ "reading profiles"
+#define REFIT_STEP_CALLPATH "fitting callpath models"
+#define REFIT_STEP_APPLICATION "fitting application models"
+#define REFIT_STEP_WRITE "writing the model set"
+typedef struct refit_progress {
+    void (*note)(void *arg, const char *step, const char *callpath);
+    void *arg;
+} refit_progress;
+
 /* The same for a claimed job (store/jobs.h): on REFIT_OK the job was
  * recorded done in the transaction that committed its model set; a claim
  * no longer held (lease lost, job deleted) writes nothing and answers
- * REFIT_CANCELLED. */
+ * REFIT_CANCELLED. progress may be NULL. */
 int refit_run_job(store *s, const store_job_claim *claim, const char *worker,
-                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel);
+                  int64_t *model_set_id, char *err, size_t errcap, const _Atomic int *cancel,
+                  const refit_progress *progress);
 
 #endif

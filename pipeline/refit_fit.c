@@ -77,7 +77,7 @@ static json_t *accuracy_kind(refit_state *st, const series *s, const pmnf_model 
         if (!s->seen[p] || refit_is_evaluation(d, p) != eval)
             continue;
         const double *pt = d->points + (size_t)p * d->nparams;
-        double pred = pmnf_eval(&model->f, pt), e = acc_error_pct(pred, s->value[p]);
+        double pred = pmnf_model_eval(model, pt), e = acc_error_pct(pred, s->value[p]);
         err[n++] = e;
         json_t *coords = json_array();
         for (int q = 0; q < d->nparams; q++)

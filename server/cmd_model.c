@@ -36,7 +36,7 @@ typedef struct model_args {
 
 static const char model_usage_text[] =
     "usage: perfcast model FILE [--format extrap-text|extrap-json|extrap-jsonl|talpas]\n"
-    "                           [--measure mean|median] [--modeler robust|extrap]\n"
+    "                           [--measure mean|median] [--modeler robust|extrap|segmented]\n"
     "                           [--options KEY=VALUE ...] [--json]\n"
     "                           [--predict NAME=VALUE[,NAME=VALUE...] ...] [--strict] [--diagnostics]\n"
     "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, model_args *a)
             char err[256];
             if (pmnf_options_apply(&a->opt, "modeler", argv[i + 1], err, sizeof err) < 0) {
                 fprintf(stderr, "perfcast model: --modeler: unknown modeler \"%s\" (robust, "
-                                "extrap)\n", argv[i + 1]);
+                                "extrap, segmented)\n", argv[i + 1]);
                 return 2;
             }
             i++;
@@ -288,6 +288,34 @@ static void print_diagnostics(const ingest_experiment *e, const ingest_series *s
     putchar('\n');
 }
 
+/* The model's text into *text: Extra-P's syntax, a segmented model as
+ * Extra-P prints its segments ("f for p<=6.0, g for p>=6.0") on one line. */
+static int format_model(const ingest_experiment *e, const pmnf_model *m, char **text,
+                        size_t *text_cap)
+{
+    const char *const *names = (const char *const *)e->params;
+    size_t need = pmnf_format(&m->f, names, NULL, 0) + 1;
+    if (m->nsegments == 2)
+        need += pmnf_format(&m->f2, names, NULL, 0) + 2 * strlen(names[0]) + 80;
+    if (need > *text_cap) {
+        char *t = realloc(*text, need);
+        if (!t)
+            return -1;
+        *text = t;
+        *text_cap = need;
+    }
+    size_t n = pmnf_format(&m->f, names, *text, *text_cap);
+    if (m->nsegments == 2) {
+        char lo[32], hi[32];
+        pmnf_format_double(m->break_lo, lo);
+        pmnf_format_double(m->break_hi, hi);
+        n += (size_t)snprintf(*text + n, *text_cap - n, " for %s<=%s, ", names[0], lo);
+        n += pmnf_format(&m->f2, names, *text + n, *text_cap - n);
+        snprintf(*text + n, *text_cap - n, " for %s>=%s", names[0], hi);
+    }
+    return 0;
+}
+
 /* Prints one model (and its predictions); *nwarn counts the warnings. */
 static int print_model(const ingest_experiment *e, const ingest_series *s, const pmnf_model *m,
                        const model_args *a, char **text, size_t *text_cap, int *nwarn)
@@ -306,15 +334,8 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
         json_decref(o);
         return 0;
     }
-    size_t need = pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
-    if (need >= *text_cap) {
-        char *t = realloc(*text, need + 1);
-        if (!t)
-            return -1;
-        *text = t;
-        *text_cap = need + 1;
-        pmnf_format(&m->f, (const char *const *)e->params, *text, *text_cap);
-    }
+    if (format_model(e, m, text, text_cap) < 0)
+        return -1;
     printf("%s;%s;%s\n", e->callpaths[s->callpath], e->metrics[s->metric], *text);
     if (a->diagnostics)
         print_diagnostics(e, s, m);

@@ -32,6 +32,7 @@
 #include "api/handlers.h"
 #include "api/limits.h"
 #include "server/commands.h"
+#include "server/crash.h"
 #include "server/config.h"
 #include "server/http.h"
 #include "server/log.h"
@@ -199,6 +200,8 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* a refit that crashes the process fails its job first (server/crash.h) */
+    srv_crash_install();
 
     /* Answers of several MB (statistics of 10,000 points: 5 MB) would each
      * be mapped afresh and every page faulted in again; kept in the heap

@@ -14,14 +14,16 @@
  *   perfcast ci-check [...]     compare two commits' models (cmd_cicheck.c)
  *   perfcast help [CMD], perfcast CMD --help, perfcast --version
  *
- * Each subcommand lives in its own file (cmd_*.c) and returns the process
- * exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
+ * main() turns GSL's aborting error handler off first (pmnf_numeric_init),
+ * for the server and every command. Each subcommand lives in its own file
+ * (cmd_*.c) and returns the process exit status: 0 success, 1 failure of the machine, 2 invalid input or usage.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "common/version.h"
 #include "ingest/format.h"
+#include "modeling/modeler.h"
 #include "server/commands.h"
 
 static void usage(FILE *to)
@@ -106,6 +108,8 @@ static int help_of(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* before any thread: numeric faults in GSL are statuses, never aborts */
+    pmnf_numeric_init();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -3,7 +3,10 @@
  *
  * Worker thread: claim (pool connection, taken only for the statement) ->
  * refit_run_job() (which records the job done in the transaction of its
- * model set) -> or fail (a short-lived pool connection) -> claim
+ * model set; each new step of it is recorded with the job first, and the
+ * thread's crash record (server/crash.h) follows every callpath, so that a
+ * refit that crashes the process fails its job naming the callpath instead
+ * of being claimed again) -> or fail (a short-lived pool connection) -> claim
  * again at once; when nothing is claimable, wait on the condition variable
  * for the listener's next notification or one second, whichever is first.
  * A worker publishes its current claim in its slot so that the listener can
@@ -31,6 +34,8 @@
 
 #include "api/handlers.h"
 #include "pipeline/refit.h"
+#include "server/crash.h"
+#include "server/test_hooks.h"
 #include "server/workers.h"
 #include "store/jobs.h"
 
@@ -47,6 +52,10 @@ struct srv_worker {
     store_job_claim claim;
     _Atomic int cancel;     /* set by the heartbeat when the job is no longer ours
                                (deleted with its experiment, or its lease lost) */
+    char step[64];          /* the refit's step last recorded with the job */
+    PGconn *progress;       /* its own connection for recording steps (store_connect):
+                               a refit holds a pool connection already, and one
+                               from the pool could wait behind requests */
 };
 
 static double now_s(void)
@@ -153,6 +162,32 @@ static void finish(srv_worker *me, int outcome, int64_t model_set, const char *m
     }
 }
 
+/* The refit's progress (pipeline/refit.h): the crash record of this thread
+ * follows every callpath (memory only); a new step is recorded with the job
+ * first (store_job_progress), so that a worker that dies without a word
+ * leaves the step it died in. */
+static void on_progress(void *arg, const char *step, const char *callpath)
+{
+    srv_worker *me = arg;
+    srv_crash_note(step, callpath);
+    if (strcmp(me->step, step)) {
+        snprintf(me->step, sizeof me->step, "%s", step);
+        store_error err = {0};
+        if (me->progress && PQstatus(me->progress) != CONNECTION_OK) {
+            PQfinish(me->progress);
+            me->progress = NULL;
+        }
+        if (!me->progress)
+            me->progress = store_connect(me->pool->db, &err);
+        if (!me->progress ||
+            store_job_progress(me->progress, &me->claim, me->name, step, &err))
+            srv_logf(me->pool->log, SRV_LOG_DEBUG, "cannot record a job's step",
+                     "{s:I, s:s, s:s}", "job", (json_int_t)me->claim.job_id, "step", step,
+                     "error", err.msg);
+    }
+    srv_test_hook_fit(step, callpath);
+}
+
 static void run_job(srv_worker *me)
 {
     srv_workers *w = me->pool;
@@ -166,7 +201,12 @@ static void run_job(srv_worker *me)
     char msg[512] = "";
     double t0 = now_s();
     me->cancel = 0;
-    int outcome = refit_run_job(w->db, &me->claim, me->name, &set, msg, sizeof msg, &me->cancel);
+    me->step[0] = '\0';
+    refit_progress progress = {on_progress, me};
+    srv_crash_enter(w->db, &me->claim, me->name);
+    int outcome = refit_run_job(w->db, &me->claim, me->name, &set, msg, sizeof msg, &me->cancel,
+                                &progress);
+    srv_crash_leave();
     if (outcome == REFIT_CANCELLED || (outcome != REFIT_OK && me->cancel)) {
         /* the job's row is gone or another worker's: nothing to record */
         srv_logf(w->log, SRV_LOG_INFO, "job cancelled", "{s:I, s:I, s:f, s:s}", "job",
@@ -214,6 +254,8 @@ static void *worker_main(void *arg)
             continue; /* a queued trace analysis (api/iteration_http.c) was done */
         wait_for_work(w, gen);
     }
+    PQfinish(me->progress);
+    me->progress = NULL;
     return NULL;
 }
 

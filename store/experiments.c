@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/experiments.h"
+#include "common/jsonb.h"
 #include "store/notify.h"
 
 #define EXPERIMENT_COLUMNS                                                                  \
@@ -44,10 +45,10 @@ static int experiment_from_row(PGresult *r, int i, store_experiment *e, store_er
     e->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
     e->name = strdup(PQgetvalue(r, i, 1));
     e->scaling = strdup(PQgetvalue(r, i, 3));
-    e->spec = json_loads(PQgetvalue(r, i, 4), 0, NULL);
+    e->spec = jsonb_parse(PQgetvalue(r, i, 4), 0);
     snprintf(e->created_at, sizeof e->created_at, "%s", PQgetvalue(r, i, 5));
     e->tenant_id = strtoll(PQgetvalue(r, i, 6), NULL, 10);
-    json_t *params = json_loads(PQgetvalue(r, i, 2), 0, NULL);
+    json_t *params = jsonb_parse(PQgetvalue(r, i, 2), 0);
     size_t np = json_array_size(params);
     e->parameters = calloc(np ? np : 1, sizeof *e->parameters);
     int ok = e->name && e->scaling && json_is_object(e->spec) && json_is_array(params) &&

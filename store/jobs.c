@@ -150,7 +150,12 @@ static int claim_once(PGconn *c, const char *worker, const char *lease, const ch
     r = PQexecParams(c,
                      "UPDATE jobs SET state = 'running', attempts = attempts + 1, worker = $2, "
                      "lease_until = clock_timestamp() + make_interval(secs => $3::float8), "
-                     "started_at = clock_timestamp() WHERE id = $1 "
+                     "started_at = clock_timestamp(), progress = NULL, "
+                     /* an attempt whose lease ran out: say where it stopped */
+                     "error = CASE WHEN state = 'running' THEN 'attempt ' || attempts || "
+                     "  ': worker ' || coalesce(worker, '?') || ' stopped (lease expired)' || "
+                     "  coalesce(' while ' || progress, '') ELSE error END "
+                     "WHERE id = $1 "
                      "RETURNING id, experiment_id, attempts",
                      3, NULL, vals3, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
@@ -234,6 +239,12 @@ static int fenced_update(PGconn *c, const char *sql, const store_job_claim *clai
 }
 
 #define FENCE "WHERE id = $1 AND state = 'running' AND worker = $2 AND attempts = $3"
+
+int store_job_progress(PGconn *c, const store_job_claim *claim, const char *worker,
+                       const char *what, store_error *err)
+{
+    return fenced_update(c, "UPDATE jobs SET progress = $4 " FENCE, claim, worker, what, err);
+}
 
 int store_job_heartbeat(PGconn *c, const store_job_claim *claim, const char *worker,
                         double lease_seconds, store_error *err)
@@ -463,7 +474,8 @@ int store_job_reap(PGconn *c, int *n, store_error *err)
         c,
         "UPDATE jobs SET state = 'failed', finished_at = now(), lease_until = NULL, "
         "error = 'lease expired: worker ' || coalesce(worker, '?') || ' stopped during attempt ' "
-        "|| attempts || ' of ' || max_attempts || coalesce(' (last error: ' || error || ')', '') "
+        "|| attempts || ' of ' || max_attempts || coalesce(' while ' || progress, '') "
+        "|| coalesce(' (last error: ' || error || ')', '') "
         "WHERE state = 'running' AND lease_until < now() AND attempts >= max_attempts");
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);

@@ -77,6 +77,13 @@ void store_job_free(store_job *j);
 int store_job_claim_next(PGconn *c, const char *worker, double lease_seconds,
                          store_job_claim *out, store_error *err);
 
+/* Records what the claim's attempt is doing (what: "fitting callpath
+ * models", ...) before it does it, so that an attempt that stops without a
+ * word is failed naming it (store_job_reap, and the error kept when the job
+ * is claimed again). Lost claim -> STORE_CONFLICT. */
+int store_job_progress(PGconn *c, const store_job_claim *claim, const char *worker,
+                       const char *what, store_error *err);
+
 /* Extends the lease of a claim to now + lease_seconds. A claim that is no
  * longer this worker's -> STORE_CONFLICT. */
 int store_job_heartbeat(PGconn *c, const store_job_claim *claim, const char *worker,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/simulations.h"
+#include "common/jsonb.h"
 
 #define SIM_COLS "id, tenant_id, name, spec::text, " \
                  "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
@@ -43,7 +44,7 @@ static int sim_from_row(PGresult *r, int i, store_sim *s, store_error *err)
     s->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
     s->tenant_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
     s->name = strdup(PQgetvalue(r, i, 2));
-    s->spec = json_loads(PQgetvalue(r, i, 3), 0, NULL);
+    s->spec = jsonb_parse(PQgetvalue(r, i, 3), 0);
     snprintf(s->created_at, sizeof s->created_at, "%s", PQgetvalue(r, i, 4));
     if (s->name && s->spec)
         return STORE_OK;
@@ -415,7 +416,7 @@ static int run_from_row(PGresult *r, int i, store_sim_run *out, store_error *err
     out->sim_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
     out->profile_id = strtoll(PQgetvalue(r, i, 2), NULL, 10);
     snprintf(out->state, sizeof out->state, "%s", PQgetvalue(r, i, 3));
-    out->request = json_loads(PQgetvalue(r, i, 4), 0, NULL);
+    out->request = jsonb_parse(PQgetvalue(r, i, 4), 0);
     if (!PQgetisnull(r, i, 5))
         out->result = strdup(PQgetvalue(r, i, 5));
     if (!PQgetisnull(r, i, 6))

@@ -12,6 +12,7 @@
 
 #include "store/tokens.h"
 #include "store/notify.h"
+#include "common/jsonb.h"
 
 static const char *const scope_names[] = {NULL, "read", "write", "admin"};
 
@@ -133,7 +134,7 @@ int store_token_list(PGconn *c, int64_t tenant, json_t **out, store_error *err)
         1, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
         return store_fail(c, r, err);
-    *out = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+    *out = jsonb_parse(PQgetvalue(r, 0, 0), 0);
     PQclear(r);
     return *out ? STORE_OK : store_error_set(err, STORE_INTERNAL, "cannot read the token list");
 }

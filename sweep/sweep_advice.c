@@ -118,14 +118,14 @@ static int init_series(const sweep_adv_series *s, const pmnf_function *terms,
     for (int a = 0; a < k; a++)
         diag[a] = m[a * k + a];
     gsl_matrix_view mv = gsl_matrix_view_array(m, (size_t)k, (size_t)k);
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    /* GSL's handler is off for the process (pmnf_numeric_init): the status
+     * says whether it worked */
     int rc = gsl_linalg_cholesky_decomp1(&mv.matrix);
     for (int a = 0; !rc && a < k; a++)
         if (!(m[a * k + a] * m[a * k + a] > 1e-10 * diag[a]))
             rc = 1;
     if (!rc)
         rc = gsl_linalg_cholesky_invert(&mv.matrix);
-    gsl_set_error_handler(old);
     if (rc) {
         snprintf(err, errcap,
                  "the measured points do not determine the model's %d coefficients (%d points, first diagonal %g)", k, s->npoints, diag[0]);

@@ -13,7 +13,11 @@
  *  - a refit asking for an unknown modeler, or with other members in its
  *    body, is a 400 naming them; POST /v1/fit with modeler robust answers
  *    "modeler":"robust", with an option of Extra-P's modeler is a 400 naming
- *    options.use_crossvalidation, and ?modeler=bogus is a 400.
+ *    options.use_crossvalidation, and ?modeler=bogus is a 400;
+ *  - POST /v1/fit with modeler segmented on p^2 up to p = 6 and 30 + p from
+ *    there (Extra-P's one_parameter_segmented_1): two segments, the change
+ *    point p = 6 in "break", and each prediction from the segment holding
+ *    its point (9 at p = 3, 39 at p = 9, exact data: to 1e-9).
  */
 #include <math.h>
 #include <stdint.h>
@@ -274,6 +278,32 @@ static void test_fit_modeler(harness *h)
     harness_post(h, "/v1/fit?modeler=bogus", body, &r);
     check(r.status == 400 && strstr(r.body, "\"field\":\"modeler\""), "?modeler=bogus: %d %s",
           r.status, r.body);
+    harness_response_free(&r);
+
+    char seg[2048] = "{\"parameters\":[\"p\"],\"modeler\":\"segmented\",\"predict\":[[3],[9]],"
+                     "\"points\":[";
+    for (int p = 1; p <= 10; p++) {
+        double v = p <= 6 ? p * p : 30 + p;
+        snprintf(seg + strlen(seg), sizeof seg - strlen(seg),
+                 "%s{\"point\":[%d],\"values\":[%g,%g]}", p > 1 ? "," : "", p, v, v);
+    }
+    strcat(seg, "]}");
+    harness_post(h, "/v1/fit", seg, &r);
+    doc = harness_json(&r);
+    m = json_array_get(json_object_get(doc, "models"), 0);
+    mod = json_string_value(json_object_get(m, "modeler"));
+    json_t *brk = json_object_get(m, "break"), *pred = json_object_get(m, "predictions");
+    check(r.status == 200 && mod && !strcmp(mod, "segmented"), "fit segmented: %d %s", r.status,
+          r.body);
+    check(json_array_size(json_object_get(m, "segments")) == 2 &&
+              json_number_value(json_object_get(brk, "low")) == 6 &&
+              json_number_value(json_object_get(brk, "high")) == 6,
+          "two segments, change at p = 6: %s", r.body);
+    double at3 = json_number_value(json_object_get(json_array_get(pred, 0), "value"));
+    double at9 = json_number_value(json_object_get(json_array_get(pred, 1), "value"));
+    check(fabs(at3 - 9) <= 1e-9 * 40 && fabs(at9 - 39) <= 1e-9 * 40,
+          "each point from its segment: %g %g (%s)", at3, at9, r.body);
+    json_decref(doc);
     harness_response_free(&r);
 }
 

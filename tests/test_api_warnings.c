@@ -3,9 +3,10 @@
  * against a real PostgreSQL.
  *
  *  - POST /v1/fit with Extra-P's strong_scaling/one_parameter_1 data (725,
- *    505, 319, 179, 82 s at x = 20..60): the model is c0 - c1 log2(x)
- *    with the default (robust) modeler too; the prediction at x = 120 is
- *    negative and answered (200) with the number and the warnings
+ *    505, 319, 179, 82 s at x = 20..60): the default (robust) modeler keeps
+ *    the prediction at x = 120 positive; Extra-P's model is c0 - c1 log2(x),
+ *    its prediction at x = 120 is negative and answered (200) with the
+ *    number and the warnings
  *    negative_prediction and implausible_extrapolation, objects with a
  *    message and where the path is lowest; x = 40 has none; the model has
  *    diagnostics (range 20..60, 5 distinct values, smallest and largest
@@ -67,12 +68,22 @@ static void fit_body(char *body, size_t cap, const char *extra)
 static void test_fit(harness *h)
 {
     char body[2048];
+    /* the default, robust modeler keeps the strong-scaling time positive at 2x */
     fit_body(body, sizeof body, "");
     json_t *doc = request_json(h, "POST", "/v1/fit", body, 200);
     json_t *m = json_array_get(json_object_get(doc, "models"), 0);
+    json_t *r120 = json_array_get(json_object_get(m, "predictions"), 0);
+    check(!strcmp(json_string_value(json_object_get(m, "modeler")) ?: "", "robust") &&
+              json_number_value(json_object_get(r120, "value")) > 0,
+          "robust by default, positive at x=120");
+    json_decref(doc);
+    /* Extra-P's modeler answers c0 - c1 log2(x): negative at x=120 */
+    fit_body(body, sizeof body, ",\"modeler\":\"extrap\"");
+    doc = request_json(h, "POST", "/v1/fit", body, 200);
+    m = json_array_get(json_object_get(doc, "models"), 0);
     const char *fn = json_string_value(json_object_get(m, "function"));
     check(fn && strstr(fn, "log2(x)"), "c0 - c1 log2(x): %s", fn ? fn : "none");
-    check(!strcmp(json_string_value(json_object_get(m, "modeler")) ?: "", "robust"),
+    check(!strcmp(json_string_value(json_object_get(m, "modeler")) ?: "", "extrap"),
           "the default modeler is robust");
     json_t *diag = json_object_get(m, "diagnostics");
     json_t *px = json_object_get(json_object_get(diag, "parameters"), "x");

@@ -34,12 +34,14 @@ expect "x=120 answered" 0 '^compute;time;x=120;-' "$BIN" model --modeler extrap 
 expect "negative_prediction on stderr" 0 \
     'warning: compute;time at x=120: negative_prediction: ' "$BIN" model --modeler extrap "$F" --predict x:120
 expect "implausible_extrapolation on stderr" 0 \
-    'warning: compute;time at x=120: implausible_extrapolation: ' "$BIN" model "$F" --predict x:120
+    'warning: compute;time at x=120: implausible_extrapolation: ' "$BIN" model --modeler extrap "$F" --predict x:120
 expect "objects in --json" 0 '"warnings":\[{"code":"negative_prediction","message":' \
-    "$BIN" model --json "$F" --predict x:120
-expect "--strict with warnings exits 3" 3 'strict: 2 warnings' "$BIN" model "$F" --predict x:120 --strict
-expect "--strict without warnings exits 0" 0 '^compute;time;x=40;' "$BIN" model "$F" --predict x=40 --strict
-"$BIN" model "$F" --predict x:40 >"$TMP/out" 2>"$TMP/err"
+    "$BIN" model --modeler extrap --json "$F" --predict x:120
+expect "--strict with warnings exits 3" 3 'strict: 2 warnings' "$BIN" model --modeler extrap "$F" --predict x:120 --strict
+expect "--strict without warnings exits 0" 0 '^compute;time;x=40;' "$BIN" model --modeler extrap "$F" --predict x=40 --strict
+# the robust modeler keeps its predictions positive up to 8x the data
+expect "robust: x=120 positive" 0 '^compute;time;x=120;[0-9]' "$BIN" model "$F" --predict x:120
+"$BIN" model --modeler extrap "$F" --predict x:40 >"$TMP/out" 2>"$TMP/err"
 if [ ! -s "$TMP/err" ]; then ok; else bad "x=40: warnings: $(cat "$TMP/err")"; fi
 expect "far" 0 'extrapolation_far' "$BIN" model "$F" --predict x=241
 expect "unknown modeler" 2 'unknown modeler "segmentedx"' "$BIN" model --modeler segmentedx "$F"

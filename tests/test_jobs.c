@@ -434,10 +434,21 @@ static void test_leases(PGconn *c)
     check(store_job_claim_next(c, "t/new", 30, &b, &err) == STORE_NOT_FOUND,
           "a live lease is not claimable");
     check(store_job_heartbeat(c, &a, "t/old", 1.0, &err) == STORE_OK, "heartbeat: %s", err.msg);
+    check(store_job_progress(c, &a, "t/old", "reading profiles", &err) == STORE_OK,
+          "progress: %s", err.msg);
     harness_sleep(1.3);
     int rc = store_job_claim_next(c, "t/new", 30, &b, &err);
     check(rc == STORE_OK && b.job_id == a.job_id && b.attempt == 2,
           "expired lease reclaimed: %d %" PRId64 " attempt %d", rc, b.job_id, b.attempt);
+    /* the attempt that stopped is named with its step; the new one starts
+     * with no step */
+    char note[256], step[64];
+    sql_text(note, sizeof note, "SELECT error FROM jobs WHERE id = %" PRId64, b.job_id);
+    sql_text(step, sizeof step, "SELECT coalesce(progress, '-') FROM jobs WHERE id = %" PRId64,
+             b.job_id);
+    check(strstr(note, "attempt 1: worker t/old stopped (lease expired) while reading profiles") &&
+              !strcmp(step, "-"),
+          "reclaimed: error %s, progress %s", note, step);
     /* the old holder is fenced off */
     check(store_job_heartbeat(c, &a, "t/old", 30, &err) == STORE_CONFLICT,
           "stale heartbeat refused");
@@ -571,6 +582,11 @@ static void test_reap_and_counts(PGconn *c)
     store_job_claim a, b;
     check(store_job_claim_next(c, "t/dead", 0.5, &a, &err) == STORE_OK, "claim a");
     check(store_job_claim_next(c, "t/alive", 30, &b, &err) == STORE_OK, "claim b");
+    /* the step a worker records before it: named when its lease expires */
+    check(store_job_progress(c, &a, "t/dead", "fitting callpath models", &err) == STORE_OK,
+          "progress recorded: %s", err.msg);
+    check(store_job_progress(c, &a, "t/other", "writing", &err) == STORE_CONFLICT,
+          "progress of a claim not held: conflict");
     harness_sleep(0.8);
     store_job_claim x;
     check(store_job_claim_next(c, "t/x", 30, &x, &err) == STORE_NOT_FOUND,
@@ -580,7 +596,7 @@ static void test_reap_and_counts(PGconn *c)
     store_job j;
     store_job_get(c, a.job_id, &j, &err);
     check(j.state == STORE_JOB_FAILED && j.error && strstr(j.error, "lease expired") &&
-              strstr(j.error, "t/dead"),
+              strstr(j.error, "t/dead") && strstr(j.error, "while fitting callpath models"),
           "reaped job: %s %s", store_job_state_name(j.state), j.error ? j.error : "");
     store_job_free(&j);
     store_job_get(c, b.job_id, &j, &err);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modeling/lsq.h"
 #include "modeling/modeler.h"
 #include "tests/check.h"
 
@@ -426,6 +427,73 @@ static void test_interval_coverage(void)
     pmnf_modeler_free(m);
 }
 
+/* Numbers at the edges: least squares with columns near DBL_MAX (whose
+ * squares overflow) and dependent huge columns (GSL's SVD), coordinates and
+ * values at and beyond PMNF_MAX_MAGNITUDE. Nothing aborts (GSL's handler is
+ * off: tests/numeric_init.c), every model is finite. */
+static void test_extreme_numbers(void)
+{
+    /* y = 2 + 3e-300 x at x near 1e300: column norms computed without overflow */
+    double a[10], y[5], x[2], storage[64];
+    for (int i = 0; i < 5; i++) {
+        a[i] = 1;
+        a[5 + i] = (i + 1) * 2e299;
+        y[i] = 2 + 3e-300 * a[5 + i];
+    }
+    lsq_factor f;
+    check(lsq_factorize(a, 5, 2, &f, storage) == 0, "columns near 1e300 factorize");
+    lsq_solve(&f, y, x);
+    check(check_close(x[0], 2, 1e-9, 0) && check_close(x[1], 3e-300, 1e-9, 0),
+          "solution at 1e300: %.17g %.17g", x[0], x[1]);
+    /* two dependent columns of 1e307s: the SVD fallback, finite or LSQ_NUMERIC */
+    for (int i = 0; i < 5; i++) {
+        a[i] = (i + 1) * 1e307;
+        a[5 + i] = 2 * a[i];
+    }
+    int rc = lsq_factorize(a, 5, 2, &f, storage);
+    check(rc == 0 || rc == LSQ_NUMERIC, "dependent columns near 1e308: %d", rc);
+    if (rc == 0) {
+        lsq_solve(&f, y, x);
+        check(isfinite(x[0]) && isfinite(x[1]), "finite minimum-norm solution");
+    }
+
+    /* the points that made GSL abort: refused past the limit, modelled at it */
+    double c[5] = {1e308, 5e307, 3.3333333333333334e307, 2.5e307, 2e307};
+    double v[5] = {0, 1, 2, 3, 4};
+    char err[256];
+    pmnf_model out;
+    for (int k = 0; k < 2; k++) {
+        pmnf_options o;
+        pmnf_options_default(&o);
+        o.modeler = k ? PMNF_MODELER_ROBUST : PMNF_MODELER_EXTRAP;
+        pmnf_modeler *m = pmnf_modeler_new(&o);
+        pmnf_data d = {1, 5, c, v};
+        check(pmnf_fit(m, &d, &out, err, sizeof err) == -1 && strstr(err, "beyond"),
+              "coordinates near 1e308 refused: %s", err);
+        double cl[5] = {1e50, 5e49, 3.3333333333333334e49, 2.5e49, 2e49};
+        d.coords = cl;
+        int frc = pmnf_fit(m, &d, &out, err, sizeof err);
+        double val, lo, hi;
+        pmnf_predict(&out, cl, &val, &lo, &hi);
+        check(frc == 0 && isfinite(out.f.constant) && isfinite(out.rss) && isfinite(val),
+              "coordinates at 1e50 (%s): %d %s", k ? "robust" : "extrap", frc, err);
+        double big[5] = {1e50, -1e50, 4.9406564584124654e-324, 1e50, -0.0};
+        double x5[5] = {1, 2, 3, 4, 5};
+        d.coords = x5;
+        d.values = big;
+        frc = pmnf_fit(m, &d, &out, err, sizeof err);
+        check(frc == 0 && isfinite(out.rss) && isfinite(out.sigma2) && isfinite(out.smape),
+              "values at +-1e50 and subnormal: %d %s", frc, err);
+        big[0] = 1e51;
+        check(pmnf_fit(m, &d, &out, err, sizeof err) == -1 && strstr(err, "value 0"),
+              "a value past the limit refused: %s", err);
+        pmnf_modeler_free(m);
+    }
+    check(pmnf_warning_text(PMNF_WARN_NUMERIC_FAILURE)[0] &&
+              !strcmp(pmnf_warning_code(PMNF_WARN_NUMERIC_FAILURE), "numeric_failure"),
+          "numeric_failure has a text and a code");
+}
+
 int main(void)
 {
     test_format_double();
@@ -435,5 +503,6 @@ int main(void)
     test_ill_conditioned();
     test_options();
     test_interval_coverage();
+    test_extreme_numbers();
     return check_summary();
 }
