@@ -5,6 +5,8 @@
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test-readme  the examples of the README and of docs/*.md, run and their answers compared;
 #                   the README's layout table against the top-level folders
+#   make test-faults  kill -9 during each job kind, PostgreSQL restarted under
+#                   load, two servers with one killed mid-run (tests/faults.c)
 #   make check-layout the layers, file sizes and the api/ rule (also in make test)
 #   make bench      speed and accuracy figures
 #   make audit      doubtful models and predictions on Extra-P's test data, warned or silent
@@ -51,7 +53,7 @@ BENCHES   := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZERS   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test test-asan test-readme test-browser bench fuzz run clean check-layout audit
+.PHONY: all test test-asan test-readme test-browser test-faults bench fuzz run clean check-layout audit
 all: $(BUILD)/perfcast
 
 $(BUILD)/obj/%.o: %.c
@@ -115,11 +117,17 @@ test: $(BUILD)/perfcast $(BUILD)/tests/perfcast-hooks $(TESTS)
 check-layout:
 	@python3 tools/check_layout.py
 
-# The README's shell examples, run in order against a fresh server and
-# database, their answers compared with the ones the README shows.
+# The shell examples of the README and of every guide in docs/, each document
+# run in order against a fresh server and database (and pasted twice), their
+# answers compared with the ones the document shows; the README's layout table first.
 test-readme: $(BUILD)/perfcast
 	@python3 tools/check_readme_layout.py
 	@python3 tests/readme_test.py $(BUILD)
+
+# Faults a deployment meets, each asserting nothing acknowledged is lost,
+# nothing stuck, the server up (tests/faults.c; about 2 minutes).
+test-faults: $(BUILD)/perfcast $(BUILD)/tests/faults
+	@PERFCAST_BIN=$(BUILD)/perfcast $(BUILD)/tests/faults
 
 # tests/lsan.supp: libmatheval leaks the partial tree of a formula it cannot parse
 test-asan:

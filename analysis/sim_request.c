@@ -256,7 +256,12 @@ int api_sim_request_parse(const json_t *body, api_sim_request *r, char *field, s
 
 double api_sim_request_events(const api_sim_request *r, const sim_graph *g)
 {
-    double ops = (double)sim_graph_nops(g) / (g->nsteps ? g->nsteps : 1), steps = 0;
+    return api_sim_request_events_of(r, (double)sim_graph_nops(g) / (g->nsteps ? g->nsteps : 1));
+}
+
+double api_sim_request_events_of(const api_sim_request *r, double ops)
+{
+    double steps = 0;
     sim_sweep_opts o = {.steps = r->steps, .total_steps = r->total_steps};
     for (int i = 0; i < r->nworkers; i++) /* W workers × N steps each */
         steps += (double)r->workers[i] * sim_sweep_steps(&o, r->workers[i]);

@@ -29,7 +29,12 @@
 #include "simulate/sim_sweep.h"
 
 #define API_SIM_MAX_WHATIF 8
-#define API_SIM_DIRECT_EVENTS 20000000L /* answered in the request; more runs as a job */
+/* Answered in the request (201) when the run needs at most this many events
+ * and its graph has at most API_SIM_DIRECT_OPS operations (about 0.1 s of
+ * simulation); any larger run, or any with ?job=always, is queued (202) for
+ * a worker thread, so that no HTTP thread simulates for long. */
+#define API_SIM_DIRECT_EVENTS 200000L
+#define API_SIM_DIRECT_OPS 20000L
 #define API_SIM_MAX_EVENTS 2000000000L  /* refused beyond this */
 
 typedef struct api_sim_variant {
@@ -66,6 +71,9 @@ int api_sim_request_parse(const json_t *body, api_sim_request *r, char *field, s
 
 /* The number of chunk completions the request will need, about. */
 double api_sim_request_events(const api_sim_request *r, const sim_graph *g);
+/* The same from a graph's mean operations per step (the stored profile's
+ * ops / steps), without the graph. */
+double api_sim_request_events_of(const api_sim_request *r, double ops_per_step);
 
 /* Runs every sweep of the request on the document's graph (the request's
  * overhead over the document's) and builds the answer. NULL with e. */

@@ -35,6 +35,7 @@ typedef struct api_ctx {
     long long max_trace_events;   /* events of one trace after decompression: 413 beyond */
     struct auth_cache *auth;   /* token verifications and owners (api/auth_cache.h); NULL: none */
     const char *web_dir; /* the dashboard's static files (api/web.c); NULL: none served */
+    int idempotency_ttl; /* seconds an Idempotency-Key is kept (api/idempotency.h); 0: a day */
 } api_ctx;
 
 /* Route flags */
@@ -47,6 +48,7 @@ enum {
     API_ROUTE_SIMULATION = 16, /* {id} is a simulation (store/simulations.h): likewise */
     API_ROUTE_STRICT = 64,    /* its answers carry coded warnings: takes ?strict=true, which
                                  turns a 200 with any warning into 422 (api/warnings.h) */
+    API_ROUTE_IDEMPOTENT = 128, /* a POST that creates work: honours Idempotency-Key */
 };
 
 typedef void (*api_handler)(api_ctx *ctx, api_request *req, api_response *resp);

@@ -109,7 +109,7 @@ int api_sim_run_next(store *db, double lease_seconds);
 void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp);
 /* Runs the oldest queued per-iteration analysis: 1 one was run, 0 none was
  * queued, -1 database trouble. */
-int api_iteration_run_next(store *db);
+int api_iteration_run_next(store *db, double lease_seconds);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

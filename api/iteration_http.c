@@ -50,22 +50,26 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/handlers.h"
 #include "analysis/iteration.h"
 #include "ingest/kineto_xg.h"
 #include "analysis/iteration_model.h"
 #include "analysis/iteration_predict.h"
+#include "api/lease.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
 #include "common/jsonb.h"
 
 /* Stored uploads above this many bytes are analysed by a job worker: the
- * request answers 202 with the run's location (about 0.2 s of analysis at
- * the reader's rate for plain JSON, more for gzip). ?job=always queues any. */
-#define IT_INLINE_BYTES ((size_t)4 << 20)
+ * request answers 202 with the run's location (about 0.05 s of analysis at
+ * the reader's rate for plain JSON, 0.15 s for gzip, which holds ~8× as
+ * much), so that no HTTP thread analyses for long. ?job=always queues any. */
+#define IT_INLINE_BYTES ((size_t)1 << 20)
 
 static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
 static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
@@ -727,20 +731,32 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
     return text;
 }
 
-int api_iteration_run_next(store *db)
+int api_iteration_run_next(store *db, double lease_seconds)
 {
+    if (lease_seconds <= 0)
+        lease_seconds = 30; /* the workers' default */
+    char host[64] = "", worker[128];
+    if (gethostname(host, sizeof host - 1))
+        snprintf(host, sizeof host, "host");
+    snprintf(worker, sizeof worker, "%s:%ld:it-%lx", host, (long)getpid(),
+             (unsigned long)pthread_self());
     store_error err;
     store_it_run r;
     PGconn *c = store_acquire(db, &err);
     if (!c)
         return -1;
-    int rc = store_it_run_claim(c, &r, &err);
+    int rc = store_it_run_claim(c, worker, lease_seconds, &r, &err);
     store_release(db, c);
     if (rc)
         return rc == STORE_NOT_FOUND ? 0 : -1;
+    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
+                   .attempt = r.attempts, .beat = store_it_run_heartbeat};
+    api_lease_start(&l);
     char *error = NULL, *result = run_analysis(db, &r, &error);
+    api_lease_stop(&l);
     c = store_acquire(db, &err);
-    rc = c ? store_it_run_finish(c, r.id, result, result ? NULL : error, &err) : -1;
+    rc = c ? store_it_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : error, &err)
+           : -1;
     store_release(db, c);
     free(result);
     free(error);

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "api/handlers.h"
+#include "api/idempotency.h"
 #include "api/limits.h"
 #include "api/warnings.h"
 
@@ -29,18 +30,19 @@
 #define EXP (API_ROUTE_DB | API_ROUTE_EXPERIMENT)
 #define ST API_ROUTE_STRICT
 #define SIM (API_ROUTE_DB | API_ROUTE_SIMULATION)
+#define IDEM API_ROUTE_IDEMPOTENT /* POSTs that create work take an Idempotency-Key */
 static const api_route routes[] = {
     {"GET", "/health", api_health, 0, 0, ""},
     {"GET", "/ready", api_ready, 0, 0, ""},
     {"GET", "/metrics", api_metrics_get, 0, 0, ""},
     {"GET", "/openapi.json", api_openapi, 0, 0, ""},
     {"GET", "/v1/experiments", api_experiment_list, DB, R, "limit cursor"},
-    {"POST", "/v1/experiments", api_experiment_create, DB, W, ""},
+    {"POST", "/v1/experiments", api_experiment_create, DB | IDEM, W, ""},
     {"GET", "/v1/experiments/{id}", api_experiment_get, EXP, R, ""},
     {"DELETE", "/v1/experiments/{id}", api_experiment_delete, EXP, W, ""},
-    {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, EXP | API_ROUTE_UPLOAD, W, NULL},
+    {"POST", "/v1/experiments/{id}/profiles", api_profile_upload, EXP | API_ROUTE_UPLOAD | IDEM, W, NULL},
     {"GET", "/v1/jobs/{id}", api_job_get, DB | API_ROUTE_JOB, R, ""},
-    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP, W, "modeler commit"},
+    {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP | IDEM, W, "modeler commit"},
     /* listings and configurations take factor levels: their handlers check the query */
     {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/models", api_models_list, EXP | ST, R, NULL},
@@ -48,7 +50,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP | ST, R, NULL},
     {"GET", "/v1/experiments/{id}/bottlenecks", api_bottlenecks, EXP | ST, R, NULL},
     {"GET", "/v1/experiments/{id}/cost", api_cost, EXP | ST, R, NULL},
-    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP | ST, W, NULL},
+    {"POST", "/v1/experiments/{id}/configurations", api_configurations, EXP | ST | IDEM, W, NULL},
     {"GET", "/v1/experiments/{id}/imbalance", api_imbalance, EXP | ST, R, NULL},
     {"GET", "/v1/experiments/{id}/speedups", api_speedups, EXP | ST, R, NULL},
     {"GET", "/v1/experiments/{id}/accuracy", api_accuracy, EXP | ST, R, NULL},
@@ -56,28 +58,28 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/profiles", api_profiles_list, EXP, R, "limit cursor"},
     {"GET", "/v1/experiments/{id}/statistics", api_statistics, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/sensitivity", api_sensitivity, EXP, R, NULL},
-    {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP, R, "limit offset"},
-    {"POST", "/v1/experiments/{id}/advice", api_advice, EXP, R, NULL},
+    {"POST", "/v1/experiments/{id}/sweep/plan", api_sweep_plan, EXP | IDEM, R, "limit offset"},
+    {"POST", "/v1/experiments/{id}/advice", api_advice, EXP | IDEM, R, NULL},
     {"GET", "/v1/experiments/{id}/efficiency", api_efficiency, EXP, R, NULL},
     {"GET", "/v1/experiments/{id}/iterations", api_iterations, EXP | ST, R, NULL},
-    {"POST", "/v1/overhead-sets", api_overheads_create, DB, W, "job"},
+    {"POST", "/v1/overhead-sets", api_overheads_create, DB | IDEM, W, "job"},
     {"GET", "/v1/overhead-sets", api_overheads_list, DB, R, "limit cursor"},
     {"GET", "/v1/overhead-sets/{id}", api_overheads_get, DB, R, ""},
     {"DELETE", "/v1/overhead-sets/{id}", api_overheads_delete, DB, W, ""},
     {"GET", "/v1/devices", api_devices_list, DB, R, ""},
-    {"POST", "/v1/devices", api_devices_create, DB, W, ""},
+    {"POST", "/v1/devices", api_devices_create, DB | IDEM, W, ""},
     {"DELETE", "/v1/devices/{id}", api_devices_delete, DB, W, ""},
-    {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", api_profile_iteration, EXP, R, "device job"},
+    {"POST", "/v1/experiments/{id}/profiles/{profile}/iteration", api_profile_iteration, EXP | IDEM, R, "device job"},
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R, "device job"},
     {"GET", "/v1/experiments/{id}/analyses/{run}", api_analysis_get, EXP, R, ""},
     {"GET", "/v1/analyses/{run}", api_analysis_get, DB, R, ""},
-    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP | ST, R, "job"},
-    {"POST", "/v1/simulations", api_sim_create, DB, W, ""},
+    {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP | ST | IDEM, R, "job"},
+    {"POST", "/v1/simulations", api_sim_create, DB | IDEM, W, ""},
     {"GET", "/v1/simulations", api_sim_list, DB, R, "limit cursor"},
     {"GET", "/v1/simulations/{id}", api_sim_get, SIM, R, ""},
     {"DELETE", "/v1/simulations/{id}", api_sim_delete, SIM, W, ""},
-    {"POST", "/v1/simulations/{id}/profiles", api_sim_profile_upload, SIM | API_ROUTE_UPLOAD, W, ""},
-    {"POST", "/v1/simulations/{id}/runs", api_sim_run_create, SIM, W, ""},
+    {"POST", "/v1/simulations/{id}/profiles", api_sim_profile_upload, SIM | API_ROUTE_UPLOAD | IDEM, W, ""},
+    {"POST", "/v1/simulations/{id}/runs", api_sim_run_create, SIM | IDEM, W, "job"},
     {"GET", "/v1/simulations/{id}/runs/{run}", api_sim_run_get, SIM, R, ""},
     {"GET", "/v1/simulations/{id}/runs", api_sim_runs_list, SIM, R, "limit cursor"},
     {"GET", "/v1/experiments/{id}/model_sets", api_model_sets_list, EXP, R, "limit"},
@@ -328,12 +330,20 @@ void api_dispatch(api_ctx *ctx, api_request *req, api_response *resp)
                 return;
             own_slot = req->upload_held;
         }
+        int idem = 0; /* Idempotency-Key (api/idempotency.h) */
+        if ((r->flags & API_ROUTE_IDEMPOTENT) && api_idem_begin(ctx, req, resp, &idem)) {
+            if (own_slot)
+                api_admit_release(ctx, req);
+            return;
+        }
         req->strict_route = (r->flags & API_ROUTE_STRICT) != 0;
         int strict = req->strict_route ? warnings_strict_requested(req, resp) : 0;
         if (strict >= 0)
             r->handler(ctx, req, resp);
         if (strict > 0)
             warnings_strict_apply(resp);
+        if (idem)
+            api_idem_end(ctx, req, resp);
         if (own_slot)
             api_admit_release(ctx, req);
         if (r->flags & API_ROUTE_UPLOAD) /* the profile's digest, for the audit line */

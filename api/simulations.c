@@ -9,9 +9,11 @@
  *   DELETE /v1/simulations/{id}                 with its profiles and runs
  *   POST   /v1/simulations/{id}/profiles        a step graph, TensorFlow timeline or
  *                                               Kineto trace (ingest/simgraph.h)
- *   POST   /v1/simulations/{id}/runs            a request (api/sim_request.h); small
- *                                               runs answer 201 with the result, larger
- *                                               ones 202 queued for a worker thread
+ *   POST   /v1/simulations/{id}/runs[?job=always]  a request (analysis/sim_request.h); small
+ *                                               runs (API_SIM_DIRECT_EVENTS) answer 201
+ *                                               with the result, larger ones (or any with
+ *                                               ?job=always) 202 queued for a worker
+ *                                               thread, decided without reading the graph
  *   GET    /v1/simulations/{id}/runs/{run}      a run and, once done, its result
  *
  * Bad input answers 400 with "field" (and "operation" and "step" when an
@@ -32,6 +34,7 @@
 
 #include "api/handlers.h"
 #include "analysis/sim_request.h"
+#include "api/lease.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
 #include "common/jsonb.h"
@@ -345,11 +348,57 @@ static json_t *run_view(const store_sim_run *r)
     return o;
 }
 
+/* The stored profile a run reads (profile, or the newest when 0): its id
+ * into *profile and its mean operations per step and operations, from what
+ * the upload recorded, without reading the graph. 0, or -1 answered. */
+static int run_profile(PGconn *c, int64_t sim, int64_t *profile, double *ops_per_step,
+                       int *ops, api_response *resp, int named)
+{
+    store_error err;
+    store_sim_profile *p = NULL;
+    int n = 0;
+    int rc = c ? store_sim_profile_list(c, sim, &p, &n, &err) : STORE_UNAVAILABLE;
+    if (!c)
+        store_error_set(&err, STORE_UNAVAILABLE, "the database is unreachable");
+    if (rc) {
+        api_store_problem(resp, &err);
+        return -1;
+    }
+    const store_sim_profile *pick = NULL;
+    for (int i = 0; i < n; i++)
+        if (*profile ? p[i].id == *profile : !pick || p[i].id > pick->id)
+            pick = &p[i];
+    if (!pick) {
+        if (named)
+            api_problem(resp, 404, "profile", "no profile %" PRId64 " in simulation %" PRId64,
+                        *profile, sim);
+        else
+            api_problem(resp, 404, NULL, "simulation %" PRId64 " has no profile yet", sim);
+        free(p);
+        return -1;
+    }
+    *profile = pick->id;
+    *ops = pick->ops;
+    *ops_per_step = (double)pick->ops / (pick->steps > 0 ? pick->steps : 1);
+    free(p);
+    return 0;
+}
+
+/* A run of at most API_SIM_DIRECT_EVENTS on a graph of at most
+ * API_SIM_DIRECT_OPS operations is simulated here and answered 201; any
+ * other (or ?job=always) is stored queued and answered 202 without the
+ * graph being read on this thread: a worker thread loads and simulates it
+ * (api_sim_run_next). */
 void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id;
     if (sim_id(req, resp, &id))
         return;
+    const char *job = api_query(req, "job");
+    if (job && strcmp(job, "auto") && strcmp(job, "always")) {
+        api_problem(resp, 400, "job", "job is \"auto\" (the default) or \"always\"");
+        return;
+    }
     json_t *body;
     if (api_parse_object(req, resp, &body))
         return;
@@ -374,47 +423,51 @@ void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
     }
     json_decref(body);
     store_error err;
-    sim_error e = {0};
-    simgraph_doc d;
+    double ops_per_step = 0;
+    int ops = 0;
     PGconn *c = store_acquire(ctx->db, &err);
-    int rc = c ? load_graph(c, id, &profile, &d, &err, &e) : err.code;
+    int bad = run_profile(c, id, &profile, &ops_per_step, &ops, resp, pj != NULL);
     store_release(ctx->db, c);
-    if (rc) {
-        if (rc == STORE_NOT_FOUND)
-            api_problem(resp, 404, pj ? "profile" : NULL, "%s", err.msg);
-        else
-            api_store_problem(resp, &err);
+    if (bad)
         return;
-    }
-    double events = api_sim_request_events(&r, &d.graph);
+    double events = api_sim_request_events_of(&r, ops_per_step);
     if (events > (double)API_SIM_MAX_EVENTS) {
-        simgraph_doc_free(&d);
         api_problem(resp, 400, "steps", "the run needs about %.3g events, more than %.3g: ask for "
                     "fewer steps, workers, servers, replications or what-ifs", events,
                     (double)API_SIM_MAX_EVENTS);
         return;
     }
     store_sim_run run = {.sim_id = id, .profile_id = profile, .request = api_sim_request_json(&r)};
-    int direct = events <= (double)API_SIM_DIRECT_EVENTS;
+    int direct = events <= (double)API_SIM_DIRECT_EVENTS && ops <= API_SIM_DIRECT_OPS &&
+                 !(job && !strcmp(job, "always"));
     char *result = NULL;
     if (direct) {
+        sim_error e = {0};
+        simgraph_doc d;
+        c = store_acquire(ctx->db, &err);
+        int rc = c ? load_graph(c, id, &profile, &d, &err, &e) : err.code;
+        store_release(ctx->db, c);
+        if (rc) {
+            json_decref(run.request);
+            api_store_problem(resp, &err);
+            return;
+        }
         json_t *doc = api_sim_run(&d, &r, &e);
+        simgraph_doc_free(&d);
+        malloc_trim(0); /* the graph and the simulator's state go back to the system */
         if (!doc) {
-            simgraph_doc_free(&d);
             json_decref(run.request);
             graph_problem(resp, &e);
             return;
         }
-            size_t rlen;
+        size_t rlen;
         result = api_json_text(doc, &rlen);
         json_decref(doc);
     }
-    simgraph_doc_free(&d);
-    malloc_trim(0); /* the graph and the simulator's state go back to the system */
     snprintf(run.state, sizeof run.state, "%s", direct ? "done" : "queued");
     run.result = result;
     c = store_acquire(ctx->db, &err);
-    rc = c ? store_sim_run_add(c, &run, &err) : err.code;
+    int rc = c ? store_sim_run_add(c, &run, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
         store_sim_run_free(&run);
@@ -447,46 +500,7 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, 200, view);
 }
 
-/* ---- queued runs: claimed with a lease, renewed while they run ---- */
-
-typedef struct sim_lease {
-    double seconds; /* the lease, renewed every third of it */
-    store *db;
-    int64_t run;
-    const char *worker;
-    int attempt;
-    pthread_mutex_t mu;
-    pthread_cond_t done_cv;
-    int done;
-} sim_lease;
-
-/* Renews the lease every third of it until the run is over. */
-static void *lease_keeper(void *arg)
-{
-    sim_lease *l = arg;
-    pthread_mutex_lock(&l->mu);
-    while (!l->done) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        double every = l->seconds / 3 > 0.05 ? l->seconds / 3 : 0.05;
-        long long ns = until.tv_nsec + (long long)(every * 1e9);
-        until.tv_sec += (time_t)(ns / 1000000000);
-        until.tv_nsec = (long)(ns % 1000000000);
-        while (!l->done && pthread_cond_timedwait(&l->done_cv, &l->mu, &until) != ETIMEDOUT)
-            ;
-        if (l->done)
-            break;
-        pthread_mutex_unlock(&l->mu);
-        store_error err;
-        PGconn *c = store_acquire(l->db, &err);
-        if (c)
-            store_sim_run_heartbeat(c, l->run, l->worker, l->attempt, l->seconds, &err);
-        store_release(l->db, c);
-        pthread_mutex_lock(&l->mu);
-    }
-    pthread_mutex_unlock(&l->mu);
-    return NULL;
-}
+/* ---- queued runs: claimed with a lease, renewed while they run (api/lease.h) ---- */
 
 /* The simulation of claimed run r: its result document as text, or NULL
  * with why. */
@@ -543,23 +557,12 @@ int api_sim_run_next(store *db, double lease_seconds)
     store_release(db, c);
     if (rc)
         return rc == STORE_NOT_FOUND ? 0 : -1;
-    sim_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
-                   .attempt = r.attempts};
-    pthread_mutex_init(&l.mu, NULL);
-    pthread_cond_init(&l.done_cv, NULL);
-    pthread_t keeper;
-    int keeping = pthread_create(&keeper, NULL, lease_keeper, &l) == 0;
+    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
+                   .attempt = r.attempts, .beat = store_sim_run_heartbeat};
+    api_lease_start(&l);
     char why[400] = "";
     char *result = run_claimed(db, &r, why, sizeof why);
-    if (keeping) {
-        pthread_mutex_lock(&l.mu);
-        l.done = 1;
-        pthread_cond_signal(&l.done_cv);
-        pthread_mutex_unlock(&l.mu);
-        pthread_join(keeper, NULL);
-    }
-    pthread_cond_destroy(&l.done_cv);
-    pthread_mutex_destroy(&l.mu);
+    api_lease_stop(&l);
     /* a lease lost meanwhile (STORE_CONFLICT): the run is another worker's now */
     c = store_acquire(db, &err);
     rc = c ? store_sim_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : why, &err)

@@ -236,6 +236,7 @@ int cmd_serve(int argc, char **argv)
     api.max_callpaths = cfg.max_callpaths;
     api.max_experiment_callpaths = cfg.max_experiment_callpaths;
     api.max_trace_events = cfg.max_trace_events;
+    api.idempotency_ttl = cfg.idempotency_ttl;
     if (!api.db || !api.metrics || !api.models || !api.limits || !api.auth ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db) ||

@@ -51,6 +51,8 @@ const char srv_config_usage[] =
     "                          (PERFCAST_MAX_EXPERIMENT_CALLPATHS)\n"
     "  --max-trace-events N    events of one trace after decompression, default 20000000\n"
     "                          (PERFCAST_MAX_TRACE_EVENTS)\n"
+    "  --idempotency-ttl SECONDS  how long an Idempotency-Key and its answer are kept,\n"
+    "                          default 86400 (PERFCAST_IDEMPOTENCY_TTL)\n"
     "  --web-dir DIR           the dashboard's files served under /, default the web/ folder\n"
     "                          next to the executable's build folder (PERFCAST_WEB_DIR)\n";
 
@@ -184,6 +186,9 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
             want = "an integer from 1 to 2000000000";
         else
             cfg->max_trace_events = v;
+    } else if (!strcmp(key, "idempotency-ttl")) {
+        if (parse_int(val, 1, 30 * 86400, &cfg->idempotency_ttl))
+            want = "a number of seconds from 1 to 2592000 (30 days)";
     } else if (!strcmp(key, "web-dir")) {
         cfg->web_dir = val;
     } else if (!strcmp(key, "log-level")) {
@@ -228,6 +233,7 @@ static const struct {
     {"PERFCAST_MAX_EXPERIMENT_CALLPATHS", "max-experiment-callpaths"},
     {"PERFCAST_MAX_TRACE_EVENTS", "max-trace-events"},
     {"PERFCAST_WEB_DIR", "web-dir"},
+    {"PERFCAST_IDEMPOTENCY_TTL", "idempotency-ttl"},
 };
 
 /* Every flag is the key of one variable above. */
@@ -266,6 +272,7 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
     cfg->max_callpaths = 20000;
     cfg->max_experiment_callpaths = 50000;
     cfg->max_trace_events = 20000000;
+    cfg->idempotency_ttl = 86400;
 
     for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {
         const char *v = getenv(env_names[i].env);

@@ -18,6 +18,7 @@
  *   PERFCAST_MAX_UPLOADS    --max-uploads N      uploads in progress per tenant, 4 (0: off)
  *   PERFCAST_MAX_REQUEST_BODY --max-request-body SIZE  body limit of routes other than
  *                                                uploads, 16MiB
+ *   PERFCAST_IDEMPOTENCY_TTL --idempotency-ttl SECONDS  86400 (an Idempotency-Key's life)
  *   PERFCAST_WEB_DIR        --web-dir DIR        the dashboard's files (web/ of the build's
  *                                                repository when unset)
  */
@@ -51,6 +52,7 @@ typedef struct srv_config {
     int max_experiment_callpaths;    /* distinct callpaths of one experiment */
     long long max_trace_events;      /* events of one trace, after decompression */
     const char *web_dir;     /* the dashboard's folder; NULL: next to the executable */
+    int idempotency_ttl;     /* seconds an Idempotency-Key and its answer are kept */
 } srv_config;
 
 /* Fills cfg from the environment and argv (argv[0] is the command name).

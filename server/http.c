@@ -24,6 +24,16 @@
  *     bytes of anyone's body in its heap; the mapped pages are clean file
  *     pages the kernel can drop. Other routes' bodies stay in memory, up to
  *     PERFCAST_MAX_REQUEST_BODY.
+ *   - Framing (RFC 9112 §6): a request with both Content-Length and
+ *     Transfer-Encoding, or with either header twice, is answered 400 and
+ *     the connection closed (its body is never read, so nothing after it
+ *     can pass for a request of its own); a transfer coding other than
+ *     "chunked" 501, likewise. A query of more than SRV_MAX_QUERY_PARAMS
+ *     parameters is cut off before libmicrohttpd splits it (on_uri) and
+ *     answered 414. A chunked body is counted as it arrives: past the
+ *     route's limit the 413 is written to the socket at once and the
+ *     connection closed, since libmicrohttpd cannot queue an answer while
+ *     a body is being read (declared lengths get theirs from the headers).
  *   - Slow clients: server/guard.h gives every phase of a connection a
  *     deadline and keeps slots free for health probes;
  *     PERFCAST_MAX_CONNECTIONS_PER_ADDRESS caps one address's connections.
@@ -45,6 +55,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +71,13 @@
  * sane header block. */
 #define CONNECTION_MEMORY ((size_t)16 << 10)
 #define SHED_HEADROOM 64 /* connections past the limit, answered 503 (probes: served) */
+/* Query parameters of one request; more: 414 (README "Limits and hardening").
+ * The routes take a few (the experiment's parameters and factors, at most
+ * 16, and their options). */
+#define SRV_MAX_QUERY_PARAMS 64
+
+/* The context on_uri() gives a request whose query it cut off. */
+static char query_cut_marker;
 
 typedef struct srv_request {
     long long start_ns;
@@ -421,6 +439,99 @@ static int shed(srv_http *h, struct MHD_Connection *conn, srv_request *r, const 
     return 1;
 }
 
+/* The framing headers of a request, as sent (every occurrence). */
+typedef struct framing {
+    int content_length, transfer_encoding; /* how many of each */
+    char coding[64];                       /* the last Transfer-Encoding, trimmed */
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    (void)kind;
+    framing *f = cls;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+        f->content_length++;
+    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        f->transfer_encoding++;
+        const char *v = value ? value : "";
+        while (*v == ' ' || *v == '\t')
+            v++;
+        size_t n = strlen(v);
+        while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+            n--;
+        snprintf(f->coding, sizeof f->coding, "%.*s", (int)(n < 63 ? n : 63), v);
+    }
+    return MHD_YES;
+}
+
+/* RFC 9112 §6.1, §6.3: the body's length must be unambiguous and its coding
+ * one we read. 1 when refused (answered, the connection to be closed). */
+static int bad_framing(struct MHD_Connection *conn, srv_request *r, const char *url)
+{
+    framing f = {0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+    api_response resp = {0};
+    if (f.transfer_encoding && f.content_length)
+        api_problem(&resp, 400, "Transfer-Encoding",
+                    "a request may not carry both Content-Length and Transfer-Encoding");
+    else if (f.content_length > 1)
+        api_problem(&resp, 400, "Content-Length", "Content-Length is given more than once");
+    else if (f.transfer_encoding > 1)
+        api_problem(&resp, 400, "Transfer-Encoding", "Transfer-Encoding is given more than once");
+    else if (f.transfer_encoding && strcasecmp(f.coding, "chunked"))
+        api_problem(&resp, 501, "Transfer-Encoding",
+                    "the transfer coding \"%s\" is not implemented; only \"chunked\" is",
+                    f.coding);
+    else
+        return 0;
+    api_add_header(&resp, "Connection", "close");
+    if (resp.status == 501)
+        snprintf(resp.error, sizeof resp.error, "transfer coding \"%s\"", f.coding);
+    r->route = api_route_of(url);
+    queue(conn, r, &resp);
+    return 1;
+}
+
+/* 414 for a query on_uri() cut off. */
+static void too_many_params(struct MHD_Connection *conn, srv_request *r, const char *url)
+{
+    api_response resp = {0};
+    api_problem(&resp, 414, NULL, "the query has more than %d parameters; the limit is %d",
+                SRV_MAX_QUERY_PARAMS, SRV_MAX_QUERY_PARAMS);
+    api_add_header(&resp, "Connection", "close");
+    r->route = api_route_of(url);
+    queue(conn, r, &resp);
+}
+
+/* A chunked body passed the limit while libmicrohttpd reads it, when no
+ * answer can be queued: the 413 goes to the socket now (a few hundred bytes
+ * into an empty send buffer) and the connection is then closed, its write
+ * side first so that the answer is followed by the end of the stream. */
+static void too_large_now(srv_http *h, struct MHD_Connection *conn, srv_request *r)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return;
+    char detail[200], head[256];
+    int dn = snprintf(detail, sizeof detail,
+                      "{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
+                      "\"detail\":\"the request body is too large; the limit is %zu bytes (%s)\"}",
+                      r->limit, r->limit == h->max_body ? "PERFCAST_MAX_BODY"
+                                                        : "PERFCAST_MAX_REQUEST_BODY");
+    int hn = snprintf(head, sizeof head,
+                      "HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
+                      "Content-Type: application/problem+json\r\nContent-Length: %d\r\n\r\n",
+                      dn);
+    int fd = ci->connect_fd;
+    (void)!send(fd, head, (size_t)hn, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)!send(fd, detail, (size_t)dn, MSG_NOSIGNAL | MSG_DONTWAIT);
+    shutdown(fd, SHUT_WR);
+    r->status = 413;
+    snprintf(r->error, sizeof r->error, "chunked body over %zu bytes", r->limit);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -429,6 +540,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     (void)version;
     srv_http *h = cls;
     srv_request *r = *con_cls;
+    int query_cut = r == (void *)&query_cut_marker;
+    if (query_cut)
+        r = NULL;
     if (!r) { /* headers received */
         r = calloc(1, sizeof *r);
         if (!r)
@@ -444,6 +558,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = r;
         h->inflight++;
         r->upload = (api_route_flags_of(method, url) & API_ROUTE_UPLOAD) != 0;
+        if (bad_framing(conn, r, url))
+            return MHD_YES;
+        if (query_cut) {
+            too_many_params(conn, r, url);
+            return MHD_YES;
+        }
         if (shed(h, conn, r, url))
             return MHD_YES;
         r->limit = r->upload ? h->max_body
@@ -492,8 +612,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!r->status) {
             int before = r->too_large;
             append_body(r, upload_data, *upload_data_size);
-            if (!before && r->too_large)
-                too_large(h, conn, r, r->limit, "is too large"); /* now, if the library lets us */
+            if (!before && r->too_large &&
+                too_large(h, conn, r, r->limit, "is too large") != MHD_YES) {
+                /* libmicrohttpd reads the body still: answer on the socket, close */
+                too_large_now(h, conn, r);
+                *upload_data_size = 0;
+                return MHD_NO;
+            }
         }
         *upload_data_size = 0;
         return MHD_YES;
@@ -607,10 +732,23 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
  * timed from here. The return value becomes the request's context: none. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-    (void)uri;
     srv_http *h = cls;
     srv_guard_request_line(h->guard, guard_of(conn));
-    return NULL;
+    /* Too many query parameters: each costs libmicrohttpd a record in the
+     * connection's memory, and running out there closes the connection
+     * without an answer. The query is emptied here, in the request line's
+     * own buffer, before libmicrohttpd splits it (it has found the '?'
+     * already and splits what follows); on_request() answers 414. */
+    char *q = strchr(uri, '?');
+    if (!q)
+        return NULL;
+    int n = 1;
+    for (const char *p = q + 1; *p; p++)
+        n += *p == '&' || *p == ';';
+    if (n <= SRV_MAX_QUERY_PARAMS)
+        return NULL;
+    q[0] = q[1] = '\0';
+    return &query_cut_marker;
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)

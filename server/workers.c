@@ -37,6 +37,7 @@
 #include "server/crash.h"
 #include "server/test_hooks.h"
 #include "server/workers.h"
+#include "store/idempotency.h"
 #include "store/jobs.h"
 
 #define POLL_SECONDS 1      /* workers look for work at least this often */
@@ -250,7 +251,7 @@ static void *worker_main(void *arg)
         }
         if (api_sim_run_next(w->db, w->lease) == 1)
             continue; /* a queued simulation run (api/simulations.c) was done */
-        if (api_iteration_run_next(w->db) == 1)
+        if (api_iteration_run_next(w->db, w->lease) == 1)
             continue; /* a queued trace analysis (api/iteration_http.c) was done */
         wait_for_work(w, gen);
     }
@@ -289,6 +290,12 @@ static void heartbeat(srv_workers *w, PGconn *c)
     else if (reaped)
         srv_logf(w->log, SRV_LOG_WARN, "jobs failed: lease expired with no attempts left",
                  "{s:i}", "jobs", reaped);
+    int purged = 0; /* Idempotency-Keys past PERFCAST_IDEMPOTENCY_TTL */
+    if (store_idem_purge(c, &purged, &err))
+        srv_logf(w->log, SRV_LOG_WARN, "cannot purge expired idempotency keys", "{s:s}", "error",
+                 err.msg);
+    else if (purged)
+        srv_logf(w->log, SRV_LOG_DEBUG, "idempotency keys expired", "{s:i}", "keys", purged);
 }
 
 /* A connection of its own that LISTENs, or NULL (logged once per outage). */

@@ -111,28 +111,70 @@ int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_i
     return one(c, r, out, what, err);
 }
 
-int store_it_run_claim(PGconn *c, store_it_run *out, store_error *err)
+/* A running run's lease is over when lease_until passed (or, claimed before
+ * leases, 10 minutes after it started). */
+#define IT_EXPIRED "coalesce(lease_until, started_at + interval '10 minutes') < now()"
+
+int store_it_run_claim(PGconn *c, const char *worker, double lease_seconds, store_it_run *out,
+                       store_error *err)
 {
-    PGresult *r = PQexec(c,
-                         "UPDATE iteration_runs SET state = 'running', started_at = now(), "
-                         "attempts = attempts + 1 WHERE id = (SELECT id FROM iteration_runs "
-                         "WHERE (state = 'queued' OR (state = 'running' AND started_at < "
-                         "now() - interval '10 minutes')) AND attempts < 3 "
-                         "ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING " RUN_COLS);
+    /* runs whose last attempt's lease ran out fail, naming it */
+    PGresult *r = PQexec(c, "UPDATE iteration_runs SET state = 'failed', finished_at = now(), "
+                            "error = jsonb_build_object('status', 500, 'detail', "
+                            "'lease expired: the worker stopped (attempt ' || attempts || "
+                            "' of 3)') WHERE state = 'running' AND attempts >= 3 AND "
+                            IT_EXPIRED);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    PQclear(r);
+    char secs[32];
+    snprintf(secs, sizeof secs, "%.3f", lease_seconds);
+    const char *vals[] = {worker, secs};
+    r = PQexecParams(c,
+                     "UPDATE iteration_runs SET state = 'running', started_at = now(), "
+                     "attempts = attempts + 1, worker = $1, "
+                     "lease_until = now() + make_interval(secs => $2::float8) "
+                     "WHERE id = (SELECT id FROM iteration_runs "
+                     "WHERE (state = 'queued' OR (state = 'running' AND " IT_EXPIRED ")) "
+                     "AND attempts < 3 ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
+                     "RETURNING " RUN_COLS,
+                     2, NULL, vals, NULL, NULL, 0);
     return one(c, r, out, "no queued analysis", err);
 }
 
-int store_it_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
-                        store_error *err)
+int store_it_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attempt,
+                           double lease_seconds, store_error *err)
 {
-    char k[24];
+    char k[24], a[16], secs[32];
     idtext(k, id);
-    const char *vals[] = {k, result, error};
+    snprintf(a, sizeof a, "%d", attempt);
+    snprintf(secs, sizeof secs, "%.3f", lease_seconds);
+    const char *vals[] = {k, worker, a, secs};
+    PGresult *r = PQexecParams(c,
+                               "UPDATE iteration_runs SET lease_until = now() + "
+                               "make_interval(secs => $4::float8) WHERE id = $1 AND "
+                               "worker = $2 AND attempts = $3 AND state = 'running'",
+                               4, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    int n = atoi(PQcmdTuples(r));
+    PQclear(r);
+    return n == 1 ? STORE_OK : store_error_set(err, STORE_CONFLICT, "the run is not held");
+}
+
+int store_it_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
+                        const char *result, const char *error, store_error *err)
+{
+    char k[24], a[16];
+    idtext(k, id);
+    snprintf(a, sizeof a, "%d", attempt);
+    const char *vals[] = {k, result, error, worker, a};
     PGresult *r = PQexecParams(c,
                                "UPDATE iteration_runs SET state = CASE WHEN $2::text IS NULL "
                                "THEN 'failed' ELSE 'done' END, result = $2, error = $3::jsonb, "
-                               "finished_at = now() WHERE id = $1 AND state = 'running'",
-                               3, NULL, vals, NULL, NULL, 0);
+                               "finished_at = now() WHERE id = $1 AND state = 'running' "
+                               "AND worker = $4 AND attempts = $5",
+                               5, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
     PQclear(r);

@@ -32,12 +32,19 @@ int store_it_run_add(PGconn *c, store_it_run *r, store_error *err);
  * STORE_NOT_FOUND. */
 int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_it_run *out,
                      store_error *err);
-/* Takes the oldest claimable run (running now, attempts + 1); none ->
- * STORE_NOT_FOUND. */
-int store_it_run_claim(PGconn *c, store_it_run *out, store_error *err);
-/* Records the outcome of a claimed run: result (done) or error (failed). */
-int store_it_run_finish(PGconn *c, int64_t id, const char *result, const char *error,
-                        store_error *err);
+/* Takes the oldest claimable run for worker: queued, or running with its
+ * lease over (running now, attempts + 1, leased lease_seconds); runs whose
+ * third attempt's lease ran out are failed first. None -> STORE_NOT_FOUND. */
+int store_it_run_claim(PGconn *c, const char *worker, double lease_seconds, store_it_run *out,
+                       store_error *err);
+/* Extends the lease of run id held by (worker, attempt); not held any more
+ * -> STORE_CONFLICT. */
+int store_it_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attempt,
+                           double lease_seconds, store_error *err);
+/* Records the outcome of a claimed run held by (worker, attempt): result
+ * (done) or error (failed); a run no longer held is left as it is. */
+int store_it_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
+                        const char *result, const char *error, store_error *err);
 void store_it_run_free(store_it_run *r);
 
 /* Size in bytes and format of a stored upload of the tenant (exp > 0: of

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/jobs.h"
 #include "store/simulations.h"
 #include "common/jsonb.h"
 
@@ -454,6 +455,8 @@ int store_sim_run_add(PGconn *c, store_sim_run *run, store_error *err)
     snprintf(run->created_at, sizeof run->created_at, "%s", PQgetvalue(r, 0, 1));
     snprintf(run->finished_at, sizeof run->finished_at, "%s", PQgetvalue(r, 0, 2));
     PQclear(r);
+    if (strcmp(run->state, "done")) /* wake the workers (autocommit: sent now) */
+        PQclear(PQexec(c, "SELECT pg_notify('" STORE_JOBS_CHANNEL "', '')"));
     return STORE_OK;
 }
 

@@ -1,0 +1,150 @@
+/*
+ * idempotency.c — Idempotency-Key over HTTP (api/idempotency.h); the rows
+ * are store/idempotency.c's.
+ */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/handlers.h"
+#include "api/idempotency.h"
+#include "store/idempotency.h"
+
+#define HEADER "Idempotency-Key"
+
+static int key_ok(const char *k)
+{
+    size_t n = strlen(k);
+    if (!n || n > API_IDEM_MAX_KEY)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)k[i] < 0x21 || (unsigned char)k[i] > 0x7e)
+            return 0;
+    return 1;
+}
+
+/* SHA-256 of method, path, query (as sent, in order) and body. */
+static int fingerprint(const api_request *req, unsigned char out[32])
+{
+    memset(out, 0, 32);
+    EVP_MD_CTX *s = EVP_MD_CTX_new();
+    if (!s || !EVP_DigestInit_ex(s, EVP_sha256(), NULL)) {
+        EVP_MD_CTX_free(s);
+        return -1;
+    }
+    EVP_DigestUpdate(s, req->method, strlen(req->method) + 1);
+    EVP_DigestUpdate(s, req->path, strlen(req->path) + 1);
+    for (size_t i = 0; i < req->nquery; i++) {
+        EVP_DigestUpdate(s, req->query[i].name, strlen(req->query[i].name) + 1);
+        const char *v = req->query[i].value ? req->query[i].value : "";
+        EVP_DigestUpdate(s, v, strlen(v) + 1);
+    }
+    EVP_DigestUpdate(s, "\n", 1);
+    EVP_DigestUpdate(s, req->body, req->body_len);
+    unsigned int n = 0;
+    int ok = EVP_DigestFinal_ex(s, out, &n) && n == 32;
+    EVP_MD_CTX_free(s);
+    return ok ? 0 : -1;
+}
+
+static double ttl_of(const api_ctx *ctx)
+{
+    return ctx->idempotency_ttl > 0 ? ctx->idempotency_ttl : 86400;
+}
+
+/* The literal of a stored media type (responses hold literals). */
+static const char *media_literal(const char *t)
+{
+    static const char *const known[] = {"application/json", "application/problem+json",
+                                        "text/plain; charset=utf-8", "application/x-ndjson"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (!strcmp(t, known[i]))
+            return known[i];
+    return *t ? "application/octet-stream" : NULL;
+}
+
+static void replay(store_idem *s, api_response *resp)
+{
+    resp->status = s->status;
+    resp->content_type = media_literal(s->content_type);
+    resp->body = s->body;
+    resp->body_len = s->body_len;
+    s->body = NULL; /* the response owns it now */
+    if (s->location[0])
+        api_add_header(resp, "Location", "%s", s->location);
+    api_add_header(resp, "Idempotent-Replayed", "true");
+}
+
+int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held)
+{
+    *held = 0;
+    const char *key = api_header(req, HEADER);
+    if (!key)
+        return 0;
+    if (!key_ok(key)) {
+        api_problem(resp, 400, HEADER, "an Idempotency-Key is 1 to %d visible ASCII characters",
+                    API_IDEM_MAX_KEY);
+        return 1;
+    }
+    unsigned char fp[32];
+    if (fingerprint(req, fp)) {
+        api_problem(resp, 503, NULL, "out of memory; retry later");
+        api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+        return 1;
+    }
+    store_error err;
+    store_idem s;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_idem_claim(c, req->tenant_id, key, fp, req->route ? req->route : "",
+                                  API_IDEM_LOCK_SECONDS, ttl_of(ctx), &s, &err)
+               : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return 1;
+    }
+    if (s.claimed) {
+        *held = 1;
+        return 0;
+    }
+    if (!s.same_request) {
+        api_problem(resp, 422, HEADER,
+                    "this Idempotency-Key was used for another request (%s, another body or "
+                    "query); use a new key for a new request",
+                    s.route);
+    } else if (s.pending) {
+        api_problem(resp, 409, HEADER,
+                    "the first request with this Idempotency-Key is still running; retry later");
+        api_add_header(resp, "Retry-After", "%d", API_RETRY_AFTER_SECONDS);
+    } else {
+        replay(&s, resp);
+    }
+    store_idem_free(&s);
+    return 1;
+}
+
+void api_idem_end(api_ctx *ctx, api_request *req, const api_response *resp)
+{
+    const char *key = api_header(req, HEADER);
+    if (!key)
+        return;
+    int keep = resp->status >= 200 && resp->status < 500 && resp->status != 408 &&
+               resp->status != 429 && resp->body_len <= API_IDEM_MAX_BODY;
+    const char *location = NULL;
+    for (size_t i = 0; i < resp->nheaders; i++)
+        if (!strcmp(resp->headers[i].name, "Location"))
+            location = resp->headers[i].value;
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (c) {
+        if (keep)
+            store_idem_finish(c, req->tenant_id, key, resp->status,
+                              resp->content_type ? resp->content_type : "", location, resp->body,
+                              resp->body_len, &err);
+        else
+            store_idem_release(c, req->tenant_id, key, &err);
+    }
+    /* on failure the key stays pending: a retry gets 409 until its lock runs out */
+    store_release(ctx->db, c);
+}

@@ -1,0 +1,577 @@
+/*
+ * faults.c — the fault-injection suite (`make test-faults`, run by .ci/run;
+ * not part of `make test`): the real server and PostgreSQL of
+ * tests/harness.h, with faults a deployment meets, each case asserting that
+ * nothing acknowledged is lost, nothing is left stuck, and the surviving
+ * process keeps answering /health:
+ *
+ *   - kill -9 of the server during each kind of background work: a refit
+ *     job, trace ingest (uploads in flight), a simulation run, a trace
+ *     analysis run; the restarted server finishes what was acknowledged;
+ *   - PostgreSQL stopped and started under load: the server stays up,
+ *     answers 503 (never 500) while the database is away, and every upload
+ *     it acknowledged is stored;
+ *   - two servers (replicas) on one database, the one holding a run killed
+ *     mid-run: the other takes the run over once its lease is over
+ *     (PERFCAST_JOB_LEASE is 2 s here) and finishes it.
+ * Numeric inputs that crash the server are a table of their own
+ * (numeric_cases below), run the same way: the request, then the server
+ * must still answer and the job must end failed with its cause.
+ *
+ * It takes about two minutes on two cores; the waits are bounded, never
+ * timed assertions.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/check.h"
+#include "tests/harness.h"
+
+#define LEASE "2" /* PERFCAST_JOB_LEASE of these servers, seconds */
+#define DATA "tests/data/"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = '\0';
+        *len = (size_t)n;
+    }
+    return b;
+}
+
+static json_t *call(harness *h, const char *method, const char *path, const char *body,
+                    int *status)
+{
+    harness_response r;
+    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
+                    body ? strlen(body) : 0, &r);
+    json_t *j = harness_json(&r);
+    *status = r.status;
+    harness_response_free(&r);
+    return j;
+}
+
+static long create_experiment(harness *h, const char *name)
+{
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"name\":\"%s\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+             "\"training\":{\"train_samples\":100000,\"batch_size\":64,"
+             "\"data_parallel\":\"ranks\"}}",
+             name);
+    int st;
+    json_t *j = call(h, "POST", "/v1/experiments", body, &st);
+    long id = (long)json_integer_value(json_object_get(j, "id"));
+    check(st == 201 && id > 0, "create %s: %d", name, st);
+    json_decref(j);
+    return id;
+}
+
+/* kill -9, start again, wait for /ready. */
+static void crash_and_restart(harness *h, const char *during)
+{
+    check(harness_server_kill(h) == 0, "kill -9 during %s", during);
+    check(harness_server_start(h) == 0, "the server starts again after %s", during);
+    check(harness_wait_status(h, "/ready", 200, 30), "ready again after %s", during);
+}
+
+/* Polls the first column of sql until it is want (or seconds pass). */
+static int wait_sql(harness *h, const char *sql, const char *want, double seconds)
+{
+    char out[256] = "";
+    for (double t0 = harness_now(); harness_now() - t0 < seconds; harness_sleep(0.05)) {
+        if (!harness_sql(h, sql, out, sizeof out) && !strcmp(out, want))
+            return 1;
+    }
+    return 0;
+}
+
+/* Nothing queued or running is left once the workers had their time. */
+static void check_nothing_stuck(harness *h, const char *what)
+{
+    int idle = wait_sql(h,
+                        "SELECT (SELECT count(*) FROM jobs WHERE state IN ('queued','running')) + "
+                        "(SELECT count(*) FROM sim_runs WHERE state IN ('queued','running')) + "
+                        "(SELECT count(*) FROM iteration_runs WHERE state IN ('queued','running'))",
+                        "0", 60);
+    check(idle, "%s: no job, run or analysis left queued or running", what);
+}
+
+static void check_health(harness *h, const char *what)
+{
+    harness_response r;
+    int ok = !harness_get(h, "/health", &r) && r.status == 200;
+    harness_response_free(&r);
+    check(ok, "%s: the server answers /health", what);
+}
+
+/* A perfcast profile of one rank at ranks = x with n callpaths. */
+static char *profile_json(int x, int n, int rep)
+{
+    size_t cap = 256 + (size_t)n * 120;
+    char *b = malloc(cap);
+    size_t len = (size_t)snprintf(b, cap,
+                                  "{\"point\":{\"ranks\":%d},\"repetition\":%d,\"ranks\":[{\"rank\":0,"
+                                  "\"steps\":[{\"phase\":\"train\",\"callpaths\":[",
+                                  x, rep);
+    for (int c = 0; c < n; c++)
+        len += (size_t)snprintf(b + len, cap - len,
+                                "%s{\"name\":\"k%04d\",\"category\":\"comp\",\"metrics\":"
+                                "{\"time\":%.9f}}",
+                                c ? "," : "", c, 1e-4 * (c + 1) * (1 + 0.1 * x * (c % 4)));
+    snprintf(b + len, cap - len, "]}]}]}");
+    return b;
+}
+
+/* ---- kill -9 during a refit ------------------------------------------------ */
+
+static void case_refit(harness *h)
+{
+    long exp = create_experiment(h, "fault-refit");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
+    static const int xs[] = {2, 4, 8, 16, 32};
+    int acked = 0;
+    for (int i = 0; i < 5; i++) {
+        char *p = profile_json(xs[i], 1500, 1);
+        int st;
+        json_t *j = call(h, "POST", path, p, &st);
+        acked += st == 202;
+        json_decref(j);
+        free(p);
+    }
+    check(acked == 5, "refit: five uploads acknowledged (%d)", acked);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) > 0 FROM jobs WHERE experiment_id = %ld AND state = 'running'", exp);
+    int caught = wait_sql(h, sql, "t", 20);
+    crash_and_restart(h, "a refit");
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state IN ('queued','running')",
+             exp);
+    check(wait_sql(h, sql, "0", 60), "refit: the job ends after the crash");
+    check(harness_sql_long(h, "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state = "
+                              "'failed'", exp) == 0,
+          "refit: no job failed");
+    check(harness_sql_long(h, "SELECT count(*) FROM model_sets WHERE experiment_id = %ld", exp) >= 1,
+          "refit: a model set was committed");
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp) ==
+              acked,
+          "refit: every acknowledged upload is stored");
+    printf("# refit: killed %s the job ran\n", caught ? "while" : "before or after");
+}
+
+/* ---- kill -9 during trace ingest -------------------------------------------- */
+
+typedef struct uploader {
+    harness *h;
+    long exp;
+    char *trace;
+    size_t len;
+    _Atomic int stop;
+    long acked[256];
+    int nacked, attempts;
+} uploader;
+
+static void *upload_loop(void *arg)
+{
+    uploader *u = arg;
+    for (int k = 1; !u->stop && u->nacked < 256; k++) {
+        char path[160];
+        snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=128&repetition=%d",
+                 u->exp, k);
+        /* other bytes, the same trace: the gzip header's MTIME (RFC 1952) */
+        memcpy(u->trace + 4, &k, 4);
+        harness_response r;
+        harness_request(u->h, "POST", path, "Content-Type: application/gzip\r\n", u->trace,
+                        u->len, &r);
+        u->attempts++;
+        if (r.status == 202) {
+            json_t *j = harness_json(&r);
+            u->acked[u->nacked++] = (long)json_integer_value(json_object_get(j, "profile"));
+            json_decref(j);
+        }
+        harness_response_free(&r);
+    }
+    return NULL;
+}
+
+static void case_ingest(harness *h)
+{
+    uploader u = {.h = h, .exp = create_experiment(h, "fault-ingest")};
+    u.trace = read_file(DATA "kineto/ddp128_rank0.json.gz", &u.len);
+    check(u.trace != NULL, "ingest: the trace fixture");
+    if (!u.trace)
+        return;
+    pthread_t t;
+    pthread_create(&t, NULL, upload_loop, &u);
+    harness_sleep(1.5);
+    crash_and_restart(h, "trace ingest");
+    harness_sleep(1.0);
+    u.stop = 1;
+    pthread_join(t, NULL);
+    check(u.nacked > 0, "ingest: uploads were acknowledged (%d of %d)", u.nacked, u.attempts);
+    int lost = 0;
+    for (int i = 0; i < u.nacked; i++)
+        lost += harness_sql_long(h, "SELECT count(*) FROM profiles WHERE id = %ld", u.acked[i]) != 1;
+    check(lost == 0, "ingest: %d of %d acknowledged uploads lost", lost, u.nacked);
+    check_nothing_stuck(h, "ingest");
+    printf("# ingest: %d uploads acknowledged of %d tried around the crash\n", u.nacked,
+           u.attempts);
+    free(u.trace);
+}
+
+/* ---- kill -9 during a simulation run ---------------------------------------- */
+
+static long new_simulation(harness *h, const char *name)
+{
+    char body[160];
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"batch_size\":32}", name);
+    int st;
+    json_t *j = call(h, "POST", "/v1/simulations", body, &st);
+    long sim = (long)json_integer_value(json_object_get(j, "id"));
+    json_decref(j);
+    size_t len;
+    char *graph = read_file(DATA "simulate/stepgraph.json", &len);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
+    j = graph ? call(h, "POST", path, graph, &st) : NULL;
+    check(sim > 0 && st == 201, "simulation %s with its step graph: %d", name, st);
+    json_decref(j);
+    free(graph);
+    return sim;
+}
+
+/* A run of a few seconds, queued; its id. */
+static long queue_run(harness *h, long sim)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs?job=always", sim);
+    int st;
+    json_t *j = call(h, "POST", path,
+                     "{\"workers\":\"1..16\",\"servers\":[1,2],\"bandwidth\":\"1Gbit\","
+                     "\"replications\":5,\"steps\":100}",
+                     &st);
+    long run = (long)json_integer_value(json_object_get(j, "id"));
+    check(st == 202 && run > 0, "run queued: %d", st);
+    json_decref(j);
+    return run;
+}
+
+static void case_simulation(harness *h)
+{
+    long sim = new_simulation(h, "fault-sim");
+    long run = queue_run(h, sim);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM sim_runs WHERE id = %ld", run);
+    int caught = wait_sql(h, sql, "running", 20);
+    crash_and_restart(h, "a simulation run");
+    check(wait_sql(h, sql, "done", 90), "simulation: the run is done after the crash");
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE id = %ld AND result IS NOT "
+                              "NULL", run) == 1,
+          "simulation: the run kept its result");
+    printf("# simulation: killed %s the run ran; attempts %ld\n", caught ? "while" : "before",
+           harness_sql_long(h, "SELECT attempts FROM sim_runs WHERE id = %ld", run));
+}
+
+/* ---- kill -9 during a trace analysis ------------------------------------------ */
+
+static void case_analysis(harness *h)
+{
+    long exp = create_experiment(h, "fault-analysis");
+    size_t len;
+    char *trace = read_file(DATA "kineto/nccl_ws2_rank0.json.gz", &len);
+    check(trace != NULL, "analysis: the trace fixture");
+    if (!trace)
+        return;
+    char path[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?ranks=2&repetition=1", exp);
+    harness_response r;
+    harness_request(h, "POST", path, "Content-Type: application/gzip\r\n", trace, len, &r);
+    json_t *j = harness_json(&r);
+    long prof = (long)json_integer_value(json_object_get(j, "profile"));
+    check(r.status == 202 && prof > 0, "analysis: upload %d", r.status);
+    json_decref(j);
+    harness_response_free(&r);
+    free(trace);
+    long runs[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=always%s",
+                 exp, prof, i == 1 ? "&device=A100" : i == 2 ? "&device=H100" : "");
+        int st;
+        j = call(h, "GET", path, NULL, &st);
+        runs[i] = (long)json_integer_value(json_object_get(j, "id"));
+        check(st == 202 && runs[i] > 0, "analysis %d queued: %d", i, st);
+        json_decref(j);
+    }
+    crash_and_restart(h, "trace analyses");
+    for (int i = 0; i < 3; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT state FROM iteration_runs WHERE id = %ld", runs[i]);
+        check(wait_sql(h, sql, "done", 60), "analysis %d is done after the crash", i);
+    }
+}
+
+/* ---- PostgreSQL restarted under load ------------------------------------------ */
+
+typedef struct load {
+    harness *h;
+    long exp;
+    _Atomic int stop;
+    int health_failed, server_errors, unavailable, ok;
+    long acked[512];
+    int nacked;
+} load;
+
+static void *health_loop(void *arg)
+{
+    load *l = arg;
+    while (!l->stop) {
+        harness_response r;
+        if (harness_get(l->h, "/health", &r) || r.status != 200)
+            l->health_failed++;
+        harness_response_free(&r);
+        harness_sleep(0.05);
+    }
+    return NULL;
+}
+
+static void *write_loop(void *arg)
+{
+    load *l = arg;
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", l->exp);
+    for (int k = 1; !l->stop && l->nacked < 512; k++) {
+        char *p = profile_json(2 << (k % 5), 20, k);
+        harness_response r;
+        harness_request(l->h, "POST", path, "Content-Type: application/json\r\n", p, strlen(p),
+                        &r);
+        if (r.status == 202) {
+            json_t *j = harness_json(&r);
+            l->acked[l->nacked++] = (long)json_integer_value(json_object_get(j, "profile"));
+            json_decref(j);
+            l->ok++;
+        } else if (r.status == 503) {
+            l->unavailable++;
+        } else if (r.status >= 500 || r.status == 0) {
+            l->server_errors++;
+            fprintf(stderr, "during the outage: %d %.200s\n", r.status, r.body ? r.body : "");
+        }
+        harness_response_free(&r);
+        free(p);
+        harness_get(l->h, "/v1/experiments", &r);
+        if (r.status == 503)
+            l->unavailable++;
+        else if (r.status >= 500 || r.status == 0)
+            l->server_errors++;
+        harness_response_free(&r);
+    }
+    return NULL;
+}
+
+static void case_postgres_restart(harness *h)
+{
+    load l = {.h = h, .exp = create_experiment(h, "fault-pg")};
+    pthread_t a, b;
+    pthread_create(&a, NULL, health_loop, &l);
+    pthread_create(&b, NULL, write_loop, &l);
+    harness_sleep(1.0);
+    check(harness_pg_stop(h) == 0, "PostgreSQL stopped under load");
+    harness_sleep(2.0);
+    check(harness_pg_start(h) == 0, "PostgreSQL started again");
+    check(harness_wait_status(h, "/ready", 200, 30), "ready once PostgreSQL is back");
+    harness_sleep(1.0);
+    l.stop = 1;
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    check(l.health_failed == 0, "postgres: /health failed %d times", l.health_failed);
+    check(l.server_errors == 0, "postgres: %d answers other than 503 among 5xx", l.server_errors);
+    check(l.unavailable > 0, "postgres: the outage was seen (503: %d)", l.unavailable);
+    int lost = 0;
+    for (int i = 0; i < l.nacked; i++)
+        lost += harness_sql_long(h, "SELECT count(*) FROM profiles WHERE id = %ld", l.acked[i]) != 1;
+    check(l.nacked > 0 && lost == 0, "postgres: %d of %d acknowledged uploads lost", lost,
+          l.nacked);
+    check_nothing_stuck(h, "postgres");
+    check_health(h, "postgres");
+    printf("# postgres: %d uploads acknowledged, %d answers 503 during the outage\n", l.nacked,
+           l.unavailable);
+}
+
+/* ---- two replicas, the run's holder killed --------------------------------------- */
+
+static long pid_of(harness *h)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/server.pid", harness_dir(h));
+    size_t len;
+    char *t = read_file(path, &len);
+    long pid = t ? atol(t) : 0;
+    free(t);
+    return pid;
+}
+
+/* The process id in the worker name of a claimed row: "host:pid:sim-..."
+ * for simulation runs, "host/pid/index" for refit jobs; 0 if none. */
+static long holder_of(harness *h, const char *table, long id)
+{
+    char sql[160], out[256] = "";
+    snprintf(sql, sizeof sql, "SELECT coalesce(worker, '') FROM %s WHERE id = %ld", table, id);
+    if (harness_sql(h, sql, out, sizeof out))
+        return 0;
+    char *sep = strpbrk(out, ":/");
+    return sep ? atol(sep + 1) : 0;
+}
+
+/* The row table/id (claimed, "running") is taken from the server holding
+ * it by a kill -9; the other must finish it after the lease. */
+static void kill_holder(harness *h, harness *other, const char *table, long id)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM %s WHERE id = %ld", table, id);
+    check(wait_sql(h, sql, "running", 20), "replicas: %s %ld is claimed", table, id);
+    long holder = holder_of(h, table, id);
+    harness *victim = holder == pid_of(h) ? h : holder == pid_of(other) ? other : NULL;
+    check(victim != NULL, "replicas: %s: the holder is one of the two (pid %ld)", table, holder);
+    if (!victim)
+        return;
+    harness *survivor = victim == h ? other : h;
+    long survivor_pid = pid_of(survivor);
+    check(harness_server_kill(victim) == 0, "replicas: %s: the holder killed mid-run", table);
+    check(wait_sql(survivor, sql, "done", 90), "replicas: the other server finishes %s %ld", table,
+          id);
+    check(holder_of(survivor, table, id) == survivor_pid, "replicas: %s: the survivor did it",
+          table);
+    check(harness_sql_long(survivor, "SELECT attempts FROM %s WHERE id = %ld", table, id) == 2,
+          "replicas: %s: taken over once, after the lease", table);
+    check_health(survivor, "replicas");
+    check(harness_server_start(victim) == 0, "replicas: the killed server starts again");
+    check(harness_wait_status(victim, "/ready", 200, 30), "replicas: ready again");
+}
+
+static void case_replicas(harness *h)
+{
+    harness *other = harness_second(h);
+    check(other != NULL, "replicas: a second server on the database");
+    if (!other)
+        return;
+    /* a simulation run */
+    long run = queue_run(h, new_simulation(h, "fault-replicas"));
+    kill_holder(h, other, "sim_runs", run);
+    /* a refit job: five uploads, then the job that runs their refit */
+    long exp = create_experiment(h, "fault-replicas-refit");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
+    static const int xs[] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++) {
+        char *p = profile_json(xs[i], 1500, 1);
+        int st;
+        json_t *j = call(h, "POST", path, p, &st);
+        check(st == 202, "replicas: upload %d", st);
+        json_decref(j);
+        free(p);
+    }
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state = 'running' "
+             "AND rides_with IS NULL", exp);
+    wait_sql(h, sql, "1", 20);
+    long job = harness_sql_long(h, "SELECT id FROM jobs WHERE experiment_id = %ld AND state = "
+                                   "'running' AND rides_with IS NULL ORDER BY id LIMIT 1", exp);
+    kill_holder(h, other, "jobs", job);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM jobs WHERE experiment_id = %ld AND state <> 'done'", exp);
+    check(wait_sql(h, sql, "0", 60), "replicas: every job of the experiment ends done");
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp) == 5,
+          "replicas: the five acknowledged uploads are stored");
+    harness_close(other, check_failed_count > 0);
+}
+
+/* ---- numeric faults --------------------------------------------------------------
+ * Requests whose arithmetic crashed the server: each is sent, then the
+ * server must answer /health, and a job it queued must end failed naming the
+ * cause after its first attempt. The cases are added with the numeric
+ * hardening of the modelers; until then they would crash the server. */
+
+typedef struct numeric_case {
+    const char *name;
+    const char *method, *path; /* "{exp}" in path: a fresh experiment's id */
+    const char *body;
+    int want_status;           /* the request's answer */
+} numeric_case;
+
+static const numeric_case numeric_cases[] = {
+    /* { "fit near DBL_MAX", "POST", "/v1/fit?modeler=extrap", "{...}", 400 }, */
+    {NULL, NULL, NULL, NULL, 0},
+};
+
+static void case_numeric(harness *h)
+{
+    for (const numeric_case *c = numeric_cases; c->name; c++) {
+        char path[256];
+        const char *at = strstr(c->path, "{exp}");
+        if (at)
+            snprintf(path, sizeof path, "%.*s%ld%s", (int)(at - c->path), c->path,
+                     create_experiment(h, c->name), at + 5);
+        else
+            snprintf(path, sizeof path, "%s", c->path);
+        int st;
+        json_t *j = call(h, c->method, path, c->body, &st);
+        json_decref(j);
+        check(st == c->want_status, "numeric %s: %d, want %d", c->name, st, c->want_status);
+        check_health(h, c->name);
+        check_nothing_stuck(h, c->name);
+    }
+}
+
+int main(void)
+{
+    const char *env[] = {"PERFCAST_JOB_LEASE=" LEASE, "PERFCAST_WORKERS=2", NULL};
+    harness_opts o = {.env = env};
+    harness *h = harness_open(&o);
+    if (!h) {
+        check(0, "harness did not start");
+        return check_summary();
+    }
+    static const struct {
+        const char *name;
+        void (*run)(harness *);
+    } cases[] = {
+        {"refit", case_refit},
+        {"ingest", case_ingest},
+        {"simulation", case_simulation},
+        {"analysis", case_analysis},
+        {"postgres", case_postgres_restart},
+        {"replicas", case_replicas},
+        {"numeric", case_numeric},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double t0 = harness_now();
+        int failed = check_failed_count;
+        cases[i].run(h);
+        printf("# %s: %s in %.1f s\n", cases[i].name, check_failed_count > failed ? "FAILED" : "ok",
+               harness_now() - t0);
+        fflush(stdout);
+    }
+    check_health(h, "after every case");
+    harness_close(h, check_failed_count > 0);
+    return check_summary();
+}
