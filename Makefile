@@ -18,6 +18,8 @@ BUILD    ?= build
 PKGS     := gsl jansson libmatheval libmicrohttpd libpq libcrypto
 # trace readers: yajl (streaming JSON), SQLite (Nsight Systems exports), zlib (gzip)
 PKGS     += yajl sqlite3 zlib
+# Cube profiles and .extra-p experiments: libarchive (tar, zip), expat (anchor.xml)
+PKGS     += libarchive expat
 OPT      ?= -O2
 SAN      ?=
 CFLAGS   ?=
@@ -94,7 +96,7 @@ $(TESTLIB): $(BUILD)/obj/tests/harness.o
 # every test, bench and fuzz program calls pmnf_numeric_init() before main()
 NUMINIT   := $(BUILD)/obj/tests/numeric_init.o
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h $(TESTLIB) $(LIB) $(NUMINIT)
+$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h tests/model_compare.h $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 

@@ -25,6 +25,8 @@ void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp);
 
 /* profiles.c */
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp);
+/* GET .../export?format=extra-p: the newest model set's measurements as .extra-p (export.c) */
+void api_experiment_export(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_delete(api_ctx *ctx, api_request *req, api_response *resp);
 
 /* jobs.c; api_jobs_metrics is a /metrics collector (api/metrics.h) over a store */

@@ -1,9 +1,11 @@
 /*
- * profiles.c — POST /v1/experiments/{id}/profiles: one profile upload.
+ * profiles.c — POST /v1/experiments/{id}/profiles: one profile upload, or a
+ * whole Score-P Cube profile set in one archive (one profile per run, below).
  *
  * The body is one of the profile formats (ingest/format.h): perfcast's JSON
- * profile, a PyTorch profiler (Kineto) trace of one rank, plain or gzip, or
- * an Nsight Systems SQLite export of one rank. ?format= names it; otherwise
+ * profile, a PyTorch profiler (Kineto) trace of one rank, plain or gzip, an
+ * Nsight Systems SQLite export of one rank, or a Score-P Cube profile
+ * (.cubex, a tar archive: application/x-tar or sniffed). ?format= names it; otherwise
  * the Content-Type does (application/gzip: Kineto; application/vnd.sqlite3:
  * nsys), and application/json, application/octet-stream, text/plain or no
  * Content-Type leave it to the bytes (gzip magic, SQLite header, JSON keys;
@@ -48,6 +50,7 @@
 #include "api/handlers.h"
 #include "analysis/levels.h"
 #include "analysis/training.h"
+#include "ingest/cube.h"
 #include "ingest/format.h"
 #include "ingest/phase.h"
 #include "ingest/profile.h"
@@ -118,7 +121,7 @@ static int not_a_profile(api_response *resp, ingest_kind k, const char *how)
 {
     api_problem(resp, 415, NULL,
                 "%s says %s: Extra-P files hold aggregated points, not a profile of one run; "
-                "POST them to /v1/fit, or upload kineto, nsys or perfcast",
+                "POST them to /v1/fit, or upload kineto, nsys, perfcast or cube",
                 how, ingest_kind_name(k));
     return -1;
 }
@@ -132,7 +135,7 @@ static int choose_format(const api_request *req, api_response *resp, ingest_kind
         ingest_kind k = ingest_kind_from_name(fmt);
         if (k == INGEST_KIND_UNKNOWN) {
             api_problem(resp, 415, "format", "\"%.40s\" is not a format; profiles are kineto, "
-                        "nsys or perfcast", fmt);
+                        "nsys, perfcast or cube", fmt);
             return -1;
         }
         if (!ingest_kind_is_profile(k))
@@ -159,7 +162,7 @@ static int choose_format(const api_request *req, api_response *resp, ingest_kind
             k = INGEST_KIND_PERFCAST;
         if (k == INGEST_KIND_UNKNOWN) {
             api_problem(resp, 415, NULL,
-                        "cannot tell the format from the body; say ?format=kineto, nsys or "
+                        "cannot tell the format from the body; say ?format=kineto, nsys, cube or "
                         "perfcast");
             return -1;
         }
@@ -515,8 +518,174 @@ static void conflict_problem(api_response *resp, const store_experiment *e, cons
     api_send_body(resp, 409, "application/problem+json", text, strlen(text));
 }
 
+/* ---- a whole Score-P Cube profile set in one upload ---------------------------
+ *
+ * ?format=cube-set (or Content-Type application/zip): a tar or zip archive of
+ * run directories (".../mm.x10y1z1.r1/profile.cubex", ...; ingest/cube.h)
+ * becomes one profile per run, all stored in one transaction or none. Each
+ * run's coordinate comes from its directory's name: every parameter of the
+ * experiment must be named there (other names are ignored); the repetition
+ * from a ".r<N>" suffix, else from the order of the runs at the same
+ * coordinate. A fault answers 4xx naming the member (the archive's reading, a
+ * missing parameter) or the run (what the store refused), and nothing is
+ * stored. 202 {"experiment","format":"cube-set","runs","job","profiles":
+ * [{"run","profile","point","repetition","duplicate"}]}. */
+
+/* Experiment parameter i's value in run r, or -1 after answering 400. */
+static int run_point(const store_experiment *e, const cube_bundle_run *r, double *point,
+                     api_response *resp)
+{
+    for (int i = 0; i < e->nparams; i++) {
+        int k = 0;
+        while (k < r->np && strcmp(r->names[k], e->parameters[i]))
+            k++;
+        if (k == r->np) {
+            api_problem(resp, 400, "parameters",
+                        "%.100s: the run directory \"%.80s\" does not name the experiment's "
+                        "parameter \"%.40s\"", r->member, r->dir, e->parameters[i]);
+            return -1;
+        }
+        point[i] = r->values[k];
+    }
+    return 0;
+}
+
+/* Repetitions: the ".r<N>" suffix, else 1 + the runs before at the point. */
+static void repetitions(const cube_bundle *b, const double *points, int np, int *rep)
+{
+    for (int i = 0; i < b->n; i++) {
+        rep[i] = b->runs[i].repetition;
+        if (rep[i])
+            continue;
+        int before = 0;
+        for (int j = 0; j < i; j++)
+            before += !memcmp(points + (size_t)j * np, points + (size_t)i * np,
+                              sizeof *points * (size_t)np);
+        rep[i] = before + 1;
+    }
+}
+
+static json_t *answer(int64_t exp, const cube_bundle *b, const store_upload_result *res,
+                      const double *points, int np, const int *rep)
+{
+    json_t *list = json_array();
+    int64_t job = 0;
+    for (int i = 0; i < b->n; i++) {
+        json_t *pt = json_array();
+        for (int k = 0; k < np; k++)
+            json_array_append_new(pt, json_real(points[(size_t)i * np + k]));
+        json_array_append_new(list, json_pack("{s:s, s:I, s:o, s:i, s:b}", "run", b->runs[i].dir,
+                                              "profile", (json_int_t)res[i].profile_id, "point",
+                                              pt, "repetition", rep[i], "duplicate",
+                                              res[i].duplicate));
+        if (res[i].job_id)
+            job = res[i].job_id;
+    }
+    return json_pack("{s:I, s:s, s:i, s:o, s:o}", "experiment", (json_int_t)exp, "format",
+                     "cube-set", "runs", b->n, "job", job ? json_integer(job) : json_null(),
+                     "profiles", list);
+}
+
+static void profile_upload_set(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp_id;
+    if (api_path_id(req, resp, "id", "experiment", &exp_id))
+        return;
+    const char *refit = api_query(req, "refit");
+    if (refit && strcmp(refit, "now") && strcmp(refit, "defer")) {
+        api_problem(resp, 400, "refit", "must be \"now\" (default) or \"defer\", got \"%.40s\"",
+                    refit);
+        return;
+    }
+    store_error err = {0};
+    store_experiment e = {0};
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_experiment_get(c, exp_id, &e, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    cube_limits lim = {0};
+    /* compressed members may expand, but not without bound */
+    lim.max_member = lim.max_total =
+        req->body_len > ((size_t)1 << 24) ? req->body_len * 64 : (size_t)1 << 30;
+    cube_bundle b;
+    ingest_error ie;
+    if (ingest_cube_bundle_read(req->body, req->body_len, &lim, &b, &ie) < 0) {
+        api_problem(resp, 400, "body", "%s", ie.msg);
+        store_experiment_free(&e);
+        return;
+    }
+    int np = e.nparams;
+    double *points = calloc((size_t)b.n * (size_t)(np ? np : 1), sizeof *points);
+    int *rep = calloc((size_t)b.n, sizeof *rep);
+    store_upload *us = calloc((size_t)b.n, sizeof *us);
+    store_upload_result *res = calloc((size_t)b.n, sizeof *res);
+    c = NULL;
+    if (!points || !rep || !us || !res) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < b.n; i++)
+        if (run_point(&e, &b.runs[i], points + (size_t)i * np, resp) < 0)
+            goto done;
+    repetitions(&b, points, np, rep);
+    for (int i = 0; i < b.n; i++)
+        us[i] = (store_upload){.experiment_id = exp_id,
+                               .format = "cube",
+                               .raw = b.runs[i].raw,
+                               .raw_len = b.runs[i].raw_len,
+                               .point = points + (size_t)i * np,
+                               .npoint = np,
+                               .repetition = rep[i],
+                               .prof = &b.runs[i].prof,
+                               .defer_refit = refit && !strcmp(refit, "defer"),
+                               .max_experiment_callpaths = ctx->max_experiment_callpaths};
+    int failed = -1;
+    c = store_acquire(ctx->db, &err);
+    rc = c ? store_profiles_add_all(c, us, b.n, res, &failed, &err) : err.code;
+    if (rc && failed >= 0) {
+        if (rc == STORE_CONFLICT && res[failed].conflict_profile)
+            api_problem(resp, 409, "body",
+                        "%.100s: profile %" PRId64 " already holds repetition %d at this "
+                        "coordinate; nothing of the set was stored",
+                        b.runs[failed].member, res[failed].conflict_profile, rep[failed]);
+        else
+            api_problem(resp, rc == STORE_UNAVAILABLE ? 503 : rc == STORE_NOT_FOUND ? 404 : 400,
+                        "body", "%.100s: %.200s; nothing of the set was stored",
+                        b.runs[failed].member, err.msg);
+        goto done;
+    }
+    if (rc) {
+        api_store_problem(resp, &err);
+        goto done;
+    }
+    json_t *doc = answer(exp_id, &b, res, points, np, rep);
+    int64_t job = 0;
+    for (int i = 0; i < b.n; i++)
+        job = res[i].job_id ? res[i].job_id : job;
+    api_send_json(resp, 202, doc);
+    if (job)
+        api_add_header(resp, "Location", "/v1/jobs/%" PRId64, job);
+done:
+    store_release(ctx->db, c);
+    free(points);
+    free(rep);
+    free(us);
+    free(res);
+    ingest_cube_bundle_free(&b);
+    store_experiment_free(&e);
+}
+
 void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    const char *fmt = api_query(req, "format"), *ct = api_header(req, "Content-Type");
+    if ((fmt && !strcmp(fmt, "cube-set")) ||
+        (!fmt && ct && !strncasecmp(ct, "application/zip", 15))) {
+        profile_upload_set(ctx, req, resp); /* a whole Cube profile set */
+        return;
+    }
     int64_t exp_id;
     ingest_kind kind = INGEST_KIND_UNKNOWN;
     ingest_trace_options opts;

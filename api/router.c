@@ -45,6 +45,7 @@ static const api_route routes[] = {
     {"POST", "/v1/experiments/{id}/refit", api_experiment_refit, EXP | IDEM, W, "modeler commit"},
     /* listings and configurations take factor levels: their handlers check the query */
     {"GET", "/v1/experiments/{id}/measurements", api_measurements_list, EXP, R, NULL},
+    {"GET", "/v1/experiments/{id}/export", api_experiment_export, EXP, R, "format"},
     {"GET", "/v1/experiments/{id}/models", api_models_list, EXP | ST, R, NULL},
     {"GET", "/v1/experiments/{id}/predict", api_predict, EXP | ST, R, NULL},
     {"GET", "/v1/experiments/{id}/scaling", api_scaling, EXP | ST, R, NULL},

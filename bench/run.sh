@@ -524,7 +524,31 @@ numtext_shortest() {
         "random bits $(jget random_speedup "$line")x; $(jget mismatches "$line") of $(jget verified "$line") differ"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_audit bench_modeler_audit bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_gputrace bench_simulate bench_dashboar; do
+# Score-P Cube read throughput (bench/bench_cube.c): MB/s of one large .cubex,
+# profiles/s of a generated set of 1,000 runs, beside perfcast's Extra-P text
+# reader on the same values and, when EXTRAP_SRC and PYCUBEXR_SRC name checkouts
+# of github extra-p/extrap (4.2.5) and extra-p/pycubexr that python3 can import
+# (numpy, marshmallow, tqdm, packaging), Extra-P's CubeFileReader2 on 50 of
+# the runs; peak RSS.
+cube() {
+    [ -x "$B/bench_cube" ] || { fail cube "$B/bench_cube is not built"; return; }
+    set -- --dir "$DATA"
+    if [ -n "${EXTRAP_SRC:-}" ] && [ -n "${PYCUBEXR_SRC:-}" ]; then
+        set -- "$@" --extrap "$EXTRAP_SRC" --pycubexr "$PYCUBEXR_SRC"
+    fi
+    if ! measure "$DATA/cube.out" "$B/bench_cube" "$@"; then
+        fail cube "$ru"; return
+    fi
+    cat "$DATA/cube.out"
+    line=$(cat "$DATA/cube.out")
+    say "cube: one .cubex of $(jget big_bytes "$line") bytes at $(jget big_mb_per_s "$line") MB/s;" \
+        "a set of $(jget runs "$line") runs at $(jget set_profiles_per_s "$line") profiles/s," \
+        "$(jget ratio_vs_text "$line")x the text reader on the same values," \
+        "Extra-P $(jget extrap_profiles_per_s "$line") profiles/s (ratio $(jget ratio_vs_extrap "$line"));" \
+        "peak RSS $(jget max_rss_mb "$ru") MB"
+}
+
+for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_audit bench_modeler_audit bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_gputrace bench_simulate bench_dashboar bench_cube; do
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
@@ -556,6 +580,7 @@ simulate_memory
 dashboard_service
 refit_service
 numtext_shortest
+cube
 
 echo
 cat "$summary"

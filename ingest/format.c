@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ingest/cube.h"
 #include "ingest/format.h"
 
 #define SNIFF_MAX ((size_t)1 << 20)
@@ -22,13 +23,14 @@ static const char *const kind_names[] = {
     [INGEST_KIND_EXTRAP_JSON] = "extrap-json",
     [INGEST_KIND_EXTRAP_JSONL] = "extrap-jsonl",
     [INGEST_KIND_TALPAS] = "talpas",
+    [INGEST_KIND_CUBE] = "cube",
 };
 
 ingest_kind ingest_kind_from_name(const char *name)
 {
     if (!name)
         return INGEST_KIND_UNKNOWN;
-    for (int k = INGEST_KIND_PERFCAST; k <= INGEST_KIND_TALPAS; k++)
+    for (int k = INGEST_KIND_PERFCAST; k <= INGEST_KIND_CUBE; k++)
         if (!strcmp(name, kind_names[k]))
             return (ingest_kind)k;
     return INGEST_KIND_UNKNOWN;
@@ -36,19 +38,20 @@ ingest_kind ingest_kind_from_name(const char *name)
 
 const char *ingest_kind_name(ingest_kind k)
 {
-    if ((int)k < 0 || k > INGEST_KIND_TALPAS)
+    if ((int)k < 0 || k > INGEST_KIND_CUBE)
         return kind_names[0];
     return kind_names[k];
 }
 
 const char *ingest_kind_names(void)
 {
-    return "kineto|nsys|perfcast|extrap-text|extrap-json|extrap-jsonl|talpas";
+    return "kineto|nsys|perfcast|extrap-text|extrap-json|extrap-jsonl|talpas|cube";
 }
 
 int ingest_kind_is_profile(ingest_kind k)
 {
-    return k == INGEST_KIND_PERFCAST || k == INGEST_KIND_KINETO || k == INGEST_KIND_NSYS;
+    return k == INGEST_KIND_PERFCAST || k == INGEST_KIND_KINETO || k == INGEST_KIND_NSYS ||
+           k == INGEST_KIND_CUBE;
 }
 
 ingest_format ingest_kind_extrap_format(ingest_kind k)
@@ -88,6 +91,8 @@ ingest_kind ingest_kind_from_content_type(const char *ct, int *sniff)
         return INGEST_KIND_KINETO;
     if (media_is(ct, "application/vnd.sqlite3") || media_is(ct, "application/x-sqlite3"))
         return INGEST_KIND_NSYS;
+    if (media_is(ct, "application/x-tar"))
+        return INGEST_KIND_CUBE;
     return INGEST_KIND_UNKNOWN;
 }
 
@@ -161,6 +166,8 @@ ingest_kind ingest_sniff(const void *data, size_t len)
         return INGEST_KIND_NSYS;
     if (len >= 2 && (unsigned char)b[0] == 0x1f && (unsigned char)b[1] == 0x8b)
         return INGEST_KIND_KINETO;
+    if (ingest_cube_is_tar(b, len))
+        return INGEST_KIND_CUBE;
     if (len > SNIFF_MAX)
         len = SNIFF_MAX;
     size_t i = 0;
@@ -198,6 +205,21 @@ int ingest_read_profile(ingest_kind k, const char *buf, size_t len,
     }
     case INGEST_KIND_NSYS:
         return ingest_nsys_memory(buf, len, o, out, info, err);
+    case INGEST_KIND_CUBE: {
+        cube_limits lim = {0};
+        if (o && o->max_bytes) /* the members' bytes after decompression */
+            lim.max_member = lim.max_total = o->max_bytes;
+        cube_profile c;
+        if (ingest_cube_read(buf, len, &lim, &c, err) < 0) {
+            memset(out, 0, sizeof *out);
+            return -1;
+        }
+        int rc = ingest_cube_to_profile(&c, out, err);
+        if (info && !rc)
+            info->rank = 0; /* locations are threads and processes, not workers: no world size */
+        cube_profile_free(&c);
+        return rc;
+    }
     default:
         memset(out, 0, sizeof *out);
         memset(err, 0, sizeof *err);

@@ -47,11 +47,12 @@ typedef struct ingest_args {
 
 static void ingest_usage_to(FILE *to)
 {
-    fprintf(to, "usage: perfcast ingest FILE [--format %s]\n"
+    fprintf(to, "usage: perfcast ingest FILE|DIR [--format %s]\n"
                 "                            [--rank N] [--markers LIST] [--json]\n"
                 "                            [--validation-markers LIST] [--phase train|validation]\n"
                 "Reads a profile or trace and prints its steps, categories and callpaths (one\n"
-                "JSON document with --json).\n",
+                "JSON document with --json). DIR: a Score-P Cube profile set (runs in\n"
+                "subdirectories named after their parameters, e.g. mm.x10y1z1.r1/profile.cubex).\n",
             ingest_kind_names());
 }
 
@@ -460,13 +461,13 @@ static int read_input(const ingest_args *a, ingest_kind *kind, const ingest_trac
         rc = ingest_kineto(&in, o, p, info, ie);
     } else if (*kind == INGEST_KIND_NSYS) {
         rc = ingest_nsys_path(a->path, o, p, info, ie);
-    } else if (*kind == INGEST_KIND_PERFCAST) {
+    } else if (*kind == INGEST_KIND_PERFCAST || *kind == INGEST_KIND_CUBE) {
         cli_file in;
         if (cli_file_open(a->path, &in, ie->msg, sizeof ie->msg) < 0) {
             close(fd);
             return -2;
         }
-        rc = ingest_profile_json(in.data, in.len, p, ie);
+        rc = ingest_read_profile(*kind, in.data, in.len, o, p, info, ie);
         cli_file_close(&in);
     }
     close(fd);
@@ -484,6 +485,8 @@ int cmd_ingest(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
+    if (strcmp(a.path, "-") && cli_is_dir(a.path))
+        return cli_cube_set_summary(a.path, a.json);
     ingest_trace_options o;
     ingest_trace_options_default(&o);
     o.rank = a.rank;

@@ -19,6 +19,7 @@
 #include "modeling/model_json.h"
 #include "modeling/warning_json.h"
 #include "ingest/extrap.h"
+#include "ingest/extrap_exp.h"
 #include "modeling/modeler.h"
 #include "server/commands.h"
 
@@ -32,21 +33,26 @@ typedef struct model_args {
     int npredict;
     double predict[16][PMNF_MAX_PARAMS];
     const char *predict_text[16];
+    const char *save; /* --save FILE.extra-p */
 } model_args;
 
 static const char model_usage_text[] =
-    "usage: perfcast model FILE [--format extrap-text|extrap-json|extrap-jsonl|talpas]\n"
+    "usage: perfcast model FILE|DIR [--format extrap-text|extrap-json|extrap-jsonl|talpas]\n"
     "                           [--measure mean|median] [--modeler robust|extrap|segmented]\n"
     "                           [--options KEY=VALUE ...] [--json]\n"
     "                           [--predict NAME=VALUE[,NAME=VALUE...] ...] [--strict] [--diagnostics]\n"
-    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin) and\n"
+    "                           [--save FILE.extra-p]\n"
+    "Fits a PMNF model per (callpath, metric) of an Extra-P input file (\"-\": stdin), an\n"
+    "Extra-P experiment (.extra-p: the models stored in it are reported on stderr) or a\n"
+    "Score-P Cube profile set (DIR/mm.x10y1z1.r1/profile.cubex, ...) and\n"
     "prints 'callpath;metric;model' lines, or one JSON object per line with --json.\n"
     "The modeler is robust unless --modeler extrap. --predict adds a line\n"
     "'callpath;metric;NAME=VALUE,...;value;lo;hi' per point (\"predictions\" with --json).\n"
     "Warnings go to stderr as 'warning: callpath;metric: code: message' (objects in\n"
     "--json); with --strict any warning makes the exit status 3. --diagnostics adds a line\n"
     "'callpath;metric;diagnostics;smape=..;adjusted_r2=..;rss=..;cross_validated_smape=..;\n"
-    "NAME=MIN..MAX/DISTINCT...' after each model (always in \"diagnostics\" with --json).\n";
+    "NAME=MIN..MAX/DISTINCT...' after each model (always in \"diagnostics\" with --json).\n"
+    "--save writes the measurements as an Extra-P experiment.\n";
 
 static int model_usage(const char *msg)
 {
@@ -84,12 +90,16 @@ static int parse_args(int argc, char **argv, model_args *a)
             fprintf(stderr, "perfcast model: %s needs a value (%s)\n", s,
                     s[2] == 'f'   ? "extrap-text, extrap-json, extrap-jsonl or talpas"
                     : s[3] == 'e' ? "mean or median"
-                    : s[3] == 'o' ? "robust or extrap"
+                    : s[3] == 'o' ? "robust, extrap or segmented"
                                   : "NAME=VALUE[,NAME=VALUE...]");
             return 2;
         }
         if (!strcmp(s, "--json")) {
             a->json = 1;
+        } else if (!strcmp(s, "--save")) {
+            if (i + 1 >= argc)
+                return model_usage("--save needs a FILE.extra-p");
+            a->save = argv[++i];
         } else if (!strcmp(s, "--diagnostics")) {
             a->diagnostics = 1;
         } else if (!strcmp(s, "--strict")) {
@@ -405,6 +415,69 @@ static int model_all(const ingest_experiment *e, const model_args *a)
     return rc;
 }
 
+/* The measurements of e as an Extra-P experiment in path. 0, or 1 (said). */
+static int save_experiment(const ingest_experiment *e, const char *path)
+{
+    json_t *doc = ingest_extrap_exp_json(e);
+    unsigned char *zip = NULL;
+    size_t len = 0;
+    char err[256] = "out of memory";
+    int rc = doc && ingest_extrap_exp_zip(doc, &zip, &len, err, sizeof err) == 0 ? 0 : 1;
+    json_decref(doc);
+    FILE *f = rc ? NULL : fopen(path, "wb");
+    if (!rc && (!f || fwrite(zip, 1, len, f) != len)) {
+        snprintf(err, sizeof err, "cannot write");
+        rc = 1;
+    }
+    if (f && fclose(f) != 0)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "perfcast model: %s: %s\n", path, err);
+    free(zip);
+    return rc;
+}
+
+/* Extra-P's stored models, one stderr line each. */
+static void report_stored(const ingest_experiment *e, json_t *doc)
+{
+    const char *ver = json_string_value(json_object_get(doc, "Extra-P"));
+    size_t i;
+    json_t *mg;
+    json_array_foreach(json_object_get(doc, "modelers"), i, mg) {
+        const char *name = json_string_value(json_object_get(mg, "name"));
+        const char *cp;
+        json_t *by;
+        json_object_foreach(json_object_get(mg, "models"), cp, by) {
+            const char *metric;
+            json_t *m;
+            json_object_foreach(by, metric, m) {
+                char text[2048];
+                json_t *fn = json_object_get(json_object_get(m, "hypothesis"), "function");
+                if (ingest_extrap_exp_model_text(fn, e, text, sizeof text) == 0)
+                    fprintf(stderr, "perfcast model: stored by Extra-P %s (%s): %s;%s;%s\n",
+                            ver ? ver : "?", name ? name : "?", cp, metric, text);
+            }
+        }
+    }
+}
+
+/* Models e (which it frees), prints the models, saves when asked. */
+static int model_and_save(ingest_experiment *e, model_args *a)
+{
+    if (parse_points(e, a) < 0) {
+        ingest_experiment_free(e);
+        return 2;
+    }
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    int rc = a->save ? save_experiment(e, a->save) : 0;
+    if (!rc)
+        rc = model_all(e, a);
+    fflush(stdout);
+    ingest_experiment_free(e);
+    return rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -416,11 +489,40 @@ int cmd_model(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    cli_file in;
+    ingest_experiment e;
     char err[512];
+    if (strcmp(a.path, "-") && cli_is_dir(a.path)) {
+        char *skipped = NULL;
+        if (cli_read_cube_set(a.path, &e, &skipped, err, sizeof err) < 0) {
+            fprintf(stderr, "perfcast model: %s\n", err);
+            return 2;
+        }
+        if (skipped)
+            fprintf(stderr, "perfcast model: warning: metrics without data were skipped: %s\n",
+                    skipped);
+        free(skipped);
+        return model_and_save(&e, &a);
+    }
+    cli_file in;
     if (cli_file_open(a.path, &in, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast model: %s\n", err);
         return 2;
+    }
+    size_t plen = strlen(a.path);
+    if (!a.format && ((plen > 8 && !strcmp(a.path + plen - 8, ".extra-p")) ||
+                      (in.len >= 4 && !memcmp(in.data, "PK\3\4", 4)))) {
+        ingest_error xe;
+        json_t *doc;
+        if (ingest_extrap_exp_read(in.data, in.len, a.opt.measure == PMNF_MEASURE_MEDIAN, &e, &doc,
+                                   &xe) < 0) {
+            cli_file_close(&in);
+            fprintf(stderr, "perfcast model: %s: %s\n", a.path, xe.msg);
+            return 2;
+        }
+        cli_file_close(&in);
+        report_stored(&e, doc);
+        json_decref(doc);
+        return model_and_save(&e, &a);
     }
     ingest_format fmt = a.format ? a.format : ingest_extrap_format_from_path(a.path, in.data, in.len);
     if (fmt == INGEST_FORMAT_UNKNOWN) {
@@ -429,7 +531,6 @@ int cmd_model(int argc, char **argv)
                 a.path);
         return 2;
     }
-    ingest_experiment e;
     ingest_error ie;
     if (ingest_extrap_read(in.data, in.len, fmt, &e, &ie) < 0) {
         cli_file_close(&in);
@@ -441,14 +542,5 @@ int cmd_model(int argc, char **argv)
         return 2;
     }
     cli_file_close(&in);
-    if (parse_points(&e, &a) < 0) {
-        ingest_experiment_free(&e);
-        return 2;
-    }
-    static char outbuf[1 << 16];
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    rc = model_all(&e, &a);
-    fflush(stdout);
-    ingest_experiment_free(&e);
-    return rc;
+    return model_and_save(&e, &a);
 }

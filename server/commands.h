@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "ingest/extrap.h"
+
 #include "server/log.h"
 #include "store/db.h"
 
@@ -38,5 +40,16 @@ typedef struct cli_file {
 /* Opens path ("-" is stdin). Returns 0, or -1 with a message in err. */
 int cli_file_open(const char *path, cli_file *f, char *err, size_t errcap);
 void cli_file_close(cli_file *f);
+
+/* 1 when path is a directory (cli_cube.c). */
+int cli_is_dir(const char *path);
+/* Reads the Cube profile set in dir (runs in subdirectories named after
+ * their parameters) into out. *skipped gets the metrics without data some
+ * run skipped (free it; NULL when none). 0, or -1 with err naming the file. */
+int cli_read_cube_set(const char *dir, ingest_experiment *out, char **skipped, char *err,
+                      size_t errcap);
+/* Prints what perfcast reads of the set in dir (`perfcast ingest DIR`);
+ * 0, or 2 after saying what is wrong. */
+int cli_cube_set_summary(const char *dir, int as_json);
 
 #endif

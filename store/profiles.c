@@ -542,8 +542,9 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
         return store_error_set(err, STORE_INTERNAL, "out of memory");
     }
 
-    PGresult *r = PQexec(c, "BEGIN");
-    int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
+    PGresult *r = u->in_transaction ? NULL : PQexec(c, "BEGIN");
+    int rc = !r || PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK)
+                                                          : store_fail(c, r, err);
     if (!rc)
         rc = check_experiment(c, u, exp, (const char *)sha, &up, out, err);
     if (!rc && !out->duplicate)
@@ -561,8 +562,11 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
     free(cp_ids);
     pgarray_free(&up.point);
     pgarray_free(&ranks);
+    if (u->in_transaction && !rc)
+        return STORE_OK; /* the caller commits; a duplicate wrote nothing */
     if (rc || out->duplicate) {
-        rollback(c); /* a duplicate wrote nothing; ending it either way is the same */
+        if (!u->in_transaction) /* else the caller rolls back */
+            rollback(c); /* a duplicate wrote nothing; ending it either way is the same */
         if (rc) { /* keep only what names the conflict or the cap */
             store_upload_result keep = {.conflict_profile = out->conflict_profile,
                                         .callpaths_after = out->callpaths_after};
@@ -576,6 +580,32 @@ int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out
         rc = store_fail(c, r, err);
         rollback(c);
         memset(out, 0, sizeof *out);
+        return rc;
+    }
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_profiles_add_all(PGconn *c, store_upload *us, int n, store_upload_result *res,
+                           int *failed, store_error *err)
+{
+    *failed = -1;
+    PGresult *r = PQexec(c, "BEGIN");
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK ? (PQclear(r), STORE_OK) : store_fail(c, r, err);
+    for (int i = 0; i < n && !rc; i++) {
+        us[i].in_transaction = 1;
+        rc = store_profile_add(c, &us[i], &res[i], err);
+        if (rc)
+            *failed = i;
+    }
+    if (rc) {
+        rollback(c);
+        return rc;
+    }
+    r = PQexec(c, "COMMIT");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        rc = store_fail(c, r, err);
+        rollback(c);
         return rc;
     }
     PQclear(r);

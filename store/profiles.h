@@ -44,6 +44,7 @@ typedef struct store_upload {
     const char *branch;    /* may be NULL */
     const char *ci_run;    /* may be NULL */
     const char *levels;    /* the factor levels as a text[] literal ("{dali,fp16}"); NULL: none */
+    int in_transaction;    /* 1: the caller's transaction (store_profiles_add_all) */
 } store_upload;
 
 typedef struct store_upload_result {
@@ -65,6 +66,12 @@ typedef struct store_upload_result {
  * message naming the fault; database down -> STORE_UNAVAILABLE. */
 int store_profile_add(PGconn *c, const store_upload *u, store_upload_result *out,
                       store_error *err);
+
+/* Stores n uploads in one transaction: all of them or none. On failure
+ * *failed is the index of the upload that failed and res[*failed] says why
+ * (as store_profile_add would); res[i] otherwise. */
+int store_profiles_add_all(PGconn *c, store_upload *us, int n, store_upload_result *res,
+                           int *failed, store_error *err);
 
 /* Deletes profile pid of experiment exp (its rows with it) and queues a
  * refit (job_id; 0 when no refit is needed because nothing is left or

@@ -508,8 +508,8 @@ static void case_replicas(harness *h)
 /* ---- numeric faults --------------------------------------------------------------
  * Requests whose arithmetic crashed the server: each is sent, then the
  * server must answer /health, and a job it queued must end failed naming the
- * cause after its first attempt. The cases are added with the numeric
- * hardening of the modelers; until then they would crash the server. */
+ * cause after its first attempt. Before the modelers' numeric hardening
+ * the first of them killed the process (GSL's default error handler). */
 
 typedef struct numeric_case {
     const char *name;
@@ -518,8 +518,31 @@ typedef struct numeric_case {
     int want_status;           /* the request's answer */
 } numeric_case;
 
+#define PROFILE_TIME(t)                                                                      \
+    "{\"point\":{\"ranks\":2},\"repetition\":1,\"ranks\":[{\"rank\":0,\"steps\":[{\"phase\":"        \
+    "\"train\",\"callpaths\":[{\"name\":\"gemm\",\"category\":\"comp\",\"metrics\":{\"time\":" t \
+    "}}]}]}]}"
+
 static const numeric_case numeric_cases[] = {
-    /* { "fit near DBL_MAX", "POST", "/v1/fit?modeler=extrap", "{...}", 400 }, */
+    /* the fit that took the process down through GSL's aborting handler:
+     * coordinates beyond the modeler's limit are refused naming the field */
+    {"fit of coordinates near DBL_MAX", "POST", "/v1/fit?modeler=extrap",
+     "{\"parameters\":[\"x\"],\"points\":[{\"point\":[1e308],\"values\":[0]},"
+     "{\"point\":[5e307],\"values\":[1]},{\"point\":[3.3333333333333334e307],\"values\":[2]},"
+     "{\"point\":[2.5e307],\"values\":[3]},{\"point\":[2e307],\"values\":[4]}]}",
+     400},
+    /* the same shape inside the limit: fitted, or the model carries its
+     * numeric_failure; the process stays up either way */
+    {"fit of coordinates at the limit", "POST", "/v1/fit?modeler=extrap",
+     "{\"parameters\":[\"x\"],\"points\":[{\"point\":[1e50],\"values\":[0]},"
+     "{\"point\":[5e49],\"values\":[1]},{\"point\":[3.3333333333333334e49],\"values\":[2]},"
+     "{\"point\":[2.5e49],\"values\":[3]},{\"point\":[2e49],\"values\":[4]}]}",
+     200},
+    /* a time whose square overflows made every later refit fail */
+    {"profile time of 1e155", "POST", "/v1/experiments/{exp}/profiles", PROFILE_TIME("1e155"),
+     400},
+    {"profile time of 1e308", "POST", "/v1/experiments/{exp}/profiles", PROFILE_TIME("1e308"),
+     400},
     {NULL, NULL, NULL, NULL, 0},
 };
 

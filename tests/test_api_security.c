@@ -332,6 +332,7 @@ static const struct {
     {"GET", "/v1/jobs/{id}", "", NULL, 200},
     {"POST", "/v1/experiments/{id}/refit", "", NULL, 202},
     {"GET", "/v1/experiments/{id}/measurements", "", NULL, 200},
+    {"GET", "/v1/experiments/{id}/export", "?format=extra-p", NULL, 200},
     {"GET", "/v1/experiments/{id}/models", "", NULL, 200},
     {"GET", "/v1/experiments/{id}/predict", "?ranks=16", NULL, 200},
     {"GET", "/v1/experiments/{id}/scaling", "?from=2&to=16&step=2", NULL, 200},

@@ -26,6 +26,7 @@
 
 #include "analysis/iteration.h"
 #include "analysis/iteration_predict.h"
+#include "ingest/kineto_xg.h"
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 #include "tests/check.h"
