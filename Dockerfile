@@ -6,7 +6,7 @@ FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential pkg-config libgsl-dev libjansson-dev libmatheval-dev libmicrohttpd-dev libpq-dev libssl-dev \
-      libyajl-dev libsqlite3-dev zlib1g-dev \
+      libyajl-dev libsqlite3-dev zlib1g-dev libarchive-dev libexpat1-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -15,7 +15,7 @@ RUN make -j"$(nproc)" BUILD=/out /out/perfcast
 FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libgsl27 libgslcblas0 libjansson4 libmatheval1 libmicrohttpd12 libpq5 libssl3 libyajl2 libsqlite3-0 zlib1g \
+      libgsl27 libgslcblas0 libjansson4 libmatheval1 libmicrohttpd12 libpq5 libssl3 libyajl2 libsqlite3-0 zlib1g libarchive13 libexpat1 \
       curl ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin perfcast

@@ -23,7 +23,7 @@ BUILD=${BUILD:-build}
 # python3 (standard library only) is not needed to serve: `make test` uses it
 # (the Kineto reference reader, the README examples' runner), so that the
 # Quick start's second command works on a minimal Debian 12 too.
-PACKAGES="build-essential pkg-config libgsl-dev libjansson-dev libmatheval-dev libmicrohttpd-dev libpq-dev libssl-dev libyajl-dev libsqlite3-dev zlib1g-dev postgresql curl python3"
+PACKAGES="build-essential pkg-config libgsl-dev libjansson-dev libmatheval-dev libmicrohttpd-dev libpq-dev libssl-dev libyajl-dev libsqlite3-dev zlib1g-dev libarchive-dev libexpat1-dev postgresql curl python3"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
