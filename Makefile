@@ -3,7 +3,8 @@
 #   make test       unit, CLI and API tests (API tests start a private
 #                   PostgreSQL), ends with "N passed, N failed"
 #   make test-asan  the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make test-readme  the README's examples, run and their answers compared
+#   make test-readme  the examples of the README and of docs/*.md, run and their answers compared;
+#                   the README's layout table against the top-level folders
 #   make test-faults  kill -9 during each job kind, PostgreSQL restarted under
 #                   load, two servers with one killed mid-run (tests/faults.c)
 #   make check-layout the layers, file sizes and the api/ rule (also in make test)
@@ -118,9 +119,11 @@ test: $(BUILD)/perfcast $(BUILD)/tests/perfcast-hooks $(TESTS)
 check-layout:
 	@python3 tools/check_layout.py
 
-# The README's shell examples, run in order against a fresh server and
-# database, their answers compared with the ones the README shows.
+# The shell examples of the README and of every guide in docs/, each document
+# run in order against a fresh server and database (and pasted twice), their
+# answers compared with the ones the document shows; the README's layout table first.
 test-readme: $(BUILD)/perfcast
+	@python3 tools/check_readme_layout.py
 	@python3 tests/readme_test.py $(BUILD)
 
 # Faults a deployment meets, each asserting nothing acknowledged is lost,
