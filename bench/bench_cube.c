@@ -29,6 +29,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "tests/harness.h"
 #include "ingest/cube.h"
 #include "ingest/extrap.h"
 
@@ -184,20 +185,6 @@ static size_t write_cubex(const char *path, int ncn, int nloc, double x, int com
     return (size_t)st.st_size;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
 int main(int argc, char **argv)
 {
     const char *dir = "build/bench-data", *extrap = NULL, *pycubexr = NULL;
@@ -223,7 +210,7 @@ int main(int argc, char **argv)
     mkdir(dir, 0755);
     size_t big = write_cubex(path, big_cn, big_loc, 10, 1);
     size_t len;
-    char *bytes = slurp(path, &len);
+    char *bytes = harness_read_file(path, &len);
     double best = 1e30;
     for (int r = 0; r < reps; r++) {
         double t0 = now();
@@ -275,7 +262,7 @@ int main(int argc, char **argv)
         char d[64], f[1300];
         snprintf(d, sizeof d, "mm.x%dy1z1.r1", i);
         snprintf(f, sizeof f, "%s/%s/profile.cubex", set, d);
-        char *b = slurp(f, &len);
+        char *b = harness_read_file(f, &len);
         cube_profile p;
         if (!b || ingest_cube_read(b, len, NULL, &p, &err) < 0 ||
             ingest_cube_set_add(s, d, &p, &err) < 0) {

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tests/harness.h"
 #include "ingest/extrap.h"
 #include "modeling/assess.h"
 #include "modeling/modeler.h"
@@ -263,31 +264,13 @@ static int audit_series_check(pmnf_modeler *m, int mk, const ingest_experiment *
     return rc;
 }
 
-static char *audit_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 /* Every series of one Extra-P text file; name is its path under the audit
  * folder. */
 static void audit_file(pmnf_modeler *mods[2], const char *path, const char *name,
                        audit_result *r, FILE *log)
 {
     size_t len;
-    char *buf = audit_read_file(path, &len);
+    char *buf = harness_read_file(path, &len);
     ingest_experiment e;
     ingest_error ie;
     if (!buf || ingest_extrap_read(buf, len, INGEST_FORMAT_EXTRAP_TEXT, &e, &ie) < 0) {

@@ -36,27 +36,6 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) {
-        b[n] = '\0';
-        *len = (size_t)n;
-    }
-    return b;
-}
-
 static json_t *call(harness *h, const char *method, const char *path, const char *body,
                     int *status)
 {
@@ -217,7 +196,7 @@ static void *upload_loop(void *arg)
 static void case_ingest(harness *h)
 {
     uploader u = {.h = h, .exp = create_experiment(h, "fault-ingest")};
-    u.trace = read_file(DATA "kineto/ddp128_rank0.json.gz", &u.len);
+    u.trace = harness_read_file(DATA "kineto/ddp128_rank0.json.gz", &u.len);
     check(u.trace != NULL, "ingest: the trace fixture");
     if (!u.trace)
         return;
@@ -250,7 +229,7 @@ static long new_simulation(harness *h, const char *name)
     long sim = (long)json_integer_value(json_object_get(j, "id"));
     json_decref(j);
     size_t len;
-    char *graph = read_file(DATA "simulate/stepgraph.json", &len);
+    char *graph = harness_read_file(DATA "simulate/stepgraph.json", &len);
     char path[128];
     snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
     j = graph ? call(h, "POST", path, graph, &st) : NULL;
@@ -298,7 +277,7 @@ static void case_analysis(harness *h)
 {
     long exp = create_experiment(h, "fault-analysis");
     size_t len;
-    char *trace = read_file(DATA "kineto/nccl_ws2_rank0.json.gz", &len);
+    char *trace = harness_read_file(DATA "kineto/nccl_ws2_rank0.json.gz", &len);
     check(trace != NULL, "analysis: the trace fixture");
     if (!trace)
         return;
@@ -423,7 +402,7 @@ static long pid_of(harness *h)
     char path[300];
     snprintf(path, sizeof path, "%s/server.pid", harness_dir(h));
     size_t len;
-    char *t = read_file(path, &len);
+    char *t = harness_read_file(path, &len);
     long pid = t ? atol(t) : 0;
     free(t);
     return pid;

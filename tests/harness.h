@@ -103,6 +103,10 @@ double harness_now(void);
 void harness_sleep(double seconds);
 long harness_sql_long(harness *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The whole of a file, NUL-terminated (malloc'ed, the caller frees), its
+ * length in *len; NULL (and *len 0) when it cannot be read. */
+char *harness_read_file(const char *path, size_t *len);
+
 /* Polls GET /v1/jobs/{job} until the job is done (1) or failed or seconds
  * pass (0; a failed job's document goes to stderr). */
 int harness_wait_job(harness *h, long job, double seconds);

@@ -21,20 +21,6 @@
 
 #define SETS "tests/data/extrap/inputs/"
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(n > 0 ? (size_t)n : 1);
-    *len = b ? fread(b, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return b;
-}
-
 static long create(harness *h, const char *doc)
 {
     harness_response r;
@@ -66,7 +52,7 @@ static void test_uploads(harness *h)
         snprintf(path, sizeof path, SETS "cubeset_single_parameter/mm.x%dy1z1.r1/profile.cubex",
                  xs[i]);
         size_t len;
-        char *b = read_file(path, &len);
+        char *b = harness_read_file(path, &len);
         snprintf(query, sizeof query, i % 2 ? "?x=%d&format=cube" : "?x=%d&refit=defer", xs[i]);
         harness_response r;
         post(h, exp, query, i % 2 ? NULL : "application/octet-stream", b, len, &r);
@@ -92,7 +78,7 @@ static void test_uploads(harness *h)
     /* per-thread values: one rank per location */
     long exp2 = create(h, "{\"name\":\"threads\",\"parameters\":[\"f\"],\"scaling\":\"weak\",\"training\":{\"train_samples\":1000,\"batch_size\":10,\"data_parallel\":\"f\"}}");
     size_t len;
-    char *b = read_file(SETS "cubeset_simple_threaded/example.f3/cube-example3.cubex", &len);
+    char *b = harness_read_file(SETS "cubeset_simple_threaded/example.f3/cube-example3.cubex", &len);
     harness_response r;
     post(h, exp2, "?f=3", "application/octet-stream", b, len, &r);
     check(r.status == 202, "threaded: %d %s", r.status, r.body ? r.body : "");
@@ -167,7 +153,7 @@ static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len
             snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
             snprintf(name, sizeof name, "set/%s/%s", de->d_name, f->d_name);
             size_t blen;
-            char *b = read_file(path, &blen);
+            char *b = harness_read_file(path, &blen);
             if (bad_run && !strcmp(bad_run, de->d_name))
                 blen /= 2;
             struct archive_entry *e = archive_entry_new();

@@ -22,20 +22,6 @@
 
 #define DATA "tests/data/kineto/"
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(n > 0 ? (size_t)n : 1);
-    *len = b ? fread(b, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return b;
-}
-
 static json_t *call(harness *h, const char *method, const char *path, const char *body, int want,
                     const char *what)
 {
@@ -51,7 +37,7 @@ static json_t *call(harness *h, const char *method, const char *path, const char
 static long upload(harness *h, long exp, const char *file, const char *query, const char *type)
 {
     size_t len;
-    char *b = read_file(file, &len);
+    char *b = harness_read_file(file, &len);
     check(b != NULL, "read %s", file);
     if (!b)
         return 0;

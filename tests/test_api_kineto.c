@@ -21,20 +21,6 @@
 
 #define DATA "tests/data/kineto/"
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(n > 0 ? (size_t)n : 1);
-    *len = b ? fread(b, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return b;
-}
-
 static long create(harness *h, const char *doc)
 {
     harness_response r;
@@ -78,8 +64,8 @@ static void test_uploads(harness *h)
                          "\"training\":{\"train_samples\":100000,\"batch_size\":64,"
                          "\"data_parallel\":\"ranks\"}}");
     size_t len0, len1;
-    char *r0 = read_file(DATA "ddp128_rank0.json.gz", &len0);
-    char *r1 = read_file(DATA "ddp128_rank1.json.gz", &len1);
+    char *r0 = harness_read_file(DATA "ddp128_rank0.json.gz", &len0);
+    char *r1 = harness_read_file(DATA "ddp128_rank1.json.gz", &len1);
     check(r0 && r1, "fixtures");
     if (!r0 || !r1)
         return;
@@ -128,7 +114,7 @@ static void test_uploads(harness *h)
     harness_response_free(&r);
     /* a trace of 2 ranks at the coordinate of 128 workers: 409 naming both */
     size_t len_ws2;
-    char *ws2 = read_file(DATA "nccl_ws2_rank0.json.gz", &len_ws2);
+    char *ws2 = harness_read_file(DATA "nccl_ws2_rank0.json.gz", &len_ws2);
     post(h, exp, "?ranks=128&repetition=2", "application/gzip", ws2, ws2 ? len_ws2 : 0, &r);
     free(ws2);
     check_problem(&r, 409, "world_size 2", "world size contradicting the coordinate");
@@ -183,14 +169,14 @@ static void test_uploads(harness *h)
 
     /* a plain-JSON trace with application/json, an Nsight export */
     size_t plen;
-    char *plain = read_file("tests/fuzz/corpus/kineto/alexnet_nosteps.json", &plen);
+    char *plain = harness_read_file("tests/fuzz/corpus/kineto/alexnet_nosteps.json", &plen);
     post(h, exp, "?ranks=1", "application/json", plain, plen, &r);
     check(r.status == 202 && r.body && strstr(r.body, "\"steps\":1"), "plain trace: %d %s",
           r.status, r.body ? r.body : "");
     harness_response_free(&r);
     free(plain);
     size_t dlen;
-    char *db = read_file("tests/fuzz/corpus/nsys/standard.sqlite", &dlen);
+    char *db = harness_read_file("tests/fuzz/corpus/nsys/standard.sqlite", &dlen);
     post(h, exp, "?ranks=2&rank=1", "application/vnd.sqlite3", db, dlen, &r);
     check(r.status == 202 && r.body && strstr(r.body, "\"format\":\"nsys\"") &&
               strstr(r.body, "\"rank\":1") && strstr(r.body, "\"steps\":2"),

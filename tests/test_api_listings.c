@@ -41,23 +41,6 @@ static long post(harness *h, const char *path, const char *type, const char *bod
     return id;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *b = NULL;
-    *len = 0;
-    if (f && !fseek(f, 0, SEEK_END)) {
-        long n = ftell(f);
-        rewind(f);
-        b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-        if (b && fread(b, 1, (size_t)n, f) == (size_t)n)
-            *len = (size_t)n;
-    }
-    if (f)
-        fclose(f);
-    return b;
-}
-
 static void test_profiles(harness *h)
 {
     const char *exp_doc = "{\"name\":\"listed\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
@@ -70,7 +53,7 @@ static void test_profiles(harness *h)
         char file[64], path[160];
         size_t len;
         snprintf(file, sizeof file, "examples/profile-ranks-%d.json", xs[i]);
-        char *body = slurp(file, &len);
+        char *body = harness_read_file(file, &len);
         snprintf(path, sizeof path,
                  "/v1/experiments/%ld/profiles?refit=defer&commit=abc%d", exp, i);
         ids[i] = post(h, path, "application/json", body, len, "profile");
@@ -131,7 +114,7 @@ static void test_runs(harness *h)
     harness_response_free(&r);
     char path[160];
     size_t len;
-    char *graph = slurp("tests/data/simulate/stepgraph.json", &len);
+    char *graph = harness_read_file("tests/data/simulate/stepgraph.json", &len);
     snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
     post(h, path, "application/json", graph, len, "id");
     free(graph);

@@ -108,26 +108,6 @@ static long create_experiment(harness *h, const char *token, const char *name)
     return id;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 /* Uploads examples/profile-ranks-{2..10}.json; returns the last job. */
 static long upload_examples(harness *h, const char *token, long exp)
 {
@@ -137,7 +117,7 @@ static long upload_examples(harness *h, const char *token, long exp)
         size_t len;
         snprintf(file, sizeof file, "examples/profile-ranks-%d.json", x);
         snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
-        char *body = read_file(file, &len);
+        char *body = harness_read_file(file, &len);
         check(body != NULL, "read %s", file);
         if (!body)
             return 0;
@@ -431,7 +411,7 @@ static void test_matrix(harness *h)
     check(job > 0 && wait_job(h, alpha_read, job), "the matrix experiment's refit finishes");
     char *profile;
     size_t plen;
-    profile = read_file("examples/profile-ranks-2.json", &plen); /* a duplicate: 200 */
+    profile = harness_read_file("examples/profile-ranks-2.json", &plen); /* a duplicate: 200 */
     json_error_t je;
     json_t *doc = json_loadb(api_openapi_json, api_openapi_json_len, 0, &je);
     json_t *paths = json_object_get(doc, "paths");
@@ -775,7 +755,7 @@ static void test_limits(harness *h)
 
     /* an upload cut off halfway stores nothing */
     size_t plen;
-    char *profile = read_file("examples/profile-ranks-4.json", &plen);
+    char *profile = harness_read_file("examples/profile-ranks-4.json", &plen);
     char before[32], after[32];
     harness_sql(h, "SELECT count(*) FROM profiles", before, sizeof before);
     int fd = connect_to(h);

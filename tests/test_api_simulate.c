@@ -19,21 +19,6 @@
 #include "tests/check.h"
 #include "tests/harness.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
 static long post_id(harness *h, const char *path, const char *body, int want)
 {
     harness_response r;
@@ -85,14 +70,14 @@ static void test_profiles(harness *h)
     harness_response_free(&r);
 
     size_t len;
-    char *graph = slurp("tests/data/simulate/stepgraph.json", &len);
+    char *graph = harness_read_file("tests/data/simulate/stepgraph.json", &len);
     snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
     long p1 = post_id(h, path, graph, 201);
     harness_post(h, path, graph, &r);
     check(r.status == 200 && strstr(r.body, "\"duplicate\":true"), "same bytes: %d", r.status);
     harness_response_free(&r);
     free(graph);
-    char *tf = slurp("tests/data/simulate/tf_timeline.json", &len);
+    char *tf = harness_read_file("tests/data/simulate/tf_timeline.json", &len);
     long p2 = post_id(h, path, tf, 201);
     free(tf);
     check(p2 > p1, "second profile");

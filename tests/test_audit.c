@@ -48,7 +48,7 @@ static int fit(pmnf_modeler_kind kind, int n, const double *x, const double *y, 
 static void test_strong_scaling(void)
 {
     size_t len;
-    char *buf = audit_read_file("tests/data/extrap-audit/strong_scaling/one_parameter_1.txt", &len);
+    char *buf = harness_read_file("tests/data/extrap-audit/strong_scaling/one_parameter_1.txt", &len);
     ingest_experiment e;
     ingest_error ie;
     if (!buf || ingest_extrap_read(buf, len, INGEST_FORMAT_EXTRAP_TEXT, &e, &ie) < 0) {

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <zlib.h>
 
+#include "tests/harness.h"
 #include "ingest/cube.h"
 #include "ingest/extrap_exp.h"
 #include "tests/check.h"
@@ -32,21 +33,6 @@ static const char *bin(void)
 {
     const char *b = getenv("PERFCAST_BIN");
     return b ? b : "build/perfcast";
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = '\0';
-    fclose(f);
-    return b;
 }
 
 static char *run(const char *cmd, int *status)
@@ -81,7 +67,7 @@ typedef struct tarball {
 static int unpack(const char *path, tarball *t)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = harness_read_file(path, &len);
     struct archive *a = archive_read_new();
     archive_read_support_format_tar(a);
     t->n = 0;
@@ -174,7 +160,7 @@ static const cube_series *find_series(const cube_profile *p, const char *cp, con
 static void test_values(void)
 {
     size_t len;
-    char *buf = slurp(INPUTS "/cubeset_single_parameter/mm.x1000y1z1.r1/profile.cubex", &len);
+    char *buf = harness_read_file(INPUTS "/cubeset_single_parameter/mm.x1000y1z1.r1/profile.cubex", &len);
     cube_profile p;
     ingest_error err;
     check(buf && ingest_cube_read(buf, len, NULL, &p, &err) == 0, "single: %s", err.msg);
@@ -193,7 +179,7 @@ static void test_values(void)
     check(s && s->values[0] == 2, "init_mat visits");
     cube_profile_free(&p);
 
-    buf = slurp(INPUTS "/cubeset_simple_threaded/example.f3/cube-example3.cubex", &len);
+    buf = harness_read_file(INPUTS "/cubeset_simple_threaded/example.f3/cube-example3.cubex", &len);
     check(buf && ingest_cube_read(buf, len, NULL, &p, &err) == 0, "threaded: %s", err.msg);
     free(buf);
     const double omp[] = {10.5, 9.600000000000001, 10.2, 9.3}, mainv[] = {3.8999999999999986, 0,
@@ -268,7 +254,7 @@ static void test_dir_names(void)
 static void compare_models(const char *input, const char *expected_path)
 {
     size_t len;
-    char *want = slurp(expected_path, &len);
+    char *want = harness_read_file(expected_path, &len);
     if (!want)
         return;
     char cmd[1024];
@@ -335,7 +321,7 @@ static void test_round_trip(void)
     char *direct = run(cmd, &st);
     check(st == 0, "--save exit %d", st);
     size_t len;
-    char *zip = slurp(path, &len);
+    char *zip = harness_read_file(path, &len);
     ingest_experiment e;
     ingest_error err;
     json_t *doc = NULL;
@@ -394,7 +380,7 @@ static void test_bad_input(void)
 {
     const char *src = INPUTS "/cubeset_single_parameter/mm.x10y1z1.r1/profile.cubex";
     size_t len;
-    char *orig = slurp(src, &len);
+    char *orig = harness_read_file(src, &len);
     ingest_error err;
     /* truncated: the archive ends inside a member */
     const char *m = read_msg((unsigned char *)orig, len / 2, &err);

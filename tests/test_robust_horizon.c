@@ -41,36 +41,17 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "tests/harness.h"
 #include "ingest/extrap.h"
 #include "modeling/modeler.h"
 #include "tests/check.h"
 
 #define AUDIT "tests/data/extrap-audit/"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static int read_experiment(const char *path, ingest_experiment *e)
 {
     size_t len;
-    char *data = slurp(path, &len);
+    char *data = harness_read_file(path, &len);
     ingest_error ie;
     int rc = data ? ingest_extrap_read(data, len, ingest_extrap_format_from_path(path, data, len),
                                        e, &ie)
@@ -430,7 +411,7 @@ static void test_segmented(void)
         snprintf(in, sizeof in, AUDIT "one_parameter_segmented_%d.txt", f);
         snprintf(ex, sizeof ex, "tests/data/extrap/expected_segmented/one_parameter_segmented_%d.txt.models", f);
         size_t len;
-        char *expected = slurp(ex, &len);
+        char *expected = harness_read_file(ex, &len);
         ingest_experiment e;
         if (!expected || read_experiment(in, &e) < 0) {
             check(0, "%s: no expected models", ex);

@@ -9,22 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/harness.h"
 #include "ingest/simgraph.h"
 #include "tests/check.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
 
 static int find(const sim_step *st, const char *id)
 {
@@ -45,7 +32,7 @@ static int has_dep(const sim_step *st, int i, int j)
 static void test_stepgraph_file(void)
 {
     size_t len;
-    char *buf = slurp("tests/data/simulate/stepgraph.json", &len);
+    char *buf = harness_read_file("tests/data/simulate/stepgraph.json", &len);
     check(buf != NULL, "fixture");
     simgraph_doc d;
     sim_error e;
@@ -96,7 +83,7 @@ static void test_stepgraph_file(void)
 static void test_tf_timeline(void)
 {
     size_t len;
-    char *buf = slurp("tests/data/simulate/tf_timeline.json", &len);
+    char *buf = harness_read_file("tests/data/simulate/tf_timeline.json", &len);
     simgraph_doc d;
     sim_error e;
     int rc = simgraph_read(buf, len, &d, &e);
@@ -143,7 +130,7 @@ static void test_tf_timeline(void)
 static void test_kineto(void)
 {
     size_t len;
-    char *buf = slurp("tests/data/simulate/kineto_ps.json", &len);
+    char *buf = harness_read_file("tests/data/simulate/kineto_ps.json", &len);
     simgraph_doc d;
     sim_error e;
     int rc = simgraph_read(buf, len, &d, &e);

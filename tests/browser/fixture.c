@@ -76,32 +76,12 @@ static long upload(harness *h, long exp, int x, const char *commit, double comm,
     return job;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b)
-        b[n] = '\0';
-    *len = b ? (size_t)n : 0;
-    return b;
-}
-
 /* POST a file's bytes; the answer's "id" (or "profile"), -1 on failure. */
 static long post_file(harness *h, const char *path, const char *file, const char *type,
                       const char *key)
 {
     size_t len = 0;
-    char *body = read_all(file, &len);
+    char *body = harness_read_file(file, &len);
     char headers[128];
     snprintf(headers, sizeof headers, "Content-Type: %s\r\n", type);
     harness_response r;
