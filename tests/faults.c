@@ -30,23 +30,12 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/request_json.h"
 
 #define LEASE "2" /* PERFCAST_JOB_LEASE of these servers, seconds */
 #define DATA "tests/data/"
 
 /* ---- helpers -------------------------------------------------------------- */
-
-static json_t *call(harness *h, const char *method, const char *path, const char *body,
-                    int *status)
-{
-    harness_response r;
-    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
-                    body ? strlen(body) : 0, &r);
-    json_t *j = harness_json(&r);
-    *status = r.status;
-    harness_response_free(&r);
-    return j;
-}
 
 static long create_experiment(harness *h, const char *name)
 {
@@ -57,7 +46,7 @@ static long create_experiment(harness *h, const char *name)
              "\"data_parallel\":\"ranks\"}}",
              name);
     int st;
-    json_t *j = call(h, "POST", "/v1/experiments", body, &st);
+    json_t *j = request_json_status(h, "POST", "/v1/experiments", body, &st);
     long id = (long)json_integer_value(json_object_get(j, "id"));
     check(st == 201 && id > 0, "create %s: %d", name, st);
     json_decref(j);
@@ -132,7 +121,7 @@ static void case_refit(harness *h)
     for (int i = 0; i < 5; i++) {
         char *p = profile_json(xs[i], 1500, 1);
         int st;
-        json_t *j = call(h, "POST", path, p, &st);
+        json_t *j = request_json_status(h, "POST", path, p, &st);
         acked += st == 202;
         json_decref(j);
         free(p);
@@ -225,14 +214,14 @@ static long new_simulation(harness *h, const char *name)
     char body[160];
     snprintf(body, sizeof body, "{\"name\":\"%s\",\"batch_size\":32}", name);
     int st;
-    json_t *j = call(h, "POST", "/v1/simulations", body, &st);
+    json_t *j = request_json_status(h, "POST", "/v1/simulations", body, &st);
     long sim = (long)json_integer_value(json_object_get(j, "id"));
     json_decref(j);
     size_t len;
     char *graph = harness_read_file(DATA "simulate/stepgraph.json", &len);
     char path[128];
     snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
-    j = graph ? call(h, "POST", path, graph, &st) : NULL;
+    j = graph ? request_json_status(h, "POST", path, graph, &st) : NULL;
     check(sim > 0 && st == 201, "simulation %s with its step graph: %d", name, st);
     json_decref(j);
     free(graph);
@@ -245,7 +234,7 @@ static long queue_run(harness *h, long sim)
     char path[128];
     snprintf(path, sizeof path, "/v1/simulations/%ld/runs?job=always", sim);
     int st;
-    json_t *j = call(h, "POST", path,
+    json_t *j = request_json_status(h, "POST", path,
                      "{\"workers\":\"1..16\",\"servers\":[1,2],\"bandwidth\":\"1Gbit\","
                      "\"replications\":5,\"steps\":100}",
                      &st);
@@ -296,7 +285,7 @@ static void case_analysis(harness *h)
         snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown?job=always%s",
                  exp, prof, i == 1 ? "&device=A100" : i == 2 ? "&device=H100" : "");
         int st;
-        j = call(h, "GET", path, NULL, &st);
+        j = request_json_status(h, "GET", path, NULL, &st);
         runs[i] = (long)json_integer_value(json_object_get(j, "id"));
         check(st == 202 && runs[i] > 0, "analysis %d queued: %d", i, st);
         json_decref(j);
@@ -463,7 +452,7 @@ static void case_replicas(harness *h)
     for (int i = 0; i < 5; i++) {
         char *p = profile_json(xs[i], 1500, 1);
         int st;
-        json_t *j = call(h, "POST", path, p, &st);
+        json_t *j = request_json_status(h, "POST", path, p, &st);
         check(st == 202, "replicas: upload %d", st);
         json_decref(j);
         free(p);
@@ -536,7 +525,7 @@ static void case_numeric(harness *h)
         else
             snprintf(path, sizeof path, "%s", c->path);
         int st;
-        json_t *j = call(h, c->method, path, c->body, &st);
+        json_t *j = request_json_status(h, c->method, path, c->body, &st);
         json_decref(j);
         check(st == c->want_status, "numeric %s: %d, want %d", c->name, st, c->want_status);
         check_health(h, c->name);

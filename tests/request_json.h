@@ -13,6 +13,23 @@
 #include "tests/check.h"
 #include "tests/harness.h"
 
+/* method path [body]: the answer's JSON (NULL when it is none), to
+ * json_decref, and its status in *status (0 when no answer came), for a
+ * caller that decides by the status itself. */
+static json_t *request_json_status(harness *h, const char *method, const char *path,
+                                   const char *body, int *status) __attribute__((unused));
+static json_t *request_json_status(harness *h, const char *method, const char *path,
+                                   const char *body, int *status)
+{
+    harness_response r;
+    harness_request(h, method, path, body ? "Content-Type: application/json\r\n" : NULL, body,
+                    body ? strlen(body) : 0, &r);
+    json_t *doc = harness_json(&r);
+    *status = r.status;
+    harness_response_free(&r);
+    return doc;
+}
+
 /* method path [body]: checks the status is want; the answer's JSON (NULL
  * when it is none), to json_decref. */
 static json_t *request_json(harness *h, const char *method, const char *path, const char *body,
