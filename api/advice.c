@@ -4,7 +4,9 @@
  * within a budget. The request document and the advice are
  * analysis/advice.h's; this handler reads the newest model set's
  * application-level epoch measurements (of the level combination the query
- * names) and hands over its time models.
+ * names) and hands over its time models. Advice over more than
+ * ADVICE_DIRECT_WORK candidates × max_runs (or with ?job=always) is queued
+ * for a job worker and answered 202 (api/search_runs.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,11 @@
 #include "api/handlers.h"
 #include "api/predict.h"
 #include "store/models.h"
+
+/* Advised here up to this many candidates × max_runs (about 20 ms on an idle
+ * core: bench/bench_caps.c); beyond, or with ?job=always, by a job worker
+ * (api/search_runs.c), the request answered 202. */
+#define ADVICE_DIRECT_WORK 10000.0
 
 /* ---- the models, as the advice asks them (advice_ops) ---- */
 
@@ -39,7 +46,16 @@ static const advice_ops ops = {epoch_of, ranks_of, extrapolation_of};
 
 void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    api_advice_search(ctx, req, resp, 0);
+}
+
+void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int direct)
+{
+    static const char *const allowed[] = {"job", NULL};
     int64_t id;
+    int always = 0;
+    if (!direct && api_search_job_param(req, resp, &always) < 0)
+        return;
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
         return;
@@ -50,7 +66,7 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
     memset(&in, 0, sizeof in);
     int slot = predict_metric_slot(m, "time");
     /* the query names factor levels only: the target is in the body */
-    if (predict_check_query(req, resp, m, NULL, 0) < 0 || api_parse_object(req, resp, &body) < 0)
+    if (predict_check_query(req, resp, m, allowed, 0) < 0 || api_parse_object(req, resp, &body) < 0)
         goto done;
     if (slot < 0) {
         api_problem(resp, 409, NULL, "model set %d has no time models", m->set_number);
@@ -79,6 +95,13 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
             api_problem(resp, 400, field, "%s", msg);
         else
             api_problem(resp, 500, NULL, "out of memory");
+        goto done;
+    }
+    /* a large search is a job's: the HTTP thread answers at once */
+    long ncand = advice_candidates(&in, m->nparams);
+    if (!direct && ncand <= ADVICE_MAX_CANDIDATES &&
+        (always || (double)ncand * in.max_runs > ADVICE_DIRECT_WORK)) {
+        api_search_queue(ctx, req, resp, id, "advice", body);
         goto done;
     }
     const cached_part *parts = m->parts[slot];

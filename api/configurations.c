@@ -2,7 +2,10 @@
  * configurations.c — POST /v1/experiments/{id}/configurations (Q5): which
  * configuration to request under a deadline and a budget (Extra-Deep §3.3).
  * The request document and the search are analysis/configurations.h's; this
- * handler finds the level combinations to search and their models.
+ * handler finds the level combinations to search and their models. A
+ * search over more than CONFIGS_DIRECT_CANDIDATES candidates (or with
+ * ?job=always) is queued for a job worker and answered 202
+ * (api/search_runs.c); what it answers then is what the request would have.
  *
  * An experiment with categorical factors (api/levels.h): the query may pin
  * a factor's level (?dataloader=dali). The search covers every level
@@ -24,6 +27,11 @@
 #include "api/predict.h"
 #include "store/model_levels.h"
 #include "common/jsonb.h"
+
+/* Searched here over at most this many candidates (about 20 ms on an idle
+ * core: bench/bench_caps.c); over more, or with ?job=always, by a job
+ * worker (api/search_runs.c), the request answered 202. */
+#define CONFIGS_DIRECT_CANDIDATES 1000
 
 /* One level combination searched: its models and measured data. */
 typedef struct combo {
@@ -210,8 +218,16 @@ done:
 
 void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
 {
+    api_configurations_search(ctx, req, resp, 0);
+}
+
+void api_configurations_search(api_ctx *ctx, api_request *req, api_response *resp, int direct)
+{
+    static const char *const allowed[] = {"job", NULL};
     int64_t id;
-    if (api_path_id(req, resp, "id", "experiment", &id) < 0)
+    int always = 0;
+    if (api_path_id(req, resp, "id", "experiment", &id) < 0 ||
+        (!direct && api_search_job_param(req, resp, &always) < 0))
         return;
     store_error err = {0};
     const cached_models *m = model_cache_get(ctx->models, ctx->db, id, &err);
@@ -219,8 +235,8 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         return;
     }
-    /* the query names only the experiment's factors (their levels) */
-    if (predict_check_query(req, resp, m, NULL, 0) < 0) {
+    /* the query names only the experiment's factors (their levels), and job */
+    if (predict_check_query(req, resp, m, allowed, 0) < 0) {
         model_cache_release(ctx->models, m);
         return;
     }
@@ -284,6 +300,11 @@ void api_configurations(api_ctx *ctx, api_request *req, api_response *resp)
                     "the product of the ranges has %zu points at each of %d level combinations; "
                     "at most %d candidates are searched (pin a factor's level in the query)",
                     ngrid, ncb, CONFIGS_MAX_CANDIDATES);
+        goto done;
+    }
+    /* a large search is a job's: the HTTP thread answers at once */
+    if (!direct && (always || ngrid * (size_t)ncb > CONFIGS_DIRECT_CANDIDATES)) {
+        api_search_queue(ctx, req, resp, id, "configurations", doc);
         goto done;
     }
     cc = calloc((size_t)ncb, sizeof *cc);

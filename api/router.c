@@ -74,6 +74,7 @@ static const api_route routes[] = {
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", api_profile_breakdown, EXP, R, "device job"},
     {"GET", "/v1/experiments/{id}/analyses/{run}", api_analysis_get, EXP, R, ""},
     {"GET", "/v1/analyses/{run}", api_analysis_get, DB, R, ""},
+    {"GET", "/v1/experiments/{id}/searches/{run}", api_search_get, EXP | ST, R, ""},
     {"POST", "/v1/experiments/{id}/iteration-model", api_iteration_model, EXP | ST | IDEM, R, "job"},
     {"POST", "/v1/simulations", api_sim_create, DB | IDEM, W, ""},
     {"GET", "/v1/simulations", api_sim_list, DB, R, "limit cursor"},

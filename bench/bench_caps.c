@@ -3,20 +3,25 @@
  * their documented caps, against a private PostgreSQL (tests/harness.h),
  * one JSON line per figure:
  *
- *   caps_configurations  POST .../configurations over its cap of 10,000
- *                        candidates (ranks 1..100 × threads 1..100, every
- *                        request another deadline so that none is served
- *                        from the kept answers)
- *   caps_advice          POST .../advice over its cap of 10,000 candidates
- *                        (1..100 × 1..100) and max_runs at its cap (10,000),
- *                        a budget large enough to spend them
+ *   caps_configurations_direct  POST .../configurations over 1,000
+ *                        candidates (ranks 1..100 × threads 1..10), the most
+ *                        the HTTP thread searches itself
+ *   caps_configurations_queued  the same over its cap of 10,000 candidates
+ *                        (1..100 × 1..100): the 202 the HTTP thread answers,
+ *                        and job_done_ms until a job worker has the result
+ *   caps_advice_direct   POST .../advice over 50 candidates (1..10 × 1..5)
+ *                        at the default max_runs (200): 10,000 candidates ×
+ *                        runs, the most the HTTP thread advises on itself
+ *   caps_advice_queued   the same over its cap of 10,000 candidates
+ *                        (1..100 × 1..100): the 202, and job_done_ms
  *
- * Each figure: milliseconds per answer (median of 5, each request
- * different), the answer's size, and the ratio to the baseline measured in
- * the same run: the same request over one candidate. The experiment: two
- * parameters (ranks, threads), 5 × 5 coordinates with ranks·threads <= 64,
- * 3 repetitions each. Answers taking more than 100 ms belong off the HTTP
- * threads; the README's limits table gives the caps.
+ * Each figure: milliseconds per answer (median of 5, every request another
+ * deadline or budget so that none is served from the kept answers), the
+ * answer's size, and the ratio to the baseline measured in the same run:
+ * the same request over one candidate. The experiment: two parameters
+ * (ranks, threads), 5 × 5 coordinates with ranks·threads <= 64, 3
+ * repetitions each. Answers taking more than 100 ms belong off the HTTP
+ * threads (api/search_runs.c); the README's limits table gives the caps.
  *
  * PERFCAST_BIN names the server (bench/run.sh sets it).
  */
@@ -71,56 +76,76 @@ static int upload(harness *h, long exp, double r, double t, int rep)
     return ok;
 }
 
-/* One POST, timed in ms; its status and size. */
-static double timed_post(harness *h, const char *path, const char *body, int *status,
-                         size_t *bytes)
-{
-    harness_response r;
-    double t = now_s();
-    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, strlen(body),
-                    &r);
-    t = now_s() - t;
-    *status = r.status;
-    *bytes = r.body_len;
-    harness_response_free(&r);
-    return t * 1e3;
-}
-
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-/* The median of ROUNDS requests, body a printf format taking the round
- * (each request different); -1 when one fails. */
-static double median_ms(harness *h, const char *path, const char *fmt, size_t *bytes)
+/* The run at the Location of a 202 until done: ms from the request */
+static double job_done_ms(harness *h, const char *location, double t0)
 {
-    double t[ROUNDS];
+    while (now_s() - t0 < 600) {
+        harness_response r;
+        harness_get(h, location, &r);
+        int done = r.body && (strstr(r.body, "\"state\":\"done\"") ||
+                              strstr(r.body, "\"state\":\"failed\""));
+        harness_response_free(&r);
+        if (done)
+            return (now_s() - t0) * 1e3;
+        harness_sleep(0.02);
+    }
+    return -1;
+}
+
+/* The median of ROUNDS requests answered want, body a printf format taking
+ * the round (each request different); -1 when one is not. job_ms (when not
+ * NULL): the median time until the queued run was done. */
+static double median_ms(harness *h, const char *path, const char *fmt, int want, size_t *bytes,
+                        double *job_ms)
+{
+    double t[ROUNDS], j[ROUNDS];
     for (int i = 0; i < ROUNDS; i++) {
-        char body[2400];
-        int status;
+        char body[2400], location[256] = "";
         snprintf(body, sizeof body, fmt, 100000 + i);
-        t[i] = timed_post(h, path, body, &status, bytes);
-        if (status != 200) {
-            fprintf(stderr, "%s: status %d\n", path, status);
+        harness_response r;
+        double t0 = now_s();
+        harness_request(h, "POST", path, "Content-Type: application/json\r\n", body,
+                        strlen(body), &r);
+        t[i] = (now_s() - t0) * 1e3;
+        int status = r.status;
+        *bytes = r.body_len;
+        harness_header(&r, "Location", location, sizeof location);
+        harness_response_free(&r);
+        if (status != want) {
+            fprintf(stderr, "%s: status %d, want %d\n", path, status, want);
             return -1;
         }
+        j[i] = job_ms ? job_done_ms(h, location, t0) : 0;
     }
     qsort(t, ROUNDS, sizeof *t, cmp_d);
+    qsort(j, ROUNDS, sizeof *j, cmp_d);
+    if (job_ms)
+        *job_ms = j[ROUNDS / 2];
     return t[ROUNDS / 2];
 }
 
-static void figure(const char *name, double cap_ms, double base_ms, size_t bytes, int candidates)
+/* ms: the HTTP thread's answer (200, or the 202 of a queued run); job_ms
+ * (>= 0 for a queued run): until the worker was done */
+static void figure(const char *name, double ms, double base_ms, size_t bytes, int candidates,
+                   double job_ms)
 {
-    if (cap_ms < 0 || base_ms < 0) {
+    if (ms < 0 || base_ms < 0) {
         printf("{\"figure\": \"%s\", \"error\": \"a request failed\"}\n", name);
         return;
     }
     printf("{\"figure\": \"%s\", \"candidates\": %d, \"ms\": %.2f, \"bytes\": %zu, "
            "\"baseline_ms\": %.2f, \"ratio_to_baseline\": %.1f, \"target_ms\": 100, "
-           "\"ratio_to_target\": %.3f}\n",
-           name, candidates, cap_ms, bytes, base_ms, cap_ms / base_ms, cap_ms / 100);
+           "\"ratio_to_target\": %.3f",
+           name, candidates, ms, bytes, base_ms, ms / base_ms, ms / 100);
+    if (job_ms >= 0)
+        printf(", \"job_done_ms\": %.1f", job_ms);
+    printf("}\n");
 }
 
 int main(void)
@@ -161,39 +186,46 @@ int main(void)
     }
     harness_sleep(1.2); /* the service's models follow a refit within 1 s */
     size_t bytes, base_bytes;
+    double job_ms;
     snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", exp);
     double cfg_base = median_ms(
         h, path,
         "{\"max_time_s\":%d,\"candidates\":{\"ranks\":{\"values\":[8]},\"threads\":{\"values\":[4]}}}",
-        &base_bytes);
+        200, &base_bytes, NULL);
     double cfg = median_ms(h, path,
                            "{\"max_time_s\":%d,\"candidates\":{\"ranks\":{\"min\":1,\"max\":100},"
-                           "\"threads\":{\"min\":1,\"max\":100}}}",
-                           &bytes);
-    figure("caps_configurations", cfg, cfg_base, bytes, 10000);
+                           "\"threads\":{\"min\":1,\"max\":10}}}",
+                           200, &bytes, NULL);
+    figure("caps_configurations_direct", cfg, cfg_base, bytes, 1000, -1);
+    cfg = median_ms(h, path,
+                    "{\"max_time_s\":%d,\"candidates\":{\"ranks\":{\"min\":1,\"max\":100},"
+                    "\"threads\":{\"min\":1,\"max\":100}}}",
+                    202, &bytes, &job_ms);
+    figure("caps_configurations_queued", cfg, cfg_base, bytes, 10000, job_ms);
     snprintf(path, sizeof path, "/v1/experiments/%ld/advice", exp);
     double adv_base = median_ms(h, path,
                                 "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":%d,"
                                 "\"candidates\":{\"ranks\":[8],\"threads\":[4]}}",
-                                &base_bytes);
-    char values[1024];
+                                200, &base_bytes, NULL);
+    char values[1024], ten[64], five[64];
     size_t n = 0;
     for (int v = 1; v <= 100; v++)
         n += (size_t)snprintf(values + n, sizeof values - n, "%s%d", v > 1 ? "," : "", v);
+    snprintf(ten, sizeof ten, "1,2,3,4,5,6,7,8,9,10");
+    snprintf(five, sizeof five, "1,2,3,4,5");
     char fmt[2300];
     snprintf(fmt, sizeof fmt,
              "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":%%d,"
-             "\"max_runs\":10000,\"candidates\":{\"ranks\":[%s],\"threads\":[%s]}}",
-             values, values);
-    double adv = median_ms(h, path, fmt, &bytes);
-    figure("caps_advice", adv, adv_base, bytes, 10000);
-    /* the same at the default max_runs (200) */
+             "\"candidates\":{\"ranks\":[%s],\"threads\":[%s]}}",
+             ten, five);
+    double adv = median_ms(h, path, fmt, 200, &bytes, NULL);
+    figure("caps_advice_direct", adv, adv_base, bytes, 50, -1);
     snprintf(fmt, sizeof fmt,
              "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":%%d,"
              "\"candidates\":{\"ranks\":[%s],\"threads\":[%s]}}",
              values, values);
-    adv = median_ms(h, path, fmt, &bytes);
-    figure("caps_advice_200_runs", adv, adv_base, bytes, 10000);
+    adv = median_ms(h, path, fmt, 202, &bytes, &job_ms);
+    figure("caps_advice_queued", adv, adv_base, bytes, 10000, job_ms);
     harness_close(h, 0);
     return 0;
 }

@@ -253,6 +253,8 @@ static void *worker_main(void *arg)
             continue; /* a queued simulation run (api/simulations.c) was done */
         if (api_iteration_run_next(w->db, w->lease) == 1)
             continue; /* a queued trace analysis (api/iteration_http.c) was done */
+        if (api_search_run_next(w->db, w->lease) == 1)
+            continue; /* a queued configuration search or advice (api/search_runs.c) was done */
         wait_for_work(w, gen);
     }
     PQfinish(me->progress);
