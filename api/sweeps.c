@@ -7,8 +7,9 @@
  *        metric × phase): n, mean, median, SD, CV, 95% intervals of the
  *        mean (Student t) and of the median (order statistics), IQR
  *        outliers, the repetitions needed for a relative half-width
- *        (`target`, default 0.05); `warnings` name the points whose mean's
- *        interval is wider than that, and those with one repetition.
+ *        (`target`, default 0.05); coded `warnings` (analysis/repstats.h)
+ *        name the points whose mean's interval is wider than that, and those
+ *        with one repetition.
  *   GET  /v1/experiments/{id}/sensitivity  Taguchi S/N ratio per measured
  *        coordinate of one series (default the application's epoch time,
  *        smaller is better), the mean S/N per level of every parameter, the
