@@ -1,11 +1,14 @@
 /*
  * problem.c — the error value of the analyses' request parsers
- * (analysis/problem.h).
+ * and their number reader (analysis/problem.h).
  */
 #include "analysis/problem.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int an_problem_set(an_problem *p, int status, const char *field, const char *fmt, ...)
 {
@@ -16,4 +19,14 @@ int an_problem_set(an_problem *p, int status, const char *field, const char *fmt
     vsnprintf(p->msg, sizeof p->msg, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+int an_parse_positive(const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || isspace((unsigned char)*text) || !isfinite(v) || v <= 0)
+        return -1;
+    *out = v;
+    return 0;
 }

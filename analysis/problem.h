@@ -6,7 +6,8 @@
  * ("" when none) and the message. The request parsers and analyses of this
  * folder fill one (analysis/fit_request.h, analysis/iteration_request.h,
  * analysis/regressions.h, analysis/curve.h); api/ renders it as a problem
- * document, the CLI prints the message.
+ * document, the CLI prints the message. Also the number reader of the
+ * values such parsers take as text.
  */
 #ifndef PERFCAST_ANALYSIS_PROBLEM_H
 #define PERFCAST_ANALYSIS_PROBLEM_H
@@ -21,5 +22,9 @@ typedef struct an_problem {
  * `return an_problem_set(...)`. */
 int an_problem_set(an_problem *p, int status, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* text a finite number > 0 and nothing else (no leading space): 0 with
+ * *out, or -1. */
+int an_parse_positive(const char *text, double *out);
 
 #endif

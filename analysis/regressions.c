@@ -4,7 +4,6 @@
  */
 #include "analysis/regressions.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -147,17 +146,6 @@ int regressions_threshold_parse(const char *text, double *out)
     return 0;
 }
 
-/* A finite number > 0 and nothing else. */
-static int positive(const char *text, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end || isspace((unsigned char)*text) || !isfinite(v) || v <= 0)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* "ranks:512" or "ranks=512", parameters separated by commas, every one
  * once. 0, or -1 with why. */
 static int parse_at(reg_ctx *x, const char *text, char *why, size_t cap)
@@ -183,7 +171,7 @@ static int parse_at(reg_ctx *x, const char *text, char *why, size_t cap)
         }
         char num[64];
         snprintf(num, sizeof num, "%.*s", (int)(end - sep - 1), sep + 1);
-        if (positive(num, &x->at[q])) {
+        if (an_parse_positive(num, &x->at[q])) {
             snprintf(why, cap, "%s: expected a number > 0, got \"%.40s\"", names[q], num);
             return -1;
         }
