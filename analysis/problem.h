@@ -14,7 +14,7 @@
 
 typedef struct an_problem {
     int status;
-    char field[160];
+    char field[512]; /* a query parameter's name, at most 511 bytes of it */
     char msg[512];
 } an_problem;
 

@@ -4,14 +4,92 @@
  */
 #include "analysis/upload_check.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/training.h"
 #include "ingest/trace.h"
 #include "modeling/expr.h"
 #include "modeling/modeler.h"
+
+static int param_index(const upload_experiment *e, const char *name)
+{
+    for (int i = 0; i < e->nparams; i++)
+        if (!strcmp(e->params[i], name))
+            return i;
+    return -1;
+}
+
+/* "ranks, batch" for messages. */
+static void param_list(const upload_experiment *e, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < e->nparams && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", e->params[i]);
+}
+
+/* Query coordinate name=text into point[i] (have[i]: 1 from the body, 2
+ * from the query). 0, or -1 with pr. */
+static int query_coordinate(const upload_experiment *e, const char *name, const char *text,
+                            const char *list, double *point, int *have, an_problem *pr)
+{
+    int i = param_index(e, name);
+    if (i < 0)
+        return an_problem_set(pr, 400, name,
+                              "query parameter \"%.100s\" is not a parameter of this experiment "
+                              "(parameters: %s) nor format, repetition, rank, markers, refit, "
+                              "phase, validation_markers, use, replace, commit, branch or ci_run",
+                              name, list);
+    char *end = NULL;
+    errno = 0;
+    double v = text && *text ? strtod(text, &end) : NAN;
+    if (!end || *end || errno || !isfinite(v))
+        return an_problem_set(pr, 400, name, "expected a finite number, got \"%.40s\"",
+                              text ? text : "");
+    if (have[i] == 1 && point[i] != v)
+        return an_problem_set(pr, 400, name, "the body's point says %.17g, the query %.17g",
+                              point[i], v);
+    if (have[i] == 2 && point[i] != v)
+        return an_problem_set(pr, 400, name, "given twice in the query: %.17g and %.17g",
+                              point[i], v);
+    point[i] = v;
+    have[i] = have[i] ? have[i] : 2;
+    return 0;
+}
+
+int upload_point(const profile *p, const upload_experiment *e, const char *const *names,
+                 const char *const *values, size_t n, double *point, an_problem *pr)
+{
+    char list[300], field[120];
+    param_list(e, list, sizeof list);
+    int have[64] = {0}; /* experiments have at most a handful of parameters */
+    if (e->nparams > 64)
+        return an_problem_set(pr, 500, NULL, "experiment has too many parameters");
+    for (int k = 0; k < p->nparams; k++) {
+        int i = param_index(e, p->param_names[k]);
+        snprintf(field, sizeof field, "point.%.100s", p->param_names[k]);
+        if (i < 0)
+            return an_problem_set(pr, 400, field,
+                                  "not a parameter of this experiment (parameters: %s)", list);
+        point[i] = p->point[k];
+        have[i] = 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (query_coordinate(e, names[k], values[k], list, point, have, pr) < 0)
+            return -1;
+    for (int i = 0; i < e->nparams; i++)
+        if (!have[i]) {
+            snprintf(field, sizeof field, "point.%.100s", e->params[i]);
+            return an_problem_set(pr, 400, field,
+                                  "no value; give it in the body's \"point\" or as ?%.100s=VALUE",
+                                  e->params[i]);
+        }
+    return 0;
+}
 
 int upload_check_magnitudes(const profile *p, const upload_experiment *e, const double *point,
                             an_problem *pr)

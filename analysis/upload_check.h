@@ -7,7 +7,9 @@
  * at their coordinates and numbered as repetitions; a forced phase applied
  * to the rows. Each check names the field at fault.
  *
- * The experiment comes as its parameters and stored spec
+ * The coordinate comes from the body's "point" (perfcast JSON), from query
+ * parameters named like the experiment's parameters (?ranks=8), or from
+ * both when they agree. The experiment comes as its parameters and stored spec
  * (analysis/experiment_doc.h), the profile as a reader gives it
  * (ingest/profile.h).
  */
@@ -25,6 +27,14 @@ typedef struct upload_experiment {
     int nparams;
     const json_t *spec;
 } upload_experiment;
+
+/* The upload's coordinate point[0..nparams) in the experiment's order from
+ * the profile's "point" and the query's coordinates (names[i]=values[i],
+ * the query parameters that are neither options nor factors): each
+ * parameter given, in the body or the query or both when they agree. 0, or
+ * -1 with pr (400 naming "point.<param>" or the query parameter). */
+int upload_point(const profile *p, const upload_experiment *e, const char *const *names,
+                 const char *const *values, size_t n, double *point, an_problem *pr);
 
 /* Coordinates and values beyond PMNF_MAX_MAGNITUDE (sums, squares and
  * products of them in refits and analyses stay finite): 400 naming

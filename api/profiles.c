@@ -220,88 +220,36 @@ static int query_phase(const api_request *req, ingest_trace_options *o, api_resp
 }
 
 /* ?phase= on perfcast's own JSON: every step (not the gaps) takes it. */
-static int param_index(const store_experiment *e, const char *name)
-{
-    for (int i = 0; i < e->nparams; i++)
-        if (!strcmp(e->parameters[i], name))
-            return i;
-    return -1;
-}
-
-/* "ranks, batch" for messages. */
-static void param_list(const store_experiment *e, char *buf, size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < e->nparams && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", e->parameters[i]);
-}
-
 /* point[0..e->nparams) in the experiment's order from the body's point and
- * the query. Returns 0, or -1 after answering 400. */
+ * the query's coordinates (analysis/upload_check.h). Returns 0, or -1 after
+ * answering 400. */
 static int resolve_point(const api_request *req, const profile *p, const store_experiment *e,
                          double *point, api_response *resp)
 {
-    char names[300], field[120];
-    param_list(e, names, sizeof names);
-    int have[64] = {0}; /* experiments have at most a handful of parameters */
-    if (e->nparams > 64) {
-        api_problem(resp, 500, NULL, "experiment has too many parameters");
-        return -1;
-    }
-    for (int k = 0; k < p->nparams; k++) {
-        int i = param_index(e, p->param_names[k]);
-        snprintf(field, sizeof field, "point.%.100s", p->param_names[k]);
-        if (i < 0) {
-            api_problem(resp, 400, field, "not a parameter of this experiment (parameters: %s)",
-                        names);
-            return -1;
-        }
-        point[i] = p->point[k];
-        have[i] = 1;
+    const char **names = calloc(req->nquery + 1, sizeof *names);
+    const char **values = calloc(req->nquery + 1, sizeof *values);
+    size_t n = 0;
+    an_problem pr;
+    int rc = -1;
+    if (!names || !values) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
     }
     for (size_t k = 0; k < req->nquery; k++) {
-        const char *name = req->query[k].name, *text = req->query[k].value;
+        const char *name = req->query[k].name;
         if (!name || reserved_query(name) || levels_is_factor(e->spec, name))
             continue;
-        int i = param_index(e, name);
-        if (i < 0) {
-            api_problem(resp, 400, name,
-                        "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format, repetition, rank, markers, refit, phase, "
-                        "validation_markers, use, replace, commit, branch or ci_run",
-                        name, names);
-            return -1;
-        }
-        char *end = NULL;
-        errno = 0;
-        double v = text && *text ? strtod(text, &end) : NAN;
-        if (!end || *end || errno || !isfinite(v)) {
-            api_problem(resp, 400, name, "expected a finite number, got \"%.40s\"",
-                        text ? text : "");
-            return -1;
-        }
-        if (have[i] == 1 && point[i] != v) {
-            api_problem(resp, 400, name, "the body's point says %.17g, the query %.17g", point[i],
-                        v);
-            return -1;
-        }
-        if (have[i] == 2 && point[i] != v) {
-            api_problem(resp, 400, name, "given twice in the query: %.17g and %.17g", point[i], v);
-            return -1;
-        }
-        point[i] = v;
-        have[i] = have[i] ? have[i] : 2;
+        names[n] = name;
+        values[n++] = req->query[k].value;
     }
-    for (int i = 0; i < e->nparams; i++)
-        if (!have[i]) {
-            snprintf(field, sizeof field, "point.%.100s", e->parameters[i]);
-            api_problem(resp, 400, field,
-                        "no value; give it in the body's \"point\" or as ?%.100s=VALUE",
-                        e->parameters[i]);
-            return -1;
-        }
-    return 0;
+    upload_experiment ue = {(const char *const *)e->parameters, e->nparams, e->spec};
+    rc = upload_point(p, &ue, names, values, n, point, &pr);
+    if (rc)
+        api_problem(resp, pr.status, pr.field[0] ? pr.field : NULL, "%s", pr.msg);
+done:
+    free(names);
+    free(values);
+    return rc ? -1 : 0;
 }
 
 /* The upload's factor levels (api/levels.h) from the query and the

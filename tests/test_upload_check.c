@@ -4,7 +4,8 @@
  * range named by their metric, a coordinate where the training set-up gives
  * no step (floor(1000 / (64·ranks)) = 0 from ranks = 16) refused naming the
  * set-up's field, a trace of 128 ranks uploaded at ranks = 2 refused 409,
- * Cube runs placed at their coordinates and numbered as repetitions.
+ * Cube runs placed at their coordinates and numbered as repetitions, the
+ * coordinate from the body and the query, each disagreement named.
  */
 #include <math.h>
 #include <string.h>
@@ -69,6 +70,33 @@ int main(void)
     check(upload_run_point(&e, &runs[2], &points[2], &pr) < 0 && !strcmp(pr.field, "parameters") &&
               strstr(pr.msg, "\"ranks\""),
           "a run without the parameter: %s", pr.msg);
+
+    /* the coordinate: body, query, both agreeing; each fault named */
+    const char *p2names[] = {"ranks", "batch"};
+    upload_experiment e2 = {p2names, 2, spec};
+    char *bn[] = {"ranks"};
+    double bv[] = {8};
+    profile body = {.nparams = 1, .param_names = bn, .point = bv};
+    double pt[2] = {0, 0};
+    const char *qn[] = {"batch", "ranks"}, *qv[] = {"32", "8"};
+    check(upload_point(&body, &e2, qn, qv, 2, pt, &pr) == 0 && pt[0] == 8 && pt[1] == 32,
+          "ranks from the body (and the query, agreeing), batch from the query");
+    qv[1] = "16";
+    check(upload_point(&body, &e2, qn, qv, 2, pt, &pr) < 0 && !strcmp(pr.field, "ranks") &&
+              strstr(pr.msg, "the body's point says 8, the query 16"),
+          "body and query disagree: %s", pr.msg);
+    check(upload_point(&body, &e2, qn, qv, 0, pt, &pr) < 0 && !strcmp(pr.field, "point.batch"),
+          "batch given nowhere: %s", pr.field);
+    const char *qn2[] = {"batch", "batch"}, *qv2[] = {"32", "64"};
+    check(upload_point(&body, &e2, qn2, qv2, 2, pt, &pr) < 0 && strstr(pr.msg, "given twice"),
+          "twice in the query: %s", pr.msg);
+    const char *qn3[] = {"colour"}, *qv3[] = {"1"};
+    check(upload_point(&body, &e2, qn3, qv3, 1, pt, &pr) < 0 && !strcmp(pr.field, "colour") &&
+              strstr(pr.msg, "(parameters: ranks, batch)"),
+          "not a parameter: %s", pr.msg);
+    const char *qv4[] = {"1e999"};
+    check(upload_point(&body, &e2, qn, qv4, 1, pt, &pr) < 0 && strstr(pr.msg, "finite number"),
+          "not finite: %s", pr.msg);
     json_decref(spec);
     return check_summary();
 }
