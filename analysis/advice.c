@@ -5,7 +5,6 @@
 #include "analysis/advice.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,22 +31,6 @@ long advice_candidates(const advice_request *a, int nparams)
     return n;
 }
 
-typedef struct why {
-    char *field, *msg;
-    size_t fieldcap, msgcap;
-} why;
-
-static int refuse(const why *w, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int refuse(const why *w, const char *field, const char *fmt, ...)
-{
-    snprintf(w->field, w->fieldcap, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->msg, w->msgcap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int cmp_d(const void *x, const void *y)
 {
@@ -67,14 +50,14 @@ static int add_value(advice_request *a, int p, double v)
 }
 
 static int number_field(const json_t *body, const char *name, double dflt, double *out,
-                        const why *w)
+                        an_problem *p)
 {
     const json_t *v = json_object_get(body, name);
     *out = dflt;
     if (!v && !isnan(dflt))
         return 0;
     if (!json_is_number(v) || !(json_number_value(v) > 0) || !isfinite(json_number_value(v)))
-        return refuse(w, name, "must be a number > 0");
+        return an_problem_set(p, 400, name, "must be a number > 0");
     *out = json_number_value(v);
     return 0;
 }
@@ -88,11 +71,11 @@ static int param_index(const char *const *params, int nparams, const char *name)
 }
 
 static int parse_target(const json_t *body, const char *const *params, int nparams,
-                        advice_request *a, const why *w)
+                        advice_request *a, an_problem *p)
 {
     const json_t *t = json_object_get(body, "target");
     if (!json_is_object(t))
-        return refuse(w, "target", "must be an object with a value of every parameter");
+        return an_problem_set(p, 400, "target", "must be an object with a value of every parameter");
     const char *key;
     json_t *v;
     char f[120];
@@ -100,15 +83,15 @@ static int parse_target(const json_t *body, const char *const *params, int npara
     {
         snprintf(f, sizeof f, "target.%s", key);
         if (param_index(params, nparams, key) < 0)
-            return refuse(w, f, "not a parameter of the experiment");
+            return an_problem_set(p, 400, f, "not a parameter of the experiment");
         if (!json_is_number(v) || !(json_number_value(v) > 0) || !isfinite(json_number_value(v)))
-            return refuse(w, f, "must be a number > 0");
+            return an_problem_set(p, 400, f, "must be a number > 0");
     }
     for (int i = 0; i < nparams; i++) {
         const json_t *x = json_object_get(t, params[i]);
         if (!x) {
             snprintf(f, sizeof f, "target.%s", params[i]);
-            return refuse(w, f, "missing: the target needs a value of every parameter");
+            return an_problem_set(p, 400, f, "missing: the target needs a value of every parameter");
         }
         a->target[i] = json_number_value(x);
     }
@@ -119,14 +102,14 @@ static int parse_target(const json_t *body, const char *const *params, int npara
  * and the largest doubled up to the target */
 static int parse_candidates(const json_t *body, const char *const *params, int nparams,
                             const store_measurement_row *rows, int n, advice_request *a,
-                            const why *w)
+                            an_problem *p)
 {
     for (int i = 0; i < nparams; i++)
         if (!(a->values[i] = malloc(sizeof(double) * ADVICE_MAX_VALUES)))
-            return -2;
+            return an_problem_set(p, 500, NULL, "out of memory");
     const json_t *c = json_object_get(body, "candidates");
     if (c && !json_is_object(c))
-        return refuse(w, "candidates", "must be an object of parameter names with values");
+        return an_problem_set(p, 400, "candidates", "must be an object of parameter names with values");
     char f[120];
     for (int i = 0; i < nparams; i++) {
         const json_t *list = json_object_get(c, params[i]);
@@ -135,18 +118,18 @@ static int parse_candidates(const json_t *body, const char *const *params, int n
             size_t j;
             json_t *x;
             if (!json_is_array(list) || json_array_size(list) == 0)
-                return refuse(w, f, "must be a non-empty array of numbers > 0");
+                return an_problem_set(p, 400, f, "must be a non-empty array of numbers > 0");
             json_array_foreach(list, j, x)
             {
                 if (!json_is_number(x) || !(json_number_value(x) > 0) ||
                     !isfinite(json_number_value(x)) || add_value(a, i, json_number_value(x)) < 0)
-                    return refuse(w, f, "must be at most %d numbers > 0", ADVICE_MAX_VALUES);
+                    return an_problem_set(p, 400, f, "must be at most %d numbers > 0", ADVICE_MAX_VALUES);
             }
         } else {
             double hi = 0;
             for (int r = 0; r < n; r++) {
                 if (add_value(a, i, rows[r].point[i]) < 0)
-                    return refuse(w, f, "more than %d measured values: name the candidates",
+                    return an_problem_set(p, 400, f, "more than %d measured values: name the candidates",
                                   ADVICE_MAX_VALUES);
                 hi = fmax(hi, rows[r].point[i]);
             }
@@ -163,7 +146,7 @@ static int parse_candidates(const json_t *body, const char *const *params, int n
         {
             if (param_index(params, nparams, key) < 0) {
                 snprintf(f, sizeof f, "candidates.%s", key);
-                return refuse(w, f, "not a parameter of the experiment");
+                return an_problem_set(p, 400, f, "not a parameter of the experiment");
             }
         }
     }
@@ -171,35 +154,33 @@ static int parse_candidates(const json_t *body, const char *const *params, int n
 }
 
 int advice_request_parse(const json_t *body, const char *const *params, int nparams,
-                         const store_measurement_row *rows, int n, advice_request *a, char *field,
-                         size_t fieldcap, char *msg, size_t msgcap)
+                         const store_measurement_row *rows, int n, advice_request *a,
+                         an_problem *p)
 {
-    const why w = {field, msg, fieldcap, msgcap};
     memset(a, 0, sizeof *a);
-    field[0] = msg[0] = '\0';
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)body, key, v)
     {
         if (strcmp(key, "target") && strcmp(key, "budget_core_hours") &&
             strcmp(key, "epochs_per_run") && strcmp(key, "candidates") && strcmp(key, "max_runs"))
-            return refuse(&w, key, "unknown field (known: target, budget_core_hours, "
+            return an_problem_set(p, 400, key, "unknown field (known: target, budget_core_hours, "
                                    "epochs_per_run, candidates, max_runs)");
     }
-    if (parse_target(body, params, nparams, a, &w) < 0)
+    if (parse_target(body, params, nparams, a, p) < 0)
         return -1;
-    if (number_field(body, "budget_core_hours", NAN, &a->budget, &w) < 0 ||
-        number_field(body, "epochs_per_run", 1, &a->epochs_per_run, &w) < 0)
+    if (number_field(body, "budget_core_hours", NAN, &a->budget, p) < 0 ||
+        number_field(body, "epochs_per_run", 1, &a->epochs_per_run, p) < 0)
         return -1;
     const json_t *mr = json_object_get(body, "max_runs");
     a->max_runs = 200;
     if (mr) {
         if (!json_is_integer(mr) || json_integer_value(mr) < 1 ||
             json_integer_value(mr) > ADVICE_MAX_RUNS)
-            return refuse(&w, "max_runs", "must be an integer from 1 to %d", ADVICE_MAX_RUNS);
+            return an_problem_set(p, 400, "max_runs", "must be an integer from 1 to %d", ADVICE_MAX_RUNS);
         a->max_runs = (int)json_integer_value(mr);
     }
-    return parse_candidates(body, params, nparams, rows, n, a, &w);
+    return parse_candidates(body, params, nparams, rows, n, a, p);
 }
 
 /* ---- the advice ------------------------------------------------------------------- */

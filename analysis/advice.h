@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "analysis/measurement.h"
+#include "analysis/problem.h"
 #include "modeling/modeler.h"
 
 #define ADVICE_MAX_CANDIDATES 10000
@@ -44,12 +45,12 @@ typedef struct advice_request {
 } advice_request;
 
 /* Reads a request for an experiment with parameters params[0..nparams)
- * whose measured epoch rows are rows[0..n) (the default candidates). 0; -1
- * with the member at fault in field and why in msg (a 400); -2 when out of
- * memory. advice_request_free() it either way. */
+ * whose measured epoch rows are rows[0..n) (the default candidates). 0, or
+ * -1 with p (400 naming the member at fault; 500 out of memory).
+ * advice_request_free() it either way. */
 int advice_request_parse(const json_t *body, const char *const *params, int nparams,
-                         const store_measurement_row *rows, int n, advice_request *a, char *field,
-                         size_t fieldcap, char *msg, size_t msgcap);
+                         const store_measurement_row *rows, int n, advice_request *a,
+                         an_problem *p);
 void advice_request_free(advice_request *a);
 /* The number of candidate points of a (the product of its values). */
 long advice_candidates(const advice_request *a, int nparams);

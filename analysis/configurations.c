@@ -6,7 +6,6 @@
 #include "analysis/configurations.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,45 +21,27 @@ void configs_request_free(configs_request *r)
     memset(r, 0, sizeof *r);
 }
 
-typedef struct why {
-    char *field, *msg;
-    size_t fieldcap, msgcap;
-} why;
-
-/* -1 with field and message (a 400) */
-static int refuse(const why *w, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int refuse(const why *w, const char *field, const char *fmt, ...)
-{
-    snprintf(w->field, w->fieldcap, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->msg, w->msgcap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int limit_field(const json_t *doc, const char *key, double *out, const why *w)
+static int limit_field(const json_t *doc, const char *key, double *out, an_problem *p)
 {
     const json_t *v = json_object_get(doc, key);
     *out = INFINITY;
     if (!v || json_is_null(v))
         return 0;
     if (!json_is_number(v) || !(json_number_value(v) > 0) || !isfinite(json_number_value(v)))
-        return refuse(w, key, "must be a number > 0");
+        return an_problem_set(p, 400, key, "must be a number > 0");
     *out = json_number_value(v);
     return 0;
 }
 
 /* One parameter's candidate values: {"values":[..]} or {"min","max","step"|"factor"}.
- * 0, -1 refused, -2 out of memory. */
+ * 0, or -1 with p. */
 static int range_field(const json_t *spec, const char *param, configs_request *r, int i,
-                       const why *w)
+                       an_problem *p)
 {
     char field[128];
     snprintf(field, sizeof field, "candidates.%s", param);
     if (!json_is_object(spec))
-        return refuse(w, field, "must be {\"min\",\"max\",\"step\"} or {\"values\":[...]}");
+        return an_problem_set(p, 400, field, "must be {\"min\",\"max\",\"step\"} or {\"values\":[...]}");
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)spec, key, v)
@@ -68,7 +49,7 @@ static int range_field(const json_t *spec, const char *param, configs_request *r
         if (strcmp(key, "values") && strcmp(key, "min") && strcmp(key, "max") &&
             strcmp(key, "step") && strcmp(key, "factor")) {
             snprintf(field, sizeof field, "candidates.%s.%s", param, key);
-            return refuse(w, field, "unknown field");
+            return an_problem_set(p, 400, field, "unknown field");
         }
     }
     const json_t *values = json_object_get(spec, "values");
@@ -76,7 +57,7 @@ static int range_field(const json_t *spec, const char *param, configs_request *r
         size_t n = json_array_size(values);
         if (!json_is_array(values) || n == 0 || n > CONFIGS_MAX_CANDIDATES ||
             json_object_size(spec) != 1)
-            return refuse(w, field,
+            return an_problem_set(p, 400, field,
                           "values must be a non-empty array of at most %d numbers, alone",
                           CONFIGS_MAX_CANDIDATES);
         r->values[i] = malloc(sizeof(double) * n);
@@ -84,12 +65,12 @@ static int range_field(const json_t *spec, const char *param, configs_request *r
             double x = json_number_value(json_array_get(values, k));
             if (!json_is_number(json_array_get(values, k)) || !(x > 0) || !isfinite(x)) {
                 snprintf(field, sizeof field, "candidates.%s.values[%zu]", param, k);
-                return refuse(w, field, "must be a number > 0");
+                return an_problem_set(p, 400, field, "must be a number > 0");
             }
             r->values[i][k] = x;
         }
         r->ranges[i] = (cfg_range){(int)n, r->values[i]};
-        return r->values[i] ? 0 : -2;
+        return r->values[i] ? 0 : an_problem_set(p, 500, NULL, "out of memory");
     }
     const json_t *jmin = json_object_get(spec, "min"), *jmax = json_object_get(spec, "max");
     const json_t *jstep = json_object_get(spec, "step"), *jfac = json_object_get(spec, "factor");
@@ -97,21 +78,21 @@ static int range_field(const json_t *spec, const char *param, configs_request *r
     double step = jstep ? json_number_value(jstep) : 1, factor = json_number_value(jfac);
     if (!json_is_number(jmin) || !(lo > 0) || !json_is_number(jmax) || !(hi >= lo) ||
         !isfinite(hi))
-        return refuse(w, field, "min must be a number > 0 and max a number >= min");
+        return an_problem_set(p, 400, field, "min must be a number > 0 and max a number >= min");
     if (jstep && jfac)
-        return refuse(w, field, "give step or factor, not both");
+        return an_problem_set(p, 400, field, "give step or factor, not both");
     if ((jstep && (!json_is_number(jstep) || !(step > 0))) ||
         (jfac && (!json_is_number(jfac) || !(factor > 1))))
-        return refuse(w, field, "step must be a number > 0, factor a number > 1");
+        return an_problem_set(p, 400, field, "step must be a number > 0, factor a number > 1");
     double count = jfac ? floor(log(hi / lo) / log(factor) + 1e-9) + 1
                         : floor((hi - lo) / step + 1e-9) + 1;
     if (count > CONFIGS_MAX_CANDIDATES)
-        return refuse(w, field, "gives %.0f values; at most %d candidates in all", count,
+        return an_problem_set(p, 400, field, "gives %.0f values; at most %d candidates in all", count,
                       CONFIGS_MAX_CANDIDATES);
     int n = (int)count;
     r->values[i] = malloc(sizeof(double) * (size_t)n);
     if (!r->values[i])
-        return -2;
+        return an_problem_set(p, 500, NULL, "out of memory");
     for (int k = 0; k < n; k++)
         r->values[i][k] = jfac ? lo * pow(factor, k) : lo + k * step;
     r->ranges[i] = (cfg_range){n, r->values[i]};
@@ -119,14 +100,11 @@ static int range_field(const json_t *spec, const char *param, configs_request *r
 }
 
 int configs_request_parse(const json_t *doc, const char *const *params, int nparams, int priced,
-                          configs_request *r, char *field, size_t fieldcap, char *msg,
-                          size_t msgcap)
+                          configs_request *r, an_problem *p)
 {
     static const char *const keys[] = {"max_time_s", "max_core_hours", "max_cost", "epochs",
                                        "candidates", "objective", NULL};
-    const why w = {field, msg, fieldcap, msgcap};
     memset(r, 0, sizeof *r);
-    field[0] = msg[0] = '\0';
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)doc, key, v)
@@ -135,20 +113,20 @@ int configs_request_parse(const json_t *doc, const char *const *params, int npar
         for (int i = 0; keys[i] && !ok; i++)
             ok = !strcmp(keys[i], key);
         if (!ok)
-            return refuse(&w, key, "unknown field");
+            return an_problem_set(p, 400, key, "unknown field");
     }
-    if (limit_field(doc, "max_time_s", &r->limits.max_time, &w) < 0 ||
-        limit_field(doc, "max_core_hours", &r->limits.max_core_hours, &w) < 0 ||
-        limit_field(doc, "max_cost", &r->limits.max_cost, &w) < 0)
+    if (limit_field(doc, "max_time_s", &r->limits.max_time, p) < 0 ||
+        limit_field(doc, "max_core_hours", &r->limits.max_core_hours, p) < 0 ||
+        limit_field(doc, "max_cost", &r->limits.max_cost, p) < 0)
         return -1;
     if (!isinf(r->limits.max_cost) && !priced)
-        return refuse(&w, "max_cost", "the experiment has no price (cost set-up) to compute "
+        return an_problem_set(p, 400, "max_cost", "the experiment has no price (cost set-up) to compute "
                                       "money with; use max_core_hours");
     const json_t *ep = json_object_get(doc, "epochs");
     r->epochs = 1;
     if (ep && (!json_is_integer(ep) || json_integer_value(ep) < 1 ||
                json_integer_value(ep) > 1000000000))
-        return refuse(&w, "epochs", "must be an integer from 1 to 1000000000");
+        return an_problem_set(p, 400, "epochs", "must be an integer from 1 to 1000000000");
     if (ep)
         r->epochs = (long)json_integer_value(ep);
     const json_t *obj = json_object_get(doc, "objective");
@@ -162,11 +140,11 @@ int configs_request_parse(const json_t *doc, const char *const *params, int npar
         else if (o && !strcmp(o, "efficient"))
             r->objective = CFG_EFFICIENT;
         else
-            return refuse(&w, "objective", "must be \"cheapest\", \"fastest\" or \"efficient\"");
+            return an_problem_set(p, 400, "objective", "must be \"cheapest\", \"fastest\" or \"efficient\"");
     }
     const json_t *cands = json_object_get(doc, "candidates");
     if (!json_is_object(cands))
-        return refuse(&w, "candidates", "is required: an object with the candidate values of "
+        return an_problem_set(p, 400, "candidates", "is required: an object with the candidate values of "
                                         "every parameter");
     char f[128];
     json_object_foreach((json_t *)cands, key, v)
@@ -176,22 +154,21 @@ int configs_request_parse(const json_t *doc, const char *const *params, int npar
             known = !strcmp(key, params[i]);
         if (!known) {
             snprintf(f, sizeof f, "candidates.%.64s", key);
-            return refuse(&w, f, "not a parameter of this experiment");
+            return an_problem_set(p, 400, f, "not a parameter of this experiment");
         }
     }
     for (int i = 0; i < nparams; i++) {
         const json_t *spec = json_object_get(cands, params[i]);
         if (!spec) {
             snprintf(f, sizeof f, "candidates.%s", params[i]);
-            return refuse(&w, f, "missing: every parameter needs candidate values");
+            return an_problem_set(p, 400, f, "missing: every parameter needs candidate values");
         }
-        int rc = range_field(spec, params[i], r, i, &w);
-        if (rc < 0)
-            return rc;
+        if (range_field(spec, params[i], r, i, p) < 0)
+            return -1;
     }
     size_t total = cfg_grid_size(r->ranges, nparams);
     if (total > CONFIGS_MAX_CANDIDATES)
-        return refuse(&w, "candidates",
+        return an_problem_set(p, 400, "candidates",
                       "the product of the ranges has %.0f points; at most %d are searched",
                       (double)total, CONFIGS_MAX_CANDIDATES);
     return 0;

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "analysis/cost.h"
+#include "analysis/problem.h"
 #include "analysis/set_data.h"
 #include "modeling/configs.h"
 #include "modeling/pmnf.h"
@@ -53,11 +54,10 @@ typedef struct configs_request {
 
 /* Reads a request for an experiment with parameters params[0..nparams)
  * (priced: it has a price or a cost formula, so max_cost can be asked).
- * 0; -1 with the member at fault in field and why in msg (a 400); -2 when
- * out of memory. configs_request_free() it either way. */
+ * 0, or -1 with p (400 naming the member at fault; 500 out of memory).
+ * configs_request_free() it either way. */
 int configs_request_parse(const json_t *doc, const char *const *params, int nparams, int priced,
-                          configs_request *r, char *field, size_t fieldcap, char *msg,
-                          size_t msgcap);
+                          configs_request *r, an_problem *p);
 void configs_request_free(configs_request *r);
 
 /* A prediction: value and 95% interval (has_interval 0: lo = hi = value). */

@@ -5,36 +5,19 @@
 #include "analysis/plan.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct why {
-    char *field, *msg;
-    size_t fieldcap, msgcap;
-} why;
-
-static int refuse(const why *w, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int refuse(const why *w, const char *field, const char *fmt, ...)
-{
-    snprintf(w->field, w->fieldcap, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->msg, w->msgcap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* a varied factor: declared by the experiment, with declared levels */
-static int match_factor(const sweep_var *v, const json_t *factors, const why *w)
+static int match_factor(const sweep_var *v, const json_t *factors, an_problem *p)
 {
     char field[160];
     const json_t *decl = json_object_get(factors, v->name);
     snprintf(field, sizeof field, "factors.%s", v->name);
     if (!decl)
-        return refuse(w, field, "the experiment declares no factor \"%s\"", v->name);
+        return an_problem_set(p, 400, field, "the experiment declares no factor \"%s\"", v->name);
     for (int l = 0; l < v->nvalues; l++) {
         int ok = 0;
         for (size_t k = 0; k < json_array_size(decl) && !ok; k++)
@@ -42,7 +25,7 @@ static int match_factor(const sweep_var *v, const json_t *factors, const why *w)
         if (!ok) {
             char *list = json_dumps(decl, JSON_COMPACT);
             snprintf(field, sizeof field, "factors.%s[%d]", v->name, l);
-            refuse(w, field, "\"%.64s\" is not a declared level of %s: %s", v->levels[l],
+            an_problem_set(p, 400, field, "\"%.64s\" is not a declared level of %s: %s", v->levels[l],
                    v->name, list ? list : "");
             free(list);
             return -1;
@@ -52,14 +35,12 @@ static int match_factor(const sweep_var *v, const json_t *factors, const why *w)
 }
 
 int plan_match(const sweep_def *d, const char *const *names, int nparams, const json_t *spec,
-               plan_map *map, char *field, size_t fieldcap, char *msg, size_t msgcap)
+               plan_map *map, an_problem *p)
 {
-    const why w = {field, msg, fieldcap, msgcap};
-    field[0] = msg[0] = '\0';
     const json_t *factors = json_object_get(spec, "factors");
     for (int v = 0; v < d->nvars; v++) {
         if (d->vars[v].levels) {
-            if (match_factor(&d->vars[v], factors, &w) < 0)
+            if (match_factor(&d->vars[v], factors, p) < 0)
                 return -1;
             continue;
         }
@@ -73,7 +54,7 @@ int plan_match(const sweep_def *d, const char *const *names, int nparams, const 
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
                                          names[i]);
             snprintf(f, sizeof f, "parameters.%s", d->vars[v].name);
-            return refuse(&w, f, "not a parameter of the experiment (its parameters: %s)", list);
+            return an_problem_set(p, 400, f, "not a parameter of the experiment (its parameters: %s)", list);
         }
     }
     for (int i = 0; i < nparams; i++) {
@@ -85,7 +66,7 @@ int plan_match(const sweep_def *d, const char *const *names, int nparams, const 
             if (!strcmp(d->const_names[k], names[i]))
                 map->param[i] = -1 - k;
         if (map->param[i] == 0x7fffffff)
-            return refuse(&w, "parameters",
+            return an_problem_set(p, 400, "parameters",
                           "parameter \"%s\" of the experiment is neither varied nor a constant",
                           names[i]);
     }
@@ -97,7 +78,7 @@ int plan_match(const sweep_def *d, const char *const *names, int nparams, const 
             if (!strcmp(d->vars[v].name, fnames[k]))
                 map->factor[k] = v;
         if (map->factor[k] < 0)
-            return refuse(&w, "factors",
+            return an_problem_set(p, 400, "factors",
                           "factor \"%s\" of the experiment is not varied: name the levels to "
                           "plan (\"factors\":{\"%s\":[...]})",
                           fnames[k], fnames[k]);

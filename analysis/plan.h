@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "analysis/levels.h"
+#include "analysis/problem.h"
 #include "modeling/pmnf.h"
 #include "sweep/sweep_plan.h"
 
@@ -45,9 +46,9 @@ typedef struct plan_map {
  * and its spec ({"factors":{...}}): every varied parameter one of its
  * parameters, every parameter varied or constant; every varied factor one
  * of its factors with declared levels, every factor varied. 0, or -1 with
- * the field and why (a 400). */
+ * p (400 naming the field). */
 int plan_match(const sweep_def *d, const char *const *names, int nparams, const json_t *spec,
-               plan_map *map, char *field, size_t fieldcap, char *msg, size_t msgcap);
+               plan_map *map, an_problem *p);
 
 /* What pricing a missing run asks of the models. */
 typedef struct plan_pricing {

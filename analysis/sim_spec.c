@@ -4,28 +4,13 @@
 #include "analysis/sim_spec.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ingest/simgraph.h"
 
-static int refuse(char *field, size_t fieldcap, char *msg, size_t msgcap, const char *f,
-                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static int refuse(char *field, size_t fieldcap, char *msg, size_t msgcap, const char *f,
-                  const char *fmt, ...)
-{
-    snprintf(field, fieldcap, "%s", f);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msgcap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-int sim_spec_parse(const json_t *body, const char **name, json_t **spec, char *field,
-                   size_t fieldcap, char *msg, size_t msgcap)
+int sim_spec_parse(const json_t *body, const char **name, json_t **spec, an_problem *p)
 {
     const char *k;
     json_t *v;
@@ -33,20 +18,20 @@ int sim_spec_parse(const json_t *body, const char **name, json_t **spec, char *f
     json_object_foreach((json_t *)body, k, v)
     {
         if (strcmp(k, "name") && strcmp(k, "batch_size") && strcmp(k, "overhead"))
-            return refuse(field, fieldcap, msg, msgcap, k,
+            return an_problem_set(p, 400, k,
                           "unknown member (name, batch_size, overhead)");
     }
     json_t *n = json_object_get(body, "name");
     if (!json_is_string(n) || !json_string_length(n) ||
         json_string_length(n) > SIM_SPEC_MAX_NAME ||
         strlen(json_string_value(n)) != json_string_length(n))
-        return refuse(field, fieldcap, msg, msgcap, "name", "a name of 1..%d bytes is required",
+        return an_problem_set(p, 400, "name", "a name of 1..%d bytes is required",
                       SIM_SPEC_MAX_NAME);
     *name = json_string_value(n);
     json_t *b = json_object_get(body, "batch_size");
     if (b && (!json_is_number(b) || !(json_number_value(b) >= 0) ||
               !isfinite(json_number_value(b))))
-        return refuse(field, fieldcap, msg, msgcap, "batch_size",
+        return an_problem_set(p, 400, "batch_size",
                       "batch_size must be a number >= 0 (samples per step and worker)");
     *spec = json_pack("{s:f}", "batch_size", b ? json_number_value(b) : 0.0);
     json_t *o = json_object_get(body, "overhead");
@@ -64,7 +49,7 @@ int sim_spec_parse(const json_t *body, const char **name, json_t **spec, char *f
         if (rc) {
             json_decref(*spec);
             *spec = NULL;
-            return refuse(field, fieldcap, msg, msgcap, e.field, "%s", e.msg);
+            return an_problem_set(p, 400, e.field, "%s", e.msg);
         }
         json_object_set_new(*spec, "overhead", json_pack("{s:f, s:f, s:i}", "alpha", d.alpha,
                                                          "beta", d.beta, "pairs", d.npairs));

@@ -12,11 +12,12 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "analysis/problem.h"
+
 #define SIM_SPEC_MAX_NAME 200
 
 /* The name (borrowed from body) and the spec to keep (a new reference).
- * 0, or -1 with the member at fault in field and why in msg. */
-int sim_spec_parse(const json_t *body, const char **name, json_t **spec, char *field,
-                   size_t fieldcap, char *msg, size_t msgcap);
+ * 0, or -1 with p (400 naming the member at fault). */
+int sim_spec_parse(const json_t *body, const char **name, json_t **spec, an_problem *p);
 
 #endif

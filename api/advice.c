@@ -87,16 +87,12 @@ void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int d
     const char *params[PMNF_MAX_PARAMS];
     for (int i = 0; i < m->nparams; i++)
         params[i] = m->params[i];
-    char field[160], msg[300];
-    int rc = advice_request_parse(body, params, m->nparams, rows, nrows, &in, field, sizeof field,
-                                  msg, sizeof msg);
-    if (rc < 0) {
-        if (rc == -1)
-            api_problem(resp, 400, field, "%s", msg);
-        else
-            api_problem(resp, 500, NULL, "out of memory");
+    an_problem p;
+    if (advice_request_parse(body, params, m->nparams, rows, nrows, &in, &p) < 0) {
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
         goto done;
     }
+    char msg[300];
     /* a large search is a job's: the HTTP thread answers at once */
     long ncand = advice_candidates(&in, m->nparams);
     if (!direct && ncand <= ADVICE_MAX_CANDIDATES &&
@@ -109,7 +105,7 @@ void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int d
                     rows, nrows};
     for (int g = 0; g < 4; g++)
         ai.parts[g] = parts[g].present ? &parts[g].model : NULL;
-    rc = advice_compute(&ai, &in, &doc, msg, sizeof msg);
+    int rc = advice_compute(&ai, &in, &doc, msg, sizeof msg);
     if (rc == ADVICE_TOO_MANY)
         api_problem(resp, 400, "candidates", "more than %d candidate points",
                     ADVICE_MAX_CANDIDATES);

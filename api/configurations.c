@@ -260,14 +260,9 @@ void api_configurations_search(api_ctx *ctx, api_request *req, api_response *res
     const char *params[PMNF_MAX_PARAMS];
     for (int i = 0; i < m->nparams; i++)
         params[i] = m->params[i];
-    char field[160], msg[300];
-    int rc = configs_request_parse(doc, params, m->nparams, m->has_cost || m->formula[0], &r,
-                                   field, sizeof field, msg, sizeof msg);
-    if (rc < 0) {
-        if (rc == -1)
-            api_problem(resp, 400, field, "%s", msg);
-        else
-            api_problem(resp, 500, NULL, "out of memory");
+    an_problem p;
+    if (configs_request_parse(doc, params, m->nparams, m->has_cost || m->formula[0], &r, &p) < 0) {
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
         goto done;
     }
     if (!factors) {

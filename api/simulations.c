@@ -94,9 +94,9 @@ void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     store_sim s = {.tenant_id = req->tenant_id};
     const char *name;
-    char field[64], msg[256];
-    if (sim_spec_parse(body, &name, &s.spec, field, sizeof field, msg, sizeof msg)) {
-        api_problem(resp, 400, field, "%s", msg);
+    an_problem p;
+    if (sim_spec_parse(body, &name, &s.spec, &p)) {
+        api_problem(resp, p.status, p.field, "%s", p.msg);
         json_decref(body);
         return;
     }

@@ -147,10 +147,10 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    if (plan_match(&d, (const char *const *)e.parameters, e.nparams, e.spec, &map, field,
-                   sizeof field, msg, sizeof msg) < 0) {
+    an_problem p;
+    if (plan_match(&d, (const char *const *)e.parameters, e.nparams, e.spec, &map, &p) < 0) {
         store_release(ctx->db, c);
-        api_problem(resp, 400, field, "%s", msg);
+        api_problem(resp, p.status, p.field, "%s", p.msg);
         goto done;
     }
     /* legal points × repetitions, before anything is read */

@@ -7,6 +7,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/advice.h"
@@ -43,9 +44,10 @@ static store_measurement_row rows[2] = {
 static int parse(const char *text, int nparams, advice_request *a, char *field, size_t cap)
 {
     json_t *doc = json_loads(text, 0, NULL);
-    char msg[300];
-    int rc = advice_request_parse(doc, params, nparams, rows, 2, a, field, cap, msg, sizeof msg);
+    an_problem p;
+    int rc = advice_request_parse(doc, params, nparams, rows, 2, a, &p);
     json_decref(doc);
+    snprintf(field, cap, "%.150s", rc == 0 ? "" : p.status == 400 ? p.field : "?");
     return rc;
 }
 
@@ -87,7 +89,8 @@ static void test_request(void)
     json_t *doc = json_pack("{s:{s:i, s:i}, s:i, s:{s:O, s:O}}", "target", "x", 10, "y", 10,
                             "budget_core_hours", 1, "candidates", "x", xs, "y", xs);
     char msg[300];
-    rc = advice_request_parse(doc, params, 2, rows, 0, &a, f, sizeof f, msg, sizeof msg);
+    an_problem p;
+    rc = advice_request_parse(doc, params, 2, rows, 0, &a, &p);
     check(rc == 0 && advice_candidates(&a, 2) > ADVICE_MAX_CANDIDATES, "10,201 candidates");
     pmnf_model none = {0};
     advice_in in = {1, 1, params, 2, 3600, {NULL, NULL, NULL, &none}, &ops, NULL, rows, 0};

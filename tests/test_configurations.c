@@ -7,6 +7,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/configurations.h"
@@ -50,12 +51,11 @@ static const char *refused(const char *text, int priced, char *field, size_t cap
 {
     json_t *doc = json_loads(text, 0, NULL);
     configs_request r;
-    char msg[300];
-    int rc = configs_request_parse(doc, params, 1, priced, &r, field, cap, msg, sizeof msg);
+    an_problem p;
+    int rc = configs_request_parse(doc, params, 1, priced, &r, &p);
     configs_request_free(&r);
     json_decref(doc);
-    if (rc == 0)
-        field[0] = '\0';
+    snprintf(field, cap, "%.150s", rc == 0 ? "" : p.status == 400 ? p.field : "?");
     return field;
 }
 
@@ -81,8 +81,8 @@ static void test_request(void)
     json_t *doc = json_loads("{\"candidates\":{\"ranks\":{\"min\":2,\"max\":64,\"factor\":2}}}", 0,
                              NULL);
     configs_request r;
-    char msg[300];
-    int rc = configs_request_parse(doc, params, 1, 1, &r, f, sizeof f, msg, sizeof msg);
+    an_problem p;
+    int rc = configs_request_parse(doc, params, 1, 1, &r, &p);
     check(rc == 0 && r.ranges[0].nvalues == 6 && r.ranges[0].values[5] == 64 && r.epochs == 1 &&
               isinf(r.limits.max_time),
           "factor 2 from 2 to 64: six values");
@@ -103,9 +103,9 @@ static json_t *search(const char *text, cost_eval *ce)
     configs_combo combo = {NULL, &app, NULL};
     json_t *doc = json_loads(text, 0, NULL);
     configs_request r;
-    char f[160], msg[300];
+    an_problem p;
     json_t *out = NULL;
-    if (configs_request_parse(doc, params, 1, 1, &r, f, sizeof f, msg, sizeof msg) == 0) {
+    if (configs_request_parse(doc, params, 1, 1, &r, &p) == 0) {
         configs_search_in in = {7, 3, "strong", params, 1, &ops, &combo, 1, ce, 0, NULL};
         out = configs_search(&in, &r);
     }

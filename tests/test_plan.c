@@ -103,20 +103,20 @@ static void test_match(void)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         sweep_def d = parse(bad[i].def);
         plan_map map;
-        char field[160], msg[300];
-        int rc = plan_match(&d, names, 2, spec, &map, field, sizeof field, msg, sizeof msg);
-        check(rc < 0 && !strcmp(field, bad[i].field), "refused naming %s: %s (%s)", bad[i].field,
-              field, msg);
+        an_problem p;
+        int rc = plan_match(&d, names, 2, spec, &map, &p);
+        check(rc < 0 && p.status == 400 && !strcmp(p.field, bad[i].field),
+              "refused naming %s: %s (%s)", bad[i].field, p.field, p.msg);
         sweep_def_free(&d);
     }
     /* threads as a constant; the factor varied */
     sweep_def d = parse("{\"parameters\":{\"ranks\":[2,4]},\"constants\":{\"threads\":2},"
                         "\"factors\":{\"dataloader\":[\"cpu\",\"dali\"]},\"command\":\"x\"}");
     plan_map map;
-    char field[160], msg[300];
-    check(plan_match(&d, names, 2, spec, &map, field, sizeof field, msg, sizeof msg) == 0 &&
+    an_problem p;
+    check(plan_match(&d, names, 2, spec, &map, &p) == 0 &&
               map.param[0] == 0 && map.param[1] == -1 && map.nfactors == 1 && map.factor[0] == 1,
-          "ranks varied, threads the first constant, dataloader the second var: %s", msg);
+          "ranks varied, threads the first constant, dataloader the second var");
     sweep_def_free(&d);
     json_decref(spec);
 }
@@ -127,8 +127,8 @@ static void test_answer(void)
                         "\"epochs_per_run\":0.5,\"command\":\"run {ranks} {threads} {repetition}\"}");
     json_t *spec = json_object();
     plan_map map;
-    char field[160], msg[300];
-    plan_match(&d, names, 2, spec, &map, field, sizeof field, msg, sizeof msg);
+    an_problem p;
+    plan_match(&d, names, 2, spec, &map, &p);
     /* stored: (1,1) rep 1 and 2 measured, (2,2) rep 1 failed */
     double p11[2] = {1, 1}, p22[2] = {2, 2};
     store_run runs[3] = {{p11, 1, 1, 0, "[]"}, {p11, 2, 1, 0, "[]"}, {p22, 1, 0, 1, "[]"}};

@@ -4,6 +4,7 @@
  * overhead fitted by the step-graph reader, each refusal naming its member.
  */
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/sim_spec.h"
@@ -12,8 +13,9 @@
 static int parse(const char *text, const char **name, json_t **spec, char *field, size_t cap)
 {
     json_t *doc = json_loads(text, 0, NULL);
-    char msg[256];
-    int rc = sim_spec_parse(doc, name, spec, field, cap, msg, sizeof msg);
+    an_problem p;
+    int rc = sim_spec_parse(doc, name, spec, &p);
+    snprintf(field, cap, "%.60s", rc ? p.field : "");
     if (rc == 0 && strcmp(*name, "r"))
         rc = 1;
     json_decref(doc);
