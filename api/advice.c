@@ -17,9 +17,9 @@
 #include "api/predict.h"
 #include "store/models.h"
 
-/* Advised here up to this many candidates × max_runs (about 20 ms on an idle
- * core: bench/bench_caps.c); beyond, or with ?job=always, by a job worker
- * (api/search_runs.c), the request answered 202. */
+/* Advised here up to this many candidates × max_runs (30 to 70 ms on shared
+ * loaded cores: bench/bench_caps.c); beyond, or with ?job=always, by a job
+ * worker (api/search_runs.c), the request answered 202. */
 #define ADVICE_DIRECT_WORK 10000.0
 
 /* ---- the models, as the advice asks them (advice_ops) ---- */

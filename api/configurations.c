@@ -28,9 +28,11 @@
 #include "store/model_levels.h"
 #include "common/jsonb.h"
 
-/* Searched here over at most this many candidates (about 20 ms on an idle
- * core: bench/bench_caps.c); over more, or with ?job=always, by a job
- * worker (api/search_runs.c), the request answered 202. */
+/* Searched here over at most this many candidates (about 17 ms for one
+ * parameter on an idle core, bench/bench_analyses.c; 60 to 125 ms for two
+ * on shared loaded cores, bench/bench_caps.c); over more, or with
+ * ?job=always, by a job worker (api/search_runs.c), the request answered
+ * 202. */
 #define CONFIGS_DIRECT_CANDIDATES 1000
 
 /* One level combination searched: its models and measured data. */
