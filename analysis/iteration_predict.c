@@ -221,6 +221,48 @@ static json_t *by_names(const xg_trace *const *t, const double *x, int n, double
     return doc;
 }
 
+int iteration_predict_options(const json_t *body, iteration_opts *o, xg_error *err)
+{
+    const json_t *m = json_object_get(body, "mixed_devices");
+    if (m && !json_is_boolean(m)) {
+        xg_error_set(err, -1, "mixed_devices", "must be true or false (true: model traces of "
+                                               "different devices together)");
+        return -1;
+    }
+    o->mixed_devices = json_is_true(m);
+    return 0;
+}
+
+/* Traces of other device types than t[0]: -1 when all agree; else the first
+ * such trace, with err naming both devices (mixed: the warning instead). */
+static int check_devices(const xg_trace *const *t, int n, int mixed, json_t *warnings,
+                         xg_error *err)
+{
+    char d0[160], di[160];
+    xg_devid_describe(&t[0]->device, d0, sizeof d0);
+    json_t *list = NULL;
+    for (int i = 1; i < n; i++) {
+        if (xg_devid_same(&t[0]->device, &t[i]->device))
+            continue;
+        xg_devid_describe(&t[i]->device, di, sizeof di);
+        if (!mixed) {
+            xg_error_set(err, -1, "profiles", "different devices: trace %d ran on %s, trace 0 "
+                         "on %s (mixed_devices: true or --mixed-devices models them together)",
+                         i, di, d0);
+            return i;
+        }
+        if (!list)
+            list = json_array();
+        json_array_append_new(list, json_pack("{s:i, s:s}", "trace", i, "device", di));
+    }
+    if (list)
+        warn(warnings, json_pack("{s:s, s:s, s:s, s:o}", "code", "mixed_devices", "message",
+                                 "traces of different devices are modelled together (as asked): "
+                                 "the prediction mixes their speeds", "device", d0, "others",
+                                 list));
+    return -1;
+}
+
 json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, double at,
                              const iteration_opts *oin, int method, int *bad, xg_error *err)
 {
@@ -247,6 +289,10 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         xmax = fmax(xmax, x[i]);
     }
     json_t *warnings = json_array();
+    if ((*bad = check_devices(t, n, oin->mixed_devices, warnings, err)) >= 0) {
+        json_decref(warnings);
+        return NULL;
+    }
     if (at >= 2 * xmax || at <= xmin / 2)
         warn(warnings, json_pack("{s:s, s:s, s:f, s:[f, f], s:f}", "code", "extrapolation_far",
                                  "message", "the size lies beyond twice the largest measured "

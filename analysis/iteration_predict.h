@@ -42,8 +42,16 @@ enum { ITERATION_BY_OPERATORS = 0, ITERATION_BY_KERNEL_NAMES = 1 };
 
 /* traces[0..n) measured at x[0..n) (n >= 2, distinct); traces[0]'s steps at
  * `at`. NULL with err: err->field "at" for a bad value; *bad >= 0 names the
- * trace at fault (not the same job as traces[0]). */
+ * trace at fault (not the same job as traces[0], or run on another type of
+ * device than traces[0] — name, compute capability or memory of their
+ * deviceProperties — unless o->mixed_devices: then a mixed_devices
+ * warning lists them). */
 json_t *iteration_predict_at(const xg_trace *const *traces, const double *x, int n, double at,
                              const iteration_opts *o, int method, int *bad, xg_error *err);
+
+/* The request options of a prediction at another size read from a request
+ * body: "mixed_devices" (a boolean, default false). 0, or -1 with err->field
+ * naming the member. */
+int iteration_predict_options(const json_t *body, iteration_opts *o, xg_error *err);
 
 #endif

@@ -840,6 +840,10 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
     o.top = top ? (int)json_integer_value(top) : 0;
     if (parse_prof(body, &o.prof, resp) < 0)
         goto done;
+    if (iteration_predict_options(body, &o, &xerr) < 0) {
+        api_problem(resp, 400, xerr.field, "%s", xerr.msg);
+        goto done;
+    }
     t = calloc(n, sizeof *t);
     ptrs = calloc(n, sizeof *ptrs);
     xs = calloc(n, sizeof *xs);

@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "execgraph/xg_device.h"
@@ -92,4 +93,33 @@ int xg_device_validate(const xg_device *d, xg_error *err)
         return -1;
     }
     return 0;
+}
+
+int xg_devid_same(const xg_devid *a, const xg_devid *b)
+{
+    if (a->name[0] && b->name[0] && strcmp(a->name, b->name) != 0)
+        return 0;
+    if (a->cc_major >= 0 && b->cc_major >= 0 &&
+        (a->cc_major != b->cc_major || a->cc_minor != b->cc_minor))
+        return 0;
+    if (a->memory > 0 && b->memory > 0 &&
+        fabs(a->memory - b->memory) > 0.01 * fmax(a->memory, b->memory))
+        return 0;
+    return 1;
+}
+
+void xg_devid_describe(const xg_devid *d, char *buf, size_t size)
+{
+    if (!d->name[0] && d->cc_major < 0 && d->memory < 0) {
+        snprintf(buf, size, "an unknown device");
+        return;
+    }
+    char cc[48] = "", mem[48] = "";
+    if (d->cc_major >= 0)
+        snprintf(cc, sizeof cc, "compute capability %d.%d", d->cc_major,
+                 d->cc_minor >= 0 ? d->cc_minor : 0);
+    if (d->memory >= 0)
+        snprintf(mem, sizeof mem, "%.1f GiB", d->memory / 1073741824.0);
+    snprintf(buf, size, "%s (%s%s%s)", d->name[0] ? d->name : "unnamed device", cc,
+             cc[0] && mem[0] ? ", " : "", mem);
 }

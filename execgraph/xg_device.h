@@ -35,6 +35,13 @@ const xg_device *xg_device_builtins(int *n);
  * the SXM2, "H100" the SXM5), case-insensitive; NULL when none. */
 const xg_device *xg_device_builtin(const char *name);
 
+/* Whether the devices two traces ran on are of one type: 1 when either is
+ * unknown or they agree in every property both give (name, compute
+ * capability, memory within 1%); 0 when they differ. */
+int xg_devid_same(const xg_devid *a, const xg_devid *b);
+/* "NVIDIA H200 (compute capability 9.0, 139.8 GiB)", or "an unknown device". */
+void xg_devid_describe(const xg_devid *d, char *buf, size_t size);
+
 /* Checks a device: a name of 1..63 printable bytes, every peak and the
  * bandwidth finite and > 0. 0, or -1 with err->field naming the field
  * ("name", "peak_flops.fp16", "dram_bandwidth"). */

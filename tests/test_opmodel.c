@@ -27,6 +27,7 @@
 #include "analysis/iteration.h"
 #include "analysis/iteration_predict.h"
 #include "ingest/kineto_xg.h"
+#include "execgraph/xg_device.h"
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 #include "tests/check.h"
@@ -443,8 +444,56 @@ static void test_real(void)
     json_decref(truth);
 }
 
+/* The device a trace names (deviceProperties: name, compute capability,
+ * memory): the shared H200 traces, the copy with an A100's properties, a
+ * hand-written one listing two devices (the first kept), and a trace that
+ * names none (unknown: the same as any). */
+static void test_device_ids(void)
+{
+    xg_trace h, a, two, none;
+    check(load_file("tests/data/gpu/resnet18_bs16.json.gz", &h) == 0 &&
+              load_file("tests/data/gpu/resnet18_bs32_a100.json.gz", &a) == 0 &&
+              load_text("{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA V100\","
+                        "\"props\":{\"name\":\"inner\"},\"computeMajor\":7,"
+                        "\"computeMinor\":0,\"totalGlobalMem\":3.4e10},{\"id\":1,\"name\":"
+                        "\"other\",\"computeMajor\":8}],\"traceEvents\":[]}", &two) == 0 &&
+              load_text("{\"traceEvents\":[]}", &none) == 0,
+          "load the traces");
+    check(!strcmp(h.device.name, "NVIDIA H200") && h.device.cc_major == 9 &&
+              h.device.cc_minor == 0 && h.device.memory == 150109880320.0,
+          "H200: %s %d.%d %g", h.device.name, h.device.cc_major, h.device.cc_minor,
+          h.device.memory);
+    check(!strcmp(a.device.name, "NVIDIA A100-SXM4-80GB") && a.device.cc_major == 8 &&
+              a.device.memory == 85097971712.0, "A100 copy: %s %d", a.device.name,
+          a.device.cc_major);
+    check(!strcmp(two.device.name, "NVIDIA V100") && two.device.cc_major == 7 &&
+              two.device.memory == 3.4e10, "the first of two devices, nested members skipped: %s",
+          two.device.name);
+    check(!none.device.name[0] && none.device.cc_major < 0 && none.device.memory < 0,
+          "no deviceProperties: unknown");
+    check(!xg_devid_same(&h.device, &a.device) && xg_devid_same(&h.device, &h.device) &&
+              xg_devid_same(&h.device, &none.device) && !xg_devid_same(&two.device, &h.device),
+          "same device: H200 = H200 = unknown, != A100, != V100");
+    xg_devid m = h.device;
+    m.memory *= 1.005; /* within 1%: one type */
+    xg_devid c = h.device;
+    c.cc_minor = 1;
+    check(xg_devid_same(&h.device, &m) && !xg_devid_same(&h.device, &c),
+          "memory within 1%% is one type; another compute capability is not");
+    char buf[160];
+    xg_devid_describe(&h.device, buf, sizeof buf);
+    check(!strcmp(buf, "NVIDIA H200 (compute capability 9.0, 139.8 GiB)"), "describe: %s", buf);
+    xg_devid_describe(&none.device, buf, sizeof buf);
+    check(!strcmp(buf, "an unknown device"), "describe unknown: %s", buf);
+    xg_trace_free(&h);
+    xg_trace_free(&a);
+    xg_trace_free(&two);
+    xg_trace_free(&none);
+}
+
 int main(void)
 {
+    test_device_ids();
     test_hand();
     test_sync_wait();
     test_real();
