@@ -25,7 +25,10 @@
  * "error": null, and "modelled": {"method","at","value","values",
  * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
  * "s_cv","octaves","relative"},"operators":[{"name","regressor","instances",
- * "measured","predicted"}],"kernels","skipped","models" (kernel_names only),
+ * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
+ * or null (the device whose peaks bound each instance's time from below:
+ * o->device, else the built-in the first trace's deviceProperties name;
+ * execgraph/xg_opmodel.h), "kernels","skipped","models" (kernel_names only),
  * "warnings":[{"code","message",...}]}. Warning codes: extrapolation_far
  * (`at` beyond twice the largest value or below half the smallest),
  * unmatched_kernels (device time kept as measured, with its "share" of the

@@ -195,7 +195,7 @@ static int load_device(const char *what, xg_device *d)
         int n;
         const xg_device *all = xg_device_builtins(&n);
         fprintf(stderr, "perfcast iteration: --device %s: no such built-in device nor file "
-                        "(built-in: V100, A100, H100", what);
+                        "(built-in: V100, A100, H100, H200", what);
         for (int i = 0; i < n; i++)
             fprintf(stderr, ", %s", all[i].name);
         fprintf(stderr, ")\n");

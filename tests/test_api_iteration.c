@@ -261,10 +261,10 @@ static void test_devices(harness *h, long exp)
     char path[256];
     json_t *l = call(h, "GET", "/v1/devices", NULL, 200, "list devices");
     json_t *first = json_array_get(json_object_get(l, "devices"), 0);
-    check(json_array_size(json_object_get(l, "devices")) == 4 &&
+    check(json_array_size(json_object_get(l, "devices")) == 5 &&
               json_is_true(json_object_get(first, "builtin")) &&
               json_is_null(json_object_get(first, "id")),
-          "four built-in devices, read-only");
+          "five built-in devices, read-only");
     json_decref(l);
     const char *mi = "{\"name\":\"MI250X\",\"peak_flops\":{\"fp64\":47.9e12,\"fp32\":47.9e12,"
                      "\"tf32\":47.9e12,\"fp16\":383e12},\"dram_bandwidth\":3.2e12}";
