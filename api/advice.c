@@ -345,7 +345,7 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
             cost[k] = -1; /* not priceable: never picked */
     }
     sweep_adv_problem p = {m->nparams, ns, series, in.target, (int)ncand, cand, cost, in.budget,
-                           in.max_runs, 1};
+                           in.max_runs, 1, 0};
     char msg[200];
     if (sweep_advise(&p, &res, msg, sizeof msg) < 0) {
         json_decref(noise);
@@ -386,6 +386,22 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
                      "per core-hour, for the fitted terms",
         "noise", noise, "candidates", json_integer(ncand));
     json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, in.target));
+    json_t *warns = json_array();
+    if (res.costlier_than_grid)
+        json_array_append_new(warns, json_pack(
+            "{s:s, s:s, s:f, s:f, s:f}", "code", "costlier_than_grid", "message",
+            "the runs measured at the candidates and those recommended cost more than one run "
+            "at every candidate (the grid this advice replaces)", "grid_core_hours",
+            res.grid_core_hours, "measured_core_hours", res.measured_core_hours,
+            "planned_core_hours", res.spent));
+    if (res.beyond_budget >= 0)
+        json_array_append_new(warns, json_pack(
+            "{s:s, s:s, s:o, s:f}", "code", "best_run_beyond_budget", "message",
+            "the run that narrows the interval most per core-hour costs more than the budget: "
+            "the recommendations are lesser runs", "point",
+            predict_point_json(m, cand + (size_t)res.beyond_budget * m->nparams), "core_hours",
+            res.beyond_budget_core_hours));
+    json_object_set_new(doc, "warnings", warns);
     json_object_set_new(doc, "units", json_pack("{s:s, s:s}", "core_hours",
                                                 "core-h: epochs_per_run × T × ranks × "
                                                 "cores_per_rank / 3600 per run",
