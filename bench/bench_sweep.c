@@ -29,7 +29,13 @@
  *                      <= 0.5. Alongside, a harder yardstick: the grid's
  *                      points ascending, 5 repetitions each, stopped at the
  *                      first within 10% (a partial grid stopped by the
- *                      truth): ratio_to_prefix.
+ *                      truth): ratio_to_prefix. And how many workloads
+ *                      the advice cost more than the grid in
+ *                      (costlier_than_grid), in how many of those the
+ *                      advice said so (its costlier_than_grid warning,
+ *                      against one pass over the grid) before its spend
+ *                      passed the grid's, and in how many its best run lay
+ *                      beyond a step's budget (best_run_beyond_budget).
  *   sweep_service      the same over HTTP against a private PostgreSQL
  *                      (tests/harness.h): 10,000 coordinates × 10
  *                      repetitions written as one model set's epoch
