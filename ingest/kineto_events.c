@@ -509,7 +509,7 @@ static void device_member(kev_device *d, const tscan_token *k, const tscan_token
     double x = NAN;
     if (v->type == TSCAN_NUMBER && numtext_parse(v->text, v->len, &x) != v->len)
         x = NAN;
-    if (k->len == 4 && !memcmp(k->text, "name", 4) && v->type == TSCAN_STRING) {
+    if (k->len == 4 && !memcmp(k->text, "name", 4) && v->type == TSCAN_STRING && v->text) {
         size_t n = v->len < sizeof d->name - 1 ? v->len : sizeof d->name - 1;
         memcpy(d->name, v->text, n);
         d->name[n] = '\0';
