@@ -221,18 +221,6 @@ static json_t *by_names(const xg_trace *const *t, const double *x, int n, double
     return doc;
 }
 
-int iteration_predict_options(const json_t *body, iteration_opts *o, xg_error *err)
-{
-    const json_t *m = json_object_get(body, "mixed_devices");
-    if (m && !json_is_boolean(m)) {
-        xg_error_set(err, -1, "mixed_devices", "must be true or false (true: model traces of "
-                                               "different devices together)");
-        return -1;
-    }
-    o->mixed_devices = json_is_true(m);
-    return 0;
-}
-
 /* Traces of other device types than t[0]: -1 when all agree; else the first
  * such trace, with err naming both devices (mixed: the warning instead). */
 static int check_devices(const xg_trace *const *t, int n, int mixed, json_t *warnings,

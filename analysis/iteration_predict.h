@@ -52,9 +52,4 @@ enum { ITERATION_BY_OPERATORS = 0, ITERATION_BY_KERNEL_NAMES = 1 };
 json_t *iteration_predict_at(const xg_trace *const *traces, const double *x, int n, double at,
                              const iteration_opts *o, int method, int *bad, xg_error *err);
 
-/* The request options of a prediction at another size read from a request
- * body: "mixed_devices" (a boolean, default false). 0, or -1 with err->field
- * naming the member. */
-int iteration_predict_options(const json_t *body, iteration_opts *o, xg_error *err);
-
 #endif
