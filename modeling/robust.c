@@ -159,7 +159,6 @@ static int ok_bits(unsigned flags)
  * mean square; the weights are 1 / (relative variance x scale^2), so
  * chi2 x cv2 / (n - k) is the mean squared relative residual of a center,
  * and without repetitions chi2 / (n - k) is). */
-#define RB_FIT_ADEQUATE 4.0
 #define RB_FIT_RELATIVE 0.05
 static int fits_bit(const rb_series *s, double chi2, int k)
 {

@@ -88,6 +88,7 @@ typedef struct rb_mixture {
  * collapse of a growing series, the measured direction; RB_OK_FLOOR no
  * prediction below half the smallest measurement; RB_FITS it fits the
  * measurements within their noise (reduced chi-square at most 4). */
+#define RB_FIT_ADEQUATE 4.0 /* the largest reduced chi-square of a fit within the noise */
 #define RB_OK_STRICT 1
 #define RB_OK_FLOOR 2
 #define RB_FITS 4

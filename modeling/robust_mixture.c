@@ -163,12 +163,17 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
 }
 
 /* The lack of fit of the best hypothesis by its criterion: its chi-square
- * per degree of freedom against the measured noise, at least 1. When even
- * the best hypothesis misses the measurements by more than their noise, the
- * noise the repetitions show is not all the scatter the hypotheses must
- * explain, and differences of chi-square overstate the evidence between
- * them by this factor (the overdispersion c of quasi-likelihood; weights
- * from QAIC = chi2 / c + penalty). */
+ * per degree of freedom against the measured noise. When even the best
+ * hypothesis misses the measurements by more than their noise, the noise
+ * the repetitions show is not all the scatter the hypotheses must explain,
+ * and differences of chi-square overstate the evidence between them by this
+ * factor (the overdispersion c of quasi-likelihood; weights from QAIC =
+ * chi2 / c + penalty). It counts where the best hypothesis does not fit
+ * within the noise by the modeler's own rule (reduced chi-square above
+ * RB_FIT_ADEQUATE) and the lack of fit is significant at LACK_OF_FIT_P;
+ * otherwise 1 (a hypothesis near the truth leaves a reduced chi-square of
+ * about 1, and widening by chance values of it only loosened intervals that
+ * held). */
 double rb_mixture_overdispersion(const rb_mixture *mx)
 {
     int best = -1;
@@ -176,6 +181,7 @@ double rb_mixture_overdispersion(const rb_mixture *mx)
         if (best < 0 || mx->crit[i] < mx->crit[best])
             best = i;
     if (best < 0 || !(mx->dof[best] >= 1) ||
+        !(mx->chi2[best] > RB_FIT_ADEQUATE * mx->dof[best]) ||
         !(mx->chi2[best] > gsl_cdf_chisq_Qinv(LACK_OF_FIT_P, mx->dof[best])))
         return 1;
     return mx->chi2[best] / mx->dof[best];
