@@ -14,7 +14,7 @@
  *    single-parameter model along p with parameters_confounded, and predict
  *    the next point on the curve (p^2 / 1e6: 1024 at (32000, 320)) inside a
  *    narrow interval, where Extra-P's modeler (and the fallback to it) gave
- *    a constant;
+ *    a constant; the points in reverse order give the same model;
  *  - three values of a parameter: the fallback to Extra-P's model carries no
  *    interval (no_interval; pmnf_predict returns 1 with lo = hi = value);
  *  - interval_unreliable on robust models: not on four noisy values that
@@ -101,6 +101,18 @@ static void test_one_curve(pmnf_modeler *m)
     check(pmnf_predict(&mod, at, &v, &lo, &hi) == 0, "an interval");
     check(fabs(v - 1024) < 0.01 * 1024 && lo <= 1024 && 1024 <= hi && hi - lo < 0.1 * 1024,
           "1024 at (32000, 320): %g in [%g, %g]", v, lo, hi);
+    /* the same points in reverse order: the same model, to the last bit */
+    double rc[2 * 5], rf[5];
+    for (int i = 0; i < 5; i++) {
+        rc[2 * i] = c[2 * (4 - i)];
+        rc[2 * i + 1] = c[2 * (4 - i) + 1];
+        rf[i] = f[4 - i];
+    }
+    pmnf_model rev;
+    if (fit_reps(m, 2, 5, rc, rf, 0.1, &rev) == 0)
+        check(rev.f.nterms == mod.f.nterms && rev.f.constant == mod.f.constant &&
+                  rev.f.terms[0].coef == mod.f.terms[0].coef,
+              "reversed points: the same model");
     check(!strcmp(pmnf_warning_code(PMNF_WARN_PARAMETERS_CONFOUNDED), "parameters_confounded") &&
               strstr(pmnf_warning_text(PMNF_WARN_PARAMETERS_CONFOUNDED), "together"),
           "code and text");
