@@ -236,6 +236,8 @@ int cmd_serve(int argc, char **argv)
     api.max_callpaths = cfg.max_callpaths;
     api.max_experiment_callpaths = cfg.max_experiment_callpaths;
     api.max_trace_events = cfg.max_trace_events;
+    api.max_iteration_events = cfg.max_iteration_events;
+    api.max_iteration_bytes = cfg.max_iteration_bytes;
     api.idempotency_ttl = cfg.idempotency_ttl;
     if (!api.db || !api.metrics || !api.models || !api.limits || !api.auth ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
