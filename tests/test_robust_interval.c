@@ -154,7 +154,7 @@ static void test_unreliable(pmnf_modeler *m)
     for (int i = 0; i < 6; i++)
         f6[i] = (3 + 2 * x6[i]) * (i == 5 ? 3 : 1);
     if (fit_reps(m, 1, 6, x6, f6, 1, &mod) == 0) {
-        double at = 256, v, lo, hi;
+        double at = 256, v = 0, lo = 0, hi = 0;
         check(pmnf_predict(&mod, &at, &v, &lo, &hi) == 0 && hi - lo > 2 * v,
               "the largest point off the curve: [%g, %g] around %g", lo, hi, v);
     }
