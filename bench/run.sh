@@ -139,7 +139,9 @@ robust_modeler() {
                 "term recovery $(jget term_recovery "$line"), p90 $(jget extrapolation_ape_p90 "$line") %," \
                 "95% interval coverage of a new measurement $(jget interval_coverage_measured "$line")," \
                 "of the true value $(jget interval_coverage "$line")," \
-                "mean width $(jget interval_mean_width_pct "$line") %, $(jget us_per_model "$line") us/model" ;;
+                "mean width $(jget interval_mean_width_pct "$line") %, $(jget us_per_model "$line") us/model;" \
+                "interval_unreliable on $(jget interval_unreliable_share "$line") of the models, new measurement" \
+                "outside the interval $(jget miss_rate_warned "$line") with it, $(jget miss_rate_unwarned "$line") without" ;;
         *robust_vs_extrap*)
             say "robust_vs_extrap: $(jget set "$line" | tr -d '"'): p90 ratio $(jget p90_ratio "$line")," \
                 "recovery +$(jget recovery_gain_points "$line") points, time ratio $(jget time_ratio "$line");" \
@@ -164,7 +166,8 @@ modeler_audit() {
                 "impossible time up to $(jget horizon "$line")x in $(jget impossible "$line")," \
                 "largest point left out outside the 95% interval $(jget loo_missed "$line") of $(jget loo_tested "$line")" \
                 "(one parameter $(jget loo_missed_1p "$line") of $(jget loo_tested_1p "$line"))," \
-                "order-dependent answers $(jget order_dependent "$line"), two regimes $(jget two_regimes "$line")" ;;
+                "order-dependent answers $(jget order_dependent "$line"), two regimes $(jget two_regimes "$line")," \
+                "interval_unreliable on $(jget loo_warned "$line") left-out fits ($(jget loo_missed_warned "$line") of the missed)" ;;
         esac
     done <"$DATA/modeler_audit.out"
 }
