@@ -332,6 +332,7 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
             .nheaders = headers.n,
             .body = r->body ? r->body : "",
             .body_len = r->len,
+            .body_mapped = r->mapped,
             .tenant_id = r->tenant_id,
             .token_id = r->token_id,
             .scope = r->scope,
