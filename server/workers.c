@@ -267,10 +267,14 @@ static void *worker_main(void *arg)
             run_job(me);
             continue; /* there may be more: claim again before waiting */
         }
-        if (api_sim_run_next(w->db, w->lease) == 1)
-            continue; /* a queued simulation run (api/simulations.c) was done */
-        if (api_iteration_run_next(w->db, w->lease) == 1)
-            continue; /* a queued trace analysis (api/iteration_http.c) was done */
+        /* a queued simulation run (api/simulations.c) or trace analysis
+         * (api/iteration_http.c) was done: its memory freed, give glibc's
+         * pages back as after a refit */
+        if (api_sim_run_next(w->db, w->lease) == 1 ||
+            api_iteration_run_next(w->db, w->lease) == 1) {
+            malloc_trim(0);
+            continue;
+        }
         wait_for_work(w, gen);
     }
     PQfinish(me->progress);
