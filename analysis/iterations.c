@@ -13,7 +13,9 @@
 
 #include "ingest/phase.h"
 #include "ingest/profile.h"
+#include "modeling/model_json.h"
 #include "modeling/scaling.h"
+#include "modeling/warning_json.h"
 
 /* The phases an experiment names, in IT_* order (t_c has no patterns). */
 static const char *const phase_keys[IT_C] = {"io", "h2d", "md", "forward", "backward", "update"};
@@ -203,4 +205,144 @@ void it_table_free(it_table *t)
     free(t->ranks);
     free(t->vals);
     memset(t, 0, sizeof *t);
+}
+
+/* ---- the answer's document ---------------------------------------------------------------- */
+
+static json_t *stats_json(const it_stats *s)
+{
+    return json_pack("{s:f, s:f, s:f}", "mean", s->mean, "sd", s->sd, "median", s->median);
+}
+
+static json_t *number_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The PMNF model of v over the coordinates where it is finite, as JSON;
+ * from 2 to IT_MIN_VALUES - 1 values of a parameter with a few_points
+ * warning, below 2 a null function with the reason and the warning. */
+static json_t *fit_json(pmnf_modeler *mod, const char *const *params, const it_table *t,
+                        const double *v)
+{
+    pmnf_model model;
+    char why[200];
+    int few = 0;
+    json_t *out = NULL;
+    if (it_fit(mod, t, v, &model, why, sizeof why, &few) == 0) {
+        out = api_model_to_json(&model, params, 0);
+        if (!out)
+            snprintf(why, sizeof why, "out of memory");
+    }
+    if (!out)
+        out = json_pack("{s:n, s:s}", "function", "reason", why);
+    if (out && few) {
+        json_t *w = json_object_get(out, "warnings");
+        if (!json_is_array(w)) {
+            w = json_array();
+            json_object_set_new(out, "warnings", w);
+        }
+        json_array_append_new(w, json_pack("{s:s, s:s}", "code", "few_points", "message", why));
+    }
+    return out;
+}
+
+static json_t *point_json(const char *const *params, int n, const double *pt)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < n; i++)
+        json_object_set_new(o, params[i], json_real(pt[i]));
+    return o;
+}
+
+static json_t *points_json(const it_table *t, const char *const *params)
+{
+    const double *s6 = it_series(t, IT_S6), *s7 = it_series(t, IT_S7),
+                 *s7rel = it_series(t, IT_S7REL), *num7 = it_series(t, IT_NUM7),
+                 *den7 = it_series(t, IT_DEN7);
+    json_t *points = json_array();
+    for (int p = 0; p < t->np; p++) {
+        json_t *o = json_pack("{s:o, s:o, s:i}", "point",
+                              point_json(params, t->nparams, t->coords + (size_t)p * t->nparams),
+                              "ranks", number_or_null(t->ranks[p]), "iterations",
+                              t->res[p].iterations);
+        for (int q = 0; q < IT_NQ; q++)
+            json_object_set_new(o, it_name(q), stats_json(&t->res[p].q[q]));
+        json_object_set_new(o, "speedup_eq6", number_or_null(s6[p]));
+        json_object_set_new(o, "speedup_eq7", number_or_null(s7[p]));
+        json_object_set_new(o, "eq7",
+                            isfinite(s7[p])
+                                ? json_pack("{s:f, s:f, s:f}", "n_g", t->ranks[p], "numerator",
+                                            num7[p], "denominator", den7[p])
+                                : json_null());
+        json_object_set_new(o, "speedup_eq7_relative", number_or_null(s7rel[p]));
+        json_array_append_new(points, o);
+    }
+    return points;
+}
+
+/* The phases' name parts and callpaths (the first 10), a warning for each
+ * phase no callpath matches. */
+static json_t *phases_json(const it_table *t, const store_fit_data *d, json_t *warnings)
+{
+    json_t *phases = json_object();
+    for (int p = 0; p < IT_C; p++) {
+        json_t *names = json_array();
+        for (int k = 0; k < d->ncallpaths && json_array_size(names) < 10; k++)
+            if (t->cp_phase[k] == p)
+                json_array_append_new(names, json_string(d->callpaths[k]));
+        json_object_set_new(phases, it_name(p),
+                            json_pack("{s:s, s:o, s:o}", "patterns", t->text[p], "matched",
+                                      t->matched[p][0] ? json_string(t->matched[p]) : json_null(),
+                                      "callpaths", names));
+        if (!t->matched[p][0]) {
+            char w[400];
+            snprintf(w, sizeof w,
+                     "%s: no callpath matches \"%.200s\" (iteration_phases.%s): it counts 0",
+                     it_name(p), t->text[p], it_phase_key(p));
+            json_t *wj = pmnf_warning_json(IT_WARN_PHASE_UNMATCHED, w);
+            json_object_set_new(wj, "phase", json_string(it_name(p)));
+            json_array_append_new(warnings, wj);
+        }
+    }
+    json_t *comm = json_array();
+    for (int k = 0; k < d->ncallpaths && json_array_size(comm) < 10; k++)
+        if (t->cp_phase[k] == IT_C)
+            json_array_append_new(comm, json_string(d->callpaths[k]));
+    json_object_set_new(phases, "t_c", json_pack("{s:s, s:o}", "patterns",
+                                                 "the communication callpaths", "callpaths", comm));
+    return phases;
+}
+
+int it_document(const it_table *t, const store_fit_data *d, const char *const *params,
+                int strong, it_doc *out)
+{
+    memset(out, 0, sizeof *out);
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.allow_negative_exponents = strong;
+    pmnf_modeler *mod = pmnf_modeler_new(&o);
+    if (!mod)
+        return -1;
+    out->points = points_json(t, params);
+    out->models = json_object();
+    for (int q = 0; q < IT_NQ; q++)
+        json_object_set_new(out->models, it_name(q), fit_json(mod, params, t, it_series(t, q)));
+    json_object_set_new(out->models, "speedup_eq6", fit_json(mod, params, t, it_series(t, IT_S6)));
+    json_object_set_new(out->models, "speedup_eq7", fit_json(mod, params, t, it_series(t, IT_S7)));
+    json_object_set_new(out->models, "speedup_eq7_relative",
+                        fit_json(mod, params, t, it_series(t, IT_S7REL)));
+    out->warnings = json_array();
+    out->phases = phases_json(t, d, out->warnings);
+    pmnf_modeler_free(mod);
+    return 0;
+}
+
+void it_doc_free(it_doc *doc)
+{
+    json_decref(doc->points);
+    json_decref(doc->models);
+    json_decref(doc->phases);
+    json_decref(doc->warnings);
+    memset(doc, 0, sizeof *doc);
 }

@@ -4,8 +4,9 @@
  * callpaths are which phase, the iteration statistics per fitting
  * coordinate (mean ± standard deviation and median over the iterations),
  * the speedups of Eq. 6 and Eq. 7, and the PMNF models of each over the
- * parameters. GET /v1/experiments/{id}/iterations (api/iterations.c) reads
- * the rows and renders the table.
+ * parameters, and the answer's document of them. GET
+ * /v1/experiments/{id}/iterations (api/iterations.c) reads the rows and
+ * sends the document.
  *
  * Which callpaths are which phase: name parts (ingest/phase.h matching: case
  * ignored, at the start of a word), per phase in order of preference; the
@@ -66,6 +67,23 @@ const double *it_series(const it_table *t, int k);
  * fitted and *few set, why saying so (the few_points warning). */
 int it_fit(pmnf_modeler *mod, const it_table *t, const double *v, pmnf_model *model, char *why,
            size_t whycap, int *few);
+/* The answer's parts over a built table (d: its rows; params: the
+ * experiment's parameters; strong: negative exponents allowed):
+ *   points   [{"point","ranks","iterations","<quantity>":{"mean","sd","median"},
+ *             "speedup_eq6","speedup_eq7","eq7":{"n_g","numerator","denominator"},
+ *             "speedup_eq7_relative"}]
+ *   models   {"<quantity>"|"speedup_eq6"|...: the PMNF model (modeling/model_json.h),
+ *             or {"function":null,"reason"}; few_points warnings}
+ *   phases   {"<phase>":{"patterns","matched","callpaths"}, "t_c":{...}}
+ *   warnings [phase_unmatched for a phase no callpath matches]
+ * 0, or -1 when out of memory. */
+#define IT_WARN_PHASE_UNMATCHED "phase_unmatched"
+typedef struct it_doc {
+    json_t *points, *models, *phases, *warnings;
+} it_doc;
+int it_document(const it_table *t, const store_fit_data *d, const char *const *params,
+                int strong, it_doc *out);
+void it_doc_free(it_doc *doc);
 /* "io", "h2d", ...: the key of phase p in "iteration_phases". */
 const char *it_phase_key(int p);
 void it_table_free(it_table *t);

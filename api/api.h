@@ -33,6 +33,10 @@ typedef struct api_ctx {
     int max_callpaths;            /* distinct callpaths of one upload: 413 beyond */
     int max_experiment_callpaths; /* distinct callpaths of one experiment: 413 beyond */
     long long max_trace_events;   /* events of one trace after decompression: 413 beyond */
+    /* caps of one per-iteration analysis (analysis/iteration_request.h; 0: the defaults):
+     * events of interest of its traces together, stored bytes of one trace: 413 beyond */
+    long long max_iteration_events;
+    long long max_iteration_bytes;
     struct auth_cache *auth;   /* token verifications and owners (api/auth_cache.h); NULL: none */
     const char *web_dir; /* the dashboard's static files (api/web.c); NULL: none served */
     int idempotency_ttl; /* seconds an Idempotency-Key is kept (api/idempotency.h); 0: a day */

@@ -12,7 +12,8 @@
  * measured value to 8x the largest; the other parameters are fixed by
  * query parameters named like them, by default at their largest measured
  * value. Each point says whether it lies beyond 4x the largest measured
- * value (extrapolation_from), where errors grow.
+ * value (extrapolation_from), where errors grow. The handler reads the query
+ * and the models (api/set_models.h); analysis/curve.h samples the curve.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,13 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/curve.h"
 #include "api/handlers.h"
 #include "api/set_models.h"
 #include "store/experiments.h"
 #include "store/models.h"
-
-#define CURVE_MAX_VALUES 1000
-#define CURVE_DEFAULT_POINTS 65
 
 typedef struct curve_req {
     const char *name, *level, *metric;
@@ -44,37 +43,6 @@ static int param_index(const store_experiment *e, const char *name)
         if (!strcmp(e->parameters[i], name))
             return i;
     return -1;
-}
-
-/* "1,2,4.5" into r->values. 0, or -1 with why. */
-static int parse_values(const char *text, curve_req *r, char *why, size_t cap)
-{
-    r->values = malloc(sizeof(double) * CURVE_MAX_VALUES);
-    if (!r->values) {
-        snprintf(why, cap, "out of memory");
-        return -1;
-    }
-    const char *s = text;
-    while (*s) {
-        if (r->nvalues == CURVE_MAX_VALUES) {
-            snprintf(why, cap, "at most %d values", CURVE_MAX_VALUES);
-            return -1;
-        }
-        char *end = NULL;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (end == s || errno || !isfinite(v) || !(v > 0) || (*end && *end != ',')) {
-            snprintf(why, cap, "expected numbers > 0 separated by commas, got \"%.40s\"", s);
-            return -1;
-        }
-        r->values[r->nvalues++] = v;
-        s = *end ? end + 1 : end;
-    }
-    if (!r->nvalues) {
-        snprintf(why, cap, "no values");
-        return -1;
-    }
-    return 0;
 }
 
 /* The query into r: 0, or -1 after answering 400. */
@@ -124,11 +92,23 @@ static int parse_query(const api_request *req, const store_experiment *e, curve_
     }
     const char *values = api_query(req, "values");
     char why[160];
-    if (values && parse_values(values, r, why, sizeof why)) {
+    if (values && curve_values_parse(values, &r->values, &r->nvalues, why, sizeof why)) {
         api_problem(resp, 400, "values", "%s", why);
         return -1;
     }
     return 0;
+}
+
+typedef struct curve_model {
+    const set_models *sm;
+    int row;
+} curve_model;
+
+static curve_value model_at(const void *model, const double *pt)
+{
+    const curve_model *m = model;
+    prediction p = set_models_predict(m->sm, m->row, pt);
+    return (curve_value){p.value, p.lo, p.hi, p.has_interval};
 }
 
 void api_curve(api_ctx *ctx, api_request *req, api_response *resp)
@@ -177,55 +157,26 @@ void api_curve(api_ctx *ctx, api_request *req, api_response *resp)
                     r.level, r.name, r.metric, number);
         goto done;
     }
-    double minv[PMNF_MAX_PARAMS], maxv[PMNF_MAX_PARAMS];
-    for (int q = 0; q < np; q++) {
-        minv[q] = INFINITY;
-        maxv[q] = 0;
-    }
-    for (int i = 0; i < nmeas; i++)
-        for (int q = 0; q < np && q < meas[i].nparams; q++) {
-            minv[q] = fmin(minv[q], meas[i].point[q]);
-            maxv[q] = fmax(maxv[q], meas[i].point[q]);
-        }
-    if (!r.nvalues) {
-        r.values = malloc(sizeof(double) * CURVE_DEFAULT_POINTS);
-        double lo = isfinite(minv[r.param]) ? minv[r.param] : 1, hi = 8 * fmax(maxv[r.param], lo);
-        for (int k = 0; r.values && k < CURVE_DEFAULT_POINTS; k++)
-            r.values[r.nvalues++] =
-                exp(log(lo) + (log(hi) - log(lo)) * k / (CURVE_DEFAULT_POINTS - 1));
-    }
-    double pt[PMNF_MAX_PARAMS];
-    json_t *fixed = json_object();
-    for (int q = 0; q < np; q++) {
-        pt[q] = r.has_fixed[q] ? r.fixed[q] : maxv[q];
-        if (q != r.param)
-            json_object_set_new(fixed, names[q], json_real(pt[q]));
-    }
-    json_t *pts = json_array();
-    for (int k = 0; k < r.nvalues; k++) {
-        pt[r.param] = r.values[k];
-        prediction p = set_models_predict(&sm, row, pt);
-        int beyond = 0;
-        for (int q = 0; q < np; q++)
-            beyond |= pt[q] > PREDICT_EXTRAPOLATION_FACTOR * maxv[q];
-        json_array_append_new(
-            pts, json_pack("{s:f, s:o, s:o, s:b}", "x", r.values[k], "value",
-                           predict_number(p.value), "interval",
-                           p.has_interval ? json_pack("[o, o]", predict_number(p.lo),
-                                                      predict_number(p.hi))
-                                          : json_null(),
-                           "beyond_4x", beyond));
+    curve_model cm = {&sm, row};
+    curve_input in = {.names = names, .np = np, .param = r.param, .fixed = r.fixed,
+                      .has_fixed = r.has_fixed, .values = r.nvalues ? r.values : NULL,
+                      .nvalues = r.nvalues, .meas = meas, .nmeas = nmeas, .predict = model_at,
+                      .model = &cm};
+    curve_result cr;
+    if (curve_build(&in, &cr) < 0) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
     }
     const store_model_row *m = &sm.rows[row];
     api_send_json(
         resp, 200,
-        json_pack("{s:I, s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:f, s:f, s:f, s:o, s:s}", "experiment",
+        json_pack("{s:I, s:i, s:s, s:s, s:s, s:o, s:s, s:O, s:f, s:f, s:f, s:O, s:s}", "experiment",
                   (json_int_t)id, "model_set", number, "level", r.level, "name", r.name, "metric",
                   r.metric, "function", m->function ? json_string(m->function) : json_null(),
-                  "parameter", names[r.param], "fixed", fixed, "min_measured",
-                  isfinite(minv[r.param]) ? minv[r.param] : 0.0, "max_measured", maxv[r.param],
-                  "extrapolation_from", PREDICT_EXTRAPOLATION_FACTOR * maxv[r.param], "points",
-                  pts, "unit", predict_unit(r.metric)));
+                  "parameter", names[r.param], "fixed", cr.fixed, "min_measured",
+                  cr.min_measured, "max_measured", cr.max_measured, "extrapolation_from",
+                  cr.extrapolation_from, "points", cr.points, "unit", predict_unit(r.metric)));
+    curve_result_free(&cr);
 done:
     store_release(ctx->db, c);
     set_models_free(&sm);

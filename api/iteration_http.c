@@ -46,7 +46,12 @@
  * code on a request rebuilt from the run and keeps the answer document, or
  * the problem document, with the run. Bad input is a 4xx naming the field: an unknown profile or
  * set 404, a what-if entry naming nothing or a trace without correlation
- * ids 422 with the entry or the event. A set is stored only once measured.
+ * ids 422 with the entry or the event, a trace beyond the size caps
+ * (analysis/iteration_request.h: its stored bytes, the events of all the
+ * analysis's traces together) 413 naming the cap; a queued run keeps the
+ * caps it was asked under. A set is stored only once measured. The request
+ * documents are read, and the breakdown view made, by
+ * analysis/iteration_request.h.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -57,8 +62,8 @@
 
 #include "api/handlers.h"
 #include "analysis/iteration.h"
+#include "analysis/iteration_request.h"
 #include "ingest/kineto_xg.h"
-#include "analysis/iteration_model.h"
 #include "analysis/iteration_predict.h"
 #include "api/lease.h"
 #include "store/iteration_runs.h"
@@ -77,10 +82,25 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
                       api_response *resp);
 static int check_job_param(const api_request *req, api_response *resp);
 
-/* A stored Kineto upload, loaded into t. 0, or -1 with resp answered. */
-static int load_profile(PGconn *c, const api_request *req, int64_t exp, int64_t profile,
-                        xg_trace *t, api_response *resp, const char *field)
+static void problem(api_response *resp, const an_problem *p)
 {
+    api_problem(resp, p->status, p->field[0] ? p->field : NULL, "%s", p->msg);
+}
+
+static iteration_caps caps_of(const api_ctx *ctx)
+{
+    return (iteration_caps){ctx->max_iteration_events, ctx->max_iteration_bytes};
+}
+
+/* A stored Kineto upload, loaded into t, holding at most the events left
+ * of the analysis's cap after *used (then counted in). 0, or -1 with resp
+ * answered. */
+static int load_profile(api_ctx *ctx, PGconn *c, const api_request *req, int64_t exp,
+                        int64_t profile, xg_trace *t, long long *used, api_response *resp,
+                        const char *field)
+{
+    iteration_caps caps = caps_of(ctx);
+    an_problem p;
     store_error err;
     char *raw;
     size_t len;
@@ -93,53 +113,28 @@ static int load_profile(PGconn *c, const api_request *req, int64_t exp, int64_t 
             api_store_problem(resp, &err);
         return -1;
     }
-    if (strcmp(format, "kineto") != 0) {
+    if (strcmp(format, "kineto") != 0 || iteration_caps_bytes(&caps, profile, len, field, &p) < 0) {
         free(raw);
-        api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis reads "
-                    "PyTorch profiler (Kineto) traces", profile, format);
+        if (strcmp(format, "kineto") != 0)
+            iteration_request_not_kineto(profile, format, field, &p);
+        problem(resp, &p);
         return -1;
     }
     ingest_input in = {.data = raw, .len = len, .fd = -1};
     xg_error xerr;
     xg_trace_init(t);
+    t->max_events = iteration_caps_room(&caps, *used);
     rc = iteration_load(&in, 0, t, &xerr);
     free(raw);
     if (rc < 0) {
+        if (iteration_caps_events_hit(&caps, t, profile, field, &p))
+            problem(resp, &p);
+        else
+            api_problem(resp, 422, field, "profile %" PRId64 ": %s", profile, xerr.msg);
         xg_trace_free(t);
-        api_problem(resp, 422, field, "profile %" PRId64 ": %s", profile, xerr.msg);
         return -1;
     }
-    return 0;
-}
-
-/* "profiler_overhead_us" and "keep_outliers" of a request body. 0 or -1. */
-static int parse_prof(const json_t *doc, xg_ov_options *o, api_response *resp)
-{
-    xg_ov_options_default(o);
-    json_t *p = json_object_get(doc, "profiler_overhead_us");
-    if (p && !json_is_null(p)) {
-        const char *keys[] = {"cpu", "gpu"};
-        double *dst[] = {&o->cpu_profiler_us, &o->gpu_profiler_us};
-        for (int i = 0; i < 2; i++) {
-            json_t *v = json_object_get(p, keys[i]);
-            if (!v)
-                continue;
-            if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
-                !isfinite(json_number_value(v))) {
-                api_problem(resp, 400, keys[i] == keys[0] ? "profiler_overhead_us.cpu"
-                                                          : "profiler_overhead_us.gpu",
-                            "must be microseconds >= 0");
-                return -1;
-            }
-            *dst[i] = json_number_value(v);
-        }
-    }
-    json_t *k = json_object_get(doc, "keep_outliers");
-    if (k && !json_is_boolean(k)) {
-        api_problem(resp, 400, "keep_outliers", "must be true or false");
-        return -1;
-    }
-    o->keep_outliers = json_is_true(k);
+    *used += (long long)t->n;
     return 0;
 }
 
@@ -153,14 +148,17 @@ static json_t *set_json(const store_overhead_set *s, json_t *set)
 }
 
 /* Measures a set on profiles[]; the answer's set document or NULL (resp answered). */
-static json_t *measure_profiles(PGconn *c, const api_request *req, const json_t *ids,
-                                const xg_ov_options *prof, int *ntraces, api_response *resp)
+static json_t *measure_profiles(api_ctx *ctx, PGconn *c, const api_request *req,
+                                const json_t *ids, const xg_ov_options *prof, int *ntraces,
+                                api_response *resp)
 {
-    size_t n = json_array_size(ids);
-    if (!json_is_array(ids) || n == 0 || n > 64) {
-        api_problem(resp, 400, "profiles", "must be an array of 1 to 64 profile ids");
+    size_t n;
+    an_problem p;
+    if (iteration_request_set_ids(ids, &n, &p) < 0) {
+        problem(resp, &p);
         return NULL;
     }
+    long long used = 0;
     xg_trace *traces = calloc(n, sizeof *traces);
     const xg_trace **ptrs = calloc(n, sizeof *ptrs);
     json_t *out = NULL;
@@ -170,14 +168,14 @@ static json_t *measure_profiles(PGconn *c, const api_request *req, const json_t 
         goto done;
     }
     for (; loaded < n; loaded++) {
-        json_t *v = json_array_get(ids, loaded);
+        int64_t id;
         char field[32];
         snprintf(field, sizeof field, "profiles[%zu]", loaded);
-        if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-            api_problem(resp, 400, field, "must be a profile id");
+        if (iteration_request_set_id(ids, loaded, &id, &p) < 0) {
+            problem(resp, &p);
             goto done;
         }
-        if (load_profile(c, req, 0, json_integer_value(v), &traces[loaded], resp, field) < 0)
+        if (load_profile(ctx, c, req, 0, id, &traces[loaded], &used, resp, field) < 0)
             goto done;
         ptrs[loaded] = &traces[loaded];
     }
@@ -201,9 +199,11 @@ done:
 /* The stored size of profile id (of experiment exp; 0: any of the
  * tenant's) into *len, checking that it exists (404) and is a Kineto trace
  * (422), both naming field. 0, or -1 with resp answered. */
-static int trace_size(PGconn *c, const api_request *req, api_response *resp, int64_t exp,
-                      int64_t id, const char *field, size_t *len)
+static int trace_size(api_ctx *ctx, PGconn *c, const api_request *req, api_response *resp,
+                      int64_t exp, int64_t id, const char *field, size_t *len)
 {
+    an_problem p;
+    iteration_caps caps = caps_of(ctx);
     char format[32];
     store_error err;
     int rc = store_profile_raw_size(c, req->tenant_id, exp, id, len, format, &err);
@@ -216,8 +216,12 @@ static int trace_size(PGconn *c, const api_request *req, api_response *resp, int
         return -1;
     }
     if (strcmp(format, "kineto") != 0) {
-        api_problem(resp, 422, field, "profile %" PRId64 " is a %s upload; the analysis "
-                    "reads PyTorch profiler (Kineto) traces", id, format);
+        iteration_request_not_kineto(id, format, field, &p);
+        problem(resp, &p);
+        return -1;
+    }
+    if (iteration_caps_bytes(&caps, id, *len, field, &p) < 0) {
+        problem(resp, &p);
         return -1;
     }
     return 0;
@@ -227,24 +231,25 @@ static int trace_size(PGconn *c, const api_request *req, api_response *resp, int
  * bytes together over the threshold, or ?job=always. Checks the ids (400),
  * that each is the tenant's (404) Kineto upload (422), and that the name
  * is free (409). 0, or -1 with resp answered. */
-static int set_queue(PGconn *c, const api_request *req, const char *name, const json_t *ids,
-                     int *queue, api_response *resp)
+static int set_queue(api_ctx *ctx, PGconn *c, const api_request *req, const char *name,
+                     const json_t *ids, int *queue, api_response *resp)
 {
-    size_t n = json_array_size(ids), total = 0;
-    if (!json_is_array(ids) || n == 0 || n > 64) {
-        api_problem(resp, 400, "profiles", "must be an array of 1 to 64 profile ids");
+    size_t n, total = 0;
+    an_problem p;
+    if (iteration_request_set_ids(ids, &n, &p) < 0) {
+        problem(resp, &p);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(ids, i);
+        int64_t id;
         char field[32];
         size_t len;
         snprintf(field, sizeof field, "profiles[%zu]", i);
-        if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-            api_problem(resp, 400, field, "must be a profile id");
+        if (iteration_request_set_id(ids, i, &id, &p) < 0) {
+            problem(resp, &p);
             return -1;
         }
-        if (trace_size(c, req, resp, 0, json_integer_value(v), field, &len))
+        if (trace_size(ctx, c, req, resp, 0, id, field, &len))
             return -1;
         total += len;
     }
@@ -278,30 +283,24 @@ static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp,
     json_t *doc;
     if ((allow_queue && check_job_param(req, resp) < 0) || api_parse_object(req, resp, &doc))
         return;
-    const char *name = json_string_value(json_object_get(doc, "name"));
+    const char *name;
     json_t *given = json_object_get(doc, "set"), *ids = json_object_get(doc, "profiles");
     xg_ov_options prof;
     store_error err;
+    an_problem p;
     PGconn *c = NULL;
     json_t *set = NULL;
     int ntraces = 1;
-    if (!name || !*name || strlen(name) > 200) {
-        api_problem(resp, 400, "name", "must be a platform name of 1 to 200 characters");
+    if (iteration_request_set(doc, &name, &prof, &p) < 0) {
+        problem(resp, &p);
         goto done;
     }
-    if (!given == !ids) {
-        api_problem(resp, 400, "profiles", "give either \"profiles\" (ids of uploaded traces to "
-                                           "measure) or \"set\" (an overhead set)");
-        goto done;
-    }
-    if (parse_prof(doc, &prof, resp) < 0)
-        goto done;
     if (!(c = store_acquire(ctx->db, &err))) {
         api_store_problem(resp, &err);
         goto done;
     }
     int queue = 0;
-    if (!given && allow_queue && set_queue(c, req, name, ids, &queue, resp) < 0)
+    if (!given && allow_queue && set_queue(ctx, c, req, name, ids, &queue, resp) < 0)
         goto done;
     if (queue) {
         store_release(ctx->db, c);
@@ -310,16 +309,11 @@ static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp,
         goto done;
     }
     if (given) {
-        xg_overheads ov;
-        xg_error xerr;
-        if (iteration_overheads_parse(given, &ov, &xerr) < 0) {
-            api_problem(resp, 400, "set", "%s", xerr.msg);
+        if (!(set = iteration_request_given_set(given, &ntraces, &p))) {
+            problem(resp, &p);
             goto done;
         }
-        ntraces = ov.traces > 0 ? ov.traces : 1;
-        set = iteration_overheads_json(&ov);
-        xg_overheads_free(&ov);
-    } else if (!(set = measure_profiles(c, req, ids, &prof, &ntraces, resp))) {
+    } else if (!(set = measure_profiles(ctx, c, req, ids, &prof, &ntraces, resp))) {
         goto done;
     }
     size_t tl;
@@ -443,20 +437,23 @@ static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_ov
 
 /* Whether the analysis of profile goes to a job worker (*queue), from the
  * size of the stored upload. 0, or -1 with resp answered. */
-static int check_queue(PGconn *c, const api_request *req, int64_t exp, int64_t profile,
-                       int *queue, api_response *resp)
+static int check_queue(api_ctx *ctx, PGconn *c, const api_request *req, int64_t exp,
+                       int64_t profile, int *queue, api_response *resp)
 {
     size_t len;
     char format[32];
     store_error err;
+    an_problem p;
+    iteration_caps caps = caps_of(ctx);
     int rc = store_profile_raw_size(c, req->tenant_id, exp, profile, &len, format, &err);
     if (rc) {
         api_store_problem(resp, &err);
         return -1;
     }
-    if (strcmp(format, "kineto") != 0) {
-        api_problem(resp, 422, NULL, "profile %" PRId64 " is a %s upload; the analysis reads "
-                    "PyTorch profiler (Kineto) traces", profile, format);
+    if (strcmp(format, "kineto") != 0 || iteration_caps_bytes(&caps, profile, len, NULL, &p) < 0) {
+        if (strcmp(format, "kineto") != 0)
+            iteration_request_not_kineto(profile, format, NULL, &p);
+        problem(resp, &p);
         return -1;
     }
     const char *job = api_query(req, "job");
@@ -476,23 +473,15 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         api_path_id(req, resp, "profile", "profile", &profile))
         return NULL;
     iteration_opts o = {.breakdown = 1};
-    if (parse_prof(body, &o.prof, resp) < 0)
-        return NULL;
-    json_t *top = json_object_get(body, "top");
-    if (top && (!json_is_integer(top) || json_integer_value(top) < 1 ||
-                json_integer_value(top) > 1000)) {
-        api_problem(resp, 400, "top", "must be an integer from 1 to 1000");
-        return NULL;
-    }
-    o.top = top ? (int)json_integer_value(top) : 0;
     xg_kt_entry *kt = NULL;
     xg_error xerr;
-    json_t *ktj = json_object_get(body, "kernel_times");
-    if (ktj && !json_is_null(ktj) && iteration_kernel_times_parse(ktj, &kt, &o.nkt, &xerr) < 0) {
-        api_problem(resp, 400, "kernel_times", "%s", xerr.msg);
+    an_problem p;
+    long long used = 0;
+    if (iteration_request_trace(body, &o, &kt, &p) < 0) {
+        problem(resp, &p);
+        free(kt);
         return NULL;
     }
-    o.kt = kt;
     store_error err;
     xg_overheads ov = {0};
     char name[208];
@@ -508,8 +497,8 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     int has_dev;
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
     if (rs < 0 || api_device_lookup(c, req, &dev, &has_dev, resp) < 0 ||
-        (queue && check_queue(c, req, exp, profile, queue, resp) < 0) || (queue && *queue) ||
-        load_profile(c, req, exp, profile, &t, resp, NULL) < 0) {
+        (queue && check_queue(ctx, c, req, exp, profile, queue, resp) < 0) || (queue && *queue) ||
+        load_profile(ctx, c, req, exp, profile, &t, &used, resp, NULL) < 0) {
         store_release(ctx->db, c);
         xg_overheads_free(&ov);
         free(kt);
@@ -523,10 +512,10 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     }
     o.device = has_dev ? &dev : NULL;
     doc = iteration_analyse(&t, &o, &xerr);
-    if (!doc)
-        api_problem(resp, strstr(xerr.msg, "out of memory") ? 500 : 422,
-                    xerr.field[0] ? xerr.field : NULL, "%s", xerr.msg);
-    else
+    if (!doc) {
+        iteration_request_analyse_problem(&xerr, &p);
+        problem(resp, &p);
+    } else
         json_object_set_new(doc, "profile", json_integer(profile));
     xg_trace_free(&t);
     xg_overheads_free(&ov);
@@ -586,8 +575,10 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
     else if (api_path_id(req, resp, "profile", "profile", &profile))
         return;
     const char *device = api_query(req, "device");
-    json_t *rq = json_pack("{s:O, s:o}", "body", body ? body : json_null(), "device",
-                           device ? json_string(device) : json_null());
+    iteration_caps caps = iteration_caps_effective(caps_of(ctx));
+    json_t *rq = json_pack("{s:O, s:o, s:{s:I, s:I}}", "body", body ? body : json_null(),
+                           "device", device ? json_string(device) : json_null(), "caps",
+                           "events", (json_int_t)caps.events, "bytes", (json_int_t)caps.bytes);
     size_t len;
     store_it_run r = {.tenant_id = req->tenant_id, .experiment_id = exp, .profile_id = profile};
     snprintf(r.kind, sizeof r.kind, "%s", kind);
@@ -611,26 +602,6 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
         api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/analyses/%" PRId64, exp,
                        r.id);
     store_it_run_free(&r);
-}
-
-/* The breakdown endpoint's answer from the analysis document (taken). */
-static json_t *breakdown_view(json_t *doc)
-{
-    json_t *steps = json_array(), *s;
-    size_t i;
-    json_array_foreach(json_object_get(doc, "steps"), i, s)
-        json_array_append_new(steps, json_pack("{s:O, s:O, s:O, s:O}", "index",
-                                               json_object_get(s, "index"), "label",
-                                               json_object_get(s, "label"), "breakdown",
-                                               json_object_get(s, "breakdown"), "efficiency",
-                                               json_object_get(s, "efficiency")));
-    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O, s:O}", "profile",
-                            json_object_get(doc, "profile"), "rank", json_object_get(doc, "rank"),
-                            "steps", steps, "breakdown", json_object_get(doc, "breakdown"),
-                            "efficiency", json_object_get(doc, "efficiency"), "warnings",
-                            json_object_get(doc, "warnings"));
-    json_decref(doc);
-    return out;
 }
 
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp)
@@ -657,7 +628,7 @@ void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
     if (queue)
         queue_run(ctx, req, "breakdown", NULL, resp);
     if (doc)
-        api_send_json(resp, 200, breakdown_view(doc));
+        api_send_json(resp, 200, iteration_breakdown_view(doc));
 }
 
 /* GET /v1/experiments/{id}/analyses/{run}, GET /v1/analyses/{run} */
@@ -694,7 +665,11 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
     api_request req = {.method = "POST", .path = "", .query = query, .nquery = device ? 1 : 0,
                        .tenant_id = r->tenant_id, .params = {{"id", exp}, {"profile", profile}},
                        .nparams = 2};
-    api_ctx ctx = {.db = db};
+    /* the caps the run was asked under (none kept: the defaults) */
+    const json_t *caps = json_object_get(rq, "caps");
+    api_ctx ctx = {.db = db,
+                   .max_iteration_events = json_integer_value(json_object_get(caps, "events")),
+                   .max_iteration_bytes = json_integer_value(json_object_get(caps, "bytes"))};
     api_response resp = {0};
     char *text = NULL;
     size_t len;
@@ -717,7 +692,7 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
     }
     if (doc) {
         if (!strcmp(r->kind, "breakdown"))
-            doc = breakdown_view(doc);
+            doc = iteration_breakdown_view(doc);
         text = api_json_text(doc, &len);
         json_decref(doc);
     }
@@ -768,22 +743,22 @@ int api_iteration_run_next(store *db, double lease_seconds)
  * their stored bytes together over the threshold, or ?job=always. Checks
  * each entry (400), that it exists (404) and is a Kineto upload (422).
  * 0, or -1 with resp answered. */
-static int model_queue(PGconn *c, const api_request *req, int64_t exp, const json_t *list,
-                       int *queue, api_response *resp)
+static int model_queue(api_ctx *ctx, PGconn *c, const api_request *req, int64_t exp,
+                       const json_t *body, size_t n, int *queue, api_response *resp)
 {
-    size_t total = 0, i;
-    json_t *e;
-    json_array_foreach(list, i, e) {
-        json_t *p = json_object_get(e, "profile"), *v = json_object_get(e, "value");
+    size_t total = 0;
+    an_problem p;
+    for (size_t i = 0; i < n; i++) {
+        int64_t profile;
+        double x;
         char field[48];
         snprintf(field, sizeof field, "profiles[%zu]", i);
-        if (!json_is_integer(p) || json_integer_value(p) <= 0 || !json_is_number(v) ||
-            !isfinite(json_number_value(v))) {
-            api_problem(resp, 400, field, "must be {\"profile\": id, \"value\": x}");
+        if (iteration_request_model_entry(body, i, &profile, &x, &p) < 0) {
+            problem(resp, &p);
             return -1;
         }
         size_t len;
-        if (trace_size(c, req, resp, exp, json_integer_value(p), field, &len))
+        if (trace_size(ctx, c, req, resp, exp, profile, field, &len))
             return -1;
         total += len;
     }
@@ -801,45 +776,24 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
         api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
         return;
     iteration_opts o = {.breakdown = 1};
-    json_t *list = json_object_get(body, "profiles"), *at = json_object_get(body, "at");
-    json_t *top = json_object_get(body, "top");
-    size_t n = json_array_size(list);
+    size_t n = 0;
     xg_trace *t = NULL;
     const xg_trace **ptrs = NULL;
-    double *xs = NULL;
+    double *xs = NULL, at;
     size_t loaded = 0;
+    long long used = 0;
     xg_overheads ov = {0};
     json_t *doc = NULL;
     char name[208];
     PGconn *c = NULL;
     store_error err;
     xg_error xerr;
-    if (!json_is_array(list) || n < 2 || n > 32) {
-        api_problem(resp, 400, "profiles", "must be 2 to 32 {\"profile\": id, \"value\": x}, "
-                                           "the first the trace to predict");
+    an_problem p;
+    int method;
+    if (iteration_request_model(body, &o, &method, &at, &n, &p) < 0) {
+        problem(resp, &p);
         goto done;
     }
-    if (!json_is_number(at) || !isfinite(json_number_value(at)) || json_number_value(at) <= 0) {
-        api_problem(resp, 400, "at", "must be a number > 0: the parameter's value to predict at");
-        goto done;
-    }
-    json_t *mj = json_object_get(body, "method");
-    int method = ITERATION_BY_OPERATORS;
-    if (mj && (!json_is_string(mj) || (strcmp(json_string_value(mj), "operators") &&
-                                       strcmp(json_string_value(mj), "kernel_names")))) {
-        api_problem(resp, 400, "method", "must be \"operators\" or \"kernel_names\"");
-        goto done;
-    }
-    if (mj && !strcmp(json_string_value(mj), "kernel_names"))
-        method = ITERATION_BY_KERNEL_NAMES;
-    if (top && (!json_is_integer(top) || json_integer_value(top) < 1 ||
-                json_integer_value(top) > 1000)) {
-        api_problem(resp, 400, "top", "must be an integer from 1 to 1000");
-        goto done;
-    }
-    o.top = top ? (int)json_integer_value(top) : 0;
-    if (parse_prof(body, &o.prof, resp) < 0)
-        goto done;
     t = calloc(n, sizeof *t);
     ptrs = calloc(n, sizeof *ptrs);
     xs = calloc(n, sizeof *xs);
@@ -855,7 +809,7 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
     if (rs < 0)
         goto done;
     int queue = 0;
-    if (allow_queue && model_queue(c, req, exp, list, &queue, resp) < 0)
+    if (allow_queue && model_queue(ctx, c, req, exp, body, n, &queue, resp) < 0)
         goto done;
     if (queue) {
         store_release(ctx->db, c);
@@ -864,19 +818,16 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
         goto done;
     }
     for (; loaded < n; loaded++) {
-        json_t *e = json_array_get(list, loaded), *p = json_object_get(e, "profile"),
-               *v = json_object_get(e, "value");
+        int64_t profile;
         char field[48];
         snprintf(field, sizeof field, "profiles[%zu]", loaded);
-        if (!json_is_integer(p) || json_integer_value(p) <= 0 || !json_is_number(v) ||
-            !isfinite(json_number_value(v))) {
-            api_problem(resp, 400, field, "must be {\"profile\": id, \"value\": x}");
+        if (iteration_request_model_entry(body, loaded, &profile, &xs[loaded], &p) < 0) {
+            problem(resp, &p);
             goto done;
         }
-        if (load_profile(c, req, exp, json_integer_value(p), &t[loaded], resp, field) < 0)
+        if (load_profile(ctx, c, req, exp, profile, &t[loaded], &used, resp, field) < 0)
             goto done;
         ptrs[loaded] = &t[loaded];
-        xs[loaded] = json_number_value(v);
     }
     store_release(ctx->db, c);
     c = NULL;
@@ -886,18 +837,10 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
         o.ov_name = name;
     }
     int bad;
-    doc = iteration_predict_at(ptrs, xs, (int)n, json_number_value(at), &o, method, &bad, &xerr);
+    doc = iteration_predict_at(ptrs, xs, (int)n, at, &o, method, &bad, &xerr);
     if (!doc) {
-        if (strstr(xerr.msg, "out of memory")) {
-            api_problem(resp, 500, NULL, "out of memory");
-        } else if (bad >= 0) {
-            char field[48];
-            snprintf(field, sizeof field, "profiles[%d]", bad);
-            api_problem(resp, 400, field, "%s", xerr.msg);
-        } else {
-            api_problem(resp, !strcmp(xerr.field, "at") ? 400 : 422,
-                        xerr.field[0] ? xerr.field : "profiles", "%s", xerr.msg);
-        }
+        iteration_request_predict_problem(&xerr, bad, &p);
+        problem(resp, &p);
         goto done;
     }
     api_send_json(resp, 200, doc);

@@ -33,47 +33,6 @@
 #include "store/experiments.h"
 #include "store/models.h"
 
-static json_t *stats_json(const it_stats *s)
-{
-    return json_pack("{s:f, s:f, s:f}", "mean", s->mean, "sd", s->sd, "median", s->median);
-}
-
-/* The PMNF model of v over the coordinates where it is finite, as JSON;
- * from 2 to IT_MIN_VALUES - 1 values of a parameter with a few_points
- * warning, below 2 a null function with the reason and the warning. */
-static json_t *fit_json(pmnf_modeler *mod, const store_experiment *e, const it_table *t,
-                        const double *v)
-{
-    pmnf_model model;
-    char why[200];
-    int few = 0;
-    json_t *out = NULL;
-    if (it_fit(mod, t, v, &model, why, sizeof why, &few) == 0) {
-        out = api_model_to_json(&model, (const char *const *)e->parameters, 0);
-        if (!out)
-            snprintf(why, sizeof why, "out of memory");
-    }
-    if (!out)
-        out = json_pack("{s:n, s:s}", "function", "reason", why);
-    if (out && few) {
-        json_t *w = json_object_get(out, "warnings");
-        if (!json_is_array(w)) {
-            w = json_array();
-            json_object_set_new(out, "warnings", w);
-        }
-        json_array_append_new(w, json_pack("{s:s, s:s}", "code", "few_points", "message", why));
-    }
-    return out;
-}
-
-static json_t *point_json(const store_experiment *e, const double *pt)
-{
-    json_t *o = json_object();
-    for (int i = 0; i < e->nparams; i++)
-        json_object_set_new(o, e->parameters[i], json_real(pt[i]));
-    return o;
-}
-
 void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id;
@@ -94,7 +53,6 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
         rc = store_fit_data_load(c, id, e.nparams, &d, &err);
     store_release(ctx->db, c);
     it_table t = {0};
-    pmnf_modeler *mod = NULL;
     if (rc) {
         api_store_problem(resp, &err);
         goto done;
@@ -116,76 +74,20 @@ void api_iterations(api_ctx *ctx, api_request *req, api_response *resp)
                     "experiment %lld has no train steps with phase annotations to model", (long long)id);
         goto done;
     }
-    const double *coords = t.coords, *ranks = t.ranks, *s6 = it_series(&t, IT_S6),
-                 *s7 = it_series(&t, IT_S7), *s7rel = it_series(&t, IT_S7REL),
-                 *num7 = it_series(&t, IT_NUM7), *den7 = it_series(&t, IT_DEN7);
-    const it_result *res = t.res;
-    const int *cp_phase = t.cp_phase;
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.allow_negative_exponents = !strcmp(e.scaling, "strong");
-    mod = pmnf_modeler_new(&o);
-    if (!mod) {
+    it_doc doc;
+    if (it_document(&t, &d, (const char *const *)e.parameters, !strcmp(e.scaling, "strong"),
+                    &doc) < 0) {
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
-    json_t *points = json_array(), *models = json_object(), *phases = json_object(),
-           *warnings = json_array();
-    for (int p = 0; p < np; p++) {
-        json_t *o2 = json_pack("{s:o, s:o, s:i}", "point", point_json(&e, coords + (size_t)p * e.nparams),
-                               "ranks", isfinite(ranks[p]) ? json_real(ranks[p]) : json_null(),
-                               "iterations", res[p].iterations);
-        for (int q = 0; q < IT_NQ; q++)
-            json_object_set_new(o2, it_name(q), stats_json(&res[p].q[q]));
-        json_object_set_new(o2, "speedup_eq6", isfinite(s6[p]) ? json_real(s6[p]) : json_null());
-        json_object_set_new(o2, "speedup_eq7", isfinite(s7[p]) ? json_real(s7[p]) : json_null());
-        json_object_set_new(o2, "eq7",
-                            isfinite(s7[p])
-                                ? json_pack("{s:f, s:f, s:f}", "n_g", ranks[p], "numerator",
-                                            num7[p], "denominator", den7[p])
-                                : json_null());
-        json_object_set_new(o2, "speedup_eq7_relative",
-                            isfinite(s7rel[p]) ? json_real(s7rel[p]) : json_null());
-        json_array_append_new(points, o2);
-    }
-    for (int q = 0; q < IT_NQ; q++)
-        json_object_set_new(models, it_name(q), fit_json(mod, &e, &t, it_series(&t, q)));
-    json_object_set_new(models, "speedup_eq6", fit_json(mod, &e, &t, s6));
-    json_object_set_new(models, "speedup_eq7", fit_json(mod, &e, &t, s7));
-    json_object_set_new(models, "speedup_eq7_relative", fit_json(mod, &e, &t, s7rel));
-    for (int p = 0; p < IT_C; p++) {
-        json_t *names = json_array();
-        for (int k = 0; k < d.ncallpaths && json_array_size(names) < 10; k++)
-            if (cp_phase[k] == p)
-                json_array_append_new(names, json_string(d.callpaths[k]));
-        json_object_set_new(phases, it_name(p),
-                            json_pack("{s:s, s:o, s:o}", "patterns", t.text[p], "matched",
-                                      t.matched[p][0] ? json_string(t.matched[p]) : json_null(),
-                                      "callpaths", names));
-        if (!t.matched[p][0]) {
-            char w[400];
-            snprintf(w, sizeof w,
-                     "%s: no callpath matches \"%.200s\" (iteration_phases.%s): it counts 0",
-                     it_name(p), t.text[p], it_phase_key(p));
-            json_t *wj = warning_new(WARN_PHASE_UNMATCHED, w);
-            json_object_set_new(wj, "phase", json_string(it_name(p)));
-            json_array_append_new(warnings, wj);
-        }
-    }
-    json_t *comm = json_array();
-    for (int k = 0; k < d.ncallpaths && json_array_size(comm) < 10; k++)
-        if (cp_phase[k] == IT_C)
-            json_array_append_new(comm, json_string(d.callpaths[k]));
-    json_object_set_new(phases, "t_c", json_pack("{s:s, s:o}", "patterns",
-                                                 "the communication callpaths", "callpaths", comm));
     api_send_json(resp, 200,
-                  json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:{s:s, s:s}}", "experiment",
-                            (json_int_t)id, "scaling", e.scaling, "phases", phases, "points",
-                            points, "models", models, "warnings", warnings, "units", "times",
-                            "s per iteration (mean, sample sd, median over the iterations)",
+                  json_pack("{s:I, s:s, s:O, s:O, s:O, s:O, s:{s:s, s:s}}", "experiment",
+                            (json_int_t)id, "scaling", e.scaling, "phases", doc.phases, "points",
+                            doc.points, "models", doc.models, "warnings", doc.warnings, "units",
+                            "times", "s per iteration (mean, sample sd, median over the iterations)",
                             "speedup", "ratio (N_k/N_1)·t_1/t_k against P_1 along x_1"));
+    it_doc_free(&doc);
 done:
-    pmnf_modeler_free(mod);
     it_table_free(&t);
     store_fit_data_free(&d);
     store_experiment_free(&e);

@@ -46,6 +46,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis/upload_check.h"
 #include "api/commits.h"
 #include "api/handlers.h"
 #include "analysis/levels.h"
@@ -219,96 +220,36 @@ static int query_phase(const api_request *req, ingest_trace_options *o, api_resp
 }
 
 /* ?phase= on perfcast's own JSON: every step (not the gaps) takes it. */
-static void force_phase(profile *p, int phase)
-{
-    int ph = phase == INGEST_PHASE_VALIDATION ? PROFILE_VALIDATION : PROFILE_TRAIN;
-    for (size_t i = 0; phase && i < p->nrows; i++)
-        if (p->rows[i].phase != PROFILE_BETWEEN)
-            p->rows[i].phase = ph;
-}
-
-static int param_index(const store_experiment *e, const char *name)
-{
-    for (int i = 0; i < e->nparams; i++)
-        if (!strcmp(e->parameters[i], name))
-            return i;
-    return -1;
-}
-
-/* "ranks, batch" for messages. */
-static void param_list(const store_experiment *e, char *buf, size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < e->nparams && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", e->parameters[i]);
-}
-
 /* point[0..e->nparams) in the experiment's order from the body's point and
- * the query. Returns 0, or -1 after answering 400. */
+ * the query's coordinates (analysis/upload_check.h). Returns 0, or -1 after
+ * answering 400. */
 static int resolve_point(const api_request *req, const profile *p, const store_experiment *e,
                          double *point, api_response *resp)
 {
-    char names[300], field[120];
-    param_list(e, names, sizeof names);
-    int have[64] = {0}; /* experiments have at most a handful of parameters */
-    if (e->nparams > 64) {
-        api_problem(resp, 500, NULL, "experiment has too many parameters");
-        return -1;
-    }
-    for (int k = 0; k < p->nparams; k++) {
-        int i = param_index(e, p->param_names[k]);
-        snprintf(field, sizeof field, "point.%.100s", p->param_names[k]);
-        if (i < 0) {
-            api_problem(resp, 400, field, "not a parameter of this experiment (parameters: %s)",
-                        names);
-            return -1;
-        }
-        point[i] = p->point[k];
-        have[i] = 1;
+    const char **names = calloc(req->nquery + 1, sizeof *names);
+    const char **values = calloc(req->nquery + 1, sizeof *values);
+    size_t n = 0;
+    an_problem pr;
+    int rc = -1;
+    if (!names || !values) {
+        api_problem(resp, 500, NULL, "out of memory");
+        goto done;
     }
     for (size_t k = 0; k < req->nquery; k++) {
-        const char *name = req->query[k].name, *text = req->query[k].value;
+        const char *name = req->query[k].name;
         if (!name || reserved_query(name) || levels_is_factor(e->spec, name))
             continue;
-        int i = param_index(e, name);
-        if (i < 0) {
-            api_problem(resp, 400, name,
-                        "query parameter \"%.100s\" is not a parameter of this experiment "
-                        "(parameters: %s) nor format, repetition, rank, markers, refit, phase, "
-                        "validation_markers, use, replace, commit, branch or ci_run",
-                        name, names);
-            return -1;
-        }
-        char *end = NULL;
-        errno = 0;
-        double v = text && *text ? strtod(text, &end) : NAN;
-        if (!end || *end || errno || !isfinite(v)) {
-            api_problem(resp, 400, name, "expected a finite number, got \"%.40s\"",
-                        text ? text : "");
-            return -1;
-        }
-        if (have[i] == 1 && point[i] != v) {
-            api_problem(resp, 400, name, "the body's point says %.17g, the query %.17g", point[i],
-                        v);
-            return -1;
-        }
-        if (have[i] == 2 && point[i] != v) {
-            api_problem(resp, 400, name, "given twice in the query: %.17g and %.17g", point[i], v);
-            return -1;
-        }
-        point[i] = v;
-        have[i] = have[i] ? have[i] : 2;
+        names[n] = name;
+        values[n++] = req->query[k].value;
     }
-    for (int i = 0; i < e->nparams; i++)
-        if (!have[i]) {
-            snprintf(field, sizeof field, "point.%.100s", e->parameters[i]);
-            api_problem(resp, 400, field,
-                        "no value; give it in the body's \"point\" or as ?%.100s=VALUE",
-                        e->parameters[i]);
-            return -1;
-        }
-    return 0;
+    upload_experiment ue = {(const char *const *)e->parameters, e->nparams, e->spec};
+    rc = upload_point(p, &ue, names, values, n, point, &pr);
+    if (rc)
+        api_problem(resp, pr.status, pr.field[0] ? pr.field : NULL, "%s", pr.msg);
+done:
+    free(names);
+    free(values);
+    return rc ? -1 : 0;
 }
 
 /* The upload's factor levels (api/levels.h) from the query and the
@@ -379,92 +320,18 @@ static int resolve_repetition(const api_request *req, ingest_kind kind, const pr
     return 0;
 }
 
-/* The training set-up must give at least one training step at the upload's
- * coordinate (it may depend on the parameters: D_t = "50000*x1"). Returns 0,
- * or -1 after answering 400 naming the set-up's field. */
-/* Coordinates and values beyond what the modeler takes (PMNF_MAX_MAGNITUDE:
- * sums, squares and products of them in refits and analyses stay finite):
- * 400 naming the field and the limit. */
-static int check_magnitudes(const profile *p, const store_experiment *e, const double *point,
-                            api_response *resp)
+/* The checks of analysis/upload_check.h. 0, or -1 after answering. */
+static int upload_checks(const profile *prof, const store_experiment *e, const double *point,
+                         int world_size, api_response *resp)
 {
-    char field[160];
-    for (int i = 0; i < e->nparams; i++)
-        if (fabs(point[i]) > PMNF_MAX_MAGNITUDE) {
-            snprintf(field, sizeof field, "point.%.100s", e->parameters[i]);
-            api_problem(resp, 400, field,
-                        "%g is beyond +-%g, the largest magnitude of a coordinate perfcast models",
-                        point[i], PMNF_MAX_MAGNITUDE);
-            return -1;
-        }
-    for (size_t k = 0; k < p->nrows; k++) {
-        const profile_row *r = &p->rows[k];
-        if (fabs(r->value) <= PMNF_MAX_MAGNITUDE)
-            continue;
-        snprintf(field, sizeof field, "metrics.%.100s", p->metrics[r->metric]);
-        api_problem(resp, 400, field,
-                    "callpath \"%.200s\", rank %d, %s step %d: %g is beyond +-%g, the largest "
-                    "magnitude of a value perfcast models",
-                    p->callpaths[r->callpath].name, r->rank, profile_phase_name(r->phase), r->step,
-                    r->value, PMNF_MAX_MAGNITUDE);
+    upload_experiment ue = {(const char *const *)e->parameters, e->nparams, e->spec};
+    an_problem p;
+    if (upload_check_magnitudes(prof, &ue, point, &p) || upload_check_training(&ue, point, &p) ||
+        upload_check_world_size(&ue, point, world_size, &p)) {
+        api_problem(resp, p.status, p.field, "%s", p.msg);
         return -1;
     }
     return 0;
-}
-
-static int check_training_at(const store_experiment *e, const double *point, api_response *resp)
-{
-    const json_t *t = json_object_get(e->spec, "training");
-    training_setup s;
-    char field[64], msg[400];
-    double n_t, n_v;
-    if (!json_is_object(t))
-        return 0; /* nothing to check; the refit says what is missing */
-    if (training_compile(t, (const char *const *)e->parameters, e->nparams, &s, field,
-                         sizeof field, msg, sizeof msg) == 0 &&
-        training_steps_at(&s, point, (const char *const *)e->parameters, e->nparams, &n_t, &n_v,
-                          field, sizeof field, msg, sizeof msg) == 0)
-        return 0;
-    api_problem(resp, 400, field, "%s (the experiment's training set-up)", msg);
-    return -1;
-}
-
-/* A trace that says its world size must agree with the workers the
- * experiment's training set-up gives at the upload's coordinate
- * (data_parallel x model_parallel): a trace of 128 ranks uploaded as
- * ?ranks=2 would be modeled as 2. Returns 0, or -1 after answering 409
- * naming both. Nothing to check without a set-up, without a world size, or
- * when neither data_parallel nor model_parallel reads a parameter (a set-up
- * such as data_parallel "1" with a global batch_size says nothing of the
- * number of processes). */
-static int check_world_size(const store_experiment *e, const double *point, int world_size,
-                            api_response *resp)
-{
-    const json_t *t = json_object_get(e->spec, "training");
-    training_setup s;
-    char field[64], msg[400];
-    double g = 0, m = 0;
-    if (world_size <= 0 || !json_is_object(t) ||
-        training_compile(t, (const char *const *)e->parameters, e->nparams, &s, field,
-                         sizeof field, msg, sizeof msg) ||
-        (training_is_constant(&s, TRAINING_G, e->nparams) &&
-         training_is_constant(&s, TRAINING_M, e->nparams)) ||
-        expr_eval(&s.e[TRAINING_G], point, &g) || expr_eval(&s.e[TRAINING_M], point, &m))
-        return 0;
-    double workers = g * m;
-    if (!isfinite(workers) || fabs(workers - world_size) < 0.5)
-        return 0;
-    char coord[256] = "";
-    size_t n = 0;
-    for (int i = 0; i < e->nparams && n < sizeof coord; i++)
-        n += (size_t)snprintf(coord + n, sizeof coord - n, "%s%s=%g", i ? "," : "",
-                              e->parameters[i], point[i]);
-    api_problem(resp, 409, "world_size",
-                "the trace says world_size %d (distributedInfo), but at the upload's coordinate "
-                "%s the experiment's training set-up gives %g workers (data_parallel %g x "
-                "model_parallel %g): upload it at the coordinate of %d workers",
-                world_size, coord, workers, g, m, world_size);
-    return -1;
 }
 
 /* 413 for an upload beyond one of the configured caps, naming it. */
@@ -531,40 +398,6 @@ static void conflict_problem(api_response *resp, const store_experiment *e, cons
  * stored. 202 {"experiment","format":"cube-set","runs","job","profiles":
  * [{"run","profile","point","repetition","duplicate"}]}. */
 
-/* Experiment parameter i's value in run r, or -1 after answering 400. */
-static int run_point(const store_experiment *e, const cube_bundle_run *r, double *point,
-                     api_response *resp)
-{
-    for (int i = 0; i < e->nparams; i++) {
-        int k = 0;
-        while (k < r->np && strcmp(r->names[k], e->parameters[i]))
-            k++;
-        if (k == r->np) {
-            api_problem(resp, 400, "parameters",
-                        "%.100s: the run directory \"%.80s\" does not name the experiment's "
-                        "parameter \"%.40s\"", r->member, r->dir, e->parameters[i]);
-            return -1;
-        }
-        point[i] = r->values[k];
-    }
-    return 0;
-}
-
-/* Repetitions: the ".r<N>" suffix, else 1 + the runs before at the point. */
-static void repetitions(const cube_bundle *b, const double *points, int np, int *rep)
-{
-    for (int i = 0; i < b->n; i++) {
-        rep[i] = b->runs[i].repetition;
-        if (rep[i])
-            continue;
-        int before = 0;
-        for (int j = 0; j < i; j++)
-            before += !memcmp(points + (size_t)j * np, points + (size_t)i * np,
-                              sizeof *points * (size_t)np);
-        rep[i] = before + 1;
-    }
-}
-
 static json_t *answer(int64_t exp, const cube_bundle *b, const store_upload_result *res,
                       const double *points, int np, const int *rep)
 {
@@ -627,10 +460,14 @@ static void profile_upload_set(api_ctx *ctx, api_request *req, api_response *res
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
+    upload_experiment ue = {(const char *const *)e.parameters, e.nparams, e.spec};
+    an_problem p;
     for (int i = 0; i < b.n; i++)
-        if (run_point(&e, &b.runs[i], points + (size_t)i * np, resp) < 0)
+        if (upload_run_point(&ue, &b.runs[i], points + (size_t)i * np, &p) < 0) {
+            api_problem(resp, p.status, p.field, "%s", p.msg);
             goto done;
-    repetitions(&b, points, np, rep);
+        }
+    upload_repetitions(&b, points, np, rep);
     for (int i = 0; i < b.n; i++)
         us[i] = (store_upload){.experiment_id = exp_id,
                                .format = "cube",
@@ -756,7 +593,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     if (kind == INGEST_KIND_PERFCAST)
-        force_phase(&prof, opts.phase);
+        upload_force_phase(&prof, opts.phase);
     if (kind == INGEST_KIND_PERFCAST && opts.rank >= 0)
         for (size_t i = 0; i < prof.nrows; i++)
             if (prof.rows[i].rank != opts.rank) {
@@ -780,8 +617,7 @@ void api_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     if (resolve_point(req, &prof, &e, point, resp) ||
         resolve_levels(req, &prof, &e, &levels, resp) ||
         resolve_repetition(req, kind, &prof, &rep, resp) ||
-        check_magnitudes(&prof, &e, point, resp) || check_training_at(&e, point, resp) ||
-        check_world_size(&e, point, info.world_size, resp))
+        upload_checks(&prof, &e, point, info.world_size, resp))
         goto done;
     store_upload u = {.experiment_id = exp_id,
                       .format = ingest_kind_name(kind),

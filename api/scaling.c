@@ -17,20 +17,20 @@
  * scaling), the PMNF models of Δ and ε evaluated there, and whether the
  * point lies beyond 4x the largest measured value. T_1 is the measured epoch
  * at P_1; intervals of the derived numbers are those of T_k carried through.
- * Without from/to/values the points are the measured values of the parameter.
+ * Without from/to/values the points are the measured values of the parameter
+ * (analysis/scaling_axis.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/scaling_axis.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
 #include "api/warnings.h"
 #include "modeling/scaling.h"
-
-#define SCALING_MAX_POINTS 10000
 
 typedef struct versus {
     double t1, x1, xk, dt;
@@ -57,83 +57,6 @@ static double f_efficiency(double t, const void *a)
 {
     const versus *v = a;
     return t > 0 ? scl_efficiency(v->t1, t, v->x1, v->xk, v->strong) : NAN;
-}
-
-/* The values of the varied parameter: from/to/step, values, or the
- * measured ones. Returns the count, or -1 after answering. */
-static int axis_values(const api_request *req, api_response *resp, const ad_app *app, int param,
-                       double **out)
-{
-    const char *from = api_query(req, "from"), *to = api_query(req, "to");
-    const char *step = api_query(req, "step"), *values = api_query(req, "values");
-    double *v = NULL;
-    int n = 0;
-    if (values && (from || to || step)) {
-        api_problem(resp, 400, "values", "give either values or from/to/step, not both");
-        return -1;
-    }
-    if (values) {
-        v = malloc(sizeof(double) * SCALING_MAX_POINTS);
-        const char *p = values;
-        while (v && *p) {
-            char num[64];
-            const char *comma = strchrnul(p, ',');
-            size_t len = (size_t)(comma - p);
-            snprintf(num, sizeof num, "%.*s", (int)(len < 63 ? len : 63), p);
-            if (n == SCALING_MAX_POINTS) {
-                api_problem(resp, 400, "values", "at most %d values", SCALING_MAX_POINTS);
-                free(v);
-                return -1;
-            }
-            if (len >= sizeof num || predict_positive(num, &v[n]) < 0) {
-                api_problem(resp, 400, "values",
-                            "must be numbers > 0 separated by commas, got \"%.40s\"", num);
-                free(v);
-                return -1;
-            }
-            n++;
-            p = *comma ? comma + 1 : comma;
-        }
-    } else if (from || to || step) {
-        double a, b, s = 1;
-        if (!from || predict_positive(from, &a) < 0) {
-            api_problem(resp, 400, "from", "must be a number > 0 (with to and step)");
-            return -1;
-        }
-        if (!to || predict_positive(to, &b) < 0 || b < a) {
-            api_problem(resp, 400, "to", "must be a number >= from");
-            return -1;
-        }
-        if (step && predict_positive(step, &s) < 0) {
-            api_problem(resp, 400, "step", "must be a number > 0");
-            return -1;
-        }
-        double count = floor((b - a) / s + 1e-9) + 1;
-        if (count > SCALING_MAX_POINTS) {
-            api_problem(resp, 400, "step", "from/to/step give %.0f points; at most %d", count,
-                        SCALING_MAX_POINTS);
-            return -1;
-        }
-        v = malloc(sizeof(double) * (size_t)count);
-        for (int i = 0; v && i < (int)count; i++)
-            v[n++] = a + i * s;
-    } else {
-        v = malloc(sizeof(double) * (size_t)(app->npoints ? app->npoints : 1));
-        for (int p = 0; v && p < app->npoints; p++) {
-            double x = app->coords[(size_t)p * app->nparams + param];
-            int seen = 0;
-            for (int i = 0; i < n && !seen; i++)
-                seen = v[i] == x;
-            if (!seen)
-                v[n++] = x;
-        }
-    }
-    if (!v) {
-        api_problem(resp, 500, NULL, "out of memory");
-        return -1;
-    }
-    *out = v;
-    return n;
 }
 
 static json_t *model_at(const ad_fit *f, const double *point)
@@ -251,9 +174,16 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
             goto done;
         }
     }
-    int n = axis_values(req, resp, app, param, &xs);
-    if (n < 0)
+    scaling_axis_input ax = {api_query(req, "values"), api_query(req, "from"),
+                             api_query(req, "to"),     api_query(req, "step"),
+                             app->coords,              app->npoints,
+                             app->nparams,             param};
+    an_problem p;
+    int n = scaling_axis_values(&ax, &xs, &p);
+    if (n < 0) {
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
         goto done;
+    }
     json_t *points = json_array();
     for (int k = 0; k < n; k++) {
         double point[PMNF_MAX_PARAMS];

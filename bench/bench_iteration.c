@@ -19,12 +19,25 @@
  *                      file (ingest_kineto) in the same run: the ratio of
  *                      the two rates. Each measurement runs in a child
  *                      process (fork) so that its peak RSS is its own.
+ *   iteration_cap      the memory of the analyses at their size caps
+ *                      (analysis/iteration_request.h): a gzip'd generated
+ *                      trace of just under IT_DEFAULT_MAX_EVENTS events of
+ *                      interest held in memory as the service holds a stored
+ *                      upload, analysed whole ("iteration"), and two traces of
+ *                      half as many each through the iteration model
+ *                      ("iteration_model"); per kind the child's RSS before
+ *                      ("baseline_mb"), its peak above that ("peak_mb") and
+ *                      what it still holds after freeing everything and
+ *                      malloc_trim ("retained_mb"), beside the plain ingest of
+ *                      the same bytes in the same run ("ingest_peak_mb", the
+ *                      ratio). --cap-events N measures at another cap.
  * Speed is the best of --runs runs (wall clock), and the mean CPU time
  * (user + system) per run, the steadier figure on a shared machine.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +47,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "analysis/iteration.h"
+#include "analysis/iteration_predict.h"
+#include "analysis/iteration_request.h"
 #include "ingest/kineto_xg.h"
 #include "bench/gen_kineto.h"
 
@@ -238,10 +254,220 @@ static int speed(double mb, const char *dir, int runs)
     return 0;
 }
 
+/* ---- memory at the caps ------------------------------------------------------------------ */
+
+/* This process's VmRSS or VmHWM in MB. */
+static double self_mb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double mb = -1;
+    size_t klen = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, klen) && line[klen] == ':')
+            mb = atof(line + klen + 1) / 1024.0;
+    if (f)
+        fclose(f);
+    return mb;
+}
+
+static int gz_write(void *ctx, const char *p, size_t n)
+{
+    return gzwrite(ctx, p, (unsigned)n) == (int)n ? 0 : -1;
+}
+
+/* A gzip'd generated trace of about `events` events into path; its events. */
+static long long gen_gz(const char *path, long long events)
+{
+    gk_params p = {.rank = 0, .world_size = 8, .steps = 1, .first_step = 10, .launches = 1500,
+                   .comp_us = 3.0, .comm_us = 800.0, .memcpys = 16, .memcpy_us = 2.0,
+                   .memcpy_bytes = 1228800, .memset_us = 1.0, .jitter = 0.2, .seed = 7,
+                   .pretty = 1};
+    FILE *f = fopen("/dev/null", "wb");
+    gk_gen g;
+    gk_init(&g, &p, file_write, f);
+    gk_trace(&g);
+    fclose(f);
+    /* the header's few events aside, whole steps under the cap */
+    p.steps = (int)((double)events / (double)g.events * 0.98);
+    if (p.steps < 1)
+        p.steps = 1;
+    gzFile z = gzopen(path, "wb1");
+    if (!z)
+        return -1;
+    gk_init(&g, &p, gz_write, z);
+    int rc = gk_trace(&g);
+    return gzclose(z) == Z_OK && rc == 0 ? g.events : -1;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    char *b = NULL;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && (b = malloc((size_t)sb.st_size + 1))) {
+        size_t n = 0;
+        while (n < (size_t)sb.st_size) {
+            ssize_t r = read(fd, b + n, (size_t)sb.st_size - n);
+            if (r <= 0)
+                break;
+            n += (size_t)r;
+        }
+        *len = n;
+    }
+    if (fd >= 0)
+        close(fd);
+    return b;
+}
+
+/* One trace of the analysis from the bytes as stored, within the caps
+ * after *used events. 0 or -1. */
+static int load_capped(const char *path, const iteration_caps *c, long long *used, xg_trace *t)
+{
+    size_t len = 0;
+    char *raw = slurp(path, &len);
+    xg_error err;
+    an_problem p;
+    xg_trace_init(t);
+    if (!raw || iteration_caps_bytes(c, 1, len, NULL, &p) < 0) {
+        fprintf(stderr, "bench_iteration: %s: %s\n", path, raw ? p.msg : "unreadable");
+        free(raw);
+        return -1;
+    }
+    t->max_events = iteration_caps_room(c, *used);
+    ingest_input in = {.data = raw, .len = len, .fd = -1};
+    int rc = iteration_load(&in, 0, t, &err);
+    free(raw);
+    if (rc < 0) {
+        fprintf(stderr, "bench_iteration: %s: %s\n", path, err.msg);
+        xg_trace_free(t);
+        return -1;
+    }
+    *used += (long long)t->n;
+    return 0;
+}
+
+/* kind 0: plain ingest of the bytes; 1: the analysis of one trace; 2: the
+ * iteration model over the trace twice. In this process (a child). */
+static int cap_work(int kind, const char *path, const iteration_caps *c, long long *events)
+{
+    if (kind == 0) {
+        size_t len = 0;
+        char *raw = slurp(path, &len);
+        ingest_input in = {.data = raw, .len = len, .fd = -1};
+        profile pr;
+        ingest_error ierr;
+        ingest_trace_options o;
+        ingest_trace_options_default(&o);
+        int ok = raw && ingest_kineto(&in, &o, &pr, NULL, &ierr) == 0;
+        if (ok)
+            profile_free(&pr);
+        free(raw);
+        return ok ? 0 : -1;
+    }
+    int n = kind == 1 ? 1 : 2;
+    xg_trace t[2];
+    const xg_trace *ptrs[2] = {&t[0], &t[1]};
+    long long used = 0;
+    int loaded = 0, ok = 1;
+    for (; loaded < n && ok; loaded++)
+        ok = load_capped(path, c, &used, &t[loaded]) == 0;
+    if (!ok)
+        loaded--;
+    *events = used;
+    iteration_opts io = {.prof = {2, 4, 0}, .breakdown = 1};
+    xg_error err;
+    json_t *doc = NULL;
+    int bad;
+    if (ok && kind == 1)
+        doc = iteration_analyse(&t[0], &io, &err);
+    else if (ok)
+        doc = iteration_predict_at(ptrs, (const double[]){1, 2}, 2, 4, &io, ITERATION_BY_OPERATORS,
+                                   &bad, &err);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    if (ok && !text)
+        fprintf(stderr, "bench_iteration: the analysis failed: %s\n", err.msg);
+    free(text);
+    json_decref(doc);
+    for (int i = 0; i < loaded; i++)
+        xg_trace_free(&t[i]);
+    return text ? 0 : -1;
+}
+
+/* Runs cap_work in a child: baseline, peak above it and retained after
+ * malloc_trim (MB), and the events read. */
+static int cap_measure(int kind, const char *path, const iteration_caps *c, double mb[3],
+                       long long *events)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(fds[0]);
+        double out[4];
+        long long ev = 0;
+        out[0] = self_mb("VmRSS");
+        int rc = cap_work(kind, path, c, &ev);
+        out[1] = self_mb("VmHWM") - out[0];
+        malloc_trim(0);
+        out[2] = self_mb("VmRSS") - out[0];
+        out[3] = (double)ev;
+        if (rc < 0 || write(fds[1], out, sizeof out) != (ssize_t)sizeof out)
+            _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    int status;
+    double in[4];
+    int ok = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+             read(fds[0], in, sizeof in) == (ssize_t)sizeof in;
+    close(fds[0]);
+    if (!ok)
+        return -1;
+    memcpy(mb, in, 3 * sizeof *mb);
+    *events = (long long)in[3];
+    return 0;
+}
+
+static int caps_figure(const char *dir, long long cap_events)
+{
+    iteration_caps c = iteration_caps_effective((iteration_caps){.events = cap_events});
+    const char *kinds[] = {"iteration", "iteration_model"};
+    int failed = 0;
+    for (int k = 1; k <= 2; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/iteration_cap_%d.json.gz", dir, k);
+        long long gen = gen_gz(path, k == 1 ? c.events : c.events / 2);
+        struct stat sb;
+        double base[3], an[3];
+        long long ev = 0, ev0;
+        if (gen < 0 || stat(path, &sb) != 0 || cap_measure(0, path, &c, base, &ev0) < 0 ||
+            cap_measure(k, path, &c, an, &ev) < 0) {
+            printf("{\"figure\": \"iteration_cap\", \"kind\": \"%s\", \"error\": \"a run "
+                   "failed\"}\n", kinds[k - 1]);
+            failed = 1;
+        } else {
+            printf("{\"figure\": \"iteration_cap\", \"kind\": \"%s\", \"cap_events\": %lld, "
+                   "\"cap_bytes\": %lld, \"traces\": %d, \"events\": %lld, "
+                   "\"stored_mb_per_trace\": %.1f, \"baseline_mb\": %.1f, \"peak_mb\": %.1f, "
+                   "\"retained_mb\": %.1f, \"ingest_peak_mb\": %.1f, "
+                   "\"ratio_to_ingest\": %.2f}\n",
+                   kinds[k - 1], c.events, c.bytes, k, ev, (double)sb.st_size / 1e6, an[0], an[1],
+                   an[2], base[1], an[1] / (base[1] > 0 ? base[1] : 1));
+        }
+        unlink(path);
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     double mb = 35;
     int runs = 3;
+    long long cap_events = 0;
     const char *dir = "build/bench-data";
     char *traces[64];
     int ntraces = 0;
@@ -250,13 +476,15 @@ int main(int argc, char **argv)
             mb = atof(argv[++i]);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--cap-events") && i + 1 < argc)
+            cap_events = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             dir = argv[++i];
         else if (!strcmp(argv[i], "--trace") && i + 1 < argc && ntraces < 64)
             traces[ntraces++] = argv[++i];
         else {
             fprintf(stderr, "usage: bench_iteration [--mb N] [--runs N] [--dir DIR] "
-                            "[--trace FILE ...]\n");
+                            "[--trace FILE ...] [--cap-events N]\n");
             return 2;
         }
     }
@@ -270,6 +498,7 @@ int main(int argc, char **argv)
     mkdir(dir, 0755);
     int failed = accuracy(traces, ntraces);
     failed |= speed(mb, dir, runs);
+    failed |= caps_figure(dir, cap_events);
     globfree(&gl);
     return failed;
 }

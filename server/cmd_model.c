@@ -1,7 +1,8 @@
 /*
  * cmd_model.c — `perfcast model FILE`: Extra-P's command line modeling,
  * offline. Reads an Extra-P input file (ingest/extrap.h), fits one model per
- * (callpath, metric) with one shared modeler (modeling/modeler.h), and prints
+ * (callpath, metric) with one shared modeler (modeling/modeler.h; each series
+ * fitted by analysis/fit_request.h as POST /v1/fit fits it), and prints
  * `callpath;metric;model` lines in Extra-P's syntax, or one JSON object per
  * line with --json. The modeler is the robust one (modeling/robust.c, which
  * sees every repetition instead of their mean) unless --modeler extrap asks
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/fit_request.h"
 #include "modeling/model_json.h"
 #include "modeling/warning_json.h"
 #include "ingest/extrap.h"
@@ -146,43 +148,6 @@ static int parse_args(int argc, char **argv, model_args *a)
     const char *bad;
     if (pmnf_options_check(&a->opt, &bad, err, sizeof err) < 0)
         return model_usage(err);
-    return 0;
-}
-
-/* The series' coordinates and aggregated values, ready for pmnf_fit. */
-typedef struct series_buf {
-    double *coords;
-    double *values;
-    double *scratch;
-    int cap, rep_cap;
-} series_buf;
-
-static int series_prepare(const ingest_experiment *e, const ingest_series *s, pmnf_measure measure,
-                          series_buf *b, pmnf_data *d)
-{
-    if (s->npoints > b->cap) {
-        free(b->coords);
-        free(b->values);
-        b->coords = malloc(sizeof(double) * (size_t)s->npoints * e->nparams);
-        b->values = malloc(sizeof(double) * (size_t)s->npoints);
-        b->cap = b->coords && b->values ? s->npoints : 0;
-        if (!b->cap)
-            return -1;
-    }
-    for (int j = 0; j < s->npoints; j++) {
-        int reps = s->rep_start[j + 1] - s->rep_start[j];
-        if (reps > b->rep_cap) {
-            free(b->scratch);
-            b->scratch = malloc(sizeof(double) * (size_t)reps);
-            b->rep_cap = b->scratch ? reps : 0;
-            if (!b->scratch)
-                return -1;
-        }
-        memcpy(b->coords + (size_t)j * e->nparams, e->coords + (size_t)s->coord[j] * e->nparams,
-               sizeof(double) * (size_t)e->nparams);
-        b->values[j] = pmnf_aggregate(s->values + s->rep_start[j], reps, measure, b->scratch);
-    }
-    *d = (pmnf_data){e->nparams, s->npoints, b->coords, b->values};
     return 0;
 }
 
@@ -383,19 +348,18 @@ static int print_model(const ingest_experiment *e, const ingest_series *s, const
 static int model_all(const ingest_experiment *e, const model_args *a)
 {
     pmnf_modeler *m = pmnf_modeler_new(&a->opt);
-    series_buf b = {0};
+    fit_series_buf b = {0};
     char *text = NULL;
     size_t text_cap = 0;
     int rc = m ? 0 : 1, nwarn = 0;
     for (int i = 0; i < e->nseries && rc == 0; i++) {
         const ingest_series *s = &e->series[i];
-        pmnf_data d;
         pmnf_model model;
         char err[256];
-        if (series_prepare(e, s, a->opt.measure, &b, &d) < 0) {
+        int fit = fit_series_model(m, e, s, a->opt.measure, &b, &model, err, sizeof err);
+        if (fit == -1) {
             rc = 1;
-        } else if (pmnf_fit_reps(m, &d, &(pmnf_reps){s->rep_start, s->values}, &model, err,
-                                 sizeof err) < 0) {
+        } else if (fit == -2) {
             fprintf(stderr, "perfcast model: %s;%s: %s\n", e->callpaths[s->callpath],
                     e->metrics[s->metric], err);
             rc = 2;
@@ -404,9 +368,7 @@ static int model_all(const ingest_experiment *e, const model_args *a)
         }
     }
     free(text);
-    free(b.coords);
-    free(b.values);
-    free(b.scratch);
+    fit_series_buf_free(&b);
     pmnf_modeler_free(m);
     if (rc == 0 && a->strict && nwarn) {
         fprintf(stderr, "perfcast model: --strict: %d warning%s\n", nwarn, nwarn == 1 ? "" : "s");

@@ -237,6 +237,8 @@ int cmd_serve(int argc, char **argv)
     api.max_callpaths = cfg.max_callpaths;
     api.max_experiment_callpaths = cfg.max_experiment_callpaths;
     api.max_trace_events = cfg.max_trace_events;
+    api.max_iteration_events = cfg.max_iteration_events;
+    api.max_iteration_bytes = cfg.max_iteration_bytes;
     api.idempotency_ttl = cfg.idempotency_ttl;
     srv_test_hooks_apply(&api); /* nothing outside the test build */
     if (!api.db || !api.metrics || !api.models || !api.limits || !api.auth ||

@@ -51,6 +51,11 @@ const char srv_config_usage[] =
     "                          (PERFCAST_MAX_EXPERIMENT_CALLPATHS)\n"
     "  --max-trace-events N    events of one trace after decompression, default 20000000\n"
     "                          (PERFCAST_MAX_TRACE_EVENTS)\n"
+    "  --max-iteration-events N  events of interest of the traces of one per-iteration\n"
+    "                          analysis together, default 1000000\n"
+    "                          (PERFCAST_MAX_ITERATION_EVENTS)\n"
+    "  --max-iteration-bytes BYTES  stored bytes of one trace a per-iteration analysis\n"
+    "                          reads, default 256M (PERFCAST_MAX_ITERATION_BYTES)\n"
     "  --idempotency-ttl SECONDS  how long an Idempotency-Key and its answer are kept,\n"
     "                          default 86400 (PERFCAST_IDEMPOTENCY_TTL)\n"
     "  --web-dir DIR           the dashboard's files served under /, default the web/ folder\n"
@@ -186,6 +191,18 @@ static int apply(srv_config *cfg, const char *key, const char *val, const char *
             want = "an integer from 1 to 2000000000";
         else
             cfg->max_trace_events = v;
+    } else if (!strcmp(key, "max-iteration-events")) {
+        int v;
+        if (parse_int(val, 1, 2000000000, &v))
+            want = "an integer from 1 to 2000000000";
+        else
+            cfg->max_iteration_events = v;
+    } else if (!strcmp(key, "max-iteration-bytes")) {
+        size_t v;
+        if (parse_size(val, &v))
+            want = "a size in bytes > 0, optionally with K, M or G (KiB, MiB, GiB), at most 1T";
+        else
+            cfg->max_iteration_bytes = (long long)v;
     } else if (!strcmp(key, "idempotency-ttl")) {
         if (parse_int(val, 1, 30 * 86400, &cfg->idempotency_ttl))
             want = "a number of seconds from 1 to 2592000 (30 days)";
@@ -232,6 +249,8 @@ static const struct {
     {"PERFCAST_MAX_CALLPATHS", "max-callpaths"},
     {"PERFCAST_MAX_EXPERIMENT_CALLPATHS", "max-experiment-callpaths"},
     {"PERFCAST_MAX_TRACE_EVENTS", "max-trace-events"},
+    {"PERFCAST_MAX_ITERATION_EVENTS", "max-iteration-events"},
+    {"PERFCAST_MAX_ITERATION_BYTES", "max-iteration-bytes"},
     {"PERFCAST_WEB_DIR", "web-dir"},
     {"PERFCAST_IDEMPOTENCY_TTL", "idempotency-ttl"},
 };
@@ -272,6 +291,8 @@ int srv_config_load(srv_config *cfg, int argc, char **argv, char *err, size_t er
     cfg->max_callpaths = 20000;
     cfg->max_experiment_callpaths = 50000;
     cfg->max_trace_events = 20000000;
+    cfg->max_iteration_events = 1000000;
+    cfg->max_iteration_bytes = 256LL << 20;
     cfg->idempotency_ttl = 86400;
 
     for (size_t i = 0; i < sizeof env_names / sizeof *env_names; i++) {

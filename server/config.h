@@ -51,6 +51,8 @@ typedef struct srv_config {
     int max_callpaths;               /* distinct callpaths of one upload */
     int max_experiment_callpaths;    /* distinct callpaths of one experiment */
     long long max_trace_events;      /* events of one trace, after decompression */
+    long long max_iteration_events;  /* events of interest of one iteration analysis's traces */
+    long long max_iteration_bytes;   /* stored bytes of one trace an iteration analysis reads */
     const char *web_dir;     /* the dashboard's folder; NULL: next to the executable */
     int idempotency_ttl;     /* seconds an Idempotency-Key and its answer are kept */
 } srv_config;

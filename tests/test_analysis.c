@@ -411,6 +411,25 @@ static void test_iterations(void)
               fabs(pmnf_eval(&model.f, (double[]){32}) - 1.0 / 32) < 1e-6,
           "t_f's model at 32: %s", why);
     pmnf_modeler_free(mod);
+    /* the answer's document: a point per coordinate, the models, h2d unmatched */
+    it_doc doc;
+    check(it_document(&t, &d, names, 1, &doc) == 0, "document");
+    json_t *p4 = json_array_get(doc.points, 4);
+    check(json_array_size(doc.points) == NP &&
+              json_number_value(json_object_get(json_object_get(p4, "point"), names[0])) ==
+                  t.coords[4] &&
+              fabs(json_number_value(json_object_get(p4, "speedup_eq6")) - s6[4]) < 1e-12 * s6[4],
+          "point 4 with its Eq. 6 speedup");
+    const char *fn = json_string_value(
+        json_object_get(json_object_get(doc.models, it_name(IT_F)), "function"));
+    check(fn && strstr(fn, "^(-1)"), "t_f modelled as falling with x: %s", fn ? fn : "(none)");
+    json_t *w0 = json_array_get(doc.warnings, 0);
+    check(json_array_size(doc.warnings) >= 1 &&
+              !strcmp(json_string_value(json_object_get(w0, "code")), IT_WARN_PHASE_UNMATCHED) &&
+              json_is_null(json_object_get(json_object_get(doc.phases, it_name(IT_H2D)),
+                                           "matched")),
+          "h2d matches nothing: warned, matched null");
+    it_doc_free(&doc);
     it_table_free(&t);
     json_decref(tr);
 }

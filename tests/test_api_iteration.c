@@ -5,7 +5,9 @@
  * iteration prediction and the breakdown of an upload, equal to what the
  * library computes on the same file; devices and the efficiency figures
  * against them; analyses queued for the job workers and their runs; every
- * refusal a 4xx naming the field, storing nothing.
+ * refusal a 4xx naming the field, storing nothing; the size caps of an
+ * analysis (PERFCAST_MAX_ITERATION_BYTES, PERFCAST_MAX_ITERATION_EVENTS)
+ * answered 413 naming the cap, in the request and in a queued run.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -297,6 +299,114 @@ static json_t *await_run(harness *h, const char *location)
     return v;
 }
 
+/* The events of interest of a trace as the analysis reads them. */
+static long long trace_events(const char *file)
+{
+    int fd = open(file, O_RDONLY);
+    ingest_input in = {.fd = fd};
+    xg_trace t;
+    xg_error err;
+    xg_trace_init(&t);
+    long long n = fd >= 0 && iteration_load(&in, 1, &t, &err) == 0 ? (long long)t.n : -1;
+    xg_trace_free(&t);
+    if (fd >= 0)
+        close(fd);
+    return n;
+}
+
+/* 413 naming the cap (and field, when given); the run of ?job=always too. */
+static void expect_cap(harness *h, const char *path, const char *body, const char *cap,
+                       const char *field, const char *what)
+{
+    json_t *j = call(h, "POST", path, body, 413, what);
+    check(j && strstr(json_string_value(json_object_get(j, "detail")), cap) &&
+              (!field || !strcmp(json_string_value(json_object_get(j, "field")), field)),
+          "%s: the problem names %s and %s", what, cap, field ? field : "no field");
+    json_decref(j);
+}
+
+/* The caps of one analysis: a server whose bytes cap is under the nccl
+ * trace's upload (750 KB) and above the ddp traces' (124 KB, 120 KB), and
+ * whose events cap holds one ddp trace but not two. */
+static void test_caps(void)
+{
+    long long n0 = trace_events(DATA "ddp128_rank0.json.gz");
+    long long n1 = trace_events(DATA "ddp128_rank1.json.gz");
+    check(n0 > 1000 && n1 > 1000, "the ddp traces read: %lld and %lld events", n0, n1);
+    char events[64];
+    snprintf(events, sizeof events, "PERFCAST_MAX_ITERATION_EVENTS=%lld",
+             (n0 > n1 ? n0 : n1) + 10);
+    const char *env[] = {events, "PERFCAST_MAX_ITERATION_BYTES=200000", NULL};
+    harness_opts ho = {.env = env};
+    harness *h = harness_open(&ho);
+    check(h != NULL, "harness with caps");
+    if (!h)
+        return;
+    json_t *e = call(h, "POST", "/v1/experiments",
+                     "{\"name\":\"caps\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
+                     "\"training\":{\"train_samples\":50000,\"batch_size\":64,"
+                     "\"data_parallel\":\"ranks\"}}",
+                     201, "experiment");
+    long exp = (long)json_integer_value(json_object_get(e, "id"));
+    json_decref(e);
+    long big = upload(h, exp, DATA "nccl_ws2_rank0.json.gz", "?ranks=2&refit=defer",
+                      "application/gzip");
+    long d0 = upload(h, exp, DATA "ddp128_rank0.json.gz", "?ranks=128&refit=defer",
+                     "application/gzip");
+    long d1 = upload(h, exp, DATA "ddp128_rank1.json.gz", "?ranks=128&refit=defer",
+                     "application/gzip");
+    char path[256], body[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, d0);
+    json_decref(call(h, "POST", path, "{}", 200, "one trace within both caps"));
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, big);
+    expect_cap(h, path, "{}", "PERFCAST_MAX_ITERATION_BYTES", NULL, "a trace over the bytes cap");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown", exp, big);
+    harness_response r;
+    harness_request(h, "GET", path, NULL, NULL, 0, &r);
+    check(r.status == 413 && r.body && strstr(r.body, "PERFCAST_MAX_ITERATION_BYTES"),
+          "the breakdown of it: %d", r.status);
+    harness_response_free(&r);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model", exp);
+    snprintf(body, sizeof body,
+             "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,\"value\":2}],"
+             "\"at\":4}",
+             d0, d1);
+    expect_cap(h, path, body, "PERFCAST_MAX_ITERATION_EVENTS", "profiles[1]",
+               "two traces over the events cap together");
+    snprintf(body, sizeof body,
+             "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,\"value\":2}],"
+             "\"at\":4}",
+             d0, big);
+    expect_cap(h, path, body, "PERFCAST_MAX_ITERATION_BYTES", "profiles[1]",
+               "a model over a trace beyond the bytes cap");
+    snprintf(body, sizeof body, "{\"name\":\"capped\",\"profiles\":[%ld,%ld]}", d0, d1);
+    expect_cap(h, "/v1/overhead-sets", body, "PERFCAST_MAX_ITERATION_EVENTS", "profiles[1]",
+               "a set over the events cap");
+    /* queued: the worker keeps the caps of the request */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model?job=always", exp);
+    snprintf(body, sizeof body,
+             "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,\"value\":2}],"
+             "\"at\":4}",
+             d0, d1);
+    char location[256] = "";
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, strlen(body),
+                    &r);
+    check(r.status == 202 && harness_header(&r, "Location", location, sizeof location) == 1,
+          "queued model: %d", r.status);
+    harness_response_free(&r);
+    json_t *run = location[0] ? await_run(h, location) : NULL;
+    json_t *err = json_object_get(run, "error");
+    check(run && !strcmp(json_string_value(json_object_get(run, "state")), "failed") &&
+              json_integer_value(json_object_get(err, "status")) == 413 &&
+              strstr(json_string_value(json_object_get(err, "detail")),
+                     "PERFCAST_MAX_ITERATION_EVENTS"),
+          "the queued run failed 413 naming the cap");
+    json_decref(run);
+    check(harness_sql_long(h, "SELECT count(*) FROM overhead_sets") == 0,
+          "nothing stored over a cap");
+    harness_close(h, check_failed_count > 0);
+}
+
 /* Analyses as jobs: ?job=always queues what a large upload would; 202 with
  * the run at Location; the result equals the inline answer; a problem the
  * analysis meets is kept with the run. */
@@ -515,5 +625,6 @@ int main(void)
     test_devices(h, exp);
     test_jobs(h, exp, p_nccl);
     harness_close(h, check_failed_count > 0);
+    test_caps();
     return check_summary();
 }

@@ -1,0 +1,32 @@
+/*
+ * problem.c — the error value of the analyses' request parsers
+ * and their number reader (analysis/problem.h).
+ */
+#include "analysis/problem.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int an_problem_set(an_problem *p, int status, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    p->status = status;
+    snprintf(p->field, sizeof p->field, "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(p->msg, sizeof p->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int an_parse_positive(const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || isspace((unsigned char)*text) || !isfinite(v) || v <= 0)
+        return -1;
+    *out = v;
+    return 0;
+}
