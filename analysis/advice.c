@@ -299,6 +299,29 @@ static void price(const advice_in *in, const advice_request *r, long ncand, doub
     }
 }
 
+/* The answer's coded warnings: the advice costs more than the grid it
+ * replaces (costlier_than_grid); the best run costs more than the budget
+ * (best_run_beyond_budget). */
+static json_t *warnings(const advice_in *in, const sweep_adv_result *res, const double *cand)
+{
+    json_t *warns = json_array();
+    if (res->costlier_than_grid)
+        json_array_append_new(warns, json_pack(
+            "{s:s, s:s, s:f, s:f, s:f}", "code", "costlier_than_grid", "message",
+            "the runs measured at the candidates and those recommended cost more than one run "
+            "at every candidate (the grid this advice replaces)", "grid_core_hours",
+            res->grid_core_hours, "measured_core_hours", res->measured_core_hours,
+            "planned_core_hours", res->spent));
+    if (res->beyond_budget >= 0)
+        json_array_append_new(warns, json_pack(
+            "{s:s, s:s, s:o, s:f}", "code", "best_run_beyond_budget", "message",
+            "the run that narrows the interval most per core-hour costs more than the budget: "
+            "the recommendations are lesser runs", "point",
+            point_json(in, cand + (size_t)res->beyond_budget * in->nparams), "core_hours",
+            res->beyond_budget_core_hours));
+    return warns;
+}
+
 static json_t *answer(const advice_in *in, const advice_request *r, const sweep_adv_result *res,
                       const double *cand, long ncand, json_t *noise)
 {
@@ -337,6 +360,7 @@ static json_t *answer(const advice_in *in, const advice_request *r, const sweep_
     if (!doc)
         return NULL;
     json_object_set_new(doc, "extrapolation", in->ops->extrapolation(in->models, r->target));
+    json_object_set_new(doc, "warnings", warnings(in, res, cand));
     json_object_set_new(doc, "units", json_pack("{s:s, s:s}", "core_hours",
                                                 "core-h: epochs_per_run × T × ranks × "
                                                 "cores_per_rank / 3600 per run",
@@ -371,7 +395,7 @@ int advice_compute(const advice_in *in, const advice_request *r, json_t **out, c
         goto done;
     price(in, r, ncand, cand, cost);
     sweep_adv_problem p = {in->nparams, ns, series, r->target, (int)ncand, cand, cost, r->budget,
-                           r->max_runs, 1};
+                           r->max_runs, 1, 0};
     if (sweep_advise(&p, &res, msg, msgcap) < 0) {
         rc = ADVICE_FAILED;
         goto done;

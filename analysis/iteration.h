@@ -51,6 +51,8 @@ typedef struct iteration_opts {
     int top;                  /* top ops per step, 0: 5 */
     int breakdown;            /* 1: include the breakdowns and efficiency */
     const xg_device *device;  /* peaks for the efficiency figures, NULL: none */
+    int mixed_devices;        /* predicting at another size: 1 accepts traces of
+                                 different devices (said in a warning) */
 } iteration_opts;
 
 /* The "efficiency" document of a trace or step (kernels: with the top

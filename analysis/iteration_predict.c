@@ -51,8 +51,8 @@ static void warn(json_t *w, json_t *obj)
 /* The interval's parts: s_cv by leaving each other trace out, s_host from
  * each trace's own overheads. */
 static void spread(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
-                   const xg_ov_options *prof, const double *dev_us, double *s_cv,
-                   double *s_host)
+                   const xg_ov_options *prof, const double *dev_us, const xg_device *dev,
+                   double *s_cv, double *s_host)
 {
     const xg_graph *sub[64];
     double xs[64];
@@ -67,7 +67,7 @@ static void spread(const xg_graph *const *g, const double *x, int n, const xg_ov
             }
         xg_opm_result r;
         xg_error err;
-        if (xg_opmodel(sub, xs, k, x[j], &r, &err) < 0)
+        if (xg_opmodel_dev(sub, xs, k, x[j], dev, &r, &err) < 0)
             continue;
         double p = mean_step(g[0], pooled, r.dev_us), q = mean_step(g[j], pooled, NULL);
         xg_opm_result_free(&r);
@@ -221,6 +221,36 @@ static json_t *by_names(const xg_trace *const *t, const double *x, int n, double
     return doc;
 }
 
+/* Traces of other device types than t[0]: -1 when all agree; else the first
+ * such trace, with err naming both devices (mixed: the warning instead). */
+static int check_devices(const xg_trace *const *t, int n, int mixed, json_t *warnings,
+                         xg_error *err)
+{
+    char d0[160], di[160];
+    xg_devid_describe(&t[0]->device, d0, sizeof d0);
+    json_t *list = NULL;
+    for (int i = 1; i < n; i++) {
+        if (xg_devid_same(&t[0]->device, &t[i]->device))
+            continue;
+        xg_devid_describe(&t[i]->device, di, sizeof di);
+        if (!mixed) {
+            xg_error_set(err, -1, "profiles", "different devices: trace %d ran on %s, trace 0 "
+                         "on %s (mixed_devices: true or --mixed-devices models them together)",
+                         i, di, d0);
+            return i;
+        }
+        if (!list)
+            list = json_array();
+        json_array_append_new(list, json_pack("{s:i, s:s}", "trace", i, "device", di));
+    }
+    if (list)
+        warn(warnings, json_pack("{s:s, s:s, s:s, s:o}", "code", "mixed_devices", "message",
+                                 "traces of different devices are modelled together (as asked): "
+                                 "the prediction mixes their speeds", "device", d0, "others",
+                                 list));
+    return -1;
+}
+
 json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, double at,
                              const iteration_opts *oin, int method, int *bad, xg_error *err)
 {
@@ -247,6 +277,10 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         xmax = fmax(xmax, x[i]);
     }
     json_t *warnings = json_array();
+    if ((*bad = check_devices(t, n, oin->mixed_devices, warnings, err)) >= 0) {
+        json_decref(warnings);
+        return NULL;
+    }
     if (at >= 2 * xmax || at <= xmin / 2)
         warn(warnings, json_pack("{s:s, s:s, s:f, s:[f, f], s:f}", "code", "extrapolation_far",
                                  "message", "the size lies beyond twice the largest measured "
@@ -292,7 +326,10 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = by_names(t, x, n, at, oin, warnings, err);
         goto done;
     }
-    if (xg_opmodel(gp, x, n, at, &r, err) < 0) {
+    /* the device's peaks as the roofline prior: the one asked for, else the
+     * built-in the first trace's deviceProperties name */
+    const xg_device *dev = oin->device ? oin->device : xg_device_for(&t[0]->device);
+    if (xg_opmodel_dev(gp, x, n, at, dev, &r, err) < 0) {
         *bad = r.bad_trace;
         goto done;
     }
@@ -310,7 +347,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     if (!(doc = iteration_analyse(t[0], &o, err)))
         goto done;
     double s_cv, s_host;
-    spread(gp, x, n, o.ov, &o.prof, r.dev_us, &s_cv, &s_host);
+    spread(gp, x, n, o.ov, &o.prof, r.dev_us, dev, &s_cv, &s_host);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
     double s = sqrt(s_host * s_host * (1 + 1.0 / n) + pow(s_cv * (1 + oct), 2));
     double rel = 1.96 * fmax(s, 0.02);
@@ -334,6 +371,11 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                                   r.predicted_us * 1e-6, "unmatched_share", share, "interval",
                                   "s_host", s_host, "s_cv", s_cv, "octaves", oct, "relative", rel,
                                   "operators", families(&r), "warnings", warnings));
+    json_object_set_new(json_object_get(doc, "modelled"), "roofline",
+                        dev ? json_pack("{s:s, s:s, s:i, s:f}", "device", dev->name, "source",
+                                        oin->device ? "given" : "trace", "raised",
+                                        r.roofline_raised, "seconds", r.roofline_us * 1e-6)
+                            : json_null());
 done:
     json_decref(warnings);
     xg_opm_result_free(&r);

@@ -25,7 +25,10 @@
  * "error": null, and "modelled": {"method","at","value","values",
  * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
  * "s_cv","octaves","relative"},"operators":[{"name","regressor","instances",
- * "measured","predicted"}],"kernels","skipped","models" (kernel_names only),
+ * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
+ * or null (the device whose peaks bound each instance's time from below:
+ * o->device, else the built-in the first trace's deviceProperties name;
+ * execgraph/xg_opmodel.h), "kernels","skipped","models" (kernel_names only),
  * "warnings":[{"code","message",...}]}. Warning codes: extrapolation_far
  * (`at` beyond twice the largest value or below half the smallest),
  * unmatched_kernels (device time kept as measured, with its "share" of the
@@ -42,7 +45,10 @@ enum { ITERATION_BY_OPERATORS = 0, ITERATION_BY_KERNEL_NAMES = 1 };
 
 /* traces[0..n) measured at x[0..n) (n >= 2, distinct); traces[0]'s steps at
  * `at`. NULL with err: err->field "at" for a bad value; *bad >= 0 names the
- * trace at fault (not the same job as traces[0]). */
+ * trace at fault (not the same job as traces[0], or run on another type of
+ * device than traces[0] — name, compute capability or memory of their
+ * deviceProperties — unless o->mixed_devices: then a mixed_devices
+ * warning lists them). */
 json_t *iteration_predict_at(const xg_trace *const *traces, const double *x, int n, double at,
                              const iteration_opts *o, int method, int *bad, xg_error *err);
 

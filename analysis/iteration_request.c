@@ -124,6 +124,11 @@ int iteration_request_model(const json_t *doc, iteration_opts *o, int *method, d
         return an_problem_set(p, 400, "method", "must be \"operators\" or \"kernel_names\"");
     if (mj && !strcmp(json_string_value(mj), "kernel_names"))
         *method = ITERATION_BY_KERNEL_NAMES;
+    json_t *mixed = json_object_get(doc, "mixed_devices");
+    if (mixed && !json_is_boolean(mixed))
+        return an_problem_set(p, 400, "mixed_devices", "must be true or false (true: model traces "
+                                                        "of different devices together)");
+    o->mixed_devices = json_is_true(mixed);
     if (iteration_request_top(doc, &o->top, p) < 0)
         return -1;
     return iteration_request_prof(doc, &o->prof, p);

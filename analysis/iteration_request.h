@@ -70,7 +70,8 @@ int iteration_request_top(const json_t *doc, int *top, an_problem *p);
 int iteration_request_trace(const json_t *doc, iteration_opts *o, xg_kt_entry **kt,
                             an_problem *p);
 /* The iteration model's "profiles" (its length into *n), "at", "method",
- * "top" and profiler overheads. 0, or -1 with p. */
+ * "mixed_devices" (a boolean: traces of different devices accepted), "top"
+ * and profiler overheads. 0, or -1 with p. */
 int iteration_request_model(const json_t *doc, iteration_opts *o, int *method, double *at,
                             size_t *n, an_problem *p);
 /* Entry i of the iteration model's "profiles": its profile and value. 0,

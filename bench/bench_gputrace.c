@@ -31,6 +31,7 @@
 
 #include "analysis/iteration.h"
 #include "analysis/iteration_predict.h"
+#include "ingest/kineto_xg.h"
 
 #define MAX_SIZES 16
 #define MAX_WL 8

@@ -29,7 +29,13 @@
  *                      <= 0.5. Alongside, a harder yardstick: the grid's
  *                      points ascending, 5 repetitions each, stopped at the
  *                      first within 10% (a partial grid stopped by the
- *                      truth): ratio_to_prefix.
+ *                      truth): ratio_to_prefix. And how many workloads
+ *                      the advice cost more than the grid in
+ *                      (costlier_than_grid), in how many of those the
+ *                      advice said so (its costlier_than_grid warning,
+ *                      against one pass over the grid) before its spend
+ *                      passed the grid's, and in how many its best run lay
+ *                      beyond a step's budget (best_run_beyond_budget).
  *   sweep_service      the same over HTTP against a private PostgreSQL
  *                      (tests/harness.h): 10,000 coordinates × 10
  *                      repetitions written as one model set's epoch
@@ -308,8 +314,12 @@ static double prefix_cost(pmnf_modeler *mod, const law *l)
 }
 
 static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, double *final_err,
-                          int *steps)
+                          int *steps, double *warned, double *beyond)
 {
+    double round_cost = 0; /* one pass over the grid: what the advice replaces */
+    for (int i = 0; i < GRID; i++)
+        round_cost += l->t(2.0 * (i + 1)) * 2.0 * (i + 1) / 3600;
+    *warned = *beyond = -1;
     runs *r = calloc(1, sizeof *r);
     double spent = 0, pts[GRID + 64], cand[NCAND], cost[NCAND];
     int reps[GRID + 64];
@@ -337,10 +347,15 @@ static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, do
         double misfit = sweep_advice_misfit(&m.f, pts, reps, n, cv, sigma);
         sweep_adv_series s = {&m.f, n, pts, reps, cv, sigma, misfit};
         double step = fmin(0.02 * grid_total, grid_total - spent);
-        sweep_adv_problem p = {1, 1, &s, &target, NCAND, cand, cost, step, 1000, 1};
+        sweep_adv_problem p = {1, 1, &s, &target, NCAND, cand, cost, step, 1000, 1, round_cost};
         sweep_adv_result a;
         char err[200];
-        if (sweep_advise(&p, &a, err, sizeof err) < 0 || a.nruns == 0) {
+        int rc = sweep_advise(&p, &a, err, sizeof err);
+        if (rc == 0 && a.costlier_than_grid && *warned < 0)
+            *warned = spent; /* the advice says it costs more than one pass over the grid */
+        if (rc == 0 && a.beyond_budget >= 0 && *beyond < 0)
+            *beyond = spent; /* the advice's best run costs more than the step */
+        if (rc < 0 || a.nruns == 0) {
             /* nothing affordable or the design is singular: the next grid point once */
             int k = (int)(spent * 7) % NCAND;
             spent += measure_run(l, cand[k], r);
@@ -373,7 +388,8 @@ static void bench_advice(int seeds)
     pmnf_options_default(&o);
     pmnf_modeler *mod = pmnf_modeler_new(&o);
     double ratios[128], pratios[128], sum_a = 0, sum_g = 0;
-    int nr = 0, grid_hits = 0, advice_hits = 0;
+    int nr = 0, grid_hits = 0, advice_hits = 0, costlier = 0, costlier_warned = 0,
+        costlier_beyond = 0;
     for (size_t li = 0; li < sizeof laws / sizeof *laws; li++) {
         for (int seed = 1; seed <= seeds; seed++) {
             double total, grid_err = NAN, adv_err = NAN;
@@ -383,7 +399,11 @@ static void bench_advice(int seeds)
             rng_state = 9000 + 1000 * li + seed;
             double pre = prefix_cost(mod, &laws[li]);
             rng_state = 5000 + 1000 * li + seed;
-            double a = advice_cost(mod, &laws[li], total, &adv_err, &steps);
+            double warned, beyond;
+            double a = advice_cost(mod, &laws[li], total, &adv_err, &steps, &warned, &beyond);
+            costlier += a > g;
+            costlier_warned += a > g && warned >= 0 && warned <= g;
+            costlier_beyond += a > g && beyond >= 0;
             grid_hits += g < total || grid_err <= 0.10;
             advice_hits += adv_err <= 0.10;
             sum_a += a;
@@ -404,9 +424,10 @@ static void bench_advice(int seeds)
            "\"largest_grid_point\": %d, \"noise\": 0.03, \"median_ratio\": %.3f, "
            "\"pooled_ratio\": %.3f, \"min_ratio\": %.3f, \"max_ratio\": %.3f, \"goal_ratio\": 0.5, "
            "\"grid_reached_10pct\": %d, \"advice_reached_10pct\": %d, "
-           "\"median_ratio_to_prefix\": %.3f}\n",
+           "\"median_ratio_to_prefix\": %.3f, \"costlier_than_grid\": %d, "
+           "\"costlier_and_warned_in_time\": %d, \"costlier_with_best_run_beyond_step\": %d}\n",
            nr, target, 2 * GRID, med, sum_a / sum_g, ratios[0], ratios[nr - 1], grid_hits,
-           advice_hits, pmed);
+           advice_hits, pmed, costlier, costlier_warned, costlier_beyond);
     pmnf_modeler_free(mod);
 }
 

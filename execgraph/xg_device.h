@@ -1,7 +1,7 @@
 /*
  * xg_device.h — the GPU devices the efficiency and roofline figures are
  * measured against (paper 003 §3.1 "Efficiency"): peak FLOP/s per precision
- * and DRAM bandwidth. A small built-in catalog (V100, A100, H100 from the
+ * and DRAM bandwidth. A small built-in catalog (V100, A100, H100, H200 from the
  * vendor's datasheets) and devices given by the user as JSON-like values,
  * validated here. Pure: no I/O, no mutable state.
  *
@@ -32,8 +32,20 @@ int xg_prec_parse(const char *s);
 /* The built-in devices, in catalog order; *n their number. */
 const xg_device *xg_device_builtins(int *n);
 /* A built-in device by name or alias ("A100" is the SXM4 80 GB, "V100"
- * the SXM2, "H100" the SXM5), case-insensitive; NULL when none. */
+ * the SXM2, "H100" the SXM5, "H200" the SXM), case-insensitive; NULL when none. */
 const xg_device *xg_device_builtin(const char *name);
+
+/* Whether the devices two traces ran on are of one type: 1 when either is
+ * unknown or they agree in every property both give (name, compute
+ * capability, memory within 1%); 0 when they differ. */
+int xg_devid_same(const xg_devid *a, const xg_devid *b);
+/* The built-in device a trace's device is a kind of ("NVIDIA H200" is the
+ * H200, "NVIDIA A100-SXM4-40GB" the A100 with 40 GB, "Tesla V100-PCIE" the
+ * V100: its peaks, or the SXM part's, which are at least as high); NULL
+ * when none is. */
+const xg_device *xg_device_for(const xg_devid *id);
+/* "NVIDIA H200 (compute capability 9.0, 139.8 GiB)", or "an unknown device". */
+void xg_devid_describe(const xg_devid *d, char *buf, size_t size);
 
 /* Checks a device: a name of 1..63 printable bytes, every peak and the
  * bandwidth finite and > 0. 0, or -1 with err->field naming the field

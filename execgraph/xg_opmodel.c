@@ -530,8 +530,69 @@ static void model_inst(tdata *td, const int *where, const double *x, int n, doub
     }
 }
 
+/* The roofline bound (us) of instance o of the reference, whose operator
+ * event is op_ev, at its work o->work_at: see xg_opmodel.h; 0 when there is
+ * none. */
+static double roofline_us(const xg_trace *ref, int op_ev, const xg_opm_inst *o,
+                          const xg_device *dev)
+{
+    shp s;
+    int kind;
+    if (!o->is_op || !(o->work_at > 0) || shapes_of(ref, op_ev, &s) < 0 ||
+        work_of(o->name, &s, &kind) <= 0 || kind != o->regressor)
+        return 0;
+    if (o->regressor == XG_OPM_FLOPS) {
+        const xg_info *inf = xg_trace_info(ref, op_ev);
+        int prec = inf ? inf->prec : -1;
+        double peak = 0;
+        for (int p = 0; p < XG_NPREC; p++)
+            peak = fmax(peak, dev->peak[p]);
+        if (prec == XG_FP64)
+            peak = dev->peak[XG_FP64];
+        else if (prec == XG_FP32 || prec == XG_TF32)
+            peak = fmax(dev->peak[XG_FP32], dev->peak[XG_TF32]);
+        else if (prec == XG_FP16)
+            peak = dev->peak[XG_FP16];
+        double area = 1;
+        if (!is_gemm(o->name)) { /* a convolution: its weight's kernel area */
+            int a = -1, b = -1;
+            for (int i = 0; i < s.nin; i++)
+                if (s.rank[i] >= 3) {
+                    if (a < 0)
+                        a = i;
+                    else
+                        b = i;
+                }
+            for (int k = 2; b >= 0 && k < s.rank[b]; k++)
+                area *= s.dim[b][k] > 1 ? s.dim[b][k] : 1;
+        }
+        return peak > 0 ? o->work_at / area / peak * 1e6 : 0;
+    }
+    if (o->regressor != XG_OPM_BYTES || !(dev->dram_bw > 0))
+        return 0;
+    double frac = 1; /* an embedding's rows; else the largest tensor's share */
+    if (!strstr(o->name, "embedding")) {
+        double sum = 0, max = 0;
+        for (int i = 0; i < s.nin; i++) {
+            if (s.rank[i] < 0)
+                continue;
+            double v = prod(&s, i) * s.elem[i];
+            sum += v;
+            max = fmax(max, v);
+        }
+        frac = sum + max > 0 ? max / (sum + max) : 0;
+    }
+    return o->work_at * frac / dev->dram_bw * 1e6;
+}
+
 int xg_opmodel(const xg_graph *const *g, const double *x, int n, double at, xg_opm_result *out,
                xg_error *err)
+{
+    return xg_opmodel_dev(g, x, n, at, NULL, out, err);
+}
+
+int xg_opmodel_dev(const xg_graph *const *g, const double *x, int n, double at,
+                   const xg_device *dev, xg_opm_result *out, xg_error *err)
 {
     memset(out, 0, sizeof *out);
     out->bad_trace = -1;
@@ -626,9 +687,20 @@ int xg_opmodel(const xg_graph *const *g, const double *x, int n, double at, xg_o
         o->work_at = wat;
         o->predicted_us = fmax(0, o->measured_us + fam[nf / 2] * (wat - w0));
     }
+    int steps = g[0]->nsteps > 0 ? g[0]->nsteps : 1;
+    for (int i = 0; i < td[0].n && dev; i++) {
+        xg_opm_inst *o = &out->inst[i];
+        if (o->how == 2)
+            continue;
+        double bound = roofline_us(ref, td[0].in[i].op_ev, o, dev);
+        if (bound > o->predicted_us) {
+            out->roofline_raised++;
+            out->roofline_us += (bound - o->predicted_us) * td[0].in[i].steps / steps;
+            o->predicted_us = bound;
+        }
+    }
     for (size_t e = 0; e < ref->n; e++)
         out->dev_us[e] = NAN;
-    int steps = g[0]->nsteps > 0 ? g[0]->nsteps : 1;
     for (size_t e = 0; e < ref->n; e++) {
         int i = td[0].dev_inst[e];
         if (i < 0)

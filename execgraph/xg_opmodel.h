@@ -39,10 +39,24 @@
  * keeps its measured time and is counted as unmatched. The reference's
  * device events (graphs[0]) take their instance's predicted time in
  * proportion to their measured durations.
+ *
+ * With a device (xg_opmodel_dev), its peaks are a roofline prior: no
+ * instance's predicted device time may be below the time its work takes at
+ * the device's peak, a lower bound whatever the kernels: a GEMM's FLOPs at
+ * the peak of its precision (fp32 at the TF32 tensor-core peak, which
+ * PyTorch may use for it; unknown precision at the highest peak), a
+ * convolution's FLOPs divided by its kernel's area (the stride is not in
+ * the shapes, and it is at most the kernel's size), bytes at the DRAM
+ * bandwidth (an embedding lookup's rows, else only the largest tensor of
+ * the operator, which it reads or writes at least once). A prediction
+ * below its bound is raised to it: where a fit on few or flat points
+ * (small kernels, whose time hardly grows with their work) extrapolates a
+ * large kernel, the bound is what remains of its growth.
  */
 #ifndef PERFCAST_XG_OPMODEL_H
 #define PERFCAST_XG_OPMODEL_H
 
+#include "execgraph/xg_device.h"
 #include "execgraph/xg_graph.h"
 
 enum { XG_OPM_SIZE = 0, XG_OPM_FLOPS, XG_OPM_BYTES };
@@ -67,6 +81,8 @@ typedef struct xg_opm_result {
     double predicted_us;  /* per step: device time predicted */
     double unmatched_us;  /* per step: device time kept as measured (unmatched) */
     int shapes;           /* traces whose operators carry input shapes */
+    int roofline_raised;  /* instances raised to their roofline bound (a device given) */
+    double roofline_us;   /* per step: device time that added */
     int bad_trace;        /* -1; else the trace that runs other operators (with err) */
 } xg_opm_result;
 
@@ -76,6 +92,9 @@ typedef struct xg_opm_result {
  * device time: out->bad_trace names it). */
 int xg_opmodel(const xg_graph *const *g, const double *x, int n, double at, xg_opm_result *out,
                xg_error *err);
+/* The same with the peaks of dev (NULL: none) as the roofline prior. */
+int xg_opmodel_dev(const xg_graph *const *g, const double *x, int n, double at,
+                   const xg_device *dev, xg_opm_result *out, xg_error *err);
 void xg_opm_result_free(xg_opm_result *r);
 
 #endif

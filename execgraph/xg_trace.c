@@ -23,6 +23,8 @@ void xg_trace_init(xg_trace *t)
 {
     memset(t, 0, sizeof *t);
     t->rank = -1;
+    t->device.cc_major = t->device.cc_minor = -1;
+    t->device.memory = -1;
 }
 
 void xg_trace_free(xg_trace *t)

@@ -72,6 +72,14 @@ typedef struct xg_input {
  * counted in xg_trace.shapes_dropped). */
 #define XG_MAX_DIMS (4u << 20)
 
+/* The device a trace ran on, as the trace names it (Kineto's
+ * deviceProperties): unknown when name is "" and cc_major < 0. */
+typedef struct xg_devid {
+    char name[64];
+    int cc_major, cc_minor; /* compute capability, -1 when not given */
+    double memory;          /* bytes, -1 when not given */
+} xg_devid;
+
 typedef struct xg_trace {
     xg_event *ev;
     size_t n, cap;
@@ -85,6 +93,7 @@ typedef struct xg_trace {
     int *slots;
     size_t nslots;
     int rank, world_size;  /* from the trace; -1 / 0 when it does not say */
+    xg_devid device;       /* the first device the trace lists */
     /* operators' input shapes (xg_info.in_first) */
     xg_input *inputs;
     size_t ninputs, inputs_cap;

@@ -276,7 +276,7 @@ enum {
 static const char *const ke_event_keys[] = {"ph", "cat", "name", "ts", "dur", "tid", "pid", NULL};
 static const char *const ke_args_keys[] = {"correlation", "External id", "stream", "bytes",
                                            "flops", "Input Dims", "Input type", NULL};
-static const char *const ke_root_keys[] = {"distributedInfo", NULL};
+static const char *const ke_root_keys[] = {"distributedInfo", "deviceProperties", NULL};
 static const char *const ke_dist_keys[] = {"rank", "world_size", NULL};
 
 #define B(t) TSCAN_BIT(TSCAN_##t)
@@ -502,12 +502,64 @@ static int ke_on_event(void *ctx, const tscan_record *rec, ingest_error *err)
     return end_event(r) ? 0 : -1;
 }
 
-/* distributedInfo: rank and world_size when they are integers >= 0. */
+/* One member of a device object: name, computeMajor / computeMinor,
+ * totalGlobalMem (members of another type are left unset). */
+static void device_member(kev_device *d, const tscan_token *k, const tscan_token *v)
+{
+    double x = NAN;
+    if (v->type == TSCAN_NUMBER && numtext_parse(v->text, v->len, &x) != v->len)
+        x = NAN;
+    if (k->len == 4 && !memcmp(k->text, "name", 4) && v->type == TSCAN_STRING && v->text) {
+        size_t n = v->len < sizeof d->name - 1 ? v->len : sizeof d->name - 1;
+        memcpy(d->name, v->text, n);
+        d->name[n] = '\0';
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)d->name[i] < 0x20)
+                d->name[i] = ' ';
+    } else if (k->len == 12 && !memcmp(k->text, "computeMajor", 12) && x >= 0 && x < 1000) {
+        d->cc_major = (int)x;
+    } else if (k->len == 12 && !memcmp(k->text, "computeMinor", 12) && x >= 0 && x < 1000) {
+        d->cc_minor = (int)x;
+    } else if (k->len == 14 && !memcmp(k->text, "totalGlobalMem", 14) && x >= 0 && isfinite(x)) {
+        d->memory = x;
+    }
+}
+
+/* deviceProperties: [{"name", "computeMajor", "computeMinor", "totalGlobalMem", ...}, ...];
+ * the first object is kept, the objects counted. */
+static void ke_devices(ke_reader *r, const tscan_record *obj)
+{
+    const tscan_field *f = tscan_get(obj, 0);
+    if (!f)
+        return;
+    const tscan_token *t = obj->tok + f->tok;
+    int depth = 0;
+    for (int i = 0; i < f->ntok; i++) {
+        int ty = t[i].type;
+        if (ty == TSCAN_OBJECT || ty == TSCAN_ARRAY) {
+            if (ty == TSCAN_OBJECT && depth == 1 && r->info->ndevices++ == 0)
+                r->info->device = (kev_device){.cc_major = -1, .cc_minor = -1, .memory = -1};
+            depth++;
+        } else if (ty == TSCAN_END) {
+            depth--;
+        } else if (ty == TSCAN_KEY && depth == 2 && r->info->ndevices == 1 && i + 1 < f->ntok &&
+                   t[i].text) {
+            device_member(&r->info->device, &t[i], &t[i + 1]);
+        }
+    }
+}
+
+/* distributedInfo: rank and world_size when they are integers >= 0;
+ * deviceProperties: the first device. */
 static int ke_on_root(void *ctx, int key, int type, const tscan_record *obj, ingest_error *err)
 {
     ke_reader *r = ctx;
-    (void)key;
     (void)err;
+    if (key == 1) {
+        if (type == TSCAN_ARRAY && obj)
+            ke_devices(r, obj);
+        return 0;
+    }
     if (type != TSCAN_OBJECT)
         return 0;
     for (int i = 0; i < 2; i++) {
@@ -534,6 +586,7 @@ static const tscan_schema ke_schema = {
     .capture = 1u << F_DIMS | 1u << F_TYPES,
     .root_keys = ke_root_keys,
     .member_keys = ke_dist_keys,
+    .root_capture = 1u << 1,
     .on_event = ke_on_event,
     .on_root = ke_on_root,
 };

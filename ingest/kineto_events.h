@@ -75,7 +75,17 @@ typedef struct kev_event {
  * reported as an error with the message the callback left in err. */
 typedef int (*kev_callback)(void *ctx, const kev_event *e, ingest_error *err);
 
+/* The first device of the trace's "deviceProperties" (PyTorch writes every
+ * visible GPU there): its name, compute capability and memory. */
+typedef struct kev_device {
+    char name[64];          /* "" when not given */
+    int cc_major, cc_minor; /* -1 when not given */
+    double memory;          /* totalGlobalMem, bytes; -1 when not given */
+} kev_device;
+
 typedef struct kev_info {
+    int ndevices;            /* objects in deviceProperties (0: none) */
+    kev_device device;       /* the first of them */
     int has_rank;
     int rank, world_size;
     long long events;        /* traceEvents read */

@@ -88,6 +88,12 @@ int iteration_load(const ingest_input *in, int no_threads, xg_trace *t, xg_error
         return -1;
     }
     t->rank = info.has_rank ? info.rank : -1;
+    if (info.ndevices > 0) {
+        memcpy(t->device.name, info.device.name, sizeof t->device.name);
+        t->device.cc_major = info.device.cc_major;
+        t->device.cc_minor = info.device.cc_minor;
+        t->device.memory = info.device.memory;
+    }
     t->world_size = info.world_size;
     return 0;
 }

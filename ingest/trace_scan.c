@@ -57,14 +57,21 @@ static const char *ts_unit(tscan *s, const char *q)
             if (!(q = ts_record(s, q + 1, 2, &s->member_keys, NULL, 0)))
                 return NULL;
         } else {
-            if (!(q = ts_value(s, q, 1, 0)))
+            int capture = *q == '[' && (s->sc->root_capture >> s->root_key & 1) ? 2 : 0;
+            if (!(q = ts_value(s, q, 1, capture)))
                 return NULL;
+            if (capture) {
+                s->rec.present = 1;
+                s->rec.f[0] = (tscan_field){.type = TSCAN_ARRAY, .types = TSCAN_BIT(TSCAN_ARRAY),
+                                            .tok = 0, .ntok = s->ntok};
+            }
             type = *v == '[' ? TSCAN_ARRAY : *v == '"' ? TSCAN_STRING : *v == 't' ? TSCAN_TRUE
                    : *v == 'f' ? TSCAN_FALSE : *v == 'n' ? TSCAN_NULL : TSCAN_NUMBER;
         }
         s->rec.index = -1;
         s->rec.tok = s->tok;
-        if (s->sc->on_root(s->ctx, s->root_key, type, type == TSCAN_OBJECT ? &s->rec : NULL,
+        if (s->sc->on_root(s->ctx, s->root_key, type,
+                           type == TSCAN_OBJECT || s->rec.present ? &s->rec : NULL,
                            s->err)) {
             ts_reader_failed(s, ts_off(s, q));
             return NULL;

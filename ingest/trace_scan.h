@@ -36,6 +36,8 @@
 enum tscan_type {
     TSCAN_ABSENT = 0, TSCAN_STRING, TSCAN_NUMBER, TSCAN_TRUE, TSCAN_FALSE, TSCAN_NULL,
     TSCAN_OBJECT, TSCAN_ARRAY, TSCAN_END, /* TSCAN_END: a closing bracket, in tokens only */
+    TSCAN_KEY, /* a member's key before its value, in the tokens of root_capture only
+                  (an escaped key is given empty) */
 };
 #define TSCAN_BIT(t) (1u << (t))
 
@@ -74,7 +76,9 @@ static inline const tscan_field *tscan_get(const tscan_record *r, int i)
  * the message the reader left in err (the scanner adds the byte offset). */
 typedef int (*tscan_event_fn)(void *ctx, const tscan_record *ev, ingest_error *err);
 /* Called per top-level member named in root_keys: its index there, the
- * value's type and, for an object, its members named in member_keys. */
+ * value's type and, for an object, its members named in member_keys; for an
+ * array of a root key in root_capture, obj->f[0] holds its tokens, the keys
+ * of the objects inside as TSCAN_KEY tokens. */
 typedef int (*tscan_root_fn)(void *ctx, int key, int type, const tscan_record *obj,
                              ingest_error *err);
 
@@ -84,6 +88,7 @@ typedef struct tscan_schema {
     uint32_t capture;              /* fields whose array values are kept as tokens */
     const char *const *root_keys;  /* NULL-terminated, or NULL */
     const char *const *member_keys;/* of root_keys' objects; NULL-terminated, or NULL */
+    uint32_t root_capture;         /* root keys (bit = index) whose array values are captured */
     tscan_event_fn on_event;
     tscan_root_fn on_root;
 } tscan_schema;

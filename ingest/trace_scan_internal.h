@@ -72,6 +72,8 @@ struct tscan {
     int final;             /* the bytes at hand end the unit */
     int perr;
     int escaped;           /* the last string read had escapes */
+    const char *key;       /* the last key read (NULL when escaped) and its length */
+    uint32_t keylen;
     unsigned seq;          /* members read in the record */
     tscan_record rec;
     char *arena;           /* unescaped strings of the record */

@@ -468,6 +468,8 @@ const char *ts_key(tscan *s, const char *q, const ts_keytab *t, int level, int *
     const char *start = q;
     if (!(q = ts_string(s, q, &k, &n, 0)))
         return NULL;
+    s->key = s->escaped ? NULL : k;
+    s->keylen = s->escaped ? 0 : n;
     if (s->escaped) { /* an escaped key: compare its text */
         if (n >= sizeof s->keybuf) {
             *id = TS_NOKEY;
@@ -558,6 +560,8 @@ const char *ts_record(tscan *s, const char *q, int depth, const ts_keytab *t,
         }
         if ((q = ts_skip_ws(s, q)) >= s->end)
             return ts_more(s);
+        if (id == TS_NOKEY && capture == 2 && ts_push(s, TSCAN_KEY, s->key, s->keylen) < 0)
+            return NULL;
         if (id == TS_NOKEY)
             q = ts_value(s, q, depth, capture);
         else if (id == TS_ARGS && *q == '{')

@@ -390,8 +390,43 @@ int refit_extrapolate_point(refit_state *st, int p)
     return rc ? -1 : 0;
 }
 
+/* A run's duration (paper 003): in each repetition of a run of several
+ * ranks the slowest rank gates every step, so the application's epoch time
+ * of a repetition is the largest of its ranks' sums (a rank missing from the
+ * repetition left out), not the sum of the callpaths' medians over ranks;
+ * the repetitions are then taken as before, by their median. The per-rank
+ * values (the spread the load imbalance is read from) stay as they are.
+ * 0, or -1 out of memory. */
+static int slowest_rank(accum *a)
+{
+    if (a->nranks < 2 || a->nreps < 1 || !a->rank_reps)
+        return 0;
+    int changed = 0;
+    for (int r = 0; r < a->nreps; r++) {
+        double mx = -INFINITY;
+        for (int k = 0; k < a->nranks; k++) {
+            double v = a->rank_reps[(size_t)k * a->nreps + r];
+            if (isfinite(v) && v > mx)
+                mx = v;
+        }
+        if (isfinite(mx)) {
+            a->reps[r] = mx;
+            changed = 1;
+        }
+    }
+    if (!changed)
+        return 0;
+    double *scratch = malloc(sizeof(double) * (size_t)a->nreps);
+    if (!scratch)
+        return -1;
+    a->value = agg_median(a->reps, (size_t)a->nreps, scratch);
+    free(scratch);
+    return 0;
+}
+
 /* Step 4's application parts at one coordinate, once every callpath was
- * added: measurements and series values. */
+ * added: measurements and series values (the epoch's time of a run of
+ * several ranks: its slowest rank's, slowest_rank()). */
 int refit_application_point(refit_state *st, int p)
 {
     int nm = st->d->nmetrics, rc = 0;
@@ -403,6 +438,11 @@ int refit_application_point(refit_state *st, int p)
             accum *a = &parts[(size_t)part * nm + m];
             /* the between part only where there was work between steps */
             if (!part_seen[m] || rc || (part == PART_BETWEEN && !between_seen[m])) {
+                refit_accum_free(a);
+                continue;
+            }
+            if (part == PART_EPOCH && !strcmp(st->d->metrics[m], "time") && slowest_rank(a) < 0) {
+                rc = -1;
                 refit_accum_free(a);
                 continue;
             }

@@ -31,6 +31,8 @@
  *                           a 95% interval and coded warnings
  *   --by-kernel-names       with --at: each kernel name's time fitted
  *                           instead (the former method)
+ *   --mixed-devices         with --at: accept traces of different device
+ *                           types (refused otherwise, naming both)
  * Exit 0, 1 (the machine failed), 2 (invalid input or usage: one line on
  * stderr naming the event, field or entry).
  */
@@ -56,7 +58,7 @@
 typedef struct it_args {
     const char *path, *overheads, *kernel_times, *save, *device;
     double cpu_us, gpu_us;
-    int json, keep_outliers, by_names;
+    int json, keep_outliers, by_names, mixed_devices;
     /* modelled kernel times: TRACE at value, other traces at theirs, predict at `at` */
     int has_value, has_at, nother;
     double value, at;
@@ -68,7 +70,8 @@ static const char it_usage_text[] =
     "usage: perfcast iteration TRACE [--overheads NAME|FILE] [--kernel-times FILE] [--json]\n"
     "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
     "                          [--keep-outliers] [--device NAME|FILE]\n"
-    "                          [--value X --trace-at X1=TRACE1 ... --at X2 [--by-kernel-names]]\n";
+    "                          [--value X --trace-at X1=TRACE1 ... --at X2 [--by-kernel-names]\n"
+    "                           [--mixed-devices]]\n";
 
 static int it_usage(const char *msg)
 {
@@ -96,6 +99,8 @@ static int parse_args(int argc, char **argv, it_args *a)
             a->json = 1;
         } else if (!strcmp(s, "--by-kernel-names")) {
             a->by_names = 1;
+        } else if (!strcmp(s, "--mixed-devices")) {
+            a->mixed_devices = 1;
         } else if (!strcmp(s, "--keep-outliers")) {
             a->keep_outliers = 1;
         } else if (!strcmp(s, "--device") && i + 1 < argc) {
@@ -152,6 +157,8 @@ static int parse_args(int argc, char **argv, it_args *a)
         return it_usage("--value and --trace-at go with --at");
     if (a->by_names && !a->has_at)
         return it_usage("--by-kernel-names goes with --at");
+    if (a->mixed_devices && !a->has_at)
+        return it_usage("--mixed-devices goes with --at");
     if (a->has_at && a->kernel_times)
         return it_usage("--at models the kernel times; it does not combine with --kernel-times");
     return 0;
@@ -188,7 +195,7 @@ static int load_device(const char *what, xg_device *d)
         int n;
         const xg_device *all = xg_device_builtins(&n);
         fprintf(stderr, "perfcast iteration: --device %s: no such built-in device nor file "
-                        "(built-in: V100, A100, H100", what);
+                        "(built-in: V100, A100, H100, H200", what);
         for (int i = 0; i < n; i++)
             fprintf(stderr, ", %s", all[i].name);
         fprintf(stderr, ")\n");
@@ -449,6 +456,7 @@ static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json
         all[loaded + 1] = &others[loaded];
         x[loaded + 1] = a->other_x[loaded];
     }
+    o->mixed_devices = a->mixed_devices;
     *doc = iteration_predict_at(all, x, a->nother + 1, a->at, o,
                                 a->by_names ? ITERATION_BY_KERNEL_NAMES : ITERATION_BY_OPERATORS,
                                 &bad, &err);

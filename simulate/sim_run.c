@@ -47,6 +47,7 @@ typedef struct chunk {
     int busy, op, last;
     double start, amount;     /* amount: seconds or bytes of this chunk */
     double rem, rate, t_last; /* several servers: bytes left at t_last, bytes/s (< 0 unset) */
+    double t_end;             /* several servers: when it ends at its rate */
 } chunk;
 
 typedef struct worker {
@@ -161,13 +162,16 @@ static void advance_links(sim *S, double now)
     }
 }
 
-/* One server: the event of direction d for its earliest flow. */
+/* One server: the event of direction d for its earliest flow. With no
+ * flow left V starts again from 0, so that its rounding does not grow with
+ * the bytes a long run carried. */
 static void reschedule_link(sim *S, int d, double now)
 {
     S->link_dirty[d] = 0;
     int item = S->WS + d;
     if (!S->tags[d].n) {
         sim_queue_remove(&S->queue, item);
+        S->vt[d] = 0;
         return;
     }
     double left = S->tags[d].a[0].t - S->vt[d];
@@ -204,13 +208,19 @@ static void set_rate(sim *S, int ci, double rate, double now)
     if (c->rate == rate)
         return;
     if (c->rate > 0) {
+        /* a chunk due now has sent its bytes: a new rate does not move its
+         * end (bytes left computed as a difference would be a rounding
+         * residue, and chunks that end together would end apart) */
+        if (c->t_end <= now)
+            return;
         c->rem -= (now - c->t_last) * c->rate;
         if (c->rem < 0)
             c->rem = 0;
     }
     c->t_last = now;
     c->rate = rate;
-    sim_queue_set(&S->queue, ci, now + c->rem / rate);
+    c->t_end = now + c->rem / rate;
+    sim_queue_set(&S->queue, ci, c->t_end);
 }
 
 /* Several servers: shares of worker w's active connections in direction
@@ -526,7 +536,12 @@ static int loop(sim *S, double *finish)
             advance_links(S, now);
         if (item >= S->WS) { /* one server: the earliest flow of a direction ends */
             sim_event flow;
-            sim_heap_pop(&S->tags[item - S->WS], &flow);
+            int d = item - S->WS;
+            sim_heap_pop(&S->tags[d], &flow);
+            /* V has reached the flow's tag: by definition, not by the sum of
+             * its steps, whose rounding would leave flows of the same tag a
+             * few bytes apart and end them one after another */
+            S->vt[d] = flow.t;
             if (handle(S, flow.worker, flow.slot, now, finish))
                 return -1;
             if (sim_queue_key(&S->queue, item) == key)

@@ -205,6 +205,27 @@ static void count_runs(const sweep_adv_problem *p, int *runs)
     }
 }
 
+/* The grid's cost (one run at every priceable candidate) and the measured
+ * runs' at candidates (the first series' repetitions: the series share
+ * their runs). */
+static void grid_costs(const sweep_adv_problem *p, sweep_adv_result *out)
+{
+    const sweep_adv_series *se = &p->series[0];
+    for (int c = 0; c < p->ncand; c++) {
+        if (!(p->cost[c] > 0))
+            continue;
+        if (!(p->grid_core_hours > 0))
+            out->grid_core_hours += p->cost[c];
+        const double *x = p->cand + (size_t)c * p->nparams;
+        for (int i = 0; i < se->npoints; i++)
+            if (!memcmp(se->coords + (size_t)i * p->nparams, x,
+                        sizeof(double) * (size_t)p->nparams)) {
+                out->measured_core_hours += p->cost[c] * (se->reps ? se->reps[i] : 1);
+                break;
+            }
+    }
+}
+
 double sweep_advice_misfit(const pmnf_function *f, const double *coords, const int *reps, int n,
                            double cv, double sigma)
 {
@@ -273,22 +294,37 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
     for (int c = 0; c < p->ncand; c++)
         slot[c] = -1;
     count_runs(p, runs);
+    out->beyond_budget = -1;
+    grid_costs(p, out);
+    if (p->grid_core_hours > 0)
+        out->grid_core_hours = p->grid_core_hours;
     double left = p->budget, var = out->var_before;
     while (out->nruns < p->max_runs) {
-        int best = -1;
-        double best_rate = 0, best_gain = 0;
+        int best = -1, best_any = -1;
+        double best_rate = 0, best_gain = 0, any_rate = 0;
         for (int c = 0; c < p->ncand; c++) {
-            if (!(p->cost[c] > 0) || p->cost[c] > left)
+            if (!(p->cost[c] > 0))
                 continue;
             const double *x = p->cand + (size_t)c * p->nparams;
             double g = 0;
             for (int s = 0; s < p->nseries; s++)
                 g += gain(&p->series[s], &crit[s], x, runs[(size_t)s * p->ncand + c]);
+            if (out->nruns == 0 && g / p->cost[c] > any_rate) {
+                any_rate = g / p->cost[c];
+                best_any = c;
+            }
+            if (p->cost[c] > left)
+                continue;
             if (g / p->cost[c] > best_rate) {
                 best_rate = g / p->cost[c];
                 best_gain = g;
                 best = c;
             }
+        }
+        if (out->nruns == 0 && best_any >= 0 && best_any != best &&
+            p->cost[best_any] > left) {
+            out->beyond_budget = best_any;
+            out->beyond_budget_core_hours = p->cost[best_any];
         }
         if (best < 0 || best_gain <= 1e-12 * var)
             break;
@@ -316,6 +352,8 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
         out->spent += p->cost[best];
         out->nruns++;
     }
+    out->costlier_than_grid = out->grid_core_hours > 0 &&
+                              out->measured_core_hours + out->spent > out->grid_core_hours;
     /* recompute rather than trust the running subtraction */
     out->var_after = 0;
     for (int s = 0; s < p->nseries; s++)

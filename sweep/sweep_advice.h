@@ -70,6 +70,8 @@ typedef struct sweep_adv_problem {
     double budget;          /* core-hours */
     int max_runs;           /* stop after this many runs (e.g. 1000) */
     int robust;             /* 1: choose by the variance of the fitted terms plus challengers */
+    double grid_core_hours; /* what the grid the advice replaces costs; <= 0: one run at
+                               every priceable candidate */
 } sweep_adv_problem;
 
 typedef struct sweep_adv_pick {
@@ -82,6 +84,15 @@ typedef struct sweep_adv_pick {
 typedef struct sweep_adv_result {
     double var_before, var_after; /* variance of the predicted mean at the target */
     double spent;                 /* core-hours of all picks */
+    /* the run that lowers the variance most per core-hour when it costs more
+     * than the budget (then every pick is a lesser run the budget allows):
+     * its candidate and core-hours; -1 when it fits */
+    int beyond_budget;
+    double beyond_budget_core_hours;
+    /* the grid the advice replaces: one run at every priceable candidate,
+     * and what the measured runs at candidates already cost */
+    double grid_core_hours, measured_core_hours;
+    int costlier_than_grid;       /* measured + spent > grid: say so (a coded warning) */
     int robust;                   /* the challengers were used (the points determine them) */
     int nruns;
     int npicks;

@@ -190,18 +190,19 @@ static long case_study_experiment(harness *h, const char *name, double sigma, do
                 reps[k][rep - 1] = cps[k].time * n_t;
             job = upload(h, exp, profile(xs[i], rep, 4, 3, cps, 3, plain, NULL));
         }
-        /* the service's epoch: the sum over the parts of their medians over repetitions */
-        measured[i] = 0;
-        for (int k = 0; k < 3; k++) {
-            for (int a = 0; a < 5; a++)
-                for (int b = a + 1; b < 5; b++)
-                    if (reps[k][b] < reps[k][a]) {
-                        double t = reps[k][a];
-                        reps[k][a] = reps[k][b];
-                        reps[k][b] = t;
-                    }
-            measured[i] += reps[k][2];
-        }
+        /* the service's epoch: per repetition the slowest rank's sum of the
+         * parts (the four ranks alike here), the median over repetitions */
+        double sums[5];
+        for (int a = 0; a < 5; a++)
+            sums[a] = reps[0][a] + reps[1][a] + reps[2][a];
+        for (int a = 0; a < 5; a++)
+            for (int b = a + 1; b < 5; b++)
+                if (sums[b] < sums[a]) {
+                    double t = sums[a];
+                    sums[a] = sums[b];
+                    sums[b] = t;
+                }
+        measured[i] = sums[2];
     }
     check(wait_job(h, job), "%s: the refit job finishes", name);
     return exp;
@@ -739,6 +740,85 @@ static void test_straggler(harness *h)
     }
 }
 
+/* A run's duration is its slowest rank's (paper 003): three repetitions at
+ * each of five rank counts, callpaths gemm 0.1, allreduce 0.03 and memcpy
+ * 0.01 s per step on every rank, except that in repetition r one rank's gemm
+ * (rank r mod n) takes f_r = 1.5, 1.2, 1.8 times as long. Per repetition
+ * the step is that rank's 0.1·f_r + 0.04; the median over the repetitions
+ * f = 1.5: the epoch n_t·0.19 (the median over ranks of each callpath gave
+ * n_t·0.14, and n_t·(0.05·2.5 + 0.04) at 2 ranks). Each repetition's value
+ * is its own slowest rank's; the per-rank values stay medians over the
+ * repetitions of each rank's own sums, and the comp part the callpaths'. */
+static double slow_rank_value(int rank, int k, const cp *c, void *arg)
+{
+    const int *rep_n = arg; /* repetition, ranks */
+    static const double f[3] = {1.5, 1.2, 1.8};
+    if (k == 0 && rank == (rep_n[0] - 1) % rep_n[1])
+        return c->time * f[rep_n[0] - 1];
+    return c->time;
+}
+
+static void test_slowest_rank(harness *h)
+{
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"name\":\"slowest-rank\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s}",
+             training_json);
+    long exp = create(h, body);
+    const double xs[5] = {2, 4, 8, 12, 16};
+    long job = 0;
+    for (int i = 0; i < 5; i++)
+        for (int rep = 1; rep <= 3; rep++) {
+            cp cps[3] = {{"gemm", "comp", 0.1}, {"allreduce", "comm", 0.03},
+                         {"memcpy", "mem", 0.01}};
+            int rep_n[2] = {rep, (int)xs[i]};
+            job = upload(h, exp, profile(xs[i], rep, (int)xs[i], 2, cps, 3, slow_rank_value, rep_n));
+        }
+    check(wait_job(h, job), "the refit job finishes");
+    char path[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/measurements?level=application&metric=time"
+             "&name=epoch&phase=epoch&limit=100", exp);
+    json_t *d = get(h, path, 200);
+    json_t *list = json_object_get(d, "measurements");
+    check(json_array_size(list) == 5, "five epoch measurements: %zu", json_array_size(list));
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *m = json_array_get(list, i);
+        double n = num(m, "point.ranks"), n_t = steps_per_epoch(n);
+        json_t *reps = json_object_get(m, "repetitions"), *ranks = json_object_get(m, "ranks");
+        check(check_close(num(m, "value"), n_t * 0.19, 1e-9, 0),
+              "epoch at %g ranks: %.12g, want the slowest rank's n_t·0.19 = %.12g", n,
+              num(m, "value"), n_t * 0.19);
+        static const double f[3] = {1.5, 1.2, 1.8};
+        int reps_ok = json_array_size(reps) == 3;
+        for (int r = 0; r < 3 && reps_ok; r++)
+            reps_ok = check_close(json_number_value(json_array_get(reps, (size_t)r)),
+                                  n_t * (0.1 * f[r] + 0.04), 1e-9, 0);
+        check(reps_ok, "at %g ranks each repetition is its slowest rank's n_t·(0.1·f_r + 0.04)",
+              n);
+        /* rank 0 is slow in repetition 1 only (at 2 ranks in 1 and 3): its
+         * median over the repetitions is the balanced n_t·0.14 except at 2 */
+        double r0 = json_number_value(json_object_get(json_array_get(ranks, 0), "value"));
+        double want0 = n == 2 ? n_t * (0.1 * 1.5 + 0.04) : n_t * 0.14;
+        check(json_array_size(ranks) == (size_t)n && check_close(r0, want0, 1e-9, 0),
+              "at %g ranks: %zu per-rank values kept, rank 0's %.12g (want %.12g)", n,
+              json_array_size(ranks), r0, want0);
+    }
+    json_decref(d);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/measurements?level=application&metric=time"
+             "&name=comp&phase=epoch&limit=100", exp);
+    d = get(h, path, 200);
+    list = json_object_get(d, "measurements");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *m = json_array_get(list, i);
+        double n = num(m, "point.ranks"), n_t = steps_per_epoch(n);
+        double want = n == 2 ? n_t * 0.05 * 2.5 : n_t * 0.1;
+        check(check_close(num(m, "value"), want, 1e-9, 0),
+              "comp at %g ranks stays the median over ranks: %.12g, want %.12g", n,
+              num(m, "value"), want);
+    }
+    json_decref(d);
+}
+
 static void test_regression(harness *h)
 {
     char body[1024];
@@ -756,10 +836,10 @@ static void test_regression(harness *h)
             double slow = 0.05 + 0.6 * uniform();
             double lif = (1 + slow) / (1 + slow / n);
             double t = (b0 + b1 * n + b2 * lif) * (1 + 0.0002 * gauss());
-            /* the service's epoch: n_t · (median over ranks of each callpath) */
+            /* the service's epoch: n_t · the slowest rank's sum (rank 0's,
+             * whose kernel takes 1 + slow times the others') */
             double kernel = 0.1, mem = 0.02;
-            double med_kernel = n == 2 ? kernel * (1 + slow / 2) : kernel;
-            straggle s = {slow, t / n_t - med_kernel - mem};
+            straggle s = {slow, t / n_t - kernel * (1 + slow) - mem};
             cp cps[3] = {{"kernel", "comp", kernel}, {"sync", "comm", 0}, {"memcpy", "mem", mem}};
             job = upload(h, exp, profile(n, rep, (int)n, 2, cps, 3, straggler_value, &s));
         }
@@ -797,6 +877,7 @@ int main(void)
     test_configurations(h);
     test_two_parameters(h);
     test_straggler(h);
+    test_slowest_rank(h);
     test_regression(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();

@@ -203,6 +203,56 @@ static void test_model(harness *h, long exp, long pd)
     json_decref(call(h, "POST", path, body, 404, "an unknown profile is refused before queueing"));
 }
 
+/* Traces of different devices: tests/data/gpu/resnet18_bs32_a100.json.gz is
+ * the H200 trace at batch 32 with the deviceProperties of an A100 (name,
+ * compute capability 8.0, 80 GB). Modelled with the H200 trace at 16 it is
+ * refused, 400 naming it and both devices, unless mixed_devices is given:
+ * then the answer says so in a mixed_devices warning. */
+static void test_mixed_devices(harness *h, long exp)
+{
+    long h16 = upload(h, exp, "tests/data/gpu/resnet18_bs16.json.gz", "?ranks=16&refit=defer",
+                      "application/gzip");
+    long h32 = upload(h, exp, "tests/data/gpu/resnet18_bs32.json.gz", "?ranks=32&refit=defer",
+                      "application/gzip");
+    long a32 = upload(h, exp, "tests/data/gpu/resnet18_bs32_a100.json.gz",
+                      "?ranks=32&refit=defer", "application/gzip");
+    char path[128], body[256];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model", exp);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":16},"
+             "{\"profile\":%ld,\"value\":32}],\"at\":64}", h16, a32);
+    json_t *a = call(h, "POST", path, body, 400, "traces of two devices");
+    const char *detail = a ? json_string_value(json_object_get(a, "detail")) : NULL;
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[1]") && detail &&
+              strstr(detail, "NVIDIA A100-SXM4-80GB (compute capability 8.0") &&
+              strstr(detail, "NVIDIA H200 (compute capability 9.0"),
+          "the refusal names the trace and both devices: %s", detail ? detail : "-");
+    json_decref(a);
+    int warned[3] = {0};
+    const char *what[3] = {"mixed_devices true", "one device", "mixed_devices false"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":16},"
+                 "{\"profile\":%ld,\"value\":32}],\"at\":64%s}", h16, k == 1 ? h32 : a32,
+                 k == 0 ? ",\"mixed_devices\":true" : k == 2 ? ",\"mixed_devices\":false" : "");
+        json_t *doc = call(h, "POST", path, body, k == 2 ? 400 : 200, what[k]);
+        json_t *w = json_object_get(json_object_get(doc, "modelled"), "warnings"), *x;
+        size_t i;
+        json_array_foreach(w, i, x)
+            if (!strcmp(json_string_value(json_object_get(x, "code")), "mixed_devices"))
+                warned[k] = strstr(json_string_value(json_object_get(json_array_get(
+                                       json_object_get(x, "others"), 0), "device")),
+                                   "A100") != NULL;
+        json_decref(doc);
+    }
+    check(warned[0] && !warned[1], "mixed_devices warned when asked (%d), not on one device (%d)",
+          warned[0], warned[1]);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":16},"
+             "{\"profile\":%ld,\"value\":32}],\"at\":64,\"mixed_devices\":\"yes\"}", h16, a32);
+    a = call(h, "POST", path, body, 400, "mixed_devices not a boolean");
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")), "mixed_devices"),
+          "the field is mixed_devices");
+    json_decref(a);
+}
+
 /* Devices: the built-in catalog listed read-only, a tenant's own added,
  * refused with the field named, used by ?device= on the iteration and the
  * breakdown of a trace with FLOP counts (tests/data/kineto/flops_small.json,
@@ -213,10 +263,10 @@ static void test_devices(harness *h, long exp)
     char path[256];
     json_t *l = call(h, "GET", "/v1/devices", NULL, 200, "list devices");
     json_t *first = json_array_get(json_object_get(l, "devices"), 0);
-    check(json_array_size(json_object_get(l, "devices")) == 4 &&
+    check(json_array_size(json_object_get(l, "devices")) == 5 &&
               json_is_true(json_object_get(first, "builtin")) &&
               json_is_null(json_object_get(first, "id")),
-          "four built-in devices, read-only");
+          "five built-in devices, read-only");
     json_decref(l);
     const char *mi = "{\"name\":\"MI250X\",\"peak_flops\":{\"fp64\":47.9e12,\"fp32\":47.9e12,"
                      "\"tf32\":47.9e12,\"fp16\":383e12},\"dram_bandwidth\":3.2e12}";
@@ -623,6 +673,7 @@ int main(void)
     json_decref(call(h, "GET", path, NULL, 404, "deleted"));
     test_model(h, exp, p_ddp);
     test_devices(h, exp);
+    test_mixed_devices(h, exp);
     test_jobs(h, exp, p_nccl);
     harness_close(h, check_failed_count > 0);
     test_caps();

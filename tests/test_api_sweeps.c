@@ -503,6 +503,7 @@ static void test_advice(harness *h, long exp)
           "recommendations within the budget: %g core-hours in %zu points", spent,
           json_array_size(recs));
     check(priced, "a run costs epochs_per_run x predicted T x ranks x 4 / 3600");
+    check(json_is_array(json_object_get(a, "warnings")), "the advice's coded warnings");
     double now = json_number_value(json_object_get(json_object_get(a, "mean_half_width_s"), "now"));
     double after =
         json_number_value(json_object_get(json_object_get(a, "mean_half_width_s"), "after"));

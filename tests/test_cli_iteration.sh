@@ -22,6 +22,10 @@ expect "what-if" 0 '"kernels_changed":' "$BIN" iteration $D/nccl_ws2_rank0.json.
 
 expect "modelled by operator" 0 '"modelled":{"method":"operators","at":4' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
 expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
+G=tests/data/gpu
+refuse "traces of two devices" 'resnet18_bs32_a100.json.gz: different devices: trace 1 ran on NVIDIA A100-SXM4-80GB (compute capability 8.0, 79.3 GiB), trace 0 on NVIDIA H200 (compute capability 9.0, 139.8 GiB)' "$BIN" iteration $G/resnet18_bs16.json.gz --value 16 --trace-at 32=$G/resnet18_bs32_a100.json.gz --at 64
+expect "two devices with --mixed-devices" 0 '"code":"mixed_devices"' "$BIN" iteration $G/resnet18_bs16.json.gz --value 16 --trace-at 32=$G/resnet18_bs32_a100.json.gz --at 64 --mixed-devices --json
+usage_error "--mixed-devices without --at" '--mixed-devices goes with --at' "$BIN" iteration $G/resnet18_bs16.json.gz --mixed-devices
 usage_error "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
 usage_error "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
 refuse "two traces at one value" 'same value' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 1=$D/ddp128_rank1.json.gz --at 4

@@ -27,6 +27,7 @@
 #include "analysis/iteration.h"
 #include "analysis/iteration_predict.h"
 #include "ingest/kineto_xg.h"
+#include "execgraph/xg_device.h"
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 #include "tests/check.h"
@@ -167,6 +168,31 @@ static void test_hand(void)
               check_close(r.dev_us[ka], 10, 1e-9, 0),
           "per device event: %g and %g us", kb >= 0 ? r.dev_us[kb] : NAN,
           ka >= 0 ? r.dev_us[ka] : NAN);
+    /* the roofline prior: a device whose fp32/TF32 peak runs the GEMM's
+     * 8192 FLOPs at 8 in 100 us and whose DRAM moves the add's largest
+     * tensor (a third of its 6144 bytes) in 20 us raises both to those
+     * bounds (its fp64 and fp16 peaks, far higher, must not be taken for
+     * fp32 work); the unmatched copy keeps its time; with peaks far above
+     * the work nothing moves */
+    xg_device slow = {"slow", {1e15, 8.192e7, 8.192e7, 1e15}, 1.024e8};
+    xg_opm_result rr;
+    check(xg_opmodel_dev(gp, xs, 3, 8, &slow, &rr, &err) == 0, "opmodel with a device");
+    const xg_opm_inst *mm2 = inst(&rr, "aten::mm"), *add2 = inst(&rr, "aten::add"),
+                      *cp2 = inst(&rr, "aten::copy_");
+    check(mm2 && add2 && cp2 && check_close(mm2->predicted_us, 100, 1e-12, 0) &&
+              check_close(add2->predicted_us, 20, 1e-12, 0) &&
+              check_close(cp2->predicted_us, 7, 1e-12, 0) && rr.roofline_raised == 2 &&
+              check_close(rr.roofline_us, 60, 1e-9, 0) &&
+              check_close(rr.predicted_us, 127, 1e-9, 0),
+          "roofline: GEMM %g us (want 100), add %g (20), %d raised adding %g us (60)",
+          mm2 ? mm2->predicted_us : NAN, add2 ? add2->predicted_us : NAN, rr.roofline_raised,
+          rr.roofline_us);
+    xg_opm_result_free(&rr);
+    const xg_device *h200 = xg_device_builtin("H200");
+    check(h200 && xg_opmodel_dev(gp, xs, 3, 8, h200, &rr, &err) == 0 && rr.roofline_raised == 0 &&
+              rr.predicted_us == r.predicted_us,
+          "an H200's peaks raise nothing: %d", rr.roofline_raised);
+    xg_opm_result_free(&rr);
     /* Algorithm 1 with those device times = with a table naming them by hand */
     xg_overheads ov;
     xg_ov_samples smp;
@@ -443,8 +469,64 @@ static void test_real(void)
     json_decref(truth);
 }
 
+/* The device a trace names (deviceProperties: name, compute capability,
+ * memory): the shared H200 traces, the copy with an A100's properties, a
+ * hand-written one listing two devices (the first kept), and a trace that
+ * names none (unknown: the same as any). */
+static void test_device_ids(void)
+{
+    xg_trace h, a, two, none;
+    check(load_file("tests/data/gpu/resnet18_bs16.json.gz", &h) == 0 &&
+              load_file("tests/data/gpu/resnet18_bs32_a100.json.gz", &a) == 0 &&
+              load_text("{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA V100\","
+                        "\"props\":{\"name\":\"inner\"},\"computeMajor\":7,"
+                        "\"computeMinor\":0,\"totalGlobalMem\":3.4e10},{\"id\":1,\"name\":"
+                        "\"other\",\"computeMajor\":8}],\"traceEvents\":[]}", &two) == 0 &&
+              load_text("{\"traceEvents\":[]}", &none) == 0,
+          "load the traces");
+    check(!strcmp(h.device.name, "NVIDIA H200") && h.device.cc_major == 9 &&
+              h.device.cc_minor == 0 && h.device.memory == 150109880320.0,
+          "H200: %s %d.%d %g", h.device.name, h.device.cc_major, h.device.cc_minor,
+          h.device.memory);
+    check(!strcmp(a.device.name, "NVIDIA A100-SXM4-80GB") && a.device.cc_major == 8 &&
+              a.device.memory == 85097971712.0, "A100 copy: %s %d", a.device.name,
+          a.device.cc_major);
+    check(!strcmp(two.device.name, "NVIDIA V100") && two.device.cc_major == 7 &&
+              two.device.memory == 3.4e10, "the first of two devices, nested members skipped: %s",
+          two.device.name);
+    check(!none.device.name[0] && none.device.cc_major < 0 && none.device.memory < 0,
+          "no deviceProperties: unknown");
+    check(!xg_devid_same(&h.device, &a.device) && xg_devid_same(&h.device, &h.device) &&
+              xg_devid_same(&h.device, &none.device) && !xg_devid_same(&two.device, &h.device),
+          "same device: H200 = H200 = unknown, != A100, != V100");
+    xg_devid m = h.device;
+    m.memory *= 1.005; /* within 1%: one type */
+    xg_devid c = h.device;
+    c.cc_minor = 1;
+    check(xg_devid_same(&h.device, &m) && !xg_devid_same(&h.device, &c),
+          "memory within 1%% is one type; another compute capability is not");
+    const xg_device *hd = xg_device_for(&h.device), *ad = xg_device_for(&a.device);
+    xg_devid a40 = a.device;
+    a40.memory = 42505273344; /* an A100 of 40 GB */
+    check(hd && !strcmp(hd->name, "H200-SXM-141GB") && ad && !strcmp(ad->name, "A100-SXM4-80GB") &&
+              xg_device_for(&a40) && !strcmp(xg_device_for(&a40)->name, "A100-SXM4-40GB") &&
+              !xg_device_for(&none.device) && xg_device_for(&two.device) &&
+              !strcmp(xg_device_for(&two.device)->name, "V100-SXM2"),
+          "the built-in device of a trace's device");
+    char buf[160];
+    xg_devid_describe(&h.device, buf, sizeof buf);
+    check(!strcmp(buf, "NVIDIA H200 (compute capability 9.0, 139.8 GiB)"), "describe: %s", buf);
+    xg_devid_describe(&none.device, buf, sizeof buf);
+    check(!strcmp(buf, "an unknown device"), "describe unknown: %s", buf);
+    xg_trace_free(&h);
+    xg_trace_free(&a);
+    xg_trace_free(&two);
+    xg_trace_free(&none);
+}
+
 int main(void)
 {
+    test_device_ids();
     test_hand();
     test_sync_wait();
     test_real();

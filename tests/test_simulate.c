@@ -442,6 +442,69 @@ static void test_two_servers(void)
     sim_graph_free(&g1);
 }
 
+/* Lockstep: every worker downloads S, computes c (and in the second shape
+ * uploads S); all start together, share each link B/W, and end every part
+ * together, so a step takes W·S/B + c (+ W·S/B) at every W, and steps/s is
+ * W over it exactly; with S from each of two servers each connection gets
+ * 1/W of its server (1/2 of its own link at W = 1): max(W, 2)·S/B + c. The
+ * exact model keeps the workers in step forever, but the lockstep is
+ * unstable (a worker δ ahead gets the link alone for δ and ends 2δ ahead),
+ * so any rounding that lets tied transfers end apart grows into another
+ * schedule: 0.9759 steps/s instead of 3/3.1 at W = 3, S/B = 1 s, c = 0.1.
+ * S of 1 MB fits one WIN; 100 MB is served in a WIN and the rest. */
+static void test_lockstep(void)
+{
+    const double Bs[] = {1e6, 1.25e8, 1.25e9, 3e8}, Ss[] = {1e6, 1e8}, cs[] = {0.1, 0.37};
+    const int Ws[] = {2, 3, 5, 8, 16};
+    int worst_shape = -1, bad = 0;
+    double worst = 0;
+    for (int shape = 0; shape < 3; shape++)
+        for (int b = 0; b < 4; b++)
+            for (int si = 0; si < 2; si++)
+                for (int ci = 0; ci < 2; ci++) {
+                    double B = Bs[b], S = Ss[si], c = cs[ci];
+                    int M = shape == 2 ? 2 : 1;
+                    sim_graph g = graph(M, 1);
+                    spec down[] = {{"recv", SIM_DOWNLINK, -1, S, -1, NULL},
+                                   {"fwd", SIM_WORKER, c, -1, -1, "0"},
+                                   {"send", SIM_UPLINK, -1, S, -1, "1"}};
+                    spec two[] = {{"recv0", SIM_DOWNLINK, -1, S, 0, NULL},
+                                  {"recv1", SIM_DOWNLINK, -1, S, 1, NULL},
+                                  {"fwd", SIM_WORKER, c, -1, -1, "0,1"}};
+                    add_step(&g, shape == 2 ? two : down, shape == 0 ? 2 : 3);
+                    for (int wi = 0; wi < 5; wi++) {
+                        int W = Ws[wi];
+                        double T = shape == 0   ? W * S / B + c
+                                   : shape == 1 ? 2 * W * S / B + c
+                                                : (W > 2 ? W : 2) * S / B + c;
+                        sim_result r;
+                        double thr = run_warm(&g, M, W, 120, SIM_DEFAULT_WARMUP, B, 3, NULL, &r);
+                        double err = fabs(thr / (W / T) - 1);
+                        if (err > worst) {
+                            worst = err;
+                            worst_shape = shape;
+                        }
+                        bad += !(err <= 1e-9 && check_close(r.makespan, 120 * T, 1e-9, 0));
+                        check(err <= 1e-9 && check_close(r.makespan, 120 * T, 1e-9, 0),
+                              "lockstep shape %d, B %g, S %g, c %g, W %d: %.15g steps/s, want "
+                              "W/T = %.15g (makespan %.15g, want %.15g)", shape, B, S, c, W,
+                              thr, W / T, r.makespan, 120 * T);
+                    }
+                    sim_graph_free(&g);
+                }
+    check(!bad, "lockstep: %d cases off, worst %.3g relative (shape %d)", bad, worst, worst_shape);
+    /* the case as first seen: W = 3, S/B = 1 s, c = 0.1 s: 3/3.1 */
+    sim_graph g = graph(1, 1);
+    spec s[] = {{"recv", SIM_DOWNLINK, -1, 1e6, -1, NULL}, {"fwd", SIM_WORKER, 0.1, -1, -1, "0"}};
+    add_step(&g, s, 2);
+    sim_result r;
+    double thr = run_warm(&g, 1, 3, 100, SIM_DEFAULT_WARMUP, 1e6, 1, NULL, &r);
+    check(check_close(thr, 3 / 3.1, 1e-9, 0) && check_close(r.step_transfer, 3, 1e-9, 0),
+          "W = 3, S/B = 1 s, c = 0.1: %.15g steps/s (transfer %.15g s per step), want 3/3.1",
+          thr, r.step_transfer);
+    sim_graph_free(&g);
+}
+
 /* Runs W workers for one step each on graph g (M = 2) until a seed gives
  * every worker a different profiled step: that seed (0 when none), the
  * trace in t. */
@@ -783,6 +846,7 @@ int main(void)
     test_shared_link();
     test_figure12();
     test_two_servers();
+    test_lockstep();
     test_two_servers_by_hand();
     test_greedy_servers();
     test_overhead();

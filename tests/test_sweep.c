@@ -292,7 +292,7 @@ static void test_advice(void)
     double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1};
     int reps[2] = {1, 1};
     sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0};
-    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0};
     sweep_adv_result r;
     char err[200];
     check(sweep_advise(&p, &r, err, sizeof err) == 0, "advises: %s", err);
@@ -319,6 +319,48 @@ static void test_advice(void)
           "one point cannot determine two coefficients: %s", err);
 }
 
+/* test_advice's design (f = 1 + x at 1 and 2, target 10, candidates 1..4)
+ * with the run at 4 priced 1.1 against a budget of 1: its 132.07 per 1.1
+ * core-hours beats the 112.67 of the run at 3, which is what the budget
+ * buys: the advice takes 3 and says that 4 lay beyond the budget. The grid
+ * it replaces costs 1 + 1 + 1 + 1.1 = 4.1; the measured runs at 1 and 2
+ * (one each) 2, with the run at 3 3: not costlier; with two runs each 4 + 1
+ * = 5 > 4.1: costlier_than_grid; against a grid of 10 given by the caller,
+ * not. Nothing beyond the budget when the run at 4 fits it. */
+static void test_advice_grid(void)
+{
+    pmnf_function f = {.nparams = 1, .constant = 1, .nterms = 1};
+    f.terms[0] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{0, 1, 0}}};
+    double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1.1};
+    int reps[2] = {1, 1};
+    sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0};
+    sweep_adv_result r = {0};
+    char err[200];
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.npicks == 1 && r.picks[0].cand == 2 &&
+              r.beyond_budget == 3 && r.beyond_budget_core_hours == 1.1 &&
+              check_close(r.grid_core_hours, 4.1, 1e-12, 0) && r.measured_core_hours == 2 &&
+              !r.costlier_than_grid,
+          "x = 3 bought, 4 beyond the budget (%d), grid %g, measured %g, costlier %d",
+          r.beyond_budget, r.grid_core_hours, r.measured_core_hours, r.costlier_than_grid);
+    sweep_advice_free(&r);
+    reps[0] = reps[1] = 2;
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.measured_core_hours == 4 &&
+              r.spent == 1 && r.costlier_than_grid,
+          "4 measured + 1 planned > the grid's 4.1: costlier (%d)", r.costlier_than_grid);
+    sweep_advice_free(&r);
+    p.grid_core_hours = 10;
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.grid_core_hours == 10 &&
+              !r.costlier_than_grid,
+          "against the caller's grid of 10: not costlier");
+    sweep_advice_free(&r);
+    p.budget = 1.1;
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.beyond_budget == -1 &&
+              r.picks[0].cand == 3,
+          "the run at 4 within the budget: taken, nothing beyond (%d)", r.beyond_budget);
+    sweep_advice_free(&r);
+}
+
 /* The same design with f(x) = x as the scale, noise 1, misfit 0.5: the mean
  * of n runs at x has variance 1/n + 0.25·x², weight w = 1/that: at x = 1
  * (one run) 0.8, at x = 2 0.5. M = 0.8·(1,1)(1,1)' + 0.5·(1,2)(1,2)' =
@@ -340,7 +382,7 @@ static void test_advice_misfit(void)
     double coords[2] = {1, 2}, target[1] = {10}, cand[2] = {1, 4}, cost[2] = {1, 1};
     int reps[2] = {1, 1};
     sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0.5};
-    sweep_adv_problem p = {1, 1, &s, target, 2, cand, cost, 1, 1000, 0};
+    sweep_adv_problem p = {1, 1, &s, target, 2, cand, cost, 1, 1000, 0, 0};
     sweep_adv_result r;
     char err[200];
     check(sweep_advise(&p, &r, err, sizeof err) == 0 && check_close(r.var_before, 242, 1e-9, 0),
@@ -396,6 +438,7 @@ static void test_efficiency(void)
 
 int main(void)
 {
+    test_advice_grid();
     sweep_quantiles_init(&q);
     test_stats();
     test_huge_values();

@@ -81,17 +81,17 @@ static int fz_root(void *ctx, int key, int type, const tscan_record *obj, ingest
     fz_mix(l, &key, sizeof key);
     fz_mix(l, &type, sizeof type);
     if (obj)
-        fz_record(l, obj, 2);
+        fz_record(l, obj, 2); /* deviceProperties: its tokens, keys among them, in f[0] */
     return 0;
 }
 
 static const char *const ev_keys[] = {"name", "ph", "ts", NULL};
 static const char *const args_keys[] = {"correlation", "Input Dims", NULL};
-static const char *const root_keys[] = {"distributedInfo", NULL};
+static const char *const root_keys[] = {"distributedInfo", "deviceProperties", NULL};
 static const char *const member_keys[] = {"rank", "world_size", NULL};
 static const tscan_schema schema = {
     .event_keys = ev_keys, .args_keys = args_keys, .capture = 1u << 4,
-    .root_keys = root_keys, .member_keys = member_keys,
+    .root_keys = root_keys, .member_keys = member_keys, .root_capture = 1u << 1,
     .on_event = fz_event, .on_root = fz_root,
 };
 
