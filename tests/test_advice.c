@@ -151,6 +151,16 @@ static void test_advice(void)
                                                      "from")) ?: "",
                   "the fit's residual spread (no repetitions)"),
           "noise from the residuals without repetitions");
+    /* 20 core-hours of runs against a grid of one run at each candidate, 0.5·(2+3+4+5) =
+     * 7 core-hours (the measured runs at 1 and 2 cost 2.5): a coded warning says so */
+    json_t *w = json_array_get(json_object_get(out, "warnings"), 0);
+    check(!strcmp(json_string_value(json_object_get(w, "code")) ?: "", "costlier_than_grid") &&
+              check_close(json_number_value(json_object_get(w, "grid_core_hours")), 7, 1e-12, 0) &&
+              check_close(json_number_value(json_object_get(w, "measured_core_hours")), 2.5,
+                          1e-12, 0) &&
+              check_close(json_number_value(json_object_get(w, "planned_core_hours")), spent, 1e-12,
+                          0),
+          "costlier than the grid: %s", json_string_value(json_object_get(w, "code")) ?: "none");
     json_decref(out);
     /* no model of any part: nothing to advise on */
     advice_in none = in;
