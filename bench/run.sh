@@ -461,6 +461,26 @@ simulate_memory() {
     done <"$DATA/simmem.out"
 }
 
+# Memory per job kind at its cap, the kinds bench_simmem does not cover
+# (bench/bench_jobmem.c): a 1,000,000-event Kineto trace uploaded, refitted and
+# analysed, against a trace of 1/100 of the events; a refit of 200,000 callpaths
+# x 5 uploads, against 20,000 (each baseline in the same run).
+job_memory() {
+    [ -x "$B/bench_jobmem" ] || { fail job_memory "$B/bench_jobmem is not built"; return; }
+    limit_was=$LIMIT; LIMIT=${BENCH_JOBMEM_TIMEOUT:-900}
+    if ! measure "$DATA/jobmem.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_jobmem"; then
+        LIMIT=$limit_was
+        fail job_memory "$ru"; return
+    fi
+    LIMIT=$limit_was
+    cat "$DATA/jobmem.out"
+    while read -r line; do
+        say "$(jget figure "$line" | tr -d '"'): peak +$(jget peak_growth_mb "$line") MB," \
+            "$(jget retained_mb "$line") MB kept after; $(jget growth_vs_baseline "$line")x the" \
+            "baseline's growth for $(jget size_vs_baseline "$line")x its size"
+    done <"$DATA/jobmem.out"
+}
+
 # What the dashboard and CI ask, one request at a time (bench/bench_dashboard.c):
 # curves, the regression check of two commits of 200 callpaths, the static
 # files, against predict as the baseline.
@@ -580,6 +600,7 @@ iteration
 gputrace
 simulate_sweep
 simulate_memory
+job_memory
 dashboard_service
 refit_service
 numtext_shortest
