@@ -1,6 +1,6 @@
 /*
- * iteration_http.c — the per-iteration analysis over HTTP (api/iteration.h
- * does the work; store/overheads.h keeps the sets):
+ * iteration_http.c — the per-iteration analysis over HTTP
+ * (pipeline/iteration_job.h does the work; store/overheads.h keeps the sets):
  *
  *   POST   /v1/overhead-sets        {"name", "profiles": [profile ids],
  *                                    "profiler_overhead_us": {"cpu","gpu"}?,
@@ -51,7 +51,9 @@
  * analysis's traces together) 413 naming the cap; a queued run keeps the
  * caps it was asked under. A set is stored only once measured. The request
  * documents are read, and the breakdown view made, by
- * analysis/iteration_request.h.
+ * analysis/iteration_request.h; the stored traces are read, checked against
+ * the caps and analysed by pipeline/iteration_job.h, for the request and for
+ * the worker alike.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -63,9 +65,8 @@
 #include "api/handlers.h"
 #include "analysis/iteration.h"
 #include "analysis/iteration_request.h"
-#include "ingest/kineto_xg.h"
-#include "analysis/iteration_predict.h"
 #include "api/lease.h"
+#include "pipeline/iteration_job.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
 #include "common/jsonb.h"
@@ -92,50 +93,48 @@ static iteration_caps caps_of(const api_ctx *ctx)
     return (iteration_caps){ctx->max_iteration_events, ctx->max_iteration_bytes};
 }
 
-/* A stored Kineto upload, loaded into t, holding at most the events left
- * of the analysis's cap after *used (then counted in). 0, or -1 with resp
- * answered. */
-static int load_profile(api_ctx *ctx, PGconn *c, const api_request *req, int64_t exp,
-                        int64_t profile, xg_trace *t, long long *used, api_response *resp,
-                        const char *field)
+/* Whose traces the request reads (exp 0: any of the tenant's), under the
+ * server's caps. */
+static it_job_in job_in(const api_ctx *ctx, const api_request *req, int64_t exp)
 {
-    iteration_caps caps = caps_of(ctx);
-    an_problem p;
-    store_error err;
-    char *raw;
-    size_t len;
-    char format[32];
-    int rc = store_profile_raw(c, req->tenant_id, exp, profile, &raw, &len, format, &err);
-    if (rc) {
-        if (rc == STORE_NOT_FOUND && field)
-            api_problem(resp, 404, field, "%s", err.msg);
-        else
-            api_store_problem(resp, &err);
+    return (it_job_in){req->tenant_id, exp, caps_of(ctx)};
+}
+
+/* A failed step of the analysis: a store error answered as every store
+ * error is (503 with Retry-After, ...), else its problem. */
+static void job_problem(api_response *resp, const it_job_error *e)
+{
+    if (e->from_store)
+        api_store_problem(resp, &e->store);
+    else
+        problem(resp, &e->p);
+}
+
+/* The stored size of profile id (of experiment exp; 0: any of the
+ * tenant's) into *len, checking that it exists (404) and is a Kineto trace
+ * (422) within the bytes cap (413), naming field. 0, or -1 with resp answered. */
+static int trace_size(api_ctx *ctx, PGconn *c, const api_request *req, api_response *resp,
+                      int64_t exp, int64_t id, const char *field, size_t *len)
+{
+    it_job_in in = job_in(ctx, req, exp);
+    it_job_error e;
+    if (it_job_trace_size(c, &in, id, field, len, &e) < 0) {
+        job_problem(resp, &e);
         return -1;
     }
-    if (strcmp(format, "kineto") != 0 || iteration_caps_bytes(&caps, profile, len, field, &p) < 0) {
-        free(raw);
-        if (strcmp(format, "kineto") != 0)
-            iteration_request_not_kineto(profile, format, field, &p);
-        problem(resp, &p);
-        return -1;
-    }
-    ingest_input in = {.data = raw, .len = len, .fd = -1};
-    xg_error xerr;
-    xg_trace_init(t);
-    t->max_events = iteration_caps_room(&caps, *used);
-    rc = iteration_load(&in, 0, t, &xerr);
-    free(raw);
-    if (rc < 0) {
-        if (iteration_caps_events_hit(&caps, t, profile, field, &p))
-            problem(resp, &p);
-        else
-            api_problem(resp, 422, field, "profile %" PRId64 ": %s", profile, xerr.msg);
-        xg_trace_free(t);
-        return -1;
-    }
-    *used += (long long)t->n;
     return 0;
+}
+
+/* "overheads": a set id or name of the tenant, into ov. 0, 1 (none asked),
+ * -1 with resp answered. */
+static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_overheads *ov,
+                        char *name, size_t cap, api_response *resp)
+{
+    it_job_error e;
+    int rs = it_job_overheads(c, req->tenant_id, v, ov, name, cap, &e);
+    if (rs < 0)
+        job_problem(resp, &e);
+    return rs;
 }
 
 static json_t *set_json(const store_overhead_set *s, json_t *set)
@@ -145,86 +144,6 @@ static json_t *set_json(const store_overhead_set *s, json_t *set)
     if (set)
         json_object_set_new(o, "set", set);
     return o;
-}
-
-/* Measures a set on profiles[]; the answer's set document or NULL (resp answered). */
-static json_t *measure_profiles(api_ctx *ctx, PGconn *c, const api_request *req,
-                                const json_t *ids, const xg_ov_options *prof, int *ntraces,
-                                api_response *resp)
-{
-    size_t n;
-    an_problem p;
-    if (iteration_request_set_ids(ids, &n, &p) < 0) {
-        problem(resp, &p);
-        return NULL;
-    }
-    long long used = 0;
-    xg_trace *traces = calloc(n, sizeof *traces);
-    const xg_trace **ptrs = calloc(n, sizeof *ptrs);
-    json_t *out = NULL;
-    size_t loaded = 0;
-    if (!traces || !ptrs) {
-        api_problem(resp, 500, NULL, "out of memory");
-        goto done;
-    }
-    for (; loaded < n; loaded++) {
-        int64_t id;
-        char field[32];
-        snprintf(field, sizeof field, "profiles[%zu]", loaded);
-        if (iteration_request_set_id(ids, loaded, &id, &p) < 0) {
-            problem(resp, &p);
-            goto done;
-        }
-        if (load_profile(ctx, c, req, 0, id, &traces[loaded], &used, resp, field) < 0)
-            goto done;
-        ptrs[loaded] = &traces[loaded];
-    }
-    xg_overheads ov;
-    xg_error err;
-    if (iteration_measure(ptrs, (int)n, prof, &ov, &err) < 0) {
-        api_problem(resp, 422, err.field[0] ? err.field : "profiles", "%s", err.msg);
-        goto done;
-    }
-    out = iteration_overheads_json(&ov);
-    *ntraces = (int)n;
-    xg_overheads_free(&ov);
-done:
-    for (size_t i = 0; i < loaded && traces; i++)
-        xg_trace_free(&traces[i]);
-    free(traces);
-    free(ptrs);
-    return out;
-}
-
-/* The stored size of profile id (of experiment exp; 0: any of the
- * tenant's) into *len, checking that it exists (404) and is a Kineto trace
- * (422), both naming field. 0, or -1 with resp answered. */
-static int trace_size(api_ctx *ctx, PGconn *c, const api_request *req, api_response *resp,
-                      int64_t exp, int64_t id, const char *field, size_t *len)
-{
-    an_problem p;
-    iteration_caps caps = caps_of(ctx);
-    char format[32];
-    store_error err;
-    int rc = store_profile_raw_size(c, req->tenant_id, exp, id, len, format, &err);
-    if (rc == STORE_NOT_FOUND) {
-        api_problem(resp, 404, field, "%s", err.msg);
-        return -1;
-    }
-    if (rc) {
-        api_store_problem(resp, &err);
-        return -1;
-    }
-    if (strcmp(format, "kineto") != 0) {
-        iteration_request_not_kineto(id, format, field, &p);
-        problem(resp, &p);
-        return -1;
-    }
-    if (iteration_caps_bytes(&caps, id, *len, field, &p) < 0) {
-        problem(resp, &p);
-        return -1;
-    }
-    return 0;
 }
 
 /* Whether measuring a set on profiles goes to a job worker: their stored
@@ -313,8 +232,13 @@ static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp,
             problem(resp, &p);
             goto done;
         }
-    } else if (!(set = measure_profiles(ctx, c, req, ids, &prof, &ntraces, resp))) {
-        goto done;
+    } else {
+        it_job_in in = job_in(ctx, req, 0);
+        it_job_error e;
+        if (!(set = it_job_measure(c, &in, ids, &prof, &ntraces, &e))) {
+            job_problem(resp, &e);
+            goto done;
+        }
     }
     size_t tl;
     char *text = api_json_text(set, &tl);
@@ -398,69 +322,6 @@ void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp)
         api_send_empty(resp, 204);
 }
 
-/* "overheads": a set id or name of the tenant, into ov. 0, 1 (none asked), -1. */
-static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_overheads *ov,
-                       char *name, size_t cap, api_response *resp)
-{
-    if (!v || json_is_null(v))
-        return 1;
-    store_error err;
-    store_overhead_set s;
-    int rc;
-    if (json_is_integer(v))
-        rc = store_overheads_get(c, req->tenant_id, json_integer_value(v), &s, &err);
-    else if (json_is_string(v))
-        rc = store_overheads_get_by_name(c, req->tenant_id, json_string_value(v), &s, &err);
-    else {
-        api_problem(resp, 400, "overheads", "must be an overhead set's id or name");
-        return -1;
-    }
-    if (rc) {
-        if (rc == STORE_NOT_FOUND)
-            api_problem(resp, 404, "overheads", "%s", err.msg);
-        else
-            api_store_problem(resp, &err);
-        return -1;
-    }
-    snprintf(name, cap, "%s", s.name);
-    json_t *j = jsonb_parse(s.doc, 0);
-    store_overhead_set_free(&s);
-    xg_error xerr;
-    rc = j ? iteration_overheads_parse(j, ov, &xerr) : -1;
-    json_decref(j);
-    if (rc < 0) {
-        api_problem(resp, 500, NULL, "the stored overhead set cannot be read");
-        return -1;
-    }
-    return 0;
-}
-
-/* Whether the analysis of profile goes to a job worker (*queue), from the
- * size of the stored upload. 0, or -1 with resp answered. */
-static int check_queue(api_ctx *ctx, PGconn *c, const api_request *req, int64_t exp,
-                       int64_t profile, int *queue, api_response *resp)
-{
-    size_t len;
-    char format[32];
-    store_error err;
-    an_problem p;
-    iteration_caps caps = caps_of(ctx);
-    int rc = store_profile_raw_size(c, req->tenant_id, exp, profile, &len, format, &err);
-    if (rc) {
-        api_store_problem(resp, &err);
-        return -1;
-    }
-    if (strcmp(format, "kineto") != 0 || iteration_caps_bytes(&caps, profile, len, NULL, &p) < 0) {
-        if (strcmp(format, "kineto") != 0)
-            iteration_request_not_kineto(profile, format, NULL, &p);
-        problem(resp, &p);
-        return -1;
-    }
-    const char *job = api_query(req, "job");
-    *queue = len > IT_INLINE_BYTES || (job && !strcmp(job, "always"));
-    return 0;
-}
-
 /* The analysis of one profile with the options of body (may be NULL).
  * queue non-NULL: a trace too large to analyse in the request (or ?job=
  * always) is not read; *queue = 1 and NULL with resp untouched, once the
@@ -474,9 +335,7 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         return NULL;
     iteration_opts o = {.breakdown = 1};
     xg_kt_entry *kt = NULL;
-    xg_error xerr;
     an_problem p;
-    long long used = 0;
     if (iteration_request_trace(body, &o, &kt, &p) < 0) {
         problem(resp, &p);
         free(kt);
@@ -485,8 +344,6 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     store_error err;
     xg_overheads ov = {0};
     char name[208];
-    xg_trace t;
-    json_t *doc = NULL;
     PGconn *c = store_acquire(ctx->db, &err);
     if (!c) {
         api_store_problem(resp, &err);
@@ -495,29 +352,28 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     }
     xg_device dev;
     int has_dev;
+    size_t len;
+    const char *job = api_query(req, "job");
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
     if (rs < 0 || api_device_lookup(c, req, &dev, &has_dev, resp) < 0 ||
-        (queue && check_queue(ctx, c, req, exp, profile, queue, resp) < 0) || (queue && *queue) ||
-        load_profile(ctx, c, req, exp, profile, &t, &used, resp, NULL) < 0) {
+        (queue && trace_size(ctx, c, req, resp, exp, profile, NULL, &len) < 0) ||
+        (queue && (*queue = len > IT_INLINE_BYTES || (job && !strcmp(job, "always"))))) {
         store_release(ctx->db, c);
         xg_overheads_free(&ov);
         free(kt);
         return NULL;
     }
-    store_release(ctx->db, c);
     if (rs == 0) {
         o.ov = &ov;
         o.ov_source = "set";
         o.ov_name = name;
     }
     o.device = has_dev ? &dev : NULL;
-    doc = iteration_analyse(&t, &o, &xerr);
-    if (!doc) {
-        iteration_request_analyse_problem(&xerr, &p);
-        problem(resp, &p);
-    } else
-        json_object_set_new(doc, "profile", json_integer(profile));
-    xg_trace_free(&t);
+    it_job_in in = job_in(ctx, req, exp);
+    it_job_error e;
+    json_t *doc = it_job_profile(ctx->db, c, &in, profile, &o, &e);
+    if (!doc)
+        job_problem(resp, &e);
     xg_overheads_free(&ov);
     free(kt);
     return doc;
@@ -777,28 +633,16 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
         return;
     iteration_opts o = {.breakdown = 1};
     size_t n = 0;
-    xg_trace *t = NULL;
-    const xg_trace **ptrs = NULL;
-    double *xs = NULL, at;
-    size_t loaded = 0;
-    long long used = 0;
+    double at;
     xg_overheads ov = {0};
     json_t *doc = NULL;
     char name[208];
     PGconn *c = NULL;
     store_error err;
-    xg_error xerr;
     an_problem p;
     int method;
     if (iteration_request_model(body, &o, &method, &at, &n, &p) < 0) {
         problem(resp, &p);
-        goto done;
-    }
-    t = calloc(n, sizeof *t);
-    ptrs = calloc(n, sizeof *ptrs);
-    xs = calloc(n, sizeof *xs);
-    if (!t || !ptrs || !xs) {
-        api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
     if (!(c = store_acquire(ctx->db, &err))) {
@@ -817,43 +661,23 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
         queue_run(ctx, req, "iteration-model", body, resp);
         goto done;
     }
-    for (; loaded < n; loaded++) {
-        int64_t profile;
-        char field[48];
-        snprintf(field, sizeof field, "profiles[%zu]", loaded);
-        if (iteration_request_model_entry(body, loaded, &profile, &xs[loaded], &p) < 0) {
-            problem(resp, &p);
-            goto done;
-        }
-        if (load_profile(ctx, c, req, exp, profile, &t[loaded], &used, resp, field) < 0)
-            goto done;
-        ptrs[loaded] = &t[loaded];
-    }
-    store_release(ctx->db, c);
-    c = NULL;
     if (rs == 0) {
         o.ov = &ov;
         o.ov_source = "set";
         o.ov_name = name;
     }
-    int bad;
-    doc = iteration_predict_at(ptrs, xs, (int)n, at, &o, method, &bad, &xerr);
+    it_job_in in = job_in(ctx, req, exp);
+    it_job_error e;
+    doc = it_job_model(ctx->db, c, &in, body, n, at, method, &o, &e);
+    c = NULL; /* given back */
     if (!doc) {
-        iteration_request_predict_problem(&xerr, bad, &p);
-        problem(resp, &p);
+        job_problem(resp, &e);
         goto done;
     }
     api_send_json(resp, 200, doc);
-    doc = NULL;
 done:
     store_release(ctx->db, c);
-    json_decref(doc);
     xg_overheads_free(&ov);
-    for (size_t k = 0; k < loaded; k++)
-        xg_trace_free(&t[k]);
-    free(t);
-    free(ptrs);
-    free(xs);
     json_decref(body);
 }
 
