@@ -77,8 +77,6 @@
  * much), so that no HTTP thread analyses for long. ?job=always queues any. */
 #define IT_INLINE_BYTES ((size_t)1 << 20)
 
-static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
-static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue);
 static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const json_t *body,
                       api_response *resp);
 static int check_job_param(const api_request *req, api_response *resp);
@@ -146,6 +144,27 @@ static json_t *set_json(const store_overhead_set *s, json_t *set)
     return o;
 }
 
+/* Stores set (taken) under name: the answer document {"id","name","traces",
+ * "created_at","set"}, or NULL with resp answered. */
+static json_t *store_set(PGconn *c, int64_t tenant, const char *name, int ntraces, json_t *set,
+                         api_response *resp)
+{
+    size_t tl;
+    store_error err;
+    char *text = api_json_text(set, &tl);
+    store_overhead_set s;
+    int rc = text ? store_overheads_create(c, tenant, name, ntraces, text, &s, &err)
+                  : store_error_set(&err, STORE_INTERNAL, "out of memory");
+    free(text);
+    if (rc) {
+        api_store_problem(resp, &err);
+        json_decref(set);
+        return NULL;
+    }
+    store_overhead_set_free(&s);
+    return set_json(&s, set);
+}
+
 /* Whether measuring a set on profiles goes to a job worker: their stored
  * bytes together over the threshold, or ?job=always. Checks the ids (400),
  * that each is the tenant's (404) Kineto upload (422), and that the name
@@ -191,16 +210,11 @@ static int set_queue(api_ctx *ctx, PGconn *c, const api_request *req, const char
     return 0;
 }
 
+/* POST /v1/overhead-sets */
 void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
 {
-    overheads_create(ctx, req, resp, 1);
-}
-
-/* POST /v1/overhead-sets; allow_queue 0 in a job worker. */
-static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue)
-{
     json_t *doc;
-    if ((allow_queue && check_job_param(req, resp) < 0) || api_parse_object(req, resp, &doc))
+    if (check_job_param(req, resp) < 0 || api_parse_object(req, resp, &doc))
         return;
     const char *name;
     json_t *given = json_object_get(doc, "set"), *ids = json_object_get(doc, "profiles");
@@ -219,7 +233,7 @@ static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp,
         goto done;
     }
     int queue = 0;
-    if (!given && allow_queue && set_queue(ctx, c, req, name, ids, &queue, resp) < 0)
+    if (!given && set_queue(ctx, c, req, name, ids, &queue, resp) < 0)
         goto done;
     if (queue) {
         store_release(ctx->db, c);
@@ -240,19 +254,10 @@ static void overheads_create(api_ctx *ctx, api_request *req, api_response *resp,
             goto done;
         }
     }
-    size_t tl;
-    char *text = api_json_text(set, &tl);
-    store_overhead_set s;
-    int rc = text ? store_overheads_create(c, req->tenant_id, name, ntraces, text, &s, &err)
-                  : store_error_set(&err, STORE_INTERNAL, "out of memory");
-    free(text);
-    if (rc) {
-        api_store_problem(resp, &err);
-        goto done;
-    }
-    store_overhead_set_free(&s);
-    api_send_json(resp, 201, set_json(&s, set));
+    json_t *out = store_set(c, req->tenant_id, name, ntraces, set, resp);
     set = NULL;
+    if (out)
+        api_send_json(resp, 201, out);
 done:
     store_release(ctx->db, c);
     json_decref(set);
@@ -322,10 +327,9 @@ void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp)
         api_send_empty(resp, 204);
 }
 
-/* The analysis of one profile with the options of body (may be NULL).
- * queue non-NULL: a trace too large to analyse in the request (or ?job=
- * always) is not read; *queue = 1 and NULL with resp untouched, once the
- * request is found valid. */
+/* The analysis of one profile with the options of body (may be NULL). A
+ * trace too large to analyse in the request (or ?job=always) is not read:
+ * *queue = 1 and NULL with resp untouched, once the request is found valid. */
 static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *body,
                                api_response *resp, int *queue)
 {
@@ -354,10 +358,16 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     int has_dev;
     size_t len;
     const char *job = api_query(req, "job");
+    it_job_in in = job_in(ctx, req, exp);
+    it_job_error e;
     int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
-    if (rs < 0 || api_device_lookup(c, req, &dev, &has_dev, resp) < 0 ||
-        (queue && trace_size(ctx, c, req, resp, exp, profile, NULL, &len) < 0) ||
-        (queue && (*queue = len > IT_INLINE_BYTES || (job && !strcmp(job, "always"))))) {
+    if (rs >= 0 &&
+        it_job_device(c, req->tenant_id, api_query(req, "device"), &dev, &has_dev, &e) < 0) {
+        job_problem(resp, &e);
+        rs = -1;
+    }
+    if (rs < 0 || trace_size(ctx, c, req, resp, exp, profile, NULL, &len) < 0 ||
+        (*queue = len > IT_INLINE_BYTES || (job && !strcmp(job, "always")))) {
         store_release(ctx->db, c);
         xg_overheads_free(&ov);
         free(kt);
@@ -369,8 +379,6 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         o.ov_name = name;
     }
     o.device = has_dev ? &dev : NULL;
-    it_job_in in = job_in(ctx, req, exp);
-    it_job_error e;
     json_t *doc = it_job_profile(ctx->db, c, &in, profile, &o, &e);
     if (!doc)
         job_problem(resp, &e);
@@ -508,47 +516,31 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
 }
 
 /* The analysis a claimed run asks for, as the request would have had it
- * analysed: result text, or NULL with *error the problem document text. */
+ * analysed (pipeline/iteration_job.h; a measured set stored as the request
+ * stores it): result text, or NULL with *error the problem document text. */
 static char *run_analysis(store *db, const store_it_run *r, char **error)
 {
-    json_t *rq = jsonb_parse(r->request, 0);
-    const json_t *body = json_object_get(rq, "body");
-    const char *device = json_string_value(json_object_get(rq, "device"));
-    char exp[24], profile[24];
-    snprintf(exp, sizeof exp, "%" PRId64, r->experiment_id);
-    snprintf(profile, sizeof profile, "%" PRId64, r->profile_id);
-    api_kv query[1] = {{"device", device}};
-    api_request req = {.method = "POST", .path = "", .query = query, .nquery = device ? 1 : 0,
-                       .tenant_id = r->tenant_id, .params = {{"id", exp}, {"profile", profile}},
-                       .nparams = 2};
-    /* the caps the run was asked under (none kept: the defaults) */
-    const json_t *caps = json_object_get(rq, "caps");
-    api_ctx ctx = {.db = db,
-                   .max_iteration_events = json_integer_value(json_object_get(caps, "events")),
-                   .max_iteration_bytes = json_integer_value(json_object_get(caps, "bytes"))};
     api_response resp = {0};
-    char *text = NULL;
+    it_job_error e;
+    char name[256];
+    int ntraces = 1;
     size_t len;
-    json_t *doc = NULL;
-    if (!strcmp(r->kind, "iteration-model") || !strcmp(r->kind, "overhead-set")) {
-        int model = !strcmp(r->kind, "iteration-model");
-        char *b = json_is_object(body) ? api_json_text(body, &len) : NULL;
-        req.body = b ? b : "";
-        req.body_len = b ? len : 0;
-        req.nparams = model ? 1 : 0;
-        if (model)
-            iteration_model(&ctx, &req, &resp, 0);
-        else
-            overheads_create(&ctx, &req, &resp, 0);
-        free(b);
-        if (resp.status == (model ? 200 : 201) && resp.body)
-            text = strndup(resp.body, resp.body_len);
-    } else {
-        doc = analyse_profile(&ctx, &req, json_is_object(body) ? body : NULL, &resp, NULL);
+    char *text = NULL;
+    json_t *doc = it_job_run_claimed(db, r, name, sizeof name, &ntraces, &e);
+    if (!doc)
+        job_problem(&resp, &e);
+    else if (!strcmp(r->kind, "overhead-set")) {
+        store_error err;
+        PGconn *c = store_acquire(db, &err);
+        if (!c) {
+            api_store_problem(&resp, &err);
+            json_decref(doc);
+            doc = NULL;
+        } else
+            doc = store_set(c, r->tenant_id, name, ntraces, doc, &resp);
+        store_release(db, c);
     }
     if (doc) {
-        if (!strcmp(r->kind, "breakdown"))
-            doc = iteration_breakdown_view(doc);
         text = api_json_text(doc, &len);
         json_decref(doc);
     }
@@ -558,7 +550,6 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
             *error = strdup("{\"status\":500,\"detail\":\"out of memory\"}");
     }
     api_response_free(&resp);
-    json_decref(rq);
     return text;
 }
 
@@ -623,12 +614,12 @@ static int model_queue(api_ctx *ctx, PGconn *c, const api_request *req, int64_t 
     return 0;
 }
 
-/* POST /v1/experiments/{id}/iteration-model; allow_queue 0 in a job worker. */
-static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, int allow_queue)
+/* POST /v1/experiments/{id}/iteration-model */
+void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t exp;
     json_t *body;
-    if ((allow_queue && check_job_param(req, resp) < 0) ||
+    if (check_job_param(req, resp) < 0 ||
         api_path_id(req, resp, "id", "experiment", &exp) || api_parse_object(req, resp, &body))
         return;
     iteration_opts o = {.breakdown = 1};
@@ -653,7 +644,7 @@ static void iteration_model(api_ctx *ctx, api_request *req, api_response *resp, 
     if (rs < 0)
         goto done;
     int queue = 0;
-    if (allow_queue && model_queue(ctx, c, req, exp, body, n, &queue, resp) < 0)
+    if (model_queue(ctx, c, req, exp, body, n, &queue, resp) < 0)
         goto done;
     if (queue) {
         store_release(ctx->db, c);
@@ -679,9 +670,4 @@ done:
     store_release(ctx->db, c);
     xg_overheads_free(&ov);
     json_decref(body);
-}
-
-void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
-{
-    iteration_model(ctx, req, resp, 1);
 }

@@ -12,9 +12,10 @@
 
 #include "analysis/iteration_predict.h"
 #include "common/jsonb.h"
+#include "execgraph/xg_device.h"
 #include "ingest/kineto_xg.h"
 #include "store/overheads.h"
-#include "store/iteration_runs.h"
+#include "store/devices.h"
 
 static int store_failed(it_job_error *e, const store_error *err)
 {
@@ -232,4 +233,179 @@ done:
     free(traces);
     free(ptrs);
     return out;
+}
+
+int it_job_device(PGconn *c, int64_t tenant, const char *name, xg_device *out, int *found,
+                  it_job_error *e)
+{
+    *found = 0;
+    if (!name)
+        return 0;
+    const xg_device *b = xg_device_builtin(name);
+    if (b) {
+        *out = *b;
+        *found = 1;
+        return 0;
+    }
+    store_error err;
+    store_device row;
+    int rc = store_devices_get_by_name(c, tenant, name, &row, &err);
+    if (rc == STORE_NOT_FOUND) {
+        an_problem_set(&e->p, 404, "device", "no device \"%.63s\": built-in V100, A100, H100, "
+                       "A100-SXM4-40GB, ..., or one added with POST /v1/devices", name);
+        return failed(e);
+    }
+    if (rc)
+        return store_failed(e, &err);
+    json_t *doc = jsonb_parse(row.doc, 0);
+    store_device_free(&row);
+    xg_error xerr;
+    rc = doc ? iteration_device_parse(doc, out, &xerr) : -1;
+    json_decref(doc);
+    if (rc < 0) {
+        an_problem_set(&e->p, 500, NULL, "the stored device cannot be read");
+        return failed(e);
+    }
+    *found = 1;
+    return 0;
+}
+
+/* A connection of db, or NULL with e. */
+static PGconn *acquire(store *db, it_job_error *e)
+{
+    store_error err;
+    PGconn *c = store_acquire(db, &err);
+    if (!c)
+        store_failed(e, &err);
+    return c;
+}
+
+/* A queued analysis of one trace: as POST .../iteration or .../breakdown. */
+static json_t *run_profile(store *db, const store_it_run *r, const json_t *body,
+                           const char *device, const it_job_in *in, it_job_error *e)
+{
+    iteration_opts o = {.breakdown = 1};
+    xg_kt_entry *kt = NULL;
+    xg_overheads ov = {0};
+    char name[208];
+    xg_device dev;
+    int has_dev;
+    json_t *doc = NULL;
+    if (iteration_request_trace(body, &o, &kt, &e->p) < 0) {
+        failed(e);
+        goto done;
+    }
+    PGconn *c = acquire(db, e);
+    if (!c)
+        goto done;
+    int rs = it_job_overheads(c, in->tenant, json_object_get(body, "overheads"), &ov, name,
+                              sizeof name, e);
+    if (rs < 0 || it_job_device(c, in->tenant, device, &dev, &has_dev, e) < 0) {
+        store_release(db, c);
+        goto done;
+    }
+    if (rs == 0) {
+        o.ov = &ov;
+        o.ov_source = "set";
+        o.ov_name = name;
+    }
+    o.device = has_dev ? &dev : NULL;
+    doc = it_job_profile(db, c, in, r->profile_id, &o, e);
+    if (doc && !strcmp(r->kind, "breakdown"))
+        doc = iteration_breakdown_view(doc);
+done:
+    xg_overheads_free(&ov);
+    free(kt);
+    return doc;
+}
+
+/* A queued iteration model: as POST .../iteration-model. */
+static json_t *run_model(store *db, const json_t *body, const it_job_in *in, it_job_error *e)
+{
+    iteration_opts o = {.breakdown = 1};
+    size_t n = 0;
+    double at;
+    int method;
+    xg_overheads ov = {0};
+    char name[208];
+    json_t *doc = NULL;
+    if (iteration_request_model(body, &o, &method, &at, &n, &e->p) < 0) {
+        failed(e);
+        return NULL;
+    }
+    PGconn *c = acquire(db, e);
+    if (!c)
+        return NULL;
+    int rs = it_job_overheads(c, in->tenant, json_object_get(body, "overheads"), &ov, name,
+                              sizeof name, e);
+    if (rs < 0) {
+        store_release(db, c);
+        return NULL;
+    }
+    if (rs == 0) {
+        o.ov = &ov;
+        o.ov_source = "set";
+        o.ov_name = name;
+    }
+    doc = it_job_model(db, c, in, body, n, at, method, &o, e);
+    xg_overheads_free(&ov);
+    return doc;
+}
+
+/* A queued overhead set: as POST /v1/overhead-sets, up to storing it. */
+static json_t *run_set(store *db, const json_t *body, const it_job_in *in, char *name,
+                       size_t cap, int *ntraces, it_job_error *e)
+{
+    const char *n;
+    xg_ov_options prof;
+    const json_t *given = json_object_get(body, "set");
+    if (iteration_request_set(body, &n, &prof, &e->p) < 0) {
+        failed(e);
+        return NULL;
+    }
+    snprintf(name, cap, "%s", n);
+    PGconn *c = acquire(db, e);
+    if (!c)
+        return NULL;
+    json_t *set = NULL;
+    *ntraces = 1;
+    if (given) {
+        if (!(set = iteration_request_given_set(given, ntraces, &e->p)))
+            failed(e);
+    } else {
+        set = it_job_measure(c, in, json_object_get(body, "profiles"), &prof, ntraces, e);
+    }
+    store_release(db, c);
+    return set;
+}
+
+json_t *it_job_run_claimed(store *db, const store_it_run *r, char *name, size_t cap,
+                           int *ntraces, it_job_error *e)
+{
+    json_t *rq = jsonb_parse(r->request, 0);
+    const json_t *body = json_object_get(rq, "body");
+    body = json_is_object(body) ? body : NULL;
+    const char *device = json_string_value(json_object_get(rq, "device"));
+    /* the caps the run was asked under (none kept: the defaults) */
+    const json_t *caps = json_object_get(rq, "caps");
+    it_job_in in = {r->tenant_id, r->experiment_id,
+                    {json_integer_value(json_object_get(caps, "events")),
+                     json_integer_value(json_object_get(caps, "bytes"))}};
+    json_t *doc;
+    if (!strcmp(r->kind, "overhead-set") || !strcmp(r->kind, "iteration-model")) {
+        if (!body) { /* a queued request always had its body */
+            an_problem_set(&e->p, 400, "body", "the request body is empty; expected a JSON object");
+            failed(e);
+            doc = NULL;
+        } else if (!strcmp(r->kind, "overhead-set")) {
+            in.exp = 0;
+            doc = run_set(db, body, &in, name, cap, ntraces, e);
+        } else {
+            doc = run_model(db, body, &in, e);
+        }
+    } else {
+        doc = run_profile(db, r, body, device, &in, e);
+    }
+    json_decref(rq);
+    return doc;
 }

@@ -21,6 +21,7 @@
 #include "analysis/iteration_request.h"
 #include "analysis/problem.h"
 #include "store/db.h"
+#include "store/iteration_runs.h"
 
 /* Why a step failed: a store error as the store gave it (from_store: the
  * caller answers it as it answers every store error, e.g. 503 with
@@ -54,6 +55,11 @@ int it_job_load(PGconn *c, const it_job_in *in, int64_t profile, xg_trace *t, lo
 int it_job_overheads(PGconn *c, int64_t tenant, const json_t *v, xg_overheads *ov, char *name,
                      size_t cap, it_job_error *e);
 
+/* The GPU named by ?device= (NULL: none, *found 0): a built-in one or the
+ * tenant's (404 naming "device"). 0, or -1 with e. */
+int it_job_device(PGconn *c, int64_t tenant, const char *name, xg_device *out, int *found,
+                  it_job_error *e);
+
 /* The analysis of one stored profile with options o: its trace read over c,
  * c then given back to db (always), the analysis document with "profile",
  * or NULL with e. */
@@ -69,5 +75,14 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
  * document and its number of traces, or NULL with e. */
 json_t *it_job_measure(PGconn *c, const it_job_in *in, const json_t *ids,
                        const xg_ov_options *prof, int *ntraces, it_job_error *e);
+
+/* A claimed queued run: its stored request (the body, ?device= and the caps
+ * it was asked under) checked and analysed as the request would have had it.
+ * The answer document: the analysis, its breakdown view for "breakdown", the
+ * iteration model's analysis, or for "overhead-set" the measured set, whose
+ * name (name[cap]) and number of traces (*ntraces) the caller stores it
+ * under. NULL with e. */
+json_t *it_job_run_claimed(store *db, const store_it_run *r, char *name, size_t cap,
+                           int *ntraces, it_job_error *e);
 
 #endif
