@@ -5,7 +5,7 @@
  *
  *   {"target": {"ranks": 512}, "budget_core_hours": 20,
  *    "epochs_per_run": 0.01, "candidates": {"ranks": [2, 4, 8, 16, 32, 64]},
- *    "max_runs": 200}
+ *    "max_runs": 200, "grid_core_hours": 50}
  *
  * The series are the newest model set's time models of the epoch's parts
  * (comp, comm, mem; the epoch's own model when a part has none), measured
@@ -14,7 +14,10 @@
  * fit's residual spread. A run at x costs epochs_per_run × predicted epoch
  * time × ranks × cores_per_rank / 3600 core-hours. Candidates default to
  * every measured value of each parameter and its largest measured value
- * doubled until the target's value, their product (at most 10,000).
+ * doubled until the target's value, their product (at most 10,000). The
+ * runs measured at the candidates and those recommended never cost more
+ * than the grid the advice replaces: grid_core_hours, default one run at
+ * every candidate (sweep_advice.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +36,7 @@
 typedef struct advice_in {
     double target[PMNF_MAX_PARAMS];
     double budget, epochs_per_run;
+    double grid; /* the caller's grid cost; 0: one run at every candidate */
     int max_runs;
     int nvalues[PMNF_MAX_PARAMS];
     double *values[PMNF_MAX_PARAMS]; /* candidate values per parameter (sorted, distinct) */
@@ -84,9 +88,10 @@ static int parse_body(const json_t *body, const cached_models *m,
     json_object_foreach((json_t *)body, key, v)
     {
         if (strcmp(key, "target") && strcmp(key, "budget_core_hours") &&
-            strcmp(key, "epochs_per_run") && strcmp(key, "candidates") && strcmp(key, "max_runs")) {
+            strcmp(key, "epochs_per_run") && strcmp(key, "candidates") && strcmp(key, "max_runs") &&
+            strcmp(key, "grid_core_hours")) {
             api_problem(resp, 400, key, "unknown field (known: target, budget_core_hours, "
-                                        "epochs_per_run, candidates, max_runs)");
+                                        "epochs_per_run, candidates, max_runs, grid_core_hours)");
             return -1;
         }
     }
@@ -123,7 +128,9 @@ static int parse_body(const json_t *body, const cached_models *m,
         a->target[i] = json_number_value(x);
     }
     if (number_field(body, "budget_core_hours", NAN, &a->budget, resp) < 0 ||
-        number_field(body, "epochs_per_run", 1, &a->epochs_per_run, resp) < 0)
+        number_field(body, "epochs_per_run", 1, &a->epochs_per_run, resp) < 0 ||
+        (json_object_get(body, "grid_core_hours") &&
+         number_field(body, "grid_core_hours", NAN, &a->grid, resp) < 0))
         return -1;
     const json_t *mr = json_object_get(body, "max_runs");
     a->max_runs = 200;
@@ -345,7 +352,7 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
             cost[k] = -1; /* not priceable: never picked */
     }
     sweep_adv_problem p = {m->nparams, ns, series, in.target, (int)ncand, cand, cost, in.budget,
-                           in.max_runs, 1, 0};
+                           in.max_runs, 1, in.grid, 0};
     char msg[200];
     if (sweep_advise(&p, &res, msg, sizeof msg) < 0) {
         json_decref(noise);
@@ -390,10 +397,17 @@ void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
     if (res.costlier_than_grid)
         json_array_append_new(warns, json_pack(
             "{s:s, s:s, s:f, s:f, s:f}", "code", "costlier_than_grid", "message",
-            "the runs measured at the candidates and those recommended cost more than one run "
-            "at every candidate (the grid this advice replaces)", "grid_core_hours",
+            "the runs measured at the candidates already cost more than one run at every "
+            "candidate (the grid this advice replaces)", "grid_core_hours",
             res.grid_core_hours, "measured_core_hours", res.measured_core_hours,
             "planned_core_hours", res.spent));
+    if (res.grid_bound)
+        json_array_append_new(warns, json_pack(
+            "{s:s, s:s, s:f, s:f, s:f}", "code", "grid_cost_reached", "message",
+            "more runs would make the measured and recommended ones cost more than one run at "
+            "every candidate (the grid this advice replaces): measuring the grid would cost "
+            "less", "grid_core_hours", res.grid_core_hours, "measured_core_hours",
+            res.measured_core_hours, "planned_core_hours", res.spent));
     if (res.beyond_budget >= 0)
         json_array_append_new(warns, json_pack(
             "{s:s, s:s, s:o, s:f}", "code", "best_run_beyond_budget", "message",

@@ -313,13 +313,22 @@ static double prefix_cost(pmnf_modeler *mod, const law *l)
     return reached < 0 ? spent : reached;
 }
 
+static int reps_at(const double *pts, int n, double x)
+{
+    for (int i = 0; i < n; i++)
+        if (pts[i] == x)
+            return 1;
+    return 0;
+}
+
 static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, double *final_err,
-                          int *steps, double *warned, double *beyond)
+                          int *steps, double *warned, double *beyond, int *bound)
 {
     double round_cost = 0; /* one pass over the grid: what the advice replaces */
     for (int i = 0; i < GRID; i++)
         round_cost += l->t(2.0 * (i + 1)) * 2.0 * (i + 1) / 3600;
     *warned = *beyond = -1;
+    *bound = 0;
     runs *r = calloc(1, sizeof *r);
     double spent = 0, pts[GRID + 64], cand[NCAND], cost[NCAND];
     int reps[GRID + 64];
@@ -347,7 +356,9 @@ static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, do
         double misfit = sweep_advice_misfit(&m.f, pts, reps, n, cv, sigma);
         sweep_adv_series s = {&m.f, n, pts, reps, cv, sigma, misfit};
         double step = fmin(0.02 * grid_total, grid_total - spent);
-        sweep_adv_problem p = {1, 1, &s, &target, NCAND, cand, cost, step, 1000, 1, round_cost};
+        /* the grid it replaces: one pass; what the runs taken so far did cost */
+        sweep_adv_problem p = {1, 1, &s, &target, NCAND, cand, cost, step, 1000, 1, round_cost,
+                               spent};
         sweep_adv_result a;
         char err[200];
         int rc = sweep_advise(&p, &a, err, sizeof err);
@@ -355,10 +366,22 @@ static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, do
             *warned = spent; /* the advice says it costs more than one pass over the grid */
         if (rc == 0 && a.beyond_budget >= 0 && *beyond < 0)
             *beyond = spent; /* the advice's best run costs more than the step */
-        if (rc < 0 || a.nruns == 0) {
-            /* nothing affordable or the design is singular: the next grid point once */
-            int k = (int)(spent * 7) % NCAND;
-            spent += measure_run(l, cand[k], r);
+        *bound |= rc == 0 && a.grid_bound;
+        if (rc < 0) {
+            /* the design is singular: the smallest grid point not measured yet, once */
+            int k = 0;
+            while (k < GRID && reps_at(pts, n, 2.0 * (k + 1)))
+                k++;
+            if (k == GRID)
+                break;
+            spent += measure_run(l, 2.0 * (k + 1), r);
+        } else if (a.nruns == 0 && a.beyond_budget >= 0) {
+            /* the best run exceeds the step: taken on its own, as the advice names it */
+            spent += measure_run(l, cand[a.beyond_budget], r);
+        } else if (a.nruns == 0) {
+            /* the grid's cost is spent (or no run would narrow the interval): stop */
+            sweep_advice_free(&a);
+            break;
         } else {
             for (int i = 0; i < a.npicks; i++)
                 for (int j = 0; j < a.picks[i].runs; j++)
@@ -368,7 +391,8 @@ static double advice_cost(pmnf_modeler *mod, const law *l, double grid_total, do
         (*steps)++;
     }
     free(r);
-    return result < 0 ? fmin(spent, grid_total) : result;
+    /* never within 10%: charged all it spent */
+    return result < 0 ? spent : result;
 }
 
 static int cmp_plain(const void *a, const void *b)
@@ -389,7 +413,8 @@ static void bench_advice(int seeds)
     pmnf_modeler *mod = pmnf_modeler_new(&o);
     double ratios[128], pratios[128], sum_a = 0, sum_g = 0;
     int nr = 0, grid_hits = 0, advice_hits = 0, costlier = 0, costlier_warned = 0,
-        costlier_beyond = 0;
+        costlier_beyond = 0, bound_runs = 0;
+    double worst = 0;
     for (size_t li = 0; li < sizeof laws / sizeof *laws; li++) {
         for (int seed = 1; seed <= seeds; seed++) {
             double total, grid_err = NAN, adv_err = NAN;
@@ -400,7 +425,11 @@ static void bench_advice(int seeds)
             double pre = prefix_cost(mod, &laws[li]);
             rng_state = 5000 + 1000 * li + seed;
             double warned, beyond;
-            double a = advice_cost(mod, &laws[li], total, &adv_err, &steps, &warned, &beyond);
+            int bound;
+            double a = advice_cost(mod, &laws[li], total, &adv_err, &steps, &warned, &beyond,
+                                   &bound);
+            bound_runs += bound;
+            worst = fmax(worst, a / g);
             costlier += a > g;
             costlier_warned += a > g && warned >= 0 && warned <= g;
             costlier_beyond += a > g && beyond >= 0;
@@ -414,9 +443,10 @@ static void bench_advice(int seeds)
                    "\"grid_core_hours\": %.4f, \"grid_rounds\": %d, \"grid_total_core_hours\": %.4f, "
                    "\"grid_final_error\": %.4f, \"advice_core_hours\": %.4f, "
                    "\"advice_error\": %.4f, \"advice_steps\": %d, \"ratio\": %.3f, "
-                   "\"prefix_core_hours\": %.4f, \"ratio_to_prefix\": %.3f}\n",
+                   "\"prefix_core_hours\": %.4f, \"ratio_to_prefix\": %.3f, "
+                   "\"grid_bound\": %s}\n",
                    laws[li].name, seed, g, rounds, total, grid_err, a, adv_err, steps, a / g, pre,
-                   a / pre);
+                   a / pre, bound ? "true" : "false");
         }
     }
     double med = median_of(ratios, nr), pmed = median_of(pratios, nr);
@@ -425,9 +455,11 @@ static void bench_advice(int seeds)
            "\"pooled_ratio\": %.3f, \"min_ratio\": %.3f, \"max_ratio\": %.3f, \"goal_ratio\": 0.5, "
            "\"grid_reached_10pct\": %d, \"advice_reached_10pct\": %d, "
            "\"median_ratio_to_prefix\": %.3f, \"costlier_than_grid\": %d, "
-           "\"costlier_and_warned_in_time\": %d, \"costlier_with_best_run_beyond_step\": %d}\n",
+           "\"costlier_and_warned_in_time\": %d, \"costlier_with_best_run_beyond_step\": %d, "
+           "\"worst_ratio\": %.3f, \"workloads_over_1\": %d, \"grid_bound_workloads\": %d}\n",
            nr, target, 2 * GRID, med, sum_a / sum_g, ratios[0], ratios[nr - 1], grid_hits,
-           advice_hits, pmed, costlier, costlier_warned, costlier_beyond);
+           advice_hits, pmed, costlier, costlier_warned, costlier_beyond, worst, costlier,
+           bound_runs);
     pmnf_modeler_free(mod);
 }
 
