@@ -22,20 +22,27 @@
  *                      sweep_advise() recommends among every rank 2..32 (the
  *                      grid's points and the scales between them) in steps
  *                      of 2% of the grid's 5-round total, refit after each
- *                      step. A strategy that never gets there is charged its
- *                      whole spend (the 5-round total; advice is capped at
- *                      it). The ratio advice/grid per workload, its median
- *                      and the pooled ratio (Σ advice / Σ grid); the goal is
- *                      <= 0.5. Alongside, a harder yardstick: the grid's
- *                      points ascending, 5 repetitions each, stopped at the
- *                      first within 10% (a partial grid stopped by the
- *                      truth): ratio_to_prefix. And how many workloads
- *                      the advice cost more than the grid in
- *                      (costlier_than_grid), in how many of those the
- *                      advice said so (its costlier_than_grid warning,
- *                      against one pass over the grid) before its spend
- *                      passed the grid's, and in how many its best run lay
- *                      beyond a step's budget (best_run_beyond_budget).
+ *                      step, each call told the grid it replaces (one pass
+ *                      over the grid's points) and what the runs so far
+ *                      cost, so that it never recommends past one pass;
+ *                      a step where nothing fits but the best run (beyond
+ *                      the step's budget) takes that run alone; advice
+ *                      that answers nothing more stops. A strategy that
+ *                      never gets there is charged all it spent (the grid
+ *                      its 5-round total, the advice at most one pass).
+ *                      The ratio advice/grid per workload, its median, the
+ *                      pooled ratio (Σ advice / Σ grid), the worst ratio
+ *                      and the workloads over 1 (must be 0: advice is
+ *                      never costlier than the grid); the goal for the
+ *                      median is <= 0.5. Alongside, a harder yardstick: the
+ *                      grid's points ascending, 5 repetitions each, stopped
+ *                      at the first within 10% (a partial grid stopped by
+ *                      the truth): ratio_to_prefix; the workloads where the
+ *                      grid's cost stopped the advice (grid_cost_reached),
+ *                      and, of those costlier than the grid, how many were
+ *                      warned in time (costlier_than_grid) and had their
+ *                      best run beyond a step's budget
+ *                      (best_run_beyond_budget).
  *   sweep_service      the same over HTTP against a private PostgreSQL
  *                      (tests/harness.h): 10,000 coordinates × 10
  *                      repetitions written as one model set's epoch
