@@ -40,6 +40,10 @@ typedef struct api_ctx {
     struct auth_cache *auth;   /* token verifications and owners (api/auth_cache.h); NULL: none */
     const char *web_dir; /* the dashboard's static files (api/web.c); NULL: none served */
     int idempotency_ttl; /* seconds an Idempotency-Key is kept (api/idempotency.h); 0: a day */
+    double idempotency_lock; /* seconds a pending key is held (api/idempotency.h); 0: 300 */
+    /* Faults a test build injects (server/test_hooks.h) at named points of
+     * a request; NULL in production. */
+    void (*test_hook)(const char *point, const char *detail);
 } api_ctx;
 
 /* Route flags */

@@ -77,22 +77,23 @@ int auth_cache_token_get(auth_cache *c, int64_t id, store_token *t)
     return found;
 }
 
-uint64_t auth_cache_epoch(auth_cache *c)
+auth_stamp auth_cache_epoch(auth_cache *c)
 {
+    auth_stamp st;
     pthread_mutex_lock(&c->lock);
-    uint64_t e = c->epoch;
+    st.epoch = c->epoch;
     pthread_mutex_unlock(&c->lock);
-    return e;
+    st.asked_ms = now_ms();
+    return st;
 }
 
-void auth_cache_token_put(auth_cache *c, const store_token *t, uint64_t epoch)
+void auth_cache_token_put(auth_cache *c, const store_token *t, auth_stamp epoch)
 {
     token_entry *e = &c->tokens[slot_of(t->id, TOKEN_SLOTS)];
-    int64_t now = now_ms();
     pthread_mutex_lock(&c->lock);
-    if (epoch == c->epoch) {
+    if (epoch.epoch == c->epoch) {
         e->t = *t;
-        e->loaded_ms = now;
+        e->loaded_ms = epoch.asked_ms; /* its age counts from the read */
         e->used = 0;
     }
     pthread_mutex_unlock(&c->lock);
@@ -139,13 +140,12 @@ int auth_cache_owner_get(auth_cache *c, int64_t experiment, int64_t *tenant)
     return found;
 }
 
-void auth_cache_owner_put(auth_cache *c, int64_t experiment, int64_t tenant, uint64_t epoch)
+void auth_cache_owner_put(auth_cache *c, int64_t experiment, int64_t tenant, auth_stamp epoch)
 {
     owner_entry *e = &c->owners[slot_of(experiment, OWNER_SLOTS)];
-    int64_t now = now_ms();
     pthread_mutex_lock(&c->lock);
-    if (epoch == c->epoch)
-        *e = (owner_entry){experiment, tenant, now};
+    if (epoch.epoch == c->epoch)
+        *e = (owner_entry){experiment, tenant, epoch.asked_ms};
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -168,12 +168,11 @@ int auth_cache_no_tokens(auth_cache *c)
     return held;
 }
 
-void auth_cache_set_no_tokens(auth_cache *c, uint64_t epoch)
+void auth_cache_set_no_tokens(auth_cache *c, auth_stamp epoch)
 {
-    int64_t now = now_ms();
     pthread_mutex_lock(&c->lock);
-    if (epoch == c->epoch)
-        c->no_tokens_ms = now ? now : 1;
+    if (epoch.epoch == c->epoch)
+        c->no_tokens_ms = epoch.asked_ms ? epoch.asked_ms : 1;
     pthread_mutex_unlock(&c->lock);
 }
 

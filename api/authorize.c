@@ -61,7 +61,7 @@ static int token_row(lazy_conn *l, int64_t id, store_token *t, store_error *err)
     auth_cache *cache = l->ctx->auth;
     if (cache && auth_cache_token_get(cache, id, t))
         return STORE_OK;
-    uint64_t epoch = cache ? auth_cache_epoch(cache) : 0;
+    auth_stamp epoch = cache ? auth_cache_epoch(cache) : (auth_stamp){0, 0};
     if (!l->c && !(l->c = store_acquire(l->ctx->db, err)))
         return err->code;
     int rc = store_token_get(l->c, id, t, err);
@@ -78,7 +78,7 @@ static int identify(api_ctx *ctx, lazy_conn *l, api_request *req, api_response *
     if (!authz && ctx->open_ok && !ctx->tokens_exist) {
         int exist = 0;
         if (!ctx->auth || !auth_cache_no_tokens(ctx->auth)) {
-            uint64_t epoch = ctx->auth ? auth_cache_epoch(ctx->auth) : 0;
+            auth_stamp epoch = ctx->auth ? auth_cache_epoch(ctx->auth) : (auth_stamp){0, 0};
             PGconn *c = conn_of(l, resp);
             if (!c)
                 return -1;
@@ -136,7 +136,7 @@ static int owned(lazy_conn *l, const api_route *r, int64_t id, api_request *req,
     auth_cache *cache = l->ctx->auth;
     if (!job && !sim && cache && auth_cache_owner_get(cache, id, &tenant))
         goto known;
-    uint64_t epoch = cache ? auth_cache_epoch(cache) : 0;
+    auth_stamp epoch = cache ? auth_cache_epoch(cache) : (auth_stamp){0, 0};
     PGconn *c = conn_of(l, resp);
     if (!c)
         return -1;

@@ -142,7 +142,7 @@ static void refresh_tokens(cache_sync *s, PGconn *c)
     auth_cache *cache = s->ctx->auth;
     int n = cache ? auth_cache_token_due(cache, SYNC_REFRESH_AGE_MS, ids, SYNC_REFRESH_MAX) : 0;
     for (int i = 0; i < n; i++) {
-        uint64_t epoch = auth_cache_epoch(cache);
+        auth_stamp epoch = auth_cache_epoch(cache);
         store_token t;
         store_error err;
         int rc = store_token_get(c, ids[i], &t, &err);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "api/http.h"
 
@@ -78,6 +80,7 @@ const char *api_status_title(int status)
     case 201: return "Created";
     case 202: return "Accepted";
     case 204: return "No Content";
+    case 303: return "See Other";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
@@ -190,6 +193,17 @@ void api_name_taken(api_response *resp, const char *what, const char *name,
     }
     api_send_body(resp, 409, "application/problem+json", text, strlen(text));
     api_add_header(resp, "Location", "%s/%" PRId64, collection, id);
+}
+
+void api_body_done(void *arg, size_t upto)
+{
+    const api_request *req = arg;
+    if (!req->body_mapped || upto > req->body_len + 1)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t n = upto / page * page; /* whole pages only: the mapping starts on one */
+    if (n)
+        madvise((void *)req->body, n, MADV_DONTNEED);
 }
 
 void api_send_empty(api_response *resp, int status)

@@ -37,6 +37,8 @@ typedef struct api_request {
     size_t nheaders;
     const char *body;   /* NUL-terminated; may contain NULs before body_len */
     size_t body_len;
+    int body_mapped;    /* body is a read-only mapping of the upload's spool file
+                           (server/http.c): api_body_done() can let its pages go */
     /* set by the router */
     const char *route;  /* the matched pattern, e.g. "/v1/experiments/{id}" */
     api_kv params[API_MAX_PATH_PARAMS]; /* {name} segments, values in param_buf */
@@ -96,6 +98,14 @@ char *api_json_text(const json_t *doc, size_t *len);
 
 /* Replaces the response with doc (the reference is stolen), compact JSON. */
 void api_send_json(api_response *resp, int status, json_t *doc);
+
+/* A handler that reads a large body once, front to back, calls this with
+ * the request (void *: usable as a reader's callback) and the bytes read so
+ * far: the pages of a mapped body (body_mapped) below upto leave the
+ * process's memory, so that its resident size does not grow with the
+ * body's; they stay in the spool file and come back if read again. Nothing
+ * for a body in memory. */
+void api_body_done(void *req, size_t upto);
 /* Replaces the response with body (ownership taken). */
 void api_send_body(api_response *resp, int status, const char *content_type, char *body,
                    size_t len);

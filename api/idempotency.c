@@ -1,6 +1,13 @@
 /*
  * idempotency.c — Idempotency-Key over HTTP (api/idempotency.h); the rows
  * are store/idempotency.c's.
+ *
+ * While its handler runs, the request's thread is bound to its key
+ * (store_bind_idempotency), so that what the handler creates names itself in
+ * the key's row in the transaction that creates it. A process that dies
+ * between that commit and keeping the answer leaves a pending key naming
+ * what was created: its retry is answered 303 See Other to it, never run
+ * again.
  */
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -48,6 +55,11 @@ static int fingerprint(const api_request *req, unsigned char out[32])
     return ok ? 0 : -1;
 }
 
+static double lock_of(const api_ctx *ctx)
+{
+    return ctx->idempotency_lock > 0 ? ctx->idempotency_lock : API_IDEM_LOCK_SECONDS;
+}
+
 static double ttl_of(const api_ctx *ctx)
 {
     return ctx->idempotency_ttl > 0 ? ctx->idempotency_ttl : 86400;
@@ -76,6 +88,31 @@ static void replay(store_idem *s, api_response *resp)
     api_add_header(resp, "Idempotent-Replayed", "true");
 }
 
+/* The answer of a key whose first request committed what it created but
+ * whose answer was lost (its process died, or it failed after the commit):
+ * 303 See Other to what was created, kept as the key's answer from now on. */
+static void lost_answer(api_ctx *ctx, const api_request *req, const char *key,
+                        const char *created, api_response *resp)
+{
+    char detail[400];
+    snprintf(detail, sizeof detail,
+             "the first request with this Idempotency-Key created %s and committed it, but its "
+             "answer was lost; GET %s reads it",
+             created, created);
+    api_send_json(resp, 303, json_pack("{s:i, s:s, s:s}", "status", 303, "location", created,
+                                       "detail", detail));
+    api_add_header(resp, "Location", "%s", created);
+    api_add_header(resp, "Idempotent-Replayed", "true");
+    if (resp->status != 303)
+        return; /* out of memory: nothing to keep */
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    if (c)
+        store_idem_finish(c, req->tenant_id, key, 303, "application/json", created, resp->body,
+                          resp->body_len, &err);
+    store_release(ctx->db, c);
+}
+
 int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held)
 {
     *held = 0;
@@ -97,7 +134,7 @@ int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held
     store_idem s;
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_idem_claim(c, req->tenant_id, key, fp, req->route ? req->route : "",
-                                  API_IDEM_LOCK_SECONDS, ttl_of(ctx), &s, &err)
+                                  lock_of(ctx), ttl_of(ctx), &s, &err)
                : err.code;
     store_release(ctx->db, c);
     if (rc) {
@@ -106,6 +143,7 @@ int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held
     }
     if (s.claimed) {
         *held = 1;
+        store_bind_idempotency(req->tenant_id, key);
         return 0;
     }
     if (!s.same_request) {
@@ -113,6 +151,8 @@ int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held
                     "this Idempotency-Key was used for another request (%s, another body or "
                     "query); use a new key for a new request",
                     s.route);
+    } else if (s.pending && s.created[0] && s.lock_over) {
+        lost_answer(ctx, req, key, s.created, resp);
     } else if (s.pending) {
         api_problem(resp, 409, HEADER,
                     "the first request with this Idempotency-Key is still running; retry later");
@@ -129,12 +169,16 @@ void api_idem_end(api_ctx *ctx, api_request *req, const api_response *resp)
     const char *key = api_header(req, HEADER);
     if (!key)
         return;
+    store_bind_idempotency(0, NULL);
+    if (ctx->test_hook) /* tests: a crash after the commit, before the answer is kept */
+        ctx->test_hook("idempotency-answer", key);
     int keep = resp->status >= 200 && resp->status < 500 && resp->status != 408 &&
                resp->status != 429 && resp->body_len <= API_IDEM_MAX_BODY;
     const char *location = NULL;
     for (size_t i = 0; i < resp->nheaders; i++)
         if (!strcmp(resp->headers[i].name, "Location"))
             location = resp->headers[i].value;
+    char created[160] = "";
     store_error err;
     PGconn *c = store_acquire(ctx->db, &err);
     if (c) {
@@ -143,8 +187,13 @@ void api_idem_end(api_ctx *ctx, api_request *req, const api_response *resp)
                               resp->content_type ? resp->content_type : "", location, resp->body,
                               resp->body_len, &err);
         else
-            store_idem_release(c, req->tenant_id, key, &err);
+            store_idem_release(c, req->tenant_id, key, created, sizeof created, &err);
     }
     /* on failure the key stays pending: a retry gets 409 until its lock runs out */
     store_release(ctx->db, c);
+    if (created[0]) { /* a failure after the commit: retries see what was created */
+        api_response lost = {0};
+        lost_answer(ctx, req, key, created, &lost);
+        api_response_free(&lost);
+    }
 }

@@ -252,7 +252,7 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     }
     simgraph_doc d;
     sim_error e = {0};
-    if (simgraph_read(req->body, req->body_len, &d, &e)) {
+    if (simgraph_read_pieces(req->body, req->body_len, &d, &e, api_body_done, req)) {
         malloc_trim(0);
         graph_problem(resp, &e);
         return;
@@ -261,13 +261,13 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
      * a trace, with the step graph made of it */
     int own = !strcmp(d.source, "stepgraph");
     char *graph = own ? strdup("") : simgraph_to_json(&d);
-    unsigned char sha[32];
-    SHA256((const unsigned char *)req->body, req->body_len, sha);
     store_sim_profile p = {.sim_id = id, .steps = d.graph.nsteps,
                            .ops = (int)sim_graph_nops(&d.graph), .servers = d.graph.servers};
     snprintf(p.source, sizeof p.source, "%s", d.source);
     simgraph_doc_free(&d);
     malloc_trim(0);
+    unsigned char sha[32]; /* the body read again once the graph is gone */
+    SHA256((const unsigned char *)req->body, req->body_len, sha);
     if (!graph) {
         api_problem(resp, 500, NULL, "out of memory");
         return;

@@ -13,6 +13,8 @@
  *   - loo_missed / loo_tested: the point with the largest coordinates left
  *     out, the series fitted again, and its measured mean outside the 95%
  *     prediction interval at that point (series with an interval);
+ *   - loo_warned / loo_missed_warned: of those refits, how many carry
+ *     interval_unreliable, and how many of the missed ones do;
  *   - order_dependent: the same points and repetitions in other orders
  *     (reversed, rotated, interleaved) giving other bytes (function text and
  *     prediction with interval at the horizon);
@@ -31,6 +33,7 @@
 typedef struct counts {
     int series, impossible, loo_tested, loo_missed, order_dependent, two_regimes;
     int loo_tested_1p, loo_missed_1p; /* the same for one-parameter series */
+    int loo_warned, loo_missed_warned; /* left-out fits carrying interval_unreliable: all, missed */
 } counts;
 
 typedef struct series_view {
@@ -174,6 +177,9 @@ static void audit_series(pmnf_modeler *m, pmnf_modeler_kind k, const series_view
             c->loo_tested++;
             missed = !(v->means[big] >= lo && v->means[big] <= hi);
             c->loo_missed += missed;
+            int warned = (again.warnings & PMNF_WARN_INTERVAL_UNRELIABLE) != 0;
+            c->loo_warned += warned;
+            c->loo_missed_warned += warned && missed;
             c->loo_tested_1p += v->np == 1;
             c->loo_missed_1p += missed && v->np == 1;
         }
@@ -267,9 +273,11 @@ int main(int argc, char **argv)
         printf("{\"figure\": \"modeler_audit\", \"modeler\": \"%s\", \"files\": %d, \"series\": %d, "
                "\"impossible\": %d, \"loo_tested\": %d, \"loo_missed\": %d, "
                "\"loo_tested_1p\": %d, \"loo_missed_1p\": %d, "
+               "\"loo_warned\": %d, \"loo_missed_warned\": %d, "
                "\"order_dependent\": %d, \"two_regimes\": %d, \"horizon\": %g}\n",
                k ? "robust" : "extrap", files, c[k].series, c[k].impossible, c[k].loo_tested,
-               c[k].loo_missed, c[k].loo_tested_1p, c[k].loo_missed_1p, c[k].order_dependent,
+               c[k].loo_missed, c[k].loo_tested_1p, c[k].loo_missed_1p, c[k].loo_warned,
+               c[k].loo_missed_warned, c[k].order_dependent,
                c[k].two_regimes, PMNF_HORIZON);
         pmnf_modeler_free(ms[k]);
     }

@@ -18,7 +18,11 @@
  * generator of its own: what a prediction interval promises, and the
  * coverage target) and the true value (overall and per held-out point,
  * nearest first), its mean width
- * in percent of the true value, and the time per model (thread CPU time of
+ * in percent of the true value, how often the warning interval_unreliable
+ * is on a model and how often a new measurement falls outside the interval
+ * with and without it (miss_rate_warned, miss_rate_unwarned: the warning is
+ * useful when the first is well above 5% and the second near or below it),
+ * and the time per model (thread CPU time of
  * the fastest of alternating passes of the two modelers over the same
  * series). Prints one JSON line per set and modeler, then one line per set
  * comparing the two with the targets (robust p90 <= 0.7x Extra-P's and
@@ -62,6 +66,9 @@ typedef struct tally {
     long covered_measured; /* a fresh measured mean at the point inside the interval */
     double width_sum, seconds;
     long cov_at[4], n_at[4];
+    long unreliable;                   /* models with interval_unreliable */
+    long missed_warned, evals_warned;  /* new measurements outside the interval, with the warning */
+    long missed_quiet, evals_quiet;    /* and without */
     long fits;
     double *errs;
     size_t nerrs, cap;
@@ -160,7 +167,9 @@ static int recovered(const pmnf_function *f, const gen_truth *t, int nparams)
 static int score_model(tally *t, const pmnf_model *m, const set_data *s, long k)
 {
     int np = s->l.nparams;
+    int warned = (m->warnings & PMNF_WARN_INTERVAL_UNRELIABLE) != 0;
     t->models++;
+    t->unreliable += warned;
     t->hits += recovered(&m->f, &s->truth[k], np);
     for (int e = 0; e < s->l.neval; e++) {
         double want = gen_truth_eval(&s->truth[k], np, s->l.eval[e]);
@@ -178,6 +187,13 @@ static int score_model(tally *t, const pmnf_model *m, const set_data *s, long k)
         gen_measure(&r, want, s->noise, REPS, rep);
         double meas = pmnf_aggregate(rep, REPS, PMNF_MEASURE_MEAN, scratch);
         t->covered_measured += !none && lo <= meas && meas <= hi;
+        if (!none) {
+            int miss = !(lo <= meas && meas <= hi);
+            t->missed_warned += warned && miss;
+            t->evals_warned += warned;
+            t->missed_quiet += !warned && miss;
+            t->evals_quiet += !warned;
+        }
         if (e < 4) {
             t->cov_at[e] += !none && lo <= want && want <= hi;
             t->n_at[e]++;
@@ -246,6 +262,7 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct summary {
     double recovery, median, p90, coverage, coverage_measured, width, us_per_model;
+    double unreliable, miss_warned, miss_quiet;
 } summary;
 
 static summary summarize(tally *t)
@@ -259,6 +276,9 @@ static summary summarize(tally *t)
     r.coverage_measured = t->intervals ? (double)t->covered_measured / (double)t->intervals : 0;
     r.width = t->intervals ? t->width_sum / (double)t->intervals : 0;
     r.us_per_model = t->fits ? t->seconds / (double)t->fits * 1e6 : 0;
+    r.unreliable = t->models ? (double)t->unreliable / (double)t->models : 0;
+    r.miss_warned = t->evals_warned ? (double)t->missed_warned / (double)t->evals_warned : 0;
+    r.miss_quiet = t->evals_quiet ? (double)t->missed_quiet / (double)t->evals_quiet : 0;
     return r;
 }
 
@@ -268,9 +288,12 @@ static void print_summary(const char *set, const char *modeler, const summary *r
            "\"term_recovery\": %.4f, \"extrapolation_ape_median\": %.3f, "
            "\"extrapolation_ape_p90\": %.3f, \"interval_coverage\": %.4f, "
            "\"interval_coverage_measured\": %.4f, "
-           "\"interval_mean_width_pct\": %.2f, \"us_per_model\": %.2f, \"coverage_by_point\": [",
+           "\"interval_mean_width_pct\": %.2f, \"us_per_model\": %.2f, "
+           "\"interval_unreliable_share\": %.4f, \"miss_rate_warned\": %.4f, "
+           "\"miss_rate_unwarned\": %.4f, \"coverage_by_point\": [",
            set, modeler, t->models, r->recovery, r->median, r->p90, r->coverage,
-           r->coverage_measured, r->width, r->us_per_model);
+           r->coverage_measured, r->width, r->us_per_model, r->unreliable, r->miss_warned,
+           r->miss_quiet);
     for (int e = 0; e < 4 && t->n_at[e]; e++)
         printf("%s%.4f", e ? ", " : "", (double)t->cov_at[e] / (double)t->n_at[e]);
     printf("]}\n");

@@ -139,7 +139,9 @@ robust_modeler() {
                 "term recovery $(jget term_recovery "$line"), p90 $(jget extrapolation_ape_p90 "$line") %," \
                 "95% interval coverage of a new measurement $(jget interval_coverage_measured "$line")," \
                 "of the true value $(jget interval_coverage "$line")," \
-                "mean width $(jget interval_mean_width_pct "$line") %, $(jget us_per_model "$line") us/model" ;;
+                "mean width $(jget interval_mean_width_pct "$line") %, $(jget us_per_model "$line") us/model;" \
+                "interval_unreliable on $(jget interval_unreliable_share "$line") of the models, new measurement" \
+                "outside the interval $(jget miss_rate_warned "$line") with it, $(jget miss_rate_unwarned "$line") without" ;;
         *robust_vs_extrap*)
             say "robust_vs_extrap: $(jget set "$line" | tr -d '"'): p90 ratio $(jget p90_ratio "$line")," \
                 "recovery +$(jget recovery_gain_points "$line") points, time ratio $(jget time_ratio "$line");" \
@@ -164,7 +166,8 @@ modeler_audit() {
                 "impossible time up to $(jget horizon "$line")x in $(jget impossible "$line")," \
                 "largest point left out outside the 95% interval $(jget loo_missed "$line") of $(jget loo_tested "$line")" \
                 "(one parameter $(jget loo_missed_1p "$line") of $(jget loo_tested_1p "$line"))," \
-                "order-dependent answers $(jget order_dependent "$line"), two regimes $(jget two_regimes "$line")" ;;
+                "order-dependent answers $(jget order_dependent "$line"), two regimes $(jget two_regimes "$line")," \
+                "interval_unreliable on $(jget loo_warned "$line") left-out fits ($(jget loo_missed_warned "$line") of the missed)" ;;
         esac
     done <"$DATA/modeler_audit.out"
 }
@@ -458,6 +461,26 @@ simulate_memory() {
     done <"$DATA/simmem.out"
 }
 
+# Memory per job kind at its cap, the kinds bench_simmem does not cover
+# (bench/bench_jobmem.c): a 1,000,000-event Kineto trace uploaded, refitted and
+# analysed, against a trace of 1/100 of the events; a refit of 200,000 callpaths
+# x 5 uploads, against 20,000 (each baseline in the same run).
+job_memory() {
+    [ -x "$B/bench_jobmem" ] || { fail job_memory "$B/bench_jobmem is not built"; return; }
+    limit_was=$LIMIT; LIMIT=${BENCH_JOBMEM_TIMEOUT:-900}
+    if ! measure "$DATA/jobmem.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_jobmem"; then
+        LIMIT=$limit_was
+        fail job_memory "$ru"; return
+    fi
+    LIMIT=$limit_was
+    cat "$DATA/jobmem.out"
+    while read -r line; do
+        say "$(jget figure "$line" | tr -d '"'): peak +$(jget peak_growth_mb "$line") MB," \
+            "$(jget retained_mb "$line") MB kept after; $(jget growth_vs_baseline "$line")x the" \
+            "baseline's growth for $(jget size_vs_baseline "$line")x its size"
+    done <"$DATA/jobmem.out"
+}
+
 # What the dashboard and CI ask, one request at a time (bench/bench_dashboard.c):
 # curves, the regression check of two commits of 200 callpaths, the static
 # files, against predict as the baseline.
@@ -577,6 +600,7 @@ iteration
 gputrace
 simulate_sweep
 simulate_memory
+job_memory
 dashboard_service
 refit_service
 numtext_shortest

@@ -58,6 +58,20 @@ int simgraph_read_trace(const char *buf, size_t len, simgraph_doc *out, sim_erro
  * trace, anything else a step graph. */
 int simgraph_read(const char *buf, size_t len, simgraph_doc *out, sim_error *e);
 
+/* The same for text the caller can let go of as it is read (an upload
+ * mapped from its spool file): a step graph is fed to the reader in pieces
+ * of SIMGRAPH_PIECE bytes, front to back, and done(arg, upto) is called
+ * after each with the bytes read so far (done may be NULL), so that the
+ * text's pages need not stay in memory beside the graph; the nesting is
+ * checked by the reader as it goes, not by a scan before. A trace is read
+ * whole, as by simgraph_read(). simgraph_read_json_pieces() is the step-graph
+ * half alone. */
+#define SIMGRAPH_PIECE ((size_t)4 << 20)
+int simgraph_read_pieces(const char *buf, size_t len, simgraph_doc *out, sim_error *e,
+                         void (*done)(void *arg, size_t upto), void *arg);
+int simgraph_read_json_pieces(const char *buf, size_t len, simgraph_doc *out, sim_error *e,
+                              void (*done)(void *arg, size_t upto), void *arg);
+
 void simgraph_doc_free(simgraph_doc *d);
 
 /* The step graph as JSON text (the format above, without "overhead" unless

@@ -47,7 +47,7 @@ void simgraph_doc_free(simgraph_doc *d)
     }
 }
 
-int simgraph_read(const char *buf, size_t len, simgraph_doc *out, sim_error *e)
+static int is_trace(const char *buf, size_t len)
 {
     size_t i = 0;
     while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
@@ -58,7 +58,20 @@ int simgraph_read(const char *buf, size_t len, simgraph_doc *out, sim_error *e)
         size_t n = len - i < 4096 ? len - i : 4096;
         trace = memmem(buf + i, n, "\"traceEvents\"", 13) != NULL;
     }
-    return trace ? simgraph_read_trace(buf, len, out, e) : simgraph_read_json(buf, len, out, e);
+    return trace;
+}
+
+int simgraph_read(const char *buf, size_t len, simgraph_doc *out, sim_error *e)
+{
+    return is_trace(buf, len) ? simgraph_read_trace(buf, len, out, e)
+                              : simgraph_read_json(buf, len, out, e);
+}
+
+int simgraph_read_pieces(const char *buf, size_t len, simgraph_doc *out, sim_error *e,
+                         void (*done)(void *arg, size_t upto), void *arg)
+{
+    return is_trace(buf, len) ? simgraph_read_trace(buf, len, out, e)
+                              : simgraph_read_json_pieces(buf, len, out, e, done, arg);
 }
 
 typedef struct sg_text {

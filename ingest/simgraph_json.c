@@ -936,6 +936,28 @@ void simgraph_reader_free(simgraph_reader *r)
     free(r);
 }
 
+int simgraph_read_json_pieces(const char *buf, size_t len, simgraph_doc *out, sim_error *e,
+                              void (*done)(void *arg, size_t upto), void *arg)
+{
+    simgraph_reader *r = simgraph_reader_new(out, e);
+    if (!r)
+        return -1;
+    int rc = 0;
+    for (size_t at = 0; !rc && at < len;) {
+        size_t n = len - at < SIMGRAPH_PIECE ? len - at : SIMGRAPH_PIECE;
+        rc = simgraph_reader_feed(r, buf + at, n);
+        at += n;
+        if (done)
+            done(arg, at);
+    }
+    if (!rc)
+        rc = simgraph_reader_finish(r);
+    if (rc)
+        r->failed = 1;
+    simgraph_reader_free(r);
+    return rc;
+}
+
 int simgraph_read_json(const char *buf, size_t len, simgraph_doc *out, sim_error *e)
 {
     if (simgraph_check_depth(buf, len, SG_MAX_DEPTH)) {

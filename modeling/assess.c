@@ -85,8 +85,10 @@ static void design_row(const pmnf_function *f, const double *x, const double *sc
         g[t + 1] = pmnf_term_shape(&f->terms[t], x) / scale[t + 1];
 }
 
-/* The hat matrix' diagonal into h (n); -1 when A'A is singular. */
-static int hat_diagonal(const pmnf_function *f, const pmnf_data *d, double *h)
+/* The hat matrix' diagonal into h (n), of the least-squares fit weighted
+ * by w (n; NULL: unweighted): h_i = w_i g_i' (A'WA)^-1 g_i. -1 when A'WA
+ * is singular. */
+static int hat_diagonal(const pmnf_function *f, const pmnf_data *d, const double *w, double *h)
 {
     int k = f->nterms + 1, n = d->npoints;
     double scale[PMNF_MAX_COEFS], g[PMNF_MAX_COEFS];
@@ -105,9 +107,10 @@ static int hat_diagonal(const pmnf_function *f, const pmnf_data *d, double *h)
             return -1;
     for (int i = 0; i < n; i++) {
         design_row(f, d->coords + (size_t)i * d->nparams, scale, g);
+        double wi = w ? w[i] : 1;
         for (int a = 0; a < k; a++)
             for (int b = 0; b < k; b++)
-                ata[a * k + b] += g[a] * g[b];
+                ata[a * k + b] += wi * g[a] * g[b];
     }
     if (invert(ata, inv, k) < 0)
         return -1;
@@ -117,7 +120,7 @@ static int hat_diagonal(const pmnf_function *f, const pmnf_data *d, double *h)
         for (int a = 0; a < k; a++)
             for (int b = 0; b < k; b++)
                 q += g[a] * inv[a * k + b] * g[b];
-        h[i] = q;
+        h[i] = w ? w[i] * q : q;
     }
     return 0;
 }
@@ -154,11 +157,13 @@ static int on_edge(const pmnf_diagnostics *g, const double *x, int k)
 }
 
 /* The 95% half-width at x of the interval of the model refitted without
- * the point at x: t * sqrt(sigma2 (1 + q / (1 - h))), q = g' C g the
- * model's own variance factor there and h its leverage (for least squares
- * q = h, and q / (1 - h) is the variance factor of the prediction of a
- * point the fit did not see). */
-static double loo_half_width(const pmnf_model *m, const double *x, double lev)
+ * the point at x, in pmnf_predict()'s terms: t * sqrt(sigma2 q / (1 - h) +
+ * noise), q = g' C g the model's own variance factor there, h its leverage
+ * (for least squares q = h, and q / (1 - h) is the variance factor of the
+ * prediction of a point the fit did not see), and noise the variance of a
+ * measured value at v: sigma2, or for the robust modeler's relative noise
+ * max(sigma2, noise_rel2 v^2). */
+static double loo_half_width(const pmnf_model *m, const double *x, double lev, double v)
 {
     double gv[PMNF_MAX_COEFS], q = 0;
     gv[0] = 1;
@@ -170,7 +175,10 @@ static double loo_half_width(const pmnf_model *m, const double *x, double lev)
     q = q > 0 ? q : 0;
     if (!(lev > 1e-9))
         return INFINITY;
-    return m->t975 * sqrt(m->sigma2 * (1 + q / lev));
+    double rel = m->noise_rel2 * v * v;
+    if (!(rel > m->sigma2))
+        return m->t975 * sqrt(m->sigma2 * (1 + q / lev));
+    return m->t975 * sqrt(m->sigma2 * q / lev + rel);
 }
 
 /* Leave-one-out errors: loo_smape over all points; and, of the points at
@@ -186,10 +194,25 @@ static int leave_one_out(pmnf_model *m, const pmnf_data *d)
     g->far_half_width = NAN;
     if (n <= m->f.nterms + 1)
         return 0;
-    double *h = malloc(sizeof(double) * (size_t)n);
+    double *h = malloc(sizeof(double) * 2 * (size_t)n), *w = NULL;
     if (!h)
         return -1;
-    if (hat_diagonal(&m->f, d, h) < 0) {
+    /* the robust modeler's fits are weighted by the inverse noise of each
+     * value (relative noise: its variance grows with the value squared),
+     * and so are their leverages */
+    if (m->modeler == PMNF_MODELER_ROBUST && m->noise_rel2 > 0) {
+        w = h + n;
+        for (int i = 0; i < n; i++) {
+            double v = pmnf_model_eval(m, d->coords + (size_t)i * d->nparams);
+            double var = m->noise_rel2 * v * v;
+            w[i] = 1 / (var > m->sigma2 ? var : m->sigma2);
+            if (!isfinite(w[i]) || !(w[i] > 0))
+                w = NULL;
+            if (!w)
+                break;
+        }
+    }
+    if (hat_diagonal(&m->f, d, w, h) < 0) {
         free(h);
         return 0;
     }
@@ -207,7 +230,7 @@ static int leave_one_out(pmnf_model *m, const pmnf_data *d)
             (m->warnings & PMNF_WARN_NO_INTERVAL) || m->ncoef != m->f.nterms + 1)
             continue;
         double e = isfinite(loo) ? fabs(loo - y) / fabs(y) : INFINITY;
-        double half = loo_half_width(m, x, lev) / fabs(y);
+        double half = loo_half_width(m, x, lev, loo) / fabs(y);
         double ratio = half > 0 ? e / half : INFINITY;
         if (ratio > worst || isnan(ratio)) {
             worst = ratio;
@@ -261,10 +284,13 @@ int pmnf_assess_model(pmnf_model *m, const pmnf_data *d)
         if (g->distinct[p] < PMNF_FEW_VALUES)
             w |= PMNF_WARN_FEW_POINTS;
     /* had the farthest point been left out, the interval would have missed
-     * it; or the interval rests on too few values of a parameter */
+     * it; or (Extra-P's intervals, which know only the residuals of the
+     * chosen function) the interval rests on too few values of a parameter.
+     * The robust modeler's intervals include the spread of the competing
+     * hypotheses, and with 4 values they held as often as with more */
+    int few = (w & PMNF_WARN_FEW_POINTS) && m->modeler != PMNF_MODELER_ROBUST;
     if (!(m->warnings & PMNF_WARN_NO_INTERVAL) &&
-        ((w & PMNF_WARN_FEW_POINTS) ||
-         (isfinite(g->far_half_width) && !(g->far_loo_error <= g->far_half_width))))
+        (few || (isfinite(g->far_half_width) && !(g->far_loo_error <= g->far_half_width))))
         w |= PMNF_WARN_INTERVAL_UNRELIABLE;
     m->warnings |= w;
     return 0;

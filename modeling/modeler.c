@@ -640,6 +640,10 @@ const char *pmnf_warning_text(unsigned bit)
         return "The arithmetic of some hypotheses failed (a decomposition did not converge or a "
                "number was not finite); they were left out, and where nothing was left the model "
                "is the mean.";
+    case PMNF_WARN_PARAMETERS_CONFOUNDED:
+        return "The parameters were only measured changing together, so the data cannot tell "
+               "their effects apart: the model follows the first parameter along the measured "
+               "points; predictions off that curve are not backed by measurements.";
     default:
         return "";
     }
@@ -676,6 +680,8 @@ const char *pmnf_warning_code(unsigned bit)
         return "interval_unreliable";
     case PMNF_WARN_NUMERIC_FAILURE:
         return "numeric_failure";
+    case PMNF_WARN_PARAMETERS_CONFOUNDED:
+        return "parameters_confounded";
     default:
         return "";
     }

@@ -107,8 +107,9 @@ enum {
     PMNF_WARN_CONSTANT_ON_VARYING = 2048,       /* constant_on_varying */
     PMNF_WARN_INTERVAL_UNRELIABLE = 4096,       /* interval_unreliable */
     PMNF_WARN_NUMERIC_FAILURE = 8192,           /* numeric_failure: the arithmetic failed */
+    PMNF_WARN_PARAMETERS_CONFOUNDED = 16384,    /* parameters_confounded: measured only together */
 };
-#define PMNF_WARN_LAST PMNF_WARN_NUMERIC_FAILURE
+#define PMNF_WARN_LAST PMNF_WARN_PARAMETERS_CONFOUNDED
 
 /* What the data a model was fitted to looked like, and how well the model
  * predicts a point it did not see; filled by pmnf_assess_model() (assess.h)
@@ -146,6 +147,13 @@ typedef struct pmnf_model {
      * interval's noise term there is max(sigma2, noise_rel2 v^2): run-time
      * noise grows with the time. 0: the noise term is sigma2. */
     double noise_rel2;
+    /* Robust modeler: what widened the interval beyond the measured noise
+     * (0 for other modelers and models stored before they were kept):
+     * lack_of_fit, the chi-square per degree of freedom of the chosen
+     * hypothesis against the noise of the repetitions (1 without a
+     * significant lack of fit), and selection, kappa^2, the variance of the
+     * hypotheses' predictions over the chosen one's (robust_mixture.c). */
+    double lack_of_fit, selection;
     /* Two regimes (one parameter only). nsegments 2: the segmented modeler
      * found a change point; f holds for x <= break_lo and f2 (with its own
      * interval data below) for x > break_lo. break_lo == break_hi when the

@@ -46,7 +46,12 @@
  *
  * Too few points (fewer than 4 distinct values along a parameter) for the
  * criterion: the model is Extra-P's, with the warning
- * PMNF_WARN_ROBUST_FALLBACK.
+ * PMNF_WARN_ROBUST_FALLBACK, and without an interval (PMNF_WARN_NO_INTERVAL:
+ * with at most one residual degree of freedom per hypothesis nothing bounds
+ * the error of the growth class chosen). Points on one curve (every
+ * parameter rising with every step) cannot separate the parameters: the
+ * model is the single-parameter one along the first parameter, with
+ * PMNF_WARN_PARAMETERS_CONFOUNDED.
  */
 #include <math.h>
 #include <stdio.h>
@@ -154,7 +159,6 @@ static int ok_bits(unsigned flags)
  * mean square; the weights are 1 / (relative variance x scale^2), so
  * chi2 x cv2 / (n - k) is the mean squared relative residual of a center,
  * and without repetitions chi2 / (n - k) is). */
-#define RB_FIT_ADEQUATE 4.0
 #define RB_FIT_RELATIVE 0.05
 static int fits_bit(const rb_series *s, double chi2, int k)
 {
@@ -222,7 +226,7 @@ static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
         mu[r] = c0;
         var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
     }
-    if (rb_mixture_add(&c->mx, crit, mu, var, -1,
+    if (rb_mixture_add(&c->mx, crit, s->have_reps ? chi2 : 0, n - 1, mu, var, -1,
                        single_plausible(s, c, -1, c0, 0) | fits_bit(s, chi2, 1)) < 0)
         return -1;
     for (int b = 0; b < c->nblocks; b++) {
@@ -240,7 +244,8 @@ static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
                 mu[r] = f.c0 + f.c1 * gr[r];
                 var[r] = (f.v00 + 2 * gr[r] * f.v01 + gr[r] * gr[r] * f.v11) * scale;
             }
-            if (rb_mixture_add(&c->mx, fit2_crit(s, c, b, &f, hc, n), mu, var, 2 * b + hc,
+            if (rb_mixture_add(&c->mx, fit2_crit(s, c, b, &f, hc, n), s->have_reps ? f.chi2 : 0,
+                               n - 1 - hc, mu, var, 2 * b + hc,
                                single_plausible(s, c, b, f.c0, f.c1) |
                                    fits_bit(s, f.chi2, 1 + hc)) < 0)
                 return -1;
@@ -502,7 +507,8 @@ static int fit_combos(const rb_series *s, rb_cache *c, const ranking *rk, combo 
                     var[r] = rb_mean_variance_g(s, &h, n, gr);
                 }
                 combos[*ncombos] = cb;
-                if (rb_mixture_add(&c->mx, crit, mu, var, *ncombos,
+                if (rb_mixture_add(&c->mx, crit, s->have_reps ? h.chi2 : 0, n - h.k, mu, var,
+                                   *ncombos,
                                    combo_plausible(s, c, rk, &cb, &h) |
                                        fits_bit(s, h.chi2, h.k)) < 0)
                     return -1;
@@ -687,7 +693,7 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
         double mu[RB_NREF], var[RB_NREF] = {0};
         for (int r = 0; r < RB_NREF; r++)
             mu[r] = s->y[0];
-        rc = rb_mixture_add(&c->mx, 0, mu, var, -1, RB_OK_STRICT | RB_OK_FLOOR | RB_FITS);
+        rc = rb_mixture_add(&c->mx, 0, 0, s->n - 1, mu, var, -1, RB_OK_STRICT | RB_OK_FLOOR | RB_FITS);
     } else {
         rc = s->nparams == 1 ? search_single(s, c, &best) : search_multi(s, c, &best, buf);
     }
@@ -707,7 +713,10 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
         mu[r] = pmnf_eval(&best.f, c->ref[r]);
         var[r] = rb_mean_variance(s, &best, n, c->ref[r]);
     }
-    finish_model(c, s, &best, rb_mixture_kappa2(&c->mx, mu, var), out, buf);
+    double kappa2 = rb_mixture_kappa2(&c->mx, mu, var);
+    finish_model(c, s, &best, kappa2, out, buf);
+    out->selection = kappa2;
+    out->lack_of_fit = rb_mixture_overdispersion(&c->mx);
     return 0;
 }
 
@@ -778,13 +787,74 @@ static int two_regimes(pmnf_modeler *m, const rb_cache *c, const pmnf_data *d, p
 }
 
 static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps,
+                            pmnf_model *out, char *err, size_t errcap);
+
+/* Distinct points when every parameter rises with every step from one
+ * point to the next (in the canonical order, sorted by the first
+ * parameter): the points lie on one curve, measured with all parameters
+ * changing together; 0 when they do not. */
+static int one_curve(const pmnf_data *d)
+{
+    int np = d->nparams, distinct = d->npoints > 0;
+    for (int i = 1; np > 1 && i < d->npoints; i++) {
+        const double *a = d->coords + (size_t)(i - 1) * np, *b = a + np;
+        int same = 0, up = 0;
+        for (int p = 0; p < np; p++) {
+            same += b[p] == a[p];
+            up += b[p] > a[p];
+        }
+        if (same != np && up != np)
+            return 0;
+        distinct += up == np;
+    }
+    return np > 1 ? distinct : 0;
+}
+
+/* Points on one curve cannot tell the parameters apart (any split of the
+ * growth between them fits equally): the model is the single-parameter
+ * model along the first parameter, which predicts along the curve, with
+ * PMNF_WARN_PARAMETERS_CONFOUNDED: off the curve the data say nothing. */
+static int fit_one_curve(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps,
+                         pmnf_model *out, char *err, size_t errcap)
+{
+    double *x = malloc(sizeof(double) * (size_t)d->npoints);
+    if (!x) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < d->npoints; i++)
+        x[i] = d->coords[(size_t)i * d->nparams];
+    pmnf_data one = {1, d->npoints, x, d->values};
+    int rc = robust_fit_canon(m, &one, reps, out, err, errcap);
+    free(x);
+    if (rc < 0)
+        return rc;
+    out->f.nparams = d->nparams; /* its factors name parameter 0 */
+    out->f2.nparams = d->nparams;
+    out->warnings |= PMNF_WARN_PARAMETERS_CONFOUNDED;
+    return 0;
+}
+
+static int robust_fit_canon(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps,
                             pmnf_model *out, char *err, size_t errcap)
 {
+    if (one_curve(d) >= RB_MIN_LINE_POINTS)
+        return fit_one_curve(m, d, reps, out, err, errcap);
     rb_cache *c = rb_cache_get(m, d);
     if (!c)
         goto oom;
-    if (!enough_points(c))
-        return fall_back(m, d, out, err, errcap);
+    if (!enough_points(c)) {
+        /* with fewer than 4 values along a parameter every two-coefficient
+         * hypothesis keeps at most one residual degree of freedom: nothing
+         * tells the growth classes apart, so no interval can say how far
+         * the chosen one may be off when extrapolating */
+        int rc = fall_back(m, d, out, err, errcap);
+        if (rc == 0) {
+            no_interval(out);
+            out->warnings &= ~(unsigned)PMNF_WARN_INTERVAL_UNRELIABLE;
+        }
+        return rc;
+    }
     rb_series s;
     if (rb_series_build(&s, d, reps) < 0)
         goto oom;

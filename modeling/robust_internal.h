@@ -75,6 +75,8 @@ double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const doub
 typedef struct rb_mixture {
     int n, cap;
     double *crit, *tag, *w;
+    double *chi2, *dof; /* the part of crit that is a chi-square against the measured noise
+                           (0 without repetitions) and its degrees of freedom */
     unsigned char *ok; /* RB_OK_* bits: the rules of the path to the horizon it keeps */
     int picked;        /* the index rb_mixture_pick chose, -1 none */
     double *mu, *var; /* n x RB_NREF */
@@ -86,19 +88,26 @@ typedef struct rb_mixture {
  * collapse of a growing series, the measured direction; RB_OK_FLOOR no
  * prediction below half the smallest measurement; RB_FITS it fits the
  * measurements within their noise (reduced chi-square at most 4). */
+#define RB_FIT_ADEQUATE 4.0 /* the largest reduced chi-square of a fit within the noise */
 #define RB_OK_STRICT 1
 #define RB_OK_FLOOR 2
 #define RB_FITS 4
-/* Adds a hypothesis (skipped when not finite); plausible: its RB_OK_* and
- * RB_FITS bits. -1 when out of memory. */
-int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag,
-                   int plausible);
+/* Adds a hypothesis (skipped when not finite); chi2: the part of crit that is
+ * a chi-square against the measured noise (0 when the noise is not known
+ * from repetitions), dof: the points less the coefficients; plausible: its
+ * RB_OK_* and RB_FITS bits. -1 when out of memory. */
+int rb_mixture_add(rb_mixture *mx, double crit, double chi2, int dof, const double *mu,
+                   const double *var, int tag, int plausible);
 /* Weighs the hypotheses (only the plausible ones when there are any) and picks the weighted median prediction: its index
  * (its tag into *tag), or -1 when there is none. */
 int rb_mixture_pick(rb_mixture *mx, int *tag);
 /* max(1, kappa^2) over the reference points for the chosen model's means
  * and variances there (after pick). */
 double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0);
+/* The overdispersion c the weights of kappa^2 use: the best hypothesis'
+ * chi-square per degree of freedom where it shows a significant lack of
+ * fit (at the 1% level), otherwise 1. */
+double rb_mixture_overdispersion(const rb_mixture *mx);
 void rb_mixture_free(rb_mixture *mx);
 
 /* The points along which only parameter p varies, grouped by their other

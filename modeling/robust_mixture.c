@@ -20,16 +20,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "modeling/robust_internal.h"
 
 #define PLAUSIBLE 14.0 /* criterion distance beyond which a hypothesis weighs nothing (e^-7) */
 
 #define R RB_NREF
+#define LACK_OF_FIT_P 0.01 /* significance of a lack of fit that makes the overdispersion count */
 
 void rb_mixture_free(rb_mixture *mx);
 
-int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *var, int tag,
-                   int plausible)
+int rb_mixture_add(rb_mixture *mx, double crit, double chi2, int dof, const double *mu,
+                   const double *var, int tag, int plausible)
 {
     int finite = isfinite(crit);
     for (int r = 0; r < R; r++)
@@ -38,7 +41,7 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
         return 0;
     if (mx->n == mx->cap) {
         int cap = mx->cap ? 2 * mx->cap : 128;
-        double *c = realloc(mx->crit, sizeof(double) * (size_t)cap * 3);
+        double *c = realloc(mx->crit, sizeof(double) * (size_t)cap * 5);
         double *m = realloc(mx->mu, sizeof(double) * (size_t)cap * 2 * R);
         double *key = realloc(mx->key, sizeof(double) * (size_t)cap);
         int *idx = realloc(mx->idx, sizeof(int) * (size_t)cap);
@@ -58,11 +61,13 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
             return -1;
         }
         /* the arrays share blocks: move the old parts apart, last first */
-        for (int a = 2; a >= 1; a--)
+        for (int a = 4; a >= 1; a--)
             memmove(c + (size_t)a * cap, c + (size_t)a * mx->cap, sizeof(double) * (size_t)mx->n);
         memmove(m + (size_t)cap * R, m + (size_t)mx->cap * R, sizeof(double) * (size_t)mx->n * R);
         mx->tag = c + cap;
         mx->w = c + 2 * cap;
+        mx->chi2 = c + 3 * cap;
+        mx->dof = c + 4 * cap;
         mx->var = m + (size_t)cap * R;
         mx->cap = cap;
     }
@@ -70,6 +75,8 @@ int rb_mixture_add(rb_mixture *mx, double crit, const double *mu, const double *
     memcpy(mx->mu + (size_t)mx->n * R, mu, sizeof(double) * R);
     memcpy(mx->var + (size_t)mx->n * R, var, sizeof(double) * R);
     mx->tag[mx->n] = tag;
+    mx->chi2[mx->n] = chi2;
+    mx->dof[mx->n] = dof;
     mx->ok[mx->n] = (unsigned char)plausible;
     mx->n++;
     return 0;
@@ -155,20 +162,49 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
     return best;
 }
 
+/* The lack of fit of the best hypothesis by its criterion: its chi-square
+ * per degree of freedom against the measured noise. When even the best
+ * hypothesis misses the measurements by more than their noise, the noise
+ * the repetitions show is not all the scatter the hypotheses must explain,
+ * and differences of chi-square overstate the evidence between them by this
+ * factor (the overdispersion c of quasi-likelihood; weights from QAIC =
+ * chi2 / c + penalty). It counts where the best hypothesis does not fit
+ * within the noise by the modeler's own rule (reduced chi-square above
+ * RB_FIT_ADEQUATE) and the lack of fit is significant at LACK_OF_FIT_P;
+ * otherwise 1 (a hypothesis near the truth leaves a reduced chi-square of
+ * about 1, and widening by chance values of it only loosened intervals that
+ * held). */
+double rb_mixture_overdispersion(const rb_mixture *mx)
+{
+    int best = -1;
+    for (int i = 0; i < mx->n; i++)
+        if (best < 0 || mx->crit[i] < mx->crit[best])
+            best = i;
+    if (best < 0 || !(mx->dof[best] >= 1) ||
+        !(mx->chi2[best] > RB_FIT_ADEQUATE * mx->dof[best]) ||
+        !(mx->chi2[best] > gsl_cdf_chisq_Qinv(LACK_OF_FIT_P, mx->dof[best])))
+        return 1;
+    return mx->chi2[best] / mx->dof[best];
+}
+
 /* kappa^2 at reference point r, over every hypothesis the data leave
- * plausible by their criterion, also those not chosen because they leave
- * the rules of the path to the horizon: they fit the data as well, so the
- * spread of their predictions is part of the uncertainty. */
-static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0)
+ * plausible by their criterion (with the chi-square divided by the
+ * overdispersion c), also those not chosen because they leave the rules of
+ * the path to the horizon: they fit the data as well, so the spread of
+ * their predictions is part of the uncertainty. */
+static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0, double c)
 {
     double sw = 0, s = 0, c0 = INFINITY;
-    for (int i = 0; i < mx->n; i++)
-        if (mx->crit[i] < c0)
-            c0 = mx->crit[i];
     for (int i = 0; i < mx->n; i++) {
-        if (!(mx->crit[i] - c0 < PLAUSIBLE))
+        double q = mx->crit[i] - mx->chi2[i] * (1 - 1 / c);
+        if (q < c0)
+            c0 = q;
+    }
+    for (int i = 0; i < mx->n; i++) {
+        double q = mx->crit[i] - mx->chi2[i] * (1 - 1 / c);
+        if (!(q - c0 < PLAUSIBLE))
             continue;
-        double w = exp(-(mx->crit[i] - c0) / 2);
+        double w = exp(-(q - c0) / 2);
         double d = mx->mu[i * R + r] - mu0;
         sw += w;
         s += w * (d * d + mx->var[i * R + r]);
@@ -181,9 +217,9 @@ static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0)
 
 double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0)
 {
-    double k2 = 1;
+    double k2 = 1, c = rb_mixture_overdispersion(mx);
     for (int r = 0; r < R; r++) {
-        double k = kappa2_at(mx, r, mu0[r], var0[r]);
+        double k = kappa2_at(mx, r, mu0[r], var0[r], c);
         if (k > k2)
             k2 = k;
     }

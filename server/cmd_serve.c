@@ -36,6 +36,7 @@
 #include "server/config.h"
 #include "server/http.h"
 #include "server/log.h"
+#include "server/test_hooks.h"
 #include "server/workers.h"
 
 #define LOG_BATCH_MS 50 /* debug/info lines reach the log at most this late */
@@ -239,6 +240,7 @@ int cmd_serve(int argc, char **argv)
     api.max_iteration_events = cfg.max_iteration_events;
     api.max_iteration_bytes = cfg.max_iteration_bytes;
     api.idempotency_ttl = cfg.idempotency_ttl;
+    srv_test_hooks_apply(&api); /* nothing outside the test build */
     if (!api.db || !api.metrics || !api.models || !api.limits || !api.auth ||
         api_metrics_add_collector(api.metrics, pool_metrics, api.db) ||
         api_metrics_add_collector(api.metrics, api_jobs_metrics, api.db) ||

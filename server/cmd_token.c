@@ -8,14 +8,22 @@
  *   perfcast token list [--tenant T]
  *       one JSON object per token (never a secret)
  *   perfcast token revoke ID
- *       effective from the service's next request
+ *       effective from the service's next request: servers that hear the
+ *       revocation's notice drop the token at once, and none keeps a token
+ *       it read more than AUTH_CACHE_TOKEN_MS ago (api/auth_cache.h), so the
+ *       command returns only once that time has passed since its commit:
+ *       from then on every server refuses the token, whether or not the
+ *       notice reached it.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/auth.h"
+#include "api/auth_cache.h"
 #include "server/commands.h"
 #include "store/tokens.h"
 
@@ -103,6 +111,10 @@ static int revoke(PGconn *c, const char *idtext)
         fprintf(stderr, "perfcast token revoke: %s\n", err.msg);
         return err.code == STORE_NOT_FOUND ? 2 : 1;
     }
+    /* no server's cache may hold what it read before the commit after this */
+    struct timespec wait = {0, (AUTH_CACHE_TOKEN_MS + 20) * 1000000L};
+    while (nanosleep(&wait, &wait) && errno == EINTR)
+        ;
     fprintf(stderr, "token %lld revoked\n", id);
     return 0;
 }

@@ -16,8 +16,12 @@
  * after CRASH_RECORD_SECONDS (alarm), and a crash that leaves the heap or
  * libpq unusable records nothing; the job's lease expires then, and its
  * error names the step its worker recorded durably before it
- * (store_job_progress). A process killed from outside (SIGKILL, SIGTERM)
- * runs no handler: its jobs are claimed again after their lease, as before.
+ * (store_job_progress). A process killed from outside (SIGKILL, SIGTERM,
+ * the kernel's OOM killer) runs no handler: its jobs are claimed again
+ * after their lease, and such a later attempt records each callpath with
+ * the job, committed, before it fits it (server/workers.c), so that when the
+ * same callpath kills it again the job's error names it (tests/faults.c,
+ * "killed refit").
  */
 #ifndef PERFCAST_SERVER_CRASH_H
 #define PERFCAST_SERVER_CRASH_H

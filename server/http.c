@@ -47,6 +47,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -229,15 +230,22 @@ static int spool_start(srv_request *r)
     return 0;
 }
 
-/* Drops the body, in memory or spooled. */
+/* Drops the body, in memory or spooled. After a spooled body (an upload
+ * past SPOOL_AT: a trace, a large profile or step graph) the memory its
+ * handler freed is given back to the system (malloc_trim): glibc would keep
+ * the pages of its arenas, and the process would stay at the size of its
+ * largest upload. */
 static void drop_body(srv_request *r)
 {
+    int spooled = r->spool_fd >= 0;
     if (r->mapped)
         munmap(r->body, r->len + 1);
     else
         free(r->body);
-    if (r->spool_fd >= 0)
+    if (spooled) {
         close(r->spool_fd);
+        malloc_trim(0);
+    }
     r->spool_fd = -1;
     r->mapped = 0;
     r->body = NULL;
@@ -332,6 +340,7 @@ static enum MHD_Result dispatch(srv_http *h, struct MHD_Connection *conn, srv_re
             .nheaders = headers.n,
             .body = r->body ? r->body : "",
             .body_len = r->len,
+            .body_mapped = r->mapped,
             .tenant_id = r->tenant_id,
             .token_id = r->token_id,
             .scope = r->scope,

@@ -54,6 +54,8 @@ struct srv_worker {
     _Atomic int cancel;     /* set by the heartbeat when the job is no longer ours
                                (deleted with its experiment, or its lease lost) */
     char step[64];          /* the refit's step last recorded with the job */
+    int careful;            /* an attempt after one that died without a word: each
+                               callpath is recorded with the job before it is fitted */
     PGconn *progress;       /* its own connection for recording steps (store_connect):
                                a refit holds a pool connection already, and one
                                from the pool could wait behind requests */
@@ -165,23 +167,38 @@ static void finish(srv_worker *me, int outcome, int64_t model_set, const char *m
 
 /* The refit's progress (pipeline/refit.h): the crash record of this thread
  * follows every callpath (memory only); a new step is recorded with the job
- * first (store_job_progress), so that a worker that dies without a word
- * leaves the step it died in. */
+ * first (store_job_progress, committed before the step starts), so that a
+ * worker that dies without a word (SIGKILL, the kernel's OOM killer, a crash
+ * its handler could not record) leaves the step it died in. An attempt
+ * after such a death (attempt > 1) is careful: it records each callpath too,
+ * committed before that callpath is fitted, so that a second death names
+ * the callpath that killed it. The first attempt does not pay a round trip
+ * per callpath: its crash handler (server/crash.h) names the callpath of a
+ * crash it sees. */
 static void on_progress(void *arg, const char *step, const char *callpath)
 {
     srv_worker *me = arg;
     srv_crash_note(step, callpath);
-    if (strcmp(me->step, step)) {
+    int named = me->careful && callpath && !strcmp(step, REFIT_STEP_CALLPATH);
+    if (strcmp(me->step, step) || named) {
         snprintf(me->step, sizeof me->step, "%s", step);
+        char what[640];
+        if (named)
+            snprintf(what, sizeof what, "%s, callpath \"%.512s\"", step, callpath);
+        else
+            snprintf(what, sizeof what, "%s", step);
         store_error err = {0};
         if (me->progress && PQstatus(me->progress) != CONNECTION_OK) {
             PQfinish(me->progress);
             me->progress = NULL;
         }
-        if (!me->progress)
-            me->progress = store_connect(me->pool->db, &err);
+        if (!me->progress && (me->progress = store_connect(me->pool->db, &err))) {
+            /* a step is recorded against this process's death, not the
+             * database's: no wait for the WAL flush */
+            PQclear(PQexec(me->progress, "SET synchronous_commit TO off"));
+        }
         if (!me->progress ||
-            store_job_progress(me->progress, &me->claim, me->name, step, &err))
+            store_job_progress(me->progress, &me->claim, me->name, what, &err))
             srv_logf(me->pool->log, SRV_LOG_DEBUG, "cannot record a job's step",
                      "{s:I, s:s, s:s}", "job", (json_int_t)me->claim.job_id, "step", step,
                      "error", err.msg);
@@ -203,6 +220,7 @@ static void run_job(srv_worker *me)
     double t0 = now_s();
     me->cancel = 0;
     me->step[0] = '\0';
+    me->careful = me->claim.attempt > 1;
     refit_progress progress = {on_progress, me};
     srv_crash_enter(w->db, &me->claim, me->name);
     int outcome = refit_run_job(w->db, &me->claim, me->name, &set, msg, sizeof msg, &me->cancel,
@@ -249,10 +267,14 @@ static void *worker_main(void *arg)
             run_job(me);
             continue; /* there may be more: claim again before waiting */
         }
-        if (api_sim_run_next(w->db, w->lease) == 1)
-            continue; /* a queued simulation run (api/simulations.c) was done */
-        if (api_iteration_run_next(w->db, w->lease) == 1)
-            continue; /* a queued trace analysis (api/iteration_http.c) was done */
+        /* a queued simulation run (api/simulations.c) or trace analysis
+         * (api/iteration_http.c) was done: its memory freed, give glibc's
+         * pages back as after a refit */
+        if (api_sim_run_next(w->db, w->lease) == 1 ||
+            api_iteration_run_next(w->db, w->lease) == 1) {
+            malloc_trim(0);
+            continue;
+        }
         wait_for_work(w, gen);
     }
     PQfinish(me->progress);

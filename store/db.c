@@ -14,6 +14,13 @@
  *
  * Slots are guarded by one mutex; a condition variable wakes a waiter when a
  * connection comes back. Connecting and querying happen outside the lock.
+ *
+ * A thread serving a request that holds its Idempotency-Key binds the key
+ * (store_bind_idempotency): the connections it acquires then carry it in the
+ * session variable perfcast.idempotency_key, which the triggers of
+ * migration 0022 read to name what the request creates in the key's row, in
+ * the transaction that creates it; release clears it again (or drops the
+ * connection when it cannot), so that no other request's work is named.
  */
 #include <inttypes.h>
 #include <poll.h>
@@ -32,7 +39,31 @@
 typedef struct store_slot {
     PGconn *conn; /* NULL: not connected */
     int busy;
+    int tagged;   /* perfcast.idempotency_key is set on conn */
 } store_slot;
+
+/* The Idempotency-Key ("<tenant>:<key>") of the request this thread serves,
+ * "" when none (store_bind_idempotency). */
+static _Thread_local char idem_tag[300];
+
+void store_bind_idempotency(int64_t tenant, const char *key)
+{
+    if (key)
+        snprintf(idem_tag, sizeof idem_tag, "%" PRId64 ":%s", tenant, key);
+    else
+        idem_tag[0] = '\0';
+}
+
+/* Sets (tag "" clears) perfcast.idempotency_key on c; 0 or -1. */
+static int set_tag(PGconn *c, const char *tag)
+{
+    const char *vals[] = {tag};
+    PGresult *r = PQexecParams(c, "SELECT set_config('perfcast.idempotency_key', $1, false)", 1,
+                               NULL, vals, NULL, NULL, 0);
+    int ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    return ok ? 0 : -1;
+}
 
 struct store {
     char *conninfo;
@@ -201,9 +232,16 @@ PGconn *store_acquire(store *s, store_error *err)
         }
     }
 
+    if (c && idem_tag[0] && set_tag(c, idem_tag)) {
+        store_error_set(err, STORE_UNAVAILABLE, "cannot tag the connection with the request's "
+                        "Idempotency-Key: %s", PQerrorMessage(c));
+        PQfinish(c);
+        c = NULL;
+    }
     pthread_mutex_lock(&s->mu);
     if (c) {
         slot->conn = c;
+        slot->tagged = idem_tag[0] != '\0';
         s->down_until = 0;
     } else {
         slot->busy = 0;
@@ -245,10 +283,13 @@ void store_release(store *s, PGconn *c)
     } else if (ts != PQTRANS_IDLE) {
         keep = 0; /* a command still active, or the connection is gone */
     }
+    if (keep && slot->tagged && set_tag(c, ""))
+        keep = 0; /* it would name another request's work */
     if (!keep)
         PQfinish(c);
 
     pthread_mutex_lock(&s->mu);
+    slot->tagged = 0;
     slot->conn = keep ? c : NULL;
     slot->busy = 0;
     s->nbusy--;

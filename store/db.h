@@ -47,6 +47,12 @@ PGconn *store_connect(store *s, store_error *err);
  * bad state is rolled back or reset first. */
 void store_release(store *s, PGconn *c);
 
+/* Binds the calling thread to the Idempotency-Key of the request it serves
+ * (tenant, key; key NULL unbinds): until unbound, connections it acquires
+ * carry the key, so that what the request creates is named in the key's row
+ * in the same transaction (migration 0022, store/idempotency.h). */
+void store_bind_idempotency(int64_t tenant, const char *key);
+
 /* Fills err (when not NULL) and returns code; the message is kept to one
  * line. */
 int store_error_set(store_error *err, int code, const char *fmt, ...)

@@ -5,7 +5,8 @@
  * takes over only an expired row or a pending one whose lock ran out, so
  * that two requests with one key, in one process or two, never both run.
  * When no row comes back the key is held: the row is read to compare and
- * replay.
+ * replay. A pending row that names what its request created (created,
+ * migration 0022) is never taken over: that request committed its work.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,7 +33,8 @@ static int read_row(PGconn *c, const char *t, const char *key, const unsigned ch
     const char *vals[] = {t, key};
     PGresult *r = PQexecParams(c,
                                "SELECT state, coalesce(status, 0), coalesce(content_type, ''), "
-                               "coalesce(location, ''), route, fingerprint, body "
+                               "coalesce(location, ''), route, fingerprint, body, "
+                               "coalesce(created, ''), locked_until < now() "
                                "FROM idempotency_keys WHERE tenant_id = $1 AND key = $2",
                                2, NULL, vals, NULL, NULL, 1);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
@@ -53,6 +55,9 @@ static int read_row(PGconn *c, const char *t, const char *key, const unsigned ch
     snprintf(out->location, sizeof out->location, "%.*s", PQgetlength(r, 0, 3),
              PQgetvalue(r, 0, 3));
     snprintf(out->route, sizeof out->route, "%.*s", PQgetlength(r, 0, 4), PQgetvalue(r, 0, 4));
+    snprintf(out->created, sizeof out->created, "%.*s", PQgetlength(r, 0, 7),
+             PQgetvalue(r, 0, 7));
+    out->lock_over = PQgetlength(r, 0, 8) == 1 && PQgetvalue(r, 0, 8)[0] == 1; /* binary bool */
     out->same_request = PQgetlength(r, 0, 5) == 32 && !memcmp(PQgetvalue(r, 0, 5), fp, 32) &&
                         !strcmp(out->route, route);
     if (!PQgetisnull(r, 0, 6)) {
@@ -92,7 +97,8 @@ int store_idem_claim(PGconn *c, int64_t tenant, const char *key, const unsigned 
             "route = EXCLUDED.route, state = 'pending', status = NULL, content_type = NULL, "
             "location = NULL, body = NULL, created_at = now(), "
             "locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at "
-            "WHERE k.expires_at < now() OR (k.state = 'pending' AND k.locked_until < now()) "
+            "WHERE k.expires_at < now() OR (k.state = 'pending' AND k.locked_until < now() "
+            "AND k.created IS NULL) "
             "RETURNING 1",
             6, NULL, vals, lens, fmts, 0);
         if (PQresultStatus(r) != PGRES_TUPLES_OK)
@@ -132,17 +138,31 @@ int store_idem_finish(PGconn *c, int64_t tenant, const char *key, int status,
     return STORE_OK;
 }
 
-int store_idem_release(PGconn *c, int64_t tenant, const char *key, store_error *err)
+int store_idem_release(PGconn *c, int64_t tenant, const char *key, char *created, size_t cap,
+                       store_error *err)
 {
     char t[24];
     fmt_tenant(t, sizeof t, tenant);
     const char *vals[] = {t, key};
+    created[0] = '\0';
     PGresult *r = PQexecParams(c,
                                "DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = $2 "
-                               "AND state = 'pending'",
+                               "AND state = 'pending' AND created IS NULL",
                                2, NULL, vals, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
         return store_fail(c, r, err);
+    int gone = atoi(PQcmdTuples(r));
+    PQclear(r);
+    if (gone)
+        return STORE_OK;
+    r = PQexecParams(c,
+                     "SELECT coalesce(created, '') FROM idempotency_keys "
+                     "WHERE tenant_id = $1 AND key = $2 AND state = 'pending'",
+                     2, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return store_fail(c, r, err);
+    if (PQntuples(r) == 1)
+        snprintf(created, cap, "%s", PQgetvalue(r, 0, 0));
     PQclear(r);
     return STORE_OK;
 }

@@ -8,6 +8,12 @@
  * replay. The holder then records the answer (store_idem_finish) or lets
  * the key go (store_idem_release) when the answer is not one a retry should
  * see again (5xx, 429).
+ *
+ * What the request creates names itself in the key's row in the transaction
+ * that creates it (created: the triggers of migration 0022, fed by
+ * store_bind_idempotency() in store/db.h). A pending key that names what it
+ * created is never taken over: its first request committed, and only its
+ * answer was lost.
  */
 #ifndef PERFCAST_STORE_IDEMPOTENCY_H
 #define PERFCAST_STORE_IDEMPOTENCY_H
@@ -25,6 +31,9 @@ typedef struct store_idem {
     char content_type[64];
     char location[160];
     char route[96];           /* the route the key was first used on */
+    char created[160];        /* pending: what its first request created and committed
+                                 (the location; "" none yet), migration 0022 */
+    int lock_over;            /* pending: its holder's lock ran out (the holder died) */
     char *body;               /* malloc'ed (NUL-terminated), NULL when none */
     size_t body_len;
 } store_idem;
@@ -38,8 +47,11 @@ int store_idem_claim(PGconn *c, int64_t tenant, const char *key, const unsigned 
 int store_idem_finish(PGconn *c, int64_t tenant, const char *key, int status,
                       const char *content_type, const char *location, const char *body,
                       size_t body_len, store_error *err);
-/* Lets a claimed key go: the next request with it runs anew. */
-int store_idem_release(PGconn *c, int64_t tenant, const char *key, store_error *err);
+/* Lets a claimed key go: the next request with it runs anew; unless its
+ * request created something already (committed): then the key is kept and
+ * created (cap bytes) is its location, else "". */
+int store_idem_release(PGconn *c, int64_t tenant, const char *key, char *created, size_t cap,
+                       store_error *err);
 /* Deletes expired keys; *n how many. */
 int store_idem_purge(PGconn *c, int *n, store_error *err);
 void store_idem_free(store_idem *s);

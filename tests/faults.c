@@ -14,12 +14,18 @@
  *   - two servers (replicas) on one database, the one holding a run killed
  *     mid-run: the other takes the run over once its lease is over
  *     (PERFCAST_JOB_LEASE is 2 s here) and finishes it.
+ *   - kill -9 after a request with an Idempotency-Key committed, before its
+ *     answer: the retry must not run the work again ("lost answer");
+ *   - a refit that kills its worker with SIGKILL (no handler runs): the job
+ *     ends failed, naming the callpath ("killed refit").
+ * The server is the test build (server/test_hooks.h), whose hooks fire only
+ * on the key prefix and callpath named in main().
  * Numeric inputs that crash the server are a table of their own
  * (numeric_cases below), run the same way: the request, then the server
  * must still answer and the job must end failed with its cause.
  *
  * It takes about two minutes on two cores; the waits are bounded, never
- * timed assertions.
+ * timed assertions. An argument runs only the case of that name.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -473,6 +479,130 @@ static void case_replicas(harness *h)
     harness_close(other, check_failed_count > 0);
 }
 
+/* ---- kill -9 between a request's commit and its answer ----------------------
+ * The server of this suite is the test build (server/test_hooks.h): a request
+ * whose Idempotency-Key starts with "fault-lost-" kills it after its handler
+ * committed, before the key's answer is kept or sent; pending keys are held
+ * IDEM_LOCK seconds. The retry with the key, once that lock ran out, must
+ * not run the work again: before the created work named itself in the key's
+ * row in its own transaction, it made a second run. */
+
+#define IDEM_LOCK "2"
+
+/* POST path with the Idempotency-Key key; the answer's status (0: none),
+ * its Location into loc. */
+static int post_keyed(harness *h, const char *path, const char *key, const char *body,
+                      char *loc, size_t cap, int *replayed)
+{
+    char headers[256];
+    snprintf(headers, sizeof headers,
+             "Content-Type: application/json\r\nIdempotency-Key: %s\r\n", key);
+    harness_response r;
+    harness_request(h, "POST", path, headers, body, strlen(body), &r);
+    loc[0] = '\0';
+    harness_header(&r, "Location", loc, cap);
+    char rep[16] = "";
+    *replayed = harness_header(&r, "Idempotent-Replayed", rep, sizeof rep) && !strcmp(rep, "true");
+    int st = r.status;
+    harness_response_free(&r);
+    return st;
+}
+
+static void case_lost_answer(harness *h)
+{
+    long sim = new_simulation(h, "fault-lost");
+    char path[128], loc[160], want[160];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs?job=always", sim);
+    const char *body = "{\"workers\":\"1..4\",\"servers\":[1],\"bandwidth\":\"1Gbit\","
+                       "\"replications\":1,\"steps\":10}";
+    int replayed;
+    int st = post_keyed(h, path, "fault-lost-run", body, loc, sizeof loc, &replayed);
+    check(st == 0, "lost answer: the server died before answering (%d)", st);
+    crash_and_restart(h, "a committed run's answer");
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld",
+                           sim) == 1,
+          "lost answer: the run was committed before the crash");
+    long run = harness_sql_long(h, "SELECT id FROM sim_runs WHERE sim_experiment_id = %ld", sim);
+    snprintf(want, sizeof want, "/v1/simulations/%ld/runs/%ld", sim, run);
+    harness_sleep(atof(IDEM_LOCK) + 0.5); /* the dead request's lock runs out */
+    for (int i = 0; i < 2; i++) {
+        st = post_keyed(h, path, "fault-lost-run", body, loc, sizeof loc, &replayed);
+        check(st == 303 && !strcmp(loc, want) && replayed,
+              "lost answer: retry %d is 303 See Other to %s: %d %s", i + 1, want, st, loc);
+    }
+    if (!st) /* the old behaviour ran it again, and the hook killed that too */
+        crash_and_restart(h, "a second run of the same key");
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld",
+                           sim) == 1,
+          "lost answer: the retries created no second run (%ld runs)",
+          harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld", sim));
+    check_nothing_stuck(h, "lost answer");
+}
+
+/* ---- a refit that kills its worker with SIGKILL ------------------------------
+ * The test build kills the process (SIGKILL: no handler runs, as with the
+ * kernel's OOM killer) when a refit is about to fit callpath KILL_CALLPATH.
+ * Restarted each time, the server takes the job over after its lease; the
+ * job must end failed, its error naming the callpath, from what its worker
+ * committed before fitting it. */
+
+#define KILL_CALLPATH "kdead"
+
+/* Polls /health until the server does not answer (1) or seconds pass. */
+static int wait_down(harness *h, double seconds)
+{
+    for (double t0 = harness_now(); harness_now() - t0 < seconds; harness_sleep(0.1)) {
+        harness_response r;
+        int up = !harness_get(h, "/health", &r) && r.status == 200;
+        harness_response_free(&r);
+        if (!up)
+            return 1;
+    }
+    return 0;
+}
+
+static void case_killed_refit(harness *h)
+{
+    long exp = create_experiment(h, "fault-killed-refit");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
+    static const int xs[] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++) {
+        char *p = profile_json(xs[i], 40, 1);
+        memcpy(strstr(p, "k0023"), KILL_CALLPATH, 5); /* one callpath of 40 */
+        int st;
+        json_decref(request_json_status(h, "POST", path, p, &st));
+        check(st == 202, "killed refit: upload %d", st);
+        free(p);
+    }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
+    int st;
+    json_t *j = request_json_status(h, "POST", path, NULL, &st);
+    long job = (long)json_integer_value(json_object_get(j, "job"));
+    json_decref(j);
+    check(st == 202 && job > 0, "killed refit: queued %d", st);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM jobs WHERE id = %ld", job);
+    int deaths = 0;
+    for (int tries = 0; tries < 6 && !wait_sql(h, sql, "failed", 0.2); tries++) {
+        if (!wait_down(h, 30))
+            break;
+        deaths++;
+        crash_and_restart(h, "a refit that kills its worker");
+        /* the dead attempt's lease runs out, and the job is claimed again */
+        wait_sql(h, sql, "failed", 3 * atof(LEASE));
+    }
+    check(wait_sql(h, sql, "failed", 30), "killed refit: the job ends failed (%d deaths)", deaths);
+    char error[2048] = "";
+    snprintf(sql, sizeof sql, "SELECT coalesce(error, '') FROM jobs WHERE id = %ld", job);
+    harness_sql(h, sql, error, sizeof error);
+    check(strstr(error, "callpath \"" KILL_CALLPATH "\"") != NULL,
+          "killed refit: the error names the callpath: %s", error);
+    check_nothing_stuck(h, "killed refit");
+    check_health(h, "killed refit");
+    printf("# killed refit: %d deaths, then failed: %s\n", deaths, error);
+}
+
 /* ---- numeric faults --------------------------------------------------------------
  * Requests whose arithmetic crashed the server: each is sent, then the
  * server must answer /health, and a job it queued must end failed naming the
@@ -533,9 +663,14 @@ static void case_numeric(harness *h)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    const char *env[] = {"PERFCAST_JOB_LEASE=" LEASE, "PERFCAST_WORKERS=2", NULL};
+    /* the test build (server/test_hooks.h): the hooks below fire only on
+     * the Idempotency-Key prefix and the callpath named */
+    const char *env[] = {"PERFCAST_JOB_LEASE=" LEASE, "PERFCAST_WORKERS=2",
+                         "PERFCAST_TEST_KILL_ANSWER=fault-lost-",
+                         "PERFCAST_TEST_KILL_CALLPATH=" KILL_CALLPATH,
+                         "PERFCAST_TEST_IDEMPOTENCY_LOCK=" IDEM_LOCK, NULL};
     harness_opts o = {.env = env};
     harness *h = harness_open(&o);
     if (!h) {
@@ -553,8 +688,12 @@ int main(void)
         {"postgres", case_postgres_restart},
         {"replicas", case_replicas},
         {"numeric", case_numeric},
+        {"lost answer", case_lost_answer},
+        {"killed refit", case_killed_refit},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (argc > 1 && strcmp(argv[1], cases[i].name)) /* one case by its name */
+            continue;
         double t0 = harness_now();
         int failed = check_failed_count;
         cases[i].run(h);

@@ -220,9 +220,26 @@ static void test_pending_and_expiry(harness *h)
               strstr(a.body, "Idempotency-Key"),
           "a key whose first request runs: 409 with Retry-After, got %d %s", a.status, a.body);
     harness_response_free(&a);
-    /* its holder died: the lock ran out, the request runs anew (and meets the name) */
+    /* its holder died after its commit: the lock ran out, and the key names
+     * what it created (migration 0022): 303 to it, nothing runs again */
     harness_sql(h,
                 "UPDATE idempotency_keys SET locked_until = now() - interval '1 second' "
+                "WHERE key = 'pend-1' RETURNING 1",
+                out, sizeof out);
+    char created[160] = "", loc[160] = "";
+    harness_sql(h, "SELECT created FROM idempotency_keys WHERE key = 'pend-1'", created,
+                sizeof created);
+    post_key(h, "/v1/experiments", "pend-1", body, &a);
+    harness_header(&a, "Location", loc, sizeof loc);
+    check(a.status == 303 && !strncmp(created, "/v1/experiments/", 16) && !strcmp(loc, created),
+          "a dead holder's key that names what it created: 303 to it (%s), got %d %s %s",
+          created, a.status, loc, a.body);
+    harness_response_free(&a);
+    /* its holder died before its commit: nothing named, the lock ran out,
+     * the request runs anew (and meets the name) */
+    harness_sql(h,
+                "UPDATE idempotency_keys SET state = 'pending', status = NULL, body = NULL, "
+                "created = NULL, locked_until = now() - interval '1 second' "
                 "WHERE key = 'pend-1' RETURNING 1",
                 out, sizeof out);
     post_key(h, "/v1/experiments", "pend-1", body, &a);

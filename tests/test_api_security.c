@@ -271,7 +271,7 @@ static void test_tokens(harness *h, long open_exp)
     check(status_of(h, "DELETE", path, alpha_admin, NULL) == 204, "alpha revokes it");
     check(status_of(h, "GET", "/v1/experiments", api_tok, NULL) == 401, "revoked: 401 at once");
 
-    /* CLI revoke, effective at once */
+    /* CLI revoke, effective at once (see also tests/test_api_revocation.c) */
     char temp[128], idtext[32];
     new_token(h, "alpha", "read", NULL, temp, sizeof temp);
     check(status_of(h, "GET", "/v1/experiments", temp, NULL) == 200, "a fresh CLI token reads");

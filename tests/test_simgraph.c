@@ -276,8 +276,77 @@ static void test_pieces(void)
           "1e400: %s", e.msg);
 }
 
+/* simgraph_read_pieces: text of several SIMGRAPH_PIECEs (about 3.5 of them)
+ * gives the graph the whole read gives, the caller hears each piece's end
+ * in order up to the text's length, and a fault in a later piece names the
+ * same operation, field and message as the whole read. */
+typedef struct seen {
+    size_t last, calls;
+    int ordered;
+} seen;
+
+static void note_done(void *arg, size_t upto)
+{
+    seen *s = arg;
+    s->ordered = s->ordered && upto > s->last;
+    s->last = upto;
+    s->calls++;
+}
+
+static char *big_graph(size_t target, size_t *len, long *nops)
+{
+    size_t cap = target + 1000 * 128 + 4096, n = 0; /* a step past target */
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b, cap, "{\"batch_size\":8,\"steps\":[");
+    long k = 0;
+    for (int s = 0; n < target; s++) {
+        n += (size_t)snprintf(b + n, cap - n, "%s{\"ops\":[", s ? "," : "");
+        for (int i = 0; i < 1000; i++, k++)
+            n += (size_t)snprintf(b + n, cap - n,
+                                  "%s{\"id\":\"op%d\",\"resource\":\"worker\",\"duration\":%g%s}",
+                                  i ? "," : "", i, 1e-4 * (i % 7 + 1),
+                                  i ? ",\"deps\":[\"op0\"]" : "");
+        n += (size_t)snprintf(b + n, cap - n, "]}");
+    }
+    n += (size_t)snprintf(b + n, cap - n, "]}");
+    *len = n;
+    *nops = k;
+    return b;
+}
+
+static void test_read_pieces(void)
+{
+    size_t len;
+    long nops;
+    char *text = big_graph(SIMGRAPH_PIECE * 7 / 2, &len, &nops);
+    simgraph_doc whole, pieces;
+    sim_error e = {0};
+    check(simgraph_read(text, len, &whole, &e) == 0, "whole: %s", e.msg);
+    seen s = {.ordered = 1};
+    check(simgraph_read_pieces(text, len, &pieces, &e, note_done, &s) == 0, "pieces: %s", e.msg);
+    check((long)sim_graph_nops(&pieces.graph) == nops &&
+              sim_graph_nops(&whole.graph) == sim_graph_nops(&pieces.graph) &&
+              whole.graph.nsteps == pieces.graph.nsteps && !strcmp(pieces.source, "stepgraph"),
+          "the same graph: %zu ops of %ld", sim_graph_nops(&pieces.graph), nops);
+    check(s.calls == (len + SIMGRAPH_PIECE - 1) / SIMGRAPH_PIECE && s.ordered && s.last == len,
+          "each piece heard in order: %zu calls, last at %zu of %zu", s.calls, s.last, len);
+    simgraph_doc_free(&whole);
+    simgraph_doc_free(&pieces);
+    /* a fault in the last piece: a duration that is a string */
+    char *at = strstr(text + len - SIMGRAPH_PIECE / 2, "\"duration\":");
+    memcpy(at + 11, "\"abc\" ", 6); /* in place of a 6-character number */
+    sim_error ew = {0}, ep = {0};
+    int rw = simgraph_read(text, len, &whole, &ew);
+    int rp = simgraph_read_pieces(text, len, &pieces, &ep, NULL, NULL);
+    check(rw && rp && !strcmp(ew.op, ep.op) && !strcmp(ew.field, ep.field) &&
+              !strcmp(ew.msg, ep.msg) && !strcmp(ep.field, "duration"),
+          "the same fault: %s %s %s / %s %s %s", ew.op, ew.field, ew.msg, ep.op, ep.field, ep.msg);
+    free(text);
+}
+
 int main(void)
 {
+    test_read_pieces();
     test_pieces();
     test_stepgraph_file();
     test_tf_timeline();
