@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/sim_request.h"
+#include "modeling/warning_json.h"
 #include "simulate/sim_units.h"
 
 void api_sim_request_default(api_sim_request *r)
@@ -311,7 +312,8 @@ static json_t *point_json(const sim_point *p)
     return o;
 }
 
-/* Why point p has no window (its figures are the whole run's). */
+/* Why point p has no window (its figures are the whole run's): a coded
+ * warning (SIM_WARN_WINDOW_FALLBACK) naming the point. */
 static json_t *fallback_warning(const char *prefix, const sim_point *p, int reps, int warmup,
                                 int steps)
 {
@@ -320,7 +322,15 @@ static json_t *fallback_warning(const char *prefix, const sim_point *p, int reps
              "in the window, which ends when the first worker ends its step %d (in %d of %d "
              "replications); steps_per_s is the whole run's, W·N / makespan", prefix, p->servers,
              p->workers, warmup, steps, p->window_fallback, reps);
-    return json_string(buf);
+    json_t *w = pmnf_warning_json(SIM_WARN_WINDOW_FALLBACK, buf);
+    if (w) {
+        json_object_set_new(w, "servers", json_integer(p->servers));
+        json_object_set_new(w, "workers", json_integer(p->workers));
+        json_object_set_new(w, "warmup_steps", json_integer(warmup));
+        json_object_set_new(w, "replications_without_window", json_integer(p->window_fallback));
+        json_object_set_new(w, "replications", json_integer(reps));
+    }
+    return w;
 }
 
 /* One sweep of every M for variant v into a "results" array. */

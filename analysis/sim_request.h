@@ -15,8 +15,9 @@
  * Only "bandwidth" is required. The answer: per M the points W with
  * throughput (mean and 95% interval over the replications) over the steady
  * window after "warmup_steps" steps (simulate/sim_window.h; 0: the whole
- * run), the window ("window": null and an entry in "warnings" when the
- * warm-up left it empty and the figure is the whole run's), utilisation and
+ * run), the window ("window": null and a coded warning window_fallback in
+ * "warnings" when the warm-up left it empty and the figure is the whole
+ * run's), utilisation and
  * step-time breakdown (over the whole run), the saturation point; the
  * what-ifs the same; the cheapest (W, M) reaching the target at the prices.
  */
@@ -29,6 +30,8 @@
 #include "simulate/sim_sweep.h"
 
 #define API_SIM_MAX_WHATIF 8
+/* the code of the warning of a point whose warm-up left no step in its window */
+#define SIM_WARN_WINDOW_FALLBACK "window_fallback"
 /* Answered in the request (201) when the run needs at most this many events
  * and its graph has at most API_SIM_DIRECT_OPS operations (about 0.1 s of
  * simulation); any larger run, or any with ?job=always, is queued (202) for

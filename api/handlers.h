@@ -112,6 +112,21 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp);
 /* Runs the oldest queued per-iteration analysis: 1 one was run, 0 none was
  * queued, -1 database trouble. */
 int api_iteration_run_next(store *db, double lease_seconds);
+/* POST .../configurations and .../advice (api/configurations.c,
+ * api/advice.c) answered here (direct) or, when large, queued for the job
+ * workers; GET /v1/experiments/{id}/searches/{run} a queued one
+ * (api/search_runs.c). ?job=auto|always into *always: 0, or -1 after a 400. */
+void api_configurations_search(api_ctx *ctx, api_request *req, api_response *resp, int direct);
+void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int direct);
+int api_search_job_param(const api_request *req, api_response *resp, int *always);
+/* Stores the request (its query but job and strict, and body) queued and
+ * answers 202 with the run and its Location. */
+void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, int64_t exp,
+                      const char *kind, const json_t *body);
+void api_search_get(api_ctx *ctx, api_request *req, api_response *resp);
+/* Runs the oldest queued search: 1 one was run, 0 none was queued, -1
+ * database trouble. */
+int api_search_run_next(store *db, double lease_seconds);
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

@@ -34,12 +34,12 @@
 
 #include "api/handlers.h"
 #include "analysis/sim_request.h"
+#include "analysis/sim_spec.h"
 #include "api/lease.h"
+#include "pipeline/sim_job.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
 #include "common/jsonb.h"
-
-#define SIM_MAX_NAME 200
 
 static json_t *sim_view(const store_sim *s)
 {
@@ -87,56 +87,6 @@ static void graph_problem(api_response *resp, const sim_error *e)
     api_send_body(resp, 400, "application/problem+json", text, len);
 }
 
-/* The creation document's checks; the stored spec into *spec. */
-static int parse_create(const json_t *body, api_response *resp, const char **name, json_t **spec)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)body, k, v)
-    {
-        if (strcmp(k, "name") && strcmp(k, "batch_size") && strcmp(k, "overhead")) {
-            api_problem(resp, 400, k, "unknown member (name, batch_size, overhead)");
-            return -1;
-        }
-    }
-    json_t *n = json_object_get(body, "name");
-    if (!json_is_string(n) || !json_string_length(n) || json_string_length(n) > SIM_MAX_NAME ||
-        strlen(json_string_value(n)) != json_string_length(n)) {
-        api_problem(resp, 400, "name", "a name of 1..%d bytes is required", SIM_MAX_NAME);
-        return -1;
-    }
-    *name = json_string_value(n);
-    json_t *b = json_object_get(body, "batch_size");
-    if (b && (!json_is_number(b) || !(json_number_value(b) >= 0) ||
-              !isfinite(json_number_value(b)))) {
-        api_problem(resp, 400, "batch_size", "batch_size must be a number >= 0 (samples per step "
-                    "and worker)");
-        return -1;
-    }
-    *spec = json_pack("{s:f}", "batch_size", b ? json_number_value(b) : 0.0);
-    json_t *o = json_object_get(body, "overhead");
-    if (o) {
-        /* the step-graph reader checks overhead: hand it a minimal graph */
-        json_t *g = json_pack("{s:O, s:[{s:[{s:s, s:s, s:f}]}]}", "overhead", o, "steps", "ops",
-                              "id", "x", "resource", "worker", "duration", 1.0);
-        char *text = json_dumps(g, JSON_COMPACT);
-        json_decref(g);
-        simgraph_doc d;
-        sim_error e;
-        int rc = text ? simgraph_read_json(text, strlen(text), &d, &e) : -1;
-        free(text);
-        if (rc) {
-            json_decref(*spec);
-            api_problem(resp, 400, e.field, "%s", e.msg);
-            return -1;
-        }
-        json_object_set_new(*spec, "overhead", json_pack("{s:f, s:f, s:i}", "alpha", d.alpha,
-                                                         "beta", d.beta, "pairs", d.npairs));
-        simgraph_doc_free(&d);
-    }
-    return 0;
-}
-
 void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
 {
     json_t *body;
@@ -144,7 +94,9 @@ void api_sim_create(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     store_sim s = {.tenant_id = req->tenant_id};
     const char *name;
-    if (parse_create(body, resp, &name, &s.spec)) {
+    an_problem p;
+    if (sim_spec_parse(body, &name, &s.spec, &p)) {
+        api_problem(resp, p.status, p.field, "%s", p.msg);
         json_decref(body);
         return;
     }
@@ -289,51 +241,6 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, dup ? 200 : 201, doc);
 }
 
-static int feed_piece(void *ctx, const char *bytes, size_t len)
-{
-    return simgraph_reader_feed(ctx, bytes, len);
-}
-
-/* The graph of a stored profile with the simulation's batch size and
- * overhead where the graph has none: read piece by piece into the compact
- * graph, never whole as text. */
-static int load_graph(PGconn *c, int64_t sim, int64_t *profile, simgraph_doc *d,
-                      store_error *err, sim_error *e)
-{
-    store_sim s;
-    int rc = store_sim_get(c, sim, &s, err);
-    if (rc)
-        return rc;
-    simgraph_reader *rd = simgraph_reader_new(d, e);
-    if (!rd) {
-        store_sim_free(&s);
-        return store_error_set(err, STORE_INTERNAL, "out of memory");
-    }
-    rc = store_sim_profile_read(c, sim, profile, feed_piece, rd, err);
-    int bad = !rc && simgraph_reader_finish(rd);
-    simgraph_reader_free(rd);
-    if (rc || bad)
-        simgraph_doc_free(d);
-    if (rc && !(rc == STORE_INTERNAL && e->msg[0])) {
-        store_sim_free(&s);
-        return rc;
-    }
-    bad = bad || rc;
-    if (!bad) {
-        if (!(d->graph.batch_size > 0))
-            d->graph.batch_size = json_real_value(json_object_get(s.spec, "batch_size"));
-        json_t *o = json_object_get(s.spec, "overhead");
-        if (!d->has_overhead && o) {
-            d->alpha = json_real_value(json_object_get(o, "alpha"));
-            d->beta = json_real_value(json_object_get(o, "beta"));
-            d->has_overhead = 1;
-        }
-    }
-    store_sim_free(&s);
-    return bad ? store_error_set(err, STORE_INTERNAL, "stored graph unreadable: %s", e->msg)
-               : STORE_OK;
-}
-
 static json_t *run_view(const store_sim_run *r)
 {
     json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:O, s:s}", "id", (json_int_t)r->id,
@@ -443,21 +350,13 @@ void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
     char *result = NULL;
     if (direct) {
         sim_error e = {0};
-        simgraph_doc d;
-        c = store_acquire(ctx->db, &err);
-        int rc = c ? load_graph(c, id, &profile, &d, &err, &e) : err.code;
-        store_release(ctx->db, c);
-        if (rc) {
-            json_decref(run.request);
-            api_store_problem(resp, &err);
-            return;
-        }
-        json_t *doc = api_sim_run(&d, &r, &e);
-        simgraph_doc_free(&d);
-        malloc_trim(0); /* the graph and the simulator's state go back to the system */
+        json_t *doc = sim_job_run(ctx->db, id, &profile, &r, &err, &e);
         if (!doc) {
             json_decref(run.request);
-            graph_problem(resp, &e);
+            if (err.code)
+                api_store_problem(resp, &err);
+            else
+                graph_problem(resp, &e);
             return;
         }
         size_t rlen;
@@ -502,40 +401,16 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
 
 /* ---- queued runs: claimed with a lease, renewed while they run (api/lease.h) ---- */
 
-/* The simulation of claimed run r: its result document as text, or NULL
- * with why. */
+/* The simulation of claimed run r (pipeline/sim_job.h): its result
+ * document as text, or NULL with why. */
 static char *run_claimed(store *db, const store_sim_run *r, char *why, size_t cap)
 {
-    api_sim_request q;
-    api_sim_request_default(&q);
-    char field[64], msg[256];
-    simgraph_doc d;
-    sim_error e = {0};
-    store_error err;
-    int64_t profile = r->profile_id;
-    if (api_sim_request_parse(r->request, &q, field, sizeof field, msg, sizeof msg)) {
-        snprintf(why, cap, "%s: %s", field, msg);
-        return NULL;
-    }
-    PGconn *c = store_acquire(db, &err);
-    int rc = c ? load_graph(c, r->sim_id, &profile, &d, &err, &e) : err.code;
-    store_release(db, c);
-    if (rc) {
-        snprintf(why, cap, "%s", err.msg);
-        return NULL;
-    }
-    json_t *doc = api_sim_run(&d, &q, &e);
-    simgraph_doc_free(&d);
-    malloc_trim(0);
-    char *result = NULL;
-    if (doc) {
-        size_t rlen;
-        result = api_json_text(doc, &rlen);
-        json_decref(doc);
-    }
-    if (!result)
-        snprintf(why, cap, "%s%s%s", e.field, e.field[0] ? ": " : "",
-                 e.msg[0] ? e.msg : "out of memory");
+    json_t *doc = sim_job_run_claimed(db, r, why, cap);
+    size_t rlen;
+    char *result = doc ? api_json_text(doc, &rlen) : NULL;
+    if (doc && !result)
+        snprintf(why, cap, "out of memory");
+    json_decref(doc);
     return result;
 }
 

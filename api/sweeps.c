@@ -7,8 +7,9 @@
  *        metric × phase): n, mean, median, SD, CV, 95% intervals of the
  *        mean (Student t) and of the median (order statistics), IQR
  *        outliers, the repetitions needed for a relative half-width
- *        (`target`, default 0.05); `warnings` name the points whose mean's
- *        interval is wider than that, and those with one repetition.
+ *        (`target`, default 0.05); coded `warnings` (analysis/repstats.h)
+ *        name the points whose mean's interval is wider than that, and those
+ *        with one repetition.
  *   GET  /v1/experiments/{id}/sensitivity  Taguchi S/N ratio per measured
  *        coordinate of one series (default the application's epoch time,
  *        smaller is better), the mean S/N per level of every parameter, the
@@ -42,7 +43,7 @@
 
 #include "api/handlers.h"
 #include "api/json_buf.h"
-#include "analysis/levels.h"
+#include "analysis/repstats.h"
 #include "api/predict.h"
 #include "api/stats_warm.h"
 #include "store/experiments.h"
@@ -409,51 +410,6 @@ void sweeps_row_label(const cached_models *m, const store_measurement_row *r, ch
     noisy_point_label(&nm, r, buf, cap);
 }
 
-/* The warnings of an answer resting on rows: every row whose mean's 95%
- * interval is wider than ±5% of the mean, and a count of single-repetition
- * rows; NULL when out of memory. */
-json_t *sweeps_noisy_warnings(const cached_models *m, const store_measurement_row *rows, int n)
-{
-    json_t *w = json_array();
-    sweep_quantiles *q = malloc(sizeof *q);
-    int maxreps = 1, single = 0, noisy = 0;
-    for (int i = 0; i < n; i++)
-        maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
-    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
-    if (!w || !q || !scratch) {
-        free(q);
-        free(scratch);
-        json_decref(w);
-        return NULL;
-    }
-    sweep_quantiles_init(q);
-    char label[400];
-    for (int i = 0; i < n; i++) {
-        if (rows[i].nreps < 2) {
-            single += rows[i].nreps == 1;
-            continue;
-        }
-        sweep_stats st;
-        sweep_stats_compute(rows[i].reps, rows[i].nreps, 0.05, q, scratch, NULL, &st);
-        if (isfinite(st.rel_half_width) && st.rel_half_width > 0.05 && ++noisy <= WARNINGS_MAX) {
-            sweeps_row_label(m, &rows[i], label, sizeof label);
-            json_array_append_new(w, json_sprintf("too noisy: %s: the mean's 95%% interval is "
-                                                  "±%.1f%% over %d repetitions",
-                                                  label, 100 * st.rel_half_width, st.n));
-        }
-    }
-    if (noisy > WARNINGS_MAX)
-        json_array_append_new(w, json_sprintf("%d too-noisy points in all; the first %d are named",
-                                              noisy, WARNINGS_MAX));
-    if (single)
-        json_array_append_new(w, json_sprintf("%d of %d points have one repetition: their "
-                                              "run-to-run variation is unknown",
-                                              single, n));
-    free(q);
-    free(scratch);
-    return w;
-}
-
 /* ---- the large answers, written without a Jansson tree ---------------------------- */
 
 /* {"ranks":8,...}, as predict_point_json() */
@@ -690,65 +646,34 @@ static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp
     f.limit = (int)limit;
     f.offset = offset;
     kept_rows kept;
+    repstats st = {0};
     if (sweeps_read_rows_kept(ctx, m, &f, 1, &kept, resp) < 0)
         goto done;
     sweeps_warm_note(ctx, req, m, 'S', &kept);
     int n = kept.n;
-    const store_measurement_row *rows = kept.rows;
-    int maxreps = 1;
-    for (int i = 0; i < n; i++)
-        maxreps = rows[i].nreps > maxreps ? rows[i].nreps : maxreps;
-    sweep_quantiles *q = malloc(sizeof *q);
-    double *scratch = malloc(sizeof(double) * (size_t)maxreps);
-    int *outl = malloc(sizeof(int) * (size_t)maxreps);
-    if (!q || !scratch || !outl) {
+    noisy_names nm = {m->params, m->nparams, m->factors, m->nfactors};
+    if (repstats_compute(&nm, kept.rows, n, target, &st) < 0) {
         api_problem(resp, 500, NULL, "out of memory");
         goto free_rows;
     }
-    sweep_quantiles_init(q);
     jbuf items = {0};
     jbuf_reserve(&items, (size_t)n * 520 + 4096); /* an item is about 500 bytes */
-    json_t *warnings = json_array();
-    int noisy = 0, single = 0, outlying = 0, nitems = 0;
-    char label[400];
     JBUF_LIT(&items, "[");
-    for (int i = 0; i < n; i++) {
-        const store_measurement_row *r = &rows[i];
-        if (r->nreps < 1)
+    for (int i = 0, k = 0; i < n; i++) {
+        if (!st.items[i].s.n)
             continue;
-        sweep_stats s;
-        sweep_stats_compute(r->reps, r->nreps, target, q, scratch, outl, &s);
-        int is_noisy = s.has_mean_ci && isfinite(s.rel_half_width) && s.rel_half_width > target;
-        if (nitems++)
+        if (k++)
             JBUF_LIT(&items, ",");
         jbuf_raw(&items, kept.text + kept.at[i], kept.at[i + 1] - kept.at[i]);
-        stats_tail(&items, &s, is_noisy);
-        outlying += s.noutliers > 0;
-        if (is_noisy) {
-            if (++noisy <= WARNINGS_MAX) {
-                sweeps_row_label(m, r, label, sizeof label);
-                json_array_append_new(
-                    warnings, json_sprintf("too noisy: %s: the mean's 95%% interval is ±%.1f%% "
-                                           "(target ±%.1f%%); %ld repetitions needed, %d measured",
-                                           label, 100 * s.rel_half_width, 100 * target,
-                                           s.reps_needed, s.n));
-            }
-        } else if (s.n == 1 && ++single <= WARNINGS_MAX) {
-            sweeps_row_label(m, r, label, sizeof label);
-            json_array_append_new(warnings,
-                                  json_sprintf("one repetition: %s has no interval", label));
-        }
+        stats_tail(&items, &st.items[i].s, st.items[i].noisy);
     }
     JBUF_LIT(&items, "]");
-    if (noisy > WARNINGS_MAX || single > WARNINGS_MAX)
-        json_array_append_new(warnings,
-                              json_sprintf("%d too noisy and %d single-repetition measurements "
-                                           "in all; the first %d of each are named",
-                                           noisy, single, WARNINGS_MAX));
+    json_t *warnings = st.warnings;
+    st.warnings = NULL;
     json_t *head = json_pack("{s:I, s:i, s:f, s:f, s:i, s:i, s:i, s:i}", "experiment",
                              (json_int_t)id, "model_set", m->set_number, "confidence", 0.95,
-                             "target", target, "measurements", nitems, "noisy", noisy,
-                             "single_repetition", single, "with_outliers", outlying);
+                             "target", target, "measurements", st.nitems, "noisy", st.noisy,
+                             "single_repetition", st.single, "with_outliers", st.outlying);
     sweeps_levels_head(head, m, req);
     json_t *tail = json_pack("{s:o, s:o}", "warnings", warnings, "next_offset",
                              n == limit ? json_integer(offset + n) : json_null());
@@ -764,9 +689,7 @@ static void statistics_answer(api_ctx *ctx, api_request *req, api_response *resp
     char *body = sweeps_answer_text(head, "items", &items, tail, &len);
     predict_page_store_text(ctx, key, resp, body, len);
 free_rows:
-    free(q);
-    free(scratch);
-    free(outl);
+    repstats_free(&st);
     sweeps_kept_rows_release(ctx, &kept);
 done:
     model_cache_release(ctx->models, m);

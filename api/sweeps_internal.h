@@ -20,7 +20,6 @@
 
 #define STATS_LIMIT_DEFAULT 1000
 #define STATS_LIMIT_MAX 100000
-#define WARNINGS_MAX 50
 #define PLAN_RUNS_MAX SWEEP_MAX_RUNS /* sweep/sweep_plan.h: the CLI's limit too */
 #define PLAN_PAGE_DEFAULT 1000 /* runs a plan's answer lists: items and commands */
 #define PLAN_PAGE_MAX 1000
@@ -54,7 +53,6 @@ json_t *sweeps_interval(double lo, double hi);
 void sweeps_kept_rows_release(api_ctx *ctx, kept_rows *k);
 void sweeps_levels_head(json_t *head, const cached_models *m, const api_request *req);
 void sweeps_levels_member(jbuf *b, const cached_models *m, const char *levels);
-json_t *sweeps_noisy_warnings(const cached_models *m, const store_measurement_row *rows, int n);
 void sweeps_point_text(jbuf *b, const cached_models *m, const double *point);
 store_measurement_row *sweeps_read_rows(api_ctx *ctx, const cached_models *m,
                                         const store_model_filter *f, int *n,

@@ -373,6 +373,21 @@ sweep_figures() {
     done <"$DATA/sweep.out"
 }
 
+# Configurations and advice at their caps, on the HTTP thread, against the
+# same requests over one candidate (bench/bench_caps.c).
+caps_figures() {
+    [ -x "$B/bench_caps" ] || { fail caps "$B/bench_caps is not built"; return; }
+    if ! measure "$DATA/caps.out" env PERFCAST_BIN="$PERFCAST" "$B/bench_caps"; then
+        fail caps "$ru"; return
+    fi
+    cat "$DATA/caps.out"
+    while read -r line; do
+        say "$(jget figure "$line" | tr -d '"'): $(jget ms "$line") ms at $(jget candidates "$line")" \
+            "candidates ($(jget ratio_to_baseline "$line")x one candidate, $(jget ratio_to_target "$line")" \
+            "of the 100 ms the HTTP thread may take)"
+    done <"$DATA/caps.out"
+}
+
 # One coordinate's aggregation with Eq. 1's absent = 0 (bench/bench_aggregate.c).
 aggregate() {
     if ! measure "$DATA/aggregate.out" "$B/bench_aggregate" --min-time 1; then
@@ -595,6 +610,7 @@ model_service
 analyses_service
 hostile_service
 sweep_figures
+caps_figures
 aggregate
 iteration
 gputrace

@@ -166,7 +166,7 @@ static void print_text(const json_t *doc)
     {
         if (!i)
             putchar('\n');
-        printf("note: %s\n", json_string_value(note));
+        printf("note: %s\n", json_string_value(json_object_get(note, "message")));
     }
 }
 

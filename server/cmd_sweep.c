@@ -71,30 +71,26 @@ static int print_definition(const json_t *doc, const char *path)
         return 2;
     }
     /* the service's limit: a plan the service would refuse is refused here */
-    long legal = sweep_def_legal_points(&d);
-    if (legal * d.repetitions > SWEEP_MAX_RUNS) {
-        fprintf(stderr, "perfcast sweep: %s: repetitions: %ld legal points × %d repetitions is "
-                "more than %d runs\n", path, legal, d.repetitions, SWEEP_MAX_RUNS);
+    long legal;
+    if (sweep_def_runs_check(&d, &legal, err, sizeof err) < 0) {
+        fprintf(stderr, "perfcast sweep: %s: repetitions: %s\n", path, err);
         sweep_def_free(&d);
         return 2;
     }
     size_t cap = 8192;
     char *cmd = malloc(cap);
-    int idx[SWEEP_MAX_VARS], rc = cmd ? 0 : 1;
-    sweep_def_first(&d, idx);
-    do {
-        if (rc || !sweep_def_legal(&d, idx))
-            continue;
-        for (int rep = 1; rep <= d.repetitions && !rc; rep++) {
-            if (sweep_def_command(&d, idx, rep, cmd, cap) < 0) {
-                fprintf(stderr, "perfcast sweep: %s: a command is longer than %zu bytes\n", path,
-                        cap);
-                rc = 2;
-            } else {
-                puts(cmd);
-            }
+    int rc = cmd ? 0 : 1;
+    sweep_runs w; /* the plan's runs, in the service's order */
+    sweep_runs_start(&w);
+    while (!rc && sweep_runs_next(&d, &w)) {
+        if (sweep_def_command(&d, w.idx, w.rep, cmd, cap) < 0) {
+            fprintf(stderr, "perfcast sweep: %s: a command is longer than %zu bytes\n", path,
+                    cap);
+            rc = 2;
+        } else {
+            puts(cmd);
         }
-    } while (sweep_def_next(&d, idx));
+    }
     free(cmd);
     sweep_def_free(&d);
     return rc;

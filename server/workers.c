@@ -267,11 +267,13 @@ static void *worker_main(void *arg)
             run_job(me);
             continue; /* there may be more: claim again before waiting */
         }
-        /* a queued simulation run (api/simulations.c) or trace analysis
-         * (api/iteration_http.c) was done: its memory freed, give glibc's
+        /* a queued simulation run (api/simulations.c), trace analysis
+         * (api/iteration_http.c), configuration search or advice
+         * (api/search_runs.c) was done: its memory freed, give glibc's
          * pages back as after a refit */
         if (api_sim_run_next(w->db, w->lease) == 1 ||
-            api_iteration_run_next(w->db, w->lease) == 1) {
+            api_iteration_run_next(w->db, w->lease) == 1 ||
+            api_search_run_next(w->db, w->lease) == 1) {
             malloc_trim(0);
             continue;
         }

@@ -9,16 +9,10 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "analysis/plan.h"
 #include "store/models.h"
 
-typedef struct store_run {
-    double *point;  /* nparams values, into the array's shared block */
-    int repetition;
-    int ok;         /* profiles of this run whose job did not fail */
-    int failed;     /* profiles of this run whose refit job failed */
-    char *levels;   /* its factor levels as a JSON array in factor-name order
-                       ("[\"cpu\",\"fp16\"]"; "[]" without factors) */
-} store_run;
+/* store_run: one stored run, as a sweep plan reads it (analysis/plan.h) */
 
 /* The distinct runs (coordinate, repetition, factor levels) of experiment
  * exp (nparams parameters), ordered by point, repetition and levels (their

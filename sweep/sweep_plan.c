@@ -356,6 +356,43 @@ long sweep_def_legal_points(const sweep_def *d)
     return legal;
 }
 
+int sweep_def_runs_check(const sweep_def *d, long *legal, char *msg, size_t cap)
+{
+    *legal = sweep_def_legal_points(d);
+    if (*legal * d->repetitions <= SWEEP_MAX_RUNS)
+        return 0;
+    snprintf(msg, cap, "%ld legal points × %d repetitions is more than %d runs", *legal,
+             d->repetitions, SWEEP_MAX_RUNS);
+    return -1;
+}
+
+void sweep_runs_start(sweep_runs *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+int sweep_runs_next(const sweep_def *d, sweep_runs *w)
+{
+    if (w->started && w->rep < d->repetitions) {
+        w->rep++;
+        return 1;
+    }
+    if (!w->started) {
+        w->started = 1;
+        sweep_def_first(d, w->idx);
+        if (sweep_def_legal(d, w->idx)) {
+            w->rep = 1;
+            return 1;
+        }
+    }
+    while (sweep_def_next(d, w->idx))
+        if (sweep_def_legal(d, w->idx)) {
+            w->rep = 1;
+            return 1;
+        }
+    return 0;
+}
+
 int sweep_def_command(const sweep_def *d, const int *idx, int rep, char *buf, size_t cap)
 {
     size_t n = 0;

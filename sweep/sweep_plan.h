@@ -74,6 +74,22 @@ void sweep_def_first(const sweep_def *d, int *idx);
 int sweep_def_next(const sweep_def *d, int *idx);
 /* The legal points of the product (at most SWEEP_MAX_POINTS are tried). */
 long sweep_def_legal_points(const sweep_def *d);
+/* The size of d's plan, as the service and `perfcast sweep plan` both check
+ * it: 0 with *legal its legal points, or -1 with why in msg when its legal
+ * points × repetitions are more than SWEEP_MAX_RUNS. */
+int sweep_def_runs_check(const sweep_def *d, long *legal, char *msg, size_t cap);
+
+/* The runs of d in plan order: legal point by legal point, repetition by
+ * repetition. Start with sweep_runs_start; each sweep_runs_next moves to
+ * the next run (idx the point, rep from 1; rep 1: a new point), 0 after
+ * the last. */
+typedef struct sweep_runs {
+    int idx[SWEEP_MAX_VARS];
+    int rep;
+    int started;
+} sweep_runs;
+void sweep_runs_start(sweep_runs *w);
+int sweep_runs_next(const sweep_def *d, sweep_runs *w);
 /* 1 when the point idx is legal. */
 int sweep_def_legal(const sweep_def *d, const int *idx);
 /* The numeric value of `name` at idx (parameter or constant): 1 found, 0 not. */

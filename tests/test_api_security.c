@@ -352,6 +352,7 @@ static const struct {
     {"GET", "/v1/experiments/{id}/profiles/{profile}/breakdown", "", NULL, 404},
     {"GET", "/v1/experiments/{id}/analyses/{run}", "", NULL, 404},
     {"GET", "/v1/analyses/{run}", "", NULL, 404},
+    {"GET", "/v1/experiments/{id}/searches/{run}", "", NULL, 404},
     {"POST", "/v1/experiments/{id}/iteration-model", "", "{\"profiles\":[],\"at\":4}", 400},
     {"POST", "/v1/simulations", "", "*simcreate*", 201},
     {"GET", "/v1/simulations", "", NULL, 200},

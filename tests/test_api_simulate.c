@@ -212,8 +212,13 @@ static void test_window(harness *h, const char *runs)
                                                           "mean")),
                           w / 0.25, 1e-12, 0);
     }
-    const char *w0 = json_string_value(json_array_get(warn, 0));
-    const char *w5 = json_string_value(json_array_get(warn, 5));
+    const char *w0 = json_string_value(json_object_get(json_array_get(warn, 0), "message"));
+    const char *w5 = json_string_value(json_object_get(json_array_get(warn, 5), "message"));
+    for (size_t k = 0; k < json_array_size(warn); k++)
+        ok &= !strcmp(json_string_value(json_object_get(json_array_get(warn, k), "code")) ?: "",
+                      "window_fallback");
+    ok &= json_integer_value(json_object_get(json_array_get(warn, 5), "workers")) == 3 &&
+          json_integer_value(json_object_get(json_array_get(warn, 5), "servers")) == 1;
     check(ok && w0 && strstr(w0, "servers 1, workers 1:") && strstr(w0, "warm-up of 1000") &&
               w5 && !strncmp(w5, "what_if[0]: servers 1, workers 3:", 33),
           "warm-up beyond the run: whole run, window null, a warning per point (%d): %.300s",

@@ -291,12 +291,42 @@ static void test_statistics(harness *h, long exp)
     json_t *w = json_object_get(s, "warnings");
     check(json_integer_value(json_object_get(s, "noisy")) == 19 && json_array_size(w) == 19,
           "at ±1%% every point is too noisy");
-    int named = 0;
-    json_array_foreach(w, i, x) named += strstr(json_string_value(x) ?: "",
-                                                "ranks=2,threads=1 epoch time (phase epoch): "
-                                                "the mean's 95% interval is ±2.5%") != NULL;
-    check(named == 1, "a warning names the point ranks=2, threads=1: %s",
-          json_string_value(json_array_get(w, 0)));
+    int named = 0, coded = 1;
+    json_array_foreach(w, i, x)
+    {
+        const char *msg = json_string_value(json_object_get(x, "message"));
+        coded &= !strcmp(json_string_value(json_object_get(x, "code")) ?: "", "noisy_measurement");
+        if (strstr(msg ?: "", "ranks=2,threads=1 epoch time (phase epoch): "
+                              "the mean's 95% interval is ±2.5%")) {
+            /* its details: the point, the half-width against the target, the repetitions */
+            json_t *pt = json_object_get(x, "point");
+            named += json_number_value(json_object_get(pt, "ranks")) == 2 &&
+                     json_number_value(json_object_get(pt, "threads")) == 1 &&
+                     json_number_value(json_object_get(x, "target")) == 0.01 &&
+                     json_integer_value(json_object_get(x, "repetitions")) == 3 &&
+                     json_integer_value(json_object_get(x, "repetitions_needed")) == 7 &&
+                     check_close(json_number_value(json_object_get(x, "relative_half_width")),
+                                 half / 222, 1e-9, 0);
+        }
+    }
+    check(named == 1 && coded, "a coded warning names the point ranks=2, threads=1: %s",
+          json_string_value(json_object_get(json_array_get(w, 0), "message")));
+    json_decref(s);
+    /* strict: the same answer refused, naming the code */
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch"
+             "&target=0.01&strict=true",
+             exp);
+    s = request_json(h, "GET", path, NULL, 422);
+    check(strstr(json_string_value(json_object_get(s, "detail")) ?: "", "noisy_measurement") &&
+              !strcmp(json_string_value(json_object_get(s, "field")) ?: "", "strict"),
+          "statistics?strict=true: 422 naming noisy_measurement");
+    json_decref(s);
+    snprintf(path, sizeof path,
+             "/v1/experiments/%ld/statistics?level=application&name=epoch&metric=time&phase=epoch"
+             "&target=0.01",
+             exp);
+    s = request_json(h, "GET", path, NULL, 200);
     check(json_integer_value(json_object_get(json_array_get(json_object_get(s, "items"), 0),
                                              "repetitions_needed")) == 7,
           "7 repetitions for ±1%%");

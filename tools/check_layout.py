@@ -44,7 +44,7 @@ PURE_GLOBALS = {
 MAX_LINES = 1000
 # The share of api/ in the source lines, as measured: lower it as computation
 # moves out, never raise it. The aim is 0.18 (every computation below store/).
-API_SHARE_MAX = 0.20
+API_SHARE_MAX = 0.18
 
 # api/ files without a handler: the serving infrastructure, and what each serves
 SERVING = {

@@ -36,7 +36,22 @@ export async function api(path, { method = 'GET', body } = {}) {
   let doc = null;
   try { doc = text ? JSON.parse(text) : null; } catch { doc = null; }
   if (!r.ok) throw new ApiError(r.status, doc, `${r.status} ${r.statusText}`);
+  if (r.status === 202 && doc && (doc.kind === 'configurations' || doc.kind === 'advice'))
+    return searchResult(r.headers.get('Location'));
   return doc;
+}
+
+// A configuration search or advice queued for the job workers (202): the
+// answer the request would have had, once a worker has it (the run at its
+// Location asked again until it is done or failed).
+async function searchResult(location) {
+  for (;;) {
+    const run = await api(location);
+    if (run.state === 'done') return run.result;
+    if (run.state === 'failed')
+      throw new ApiError(run.error && run.error.status || 500, run.error, 'the search failed');
+    await new Promise(resolve => setTimeout(resolve, 250));
+  }
 }
 
 // "?a=1&b=x" from an object, values encoded; undefined values left out.

@@ -1,0 +1,196 @@
+/*
+ * search_runs.c — configuration searches and advice off the HTTP threads:
+ * a request over more candidates than its handler answers at once (see
+ * api/configurations.c, api/advice.c), or with ?job=always, is stored
+ * queued (store/search_runs.h) and answered 202 with the run and its
+ * Location; a job worker (server/workers.c) runs it through the same
+ * handler code, as the request would have been answered, and keeps the
+ * answer document, or the problem it met.
+ *
+ *   GET /v1/experiments/{id}/searches/{run}   the run: kind, state, the
+ *        request, and once done its "result" (the answer the request would
+ *        have had) or once failed its "error" (the problem document)
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/handlers.h"
+#include "api/lease.h"
+#include "api/model_cache.h"
+#include "common/jsonb.h"
+#include "store/search_runs.h"
+
+#define SEARCH_QUERY_MAX 16 /* query parameters a stored request keeps */
+
+int api_search_job_param(const api_request *req, api_response *resp, int *always)
+{
+    const char *job = api_query(req, "job");
+    if (job && strcmp(job, "auto") && strcmp(job, "always")) {
+        api_problem(resp, 400, "job", "must be auto (a job when the search is large) or always");
+        return -1;
+    }
+    *always = job && !strcmp(job, "always");
+    return 0;
+}
+
+static json_t *text_or_null(const char *text)
+{
+    json_t *v = text ? jsonb_parse(text, 0) : NULL;
+    return v ? v : json_null();
+}
+
+static json_t *run_view(const store_search_run *r)
+{
+    json_t *v = json_pack("{s:I, s:I, s:s, s:s, s:i}", "id", (json_int_t)r->id, "experiment",
+                          (json_int_t)r->experiment_id, "kind", r->kind, "state", r->state,
+                          "attempts", r->attempts);
+    json_object_set_new(v, "request", text_or_null(r->request));
+    const char *ts[] = {r->created_at, r->started_at, r->finished_at};
+    const char *keys[] = {"created_at", "started_at", "finished_at"};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(v, keys[i], ts[i][0] ? json_string(ts[i]) : json_null());
+    json_object_set_new(v, "result", text_or_null(r->result));
+    json_object_set_new(v, "error", text_or_null(r->error));
+    return v;
+}
+
+void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, int64_t exp,
+                      const char *kind, const json_t *body)
+{
+    json_t *query = json_object();
+    for (size_t i = 0; query && i < req->nquery; i++)
+        if (strcmp(req->query[i].name, "job") && strcmp(req->query[i].name, "strict"))
+            json_object_set_new(query, req->query[i].name, json_string(req->query[i].value ?: ""));
+    json_t *rq = json_pack("{s:o, s:O}", "query", query, "body", (json_t *)body);
+    size_t len;
+    store_search_run r = {.tenant_id = req->tenant_id, .experiment_id = exp,
+                          .request = rq ? api_json_text(rq, &len) : NULL};
+    json_decref(rq);
+    snprintf(r.kind, sizeof r.kind, "%s", kind);
+    if (!r.request) {
+        api_problem(resp, 500, NULL, "out of memory");
+        return;
+    }
+    store_error err;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_search_run_add(c, &r, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        store_search_run_free(&r);
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 202, run_view(&r));
+    api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/searches/%" PRId64, exp, r.id);
+    store_search_run_free(&r);
+}
+
+void api_search_get(api_ctx *ctx, api_request *req, api_response *resp)
+{
+    int64_t exp, id;
+    if (api_path_id(req, resp, "id", "experiment", &exp) ||
+        api_path_id(req, resp, "run", "search", &id))
+        return;
+    store_error err;
+    store_search_run r;
+    PGconn *c = store_acquire(ctx->db, &err);
+    int rc = c ? store_search_run_get(c, req->tenant_id, exp, id, &r, &err) : err.code;
+    store_release(ctx->db, c);
+    if (rc) {
+        api_store_problem(resp, &err);
+        return;
+    }
+    api_send_json(resp, 200, run_view(&r));
+    store_search_run_free(&r);
+}
+
+/* The answer a claimed run's request would have had: its text, or NULL
+ * with *error the problem document's text. A cache of its own holds the
+ * models it reads. */
+static char *run_search(store *db, const store_search_run *r, char **error)
+{
+    json_t *rq = jsonb_parse(r->request ? r->request : "", 0);
+    const json_t *body = json_object_get(rq, "body");
+    api_kv query[SEARCH_QUERY_MAX];
+    size_t nq = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(rq, "query"), k, v)
+    {
+        if (nq < SEARCH_QUERY_MAX)
+            query[nq++] = (api_kv){k, json_string_value(v) ?: ""};
+    }
+    size_t len;
+    char *b = json_is_object(body) ? api_json_text(body, &len) : NULL;
+    api_request req = {.method = "POST", .path = "", .query = query, .nquery = nq,
+                       .body = b ? b : "", .body_len = b ? len : 0, .tenant_id = r->tenant_id,
+                       .nparams = 1};
+    req.route = !strcmp(r->kind, "advice") ? "/v1/experiments/{id}/advice"
+                                           : "/v1/experiments/{id}/configurations";
+    snprintf(req.param_buf, sizeof req.param_buf, "%" PRId64, r->experiment_id);
+    req.params[0] = (api_kv){"id", req.param_buf};
+    api_ctx ctx = {.db = db, .models = model_cache_new(1000)};
+    api_response resp = {0};
+    if (!ctx.models)
+        api_problem(&resp, 500, NULL, "out of memory");
+    else if (!strcmp(r->kind, "advice"))
+        api_advice_search(&ctx, &req, &resp, 1);
+    else
+        api_configurations_search(&ctx, &req, &resp, 1);
+    size_t tlen = resp.body_len;
+    const char *t = resp.shared ? api_shared_text(resp.shared, &tlen) : resp.body;
+    char *text = NULL;
+    *error = NULL;
+    if (resp.status == 200 && t)
+        text = strndup(t, tlen);
+    else if (t && tlen)
+        *error = strndup(t, tlen);
+    if (!text && !*error)
+        *error = strdup("{\"type\":\"about:blank\",\"title\":\"Internal Server Error\","
+                        "\"status\":500,\"detail\":\"out of memory\"}");
+    api_response_free(&resp);
+    if (ctx.models)
+        model_cache_free(ctx.models);
+    free(b);
+    json_decref(rq);
+    return text;
+}
+
+int api_search_run_next(store *db, double lease_seconds)
+{
+    if (lease_seconds <= 0)
+        lease_seconds = 30; /* the workers' default */
+    char host[64] = "", worker[128];
+    if (gethostname(host, sizeof host - 1))
+        snprintf(host, sizeof host, "host");
+    snprintf(worker, sizeof worker, "%s:%ld:search-%lx", host, (long)getpid(),
+             (unsigned long)pthread_self());
+    store_error err;
+    store_search_run r;
+    PGconn *c = store_acquire(db, &err);
+    if (!c)
+        return -1;
+    int rc = store_search_run_claim(c, worker, lease_seconds, &r, &err);
+    store_release(db, c);
+    if (rc)
+        return rc == STORE_NOT_FOUND ? 0 : -1;
+    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
+                   .attempt = r.attempts, .beat = store_search_run_heartbeat};
+    api_lease_start(&l);
+    char *error = NULL, *result = run_search(db, &r, &error);
+    api_lease_stop(&l);
+    /* a lease lost meanwhile: the run is another worker's now, left as it is */
+    c = store_acquire(db, &err);
+    rc = c ? store_search_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : error,
+                                     &err)
+           : -1;
+    store_release(db, c);
+    free(result);
+    free(error);
+    store_search_run_free(&r);
+    return rc ? -1 : 1;
+}

@@ -1,0 +1,178 @@
+/*
+ * test_configurations.c — the configuration search (analysis/configurations.h)
+ * without a server or a database: the request document's checks, and the
+ * search over a known law T(x) = 100/x + 1 s per epoch at x ranks (strong
+ * scaling, measured at x = 1): predictions, feasibility, the recommendation,
+ * the Pareto front and the closest candidates when nothing is feasible.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/configurations.h"
+#include "tests/check.h"
+
+static const char *const params[1] = {"ranks"};
+
+static configs_estimate epoch(const void *models, const double *point)
+{
+    (void)models;
+    double t = 100 / point[0] + 1;
+    return (configs_estimate){t, 0.9 * t, 1.1 * t, 1};
+}
+
+static double ranks(const void *models, const double *point)
+{
+    (void)models;
+    return point[0];
+}
+
+static int beyond(const void *models, const double *point)
+{
+    (void)models;
+    return point[0] > 4;
+}
+
+static int calls_all, calls_point;
+static void warnings(json_t *doc, const void *models, const double *point, int all)
+{
+    (void)models;
+    (void)point;
+    (void)doc;
+    calls_all += all;
+    calls_point += !all;
+}
+
+static const configs_ops ops = {epoch, ranks, beyond, warnings};
+
+/* 400's field of a request, "" when accepted */
+static const char *refused(const char *text, int priced, char *field, size_t cap)
+{
+    json_t *doc = json_loads(text, 0, NULL);
+    configs_request r;
+    an_problem p;
+    int rc = configs_request_parse(doc, params, 1, priced, &r, &p);
+    configs_request_free(&r);
+    json_decref(doc);
+    snprintf(field, cap, "%.150s", rc == 0 ? "" : p.status == 400 ? p.field : "?");
+    return field;
+}
+
+static void test_request(void)
+{
+    char f[160];
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":8}},\"budget\":1}", 1, f,
+                          sizeof f), "budget"), "an unknown member is named");
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":8}},\"max_cost\":5}", 0,
+                          f, sizeof f), "max_cost"), "max_cost needs a price");
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":8}},\"max_cost\":5}", 1,
+                          f, sizeof f), ""), "max_cost with a price");
+    check(!strcmp(refused("{\"candidates\":{}}", 1, f, sizeof f), "candidates.ranks"),
+          "a parameter without candidates");
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"values\":[1,-2]}}}", 1, f, sizeof f),
+                  "candidates.ranks.values[1]"), "a value <= 0 is named by its index");
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":100000}}}", 1, f,
+                          sizeof f), "candidates.ranks"), "more than the cap");
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":8}},\"epochs\":0}", 1, f,
+                          sizeof f), "epochs"), "epochs >= 1");
+    check(!strcmp(refused("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":8}},\"objective\":\"x\"}",
+                          1, f, sizeof f), "objective"), "an unknown objective");
+    json_t *doc = json_loads("{\"candidates\":{\"ranks\":{\"min\":2,\"max\":64,\"factor\":2}}}", 0,
+                             NULL);
+    configs_request r;
+    an_problem p;
+    int rc = configs_request_parse(doc, params, 1, 1, &r, &p);
+    check(rc == 0 && r.ranges[0].nvalues == 6 && r.ranges[0].values[5] == 64 && r.epochs == 1 &&
+              isinf(r.limits.max_time),
+          "factor 2 from 2 to 64: six values");
+    configs_request_free(&r);
+    json_decref(doc);
+}
+
+static json_t *search(const char *text, cost_eval *ce)
+{
+    static double coords[1] = {1}, rk[1] = {1}, v[1] = {101};
+    ad_app app;
+    memset(&app, 0, sizeof app);
+    app.nparams = 1;
+    app.npoints = 1;
+    app.coords = coords;
+    app.ranks = rk;
+    app.value[AD_GROUPS - 1] = v;
+    configs_combo combo = {NULL, &app, NULL};
+    json_t *doc = json_loads(text, 0, NULL);
+    configs_request r;
+    an_problem p;
+    json_t *out = NULL;
+    if (configs_request_parse(doc, params, 1, 1, &r, &p) == 0) {
+        configs_search_in in = {7, 3, "strong", params, 1, &ops, &combo, 1, ce, 0, NULL};
+        out = configs_search(&in, &r);
+    }
+    configs_request_free(&r);
+    json_decref(doc);
+    return out;
+}
+
+static void test_search(void)
+{
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5};
+    calls_all = calls_point = 0;
+    json_t *out = search("{\"max_time_s\":30,\"candidates\":{\"ranks\":{\"min\":1,\"max\":8}}}", &ce);
+    check(out && json_integer_value(json_object_get(out, "searched")) == 8 &&
+              json_integer_value(json_object_get(out, "feasible")) == 5 &&
+              json_integer_value(json_object_get(out, "experiment")) == 7,
+          "100/x + 1 <= 30 from x = 4: 5 of 8 feasible");
+    json_t *c3 = json_array_get(json_object_get(out, "candidates"), 2); /* x = 3 */
+    double t3 = 100.0 / 3 + 1;
+    check(check_close(json_number_value(json_object_get(c3, "time_s")), t3, 1e-12, 0) &&
+              check_close(json_number_value(json_object_get(c3, "core_hours")), t3 * 3 * 2 / 3600,
+                          1e-12, 0) &&
+              check_close(json_number_value(json_object_get(c3, "cost")), t3 * 3 * 2 / 3600 * 0.5,
+                          1e-12, 0) &&
+              check_close(json_number_value(json_object_get(c3, "efficiency")),
+                          101.0 / (t3 * 3), 1e-12, 0) &&
+              json_is_false(json_object_get(c3, "feasible")),
+          "x = 3: time, core-hours, cost, efficiency (T_1·x_1)/(T_k·x_k)");
+    json_t *iv = json_object_get(json_object_get(c3, "interval"), "time_s");
+    check(check_close(json_number_value(json_array_get(iv, 0)), 0.9 * t3, 1e-12, 0),
+          "the time's interval");
+    json_t *rec = json_object_get(out, "recommended");
+    check(json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 4 &&
+              !strncmp(json_string_value(json_object_get(rec, "reason")) ?: "",
+                       "strong scaling: the highest parallel efficiency", 47),
+          "strong scaling: the most efficient feasible candidate, x = 4");
+    check(json_is_true(json_object_get(json_array_get(json_object_get(out, "candidates"), 4),
+                                       "beyond_4x")),
+          "x = 5 is beyond 4x");
+    check(json_array_size(json_object_get(out, "pareto")) == 8, "time falls, cost grows: all on "
+                                                                 "the front");
+    check(json_number_value(json_object_get(json_object_get(out, "baseline"), "time_s")) == 101,
+          "the baseline measured");
+    check(calls_point == 9 && calls_all == 1,
+          "each full candidate's prediction warnings, the recommendation's models once (%d, %d)",
+          calls_point, calls_all);
+    json_decref(out);
+
+    out = search("{\"max_time_s\":5,\"epochs\":2,\"objective\":\"fastest\","
+                 "\"candidates\":{\"ranks\":{\"values\":[1,2,4,8]}}}",
+                 &ce);
+    json_t *nf = json_object_get(out, "nothing_feasible");
+    json_t *closest = json_object_get(nf, "closest");
+    check(json_is_null(json_object_get(out, "recommended")) && json_array_size(closest) == 4 &&
+              json_number_value(json_object_get(json_object_get(json_array_get(closest, 0),
+                                                                "point"),
+                                                "ranks")) == 8 &&
+              check_close(json_number_value(json_object_get(json_array_get(closest, 0),
+                                                            "violation")),
+                          2 * (100.0 / 8 + 1) / 5, 1e-12, 0),
+          "nothing feasible: the closest first (x = 8, violation 2·13.5/5)");
+    json_decref(out);
+}
+
+int main(void)
+{
+    test_request();
+    test_search();
+    return check_summary();
+}
