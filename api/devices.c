@@ -14,8 +14,8 @@
  *                                 built-in's
  *   DELETE /v1/devices/{id}   -> 204 (built-ins have no id: read-only)
  *
- * api_device_lookup() resolves ?device=NAME for the analyses: a built-in
- * first, then the tenant's.
+ * ?device=NAME of the analyses is resolved by it_job_device()
+ * (pipeline/iteration_job.h): a built-in first, then the tenant's.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -119,42 +119,4 @@ void api_devices_delete(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
     else
         api_send_empty(resp, 204);
-}
-
-int api_device_lookup(PGconn *c, const api_request *req, xg_device *out, int *found,
-                      api_response *resp)
-{
-    *found = 0;
-    const char *name = api_query(req, "device");
-    if (!name)
-        return 0;
-    const xg_device *b = xg_device_builtin(name);
-    if (b) {
-        *out = *b;
-        *found = 1;
-        return 0;
-    }
-    store_error err;
-    store_device row;
-    int rc = store_devices_get_by_name(c, req->tenant_id, name, &row, &err);
-    if (rc == STORE_NOT_FOUND) {
-        api_problem(resp, 404, "device", "no device \"%.63s\": built-in V100, A100, H100, "
-                    "A100-SXM4-40GB, ..., or one added with POST /v1/devices", name);
-        return -1;
-    }
-    if (rc) {
-        api_store_problem(resp, &err);
-        return -1;
-    }
-    json_t *doc = jsonb_parse(row.doc, 0);
-    store_device_free(&row);
-    xg_error xerr;
-    rc = doc ? iteration_device_parse(doc, out, &xerr) : -1;
-    json_decref(doc);
-    if (rc < 0) {
-        api_problem(resp, 500, NULL, "the stored device cannot be read");
-        return -1;
-    }
-    *found = 1;
-    return 0;
 }

@@ -83,11 +83,6 @@ void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp);
 void api_devices_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_devices_create(api_ctx *ctx, api_request *req, api_response *resp);
 void api_devices_delete(api_ctx *ctx, api_request *req, api_response *resp);
-/* ?device=NAME of a request: a built-in or the tenant's device into out
- * (*found 1), nothing asked (*found 0); -1 with resp answered (404). */
-struct xg_device;
-int api_device_lookup(PGconn *c, const api_request *req, struct xg_device *out, int *found,
-                      api_response *resp);
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp);
 void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp);
 void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp);
