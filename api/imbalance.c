@@ -44,15 +44,18 @@ static json_t *summary_json(const imb_summary *s)
                      predict_number(s->min), "max", predict_number(s->max), "repetitions", s->n);
 }
 
-/* The fit at point with its prediction's coded warnings (the model's own
- * are in the model's document). */
+/* The fit at point; names not NULL: with its prediction's coded warnings
+ * (the model's own are in the model's document). */
 static json_t *fit_at(const ad_fit *f, const double *point, const char *const *names)
 {
     if (!f->present)
         return json_null();
     prediction p;
     p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
-    json_t *o = predict_json(&p), *w = json_array();
+    json_t *o = predict_json(&p);
+    if (!names)
+        return o;
+    json_t *w = json_array();
     if (w)
         pmnf_point_warnings_json(w, &f->model, point, names, NULL);
     json_object_set_new(o, "warnings", w);
@@ -215,7 +218,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
                               c->name, "category", c->category, "lif_now",
                               predict_number(list[i].now), "lif", series, "model", model);
         if (at_text)
-            json_object_set_new(o, "lif_at", fit_at(&c->lif_model, at, names));
+            json_object_set_new(o, "lif_at", fit_at(&c->lif_model, at, NULL));
         /* the LIF model's coded warnings and, asked a point, its prediction's */
         json_t *w = c->lif_model.present
                         ? cpw_model_warnings(&c->lif_model.model, at_text ? at : NULL, names, NULL)
