@@ -163,14 +163,17 @@ int advice_request_parse(const json_t *body, const char *const *params, int npar
     json_object_foreach((json_t *)body, key, v)
     {
         if (strcmp(key, "target") && strcmp(key, "budget_core_hours") &&
-            strcmp(key, "epochs_per_run") && strcmp(key, "candidates") && strcmp(key, "max_runs"))
+            strcmp(key, "epochs_per_run") && strcmp(key, "candidates") && strcmp(key, "max_runs") &&
+            strcmp(key, "grid_core_hours"))
             return an_problem_set(p, 400, key, "unknown field (known: target, budget_core_hours, "
-                                   "epochs_per_run, candidates, max_runs)");
+                                   "epochs_per_run, candidates, max_runs, grid_core_hours)");
     }
     if (parse_target(body, params, nparams, a, p) < 0)
         return -1;
     if (number_field(body, "budget_core_hours", NAN, &a->budget, p) < 0 ||
-        number_field(body, "epochs_per_run", 1, &a->epochs_per_run, p) < 0)
+        number_field(body, "epochs_per_run", 1, &a->epochs_per_run, p) < 0 ||
+        (json_object_get(body, "grid_core_hours") &&
+         number_field(body, "grid_core_hours", NAN, &a->grid, p) < 0))
         return -1;
     const json_t *mr = json_object_get(body, "max_runs");
     a->max_runs = 200;
@@ -299,17 +302,25 @@ static void price(const advice_in *in, const advice_request *r, long ncand, doub
     }
 }
 
-/* The answer's coded warnings: the advice costs more than the grid it
- * replaces (costlier_than_grid); the best run costs more than the budget
+/* The answer's coded warnings: the grid's cost kept a run out
+ * (grid_cost_reached); the runs measured already cost more than the grid
+ * (costlier_than_grid); the best run costs more than the budget
  * (best_run_beyond_budget). */
 static json_t *warnings(const advice_in *in, const sweep_adv_result *res, const double *cand)
 {
     json_t *warns = json_array();
+    if (res->grid_bound)
+        json_array_append_new(warns, json_pack(
+            "{s:s, s:s, s:f, s:f, s:f}", "code", "grid_cost_reached", "message",
+            "more runs would make the measured and recommended ones cost more than the grid "
+            "this advice replaces (grid_core_hours, default one run at every candidate): "
+            "measuring the grid would cost less", "grid_core_hours", res->grid_core_hours,
+            "measured_core_hours", res->measured_core_hours, "planned_core_hours", res->spent));
     if (res->costlier_than_grid)
         json_array_append_new(warns, json_pack(
             "{s:s, s:s, s:f, s:f, s:f}", "code", "costlier_than_grid", "message",
-            "the runs measured at the candidates and those recommended cost more than one run "
-            "at every candidate (the grid this advice replaces)", "grid_core_hours",
+            "the runs measured at the candidates already cost more than the grid this advice "
+            "replaces (grid_core_hours, default one run at every candidate)", "grid_core_hours",
             res->grid_core_hours, "measured_core_hours", res->measured_core_hours,
             "planned_core_hours", res->spent));
     if (res->beyond_budget >= 0)
@@ -395,7 +406,7 @@ int advice_compute(const advice_in *in, const advice_request *r, json_t **out, c
         goto done;
     price(in, r, ncand, cand, cost);
     sweep_adv_problem p = {in->nparams, ns, series, r->target, (int)ncand, cand, cost, r->budget,
-                           r->max_runs, 1, 0};
+                           r->max_runs, 1, r->grid, 0};
     if (sweep_advise(&p, &res, msg, msgcap) < 0) {
         rc = ADVICE_FAILED;
         goto done;

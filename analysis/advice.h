@@ -6,7 +6,7 @@
  *
  *   {"target": {"ranks": 512}, "budget_core_hours": 20,
  *    "epochs_per_run": 0.01, "candidates": {"ranks": [2, 4, 8, 16, 32, 64]},
- *    "max_runs": 200}
+ *    "max_runs": 200, "grid_core_hours": 50}
  *
  * The series are the time models of the epoch's parts (comp, comm, mem; the
  * epoch's own model when a part has none), measured at the application
@@ -15,7 +15,11 @@
  * run at x costs epochs_per_run × predicted epoch time × ranks ×
  * cores_per_rank / 3600 core-hours. Candidates default to every measured
  * value of each parameter and its largest measured value doubled until the
- * target's value, their product (at most ADVICE_MAX_CANDIDATES).
+ * target's value, their product (at most ADVICE_MAX_CANDIDATES). The runs
+ * measured at the candidates and those recommended never cost more than the
+ * grid the advice replaces: grid_core_hours, default one run at every
+ * candidate (sweep/sweep_advice.h; warnings grid_cost_reached and
+ * costlier_than_grid say when that bound stops it).
  *
  * The models are the caller's (advice_ops: the epoch time, ranks and the
  * extrapolation note at a point; the parts' PMNF models); api/advice.c reads
@@ -39,6 +43,7 @@
 typedef struct advice_request {
     double target[PMNF_MAX_PARAMS];
     double budget, epochs_per_run;
+    double grid; /* grid_core_hours; 0: one run at every candidate */
     int max_runs;
     int nvalues[PMNF_MAX_PARAMS];
     double *values[PMNF_MAX_PARAMS]; /* candidate values per parameter (sorted, distinct) */

@@ -3,6 +3,7 @@
  * other sizes (iteration_predict.h): the operator model, its interval and
  * warnings, or the kernel-name model it replaced.
  */
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,11 +49,12 @@ static void warn(json_t *w, json_t *obj)
     json_array_append_new(w, obj);
 }
 
-/* The interval's parts: s_cv by leaving each other trace out, s_host from
- * each trace's own overheads. */
+/* The interval's parts: s_cv by leaving each other trace out (from m_cv
+ * traces; 0: none, s_cv assumed), s_host from each trace's own overheads
+ * (from k_host traces). */
 static void spread(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
                    const xg_ov_options *prof, const double *dev_us, const xg_device *dev,
-                   double *s_cv, double *s_host)
+                   double *s_cv, int *m_cv, double *s_host, int *k_host)
 {
     const xg_graph *sub[64];
     double xs[64];
@@ -77,6 +79,7 @@ static void spread(const xg_graph *const *g, const double *x, int n, const xg_ov
         }
     }
     *s_cv = m ? sqrt(sum2 / m) : 0.1;
+    *m_cv = m;
     double v[64], mean = 0;
     int k = 0;
     for (int j = 0; j < n; j++) {
@@ -92,6 +95,7 @@ static void spread(const xg_graph *const *g, const double *x, int n, const xg_ov
         }
     }
     *s_host = 0;
+    *k_host = k;
     if (k >= 2 && mean > 0) {
         mean /= k;
         double ss = 0;
@@ -99,6 +103,21 @@ static void spread(const xg_graph *const *g, const double *x, int n, const xg_ov
             ss += (v[j] - mean) * (v[j] - mean);
         *s_host = sqrt(ss / (k - 1)) / mean;
     }
+}
+
+/* The interval's multiplier: Student's t at 97.5% with the degrees of
+ * freedom of a = s_host²(1 + 1/n) (k_host - 1) and b = (s_cv(1 + d))² (m_cv
+ * folds; an assumed s_cv has none to lose) combined by Welch–Satterthwaite,
+ * (a + b)² / (a²/df_a + b²/df_b); 1.96 when neither is estimated. */
+double iteration_interval_t(double a, int k_host, double b, int m_cv, double *df)
+{
+    double den = 0;
+    if (k_host >= 2 && a > 0)
+        den += a * a / (k_host - 1);
+    if (m_cv >= 1 && b > 0)
+        den += b * b / m_cv;
+    *df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
+    return isfinite(*df) ? gsl_cdf_tdist_Pinv(0.975, *df) : 1.959963984540054;
 }
 
 static int cmp_fam(const void *a, const void *b)
@@ -346,11 +365,13 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     o.nkt = 0;
     if (!(doc = iteration_analyse(t[0], &o, err)))
         goto done;
-    double s_cv, s_host;
-    spread(gp, x, n, o.ov, &o.prof, r.dev_us, dev, &s_cv, &s_host);
+    double s_cv, s_host, df;
+    int m_cv, k_host;
+    spread(gp, x, n, o.ov, &o.prof, r.dev_us, dev, &s_cv, &m_cv, &s_host, &k_host);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
-    double s = sqrt(s_host * s_host * (1 + 1.0 / n) + pow(s_cv * (1 + oct), 2));
-    double rel = 1.96 * fmax(s, 0.02);
+    double a = s_host * s_host * (1 + 1.0 / n), b = pow(s_cv * (1 + oct), 2);
+    double tq = iteration_interval_t(a, k_host, b, m_cv, &df);
+    double rel = fmax(tq * sqrt(a + b), 1.96 * 0.02);
     set_intervals(doc, rel);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
@@ -364,12 +385,13 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         json_array_append_new(xs, json_real(x[k]));
     json_object_set_new(doc, "modelled",
                         json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, "
-                                  "s:{s:f, s:f, s:f, s:f}, s:o, s:O}",
+                                  "s:{s:f, s:f, s:f, s:f, s:f, s:o}, s:o, s:O}",
                                   "method", "operators", "at", at, "value", x[0], "values", xs,
                                   "overheads", o.ov_source ? o.ov_source : "traces",
                                   "gpu_time", r.gpu_us * 1e-6, "gpu_time_at",
                                   r.predicted_us * 1e-6, "unmatched_share", share, "interval",
                                   "s_host", s_host, "s_cv", s_cv, "octaves", oct, "relative", rel,
+                                  "t", tq, "df", isfinite(df) ? json_real(df) : json_null(),
                                   "operators", families(&r), "warnings", warnings));
     json_object_set_new(json_object_get(doc, "modelled"), "roofline",
                         dev ? json_pack("{s:s, s:s, s:i, s:f}", "device", dev->name, "source",

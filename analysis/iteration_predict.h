@@ -8,7 +8,7 @@
  * modelled from its FLOPs or bytes across the traces (execgraph/xg_opmodel.h),
  * host overheads T1–T5 measured on all the traces together (or the given
  * set), Algorithm 1 on the first trace's graph. The 95% interval of a step
- * is predicted × (1 ± 1.96·s) with
+ * is predicted × (1 ± t·s) with
  *   s² = s_host²·(1 + 1/n) + (s_cv·(1 + d))²
  *   s_host  the relative spread of the prediction when each trace's own
  *           overheads are used (the host's speed from run to run),
@@ -16,7 +16,11 @@
  *           trace's step (its own replay) from the remaining traces
  *           (leave one out; needs 3 traces, else 0.1),
  *   d       how far `at` lies outside the measured values, in octaves,
- * and at least ±1.96·2%. Method "kernel_names": each kernel name's time per
+ * t Student's 97.5% quantile, its degrees of freedom those of the two
+ * estimated variances (s_host from k traces: k - 1; s_cv from m left-out
+ * traces: m; an assumed s_cv: none lost) by Welch–Satterthwaite
+ * (iteration_interval_t; 1.96 when neither is estimated), and at least
+ * ±1.96·2%. Method "kernel_names": each kernel name's time per
  * launch fitted against the parameter (analysis/iteration_model.h), the first
  * trace's own overheads (the former method; also the fallback when a trace
  * carries no operator shapes, said in the warnings).
@@ -24,7 +28,7 @@
  * Answer: the document of iteration_analyse() with per step "interval" and
  * "error": null, and "modelled": {"method","at","value","values",
  * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
- * "s_cv","octaves","relative"},"operators":[{"name","regressor","instances",
+ * "s_cv","octaves","relative","t","df"},"operators":[{"name","regressor","instances",
  * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
  * or null (the device whose peaks bound each instance's time from below:
  * o->device, else the built-in the first trace's deviceProperties name;
@@ -51,5 +55,11 @@ enum { ITERATION_BY_OPERATORS = 0, ITERATION_BY_KERNEL_NAMES = 1 };
  * warning lists them). */
 json_t *iteration_predict_at(const xg_trace *const *traces, const double *x, int n, double at,
                              const iteration_opts *o, int method, int *bad, xg_error *err);
+
+/* The 97.5% quantile of Student's t for the interval's variance a + b:
+ * a estimated from k_host traces (k_host - 1 degrees of freedom; < 2: not
+ * estimated), b from m_cv left-out traces (m_cv; 0: assumed), combined by
+ * Welch–Satterthwaite; *df the degrees of freedom (INFINITY: 1.96). */
+double iteration_interval_t(double a, int k_host, double b, int m_cv, double *df);
 
 #endif

@@ -214,8 +214,7 @@ static void grid_costs(const sweep_adv_problem *p, sweep_adv_result *out)
     for (int c = 0; c < p->ncand; c++) {
         if (!(p->cost[c] > 0))
             continue;
-        if (!(p->grid_core_hours > 0))
-            out->grid_core_hours += p->cost[c];
+        out->grid_core_hours += p->cost[c];
         const double *x = p->cand + (size_t)c * p->nparams;
         for (int i = 0; i < se->npoints; i++)
             if (!memcmp(se->coords + (size_t)i * p->nparams, x,
@@ -278,7 +277,7 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
             free(st);
             free(slot);
             free(runs);
-            sweep_advice_free(out);
+                sweep_advice_free(out);
             return -1;
         }
         pmnf_function c = challenged(p->series[s].f);
@@ -298,10 +297,15 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
     grid_costs(p, out);
     if (p->grid_core_hours > 0)
         out->grid_core_hours = p->grid_core_hours;
+    if (p->measured_core_hours > 0)
+        out->measured_core_hours = p->measured_core_hours;
     double left = p->budget, var = out->var_before;
+    double tol = 1e-12 * out->grid_core_hours;
     while (out->nruns < p->max_runs) {
-        int best = -1, best_any = -1;
+        int best = -1, best_any = -1, blocked = 0;
         double best_rate = 0, best_gain = 0, any_rate = 0;
+        /* what the grid's cost leaves (see the header) */
+        double room = out->grid_core_hours - out->measured_core_hours - out->spent + tol;
         for (int c = 0; c < p->ncand; c++) {
             if (!(p->cost[c] > 0))
                 continue;
@@ -309,6 +313,10 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
             double g = 0;
             for (int s = 0; s < p->nseries; s++)
                 g += gain(&p->series[s], &crit[s], x, runs[(size_t)s * p->ncand + c]);
+            if (p->cost[c] > room) {
+                blocked |= p->cost[c] <= left && g > 1e-12 * var;
+                continue;
+            }
             if (out->nruns == 0 && g / p->cost[c] > any_rate) {
                 any_rate = g / p->cost[c];
                 best_any = c;
@@ -326,8 +334,10 @@ int sweep_advise(const sweep_adv_problem *p, sweep_adv_result *out, char *err, s
             out->beyond_budget = best_any;
             out->beyond_budget_core_hours = p->cost[best_any];
         }
-        if (best < 0 || best_gain <= 1e-12 * var)
+        if (best < 0 || best_gain <= 1e-12 * var) {
+            out->grid_bound = blocked;
             break;
+        }
         const double *x = p->cand + (size_t)best * p->nparams;
         double fitted_gain = 0;
         for (int s = 0; s < p->nseries; s++) {

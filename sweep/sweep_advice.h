@@ -39,6 +39,18 @@
  * (exponent + 1/2 and - 1/2, one more log2 factor); the answer's variances
  * stay the fitted model's.
  *
+ * Never costlier than the grid, by construction: the grid G is one run at
+ * every priceable candidate (or the caller's `grid_core_hours`), the
+ * measured runs what the runs already taken at the candidates cost (or the
+ * caller's `measured_core_hours`: what they did cost). A run at candidate c
+ * (a new point or a repetition) is admissible only if
+ *     measured + planned + cost(c) ≤ G,
+ * planned: the runs recommended before it; so advice followed call after
+ * call, each with the measured runs of the calls before, never spends more
+ * than G in all. When only that bound keeps a run that would narrow the
+ * interval and fits the budget out, the answer says so (`grid_bound`): the
+ * grid's cost is spent, and more runs cost more than the grid would have.
+ *
  * Pure: no I/O, no globals; the result is allocated (sweep_advice_free).
  */
 #ifndef PERFCAST_SWEEP_ADVICE_H
@@ -72,6 +84,8 @@ typedef struct sweep_adv_problem {
     int robust;             /* 1: choose by the variance of the fitted terms plus challengers */
     double grid_core_hours; /* what the grid the advice replaces costs; <= 0: one run at
                                every priceable candidate */
+    double measured_core_hours; /* what the runs already taken cost; <= 0: cost[] times the
+                                   repetitions measured at the candidates */
 } sweep_adv_problem;
 
 typedef struct sweep_adv_pick {
@@ -89,10 +103,14 @@ typedef struct sweep_adv_result {
      * its candidate and core-hours; -1 when it fits */
     int beyond_budget;
     double beyond_budget_core_hours;
-    /* the grid the advice replaces: one run at every priceable candidate,
-     * and what the measured runs at candidates already cost */
+    /* the grid the advice replaces (one run at every priceable candidate,
+     * or the caller's) and what the runs already taken cost: the picks
+     * never take measured + spent past grid */
     double grid_core_hours, measured_core_hours;
-    int costlier_than_grid;       /* measured + spent > grid: say so (a coded warning) */
+    int costlier_than_grid;       /* measured + spent > grid: only when the runs measured
+                                     before the advice already cost more (a coded warning) */
+    int grid_bound;               /* the grid's cost kept out a run that would narrow the
+                                     interval within the budget (a coded warning) */
     int robust;                   /* the challengers were used (the points determine them) */
     int nruns;
     int npicks;

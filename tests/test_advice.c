@@ -75,6 +75,10 @@ static void test_request(void)
         {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"candidates\":{\"x\":[]}}",
          "candidates.x", 1},
         {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"extra\":1}", "extra", 1},
+        {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"grid_core_hours\":0}",
+         "grid_core_hours", 1},
+        {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"grid_core_hours\":\"x\"}",
+         "grid_core_hours", 1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rc = parse(bad[i].body, bad[i].nparams, &a, f, sizeof f);
@@ -131,9 +135,12 @@ static void test_advice(void)
         measured &= json_integer_value(json_object_get(x, "measured_repetitions")) ==
                     (at <= 2 ? 1 : 0);
     }
-    check(json_array_size(json_object_get(out, "recommendations")) > 0 && spent > 0 &&
-              spent <= 20 && check_close(sum, spent, 1e-12, 0),
-          "within the budget: %g core-hours", spent);
+    /* the grid: one run at each candidate, 0.5·(2+3+4+5) = 7 core-hours, the measured runs
+     * at 1 and 2 2.5: the runs recommended stay within the 4.5 left, and stop where not even
+     * the cheapest (1 core-hour at x = 1) fits any more */
+    check(json_array_size(json_object_get(out, "recommendations")) > 0 && spent > 3.5 &&
+              spent <= 4.5 + 1e-12 && check_close(sum, spent, 1e-12, 0),
+          "within the grid's 7 - 2.5 measured: %g core-hours", spent);
     check(priced && measured, "runs priced by the model, measured repetitions named");
     json_t *pred = json_object_get(out, "prediction");
     check(json_number_value(json_object_get(pred, "value")) == 11 &&
@@ -151,16 +158,27 @@ static void test_advice(void)
                                                      "from")) ?: "",
                   "the fit's residual spread (no repetitions)"),
           "noise from the residuals without repetitions");
-    /* 20 core-hours of runs against a grid of one run at each candidate, 0.5·(2+3+4+5) =
-     * 7 core-hours (the measured runs at 1 and 2 cost 2.5): a coded warning says so */
+    /* the budget of 20 would buy more: a coded warning says the grid's cost stopped it */
     json_t *w = json_array_get(json_object_get(out, "warnings"), 0);
-    check(!strcmp(json_string_value(json_object_get(w, "code")) ?: "", "costlier_than_grid") &&
+    check(!strcmp(json_string_value(json_object_get(w, "code")) ?: "", "grid_cost_reached") &&
               check_close(json_number_value(json_object_get(w, "grid_core_hours")), 7, 1e-12, 0) &&
               check_close(json_number_value(json_object_get(w, "measured_core_hours")), 2.5,
                           1e-12, 0) &&
               check_close(json_number_value(json_object_get(w, "planned_core_hours")), spent, 1e-12,
                           0),
-          "costlier than the grid: %s", json_string_value(json_object_get(w, "code")) ?: "none");
+          "stopped by the grid's cost: %s", json_string_value(json_object_get(w, "code")) ?: "none");
+    json_decref(out);
+    /* a grid of 100 core-hours named: the budget of 20 is what binds */
+    advice_request_free(&a);
+    parse("{\"target\":{\"x\":10},\"budget_core_hours\":20,\"epochs_per_run\":0.5,"
+          "\"candidates\":{\"x\":[1,2,3,4]},\"grid_core_hours\":100}",
+          1, &a, f, sizeof f);
+    rc = advice_compute(&in, &a, &out, msg, sizeof msg);
+    spent = json_number_value(json_object_get(out, "spent_core_hours"));
+    check(rc == ADVICE_OK && a.grid == 100 && spent > 19 && spent <= 20 &&
+              json_array_size(json_object_get(out, "warnings")) == 0,
+          "the caller's grid of 100: %g core-hours of the budget's 20, %zu warnings", spent,
+          json_array_size(json_object_get(out, "warnings")));
     json_decref(out);
     /* no model of any part: nothing to advise on */
     advice_in none = in;

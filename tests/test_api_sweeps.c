@@ -476,10 +476,28 @@ static void test_advice(harness *h, long exp)
 {
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/advice", exp);
+    /* every legal point measured 3 times: more than one run at every candidate
+     * (the default grid), so nothing more, and the answer says why */
     json_t *a = request_json(h, "POST", path,
                         "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":0.5,"
                         "\"epochs_per_run\":0.5}",
                         200);
+    json_t *w0 = json_array_get(json_object_get(a, "warnings"), 0);
+    double g0 = json_number_value(json_object_get(w0, "grid_core_hours")),
+           m0 = json_number_value(json_object_get(w0, "measured_core_hours"));
+    check(json_array_size(json_object_get(a, "recommendations")) == 0 &&
+              json_number_value(json_object_get(a, "spent_core_hours")) == 0 && w0 &&
+              (!strcmp(json_string_value(json_object_get(w0, "code")) ?: "", "grid_cost_reached") ||
+               !strcmp(json_string_value(json_object_get(w0, "code")) ?: "", "costlier_than_grid")) &&
+              g0 > 0 && m0 > 0 && m0 + 0.5 > g0,
+          "the default grid spent: no runs, coded (%s, grid %g, measured %g)",
+          json_string_value(json_object_get(w0, "code")) ?: "none", g0, m0);
+    json_decref(a);
+    /* a grid the caller names (the sweep again at its 3 repetitions and more) */
+    a = request_json(h, "POST", path,
+                     "{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":0.5,"
+                     "\"epochs_per_run\":0.5,\"grid_core_hours\":1000}",
+                     200);
     double spent = json_number_value(json_object_get(a, "spent_core_hours")), sum = 0;
     json_t *recs = json_object_get(a, "recommendations"), *x;
     size_t i;
@@ -526,6 +544,12 @@ static void test_advice(harness *h, long exp)
         {"{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":1,"
          "\"candidates\":{\"gpus\":[1]}}",
          "candidates.gpus"},
+        {"{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":1,"
+         "\"grid_core_hours\":-3}",
+         "grid_core_hours"},
+        {"{\"target\":{\"ranks\":256,\"threads\":4},\"budget_core_hours\":1,"
+         "\"grid_core_hours\":\"all\"}",
+         "grid_core_hours"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         json_t *d = request_json(h, "POST", path, bad[k].body, 400);

@@ -19,6 +19,7 @@
  *     truth.json): 2x extrapolation twice and one interpolation per workload.
  */
 #include <jansson.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,23 @@ static void test_hand(void)
               json_number_value(json_array_get(iv, 1)) > p,
           "at 16 (4x the largest): extrapolation_far, unmatched_kernels with share 7 us / %g us",
           p / US);
+    /* its interval: t(df) · sqrt(s_host²(1 + 1/3) + (s_cv(1 + d))²), at least 1.96·2%, the
+     * steps' ends predicted × (1 ± that) */
+    json_t *ivm = json_object_get(m, "interval");
+    double sh = json_number_value(json_object_get(ivm, "s_host")),
+           sc = json_number_value(json_object_get(ivm, "s_cv")),
+           oc = json_number_value(json_object_get(ivm, "octaves")),
+           rel = json_number_value(json_object_get(ivm, "relative")),
+           tq = json_number_value(json_object_get(ivm, "t"));
+    json_t *dfj = json_object_get(ivm, "df");
+    double want_t = json_is_null(dfj) ? 1.959963984540054
+                                      : gsl_cdf_tdist_Pinv(0.975, json_number_value(dfj));
+    double want_rel = fmax(want_t * sqrt(sh * sh * (1 + 1.0 / 3) + pow(sc * (1 + oc), 2)), 0.0392);
+    check(check_close(tq, want_t, 1e-12, 0) && check_close(rel, want_rel, 1e-12, 0) &&
+              check_close(json_number_value(json_array_get(iv, 1)), p * (1 + rel), 1e-9, 0) &&
+              (json_is_null(dfj) || json_number_value(dfj) <= 4 + 1e-9),
+          "interval: t %g (df %s) x s: %g, want %g", tq, json_is_null(dfj) ? "none" : "given",
+          rel, want_rel);
     json_decref(doc);
     doc = iteration_predict_at(tp, xs, 3, 0, &o, ITERATION_BY_OPERATORS, &bad, &err);
     check(!doc && !strcmp(err.field, "at"), "at = 0 refused naming at");
@@ -394,6 +412,22 @@ static double truth_ms(const json_t *truth, const char *file)
     return NAN;
 }
 
+/* The interval's quantile: a from 5 traces alone, df 4: t = 2.7764451052
+ * (tables); a = b from 5 traces and 4 left out: df (2a)²/(a²/4 + a²/4) = 8,
+ * t = 2.3060041352; nothing estimated (one trace, an assumed s_cv): 1.96. */
+static void test_interval_t(void)
+{
+    double df;
+    double t = iteration_interval_t(0.01, 5, 0, 0, &df);
+    check(check_close(df, 4, 1e-12, 0) && check_close(t, 2.7764451052, 1e-9, 0),
+          "host spread of 5 traces: df %g, t %.10g", df, t);
+    t = iteration_interval_t(0.01, 5, 0.01, 4, &df);
+    check(check_close(df, 8, 1e-12, 0) && check_close(t, 2.3060041352, 1e-9, 0),
+          "Welch-Satterthwaite: df %g, t %.10g", df, t);
+    t = iteration_interval_t(0.01, 1, 0.01, 0, &df);
+    check(isinf(df) && check_close(t, 1.959963984540054, 1e-12, 0), "nothing estimated: %g", t);
+}
+
 static void test_real(void)
 {
     json_error_t je;
@@ -526,6 +560,7 @@ static void test_device_ids(void)
 
 int main(void)
 {
+    test_interval_t();
     test_device_ids();
     test_hand();
     test_sync_wait();

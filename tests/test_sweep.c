@@ -292,7 +292,7 @@ static void test_advice(void)
     double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1};
     int reps[2] = {1, 1};
     sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0};
-    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0, 0};
     sweep_adv_result r;
     char err[200];
     check(sweep_advise(&p, &r, err, sizeof err) == 0, "advises: %s", err);
@@ -324,9 +324,10 @@ static void test_advice(void)
  * core-hours beats the 112.67 of the run at 3, which is what the budget
  * buys: the advice takes 3 and says that 4 lay beyond the budget. The grid
  * it replaces costs 1 + 1 + 1 + 1.1 = 4.1; the measured runs at 1 and 2
- * (one each) 2, with the run at 3 3: not costlier; with two runs each 4 + 1
- * = 5 > 4.1: costlier_than_grid; against a grid of 10 given by the caller,
- * not. Nothing beyond the budget when the run at 4 fits it. */
+ * (one each) 2, with the run at 3 3: not costlier; with two runs each 4:
+ * no run fits the 0.1 left (grid_bound), with three each 6 > 4.1:
+ * costlier_than_grid, nothing planned; against a grid of 10 given by the
+ * caller, the run at 3. Nothing beyond the budget when the run at 4 fits it. */
 static void test_advice_grid(void)
 {
     pmnf_function f = {.nparams = 1, .constant = 1, .nterms = 1};
@@ -334,7 +335,7 @@ static void test_advice_grid(void)
     double coords[2] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 1.1};
     int reps[2] = {1, 1};
     sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0};
-    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0, 0};
     sweep_adv_result r = {0};
     char err[200];
     check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.npicks == 1 && r.picks[0].cand == 2 &&
@@ -346,18 +347,84 @@ static void test_advice_grid(void)
     sweep_advice_free(&r);
     reps[0] = reps[1] = 2;
     check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.measured_core_hours == 4 &&
-              r.spent == 1 && r.costlier_than_grid,
-          "4 measured + 1 planned > the grid's 4.1: costlier (%d)", r.costlier_than_grid);
+              r.nruns == 0 && r.grid_bound && !r.costlier_than_grid,
+          "4 measured: no run of 1 fits the grid's 4.1 (%d runs, bound %d)", r.nruns,
+          r.grid_bound);
+    reps[0] = reps[1] = 3; /* 6 measured, already past the grid: costlier, nothing planned */
+    sweep_advice_free(&r);
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.nruns == 0 && r.costlier_than_grid,
+          "6 measured > the grid's 4.1: costlier (%d)", r.costlier_than_grid);
+    reps[0] = reps[1] = 2;
     sweep_advice_free(&r);
     p.grid_core_hours = 10;
     check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.grid_core_hours == 10 &&
-              !r.costlier_than_grid,
-          "against the caller's grid of 10: not costlier");
+              !r.costlier_than_grid && r.nruns == 1 && r.picks[0].cand == 2 && !r.grid_bound,
+          "against the caller's grid of 10: the run at 3, not costlier");
     sweep_advice_free(&r);
     p.budget = 1.1;
     check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.beyond_budget == -1 &&
               r.picks[0].cand == 3,
           "the run at 4 within the budget: taken, nothing beyond (%d)", r.beyond_budget);
+    sweep_advice_free(&r);
+}
+
+/* Never costlier than the grid. test_advice's design (f = 1 + x measured
+ * once at 1 and 2, noise 1, target 10, candidates 1..4) with the run at 4
+ * priced 4 and the others 1: the grid costs 1 + 1 + 1 + 4 = 7, the measured
+ * runs 2. Asked ten times with a budget of 1 each (the runs taken as
+ * advised), the advice buys five runs of 1, 2 + 5 = 7, and then nothing:
+ * every further run would pass the grid's 7 (grid_bound). Unbounded, ten
+ * calls bought ten runs: 2 + 10 = 12 > 7. Every run at 1 and a budget of
+ * 20: two runs (2 + 2 = the grid's 4), where twenty were bought before. The
+ * caller's measured cost of 3.5 against the grid of 4: no run of 1 fits. */
+static void test_advice_within_grid(void)
+{
+    pmnf_function f = {.nparams = 1, .constant = 1, .nterms = 1};
+    f.terms[0] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{0, 1, 0}}};
+    double coords[4] = {1, 2}, target[1] = {10}, cand[4] = {1, 2, 3, 4}, cost[4] = {1, 1, 1, 4};
+    int reps[4] = {1, 1};
+    sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0};
+    sweep_adv_problem p = {1, 1, &s, target, 4, cand, cost, 1, 1000, 0, 0, 0};
+    sweep_adv_result r = {0};
+    char err[200];
+    double total = 2; /* core-hours measured at the candidates */
+    int ok = 1, bound = 0, empty = 0;
+    for (int call = 0; call < 10 && ok; call++) {
+        ok = sweep_advise(&p, &r, err, sizeof err) == 0 &&
+             check_close(r.measured_core_hours, total, 1e-12, 0) &&
+             check_close(r.grid_core_hours, 7, 1e-12, 0) && !r.costlier_than_grid;
+        for (int i = 0; ok && i < r.npicks; i++) {
+            double x = cand[r.picks[i].cand];
+            int k = 0;
+            while (k < s.npoints && coords[k] != x)
+                k++;
+            if (k == s.npoints) {
+                coords[s.npoints] = x;
+                reps[s.npoints++] = 0;
+            }
+            reps[k] += r.picks[i].runs;
+            total += r.picks[i].core_hours;
+        }
+        empty += r.nruns == 0;
+        bound = r.grid_bound;
+        sweep_advice_free(&r);
+    }
+    check(ok && check_close(total, 7, 1e-12, 0) && empty == 5 && bound,
+          "ten calls of 1: %g core-hours of the grid's 7, %d calls with nothing, then bound (%d)",
+          total, empty, bound);
+
+    s.npoints = 2;
+    reps[0] = reps[1] = 1;
+    cost[3] = 1;
+    p.budget = 20;
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.nruns == 2 && r.spent == 2 &&
+              r.grid_bound && !r.costlier_than_grid && check_close(r.grid_core_hours, 4, 0, 0),
+          "a budget of 20: two runs, then the grid is spent (%d runs, %g)", r.nruns, r.spent);
+    sweep_advice_free(&r);
+    p.measured_core_hours = 3.5;
+    check(sweep_advise(&p, &r, err, sizeof err) == 0 && r.nruns == 0 && r.grid_bound &&
+              r.measured_core_hours == 3.5,
+          "the caller's 3.5 measured: no run of 1 fits the grid's 4 (%d runs)", r.nruns);
     sweep_advice_free(&r);
 }
 
@@ -382,7 +449,8 @@ static void test_advice_misfit(void)
     double coords[2] = {1, 2}, target[1] = {10}, cand[2] = {1, 4}, cost[2] = {1, 1};
     int reps[2] = {1, 1};
     sweep_adv_series s = {&f, 2, coords, reps, 0, 1, 0.5};
-    sweep_adv_problem p = {1, 1, &s, target, 2, cand, cost, 1, 1000, 0, 0};
+    /* the criterion alone: a grid (the caller's) too large to bound the runs */
+    sweep_adv_problem p = {1, 1, &s, target, 2, cand, cost, 1, 1000, 0, 1e9, 0};
     sweep_adv_result r;
     char err[200];
     check(sweep_advise(&p, &r, err, sizeof err) == 0 && check_close(r.var_before, 242, 1e-9, 0),
@@ -447,6 +515,7 @@ int main(void)
     test_plan();
     test_advice();
     test_advice_misfit();
+    test_advice_within_grid();
     test_efficiency();
     return check_summary();
 }
