@@ -1,20 +1,19 @@
 /*
  * bottlenecks.c — GET /v1/experiments/{id}/bottlenecks?at=ranks:256
- * [&metric=time][&limit=20][&category=comp] (Q3): the callpaths that will
- * dominate, ranked as Extra-Deep ranks them (paper 000 §3.1): by asymptotic
- * growth — the leading exponents (poly, then log) of their per-epoch model —
- * then by their predicted share of the epoch at the target point. Each with
- * its model, its measured share now (at the largest measured coordinate),
- * its predicted value and share there with 95% intervals, and its category.
- * Host-side callpaths (CUDA runtime, user ranges) overlap device time and
- * are left out unless category=host asks for them; callpaths without a
- * model (measured at too few coordinates) are counted, not ranked.
+ * [&metric=time][&limit=20][&category=comp][&strict=true] (Q3): the
+ * callpaths that will dominate at the point, ranked by analysis/bottlenecks.c
+ * (growth, then the predicted value; a negative_prediction after the rest),
+ * each with its model, its share of the epoch now and there, and its coded
+ * warnings; the answer's warnings add the application model's and a
+ * callpath_warnings summary of the items'. This file parses the query,
+ * reads the model set's data and renders the ranking.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/bottlenecks.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
@@ -23,32 +22,24 @@
 #define LIMIT_DEFAULT 20
 #define LIMIT_MAX 1000
 
-typedef struct ranked {
-    const ad_callpath *c;
-    prediction at;
-} ranked;
-
-static int cmp_ranked(const void *x, const void *y)
+static json_t *item_json(const bn_item *it, int rank, int beyond)
 {
-    const ranked *a = x, *b = y;
-    if (a->c->growth_poly != b->c->growth_poly)
-        return a->c->growth_poly > b->c->growth_poly ? -1 : 1;
-    if (a->c->growth_log != b->c->growth_log)
-        return a->c->growth_log > b->c->growth_log ? -1 : 1;
-    if (a->at.value != b->at.value)
-        return a->at.value > b->at.value ? -1 : 1;
-    return strcmp(a->c->name, b->c->name);
-}
-
-static json_t *pct(double part, double whole)
-{
-    return predict_number(whole != 0 ? 100 * part / whole : NAN);
+    const ad_callpath *c = it->c;
+    prediction p = {it->value, it->lo, it->hi, it->has_interval};
+    prediction share = {it->share_pct, it->share_lo, it->share_hi, it->has_interval};
+    return json_pack("{s:i, s:s, s:s, s:{s:f, s:f}, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:O}",
+                     "rank", rank, "callpath", c->name, "category", c->category, "growth", "poly",
+                     c->growth_poly, "log", c->growth_log, "function", c->model.function, "smape",
+                     predict_number(c->model.model.smape), "adjusted_r2",
+                     predict_number(c->model.model.ar2), "value_now", predict_number(c->now),
+                     "share_now_pct", predict_number(it->share_now_pct), "value_at",
+                     predict_json(&p), "share_at_pct", predict_json(&share), "beyond_4x",
+                     json_boolean(beyond), "warnings", it->warnings);
 }
 
 void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const allowed[] = {"at", "metric", "limit", "category", NULL};
-    static const char *const categories[] = {"comp", "comm", "mem", "host", NULL};
     int64_t id;
     const cached_models *m = predict_models(ctx, req, resp, &id);
     if (!m)
@@ -60,7 +51,7 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     const cache_blob *aref = NULL, *cref = NULL;
-    ranked *list = NULL;
+    bn_ranking r = {0};
     double at[PMNF_MAX_PARAMS];
     long limit;
     const char *metric = api_query(req, "metric"), *category = api_query(req, "category");
@@ -76,10 +67,7 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
     }
     if (predict_parse_at(at_text, "at", resp, m, at) < 0)
         goto done;
-    int known = !category;
-    for (int i = 0; categories[i] && !known; i++)
-        known = !strcmp(categories[i], category);
-    if (!known) {
+    if (category && !bn_category_known(category)) {
         api_problem(resp, 400, "category", "unknown value \"%.40s\"", category);
         goto done;
     }
@@ -97,43 +85,19 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    list = malloc(sizeof *list * (size_t)(cps->n ? cps->n : 1));
-    if (!list) {
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    double epoch_now = app->npoints ? app->value[AD_GROUPS - 1][app->largest] : NAN;
+    bn_query q = {category, at, names, epoch.value, epoch_now};
+    if (bn_rank(cps, &q, &r) < 0) {
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
-    int n = 0, unmodeled = 0;
-    for (int i = 0; i < cps->n; i++) {
-        const ad_callpath *c = &cps->v[i];
-        if (category ? strcmp(c->category, category) : !strcmp(c->category, "host"))
-            continue;
-        if (!c->model.present) {
-            unmodeled++;
-            continue;
-        }
-        prediction *p = &list[n].at;
-        p->has_interval = pmnf_predict(&c->model.model, at, &p->value, &p->lo, &p->hi) == 0;
-        list[n++].c = c;
-    }
-    qsort(list, (size_t)n, sizeof *list, cmp_ranked);
-    double epoch_now = app->npoints ? app->value[AD_GROUPS - 1][app->largest] : NAN;
     json_t *items = json_array();
-    for (int i = 0; i < n && i < limit; i++) {
-        const ad_callpath *c = list[i].c;
-        const prediction *p = &list[i].at;
-        prediction share = {100 * p->value / epoch.value, 100 * p->lo / epoch.value,
-                            100 * p->hi / epoch.value, p->has_interval};
-        json_array_append_new(
-            items,
-            json_pack("{s:i, s:s, s:s, s:{s:f, s:f}, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                      "rank", i + 1, "callpath", c->name, "category", c->category, "growth",
-                      "poly", c->growth_poly, "log", c->growth_log, "function", c->model.function,
-                      "smape", predict_number(c->model.model.smape), "adjusted_r2",
-                      predict_number(c->model.model.ar2), "value_now", predict_number(c->now),
-                      "share_now_pct", pct(c->now, epoch_now), "value_at", predict_json(p),
-                      "share_at_pct", predict_json(&share), "beyond_4x",
-                      json_boolean(predict_beyond(m, at))));
-    }
+    int beyond = predict_beyond(m, at);
+    for (int i = 0; i < r.n && i < limit; i++)
+        json_array_append_new(items, item_json(&r.v[i], i + 1, beyond));
     const char *unit = predict_unit(metric);
     json_t *doc = json_pack(
         "{s:I, s:i, s:s, s:o, s:o, s:{s:o, s:o}, s:o, s:i, s:i, s:o, s:{s:s, s:s, s:s}}",
@@ -141,14 +105,15 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
         predict_point_json(m, at), "now",
         predict_point_json(m, app->npoints ? app->coords + (size_t)app->largest * m->nparams : at),
         "epoch", "now", predict_number(epoch_now), "at", predict_json(&epoch), "callpaths", items,
-        "ranked", n, "unmodeled", unmodeled, "extrapolation", predict_extrapolation_json(m, at),
+        "ranked", r.n, "unmodeled", r.unmodeled, "extrapolation", predict_extrapolation_json(m, at),
         "units", "value", unit, "share", "% of the epoch", "growth",
         "leading exponents (poly, log) of the model's largest term");
     predict_warnings_at(doc, m, slot, at);
+    warning_append(doc, bn_warnings_summary(&r)); /* NULL: none carries one */
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:
-    free(list);
+    bn_ranking_free(&r);
     model_cache_blob_release(ctx->models, cref);
     model_cache_blob_release(ctx->models, aref);
     model_cache_release(ctx->models, m);

@@ -13,16 +13,21 @@
  * and the LIF of one group (`lif`, default the whole step),
  * T = b0 + b1·x1 + ... + b_LIF·LIF, least squares over one observation per
  * coordinate and repetition, with standard errors and R². Callpaths are
- * ranked by their LIF at the largest measured coordinate.
+ * ranked by their LIF at the largest measured coordinate; each carries the
+ * coded warnings of its LIF model and of its prediction at `at`
+ * (analysis/callpath_warnings.h), counted in the answer's callpath_warnings.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/callpath_warnings.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
+#include "api/warnings.h"
+#include "modeling/warning_json.h"
 
 #define LIMIT_DEFAULT 100
 #define LIMIT_MAX 10000
@@ -39,13 +44,22 @@ static json_t *summary_json(const imb_summary *s)
                      predict_number(s->min), "max", predict_number(s->max), "repetitions", s->n);
 }
 
-static json_t *fit_at(const ad_fit *f, const double *point)
+/* The fit at point; names not NULL: with its prediction's coded warnings
+ * (the model's own are in the model's document). */
+static json_t *fit_at(const ad_fit *f, const double *point, const char *const *names)
 {
     if (!f->present)
         return json_null();
     prediction p;
     p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
-    return predict_json(&p);
+    json_t *o = predict_json(&p);
+    if (!names)
+        return o;
+    json_t *w = json_array();
+    if (w)
+        pmnf_point_warnings_json(w, &f->model, point, names, NULL);
+    json_object_set_new(o, "warnings", w);
+    return o;
 }
 
 static json_t *regression_json(const ad_app *a, const cached_models *m, int g)
@@ -109,6 +123,10 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const cache_blob *aref = NULL, *cref = NULL;
     ranked *list = NULL;
+    cpw_tally tally = {0};
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
     long limit;
     double at[PMNF_MAX_PARAMS];
     const char *metric = api_query(req, "metric"), *lif = api_query(req, "lif");
@@ -157,7 +175,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         int g = group_order[k];
         json_t *f = ad_fit_json(&app->lif_model[g], m);
         if (at_text && app->lif_model[g].present)
-            json_object_set_new(f, "at_point", fit_at(&app->lif_model[g], at));
+            json_object_set_new(f, "at_point", fit_at(&app->lif_model[g], at, names));
         json_object_set_new(models, group_names[g], f);
     }
     list = malloc(sizeof *list * (size_t)(cps->n ? cps->n : 1));
@@ -200,7 +218,13 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
                               c->name, "category", c->category, "lif_now",
                               predict_number(list[i].now), "lif", series, "model", model);
         if (at_text)
-            json_object_set_new(o, "lif_at", fit_at(&c->lif_model, at));
+            json_object_set_new(o, "lif_at", fit_at(&c->lif_model, at, NULL));
+        /* the LIF model's coded warnings and, asked a point, its prediction's */
+        json_t *w = c->lif_model.present
+                        ? cpw_model_warnings(&c->lif_model.model, at_text ? at : NULL, names, NULL)
+                        : json_array();
+        cpw_tally_add(&tally, w);
+        json_object_set_new(o, "warnings", w ? w : json_array());
         json_array_append_new(items, o);
     }
     json_t *doc = json_pack(
@@ -222,8 +246,10 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
     }
     predict_warnings_at(doc, m, slot, at_text ? at : NULL);
+    warning_append(doc, cpw_summary_json(&tally, n < limit ? n : (int)limit, "listed callpaths"));
     predict_page_store(ctx, key, resp, doc);
 done:
+    cpw_tally_free(&tally);
     free(list);
     model_cache_blob_release(ctx->models, cref);
     model_cache_blob_release(ctx->models, aref);
