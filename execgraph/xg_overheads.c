@@ -164,16 +164,6 @@ int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err)
 
 /* ---- summary ------------------------------------------------------------------- */
 
-static int cmp_sample(const void *a, const void *b)
-{
-    const struct xg_sample *x = a, *y = b;
-    if (x->type != y->type)
-        return x->type - y->type;
-    if (x->name != y->name)
-        return x->name - y->name;
-    return x->v < y->v ? -1 : x->v > y->v;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -242,6 +232,64 @@ void xg_overheads_free(xg_overheads *ov)
     memset(ov, 0, sizeof *ov);
 }
 
+/* The samples' values grouped by (type, name), each group a slice of one
+ * array (a counting sort: 8 bytes a sample, where a sorted copy of the
+ * samples took 16 and the sort as much again as scratch). start[g] is where
+ * group g = type * nnames + name begins; start[ngroups] == s->n. */
+static int group_values(const xg_ov_samples *s, size_t nnames, size_t **start_out,
+                        double **val_out, size_t ntype[XG_NTYPES])
+{
+    size_t ngroups = (size_t)XG_NTYPES * nnames;
+    size_t *start = calloc(ngroups + 1, sizeof *start);
+    double *val = malloc(s->n * sizeof *val);
+    if (!start || !val) {
+        free(start);
+        free(val);
+        return -1;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        start[(size_t)s->v[i].type * nnames + (size_t)s->v[i].name + 1]++;
+        ntype[s->v[i].type]++;
+    }
+    for (size_t g = 0; g < ngroups; g++)
+        start[g + 1] += start[g];
+    for (size_t i = 0; i < s->n; i++)
+        val[start[(size_t)s->v[i].type * nnames + (size_t)s->v[i].name]++] = s->v[i].v;
+    /* each start[g] now holds the end of g: shift back to the beginnings */
+    for (size_t g = ngroups; g > 0; g--)
+        start[g] = start[g - 1];
+    start[0] = 0;
+    *start_out = start;
+    *val_out = val;
+    return 0;
+}
+
+/* The statistics of one group's values v[0..n) (sorted here), its kept
+ * values appended to the type's bytype[..ntype); 0, or -1 out of memory. */
+static int summarise_group(const xg_ov_samples *s, int type, int name, double *v, size_t n,
+                           double *bytype, size_t *ntype, long long *dropped, xg_overheads *out)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    double lo = -INFINITY, hi = INFINITY;
+    if (n >= 4 && !s->opt.keep_outliers) {
+        double q1 = quantile(v, n, 0.25), q3 = quantile(v, n, 0.75);
+        lo = q1 - 1.5 * (q3 - q1);
+        hi = q3 + 1.5 * (q3 - q1);
+    }
+    double *kept = bytype + *ntype;
+    size_t k = 0;
+    for (size_t m = 0; m < n; m++)
+        if (v[m] >= lo && v[m] <= hi)
+            kept[k++] = v[m];
+    xg_ovstat st = {.type = type, .name = (char *)xg_name(&s->names, name),
+                    .dropped = (long long)(n - k), .fenced = 1, .lo_fence = lo * 1e-6,
+                    .hi_fence = hi * 1e-6};
+    stats(kept, k, &st);
+    *ntype += k;
+    *dropped += (long long)(n - k);
+    return xg_ov_add(out, &st);
+}
+
 int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -254,43 +302,27 @@ int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
                                     "measure");
         return -1;
     }
-    struct xg_sample *v = malloc(s->n * sizeof *v);
-    double *buf = malloc(s->n * sizeof *buf), *kept = malloc(s->n * sizeof *kept);
+    size_t nnames = s->names.nnames > 0 ? (size_t)s->names.nnames : 1;
+    size_t *start = NULL;
+    double *val = NULL;
     double *bytype[XG_NTYPES] = {0};
-    size_t ntype[XG_NTYPES] = {0};
+    size_t total[XG_NTYPES] = {0}, ntype[XG_NTYPES] = {0};
     long long droptype[XG_NTYPES] = {0};
     int rc = -1;
-    if (!v || !buf || !kept)
+    if (group_values(s, nnames, &start, &val, total) < 0)
         goto done;
     for (int ty = 0; ty < XG_NTYPES; ty++)
-        if (!(bytype[ty] = malloc(s->n * sizeof(double))))
+        if (!(bytype[ty] = malloc((total[ty] ? total[ty] : 1) * sizeof(double))))
             goto done;
-    memcpy(v, s->v, s->n * sizeof *v);
-    qsort(v, s->n, sizeof *v, cmp_sample);
-    for (size_t i = 0; i < s->n;) {
-        size_t j = i, n = 0, k = 0;
-        while (j < s->n && v[j].type == v[i].type && v[j].name == v[i].name)
-            buf[n++] = v[j++].v;
-        double lo = -INFINITY, hi = INFINITY;
-        if (n >= 4 && !s->opt.keep_outliers) {
-            double q1 = quantile(buf, n, 0.25), q3 = quantile(buf, n, 0.75);
-            lo = q1 - 1.5 * (q3 - q1);
-            hi = q3 + 1.5 * (q3 - q1);
+    for (int ty = 0; ty < XG_NTYPES; ty++)
+        for (size_t nm = 0; nm < nnames; nm++) {
+            size_t g = (size_t)ty * nnames + nm, n = start[g + 1] - start[g];
+            if (n && summarise_group(s, ty, (int)nm, val + start[g], n, bytype[ty], &ntype[ty],
+                                     &droptype[ty], out) < 0)
+                goto done;
         }
-        for (size_t m = 0; m < n; m++)
-            if (buf[m] >= lo && buf[m] <= hi)
-                kept[k++] = buf[m];
-        xg_ovstat st = {.type = v[i].type, .name = (char *)xg_name(&s->names, v[i].name),
-                        .dropped = (long long)(n - k), .fenced = 1, .lo_fence = lo * 1e-6,
-                        .hi_fence = hi * 1e-6};
-        stats(kept, k, &st);
-        if (xg_ov_add(out, &st) < 0)
-            goto done;
-        memcpy(bytype[v[i].type] + ntype[v[i].type], kept, k * sizeof *kept);
-        ntype[v[i].type] += k;
-        droptype[v[i].type] += (long long)(n - k);
-        i = j;
-    }
+    free(val); /* the per-type statistics below need only the kept values */
+    val = NULL;
     for (int ty = 0; ty < XG_NTYPES; ty++) {
         if (ntype[ty] == 0)
             continue;
@@ -309,9 +341,8 @@ done:
     }
     for (int ty = 0; ty < XG_NTYPES; ty++)
         free(bytype[ty]);
-    free(v);
-    free(buf);
-    free(kept);
+    free(start);
+    free(val);
     return rc;
 }
 
