@@ -108,7 +108,7 @@ int iteration_measure(const xg_trace *const *traces, int n, const xg_ov_options 
         if (r < 0)
             goto done;
     }
-    rc = xg_ov_summarise(&s, out, err);
+    rc = xg_ov_summarise_release(&s, out, err);
 done:
     xg_ov_samples_free(&s);
     return rc;
@@ -523,7 +523,7 @@ json_t *iteration_analyse(const xg_trace *t, const iteration_opts *o, xg_error *
         xg_ov_samples_init(&s, &o->prof);
         int rc = xg_ov_collect(&s, &g, err);
         if (rc == 0)
-            rc = xg_ov_summarise(&s, &own, err);
+            rc = xg_ov_summarise_release(&s, &own, err);
         xg_ov_samples_free(&s);
         if (rc < 0)
             goto done;

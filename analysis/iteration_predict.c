@@ -39,7 +39,7 @@ static int measure_graphs(const xg_graph *const *g, int n, const xg_ov_options *
     for (int i = 0; i < n && rc == 0; i++)
         rc = xg_ov_collect(&s, g[i], err);
     if (rc == 0)
-        rc = xg_ov_summarise(&s, out, err);
+        rc = xg_ov_summarise_release(&s, out, err);
     xg_ov_samples_free(&s);
     return rc;
 }

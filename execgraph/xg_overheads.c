@@ -290,7 +290,22 @@ static int summarise_group(const xg_ov_samples *s, int type, int name, double *v
     return xg_ov_add(out, &st);
 }
 
+static int summarise(const xg_ov_samples *s, xg_ov_samples *release, xg_overheads *out,
+                     xg_error *err);
+
 int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
+{
+    return summarise(s, NULL, out, err);
+}
+
+int xg_ov_summarise_release(xg_ov_samples *s, xg_overheads *out, xg_error *err)
+{
+    return summarise(s, s, out, err);
+}
+
+/* release: the samples whose values go once grouped (NULL: none). */
+static int summarise(const xg_ov_samples *s, xg_ov_samples *release, xg_overheads *out,
+                     xg_error *err)
 {
     memset(out, 0, sizeof *out);
     out->cpu_profiler_us = s->opt.cpu_profiler_us;
@@ -311,6 +326,11 @@ int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err)
     int rc = -1;
     if (group_values(s, nnames, &start, &val, total) < 0)
         goto done;
+    if (release) {
+        free(release->v);
+        release->v = NULL;
+        release->n = release->cap = 0;
+    }
     for (int ty = 0; ty < XG_NTYPES; ty++)
         if (!(bytype[ty] = malloc((total[ty] ? total[ty] : 1) * sizeof(double))))
             goto done;

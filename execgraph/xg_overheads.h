@@ -82,6 +82,11 @@ int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err);
 /* Outlier removal and statistics. 0, or -1 with err (no samples at all). */
 int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err);
 
+/* The same, the samples' values freed once grouped (their memory is the
+ * largest of the summary's; s keeps its names: xg_ov_samples_free it still,
+ * and collect into it no more). */
+int xg_ov_summarise_release(xg_ov_samples *s, xg_overheads *out, xg_error *err);
+
 void xg_overheads_free(xg_overheads *ov);
 
 /* Mean of (type, name), else the type's fallback, else 0 (seconds).

@@ -201,6 +201,22 @@ static void test_hand(void)
     xg_ov_samples_init(&smp, &po);
     check(xg_ov_collect(&smp, &g[0], &err) == 0 && xg_ov_summarise(&smp, &ov, &err) == 0,
           "overheads");
+    /* the summary that frees the samples as it goes: the same statistics, the
+     * samples' values gone */
+    xg_overheads ov2;
+    size_t had = smp.n;
+    check(had > 0 && xg_ov_summarise_release(&smp, &ov2, &err) == 0 && smp.n == 0 && !smp.v &&
+              ov2.n == ov.n,
+          "released summary: %zu of %zu statistics, %zu samples left of %zu", ov2.n, ov.n, smp.n,
+          had);
+    for (size_t i = 0; i < ov.n && i < ov2.n; i++)
+        check(ov2.s[i].type == ov.s[i].type && !strcmp(ov2.s[i].name ? ov2.s[i].name : "",
+                                                       ov.s[i].name ? ov.s[i].name : "") &&
+                  ov2.s[i].mean == ov.s[i].mean && ov2.s[i].median == ov.s[i].median &&
+                  ov2.s[i].std == ov.s[i].std && ov2.s[i].count == ov.s[i].count &&
+                  ov2.s[i].dropped == ov.s[i].dropped,
+              "released summary, statistic %zu the same", i);
+    xg_overheads_free(&ov2);
     xg_ov_samples_free(&smp);
     xg_kt_entry hand[] = {{.name = "gemm_big", .seconds = 50 * US},
                           {.name = "add_k", .seconds = 10 * US}};
