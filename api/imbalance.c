@@ -14,15 +14,14 @@
  * T = b0 + b1·x1 + ... + b_LIF·LIF, least squares over one observation per
  * coordinate and repetition, with standard errors and R². Callpaths are
  * ranked by their LIF at the largest measured coordinate; each carries the
- * coded warnings of its LIF model and of its prediction at `at`
- * (analysis/callpath_warnings.h), counted in the answer's callpath_warnings.
+ * coded warnings of its LIF model and of its prediction at `at`, counted in
+ * the answer's callpath_warnings (the ranking and the warnings:
+ * analysis/imbalance_rank.h; this file renders them).
  */
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "analysis/callpath_warnings.h"
+#include "analysis/imbalance_rank.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
@@ -31,10 +30,6 @@
 
 #define LIMIT_DEFAULT 100
 #define LIMIT_MAX 10000
-
-/* the groups in the order of the answer: the whole step first */
-static const int group_order[AD_GROUPS] = {3, 0, 1, 2};
-static const char *const group_names[AD_GROUPS] = {"comp", "comm", "mem", "step"};
 
 static json_t *summary_json(const imb_summary *s)
 {
@@ -65,7 +60,7 @@ static json_t *fit_at(const ad_fit *f, const double *point, const char *const *n
 static json_t *regression_json(const ad_app *a, const cached_models *m, int g)
 {
     if (!a->reg_ok[g])
-        return json_pack("{s:s, s:n, s:s}", "lif", group_names[g], "coefficients", "reason",
+        return json_pack("{s:s, s:n, s:s}", "lif", imr_group_name(g), "coefficients", "reason",
                          a->reg_why[g]);
     const imb_regression *r = &a->reg[g];
     char formula[600];
@@ -85,27 +80,11 @@ static json_t *regression_json(const ad_app *a, const cached_models *m, int g)
     json_array_append_new(coefs, json_pack("{s:s, s:f, s:f}", "name", "lif", "value",
                                            r->coef[m->nparams + 1], "std_error",
                                            r->se[m->nparams + 1]));
-    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:f, s:i}", "lif", group_names[g],
+    return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:f, s:i}", "lif", imr_group_name(g),
                      "formula", formula, "observations",
                      a->lif_per_rep ? "one per coordinate and repetition" : "one per coordinate",
                      "n", r->nobs, "coefficients", coefs, "r2", predict_number(r->r2),
                      "adjusted_r2", predict_number(r->adjusted_r2), "rss", r->rss, "dof", r->dof);
-}
-
-typedef struct ranked {
-    const ad_callpath *c;
-    double now;
-} ranked;
-
-static int cmp_ranked(const void *x, const void *y)
-{
-    const ranked *a = x, *b = y;
-    int an = isfinite(a->now), bn = isfinite(b->now);
-    if (an != bn)
-        return bn - an;
-    if (an && a->now != b->now)
-        return a->now > b->now ? -1 : 1;
-    return strcmp(a->c->name, b->c->name);
 }
 
 void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
@@ -122,8 +101,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     const cache_blob *aref = NULL, *cref = NULL;
-    ranked *list = NULL;
-    cpw_tally tally = {0};
+    imr_ranking rank = {0};
     const char *names[PMNF_MAX_PARAMS];
     for (int i = 0; i < m->nparams; i++)
         names[i] = m->params[i];
@@ -138,10 +116,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         (at_text && predict_parse_at(at_text, "at", resp, m, at) < 0))
         goto done;
     if (lif) {
-        reg_group = -1;
-        for (int g = 0; g < AD_GROUPS; g++)
-            if (!strcmp(lif, group_names[g]))
-                reg_group = g;
+        reg_group = imr_group(lif);
         if (reg_group < 0) {
             api_problem(resp, 400, "lif", "must be step, comp, comm or mem, got \"%.40s\"", lif);
             goto done;
@@ -165,42 +140,28 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         json_t *o = json_pack("{s:o, s:o}", "point", predict_point_json(m, pt), "ranks",
                               predict_number(app->ranks[p]));
         for (int k = 0; k < AD_GROUPS; k++) {
-            int g = group_order[k];
-            json_object_set_new(o, group_names[g], summary_json(&app->lif[g][p]));
+            int g = imr_group_at(k);
+            json_object_set_new(o, imr_group_name(g), summary_json(&app->lif[g][p]));
         }
         json_array_append_new(points, o);
     }
     json_t *models = json_object();
     for (int k = 0; k < AD_GROUPS; k++) {
-        int g = group_order[k];
+        int g = imr_group_at(k);
         json_t *f = ad_fit_json(&app->lif_model[g], m);
         if (at_text && app->lif_model[g].present)
             json_object_set_new(f, "at_point", fit_at(&app->lif_model[g], at, names));
-        json_object_set_new(models, group_names[g], f);
+        json_object_set_new(models, imr_group_name(g), f);
     }
-    list = malloc(sizeof *list * (size_t)(cps->n ? cps->n : 1));
-    if (!list) {
+    if (imr_rank(cps, app->largest, limit, at_text ? at : NULL, names, &rank) < 0) {
         json_decref(points);
         json_decref(models);
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
-    int n = 0;
-    for (int i = 0; i < cps->n; i++) {
-        const ad_callpath *c = &cps->v[i];
-        /* at the largest measured coordinate, else the last one it was measured at */
-        double now = NAN;
-        for (int p = 0; p < cps->npoints; p++)
-            if (c->lif[p].n > 0)
-                now = c->lif[p].median;
-        if (cps->npoints > 0 && c->lif[app->largest].n > 0)
-            now = c->lif[app->largest].median;
-        list[n++] = (ranked){c, now};
-    }
-    qsort(list, (size_t)n, sizeof *list, cmp_ranked);
     json_t *items = json_array();
-    for (int i = 0; i < n && i < limit; i++) {
-        const ad_callpath *c = list[i].c;
+    for (int i = 0; i < rank.listed; i++) {
+        const ad_callpath *c = rank.v[i].c;
         json_t *series = json_array();
         for (int p = 0; p < cps->npoints; p++) {
             if (c->lif[p].n == 0)
@@ -216,15 +177,11 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
                             : json_pack("{s:n, s:s}", "function", "reason", c->lif_model.reason);
         json_t *o = json_pack("{s:i, s:s, s:s, s:o, s:o, s:o}", "rank", i + 1, "callpath",
                               c->name, "category", c->category, "lif_now",
-                              predict_number(list[i].now), "lif", series, "model", model);
+                              predict_number(rank.v[i].now), "lif", series, "model", model);
         if (at_text)
             json_object_set_new(o, "lif_at", fit_at(&c->lif_model, at, NULL));
         /* the LIF model's coded warnings and, asked a point, its prediction's */
-        json_t *w = c->lif_model.present
-                        ? cpw_model_warnings(&c->lif_model.model, at_text ? at : NULL, names, NULL)
-                        : json_array();
-        cpw_tally_add(&tally, w);
-        json_object_set_new(o, "warnings", w ? w : json_array());
+        json_object_set_new(o, "warnings", json_incref(rank.v[i].warnings));
         json_array_append_new(items, o);
     }
     json_t *doc = json_pack(
@@ -246,11 +203,10 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
     }
     predict_warnings_at(doc, m, slot, at_text ? at : NULL);
-    warning_append(doc, cpw_summary_json(&tally, n < limit ? n : (int)limit, "listed callpaths"));
+    warning_append(doc, cpw_summary_json(&rank.tally, rank.listed, "listed callpaths"));
     predict_page_store(ctx, key, resp, doc);
 done:
-    cpw_tally_free(&tally);
-    free(list);
+    imr_ranking_free(&rank);
     model_cache_blob_release(ctx->models, cref);
     model_cache_blob_release(ctx->models, aref);
     model_cache_release(ctx->models, m);

@@ -4,8 +4,8 @@
 // uploaded as three commits; every page is opened, and what it plots is
 // compared with what the API answers: the number of measured points, the
 // model curves' values at two x positions (also against /predict), the
-// scaling, cost, bottleneck and imbalance views, the history's regression
-// mark. No console errors, the Content-Security-Policy header present, the
+// scaling, cost, bottleneck and imbalance views (each ranked callpath's
+// warnings as badges in its row), the history's regression mark. No console errors, the Content-Security-Policy header present, the
 // token kept out of URLs, static paths confined.
 //
 //   node tests/browser/dashboard.test.mjs BUILD   (make test-browser)
@@ -81,6 +81,23 @@ async function open(hash, shot) {
   check(errors.length === 0, `${hash}: no error boxes (${errors.join(' | ')})`);
   if (process.env.SCREENSHOTS)
     await page.screenshot({ path: join(process.env.SCREENSHOTS, `dashboard-${shot}.png`), fullPage: true });
+}
+// a table's rows: the callpath, and the code and tooltip of each badge in it
+const rowBadges = table => page.$$eval(`${table} tbody tr`, trs => trs.map(t => ({
+  callpath: t.dataset.callpath,
+  codes: [...t.querySelectorAll('.badge')].map(b => b.dataset.code),
+  titles: [...t.querySelectorAll('.badge')].map(b => b.title) })));
+// rows against the API's items, in order: the same callpath, the item's
+// warning codes as badges (none where it has none), each message in its tooltip
+function checkRowBadges(rows, items, what) {
+  check(rows.length === items.length, `${what}: ${rows.length} rows, the API has ${items.length} items`);
+  items.forEach((c, k) => {
+    const r = rows[k] || { codes: [], titles: [] };
+    const codes = (c.warnings || []).map(w => w.code);
+    check(r.callpath === c.callpath && r.codes.join() === codes.join() &&
+          (c.warnings || []).every((w, j) => (r.titles[j] || '').includes(w.message)),
+          `${what} row ${k} (${c.callpath}): badges [${r.codes.join()}], the API's item [${codes.join()}]`);
+  });
 }
 const chart = id => page.evaluate(i => {
   const c = window.perfcastCharts[i];
@@ -185,12 +202,24 @@ try {
   check(bnBadges.includes('extrapolation_far') && bnBadges.length === apiBn.warnings.length,
         `bottleneck warnings shown as badges: ${bnBadges.join()}`);
   check(bn.join() === apiBn.callpaths.map(c => c.callpath).join(), `bottleneck order: ${bn.join()}`);
+  // each ranked callpath's own warnings as badges in its row: the codes of
+  // the API's item, its messages as tooltips, none in a row whose item has none
+  const bnRows = await rowBadges('#bottlenecks');
+  check(apiBn.callpaths.some(c => c.warnings.length > 0), 'a bottleneck item carries warnings (the check below can fail)');
+  checkRowBadges(bnRows, apiBn.callpaths, 'bottleneck');
   const hm = await chart('imbalance');
   const m10 = (await get(`/v1/experiments/${exp}/measurements?level=callpath&metric=time&phase=epoch&name=relu_kernel`))
     .measurements.find(m => m.point.ranks === 10);
   const row = hm ? hm.rows.indexOf('relu_kernel') : -1;
   check(row >= 0 && m10 && hm.values[row].every((v, j) => v === m10.ranks[j].value), 'heatmap values are the API\'s per-rank values');
   check(hm && hm.rows.length === 4 && hm.cols.length === 2, `heatmap 4 callpaths x 2 ranks (${hm && hm.rows.length}x${hm && hm.cols.length})`);
+  // the LIF table: the answer's warnings above it, each callpath's in its row
+  const apiLif = await get(`/v1/experiments/${exp}/imbalance?limit=50`);
+  const lifTop = await page.$$eval('#warnings-imbalance .badge', bs => bs.map(b => b.dataset.code));
+  check(lifTop.join() === apiLif.warnings.map(w => w.code).join(), `imbalance warnings shown as badges: ${lifTop.join()}`);
+  checkRowBadges(await rowBadges('#lif'), apiLif.callpaths, 'imbalance');
+  check([...apiBn.callpaths, ...apiLif.callpaths].some(c => c.warnings.length === 0),
+        'an item without warnings (its row must show none)');
 
   // history: four commits, the third a regression, the fourth its fix
   await open(`#/e/${exp}/history`, 'history');

@@ -4,7 +4,8 @@
 // front and its recommended point (POST /configurations), the bottleneck
 // ranking from now (the largest measured point) to the target (GET
 // /bottlenecks) and the load imbalance per rank as a heatmap (GET
-// /measurements, GET /imbalance); each answer's coded warnings as badges.
+// /measurements, GET /imbalance); each answer's coded warnings as badges,
+// and each ranked callpath's own in its row of the bottleneck and LIF tables.
 import { api, query } from '../api.js';
 import { el, fmt, fmtInterval, errorBox, warningBadges } from '../dom.js';
 import { lineChart, heatmap } from '../charts.js';
@@ -88,15 +89,18 @@ async function bottlenecks(page, id, { param, fixed, xs }) {
       `The target ${param} = ${fmt(target)} is ${fmt(target / measuredMax)}× the largest measured ${param} (${fmt(measuredMax)}): ` +
       'its shares are extrapolations (beyond 4× the measured range, errors grow with the distance).'),
     warningBadges(b.warnings, 'warnings-bottlenecks'));
-  const rows = b.callpaths.map(c => el('tr', {},
+  // each ranked callpath's own coded warnings (its model's and its
+  // prediction's at the target) as badges in its row
+  const rows = b.callpaths.map((c, i) => el('tr', { 'data-callpath': c.callpath },
     el('td', { class: 'num' }, c.rank), el('td', {}, c.callpath), el('td', {}, c.category),
     el('td', { class: 'num' }, `${fmt(c.share_now_pct)}%`),
     el('td', {}, bar(c.share_now_pct, '')),
     el('td', { class: 'num' }, `${fmt(c.share_at_pct.value)}%`),
     el('td', {}, bar(c.share_at_pct.value, 'at')),
-    el('td', { class: 'num' }, fmtInterval(c.value_at))));
+    el('td', { class: 'num' }, fmtInterval(c.value_at)),
+    el('td', {}, warningBadges(c.warnings, `warnings-bottleneck-${i}`))));
   page.append(el('table', { id: 'bottlenecks' },
-    el('thead', {}, el('tr', {}, ['#', 'callpath', 'category', 'share now (measured)', '', `share at ${param} = ${fmt(target)} (extrapolated)`, '', 'value there [95%]'].map(t => el('th', {}, t)))),
+    el('thead', {}, el('tr', {}, ['#', 'callpath', 'category', 'share now (measured)', '', `share at ${param} = ${fmt(target)} (extrapolated)`, '', 'value there [95%]', 'warnings'].map(t => el('th', {}, t)))),
     el('tbody', {}, rows)));
 }
 
@@ -121,9 +125,12 @@ async function imbalance(page, id, { param, xs, onLine }) {
   page.append(box);
   heatmap(box, 'imbalance', { rows, cols: ranks, values,
     title: 'each cell: the rank\'s per-epoch time over the callpath\'s mean over ranks (white = mean, red = slower, blue = faster, full color at ±10%)' });
-  page.append(el('table', { id: 'lif' },
-    el('thead', {}, el('tr', {}, ['callpath', 'LIF now (max/mean)'].map(t => el('th', {}, t)))),
-    el('tbody', {}, lif.callpaths.map(c => el('tr', {}, el('td', {}, c.callpath), el('td', { class: 'num' }, fmt(c.lif_now, 6)))))));
+  // the answer's warnings, then each callpath's (its LIF model's) in its row
+  page.append(warningBadges(lif.warnings, 'warnings-imbalance'), el('table', { id: 'lif' },
+    el('thead', {}, el('tr', {}, ['callpath', 'LIF now (max/mean)', 'warnings'].map(t => el('th', {}, t)))),
+    el('tbody', {}, lif.callpaths.map((c, i) => el('tr', { 'data-callpath': c.callpath },
+      el('td', {}, c.callpath), el('td', { class: 'num' }, fmt(c.lif_now, 6)),
+      el('td', {}, warningBadges(c.warnings, `warnings-imbalance-${i}`)))))));
 }
 
 export async function scalingPage(page, id) {
