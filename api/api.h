@@ -42,8 +42,8 @@ typedef struct api_ctx {
     int idempotency_ttl; /* seconds an Idempotency-Key is kept (api/idempotency.h); 0: a day */
     double idempotency_lock; /* seconds a pending key is held (api/idempotency.h); 0: 300 */
     /* Faults a test build injects (server/test_hooks.h) at named points of
-     * a request; NULL in production. */
-    void (*test_hook)(const char *point, const char *detail);
+     * a request (nonzero: fail there); NULL in production. */
+    int (*test_hook)(const char *point, const char *detail);
 } api_ctx;
 
 /* Route flags */

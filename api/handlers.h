@@ -120,8 +120,10 @@ void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, 
                       const char *kind, const json_t *body);
 void api_search_get(api_ctx *ctx, api_request *req, api_response *resp);
 /* Runs the oldest queued search: 1 one was run, 0 none was queued, -1
- * database trouble. */
-int api_search_run_next(store *db, double lease_seconds);
+ * database trouble. test_hook (NULL in production; server/test_hooks.h) is
+ * called with "search-run" and the run's kind once it is claimed. */
+int api_search_run_next(store *db, double lease_seconds,
+                        int (*test_hook)(const char *point, const char *detail));
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

@@ -164,7 +164,7 @@ int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held
     return 1;
 }
 
-void api_idem_end(api_ctx *ctx, api_request *req, const api_response *resp)
+void api_idem_end(api_ctx *ctx, api_request *req, api_response *resp)
 {
     const char *key = api_header(req, HEADER);
     if (!key)
@@ -172,6 +172,10 @@ void api_idem_end(api_ctx *ctx, api_request *req, const api_response *resp)
     store_bind_idempotency(0, NULL);
     if (ctx->test_hook) /* tests: a crash after the commit, before the answer is kept */
         ctx->test_hook("idempotency-answer", key);
+    if (ctx->test_hook && ctx->test_hook("idempotency-fail", key)) { /* tests: a 5xx after it */
+        api_response_free(resp);
+        api_problem(resp, 500, NULL, "the answer failed after the commit");
+    }
     int keep = resp->status >= 200 && resp->status < 500 && resp->status != 408 &&
                resp->status != 429 && resp->body_len <= API_IDEM_MAX_BODY;
     const char *location = NULL;

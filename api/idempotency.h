@@ -36,6 +36,6 @@
 int api_idem_begin(api_ctx *ctx, api_request *req, api_response *resp, int *held);
 /* After the handler of a request that holds its key: keeps the answer, or
  * lets the key go. */
-void api_idem_end(api_ctx *ctx, api_request *req, const api_response *resp);
+void api_idem_end(api_ctx *ctx, api_request *req, api_response *resp);
 
 #endif

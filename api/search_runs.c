@@ -160,7 +160,8 @@ static char *run_search(store *db, const store_search_run *r, char **error)
     return text;
 }
 
-int api_search_run_next(store *db, double lease_seconds)
+int api_search_run_next(store *db, double lease_seconds,
+                        int (*test_hook)(const char *point, const char *detail))
 {
     if (lease_seconds <= 0)
         lease_seconds = 30; /* the workers' default */
@@ -181,6 +182,8 @@ int api_search_run_next(store *db, double lease_seconds)
     api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
                    .attempt = r.attempts, .beat = store_search_run_heartbeat};
     api_lease_start(&l);
+    if (test_hook) /* tests: a worker killed or held while it holds the run */
+        test_hook("search-run", r.kind);
     char *error = NULL, *result = run_search(db, &r, &error);
     api_lease_stop(&l);
     /* a lease lost meanwhile: the run is another worker's now, left as it is */

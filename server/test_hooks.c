@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pipeline/refit.h"
 
@@ -27,17 +28,30 @@ void srv_test_hook_fit(const char *step, const char *callpath)
         abort();
 }
 
-static void request_hook(const char *point, const char *detail)
+static int prefixed(const char *var, const char *value)
 {
-    const char *prefix = getenv("PERFCAST_TEST_KILL_ANSWER");
-    if (!strcmp(point, "idempotency-answer") && prefix && *prefix && detail &&
-        !strncmp(detail, prefix, strlen(prefix)))
+    const char *prefix = getenv(var);
+    return prefix && *prefix && value && !strncmp(value, prefix, strlen(prefix));
+}
+
+int srv_test_hook(const char *point, const char *detail)
+{
+    if (!strcmp(point, "idempotency-answer") && prefixed("PERFCAST_TEST_KILL_ANSWER", detail))
         raise(SIGKILL);
+    if (!strcmp(point, "idempotency-fail"))
+        return prefixed("PERFCAST_TEST_FAIL_ANSWER", detail);
+    if (!strcmp(point, "search-run")) {
+        if (armed("PERFCAST_TEST_KILL_SEARCH", detail))
+            raise(SIGKILL);
+        if (armed("PERFCAST_TEST_HOLD_SEARCH", detail))
+            sleep(3);
+    }
+    return 0;
 }
 
 void srv_test_hooks_apply(api_ctx *api)
 {
-    api->test_hook = request_hook;
+    api->test_hook = srv_test_hook;
     const char *lock = getenv("PERFCAST_TEST_IDEMPOTENCY_LOCK");
     if (lock && atof(lock) > 0)
         api->idempotency_lock = atof(lock);
@@ -47,6 +61,13 @@ void srv_test_hook_fit(const char *step, const char *callpath)
 {
     (void)step;
     (void)callpath;
+}
+
+int srv_test_hook(const char *point, const char *detail)
+{
+    (void)point;
+    (void)detail;
+    return 0;
 }
 
 void srv_test_hooks_apply(api_ctx *api)

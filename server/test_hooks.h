@@ -15,8 +15,16 @@
  *   PERFCAST_TEST_KILL_ANSWER=PREFIX   SIGKILL after the handler of a request
  *       whose Idempotency-Key starts with PREFIX committed, before its
  *       answer is kept or sent (api/idempotency.c);
+ *   PERFCAST_TEST_FAIL_ANSWER=PREFIX   the answer of such a request is
+ *       replaced by a 500 after its handler committed, before the answer is
+ *       kept (api/idempotency.c): a 5xx that follows a commit;
  *   PERFCAST_TEST_IDEMPOTENCY_LOCK=S   a pending Idempotency-Key is held S
- *       seconds instead of 300, so that a test sees it run out.
+ *       seconds instead of 300, so that a test sees it run out;
+ *   PERFCAST_TEST_KILL_SEARCH=KIND     SIGKILL when a job worker has claimed
+ *       a queued search run of that kind (configurations, advice), before
+ *       it searches (api/search_runs.c);
+ *   PERFCAST_TEST_HOLD_SEARCH=KIND     such a run is held 3 s, its lease
+ *       renewed, before it searches, so that a test finds it running.
  * tests/faults.c and tests/test_api_numeric.c use them.
  */
 #ifndef PERFCAST_SERVER_TEST_HOOKS_H
@@ -26,6 +34,11 @@
 
 /* Called by the workers before each step of a refit (pipeline/refit.h). */
 void srv_test_hook_fit(const char *step, const char *callpath);
+
+/* The named points of requests and of queued runs: nonzero when the test
+ * build is told to fail there (the kills never return); always 0 in the
+ * production build. */
+int srv_test_hook(const char *point, const char *detail);
 
 /* Arms the request hooks of api (api->test_hook, api->idempotency_lock);
  * nothing in the production build. */

@@ -273,7 +273,7 @@ static void *worker_main(void *arg)
          * pages back as after a refit */
         if (api_sim_run_next(w->db, w->lease) == 1 ||
             api_iteration_run_next(w->db, w->lease) == 1 ||
-            api_search_run_next(w->db, w->lease) == 1) {
+            api_search_run_next(w->db, w->lease, srv_test_hook) == 1) {
             malloc_trim(0);
             continue;
         }

@@ -7,7 +7,9 @@
  *
  *   - kill -9 of the server during each kind of background work: a refit
  *     job, trace ingest (uploads in flight), a simulation run, a trace
- *     analysis run; the restarted server finishes what was acknowledged;
+ *     analysis run, a queued configuration search; the restarted server
+ *     finishes what was acknowledged (the search with the answer the request
+ *     has when answered at once, once);
  *   - PostgreSQL stopped and started under load: the server stays up,
  *     answers 503 (never 500) while the database is away, and every upload
  *     it acknowledged is stored;
@@ -16,8 +18,13 @@
  *     (PERFCAST_JOB_LEASE is 2 s here) and finishes it.
  *   - kill -9 after a request with an Idempotency-Key committed, before its
  *     answer: the retry must not run the work again ("lost answer");
+ *   - a 5xx answer after a request with an Idempotency-Key committed: the
+ *     retry is 303 See Other to what was created, nothing created twice
+ *     ("failed answer");
  *   - a refit that kills its worker with SIGKILL (no handler runs): the job
- *     ends failed, naming the callpath ("killed refit").
+ *     ends failed, naming the callpath ("killed refit"); a queued search
+ *     that does: it ends failed after its attempts, saying so ("killed
+ *     search").
  * The server is the test build (server/test_hooks.h), whose hooks fire only
  * on the key prefix and callpath named in main().
  * Numeric inputs that crash the server are a table of their own
@@ -84,9 +91,10 @@ static void check_nothing_stuck(harness *h, const char *what)
     int idle = wait_sql(h,
                         "SELECT (SELECT count(*) FROM jobs WHERE state IN ('queued','running')) + "
                         "(SELECT count(*) FROM sim_runs WHERE state IN ('queued','running')) + "
-                        "(SELECT count(*) FROM iteration_runs WHERE state IN ('queued','running'))",
+                        "(SELECT count(*) FROM iteration_runs WHERE state IN ('queued','running')) + "
+                        "(SELECT count(*) FROM search_runs WHERE state IN ('queued','running'))",
                         "0", 60);
-    check(idle, "%s: no job, run or analysis left queued or running", what);
+    check(idle, "%s: no job, run, analysis or search left queued or running", what);
 }
 
 static void check_health(harness *h, const char *what)
@@ -539,6 +547,52 @@ static void case_lost_answer(harness *h)
     check_nothing_stuck(h, "lost answer");
 }
 
+/* ---- a 5xx after a request's commit -------------------------------------------
+ * A request whose Idempotency-Key starts with "fault-fail-" has its answer
+ * replaced by a 500 after its handler committed (the test build's
+ * PERFCAST_TEST_FAIL_ANSWER), as when rendering the answer fails. The key
+ * must then be kept with a 303 to what was created, so that a retry, at once,
+ * is sent there; the work is not run again. */
+
+static void case_failed_answer(harness *h)
+{
+    long sim = new_simulation(h, "fault-failed");
+    char path[128], loc[160], want[160];
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs?job=always", sim);
+    const char *body = "{\"workers\":\"1..4\",\"servers\":[1],\"bandwidth\":\"1Gbit\","
+                       "\"replications\":1,\"steps\":10}";
+    int replayed;
+    int st = post_keyed(h, path, "fault-fail-run", body, loc, sizeof loc, &replayed);
+    check(st == 500, "failed answer: the first answer is the 500 (%d)", st);
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld",
+                           sim) == 1,
+          "failed answer: the run was committed before the answer failed");
+    long run = harness_sql_long(h, "SELECT id FROM sim_runs WHERE sim_experiment_id = %ld", sim);
+    snprintf(want, sizeof want, "/v1/simulations/%ld/runs/%ld", sim, run);
+    /* kept as the key's answer by the failed request itself, not left pending */
+    char kept[256] = "";
+    harness_sql(h, "SELECT state || ' ' || coalesce(status, 0) || ' ' || coalesce(location, '') "
+                   "FROM idempotency_keys WHERE key = 'fault-fail-run'",
+                kept, sizeof kept);
+    char expect[200];
+    snprintf(expect, sizeof expect, "done 303 %s", want);
+    check(!strcmp(kept, expect), "failed answer: the key keeps \"%s\" (has \"%s\")", expect, kept);
+    for (int i = 0; i < 2; i++) { /* at once: within the pending key's lock */
+        st = post_keyed(h, path, "fault-fail-run", body, loc, sizeof loc, &replayed);
+        check(st == 303 && !strcmp(loc, want) && replayed,
+              "failed answer: retry %d is 303 See Other to %s: %d %s", i + 1, want, st, loc);
+    }
+    harness_response r;
+    check(!harness_get(h, want, &r) && r.status == 200, "failed answer: GET %s: %d", want,
+          r.status);
+    harness_response_free(&r);
+    check(harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld",
+                           sim) == 1,
+          "failed answer: the retries created no second run (%ld runs)",
+          harness_sql_long(h, "SELECT count(*) FROM sim_runs WHERE sim_experiment_id = %ld", sim));
+    check_nothing_stuck(h, "failed answer");
+}
+
 /* ---- a refit that kills its worker with SIGKILL ------------------------------
  * The test build kills the process (SIGKILL: no handler runs, as with the
  * kernel's OOM killer) when a refit is about to fit callpath KILL_CALLPATH.
@@ -601,6 +655,127 @@ static void case_killed_refit(harness *h)
     check_nothing_stuck(h, "killed refit");
     check_health(h, "killed refit");
     printf("# killed refit: %d deaths, then failed: %s\n", deaths, error);
+}
+
+/* ---- kill -9 during a queued search, and a search that kills its worker -------
+ * The test build holds a claimed configuration search 3 s before it
+ * searches (PERFCAST_TEST_HOLD_SEARCH, its lease renewed), so that the kill
+ * finds it running, and kills the process when a worker has claimed an
+ * advice run (PERFCAST_TEST_KILL_SEARCH). */
+
+#define CONFIG_BODY "{\"max_time_s\":400,\"candidates\":{\"ranks\":{\"min\":2,\"max\":64,\"factor\":2}}}"
+#define ADVICE_BODY "{\"target\":{\"ranks\":64},\"budget_core_hours\":0.5}"
+
+/* An experiment with a model set to search over. */
+static long modeled_experiment(harness *h, const char *name)
+{
+    long exp = create_experiment(h, name);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
+    static const int xs[] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++) {
+        char *p = profile_json(xs[i], 4, 1);
+        int st;
+        json_decref(request_json_status(h, "POST", path, p, &st));
+        check(st == 202, "%s: upload %d", name, st);
+        free(p);
+    }
+    request_refit(h, exp);
+    harness_sleep(1.2); /* the service's models follow a refit within 1 s */
+    return exp;
+}
+
+/* POST what?job=always with body: the run's id, its Location into loc.
+ * killer: the run kills the server, which may die before it answers (a
+ * worker claimed the run at once): the run is then the one committed. */
+static long queue_search(harness *h, long exp, const char *what, const char *body, char *loc,
+                         size_t cap, int killer)
+{
+    char path[160], key[64];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/%s?job=always", exp, what);
+    snprintf(key, sizeof key, "fault-search-%ld", exp); /* one request per experiment */
+    int replayed, st = post_keyed(h, path, key, body, loc, cap, &replayed);
+    if (st == 0 && killer)
+        snprintf(loc, cap, "/v1/experiments/%ld/searches/%ld", exp,
+                 harness_sql_long(h, "SELECT coalesce(max(id), 0) FROM search_runs WHERE "
+                                     "experiment_id = %ld", exp));
+    long run = strstr(loc, "/searches/") ? atol(strstr(loc, "/searches/") + 10) : 0;
+    check((st == 202 || (st == 0 && killer)) && run > 0, "%s queued: %d %s", what, st, loc);
+    return run;
+}
+
+static void case_search(harness *h)
+{
+    long exp = modeled_experiment(h, "fault-search");
+    char path[160], loc[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", exp);
+    int st;
+    json_t *direct = request_json_status(h, "POST", path, CONFIG_BODY, &st);
+    check(st == 200, "search: the request answered at once: %d", st);
+    long run = queue_search(h, exp, "configurations", CONFIG_BODY, loc, sizeof loc, 0);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM search_runs WHERE id = %ld", run);
+    int caught = wait_sql(h, sql, "running", 20);
+    check(caught, "search: the run is claimed");
+    crash_and_restart(h, "a search run");
+    check(wait_sql(h, sql, "done", 60), "search: the run is done after the crash");
+    json_t *got = request_json_status(h, "GET", loc, NULL, &st);
+    check(st == 200 && json_equal(json_object_get(got, "result"), direct),
+          "search: its result is the answer of the request answered at once");
+    check(json_integer_value(json_object_get(got, "attempts")) == 2,
+          "search: taken over once, after the lease (attempts %lld)",
+          (long long)json_integer_value(json_object_get(got, "attempts")));
+    check(harness_sql_long(h, "SELECT count(*) FROM search_runs WHERE experiment_id = %ld", exp) ==
+              1,
+          "search: one run, not duplicated");
+    json_decref(got);
+    json_decref(direct);
+    check_nothing_stuck(h, "search");
+}
+
+static void case_killed_search(harness *h)
+{
+    long exp = modeled_experiment(h, "fault-killed-search");
+    char loc[200];
+    long run = queue_search(h, exp, "advice", ADVICE_BODY, loc, sizeof loc, 1);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM search_runs WHERE id = %ld", run);
+    int deaths = 0;
+    for (int tries = 0; tries < 8 && !wait_sql(h, sql, "failed", 0.2); tries++) {
+        if (!wait_down(h, 30))
+            break;
+        deaths++;
+        /* reaped and started again: a worker that claims the run at once can
+         * kill it again before it listens, which the next turn sees */
+        harness_server_kill(h);
+        harness_server_start(h);
+        wait_sql(h, sql, "failed", 3 * atof(LEASE));
+    }
+    check(wait_sql(h, sql, "failed", 30), "killed search: the run ends failed (%d deaths)",
+          deaths);
+    if (!harness_wait_status(h, "/ready", 200, 5)) { /* not needed unless the above failed */
+        harness_server_kill(h);
+        check(harness_server_start(h) == 0 && harness_wait_status(h, "/ready", 200, 30),
+              "killed search: the server starts again");
+    }
+    check(deaths >= 1 && deaths <= 3 &&
+              harness_sql_long(h, "SELECT attempts FROM search_runs WHERE id = %ld", run) == 3,
+          "killed search: 3 attempts at most (%d deaths)", deaths);
+    int st;
+    json_t *got = request_json_status(h, "GET", loc, NULL, &st);
+    char detail[300];
+    snprintf(detail, sizeof detail, "%s",
+             json_string_value(json_object_get(json_object_get(got, "error"), "detail")) ?: "");
+    check(st == 200 && strstr(detail, "the worker stopped") && strstr(detail, "of 3") &&
+              json_is_null(json_object_get(got, "result")),
+          "killed search: its error says why: %s", detail);
+    check(harness_sql_long(h, "SELECT count(*) FROM search_runs WHERE experiment_id = %ld", exp) ==
+              1,
+          "killed search: one run");
+    json_decref(got);
+    check_nothing_stuck(h, "killed search");
+    check_health(h, "killed search");
+    printf("# killed search: %d deaths, then failed: %s\n", deaths, detail);
 }
 
 /* ---- numeric faults --------------------------------------------------------------
@@ -666,9 +841,12 @@ static void case_numeric(harness *h)
 int main(int argc, char **argv)
 {
     /* the test build (server/test_hooks.h): the hooks below fire only on
-     * the Idempotency-Key prefix and the callpath named */
+     * the Idempotency-Key prefixes, the callpath and the search kinds named */
     const char *env[] = {"PERFCAST_JOB_LEASE=" LEASE, "PERFCAST_WORKERS=2",
                          "PERFCAST_TEST_KILL_ANSWER=fault-lost-",
+                         "PERFCAST_TEST_FAIL_ANSWER=fault-fail-",
+                         "PERFCAST_TEST_HOLD_SEARCH=configurations",
+                         "PERFCAST_TEST_KILL_SEARCH=advice",
                          "PERFCAST_TEST_KILL_CALLPATH=" KILL_CALLPATH,
                          "PERFCAST_TEST_IDEMPOTENCY_LOCK=" IDEM_LOCK, NULL};
     harness_opts o = {.env = env};
@@ -688,8 +866,11 @@ int main(int argc, char **argv)
         {"postgres", case_postgres_restart},
         {"replicas", case_replicas},
         {"numeric", case_numeric},
+        {"search", case_search},
         {"lost answer", case_lost_answer},
+        {"failed answer", case_failed_answer},
         {"killed refit", case_killed_refit},
+        {"killed search", case_killed_search},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         if (argc > 1 && strcmp(argv[1], cases[i].name)) /* one case by its name */
