@@ -733,6 +733,41 @@ static void case_search(harness *h)
     check_nothing_stuck(h, "search");
 }
 
+/* The same for a queued configuration search: the run names itself in the
+ * key's row (migration 0026) in the transaction that queues it. */
+static void case_failed_search_answer(harness *h)
+{
+    long exp = modeled_experiment(h, "fault-failed-search");
+    char path[160], loc[200], want[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations?job=always", exp);
+    int replayed;
+    int st = post_keyed(h, path, "fault-fail-search", CONFIG_BODY, loc, sizeof loc, &replayed);
+    check(st == 500, "failed search answer: the first answer is the 500 (%d)", st);
+    check(harness_sql_long(h, "SELECT count(*) FROM search_runs WHERE experiment_id = %ld",
+                           exp) == 1,
+          "failed search answer: the run was committed before the answer failed");
+    long run = harness_sql_long(h, "SELECT id FROM search_runs WHERE experiment_id = %ld", exp);
+    snprintf(want, sizeof want, "/v1/experiments/%ld/searches/%ld", exp, run);
+    char kept[256] = "";
+    harness_sql(h, "SELECT state || ' ' || coalesce(status, 0) || ' ' || coalesce(location, '') "
+                   "FROM idempotency_keys WHERE key = 'fault-fail-search'",
+                kept, sizeof kept);
+    char expect[240];
+    snprintf(expect, sizeof expect, "done 303 %s", want);
+    check(!strcmp(kept, expect), "failed search answer: the key keeps \"%s\" (has \"%s\")",
+          expect, kept);
+    st = post_keyed(h, path, "fault-fail-search", CONFIG_BODY, loc, sizeof loc, &replayed);
+    check(st == 303 && !strcmp(loc, want) && replayed,
+          "failed search answer: the retry is 303 See Other to %s: %d %s", want, st, loc);
+    check(harness_sql_long(h, "SELECT count(*) FROM search_runs WHERE experiment_id = %ld",
+                           exp) == 1,
+          "failed search answer: the retry queued no second search");
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM search_runs WHERE id = %ld", run);
+    check(wait_sql(h, sql, "done", 60), "failed search answer: the run is done");
+    check_nothing_stuck(h, "failed search answer");
+}
+
 static void case_killed_search(harness *h)
 {
     long exp = modeled_experiment(h, "fault-killed-search");
@@ -869,6 +904,7 @@ int main(int argc, char **argv)
         {"search", case_search},
         {"lost answer", case_lost_answer},
         {"failed answer", case_failed_answer},
+        {"failed search answer", case_failed_search_answer},
         {"killed refit", case_killed_refit},
         {"killed search", case_killed_search},
     };
