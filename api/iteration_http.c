@@ -553,7 +553,7 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
     return text;
 }
 
-int api_iteration_run_next(store *db, double lease_seconds)
+int api_iteration_run_next(store *db, double lease_seconds, const api_run_hooks *hooks)
 {
     if (lease_seconds <= 0)
         lease_seconds = 30; /* the workers' default */
@@ -574,7 +574,11 @@ int api_iteration_run_next(store *db, double lease_seconds)
     api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
                    .attempt = r.attempts, .beat = store_it_run_heartbeat};
     api_lease_start(&l);
+    if (hooks && hooks->on_claim)
+        hooks->on_claim(db, API_RUN_ITERATION, "analysing traces", r.id, r.attempts, worker);
     char *error = NULL, *result = run_analysis(db, &r, &error);
+    if (hooks && hooks->on_release)
+        hooks->on_release();
     api_lease_stop(&l);
     c = store_acquire(db, &err);
     rc = c ? store_it_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : error, &err)

@@ -160,8 +160,7 @@ static char *run_search(store *db, const store_search_run *r, char **error)
     return text;
 }
 
-int api_search_run_next(store *db, double lease_seconds,
-                        int (*test_hook)(const char *point, const char *detail))
+int api_search_run_next(store *db, double lease_seconds, const api_run_hooks *hooks)
 {
     if (lease_seconds <= 0)
         lease_seconds = 30; /* the workers' default */
@@ -182,9 +181,18 @@ int api_search_run_next(store *db, double lease_seconds,
     api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
                    .attempt = r.attempts, .beat = store_search_run_heartbeat};
     api_lease_start(&l);
-    if (test_hook) /* tests: a worker killed or held while it holds the run */
-        test_hook("search-run", r.kind);
+    if (hooks && hooks->on_claim)
+        hooks->on_claim(db, API_RUN_SEARCH,
+                        !strcmp(r.kind, "advice") ? "searching for advice"
+                                                  : "searching configurations",
+                        r.id, r.attempts, worker);
+    if (hooks && hooks->test_hook) { /* tests: a worker crashed, killed or held on the run */
+        hooks->test_hook("search-request", r.request);
+        hooks->test_hook("search-run", r.kind);
+    }
     char *error = NULL, *result = run_search(db, &r, &error);
+    if (hooks && hooks->on_release)
+        hooks->on_release();
     api_lease_stop(&l);
     /* a lease lost meanwhile: the run is another worker's now, left as it is */
     c = store_acquire(db, &err);

@@ -414,7 +414,7 @@ static char *run_claimed(store *db, const store_sim_run *r, char *why, size_t ca
     return result;
 }
 
-int api_sim_run_next(store *db, double lease_seconds)
+int api_sim_run_next(store *db, double lease_seconds, const api_run_hooks *hooks)
 {
     if (lease_seconds <= 0)
         lease_seconds = 30; /* the workers' default */
@@ -435,8 +435,12 @@ int api_sim_run_next(store *db, double lease_seconds)
     api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
                    .attempt = r.attempts, .beat = store_sim_run_heartbeat};
     api_lease_start(&l);
+    if (hooks && hooks->on_claim)
+        hooks->on_claim(db, API_RUN_SIMULATION, "simulating", r.id, r.attempts, worker);
     char why[400] = "";
     char *result = run_claimed(db, &r, why, sizeof why);
+    if (hooks && hooks->on_release)
+        hooks->on_release();
     api_lease_stop(&l);
     /* a lease lost meanwhile (STORE_CONFLICT): the run is another worker's now */
     c = store_acquire(db, &err);

@@ -19,10 +19,17 @@
 
 #include <libpq-fe.h>
 
+#include "store/iteration_runs.h"
+#include "store/search_runs.h"
+#include "store/simulations.h"
+
 #define CRASH_RECORD_SECONDS 10
 
 typedef struct crash_job {
-    int active;
+    int active; /* 1 a refit job (claim), 2 a queued run (kind, run, attempt) */
+    api_run_kind kind;
+    int64_t run;
+    int attempt;
     store *db;
     store_job_claim claim;
     char worker[128];
@@ -39,6 +46,19 @@ void srv_crash_enter(store *db, const store_job_claim *claim, const char *worker
     snprintf(current.worker, sizeof current.worker, "%s", worker);
     current.step[0] = current.callpath[0] = '\0';
     current.active = 1;
+}
+
+void srv_crash_enter_run(store *db, api_run_kind kind, const char *what, int64_t run,
+                         int attempt, const char *worker)
+{
+    current.db = db;
+    current.kind = kind;
+    current.run = run;
+    current.attempt = attempt;
+    snprintf(current.worker, sizeof current.worker, "%s", worker);
+    snprintf(current.step, sizeof current.step, "%s", what ? what : "");
+    current.callpath[0] = '\0';
+    current.active = 2;
 }
 
 void srv_crash_leave(void)
@@ -76,6 +96,23 @@ static void say(const char *text)
     (void)n;
 }
 
+/* A queued run's failure through its kind's finish function: a simulation
+ * run keeps its error as text, a trace analysis or a search as the problem
+ * document its GET shows. */
+static int record_run(PGconn *c, const crash_job *j, const char *msg, store_error *err)
+{
+    if (j->kind == API_RUN_SIMULATION)
+        return store_sim_run_finish(c, j->run, j->worker, j->attempt, NULL, msg, err);
+    char doc[1536];
+    snprintf(doc, sizeof doc,
+             "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,"
+             "\"detail\":\"%s\"}",
+             msg); /* msg holds no quote nor backslash: a signal's name and fixed words */
+    if (j->kind == API_RUN_ITERATION)
+        return store_it_run_finish(c, j->run, j->worker, j->attempt, NULL, doc, err);
+    return store_search_run_finish(c, j->run, j->worker, j->attempt, NULL, doc, err);
+}
+
 static void record(int sig)
 {
     crash_job *j = &current;
@@ -83,8 +120,9 @@ static void record(int sig)
     snprintf(msg, sizeof msg,
              "the worker process crashed (%s) during attempt %d while %s%s%s%s; not retried: "
              "the same input would crash it again",
-             signal_name(sig), j->claim.attempt, j->step[0] ? j->step : "refitting",
-             j->callpath[0] ? ", callpath \"" : "", j->callpath, j->callpath[0] ? "\"" : "");
+             signal_name(sig), j->active == 2 ? j->attempt : j->claim.attempt,
+             j->step[0] ? j->step : "refitting", j->callpath[0] ? ", callpath \"" : "",
+             j->callpath, j->callpath[0] ? "\"" : "");
     say("perfcast: ");
     say(msg);
     say("\n");
@@ -94,7 +132,9 @@ static void record(int sig)
         say("perfcast: cannot record the crash: the database is unreachable\n");
         return;
     }
-    if (store_job_fail(c, &j->claim, j->worker, msg, 0, NULL, &err) != STORE_OK) {
+    int rc = j->active == 2 ? record_run(c, j, msg, &err)
+                            : store_job_fail(c, &j->claim, j->worker, msg, 0, NULL, &err);
+    if (rc != STORE_OK) {
         say("perfcast: cannot record the crash: ");
         say(err.msg);
         say("\n");
@@ -105,9 +145,9 @@ static void record(int sig)
 static void on_crash(int sig)
 {
     if (current.active) {
-        current.active = 0;
         alarm(CRASH_RECORD_SECONDS);
         record(sig);
+        current.active = 0;
     }
     signal(sig, SIG_DFL);
     raise(sig);

@@ -40,6 +40,11 @@ int srv_test_hook(const char *point, const char *detail)
         raise(SIGKILL);
     if (!strcmp(point, "idempotency-fail"))
         return prefixed("PERFCAST_TEST_FAIL_ANSWER", detail);
+    if (!strcmp(point, "search-request")) {
+        const char *text = getenv("PERFCAST_TEST_CRASH_SEARCH");
+        if (text && *text && detail && strstr(detail, text))
+            abort();
+    }
     if (!strcmp(point, "search-run")) {
         if (armed("PERFCAST_TEST_KILL_SEARCH", detail))
             raise(SIGKILL);

@@ -23,6 +23,9 @@
  *   PERFCAST_TEST_KILL_SEARCH=KIND     SIGKILL when a job worker has claimed
  *       a queued search run of that kind (configurations, advice), before
  *       it searches (api/search_runs.c);
+ *   PERFCAST_TEST_CRASH_SEARCH=TEXT   abort() when a job worker has claimed
+ *       a queued search run whose stored request contains TEXT, before it
+ *       searches: the crash handler (server/crash.h) must record it failed;
  *   PERFCAST_TEST_HOLD_SEARCH=KIND     such a run is held 3 s, its lease
  *       renewed, before it searches, so that a test finds it running.
  * tests/faults.c and tests/test_api_numeric.c use them.

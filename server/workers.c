@@ -254,6 +254,10 @@ static void run_job(srv_worker *me)
     malloc_trim(0);
 }
 
+/* The queued runs of the loop below keep this thread's crash record
+ * (server/crash.h) as refits do. */
+static const api_run_hooks run_hooks = {srv_crash_enter_run, srv_crash_leave, srv_test_hook};
+
 static void *worker_main(void *arg)
 {
     srv_worker *me = arg;
@@ -271,9 +275,9 @@ static void *worker_main(void *arg)
          * (api/iteration_http.c), configuration search or advice
          * (api/search_runs.c) was done: its memory freed, give glibc's
          * pages back as after a refit */
-        if (api_sim_run_next(w->db, w->lease) == 1 ||
-            api_iteration_run_next(w->db, w->lease) == 1 ||
-            api_search_run_next(w->db, w->lease, srv_test_hook) == 1) {
+        if (api_sim_run_next(w->db, w->lease, &run_hooks) == 1 ||
+            api_iteration_run_next(w->db, w->lease, &run_hooks) == 1 ||
+            api_search_run_next(w->db, w->lease, &run_hooks) == 1) {
             malloc_trim(0);
             continue;
         }

@@ -813,6 +813,44 @@ static void case_killed_search(harness *h)
     printf("# killed search: %d deaths, then failed: %s\n", deaths, detail);
 }
 
+/* A queued search that crashes its worker (abort(): PERFCAST_TEST_CRASH_SEARCH
+ * matches its request's CRASH_MARK) ends failed after that one attempt, its
+ * error naming the signal, recorded by the crash handler before the process
+ * died; not claimed again after its lease. */
+#define CRASH_MARK "\"max_time_s\": 777" /* as jsonb prints it */
+#define CRASH_BODY "{\"max_time_s\":777,\"candidates\":{\"ranks\":{\"min\":2,\"max\":64,\"factor\":2}}}"
+
+static void case_crashed_search(harness *h)
+{
+    long exp = modeled_experiment(h, "fault-crashed-search");
+    char loc[200];
+    long run = queue_search(h, exp, "configurations", CRASH_BODY, loc, sizeof loc, 1);
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT state FROM search_runs WHERE id = %ld", run);
+    check(wait_down(h, 30), "crashed search: the worker's abort() ends the process");
+    check(wait_sql(h, sql, "failed", 5), "crashed search: the run is failed when the process is gone");
+    harness_server_kill(h); /* reaped */
+    check(harness_server_start(h) == 0 && harness_wait_status(h, "/ready", 200, 30),
+          "crashed search: the server starts again");
+    harness_sleep(3 * atof(LEASE)); /* a lease that would have run out by now */
+    check(harness_sql_long(h, "SELECT attempts FROM search_runs WHERE id = %ld", run) == 1,
+          "crashed search: one attempt, not retried (attempts %ld)",
+          harness_sql_long(h, "SELECT attempts FROM search_runs WHERE id = %ld", run));
+    int st;
+    json_t *got = request_json_status(h, "GET", loc, NULL, &st);
+    char detail[400];
+    snprintf(detail, sizeof detail, "%s",
+             json_string_value(json_object_get(json_object_get(got, "error"), "detail")) ?: "");
+    check(st == 200 && !strcmp(json_string_value(json_object_get(got, "state")) ?: "", "failed") &&
+              strstr(detail, "crashed (SIGABRT) during attempt 1") &&
+              strstr(detail, "not retried") && json_is_null(json_object_get(got, "result")),
+          "crashed search: its error names the signal: %s", detail);
+    json_decref(got);
+    check_nothing_stuck(h, "crashed search");
+    check_health(h, "crashed search");
+    printf("# crashed search: %s\n", detail);
+}
+
 /* ---- numeric faults --------------------------------------------------------------
  * Requests whose arithmetic crashed the server: each is sent, then the
  * server must answer /health, and a job it queued must end failed naming the
@@ -882,6 +920,7 @@ int main(int argc, char **argv)
                          "PERFCAST_TEST_FAIL_ANSWER=fault-fail-",
                          "PERFCAST_TEST_HOLD_SEARCH=configurations",
                          "PERFCAST_TEST_KILL_SEARCH=advice",
+                         "PERFCAST_TEST_CRASH_SEARCH=" CRASH_MARK,
                          "PERFCAST_TEST_KILL_CALLPATH=" KILL_CALLPATH,
                          "PERFCAST_TEST_IDEMPOTENCY_LOCK=" IDEM_LOCK, NULL};
     harness_opts o = {.env = env};
@@ -907,6 +946,7 @@ int main(int argc, char **argv)
         {"failed search answer", case_failed_search_answer},
         {"killed refit", case_killed_refit},
         {"killed search", case_killed_search},
+        {"crashed search", case_crashed_search},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         if (argc > 1 && strcmp(argv[1], cases[i].name)) /* one case by its name */
