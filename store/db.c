@@ -306,6 +306,21 @@ static int transient_state(const char *st)
            !strcmp(st, "40001") || !strcmp(st, "40P01");
 }
 
+int store_run_update(PGconn *c, const char *sql, int64_t id, const char *worker, int attempt,
+                     const char *p4, const char *p5, int nparams, int *rows, store_error *err)
+{
+    char k[24], a[16];
+    snprintf(k, sizeof k, "%" PRId64, id);
+    snprintf(a, sizeof a, "%d", attempt);
+    const char *vals[] = {k, worker, a, p4, p5};
+    PGresult *r = PQexecParams(c, sql, nparams, NULL, vals, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        return store_fail(c, r, err);
+    *rows = atoi(PQcmdTuples(r));
+    PQclear(r);
+    return STORE_OK;
+}
+
 int store_fail(PGconn *c, PGresult *res, store_error *err)
 {
     const char *st = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;

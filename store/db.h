@@ -67,6 +67,13 @@ void store_stats(store *s, int *size, int *busy, int *connected);
  * violation -> INVALID, else INTERNAL. Clears res. Returns the code. */
 int store_fail(PGconn *c, PGresult *res, store_error *err);
 
+/* An UPDATE of a queued run (simulation run, trace analysis, search) that a
+ * worker holds: sql with $1 the run's id, $2 the worker, $3 the attempt and,
+ * as nparams says, $4 = p4 and $5 = p5. *rows: the rows it changed (0 when
+ * the run is no longer held by that worker and attempt). */
+int store_run_update(PGconn *c, const char *sql, int64_t id, const char *worker, int attempt,
+                     const char *p4, const char *p5, int nparams, int *rows, store_error *err);
+
 /* One page of a tenant's listing by id: runs sql with $1 the tenant, $2 the
  * last id of the previous page (0: from the start) and $3 the page size.
  * The result and its rows (PQclear it), or NULL with err set. */

@@ -140,38 +140,27 @@ int store_search_run_claim(PGconn *c, const char *worker, double lease_seconds,
 int store_search_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attempt,
                                double lease_seconds, store_error *err)
 {
-    char k[24], a[16], secs[32];
-    idtext(k, id);
-    snprintf(a, sizeof a, "%d", attempt);
+    char secs[32];
     snprintf(secs, sizeof secs, "%.3f", lease_seconds);
-    const char *vals[] = {k, worker, a, secs};
-    PGresult *r = PQexecParams(c,
-                               "UPDATE search_runs SET lease_until = now() + "
-                               "make_interval(secs => $4::float8) WHERE id = $1 AND "
-                               "worker = $2 AND attempts = $3 AND state = 'running'",
-                               4, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        return store_fail(c, r, err);
-    int n = atoi(PQcmdTuples(r));
-    PQclear(r);
-    return n == 1 ? STORE_OK : store_error_set(err, STORE_CONFLICT, "the run is not held");
+    int n = 0;
+    int rc = store_run_update(c,
+                              "UPDATE search_runs SET lease_until = now() + "
+                              "make_interval(secs => $4::float8) WHERE id = $1 AND "
+                              "worker = $2 AND attempts = $3 AND state = 'running'",
+                              id, worker, attempt, secs, NULL, 4, &n, err);
+    if (rc == STORE_OK && n != 1)
+        return store_error_set(err, STORE_CONFLICT, "the run is not held");
+    return rc;
 }
 
 int store_search_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
                             const char *result, const char *error, store_error *err)
 {
-    char k[24], a[16];
-    idtext(k, id);
-    snprintf(a, sizeof a, "%d", attempt);
-    const char *vals[] = {k, result, error, worker, a};
-    PGresult *r = PQexecParams(c,
-                               "UPDATE search_runs SET state = CASE WHEN $2::text IS NULL "
-                               "THEN 'failed' ELSE 'done' END, result = $2, error = $3::jsonb, "
-                               "finished_at = now() WHERE id = $1 AND state = 'running' "
-                               "AND worker = $4 AND attempts = $5",
-                               5, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        return store_fail(c, r, err);
-    PQclear(r);
-    return STORE_OK;
+    int n = 0;
+    return store_run_update(c,
+                            "UPDATE search_runs SET state = CASE WHEN $4::text IS NULL "
+                            "THEN 'failed' ELSE 'done' END, result = $4, error = $5::jsonb, "
+                            "finished_at = now() WHERE id = $1 AND state = 'running' "
+                            "AND worker = $2 AND attempts = $3",
+                            id, worker, attempt, result, error, 5, &n, err);
 }

@@ -525,20 +525,13 @@ int store_sim_run_claim(PGconn *c, const char *worker, double lease_seconds, sto
 static int held_update(PGconn *c, const char *sql, int64_t id, const char *worker, int attempt,
                        const char *p4, const char *p5, int nparams, store_error *err)
 {
-    char k[24], a[16];
-    idtext(k, id);
-    snprintf(a, sizeof a, "%d", attempt);
-    const char *vals[] = {k, worker, a, p4, p5};
-    PGresult *r = PQexecParams(c, sql, nparams, NULL, vals, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        return store_fail(c, r, err);
-    int n = atoi(PQcmdTuples(r));
-    PQclear(r);
-    if (n != 1)
+    int n = 0;
+    int rc = store_run_update(c, sql, id, worker, attempt, p4, p5, nparams, &n, err);
+    if (rc == STORE_OK && n != 1)
         return store_error_set(err, STORE_CONFLICT,
-                               "run %s attempt %d is no longer held by %s (lease lost)", k,
-                               attempt, worker);
-    return STORE_OK;
+                               "run %" PRId64 " attempt %d is no longer held by %s (lease lost)",
+                               id, attempt, worker);
+    return rc;
 }
 
 #define HELD "WHERE id = $1 AND state = 'running' AND worker = $2 AND attempts = $3::int"
