@@ -2,6 +2,8 @@
  * lease.c — the lease keeper of claimed runs (api/lease.h).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "api/lease.h"
@@ -53,4 +55,12 @@ void api_lease_stop(api_lease *l)
     pthread_cond_destroy(&l->done_cv);
     pthread_mutex_destroy(&l->mu);
     l->started = 0;
+}
+
+void api_lease_worker_name(char *buf, size_t cap, const char *kind)
+{
+    char host[64] = "";
+    if (gethostname(host, sizeof host - 1))
+        snprintf(host, sizeof host, "host");
+    snprintf(buf, cap, "%s:%ld:%s-%lx", host, (long)getpid(), kind, (unsigned long)pthread_self());
 }

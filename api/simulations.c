@@ -418,11 +418,8 @@ int api_sim_run_next(store *db, double lease_seconds, const api_run_hooks *hooks
 {
     if (lease_seconds <= 0)
         lease_seconds = 30; /* the workers' default */
-    char host[64] = "", worker[128];
-    if (gethostname(host, sizeof host - 1))
-        snprintf(host, sizeof host, "host");
-    snprintf(worker, sizeof worker, "%s:%ld:sim-%lx", host, (long)getpid(),
-             (unsigned long)pthread_self());
+    char worker[128];
+    api_lease_worker_name(worker, sizeof worker, "sim");
     store_error err;
     store_sim_run r;
     PGconn *c = store_acquire(db, &err);
