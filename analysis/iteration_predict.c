@@ -9,52 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/iteration_host.h"
 #include "analysis/iteration_model.h"
 #include "analysis/iteration_predict.h"
 #include "execgraph/xg_opmodel.h"
-
-/* Mean predicted step of g with the given device times and overheads (us
- * of the trace; NAN on failure). */
-static double mean_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us)
-{
-    xg_cp_options co = {.ov = ov, .dev_us = dev_us, .launch_gap_us = -1, .top = 1};
-    xg_cp_result r;
-    xg_error err;
-    if (xg_critpath(g, &co, &r, &err) < 0)
-        return NAN;
-    double s = 0;
-    for (int i = 0; i < r.nsteps; i++)
-        s += r.steps[i].predicted;
-    double m = r.nsteps ? s / r.nsteps : NAN;
-    xg_cp_result_free(&r);
-    return m;
-}
-
-static int measure_graphs(const xg_graph *const *g, int n, const xg_ov_options *prof,
-                          xg_overheads *out, xg_error *err)
-{
-    xg_ov_samples s;
-    xg_ov_samples_init(&s, prof);
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++)
-        rc = xg_ov_collect(&s, g[i], err);
-    if (rc == 0)
-        rc = xg_ov_summarise_release(&s, out, err);
-    xg_ov_samples_free(&s);
-    return rc;
-}
 
 static void warn(json_t *w, json_t *obj)
 {
     json_array_append_new(w, obj);
 }
 
-/* The interval's parts: s_cv by leaving each other trace out (from m_cv
- * traces; 0: none, s_cv assumed), s_host from each trace's own overheads
- * (from k_host traces). */
-static void spread(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
-                   const xg_ov_options *prof, const double *dev_us, const xg_device *dev,
-                   double *s_cv, int *m_cv, double *s_host, int *k_host)
+/* The interval's model part: s_cv by leaving each other trace out (from
+ * m_cv traces; 0: none, s_cv assumed). */
+static void spread_cv(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
+                      const xg_device *dev, double *s_cv, int *m_cv)
 {
     const xg_graph *sub[64];
     double xs[64];
@@ -71,7 +39,8 @@ static void spread(const xg_graph *const *g, const double *x, int n, const xg_ov
         xg_error err;
         if (xg_opmodel_dev(sub, xs, k, x[j], dev, &r, &err) < 0)
             continue;
-        double p = mean_step(g[0], pooled, r.dev_us), q = mean_step(g[j], pooled, NULL);
+        double p = iteration_host_step(g[0], pooled, r.dev_us),
+               q = iteration_host_step(g[j], pooled, NULL);
         xg_opm_result_free(&r);
         if (isfinite(p) && q > 0) {
             sum2 += (p - q) * (p - q) / (q * q);
@@ -80,29 +49,6 @@ static void spread(const xg_graph *const *g, const double *x, int n, const xg_ov
     }
     *s_cv = m ? sqrt(sum2 / m) : 0.1;
     *m_cv = m;
-    double v[64], mean = 0;
-    int k = 0;
-    for (int j = 0; j < n; j++) {
-        xg_overheads own = {0};
-        xg_error err;
-        if (measure_graphs(&g[j], 1, prof, &own, &err) < 0)
-            continue;
-        double p = mean_step(g[0], &own, dev_us);
-        xg_overheads_free(&own);
-        if (isfinite(p)) {
-            v[k++] = p;
-            mean += p;
-        }
-    }
-    *s_host = 0;
-    *k_host = k;
-    if (k >= 2 && mean > 0) {
-        mean /= k;
-        double ss = 0;
-        for (int j = 0; j < k; j++)
-            ss += (v[j] - mean) * (v[j] - mean);
-        *s_host = sqrt(ss / (k - 1)) / mean;
-    }
 }
 
 /* The interval's multiplier: Student's t at 97.5% with the degrees of
@@ -354,7 +300,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     }
     iteration_opts o = *oin;
     if (!o.ov) {
-        if (measure_graphs(gp, n, &o.prof, &pooled, err) < 0)
+        if (iteration_host_pool(gp, n, &o.prof, &pooled, err) < 0)
             goto done;
         o.ov = &pooled;
         o.ov_source = "traces";
@@ -365,12 +311,18 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     o.nkt = 0;
     if (!(doc = iteration_analyse(t[0], &o, err)))
         goto done;
-    double s_cv, s_host, df;
-    int m_cv, k_host;
-    spread(gp, x, n, o.ov, &o.prof, r.dev_us, dev, &s_cv, &m_cv, &s_host, &k_host);
+    double s_cv, df;
+    int m_cv;
+    iteration_host host;
+    if (iteration_host_measure(gp, n, &o.prof, o.ov, r.dev_us, &host, err) < 0) {
+        json_decref(doc);
+        doc = NULL;
+        goto done;
+    }
+    spread_cv(gp, x, n, o.ov, dev, &s_cv, &m_cv);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
-    double a = s_host * s_host * (1 + 1.0 / n), b = pow(s_cv * (1 + oct), 2);
-    double tq = iteration_interval_t(a, k_host, b, m_cv, &df);
+    double a = host.s_host * host.s_host * (1 + 1.0 / host.k), b = pow(s_cv * (1 + oct), 2);
+    double tq = iteration_interval_t(a, host.k, b, m_cv, &df);
     double rel = fmax(tq * sqrt(a + b), 1.96 * 0.02);
     set_intervals(doc, rel);
     double step = doc_mean(doc);
@@ -380,19 +332,29 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                                  "device work not found in the other traces keeps its measured "
                                  "time: this share of the step does not follow the size",
                                  "share", share, "seconds", r.unmatched_us * 1e-6));
+    if (host.share >= 0.5 && host.p < 0.05)
+        warn(warnings, json_pack("{s:s, s:s, s:f, s:f, s:f, s:i}", "code", "host_time_varies",
+                                 "message", "the traces' hosts took different times for the same "
+                                            "work, by more than their step-to-step noise, and "
+                                            "the host carries much of the step: a run on another "
+                                            "process may differ by that much",
+                                 "spread", host.s_H, "share", host.share, "p", host.p, "traces",
+                                 host.k));
     json_t *xs = json_array();
     for (int k = 0; k < n; k++)
         json_array_append_new(xs, json_real(x[k]));
+    json_t *iv = json_pack("{s:f, s:f, s:f, s:o, s:i, s:f, s:f, s:f, s:f, s:o}", "s_host",
+                           host.s_host, "host_spread", host.s_H, "host_share", host.share,
+                           "host_p", isfinite(host.p) ? json_real(host.p) : json_null(),
+                           "host_traces", host.k, "s_cv", s_cv, "octaves", oct, "relative", rel,
+                           "t", tq, "df", isfinite(df) ? json_real(df) : json_null());
     json_object_set_new(doc, "modelled",
-                        json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, "
-                                  "s:{s:f, s:f, s:f, s:f, s:f, s:o}, s:o, s:O}",
+                        json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, s:o, s:o, s:O}",
                                   "method", "operators", "at", at, "value", x[0], "values", xs,
                                   "overheads", o.ov_source ? o.ov_source : "traces",
                                   "gpu_time", r.gpu_us * 1e-6, "gpu_time_at",
                                   r.predicted_us * 1e-6, "unmatched_share", share, "interval",
-                                  "s_host", s_host, "s_cv", s_cv, "octaves", oct, "relative", rel,
-                                  "t", tq, "df", isfinite(df) ? json_real(df) : json_null(),
-                                  "operators", families(&r), "warnings", warnings));
+                                  iv, "operators", families(&r), "warnings", warnings));
     json_object_set_new(json_object_get(doc, "modelled"), "roofline",
                         dev ? json_pack("{s:s, s:s, s:i, s:f}", "device", dev->name, "source",
                                         oin->device ? "given" : "trace", "raised",

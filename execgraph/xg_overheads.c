@@ -162,6 +162,35 @@ int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err)
     return 0;
 }
 
+int xg_ov_host_steps(const xg_graph *g, const xg_ov_options *o, double *host, xg_error *err)
+{
+    xg_ov_samples s;
+    xg_ov_samples_init(&s, o);
+    s.map = malloc(((size_t)g->t->nnames + 1) * sizeof *s.map);
+    double *waits = s.map ? xg_sync_waits(g, NULL) : NULL;
+    int rc = waits ? 0 : -1;
+    if (rc < 0)
+        xg_error_set(err, -1, NULL, "out of memory");
+    for (int i = 0; i < g->t->nnames && s.map; i++)
+        s.map[i] = -1;
+    for (int st = 0; st < g->nsteps && rc == 0; st++) {
+        const xg_step *step = &g->steps[st];
+        double prev_end = step->ts, dev_end = -INFINITY, sum = 0;
+        s.n = 0;
+        for (int i = 0; i < step->nops && rc == 0; i++)
+            rc = op_samples(&s, g, &g->ops[step->op_first + i], &prev_end, &dev_end,
+                            waits[step->op_first + i], err);
+        for (size_t i = 0; i < s.n; i++)
+            sum += s.v[i].v;
+        host[st] = sum * 1e-6;
+    }
+    free(waits);
+    free(s.map);
+    s.map = NULL;
+    xg_ov_samples_free(&s);
+    return rc;
+}
+
 /* ---- summary ------------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -364,6 +393,100 @@ done:
     free(start);
     free(val);
     return rc;
+}
+
+/* Median of v[0..n) (n > 0; sorted here): the middle one, or the mean of
+ * the middle two. */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The entries of sets[0..n) with (type, name) of ref, each set's found once
+ * (the sets are sorted): into st, their count returned. */
+static int pool_entry(const xg_overheads *sets, int n, const xg_ovstat *ref, double *buf,
+                      xg_ovstat *st)
+{
+    double *mean = buf, *med = buf + n, *sd = buf + 2 * n, *lo = buf + 3 * n, *hi = buf + 4 * n;
+    int m = 0, fenced = 1;
+    *st = (xg_ovstat){.type = ref->type, .name = ref->name};
+    for (int j = 0; j < n; j++) {
+        const xg_ovstat *e = bsearch(ref, sets[j].s, sets[j].n, sizeof *sets[j].s, cmp_stat);
+        if (!e)
+            continue;
+        mean[m] = e->mean;
+        med[m] = e->median;
+        sd[m] = e->std;
+        lo[m] = e->lo_fence;
+        hi[m] = e->hi_fence;
+        fenced &= e->fenced;
+        st->count += e->count;
+        st->dropped += e->dropped;
+        m++;
+    }
+    st->mean = median_of(mean, (size_t)m);
+    st->median = median_of(med, (size_t)m);
+    st->std = median_of(sd, (size_t)m);
+    st->fenced = fenced;
+    st->lo_fence = fenced ? median_of(lo, (size_t)m) : 0;
+    st->hi_fence = fenced ? median_of(hi, (size_t)m) : 0;
+    return m;
+}
+
+int xg_ov_pool(const xg_overheads *sets, int n, xg_overheads *out, xg_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 1) {
+        xg_error_set(err, -1, NULL, "no overhead sets to pool");
+        return -1;
+    }
+    out->cpu_profiler_us = sets[0].cpu_profiler_us;
+    out->gpu_profiler_us = sets[0].gpu_profiler_us;
+    out->keep_outliers = sets[0].keep_outliers;
+    double *buf = malloc(5 * (size_t)n * sizeof *buf);
+    if (!buf)
+        goto oom;
+    for (int j = 0; j < n; j++) {
+        out->traces += sets[j].traces;
+        for (size_t i = 0; i < sets[j].n; i++) {
+            const xg_ovstat *e = &sets[j].s[i];
+            int seen = 0; /* pooled from an earlier set already */
+            for (int q = 0; q < j && !seen; q++)
+                seen = bsearch(e, sets[q].s, sets[q].n, sizeof *e, cmp_stat) != NULL;
+            xg_ovstat st;
+            if (!seen && pool_entry(sets + j, n - j, e, buf, &st) > 0 && xg_ov_add(out, &st) < 0)
+                goto oom;
+        }
+    }
+    free(buf);
+    xg_ov_sort(out);
+    return 0;
+oom:
+    free(buf);
+    xg_overheads_free(out);
+    xg_error_set(err, -1, NULL, "out of memory");
+    return -1;
+}
+
+int xg_ov_scaled(const xg_overheads *ov, double f, xg_overheads *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cpu_profiler_us = ov->cpu_profiler_us;
+    out->gpu_profiler_us = ov->gpu_profiler_us;
+    out->keep_outliers = ov->keep_outliers;
+    out->traces = ov->traces;
+    for (size_t i = 0; i < ov->n; i++) {
+        xg_ovstat st = ov->s[i];
+        st.mean *= f;
+        st.median *= f;
+        st.std *= f;
+        if (xg_ov_add(out, &st) < 0) {
+            xg_overheads_free(out);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *found)

@@ -79,6 +79,12 @@ void xg_ov_samples_free(xg_ov_samples *s);
 /* Adds the samples of every step of g. 0, or -1 with err. */
 int xg_ov_collect(xg_ov_samples *s, const xg_graph *g, xg_error *err);
 
+/* The host's measured time in each step of g (host[0..g->nsteps), seconds):
+ * every T1–T5 sample of the step summed, the profiler's overhead of o
+ * subtracted as in the samples, outliers included (no summary drops any).
+ * 0, or -1 with err (out of memory). */
+int xg_ov_host_steps(const xg_graph *g, const xg_ov_options *o, double *host, xg_error *err);
+
 /* Outlier removal and statistics. 0, or -1 with err (no samples at all). */
 int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err);
 
@@ -88,6 +94,18 @@ int xg_ov_summarise(const xg_ov_samples *s, xg_overheads *out, xg_error *err);
 int xg_ov_summarise_release(xg_ov_samples *s, xg_overheads *out, xg_error *err);
 
 void xg_overheads_free(xg_overheads *ov);
+
+/* Overheads pooled over sets[0..n) (each one trace's summary) with a robust
+ * centre: per (type, name), the median over the sets that hold it of their
+ * means (and of their medians, std and fences; the mean of the middle two
+ * for an even number), counts and drops summed; a process whose host ran
+ * unusually fast or slow moves it no further than one set among n. 0, or
+ * -1 with err (no sets, out of memory). */
+int xg_ov_pool(const xg_overheads *sets, int n, xg_overheads *out, xg_error *err);
+
+/* A copy of ov with every mean, median and std times f (the host f times as
+ * slow). 0, or -1 (out of memory). */
+int xg_ov_scaled(const xg_overheads *ov, double f, xg_overheads *out);
 
 /* Mean of (type, name), else the type's fallback, else 0 (seconds).
  * *found: 2 exact, 1 fallback, 0 none (may be NULL). */
