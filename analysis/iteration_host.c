@@ -169,11 +169,10 @@ static int host_share(const xg_graph *g, const xg_overheads *ov, const double *d
         xg_overheads_free(&up);
         return -1;
     }
-    double p = iteration_host_step(g, ov, dev_us), pu = iteration_host_step(g, &up, dev_us),
-           pd = iteration_host_step(g, &down, dev_us);
+    double pu = iteration_host_step(g, &up, dev_us), pd = iteration_host_step(g, &down, dev_us);
     xg_overheads_free(&up);
     xg_overheads_free(&down);
-    *e = p > 0 ? (pu - pd) / (2 * d * p) : NAN;
+    *e = pu > 0 && pd > 0 ? (log(pu) - log(pd)) / (2 * d) : NAN;
     return 0;
 }
 

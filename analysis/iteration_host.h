@@ -18,9 +18,9 @@
  *   e     the share of the step the host part carries: the step's
  *         relative change per relative change of every overhead, from
  *         Algorithm 1 with the pooled overheads scaled by exp(+d) and
- *         exp(-d), e = (P+ - P-) / (2 d P), d = s_H (0.1 when s_H is 0):
- *         about 1 for a host-bound step, about 0 where the device hides
- *         the host;
+ *         exp(-d), e = (ln P+ - ln P-) / (2 d), d = s_H (0.1 when s_H is
+ *         0): 1 for a step the host alone makes, about 0 where the device
+ *         hides the host;
  *   s_host = e · s_H, the step's relative spread from the host's;
  *   p     Kruskal–Wallis's test that the traces' per-step host times come
  *         from one distribution (ranks, ties averaged and corrected; the

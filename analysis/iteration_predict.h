@@ -6,12 +6,16 @@
  *
  * Method "operators" (the default): device time per operator instance
  * modelled from its FLOPs or bytes across the traces (execgraph/xg_opmodel.h),
- * host overheads T1–T5 measured on all the traces together (or the given
- * set), Algorithm 1 on the first trace's graph. The 95% interval of a step
- * is predicted × (1 ± t·s) with
- *   s² = s_host²·(1 + 1/n) + (s_cv·(1 + d))²
- *   s_host  the relative spread of the prediction when each trace's own
- *           overheads are used (the host's speed from run to run),
+ * host overheads T1–T5 pooled over the traces with a robust centre (per
+ * operator the median of the traces' own means: analysis/iteration_host.h),
+ * or the given set, Algorithm 1 on the first trace's graph. The 95% interval
+ * of a step is predicted × (1 ± t·s) with
+ *   s² = s_host²·(1 + 1/k) + (s_cv·(1 + d))²
+ *   s_host  the host's spread between the traces (processes) carried into
+ *           the step: s_H, the standard deviation of the logarithm of each
+ *           trace's measured host time per step (the median of its steps),
+ *           times the share of the step the host carries (from Algorithm 1
+ *           with the overheads scaled; iteration_host.h), from k traces,
  *   s_cv    the root mean square relative error of predicting each other
  *           trace's step (its own replay) from the remaining traces
  *           (leave one out; needs 3 traces, else 0.1),
@@ -28,6 +32,8 @@
  * Answer: the document of iteration_analyse() with per step "interval" and
  * "error": null, and "modelled": {"method","at","value","values",
  * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
+ * "host_spread" (s_H),"host_share","host_p" (Kruskal–Wallis between the
+ * traces' per-step host times, null when untested),"host_traces",
  * "s_cv","octaves","relative","t","df"},"operators":[{"name","regressor","instances",
  * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
  * or null (the device whose peaks bound each instance's time from below:
@@ -36,7 +42,10 @@
  * "warnings":[{"code","message",...}]}. Warning codes: extrapolation_far
  * (`at` beyond twice the largest value or below half the smallest),
  * unmatched_kernels (device time kept as measured, with its "share" of the
- * predicted step), shapes_missing (name matching used), few_traces.
+ * predicted step), shapes_missing (name matching used), few_traces,
+ * host_time_varies (the host carries at least half of the step and the
+ * traces' host times differ by more than their step-to-step noise,
+ * Kruskal–Wallis p < 0.05; with its "spread" s_H, "share", "p", "traces").
  */
 #ifndef PERFCAST_ANALYSIS_ITERATION_PREDICT_H
 #define PERFCAST_ANALYSIS_ITERATION_PREDICT_H

@@ -383,6 +383,16 @@ static void print_table(const json_t *doc)
                json_array_size(json_object_get(mod, "values")), jnum(mod, "at"),
                jnum(mod, "value"), 1e3 * jnum(mod, "gpu_time"), 1e3 * jnum(mod, "gpu_time_at"),
                jnum(mod, "at"), 100 * jnum(json_object_get(mod, "interval"), "relative"));
+        const json_t *hi = json_object_get(mod, "interval");
+        const json_t *hp = json_object_get(hi, "host_p");
+        char pv[32] = "not tested";
+        if (json_is_number(hp))
+            snprintf(pv, sizeof pv, "p %.3f", json_number_value(hp));
+        printf("  host time per step: spread %.1f%% between %lld traces (Kruskal-Wallis %s); "
+               "the host carries %.0f%% of the step: a spread of %.1f%% in it\n",
+               100 * jnum(hi, "host_spread"),
+               (long long)json_integer_value(json_object_get(hi, "host_traces")), pv,
+               100 * jnum(hi, "host_share"), 100 * jnum(hi, "s_host"));
     } else if (mod) {
         printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
                "(TRACE measured at %g; %lld kernels kept their measured times):\n",
