@@ -222,7 +222,7 @@ static json_t *predict(const char *wl, const double *sizes, int n, double at, do
                        double *lo, double *hi)
 {
     xg_trace t[8];
-    const xg_trace *tp[8];
+    const xg_trace *tp[8] = {0};
     for (int k = 0; k < n; k++) {
         char path[128];
         snprintf(path, sizeof path, "tests/data/gpu/%s_bs%g.json.gz", wl, sizes[k]);
