@@ -20,7 +20,8 @@
  *                    and by kernel name (the baseline, the former method) in
  *                    the same run; then GMAE, worst case and how many
  *                    intervals hold the measurement (goals 5%, 15%, 7 of 9
- *                    over three workloads).
+ *                    over three workloads), and the median half-width of
+ *                    the intervals relative to the prediction.
  * Exit 1 when a trace cannot be read.
  */
 #include <jansson.h>
@@ -177,14 +178,31 @@ static int workloads(const json_t *truth, workload *w)
 typedef struct tally {
     double lsum, worst;
     int n, inside;
+    double half[64]; /* each run's interval half-width over its prediction */
 } tally;
 
-static void tally_add(tally *t, double e, int inside)
+static void tally_add(tally *t, double e, int inside, double half)
 {
     t->lsum += lerr(e);
     t->worst = fmax(t->worst, e);
+    if (t->n < 64)
+        t->half[t->n] = half;
     t->n++;
     t->inside += inside;
+}
+
+/* The median of t's half-widths. */
+static double tally_half(const tally *t)
+{
+    int n = t->n < 64 ? t->n : 64;
+    double v[64];
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        for (; j > 0 && v[j - 1] > t->half[i]; j--)
+            v[j] = v[j - 1];
+        v[j] = t->half[i];
+    }
+    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* One run: traces idx[0..m) (the reference first) predicted at size index at. */
@@ -228,7 +246,7 @@ static int run(const char *device, const workload *w, xg_trace *tr, const int *i
         hi /= (double)ns;
         double e = fabs(p - meas) / meas;
         int in = lo <= meas && meas <= hi;
-        tally_add(method ? names : ops, e, in);
+        tally_add(method ? names : ops, e, in, p > 0 ? (hi - lo) / 2 / p : NAN);
         char codes[256] = "";
         size_t cl = 0;
         json_array_foreach(json_object_get(json_object_get(doc, "modelled"), "warnings"), k, s)
@@ -283,11 +301,13 @@ static int batch(const char *dir, const json_t *truth)
             xg_trace_free(&tr[i]);
     }
     printf("{\"figure\": \"gpu_batch_all\", \"runs\": %d, \"by_operators\": {\"gmae\": %.5f, "
-           "\"worst\": %.5f, \"inside\": %d}, \"by_kernel_names\": {\"gmae\": %.5f, "
-           "\"worst\": %.5f, \"inside\": %d}, \"gmae_ratio_to_kernel_names\": %.3f, "
+           "\"worst\": %.5f, \"inside\": %d, \"median_half_width\": %.4f}, "
+           "\"by_kernel_names\": {\"gmae\": %.5f, \"worst\": %.5f, \"inside\": %d, "
+           "\"median_half_width\": %.4f}, \"gmae_ratio_to_kernel_names\": %.3f, "
            "\"goal\": {\"gmae\": 0.05, \"worst\": 0.15, \"inside\": \"7 of 9\"}}\n",
-           ops.n, exp(ops.lsum / (ops.n ? ops.n : 1)), ops.worst, ops.inside,
+           ops.n, exp(ops.lsum / (ops.n ? ops.n : 1)), ops.worst, ops.inside, tally_half(&ops),
            exp(names.lsum / (names.n ? names.n : 1)), names.worst, names.inside,
+           tally_half(&names),
            exp(ops.lsum / (ops.n ? ops.n : 1)) / exp(names.lsum / (names.n ? names.n : 1)));
     return failed;
 }
