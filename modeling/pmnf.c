@@ -254,9 +254,6 @@ size_t pmnf_format(const pmnf_function *f, const char *const *names, char *buf, 
 
 /* ---- parsing ----------------------------------------------------------- */
 
-struct parser;
-static int parse_function(struct parser *ps, pmnf_function *out);
-
 typedef struct parser {
     const char *s;
     const char *p;
@@ -267,6 +264,8 @@ typedef struct parser {
     pmnf_function *out; /* where segmented factors go (NULL inside a segment) */
     unsigned term_params; /* parameters the current term has a factor of */
 } parser;
+
+static int parse_function(parser *ps, pmnf_function *out);
 
 static void skip_space(parser *ps)
 {
