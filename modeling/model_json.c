@@ -175,13 +175,18 @@ static void read_diagnostics(const json_t *o, const char *const *names, int npar
 
 json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int with_interval)
 {
-    char text[2048];
-    pmnf_format(&m->f, names, text, sizeof text);
+    /* segmented factors repeat their segments in every term: sized, not cut */
+    size_t need = pmnf_format(&m->f, names, NULL, 0) + 1;
+    char *text = malloc(need);
+    if (!text)
+        return NULL;
+    pmnf_format(&m->f, names, text, need);
     json_t *warnings = pmnf_warnings_json(m, names, NULL);
     json_t *o = json_pack("{s:s, s:f, s:o*, s:f, s:f, s:f, s:f, s:i, s:o*}", "function", text,
                           "constant", m->f.constant, "terms", terms_json(&m->f, names), "rss",
                           m->rss, "smape", m->smape, "adjusted_r2", m->ar2, "cv_smape",
                           m->cv_smape, "points", m->npoints, "warnings", warnings);
+    free(text);
     if (o) {
         json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(m->modeler)));
         json_object_set_new(o, "diagnostics", api_model_diagnostics_json(m, names));
