@@ -58,9 +58,10 @@ int ad_point_index(const ad_app *a, const double *point)
 
 /* ---- fitting derived series -------------------------------------------------- */
 
-/* Fits values[p] over the coordinates where they are finite. */
-static void fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
-                       const double *values, int npoints, ad_fit *out)
+/* Fits values[p] over the coordinates where they are finite. -1 when out
+ * of memory (out then holds no text). */
+static int fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
+                      const double *values, int npoints, ad_fit *out)
 {
     int nparams = s->nparams;
     double *c = malloc(sizeof(double) * (size_t)(npoints ? npoints : 1) * nparams);
@@ -70,7 +71,7 @@ static void fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
         snprintf(out->reason, sizeof out->reason, "out of memory");
         free(c);
         free(v);
-        return;
+        return -1;
     }
     int n = 0;
     for (int p = 0; p < npoints; p++) {
@@ -80,7 +81,7 @@ static void fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
                sizeof(double) * (size_t)nparams);
         v[n++] = values[p];
     }
-    int distinct = pmnf_fewest_distinct(c, n, nparams);
+    int distinct = pmnf_fewest_distinct(c, n, nparams), rc = 0;
     char err[200];
     if (distinct < MIN_VALUES_PER_PARAMETER) {
         snprintf(out->reason, sizeof out->reason,
@@ -93,11 +94,19 @@ static void fit_series(pmnf_modeler *mod, const ad_set *s, const double *coords,
         const char *names[PMNF_MAX_PARAMS];
         for (int i = 0; i < nparams; i++)
             names[i] = s->params[i];
-        out->present = 1;
-        pmnf_format(&out->model.f, names, out->function, sizeof out->function);
+        out->function = pmnf_format_dup(&out->model.f, names);
+        out->present = out->function != NULL;
+        rc = out->present ? 0 : -1;
     }
     free(c);
     free(v);
+    return rc;
+}
+
+static void fit_clear(ad_fit *f)
+{
+    free(f->function);
+    f->function = NULL;
 }
 
 /* Derived metrics of time follow the refit's rule (negative exponents for
@@ -113,10 +122,20 @@ static pmnf_modeler *new_modeler(const ad_set *s, int negative)
 /* ---- the app data ---------------------------------------------------------------- */
 
 /* about what an ad_app holds, for the cache's byte budget */
+static size_t fit_text_bytes(const ad_fit *f)
+{
+    return f->function ? strlen(f->function) + 1 : 0;
+}
+
 size_t ad_app_bytes(const ad_app *a)
 {
     size_t per_point = (size_t)a->nparams + 6 + 2 * AD_GROUPS;
-    return sizeof *a + (size_t)a->npoints * (per_point * sizeof(double) + AD_GROUPS * sizeof(imb_summary));
+    size_t texts = fit_text_bytes(&a->speedup) + fit_text_bytes(&a->efficiency) +
+                   fit_text_bytes(&a->cost);
+    for (int g = 0; g < AD_GROUPS; g++)
+        texts += fit_text_bytes(&a->lif_model[g]);
+    return sizeof *a + texts +
+           (size_t)a->npoints * (per_point * sizeof(double) + AD_GROUPS * sizeof(imb_summary));
 }
 
 void ad_app_free(void *p)
@@ -129,7 +148,11 @@ void ad_app_free(void *p)
     for (int g = 0; g < AD_GROUPS; g++) {
         free(a->value[g]);
         free(a->lif[g]);
+        fit_clear(&a->lif_model[g]);
     }
+    fit_clear(&a->speedup);
+    fit_clear(&a->efficiency);
+    fit_clear(&a->cost);
     free(a->speedup_pct);
     free(a->efficiency_pct);
     free(a->core_hours);
@@ -291,18 +314,18 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
         a->core_hours[q] = is_time ? t[q] * a->ranks[q] * s->cores_per_rank / 3600 : NAN;
     }
     pmnf_modeler *mod = new_modeler(s, 0), *lif_mod = new_modeler(s, 1);
-    fit_series(mod, s, a->coords, a->speedup_pct, np, &a->speedup);
-    fit_series(mod, s, a->coords, a->efficiency_pct, np, &a->efficiency);
+    ok = fit_series(mod, s, a->coords, a->speedup_pct, np, &a->speedup) == 0;
+    ok &= fit_series(mod, s, a->coords, a->efficiency_pct, np, &a->efficiency) == 0;
     if (is_time)
-        fit_series(mod, s, a->coords, a->core_hours, np, &a->cost);
+        ok &= fit_series(mod, s, a->coords, a->core_hours, np, &a->cost) == 0;
     else
         snprintf(a->cost.reason, sizeof a->cost.reason, "cost is modeled from metric time");
     double *lifs = malloc(sizeof(double) * pn);
-    for (int g = 0; g < AD_GROUPS; g++) {
-        for (int q = 0; lifs && q < np; q++)
+    ok &= lifs != NULL;
+    for (int g = 0; g < AD_GROUPS && ok; g++) {
+        for (int q = 0; q < np; q++)
             lifs[q] = a->lif[g][q].n > 0 ? a->lif[g][q].median : NAN;
-        if (lifs)
-            fit_series(lif_mod, s, a->coords, lifs, np, &a->lif_model[g]);
+        ok = fit_series(lif_mod, s, a->coords, lifs, np, &a->lif_model[g]) == 0;
         regress_group(a, at + (size_t)(AD_GROUPS - 1) * pn, at + (size_t)g * pn, g);
     }
     free(lifs);
@@ -311,6 +334,10 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
     free(by);
     free(at);
     free(scratch);
+    if (!ok) { /* out of memory: nothing half-built is kept */
+        ad_app_free(a);
+        return NULL;
+    }
     return a;
 }
 
@@ -320,7 +347,10 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
 size_t ad_callpaths_bytes(const ad_callpaths *d)
 {
     size_t per = sizeof(ad_callpath) + 64 + (size_t)d->npoints * sizeof(imb_summary);
-    return sizeof *d + (size_t)d->n * per;
+    size_t texts = 0;
+    for (int i = 0; i < d->n; i++)
+        texts += fit_text_bytes(&d->v[i].model) + fit_text_bytes(&d->v[i].lif_model);
+    return sizeof *d + (size_t)d->n * per + texts;
 }
 
 void ad_callpaths_free(void *p)
@@ -331,6 +361,8 @@ void ad_callpaths_free(void *p)
     for (int i = 0; i < d->n; i++) {
         free(d->v[i].name);
         free(d->v[i].lif);
+        fit_clear(&d->v[i].model);
+        fit_clear(&d->v[i].lif_model);
     }
     free(d->v);
     free(d);
@@ -377,9 +409,10 @@ ad_callpaths *ad_callpaths_build(const ad_set *s, const ad_app *app, store_model
         c->growth_log = models[i].growth_log;
         json_t *doc = models[i].model_json ? jsonb_parse(models[i].model_json, 0) : NULL;
         if (doc && api_model_from_json(doc, names, s->nparams, &c->model.model) == 0) {
+            /* the stored text, whole (a two-segment model's names both) */
+            c->model.function = strdup(models[i].function ? models[i].function : "");
             c->model.present = 1;
-            snprintf(c->model.function, sizeof c->model.function, "%s",
-                     models[i].function ? models[i].function : "");
+            ok = c->model.function != NULL;
         } else {
             snprintf(c->model.reason, sizeof c->model.reason, "%s",
                      models[i].reason ? models[i].reason : "not modeled");
@@ -409,13 +442,17 @@ ad_callpaths *ad_callpaths_build(const ad_set *s, const ad_app *app, store_model
             c->now = rows[i].value;
     }
     pmnf_modeler *mod = new_modeler(s, 1);
-    for (int i = 0; i < d->n; i++) {
+    for (int i = 0; i < d->n && ok; i++) {
         for (int p = 0; p < app->npoints; p++)
             lifs[p] = d->v[i].lif[p].n > 0 ? d->v[i].lif[p].median : NAN;
-        fit_series(mod, s, app->coords, lifs, app->npoints, &d->v[i].lif_model);
+        ok = fit_series(mod, s, app->coords, lifs, app->npoints, &d->v[i].lif_model) == 0;
     }
     pmnf_modeler_free(mod);
     free(scratch);
     free(lifs);
+    if (!ok) {
+        ad_callpaths_free(d);
+        return NULL;
+    }
     return d;
 }

@@ -33,7 +33,7 @@
 typedef struct ad_fit {
     int present;
     pmnf_model model;
-    char function[512];
+    char *function;   /* the model's text, whole (owned; NULL when there is none) */
     char reason[200]; /* why there is none */
 } ad_fit;
 
@@ -83,7 +83,7 @@ typedef struct ad_set {
 } ad_set;
 
 /* The app data of rows (the application-level epoch rows of one metric).
- * NULL when out of memory. Free with ad_app_free; ad_app_bytes is about what
+ * NULL when out of memory (a model's text included: texts are never cut). Free with ad_app_free; ad_app_bytes is about what
  * it holds, for a cache's byte budget. */
 ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows);
 size_t ad_app_bytes(const ad_app *a);

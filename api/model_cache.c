@@ -80,10 +80,20 @@ model_cache *model_cache_new(int64_t max_age_ms)
     return c;
 }
 
+static void cached_models_free(cached_models *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < CACHE_MAX_METRICS; i++)
+        for (int k = 0; k < CACHE_PARTS; k++)
+            free(m->parts[i][k].function);
+    free(m);
+}
+
 static void unref_locked(cached_models *m)
 {
     if (m && --m->refs == 0)
-        free(m);
+        cached_models_free(m);
 }
 
 static void blob_unref_locked(cache_blob *b)
@@ -137,7 +147,8 @@ static int part_index(const char *name)
     return -1;
 }
 
-static void load_parts(cached_models *m, const store_model_row *rows, int n)
+/* The application models of rows into m; -1 when out of memory. */
+static int load_parts(cached_models *m, const store_model_row *rows, int n)
 {
     const char *names[PMNF_MAX_PARAMS];
     for (int i = 0; i < m->nparams; i++)
@@ -149,14 +160,21 @@ static void load_parts(cached_models *m, const store_model_row *rows, int n)
             continue;
         cached_part *p = &m->parts[metric][part];
         json_t *doc = rows[i].model_json ? jsonb_parse(rows[i].model_json, 0) : NULL;
+        int oom = 0;
         if (doc && api_model_from_json(doc, names, m->nparams, &p->model) == 0) {
-            p->present = 1;
-            snprintf(p->function, sizeof p->function, "%s", rows[i].function ? rows[i].function : "");
+            /* the whole text: a segmented factor repeats in each of its terms */
+            free(p->function);
+            p->function = strdup(rows[i].function ? rows[i].function : "");
+            p->present = p->function != NULL;
+            oom = !p->present;
         } else {
             snprintf(p->reason, sizeof p->reason, "%s", rows[i].reason ? rows[i].reason : "not modeled");
         }
         json_decref(doc);
+        if (oom)
+            return -1;
     }
+    return 0;
 }
 
 static void load_max_measured(cached_models *m, const store_measurement_row *rows, int n)
@@ -313,12 +331,14 @@ static cached_models *load(model_cache *cache, store *db, int64_t experiment, co
     if (!rc)
         rc = store_repetitions_read(c, m->set_id, &fm, &meas, &nmeas, err);
     store_release(db, c);
+    if (!rc && load_parts(m, rows, nrows) < 0)
+        rc = store_error_set(err, STORE_INTERNAL, "out of memory");
     if (rc) {
         store_model_rows_free(rows, nrows);
-        free(m);
+        store_measurement_rows_free(meas, nmeas);
+        cached_models_free(m);
         return NULL;
     }
-    load_parts(m, rows, nrows);
     load_max_measured(m, meas, nmeas);
     noisy_points_scan(&(noisy_names){m->params, m->nparams, m->factors, m->nfactors}, meas, nmeas,
                       &m->noisy);

@@ -37,7 +37,7 @@
 typedef struct cached_part {
     int present;        /* a model exists */
     pmnf_model model;
-    char function[512];
+    char *function;     /* the stored text, whole (owned by the entry; NULL when none) */
     char reason[200];   /* why there is none */
 } cached_part;
 

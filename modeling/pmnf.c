@@ -252,6 +252,15 @@ size_t pmnf_format(const pmnf_function *f, const char *const *names, char *buf, 
     return len;
 }
 
+char *pmnf_format_dup(const pmnf_function *f, const char *const *names)
+{
+    size_t need = pmnf_format(f, names, NULL, 0) + 1;
+    char *text = malloc(need);
+    if (text)
+        pmnf_format(f, names, text, need);
+    return text;
+}
+
 /* ---- parsing ----------------------------------------------------------- */
 
 typedef struct parser {

@@ -91,6 +91,10 @@ void pmnf_set_segmented(pmnf_function *f, int p, const pmnf_segfn *s);
 /* Extra-P syntax, parameters named by names[param]. Returns the length the
  * full string needs (like snprintf); the output is always NUL-terminated. */
 size_t pmnf_format(const pmnf_function *f, const char *const *names, char *buf, size_t cap);
+/* The same text whole, in a buffer of its size (malloc'ed: the caller
+ * frees it); NULL when out of memory. Function texts have no fixed bound
+ * (a segmented factor repeats its two segments in every term of it). */
+char *pmnf_format_dup(const pmnf_function *f, const char *const *names);
 
 /* Reads Extra-P syntax back, segmented factors ("{f for x<=a; g for x>=b}")
  * included. Parameter names are looked up in names[0..nnames).

@@ -36,7 +36,6 @@ static void make_callpath(ad_callpath *c, const char *name, const char *category
     c->model.present = mod && pmnf_fit(mod, &d, &c->model.model, err, sizeof err) == 0;
     check(c->model.present, "%s fitted", name);
     pmnf_modeler_free(mod);
-    pmnf_format(&c->model.model.f, names, c->model.function, sizeof c->model.function);
     api_model_growth(&c->model.model.f, &c->growth_poly, &c->growth_log);
     c->now = values[4];
 }
