@@ -121,13 +121,17 @@ int iteration_model_kernels(const xg_trace *const *traces, const double *x, int 
         out->lo[out->n] = (xg_kt_entry){.name = name, .seconds = lo * 1e-6};
         out->hi[out->n] = (xg_kt_entry){.name = name, .seconds = hi * 1e-6};
         out->n++;
-        char fn[512];
         const char *pn[] = {"x"};
-        pmnf_format(&pm.f, pn, fn, sizeof fn);
-        json_array_append_new(out->models,
-                              json_pack("{s:s, s:s, s:f, s:f, s:[f, f]}", "name", name,
-                                        "function_us", fn, "smape", pm.smape, "at", v * 1e-6,
-                                        "interval", lo * 1e-6, hi * 1e-6));
+        char *fn = pmnf_format_dup(&pm.f, pn);
+        json_t *one = fn ? json_pack("{s:s, s:s, s:f, s:f, s:[f, f]}", "name", name,
+                                     "function_us", fn, "smape", pm.smape, "at", v * 1e-6,
+                                     "interval", lo * 1e-6, hi * 1e-6)
+                         : NULL;
+        free(fn);
+        if (!one || json_array_append_new(out->models, one) < 0) {
+            free(vals);
+            goto oom;
+        }
     }
     free(vals);
     rc = 0;

@@ -27,12 +27,16 @@ static json_t *segfn_json(const pmnf_segfn *s, int p, int nparams, const char *c
     json_t *arr = json_array();
     for (int k = 0; arr && k < 2; k++) {
         pmnf_function one = segment_function(&s->s[k], p, nparams);
-        char text[512];
-        pmnf_format(&one, names, text, sizeof text);
-        json_array_append_new(arr, json_pack("{s:s, s:f, s:o*, s:f}", "function", text,
-                                             "constant", one.constant, "terms",
-                                             terms_json(&one, names), k ? "from" : "upto",
-                                             k ? s->from : s->upto));
+        char *text = pmnf_format_dup(&one, names);
+        json_t *seg = text ? json_pack("{s:s, s:f, s:o*, s:f}", "function", text, "constant",
+                                       one.constant, "terms", terms_json(&one, names),
+                                       k ? "from" : "upto", k ? s->from : s->upto)
+                           : NULL;
+        free(text);
+        if (!seg || json_array_append_new(arr, seg) < 0) { /* never a segment left out */
+            json_decref(arr);
+            return NULL;
+        }
     }
     return arr;
 }
@@ -82,18 +86,25 @@ static json_t *interval2_json(const pmnf_model *m)
 /* A segmented model's segments, Extra-P's "f for p<=b" each, and the
  * change point ("break") of segmented models and of models warned
  * two_regimes. */
-static void segments_json(json_t *o, const pmnf_model *m, const char *const *names,
-                          int with_interval)
+static int segments_json(json_t *o, const pmnf_model *m, const char *const *names,
+                         int with_interval)
 {
     if (m->nsegments == 2) {
-        char t1[2048], t2[2048], b1[32], b2[32], text[4200];
-        pmnf_format(&m->f, names, t1, sizeof t1);
-        pmnf_format(&m->f2, names, t2, sizeof t2);
+        char *t1 = pmnf_format_dup(&m->f, names), *t2 = pmnf_format_dup(&m->f2, names);
+        char b1[32], b2[32], *text = NULL;
         pmnf_format_double(m->break_lo, b1);
         pmnf_format_double(m->break_hi, b2);
-        snprintf(text, sizeof text, "%s for %s<=%s, %s for %s>=%s", t1, names[0], b1, t2,
-                 names[0], b2);
-        json_object_set_new(o, "function", json_string(text));
+        static const char form[] = "%s for %s<=%s, %s for %s>=%s";
+        int need = t1 && t2 ? snprintf(NULL, 0, form, t1, names[0], b1, t2, names[0], b2) : -1;
+        if (need >= 0 && (text = malloc((size_t)need + 1)))
+            snprintf(text, (size_t)need + 1, form, t1, names[0], b1, t2, names[0], b2);
+        if (!text || json_object_set_new(o, "function", json_string(text)) < 0) {
+            free(t1);
+            free(t2);
+            free(text);
+            return -1; /* never the one-segment text under a two-segment model */
+        }
+        free(text);
         json_t *up = json_pack("{s:s, s:f, s:o*, s:f}", "function", t2, "constant",
                                m->f2.constant, "terms", terms_json(&m->f2, names), "from",
                                m->break_hi);
@@ -103,11 +114,14 @@ static void segments_json(json_t *o, const pmnf_model *m, const char *const *nam
                             json_pack("[{s:s, s:f, s:o*, s:f}, o*]", "function", t1, "constant",
                                       m->f.constant, "terms", terms_json(&m->f, names), "upto",
                                       m->break_lo, up));
+        free(t1);
+        free(t2);
     }
     if (m->nsegments == 2 || m->f.segmented || (m->warnings & PMNF_WARN_TWO_REGIMES))
         json_object_set_new(o, "break",
                             json_pack("{s:s, s:f, s:f}", "parameter", names[m->break_param],
                                       "low", m->break_lo, "high", m->break_hi));
+    return 0;
 }
 
 static json_t *finite_or_null(double v)
@@ -176,11 +190,9 @@ static void read_diagnostics(const json_t *o, const char *const *names, int npar
 json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int with_interval)
 {
     /* segmented factors repeat their segments in every term: sized, not cut */
-    size_t need = pmnf_format(&m->f, names, NULL, 0) + 1;
-    char *text = malloc(need);
+    char *text = pmnf_format_dup(&m->f, names);
     if (!text)
         return NULL;
-    pmnf_format(&m->f, names, text, need);
     json_t *warnings = pmnf_warnings_json(m, names, NULL);
     json_t *o = json_pack("{s:s, s:f, s:o*, s:f, s:f, s:f, s:f, s:i, s:o*}", "function", text,
                           "constant", m->f.constant, "terms", terms_json(&m->f, names), "rss",
@@ -190,7 +202,10 @@ json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int wit
     if (o) {
         json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(m->modeler)));
         json_object_set_new(o, "diagnostics", api_model_diagnostics_json(m, names));
-        segments_json(o, m, names, with_interval);
+        if (segments_json(o, m, names, with_interval) < 0) { /* out of memory */
+            json_decref(o);
+            return NULL;
+        }
     }
     if (o && with_interval) {
         json_object_set_new(o, "interval", interval_json(m));
