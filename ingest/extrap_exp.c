@@ -9,7 +9,7 @@
  * {"hypothesis": {"function": {...}}}}}}]}. Measurements are stored
  * aggregated; the reader gives each point one repetition, the mean or the
  * median (the statistic the modeler will use), which is what Extra-P models.
- * Stored models are turned into Extra-P's model text for reporting.
+ * Stored models are read by extrap_exp_model.c.
  *
  * The writer makes the same layout from an experiment's repetitions: per
  * point the median, mean, minimum, maximum, population standard deviation
@@ -388,69 +388,4 @@ int ingest_extrap_exp_zip(const json_t *doc, unsigned char **out, size_t *outlen
     *out = m.b;
     *outlen = m.len;
     return 0;
-}
-
-/* ---- stored models as text ---------------------------------------------------- */
-
-static void put_exponent(char *dst, size_t cap, json_t *e)
-{
-    if (json_is_string(e)) {
-        snprintf(dst, cap, "%s", json_string_value(e));
-        return;
-    }
-    double x = json_number_value(e);
-    if (x == floor(x) && fabs(x) < 1e15)
-        snprintf(dst, cap, "%.0f", x);
-    else
-        snprintf(dst, cap, "%.17g", x);
-}
-
-int ingest_extrap_exp_model_text(const json_t *function, const ingest_experiment *e, char *dst,
-                                 size_t cap)
-{
-    size_t n = 0;
-    json_t *cc = json_object_get(function, "constant_coefficient");
-    if (!json_is_number(cc))
-        return -1;
-    n += (size_t)snprintf(dst + n, n < cap ? cap - n : 0, "%.17g", json_number_value(cc));
-    json_t *terms = json_object_get(function, "compound_terms");
-    if (!terms) {
-        /* single-parameter functions keep their terms in "compound_terms" too;
-         * anything else has no terms */
-        return 0;
-    }
-    size_t i;
-    json_t *t;
-    json_array_foreach(terms, i, t) {
-        json_t *coef = json_object_get(t, "coefficient");
-        n += (size_t)snprintf(dst + n, n < cap ? cap - n : 0, " + %.17g",
-                              json_number_value(coef));
-        json_t *pairs = json_object_get(t, "parameter_term_pairs");
-        json_t *simple = json_object_get(t, "simple_terms");
-        const char *pk;
-        json_t *pt;
-        /* multi-parameter: {"<param index>": {"simple_terms": [...]}} */
-        json_t *one = json_object();
-        if (simple && one)
-            json_object_set_new(one, "0", json_pack("{s:O}", "simple_terms", simple));
-        json_object_foreach(pairs ? pairs : one, pk, pt) {
-            long pi = strtol(pk, NULL, 10);
-            const char *pname = pi >= 0 && pi < e->nparams ? e->params[pi] : "?";
-            size_t k;
-            json_t *st;
-            json_array_foreach(json_object_get(pt, "simple_terms"), k, st) {
-                char ex[64];
-                put_exponent(ex, sizeof ex, json_object_get(st, "exponent"));
-                const char *ty = json_string_value(json_object_get(st, "term_type"));
-                if (ty && !strcmp(ty, "logarithm"))
-                    n += (size_t)snprintf(dst + n, n < cap ? cap - n : 0, " * log2(%s)^(%s)",
-                                          pname, ex);
-                else
-                    n += (size_t)snprintf(dst + n, n < cap ? cap - n : 0, " * %s^(%s)", pname,
-                                          ex);
-            }
-        }
-        json_decref(one);
-    }
-    return n < cap ? 0 : -1;
 }

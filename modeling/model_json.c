@@ -83,22 +83,34 @@ static json_t *interval2_json(const pmnf_model *m)
                      m->t975_2, "cov", cov);
 }
 
+/* see model_json.h */
+char *api_model_text(const pmnf_model *m, const char *const *names)
+{
+    if (m->nsegments != 2)
+        return pmnf_format_dup(&m->f, names);
+    char *t1 = pmnf_format_dup(&m->f, names), *t2 = pmnf_format_dup(&m->f2, names);
+    char b1[32], b2[32], *text = NULL;
+    pmnf_format_double(m->break_lo, b1);
+    pmnf_format_double(m->break_hi, b2);
+    static const char form[] = "%s for %s<=%s, %s for %s>=%s";
+    int need = t1 && t2 ? snprintf(NULL, 0, form, t1, names[0], b1, t2, names[0], b2) : -1;
+    if (need >= 0 && (text = malloc((size_t)need + 1)))
+        snprintf(text, (size_t)need + 1, form, t1, names[0], b1, t2, names[0], b2);
+    free(t1);
+    free(t2);
+    return text;
+}
+
 /* A segmented model's segments, Extra-P's "f for p<=b" each, and the
  * change point ("break") of segmented models and of models warned
- * two_regimes. */
+ * two_regimes. -1 when out of memory. */
 static int segments_json(json_t *o, const pmnf_model *m, const char *const *names,
                          int with_interval)
 {
     if (m->nsegments == 2) {
         char *t1 = pmnf_format_dup(&m->f, names), *t2 = pmnf_format_dup(&m->f2, names);
-        char b1[32], b2[32], *text = NULL;
-        pmnf_format_double(m->break_lo, b1);
-        pmnf_format_double(m->break_hi, b2);
-        static const char form[] = "%s for %s<=%s, %s for %s>=%s";
-        int need = t1 && t2 ? snprintf(NULL, 0, form, t1, names[0], b1, t2, names[0], b2) : -1;
-        if (need >= 0 && (text = malloc((size_t)need + 1)))
-            snprintf(text, (size_t)need + 1, form, t1, names[0], b1, t2, names[0], b2);
-        if (!text || json_object_set_new(o, "function", json_string(text)) < 0) {
+        char *text = api_model_text(m, names);
+        if (!t1 || !t2 || !text || json_object_set_new(o, "function", json_string(text)) < 0) {
             free(t1);
             free(t2);
             free(text);

@@ -37,6 +37,11 @@ json_t *api_model_diagnostics_json(const pmnf_model *m, const char *const *names
  * -1 when it is not one (unknown parameter, missing member). */
 int api_model_from_json(const json_t *doc, const char *const *names, int nparams, pmnf_model *m);
 
+/* The model's text, its document's "function": Extra-P's syntax, a
+ * two-segment model as "f for p<=a, g for p>=b". Malloc'ed, whole (the
+ * caller frees it); NULL when out of memory. */
+char *api_model_text(const pmnf_model *m, const char *const *names);
+
 /* Leading growth of a model: the largest (poly, log) exponent sum over its
  * terms, compared lexicographically; (0, 0) for a constant. */
 void api_model_growth(const pmnf_function *f, double *poly, double *log);

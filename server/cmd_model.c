@@ -413,11 +413,17 @@ static void report_stored(const ingest_experiment *e, json_t *doc)
             const char *metric;
             json_t *m;
             json_object_foreach(by, metric, m) {
-                char text[2048];
+                char err[200];
                 json_t *fn = json_object_get(json_object_get(m, "hypothesis"), "function");
-                if (ingest_extrap_exp_model_text(fn, e, text, sizeof text) == 0)
+                char *text = ingest_extrap_exp_model_text(fn, e, err, sizeof err);
+                if (text)
                     fprintf(stderr, "perfcast model: stored by Extra-P %s (%s): %s;%s;%s\n",
                             ver ? ver : "?", name ? name : "?", cp, metric, text);
+                else
+                    fprintf(stderr,
+                            "perfcast model: stored by Extra-P %s (%s): %s;%s: not read: %s\n",
+                            ver ? ver : "?", name ? name : "?", cp, metric, err);
+                free(text);
             }
         }
     }
