@@ -107,6 +107,9 @@ $(BUILD)/bench/%: bench/%.c bench/gen_core.h bench/gen_kineto.h bench/gen_stepgr
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 
+# the experiment of the configuration searches, shared by their test and bench_caps
+$(BUILD)/tests/test_api_searches $(BUILD)/bench/bench_caps: tests/modeled_experiment.h
+
 # the audit of Extra-P's test data, shared by its bench and its test
 $(BUILD)/tests/test_audit $(BUILD)/bench/bench_audit: tests/audit.h
 

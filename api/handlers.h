@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "api/api.h"
+#include "pipeline/run_loop.h"
 #include "store/tokens.h"
 
 /* ops.c: operating endpoints */
@@ -97,29 +98,14 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp);
 /* listings of uploads and runs (listings.c) */
 void api_profiles_list(api_ctx *ctx, api_request *req, api_response *resp);
 void api_sim_runs_list(api_ctx *ctx, api_request *req, api_response *resp);
-/* What a job worker (server/workers.c) is told about the queued runs below;
- * any member may be NULL, hooks itself too. on_claim is called once a run
- * is claimed, before it is run, on_release after it (server/crash.h keeps
- * them so that a run that crashes the process fails at once, naming the
- * signal); test_hook (NULL in production; server/test_hooks.h) is called at
- * named points of a claimed run. */
-typedef enum api_run_kind { API_RUN_SIMULATION, API_RUN_ITERATION, API_RUN_SEARCH } api_run_kind;
-typedef struct api_run_hooks {
-    void (*on_claim)(store *db, api_run_kind kind, const char *what, int64_t run, int attempt,
-                     const char *worker);
-    void (*on_release)(void);
-    int (*test_hook)(const char *point, const char *detail);
-} api_run_hooks;
-/* Runs the oldest queued simulation run (server/workers.c calls it when no
- * refit is waiting): 1 one ran (done or failed), 0 none queued, -1 the
- * database is away. */
-int api_sim_run_next(store *db, double lease_seconds, const api_run_hooks *hooks);
+/* The queued simulation runs, as server/workers.c runs them
+ * (pipeline/run_loop.h) when no refit is waiting. */
+extern const run_loop_kind api_sim_runs;
 /* GET /v1/experiments/{id}/analyses/{run}: a per-iteration analysis run by
  * the job workers (api/iteration_http.c). */
 void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp);
-/* Runs the oldest queued per-iteration analysis: 1 one was run, 0 none was
- * queued, -1 database trouble. */
-int api_iteration_run_next(store *db, double lease_seconds, const api_run_hooks *hooks);
+/* The queued per-iteration analyses (pipeline/run_loop.h). */
+extern const run_loop_kind api_iteration_runs;
 /* POST .../configurations and .../advice (api/configurations.c,
  * api/advice.c) answered here (direct) or, when large, queued for the job
  * workers; GET /v1/experiments/{id}/searches/{run} a queued one
@@ -132,10 +118,10 @@ int api_search_job_param(const api_request *req, api_response *resp, int *always
 void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, int64_t exp,
                       const char *kind, const json_t *body);
 void api_search_get(api_ctx *ctx, api_request *req, api_response *resp);
-/* Runs the oldest queued search: 1 one was run, 0 none was queued, -1
- * database trouble. hooks->test_hook is called with "search-request" and
- * the run's stored request, then "search-run" and its kind, once claimed. */
-int api_search_run_next(store *db, double lease_seconds, const api_run_hooks *hooks);
+/* The queued searches (pipeline/run_loop.h); a test build's hook is called
+ * with "search-request" and the run's stored request, then "search-run" and
+ * its kind, once claimed. */
+extern const run_loop_kind api_search_runs;
 
 /* fit.c: stateless fitting */
 void api_fit(api_ctx *ctx, api_request *req, api_response *resp);

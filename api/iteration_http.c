@@ -41,7 +41,7 @@
  * in memory; only Kineto uploads qualify (422 otherwise). Uploads stored in
  * more than IT_INLINE_BYTES (together, for the iteration model and a set's
  * measurement), or any with ?job=always, are analysed by a job worker
- * (store/iteration_runs.h, api_iteration_run_next): the request checks what
+ * (store/iteration_runs.h, api_iteration_runs): the request checks what
  * it can and answers 202 with the run at Location; the worker runs the same
  * code on a request rebuilt from the run and keeps the answer document, or
  * the problem document, with the run. Bad input is a 4xx naming the field: an unknown profile or
@@ -57,15 +57,12 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "api/handlers.h"
 #include "analysis/iteration.h"
 #include "analysis/iteration_request.h"
-#include "api/lease.h"
 #include "pipeline/iteration_job.h"
 #include "store/iteration_runs.h"
 #include "store/overheads.h"
@@ -455,7 +452,7 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
                         : err.code;
     store_release(ctx->db, c);
     if (rc) {
-        store_it_run_free(&r);
+        store_queued_run_free(&r);
         api_store_problem(resp, &err);
         return;
     }
@@ -465,7 +462,7 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
     else
         api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/analyses/%" PRId64, exp,
                        r.id);
-    store_it_run_free(&r);
+    store_queued_run_free(&r);
 }
 
 void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp)
@@ -512,14 +509,15 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     api_send_json(resp, 200, run_view(&r));
-    store_it_run_free(&r);
+    store_queued_run_free(&r);
 }
 
 /* The analysis a claimed run asks for, as the request would have had it
  * analysed (pipeline/iteration_job.h; a measured set stored as the request
  * stores it): result text, or NULL with *error the problem document text. */
-static char *run_analysis(store *db, const store_it_run *r, char **error)
+static char *run_analysis(store *db, const void *row, char **error)
 {
+    const store_it_run *r = row;
     api_response resp = {0};
     it_job_error e;
     char name[256];
@@ -553,39 +551,24 @@ static char *run_analysis(store *db, const store_it_run *r, char **error)
     return text;
 }
 
-int api_iteration_run_next(store *db, double lease_seconds, const api_run_hooks *hooks)
+static int claim(PGconn *c, const char *worker, double lease_seconds, void *row,
+                 run_loop_held *held, store_error *err)
 {
-    if (lease_seconds <= 0)
-        lease_seconds = 30; /* the workers' default */
-    char worker[128];
-    api_lease_worker_name(worker, sizeof worker, "it");
-    store_error err;
-    store_it_run r;
-    PGconn *c = store_acquire(db, &err);
-    if (!c)
-        return -1;
-    int rc = store_it_run_claim(c, worker, lease_seconds, &r, &err);
-    store_release(db, c);
-    if (rc)
-        return rc == STORE_NOT_FOUND ? 0 : -1;
-    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
-                   .attempt = r.attempts, .beat = store_it_run_heartbeat};
-    api_lease_start(&l);
-    if (hooks && hooks->on_claim)
-        hooks->on_claim(db, API_RUN_ITERATION, "analysing traces", r.id, r.attempts, worker);
-    char *error = NULL, *result = run_analysis(db, &r, &error);
-    if (hooks && hooks->on_release)
-        hooks->on_release();
-    api_lease_stop(&l);
-    c = store_acquire(db, &err);
-    rc = c ? store_it_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : error, &err)
-           : -1;
-    store_release(db, c);
-    free(result);
-    free(error);
-    store_it_run_free(&r);
-    return rc ? -1 : 1;
+    store_it_run *r = row;
+    int rc = store_it_run_claim(c, worker, lease_seconds, r, err);
+    *held = (run_loop_held){r->id, r->attempts, "analysing traces"};
+    return rc;
 }
+
+static void release(void *row)
+{
+    store_queued_run_free(row);
+}
+
+const run_loop_kind api_iteration_runs = {
+    .name = "it", .type = RUN_LOOP_ITERATION, .row_size = sizeof(store_it_run), .claim = claim,
+    .heartbeat = store_it_run_heartbeat, .run = run_analysis, .finish = store_it_run_finish,
+    .release = release};
 
 /* Whether the traces of an iteration-model request go to a job worker:
  * their stored bytes together over the threshold, or ?job=always. Checks

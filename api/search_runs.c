@@ -12,14 +12,11 @@
  *        have had) or once failed its "error" (the problem document)
  */
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "api/handlers.h"
-#include "api/lease.h"
 #include "api/model_cache.h"
 #include "common/jsonb.h"
 #include "store/search_runs.h"
@@ -80,13 +77,13 @@ void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, 
     int rc = c ? store_search_run_add(c, &r, &err) : err.code;
     store_release(ctx->db, c);
     if (rc) {
-        store_search_run_free(&r);
+        store_queued_run_free(&r);
         api_store_problem(resp, &err);
         return;
     }
     api_send_json(resp, 202, run_view(&r));
     api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/searches/%" PRId64, exp, r.id);
-    store_search_run_free(&r);
+    store_queued_run_free(&r);
 }
 
 void api_search_get(api_ctx *ctx, api_request *req, api_response *resp)
@@ -105,14 +102,15 @@ void api_search_get(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     }
     api_send_json(resp, 200, run_view(&r));
-    store_search_run_free(&r);
+    store_queued_run_free(&r);
 }
 
 /* The answer a claimed run's request would have had: its text, or NULL
  * with *error the problem document's text. A cache of its own holds the
  * models it reads. */
-static char *run_search(store *db, const store_search_run *r, char **error)
+static char *run_search(store *db, const void *row, char **error)
 {
+    const store_search_run *r = row;
     json_t *rq = jsonb_parse(r->request ? r->request : "", 0);
     const json_t *body = json_object_get(rq, "body");
     api_kv query[SEARCH_QUERY_MAX];
@@ -160,45 +158,31 @@ static char *run_search(store *db, const store_search_run *r, char **error)
     return text;
 }
 
-int api_search_run_next(store *db, double lease_seconds, const api_run_hooks *hooks)
+static int claim(PGconn *c, const char *worker, double lease_seconds, void *row,
+                 run_loop_held *held, store_error *err)
 {
-    if (lease_seconds <= 0)
-        lease_seconds = 30; /* the workers' default */
-    char worker[128];
-    api_lease_worker_name(worker, sizeof worker, "search");
-    store_error err;
-    store_search_run r;
-    PGconn *c = store_acquire(db, &err);
-    if (!c)
-        return -1;
-    int rc = store_search_run_claim(c, worker, lease_seconds, &r, &err);
-    store_release(db, c);
-    if (rc)
-        return rc == STORE_NOT_FOUND ? 0 : -1;
-    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
-                   .attempt = r.attempts, .beat = store_search_run_heartbeat};
-    api_lease_start(&l);
-    if (hooks && hooks->on_claim)
-        hooks->on_claim(db, API_RUN_SEARCH,
-                        !strcmp(r.kind, "advice") ? "searching for advice"
-                                                  : "searching configurations",
-                        r.id, r.attempts, worker);
-    if (hooks && hooks->test_hook) { /* tests: a worker crashed, killed or held on the run */
-        hooks->test_hook("search-request", r.request);
-        hooks->test_hook("search-run", r.kind);
-    }
-    char *error = NULL, *result = run_search(db, &r, &error);
-    if (hooks && hooks->on_release)
-        hooks->on_release();
-    api_lease_stop(&l);
-    /* a lease lost meanwhile: the run is another worker's now, left as it is */
-    c = store_acquire(db, &err);
-    rc = c ? store_search_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : error,
-                                     &err)
-           : -1;
-    store_release(db, c);
-    free(result);
-    free(error);
-    store_search_run_free(&r);
-    return rc ? -1 : 1;
+    store_search_run *r = row;
+    int rc = store_search_run_claim(c, worker, lease_seconds, r, err);
+    *held = (run_loop_held){r->id, r->attempts,
+                            !strcmp(r->kind, "advice") ? "searching for advice"
+                                                       : "searching configurations"};
+    return rc;
 }
+
+/* tests: a worker crashed, killed or held on the run */
+static void test_points(const void *row, int (*test_hook)(const char *point, const char *detail))
+{
+    const store_search_run *r = row;
+    test_hook("search-request", r->request);
+    test_hook("search-run", r->kind);
+}
+
+static void release(void *row)
+{
+    store_queued_run_free(row);
+}
+
+const run_loop_kind api_search_runs = {
+    .name = "search", .type = RUN_LOOP_SEARCH, .row_size = sizeof(store_search_run),
+    .claim = claim, .heartbeat = store_search_run_heartbeat, .test_points = test_points,
+    .run = run_search, .finish = store_search_run_finish, .release = release};

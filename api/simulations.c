@@ -25,17 +25,14 @@
 #include <malloc.h>
 #include <math.h>
 #include <openssl/sha.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "api/handlers.h"
 #include "analysis/sim_request.h"
 #include "analysis/sim_spec.h"
-#include "api/lease.h"
 #include "pipeline/sim_job.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
@@ -295,7 +292,7 @@ static int run_profile(PGconn *c, int64_t sim, int64_t *profile, double *ops_per
  * API_SIM_DIRECT_OPS operations is simulated here and answered 201; any
  * other (or ?job=always) is stored queued and answered 202 without the
  * graph being read on this thread: a worker thread loads and simulates it
- * (api_sim_run_next). */
+ * (api_sim_runs). */
 void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id;
@@ -399,52 +396,47 @@ void api_sim_run_get(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_json(resp, 200, view);
 }
 
-/* ---- queued runs: claimed with a lease, renewed while they run (api/lease.h) ---- */
+/* ---- queued runs: claimed, leased and finished by pipeline/run_loop.h ---- */
 
-/* The simulation of claimed run r (pipeline/sim_job.h): its result
- * document as text, or NULL with why. */
-static char *run_claimed(store *db, const store_sim_run *r, char *why, size_t cap)
+static int claim(PGconn *c, const char *worker, double lease_seconds, void *row,
+                 run_loop_held *held, store_error *err)
 {
-    json_t *doc = sim_job_run_claimed(db, r, why, cap);
+    store_sim_run *r = row;
+    int rc = store_sim_run_claim(c, worker, lease_seconds, r, err);
+    *held = (run_loop_held){r->id, r->attempts, "simulating"};
+    return rc;
+}
+
+/* The simulation of claimed run row (pipeline/sim_job.h): its result
+ * document as text, or NULL with why. */
+static char *run_claimed(store *db, const void *row, char **error)
+{
+    char why[400] = "";
+    json_t *doc = sim_job_run_claimed(db, row, why, sizeof why);
     size_t rlen;
     char *result = doc ? api_json_text(doc, &rlen) : NULL;
     if (doc && !result)
-        snprintf(why, cap, "out of memory");
+        snprintf(why, sizeof why, "out of memory");
     json_decref(doc);
+    if (!result)
+        *error = strdup(why);
     return result;
 }
 
-int api_sim_run_next(store *db, double lease_seconds, const api_run_hooks *hooks)
+/* A lease lost meanwhile (STORE_CONFLICT): the run is another worker's now. */
+static int finish(PGconn *c, int64_t id, const char *worker, int attempt, const char *result,
+                  const char *error, store_error *err)
 {
-    if (lease_seconds <= 0)
-        lease_seconds = 30; /* the workers' default */
-    char worker[128];
-    api_lease_worker_name(worker, sizeof worker, "sim");
-    store_error err;
-    store_sim_run r;
-    PGconn *c = store_acquire(db, &err);
-    if (!c)
-        return -1;
-    int rc = store_sim_run_claim(c, worker, lease_seconds, &r, &err);
-    store_release(db, c);
-    if (rc)
-        return rc == STORE_NOT_FOUND ? 0 : -1;
-    api_lease l = {.seconds = lease_seconds, .db = db, .run = r.id, .worker = worker,
-                   .attempt = r.attempts, .beat = store_sim_run_heartbeat};
-    api_lease_start(&l);
-    if (hooks && hooks->on_claim)
-        hooks->on_claim(db, API_RUN_SIMULATION, "simulating", r.id, r.attempts, worker);
-    char why[400] = "";
-    char *result = run_claimed(db, &r, why, sizeof why);
-    if (hooks && hooks->on_release)
-        hooks->on_release();
-    api_lease_stop(&l);
-    /* a lease lost meanwhile (STORE_CONFLICT): the run is another worker's now */
-    c = store_acquire(db, &err);
-    rc = c ? store_sim_run_finish(c, r.id, worker, r.attempts, result, result ? NULL : why, &err)
-           : -1;
-    store_release(db, c);
-    free(result);
-    store_sim_run_free(&r);
-    return rc && rc != STORE_CONFLICT ? -1 : 1;
+    int rc = store_sim_run_finish(c, id, worker, attempt, result, error, err);
+    return rc == STORE_CONFLICT ? STORE_OK : rc;
 }
+
+static void release(void *row)
+{
+    store_sim_run_free(row);
+}
+
+const run_loop_kind api_sim_runs = {
+    .name = "sim", .type = RUN_LOOP_SIMULATION, .row_size = sizeof(store_sim_run),
+    .claim = claim, .heartbeat = store_sim_run_heartbeat, .run = run_claimed,
+    .finish = finish, .release = release};

@@ -18,9 +18,9 @@
  * Each figure: milliseconds per answer (median of 5, every request another
  * deadline or budget so that none is served from the kept answers), the
  * answer's size, and the ratio to the baseline measured in the same run:
- * the same request over one candidate. The experiment: two parameters
- * (ranks, threads), 5 × 5 coordinates with ranks·threads <= 64, 3
- * repetitions each. Answers taking more than 100 ms belong off the HTTP
+ * the same request over one candidate. The experiment: tests/modeled_experiment.h
+ * (two parameters, ranks and threads, 5 × 5 coordinates with ranks·threads <= 64, 3
+ * repetitions each). Answers taking more than 100 ms belong off the HTTP
  * threads (api/search_runs.c); the README's limits table gives the caps.
  *
  * PERFCAST_BIN names the server (bench/run.sh sets it).
@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "tests/harness.h"
+#include "tests/modeled_experiment.h"
 
 #define ROUNDS 5
 
@@ -44,35 +45,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const double ranks_v[5] = {2, 4, 8, 16, 32}, threads_v[5] = {1, 2, 4, 8, 16};
-
-static int upload(harness *h, long exp, double r, double t, int rep)
+/* one upload of the experiment: 1 when answered 202 */
+static int upload(harness *h, const char *path, const char *body)
 {
-    json_t *ranks = json_array();
-    double f = 1 + 0.01 * (rep - 2);
-    for (int k = 0; k < 2; k++) {
-        json_t *st = json_array();
-        for (int s = 0; s < 3; s++) {
-            json_t *cps = json_pack("[{s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}]",
-                                    "name", "gemm", "category", "comp", "metrics", "time",
-                                    (2 / t + 0.2) * f, "name", "allreduce", "category", "comm",
-                                    "metrics", "time", 0.01 * r * f, "name", "copy", "category",
-                                    "mem", "metrics", "time", 0.05 * f);
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", cps));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", k, "steps", st));
-    }
-    json_t *p = json_pack("{s:{s:f, s:f}, s:i, s:o}", "point", "ranks", r, "threads", t,
-                          "repetition", rep, "ranks", ranks);
-    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
     harness_response res;
     harness_post(h, path, body, &res);
     int ok = res.status == 202;
     harness_response_free(&res);
-    free(body);
-    json_decref(p);
     return ok;
 }
 
@@ -157,21 +136,12 @@ int main(void)
         return 1;
     }
     harness_response r;
-    harness_post(h, "/v1/experiments",
-                 "{\"name\":\"caps\",\"parameters\":[\"ranks\",\"threads\"],\"scaling\":\"strong\","
-                 "\"training\":{\"train_samples\":51200,\"validation_samples\":0,"
-                 "\"batch_size\":256,\"data_parallel\":\"ranks\",\"warmup_steps\":0},"
-                 "\"cost\":{\"cores_per_rank\":4,\"price_per_core_hour\":0.1}}",
-                 &r);
+    harness_post(h, "/v1/experiments", MODELED_EXPERIMENT_DOC("caps"), &r);
     json_t *d = harness_json(&r);
     long exp = (long)json_integer_value(json_object_get(d, "id"));
     json_decref(d);
     harness_response_free(&r);
-    int ok = exp > 0;
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 5; j++)
-            for (int rep = 1; ok && rep <= 3 && ranks_v[i] * threads_v[j] <= 64; rep++)
-                ok = upload(h, exp, ranks_v[i], threads_v[j], rep);
+    int ok = exp > 0 && modeled_uploads(h, exp, upload);
     char path[128];
     snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
     harness_post(h, path, "", &r);

@@ -528,48 +528,41 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     return scalar(ctx, V_OTHER, NULL, s, n);
 }
 
-static int cb_start_map(void *ctx)
+/* The frame that a container (is_map: an object, else an array) opens as
+ * the value frame f expects next: its kind (F_SKIP: one read past), or -1
+ * when f expects no container of that shape there; the container is then
+ * a value of the wrong kind, as a scalar would be. */
+static int opened(simgraph_reader *r, sg_frame *f, int is_map)
 {
-    simgraph_reader *r = ctx;
-    if (!r->depth) {
-        r->stack[0] = (sg_frame){.kind = F_ROOT, .key = -1};
-        r->depth = 1;
-        return 1;
-    }
-    sg_frame *f = top(r);
-    int kind = F_SKIP;
     switch (f->kind) {
     case F_ROOT:
-        if (f->key == 2) {
+        if (f->key == 2 && is_map) {
             r->overhead_kind = V_SHAPED;
-            kind = F_OVERHEAD;
-        } else if (f->key == 3) {
-            r->steps_kind = V_OTHER;
-        } else if (f->key == 0) {
-            r->batch.kind = V_OTHER;
-        } else if (f->key == 1) {
-            r->servers.kind = V_OTHER;
+            return F_OVERHEAD;
         }
-        break;
+        if (f->key == 3 && !is_map) {
+            r->steps_kind = V_SHAPED;
+            return F_STEPS;
+        }
+        return -1;
     case F_OVERHEAD:
-        if (f->key == 0)
-            r->alpha.kind = V_OTHER;
-        else if (f->key == 1)
-            r->beta.kind = V_OTHER;
-        else if (f->key == 2)
-            r->pairs_kind = V_OTHER;
-        break;
+        if (f->key == 2 && !is_map) {
+            r->pairs_kind = V_SHAPED;
+            return F_PAIRS;
+        }
+        return -1;
     case F_PAIRS:
-        if (r->pairs_bad < 0)
-            r->pairs_bad = (long)f->count;
-        f->count++;
-        break;
-    case F_PAIR:
-        r->pair_ok = 0;
-        r->pair_len++;
-        break;
+        if (is_map)
+            return -1;
+        if (f->count++ >= SIMGRAPH_MAX_PAIRS) /* more are refused at the end */
+            return F_SKIP;
+        r->pair_len = 0;
+        r->pair_ok = 1;
+        return F_PAIR;
     case F_STEPS: {
         sim_graph *g = &r->doc->graph;
+        if (!is_map)
+            return -1;
         if (f->count >= SIMGRAPH_MAX_STEPS)
             return fail(r, NULL, -1, "steps", "steps must be an array of 1..%d steps",
                         SIMGRAPH_MAX_STEPS);
@@ -585,112 +578,52 @@ static int cb_start_map(void *ctx)
         f->count++;
         r->step_has_ops = 0;
         r->nops = r->nd = 0;
-        kind = F_STEP;
-        break;
+        return F_STEP;
     }
     case F_STEP:
-        if (f->key == 0)
-            r->step_has_ops = V_OTHER;
-        break;
+        if (f->key == 0 && !is_map) {
+            r->step_has_ops = V_SHAPED;
+            return F_OPS;
+        }
+        return -1;
     case F_OPS:
+        if (!is_map)
+            return -1;
         if (++r->total_ops > SIMGRAPH_MAX_OPS)
             return fail(r, NULL, cur_step(r), "ops", "each step needs \"ops\": an array of 1 or "
                         "more operations (at most %d over all steps)", SIMGRAPH_MAX_OPS);
         memset(&r->cur, 0, sizeof r->cur);
         r->cur.res = -1;
         r->cur.deps_bad = -1;
-        kind = F_OP;
-        break;
+        return F_OP;
     case F_OP:
-        if (f->key >= 0 && f->key != 6) /* a member's value that must be a scalar */
-            scalar(r, V_OTHER, NULL, NULL, 0);
-        else if (f->key == 6)
-            r->cur.deps_kind = V_OTHER;
-        if (r->failed)
-            return 0;
-        break;
-    case F_DEPS:
-        if (r->cur.deps_bad < 0)
-            r->cur.deps_bad = (long)f->count;
-        f->count++;
-        break;
-    }
-    return push(r, kind);
-}
-
-static int cb_start_array(void *ctx)
-{
-    simgraph_reader *r = ctx;
-    if (!r->depth)
-        return fail(r, NULL, -1, "", "a step graph is a JSON object with \"steps\"");
-    sg_frame *f = top(r);
-    int kind = F_SKIP;
-    switch (f->kind) {
-    case F_ROOT:
-        if (f->key == 3) {
-            r->steps_kind = V_SHAPED;
-            kind = F_STEPS;
-        } else if (f->key == 2) {
-            r->overhead_kind = V_OTHER;
-        } else if (f->key == 0) {
-            r->batch.kind = V_OTHER;
-        } else if (f->key == 1) {
-            r->servers.kind = V_OTHER;
-        }
-        break;
-    case F_OVERHEAD:
-        if (f->key == 2) {
-            r->pairs_kind = V_SHAPED;
-            kind = F_PAIRS;
-        } else if (f->key == 0) {
-            r->alpha.kind = V_OTHER;
-        } else if (f->key == 1) {
-            r->beta.kind = V_OTHER;
-        }
-        break;
-    case F_PAIRS:
-        if (f->count < SIMGRAPH_MAX_PAIRS) { /* more are refused at the end */
-            r->pair_len = 0;
-            r->pair_ok = 1;
-            kind = F_PAIR;
-        }
-        f->count++;
-        break;
-    case F_PAIR:
-        r->pair_ok = 0;
-        r->pair_len++;
-        break;
-    case F_STEPS:
-        return fail(r, NULL, (int)f->count, "ops", "each step needs \"ops\": an array of 1 or "
-                    "more operations (at most %d over all steps)", SIMGRAPH_MAX_OPS);
-    case F_STEP:
-        if (f->key == 0) {
-            r->step_has_ops = V_SHAPED;
-            kind = F_OPS;
-        }
-        break;
-    case F_OPS: {
-        char where[32];
-        snprintf(where, sizeof where, "#%zu", r->nops);
-        return fail(r, where, cur_step(r), "ops", "an operation must be an object");
-    }
-    case F_OP:
-        if (f->key == 6) {
+        if (f->key == 6 && !is_map) {
             r->cur.deps_kind = V_SHAPED;
             r->cur.dfirst = r->nd;
-            kind = F_DEPS;
-        } else if (f->key >= 0) {
-            scalar(r, V_OTHER, NULL, NULL, 0);
+            return F_DEPS;
         }
-        break;
-    case F_DEPS:
-        if (r->cur.deps_bad < 0)
-            r->cur.deps_bad = (long)f->count;
-        f->count++;
-        break;
+        return -1;
+    default: /* F_PAIR, F_DEPS, F_SKIP */
+        return -1;
     }
-    return push(r, kind);
 }
+
+/* The start of an object or an array: the frame it opens, or a value of
+ * the wrong kind where something else was expected (an object at the top
+ * is the root). */
+static int start(simgraph_reader *r, int is_map)
+{
+    int kind = r->depth ? opened(r, top(r), is_map) : is_map ? F_ROOT : -1;
+    if (kind == -1) {
+        scalar(r, V_OTHER, NULL, NULL, 0);
+        kind = F_SKIP;
+    }
+    return r->failed ? 0 : push(r, kind);
+}
+
+static int cb_start_map(void *ctx) { return start(ctx, 1); }
+
+static int cb_start_array(void *ctx) { return start(ctx, 0); }
 
 static int cb_key(void *ctx, const unsigned char *k, size_t n)
 {

@@ -82,7 +82,7 @@ static void design_row(const pmnf_function *f, const double *x, const double *sc
 {
     g[0] = 1;
     for (int t = 0; t < f->nterms; t++)
-        g[t + 1] = pmnf_term_shape(&f->terms[t], x) / scale[t + 1];
+        g[t + 1] = pmnf_term_shape(f, &f->terms[t], x) / scale[t + 1];
 }
 
 /* The hat matrix' diagonal into h (n), of the least-squares fit weighted
@@ -97,7 +97,7 @@ static int hat_diagonal(const pmnf_function *f, const pmnf_data *d, const double
         scale[j] = 0;
     for (int i = 0; i < n; i++)
         for (int t = 0; t < f->nterms; t++) {
-            double s = fabs(pmnf_term_shape(&f->terms[t], d->coords + (size_t)i * d->nparams));
+            double s = fabs(pmnf_term_shape(f, &f->terms[t], d->coords + (size_t)i * d->nparams));
             if (s > scale[t + 1])
                 scale[t + 1] = s;
         }
@@ -168,7 +168,7 @@ static double loo_half_width(const pmnf_model *m, const double *x, double lev, d
     double gv[PMNF_MAX_COEFS], q = 0;
     gv[0] = 1;
     for (int t = 0; t < m->f.nterms; t++)
-        gv[t + 1] = pmnf_term_shape(&m->f.terms[t], x);
+        gv[t + 1] = pmnf_term_shape(&m->f, &m->f.terms[t], x);
     for (int a = 0; a < m->ncoef; a++)
         for (int b = 0; b < m->ncoef; b++)
             q += gv[a] * m->cov[a * m->ncoef + b] * gv[b];

@@ -10,17 +10,47 @@
 
 #include "modeling/warning_json.h"
 
+static json_t *terms_json(const pmnf_function *f, const char *const *names);
+
+/* One segment of parameter p's segmented factor as a function of p. */
+static pmnf_function segment_function(const pmnf_segment *g, int p, int nparams)
+{
+    pmnf_function one = {.nparams = nparams, .constant = g->constant, .nterms = g->nterms};
+    one.terms[0] = (pmnf_term){.coef = g->coef, .nfactors = 1, .factors = {{p, g->poly, g->log}}};
+    return one;
+}
+
+/* A segmented factor's "segments": [{"function","constant","terms","upto"},
+ * {"function","constant","terms","from"}], the form of a segmented model's. */
+static json_t *segfn_json(const pmnf_segfn *s, int p, int nparams, const char *const *names)
+{
+    json_t *arr = json_array();
+    for (int k = 0; arr && k < 2; k++) {
+        pmnf_function one = segment_function(&s->s[k], p, nparams);
+        char text[512];
+        pmnf_format(&one, names, text, sizeof text);
+        json_array_append_new(arr, json_pack("{s:s, s:f, s:o*, s:f}", "function", text,
+                                             "constant", one.constant, "terms",
+                                             terms_json(&one, names), k ? "from" : "upto",
+                                             k ? s->from : s->upto));
+    }
+    return arr;
+}
+
 static json_t *terms_json(const pmnf_function *f, const char *const *names)
 {
     json_t *terms = json_array();
     for (int t = 0; terms && t < f->nterms; t++) {
         const pmnf_term *term = &f->terms[t];
         json_t *factors = json_array();
-        for (int k = 0; factors && k < term->nfactors; k++)
-            json_array_append_new(factors, json_pack("{s:s, s:f, s:f}", "parameter",
-                                                     names[term->factors[k].param], "poly",
-                                                     term->factors[k].poly, "log",
-                                                     term->factors[k].log));
+        for (int k = 0; factors && k < term->nfactors; k++) {
+            int p = term->factors[k].param;
+            json_t *fa = json_pack("{s:s, s:f, s:f}", "parameter", names[p], "poly",
+                                   term->factors[k].poly, "log", term->factors[k].log);
+            if (fa && (f->segmented & (1u << p)))
+                json_object_set_new(fa, "segments", segfn_json(&f->seg[p], p, f->nparams, names));
+            json_array_append_new(factors, fa);
+        }
         json_array_append_new(terms, json_pack("{s:f, s:o*}", "coefficient", term->coef, "factors",
                                                factors));
     }
@@ -74,7 +104,7 @@ static void segments_json(json_t *o, const pmnf_model *m, const char *const *nam
                                       m->f.constant, "terms", terms_json(&m->f, names), "upto",
                                       m->break_lo, up));
     }
-    if (m->nsegments == 2 || (m->warnings & PMNF_WARN_TWO_REGIMES))
+    if (m->nsegments == 2 || m->f.segmented || (m->warnings & PMNF_WARN_TWO_REGIMES))
         json_object_set_new(o, "break",
                             json_pack("{s:s, s:f, s:f}", "parameter", names[m->break_param],
                                       "low", m->break_lo, "high", m->break_hi));
@@ -145,13 +175,18 @@ static void read_diagnostics(const json_t *o, const char *const *names, int npar
 
 json_t *api_model_to_json(const pmnf_model *m, const char *const *names, int with_interval)
 {
-    char text[2048];
-    pmnf_format(&m->f, names, text, sizeof text);
+    /* segmented factors repeat their segments in every term: sized, not cut */
+    size_t need = pmnf_format(&m->f, names, NULL, 0) + 1;
+    char *text = malloc(need);
+    if (!text)
+        return NULL;
+    pmnf_format(&m->f, names, text, need);
     json_t *warnings = pmnf_warnings_json(m, names, NULL);
     json_t *o = json_pack("{s:s, s:f, s:o*, s:f, s:f, s:f, s:f, s:i, s:o*}", "function", text,
                           "constant", m->f.constant, "terms", terms_json(&m->f, names), "rss",
                           m->rss, "smape", m->smape, "adjusted_r2", m->ar2, "cv_smape",
                           m->cv_smape, "points", m->npoints, "warnings", warnings);
+    free(text);
     if (o) {
         json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(m->modeler)));
         json_object_set_new(o, "diagnostics", api_model_diagnostics_json(m, names));
@@ -184,11 +219,49 @@ static double number(const json_t *o, const char *key, int *ok)
     return json_number_value(v);
 }
 
-static int read_terms(const json_t *terms, const char *const *names, int nparams, pmnf_function *f)
+static int read_terms(const json_t *terms, const char *const *names, int nparams, pmnf_function *f,
+                      int allow_segments);
+
+/* A segmented factor's "segments" back (segfn_json): two functions of
+ * parameter p, a constant and at most one term each. */
+static int read_segfn(const json_t *arr, int p, const char *const *names, int nparams,
+                      pmnf_segfn *s)
+{
+    int ok = 1;
+    if (!json_is_array(arr) || json_array_size(arr) != 2)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        const json_t *js = json_array_get(arr, (size_t)k);
+        pmnf_function one = {.nparams = nparams};
+        one.constant = number(js, "constant", &ok);
+        double bound = number(js, k ? "from" : "upto", &ok);
+        if (!ok || read_terms(json_object_get(js, "terms"), names, nparams, &one, 0) < 0 ||
+            one.nterms > 1 ||
+            (one.nterms == 1 &&
+             (one.terms[0].nfactors != 1 || one.terms[0].factors[0].param != p)))
+            return -1;
+        pmnf_segment *g = &s->s[k];
+        *g = (pmnf_segment){.constant = one.constant, .nterms = one.nterms};
+        if (one.nterms) {
+            g->coef = one.terms[0].coef;
+            g->poly = one.terms[0].factors[0].poly;
+            g->log = one.terms[0].factors[0].log;
+        }
+        if (k)
+            s->from = bound;
+        else
+            s->upto = bound;
+    }
+    return isfinite(s->upto) && isfinite(s->from) && s->upto <= s->from ? 0 : -1;
+}
+
+static int read_terms(const json_t *terms, const char *const *names, int nparams, pmnf_function *f,
+                      int allow_segments)
 {
     if (!json_is_array(terms) || json_array_size(terms) > PMNF_MAX_TERMS)
         return -1;
     int ok = 1;
+    unsigned plain = 0; /* parameters with a factor that is not segmented */
     for (size_t t = 0; t < json_array_size(terms); t++) {
         const json_t *jt = json_array_get(terms, t);
         const json_t *factors = json_object_get(jt, "factors");
@@ -204,8 +277,27 @@ static int read_terms(const json_t *terms, const char *const *names, int nparams
                 return -1;
             term->factors[term->nfactors++] =
                 (pmnf_factor){p, number(jf, "poly", &ok), number(jf, "log", &ok)};
+            const json_t *segs = json_object_get(jf, "segments");
+            if (!segs)
+                plain |= 1u << p;
+            if (segs && !allow_segments)
+                return -1;
+            if (segs) {
+                pmnf_segfn s;
+                if (read_segfn(segs, p, names, nparams, &s) < 0 ||
+                    ((f->segmented & (1u << p)) && !pmnf_segfn_equal(&f->seg[p], &s)))
+                    return -1;
+                f->segmented |= 1u << p;
+                f->seg[p] = s;
+            }
         }
     }
+    /* every factor of a segmented parameter is the segmented function */
+    if (plain & f->segmented)
+        return -1;
+    for (int p = 0; p < nparams; p++)
+        if (f->segmented & (1u << p))
+            pmnf_set_segmented(f, p, &f->seg[p]);
     return ok ? 0 : -1;
 }
 
@@ -232,7 +324,7 @@ static int segments_from_json(const json_t *doc, const char *const *names, int n
     m->nsegments = 2;
     m->f2.nparams = nparams;
     m->f2.constant = number(up, "constant", &ok);
-    if (!ok || read_terms(json_object_get(up, "terms"), names, nparams, &m->f2) < 0)
+    if (!ok || read_terms(json_object_get(up, "terms"), names, nparams, &m->f2, 0) < 0)
         return -1;
     m->ncoef2 = m->f2.nterms + 1;
     m->dof2 = (int)number(iv, "dof", &ok);
@@ -261,7 +353,7 @@ int api_model_from_json(const json_t *doc, const char *const *names, int nparams
     const char *modeler = json_string_value(json_object_get(doc, "modeler"));
     if (modeler && pmnf_modeler_parse(modeler, &m->modeler) < 0)
         return -1;
-    if (!ok || read_terms(json_object_get(doc, "terms"), names, nparams, &m->f) < 0)
+    if (!ok || read_terms(json_object_get(doc, "terms"), names, nparams, &m->f, 1) < 0)
         return -1;
     read_diagnostics(json_object_get(doc, "diagnostics"), names, nparams, &m->diag);
     const json_t *iv = json_object_get(doc, "interval");
@@ -275,7 +367,17 @@ int api_model_from_json(const json_t *doc, const char *const *names, int nparams
         return -1;
     for (int i = 0; i < m->ncoef * m->ncoef; i++)
         m->cov[i] = json_number_value(json_array_get(cov, (size_t)i));
-    return segments_from_json(doc, names, nparams, m);
+    if (segments_from_json(doc, names, nparams, m) < 0)
+        return -1;
+    /* a segmented factor's change point names the break (its first) */
+    for (int p = 0; p < nparams && !json_object_get(doc, "break"); p++)
+        if (m->f.segmented & (1u << p)) {
+            m->break_param = p;
+            m->break_lo = m->f.seg[p].upto;
+            m->break_hi = m->f.seg[p].from;
+            break;
+        }
+    return 0;
 }
 
 void api_model_growth(const pmnf_function *f, double *poly, double *log)

@@ -10,6 +10,12 @@
  *    "cv_smape"(Extra-P's),"cross_validated_smape","parameters":{"ranks":{"min",
  *    "max","distinct"}},"measurements":{"min","max"},"farthest_point":{...}},
  *    "interval":{"dof","sigma2","t975","cov":[...]}}
+ *
+ * A segmented factor (pmnf.h) adds "segments" to its factor, each segment
+ * {"function","constant","terms","upto"|"from"} as a one-parameter segmented
+ * model's "segments" are, its poly and log being the second segment's
+ * (the growth beyond the change point); the model then names its first
+ * segmented parameter's change point in "break" ({"parameter","low","high"}).
  */
 #ifndef PERFCAST_MODELING_MODEL_JSON_H
 #define PERFCAST_MODELING_MODEL_JSON_H

@@ -5,7 +5,9 @@
  * The caches hold everything that depends only on coordinates:
  *   - single-parameter plans, one per distinct coordinate vector (LRU);
  *   - for multi-parameter fits, the grouping of the experiment's points into
- *     lines per parameter and one factorized design per hypothesis shape.
+ *     lines per parameter and one factorized design per hypothesis shape
+ *     (a shape with a segmented factor, whose segments come from the
+ *     series' values, gets a design of its own for the one fit).
  * The multi-parameter caches belong to one coordinate set and are dropped
  * when a series arrives with other coordinates.
  */
@@ -83,6 +85,8 @@ void pmnf_modeler_free(pmnf_modeler *m)
     for (int i = 0; i < m->nplans; i++)
         plan_free(m->plans[i]);
     drop_multi_caches(m);
+    modeler_drop_transient_designs(m);
+    free(m->transient);
     free(m->blocks);
     free(m->scratch);
     rb_cache_free(m->robust);
@@ -301,7 +305,7 @@ static mp_design *design_build(const pmnf_modeler *m, const pmnf_function *shape
         const double *pt = m->mp_coords + (size_t)i * m->mp_nparams;
         d->cols[i] = 1;
         for (int t = 0; t < shape->nterms; t++)
-            d->cols[(size_t)(t + 1) * rows + i] = pmnf_term_shape(&shape->terms[t], pt);
+            d->cols[(size_t)(t + 1) * rows + i] = pmnf_term_shape(shape, &shape->terms[t], pt);
     }
     int rc = lsq_factorize(d->cols, rows, k, &d->f, d->storage);
     d->ok = rc == 0;
@@ -330,8 +334,34 @@ static int designs_grow(pmnf_modeler *m)
     return 0;
 }
 
+void modeler_drop_transient_designs(pmnf_modeler *m)
+{
+    for (int i = 0; i < m->ntransient; i++)
+        design_free(m->transient[i]);
+    m->ntransient = 0;
+}
+
+static mp_design *transient_design(pmnf_modeler *m, const pmnf_function *shape)
+{
+    if (m->ntransient == m->transient_cap) {
+        int cap = m->transient_cap ? 2 * m->transient_cap : 32;
+        mp_design **t = realloc(m->transient, sizeof *t * (size_t)cap);
+        if (!t)
+            return NULL;
+        m->transient = t;
+        m->transient_cap = cap;
+    }
+    double key = 0;
+    mp_design *d = design_build(m, shape, &key, 1, 0);
+    if (d)
+        m->transient[m->ntransient++] = d;
+    return d;
+}
+
 mp_design *modeler_design(pmnf_modeler *m, const pmnf_function *shape)
 {
+    if (shape->segmented)
+        return transient_design(m, shape);
     double key[1 + PMNF_MAX_TERMS * PMNF_MAX_PARAMS * 2];
     int keylen = design_key(shape, key);
     uint64_t h = hash_doubles(key, keylen);
@@ -578,7 +608,7 @@ int pmnf_predict(const pmnf_model *m, const double *point, double *value, double
     double g[PMNF_MAX_COEFS];
     g[0] = 1;
     for (int i = 0; i < f->nterms; i++)
-        g[i + 1] = pmnf_term_shape(&f->terms[i], point);
+        g[i + 1] = pmnf_term_shape(f, &f->terms[i], point);
     double q = 0;
     for (int i = 0; i < ncoef; i++)
         for (int j = 0; j < ncoef; j++)

@@ -39,7 +39,9 @@ typedef enum pmnf_modeler_kind {
                                 choice, calibrated intervals (robust.c) */
     PMNF_MODELER_SEGMENTED = 2, /* Extra-P 4.2.5's segmented single-parameter modeler: two
                                    functions and a change point where the data have two
-                                   regimes (segmented.c) */
+                                   regimes (segmented.c); with several parameters Extra-P's
+                                   multi-parameter modeler over it, a line with two regimes
+                                   giving a segmented factor (multi.c) */
 } pmnf_modeler_kind;
 
 /* The modeler every user-facing entry point uses when none is asked for:
@@ -164,7 +166,11 @@ typedef struct pmnf_model {
      * still name the change point when warnings has PMNF_WARN_TWO_REGIMES
      * (the robust modeler detected two regimes and kept the function of the
      * regime that holds the largest coordinates), break_param naming the
-     * parameter along which the regimes change. */
+     * parameter along which the regimes change. With several parameters the
+     * segmented modeler answers one function f whose factor of a parameter
+     * with two regimes is a segmented function (pmnf.h); nsegments is then 0
+     * and break_param/break_lo/break_hi name the first such factor's change
+     * point. */
     int nsegments;
     double break_lo, break_hi;
     int break_param;

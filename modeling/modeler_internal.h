@@ -75,6 +75,10 @@ struct pmnf_modeler {
     int slices_ready;
     mp_design **designs; /* open addressing */
     int ndesigns, design_cap;
+    /* designs of hypotheses with segmented factors, whose columns depend on
+     * the series' values: kept for one fit only (modeler_drop_transient_designs) */
+    mp_design **transient;
+    int ntransient, transient_cap;
     /* scratch */
     double *scratch;
     int scratch_cap;
@@ -87,7 +91,10 @@ int blocks_from_options(const pmnf_options *o, pmnf_block **out);
 
 /* modeler.c: caches */
 single_plan *modeler_plan(pmnf_modeler *m, const double *x, int n);
+/* The factorized design of shape on the coordinates; for a shape with a
+ * segmented factor a transient one, valid until modeler_drop_transient_designs. */
 mp_design *modeler_design(pmnf_modeler *m, const pmnf_function *shape);
+void modeler_drop_transient_designs(pmnf_modeler *m);
 double *modeler_scratch(pmnf_modeler *m, int n);
 
 /* robust.c */

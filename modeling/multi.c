@@ -4,8 +4,13 @@
  * 1. For each parameter, pick a line of points along which only that
  *    parameter varies (Extra-P's "auto" selection: the longest such lines,
  *    averaged per coordinate; or the lines through the smallest other
- *    coordinates) and fit a single-parameter model on it (single.c).
- * 2. Keep the leading term of every parameter whose model is not constant.
+ *    coordinates) and fit a single-parameter model on it (single.c; with
+ *    the segmented modeler segmented.c, whose model of a line with two
+ *    regimes is the whole segmented function, constants included).
+ * 2. Keep the leading term of every parameter whose model is not constant
+ *    (a segmented model as one factor of coefficient 1 and constant 0, as
+ *    Extra-P's SegmentedFunction offers itself to its multi-parameter
+ *    modeler).
  *    None: the model is the mean. One: the better (by SMAPE) of the line's
  *    coefficients and a least-squares refit on all points.
  * 3. Otherwise combine the terms into hypotheses (all multiplied, all added,
@@ -229,7 +234,17 @@ typedef struct pair {
     pmnf_factor factor; /* the leading term of one parameter's line model */
     double coef;
     double constant;    /* of the line model */
+    int segmented;      /* the line model is segmented: the factor is seg */
+    pmnf_segfn seg;
 } pair;
+
+/* The segmented factors of the pairs into f (those f has a factor of). */
+static void apply_segments(const pair *pairs, int npairs, pmnf_function *f)
+{
+    for (int i = 0; i < npairs; i++)
+        if (pairs[i].segmented)
+            pmnf_set_segmented(f, pairs[i].factor.param, &pairs[i].seg);
+}
 
 /* The term multiplying the pairs whose bit is set in mask (coefficient 1). */
 static pmnf_term term_of(const pair *pairs, int npairs, unsigned mask)
@@ -260,6 +275,7 @@ static int build_hypotheses(const pair *pairs, int npairs, int nparams, int comb
             out[n] = (pmnf_function){.nparams = nparams};
             for (int t = 0; t < 4 && two_pair_masks[h][t]; t++)
                 out[n].terms[out[n].nterms++] = term_of(pairs, npairs, two_pair_masks[h][t]);
+            apply_segments(pairs, npairs, &out[n]);
         }
         return n;
     }
@@ -268,15 +284,18 @@ static int build_hypotheses(const pair *pairs, int npairs, int nparams, int comb
             out[n] = (pmnf_function){.nparams = nparams};
             for (int t = 0; t < 4 && three_pair_masks[h][t]; t++)
                 out[n].terms[out[n].nterms++] = term_of(pairs, npairs, three_pair_masks[h][t]);
+            apply_segments(pairs, npairs, &out[n]);
         }
         return n;
     }
     out[n] = (pmnf_function){.nparams = nparams};
     out[n].terms[out[n].nterms++] = term_of(pairs, npairs, all);
+    apply_segments(pairs, npairs, &out[n]);
     n++;
     out[n] = (pmnf_function){.nparams = nparams};
     for (int i = 0; i < npairs; i++)
         out[n].terms[out[n].nterms++] = term_of(pairs, npairs, 1u << i);
+    apply_segments(pairs, npairs, &out[n]);
     return n + 1;
 }
 
@@ -359,6 +378,7 @@ static int choose_single_pair(pmnf_modeler *m, const pair *pr, const pmnf_data *
 {
     pmnf_function shape = {.nparams = d->nparams, .nterms = 1};
     shape.terms[0] = term_of(pr, 1, 1);
+    apply_segments(pr, 1, &shape);
     scored refit;
     if (fit_shape(m, &shape, d->values, pred, &refit) < 0)
         return -1;
@@ -418,6 +438,63 @@ static void line_values(const mp_slices *s, int p, const double *values, double 
     }
 }
 
+/* Parameter p's line model: Extra-P's basic modeler's, or with the
+ * segmented modeler its segmented one. 0 and the pair in *pr (*has 0 when
+ * the model is a constant), or -1 out of memory. */
+static int line_pair(pmnf_modeler *m, const mp_slices *s, int p, int nparams, const double *y,
+                     pair *pr, int *has, unsigned *warnings)
+{
+    pmnf_model line;
+    int segmented = m->opt.modeler == PMNF_MODELER_SEGMENTED;
+    *has = 0;
+    if (s->npoint[p] < 1 ||
+        (segmented ? segmented_fit(m, s->x[p], y, s->npoint[p], &line)
+                   : single_fit(m, s->x[p], y, s->npoint[p], p, nparams, &line)) < 0)
+        return -1;
+    *warnings |= line.warnings &
+                 (PMNF_WARN_FEW_POINTS | PMNF_WARN_NO_LOG_TERMS | PMNF_WARN_NUMERIC_FAILURE);
+    memset(pr, 0, sizeof *pr);
+    if (line.nsegments == 2) {
+        const pmnf_function *f[2] = {&line.f, &line.f2};
+        pr->segmented = 1;
+        pr->seg.upto = line.break_lo;
+        pr->seg.from = line.break_hi;
+        for (int k = 0; k < 2; k++) {
+            pmnf_segment *g = &pr->seg.s[k];
+            g->constant = f[k]->constant;
+            g->nterms = f[k]->nterms > 0;
+            if (g->nterms) {
+                g->coef = f[k]->terms[0].coef;
+                g->poly = f[k]->terms[0].factors[0].poly;
+                g->log = f[k]->terms[0].factors[0].log;
+            }
+        }
+        pr->factor = (pmnf_factor){p, 0, 0};
+        pr->coef = 1;
+        pr->constant = 0;
+        *has = 1;
+    } else if (line.f.nterms > 0) {
+        pr->factor = line.f.terms[0].factors[0];
+        pr->factor.param = p;
+        pr->coef = line.f.terms[0].coef;
+        pr->constant = line.f.constant;
+        *has = 1;
+    }
+    return 0;
+}
+
+/* The change point of a model with a segmented factor: its first. */
+static void note_break(pmnf_model *out)
+{
+    for (int p = 0; p < out->f.nparams; p++)
+        if (out->f.segmented & (1u << p)) {
+            out->break_param = p;
+            out->break_lo = out->f.seg[p].upto;
+            out->break_hi = out->f.seg[p].from;
+            return;
+        }
+}
+
 int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out)
 {
     const mp_slices *s = &m->slices;
@@ -429,21 +506,13 @@ int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out)
     if (!buf)
         return -1;
     for (int p = 0; p < d->nparams; p++) {
-        pmnf_model line;
+        int has;
         line_values(s, p, d->values, buf);
-        if (s->npoint[p] < 1 ||
-            single_fit(m, s->x[p], buf, s->npoint[p], p, d->nparams, &line) < 0) {
+        if (line_pair(m, s, p, d->nparams, buf, &pairs[npairs], &has, &warnings) < 0) {
             free(buf);
             return -1;
         }
-        warnings |= line.warnings &
-                    (PMNF_WARN_FEW_POINTS | PMNF_WARN_NO_LOG_TERMS | PMNF_WARN_NUMERIC_FAILURE);
-        if (line.f.nterms > 0) {
-            pairs[npairs].factor = line.f.terms[0].factors[0];
-            pairs[npairs].coef = line.f.terms[0].coef;
-            pairs[npairs].constant = line.f.constant;
-            npairs++;
-        }
+        npairs += has;
     }
     scored best = {.valid = 0};
     int rc = 0;
@@ -461,6 +530,7 @@ int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out)
         quality_measure(out, buf, d->values, n);
         out->cv_smape = out->smape;
         quality_interval(out, best.design->ok ? &best.design->f : NULL);
+        note_break(out);
     } else if (rc == 0) {
         /* constant: the mean of all values */
         out->f = (pmnf_function){.nparams = d->nparams};
@@ -475,5 +545,6 @@ int multi_fit(pmnf_modeler *m, const pmnf_data *d, pmnf_model *out)
         quality_interval(out, NULL);
     }
     free(buf);
+    modeler_drop_transient_designs(m);
     return rc;
 }

@@ -4,7 +4,9 @@
  * Printing follows Extra-P 4.2.5 exactly: coefficients as Python's repr()
  * prints a float, exponents as Extra-P's Fraction prints them, a coefficient
  * of exactly 1 left out, a constant of exactly 0 left out unless the function
- * has no terms, terms joined by " + " even when the coefficient is negative.
+ * has no terms, terms joined by " + " even when the coefficient is negative;
+ * a segmented factor as Extra-P's SegmentedTerm prints itself,
+ * "{f for x<=a; g for x>=b}", each segment a function of its own.
  */
 #include "modeling/pmnf.h"
 
@@ -26,25 +28,81 @@ double pmnf_factor_eval(const pmnf_factor *f, double x)
     return v;
 }
 
-double pmnf_term_shape(const pmnf_term *t, const double *point)
+/* A segment as Extra-P's Function.evaluate computes it: the constant plus
+ * coefficient * x^poly * log2(x)^log, multiplied in that order. */
+static double segment_eval(const pmnf_segment *g, double x)
 {
-    double v = 1.0;
-    for (int i = 0; i < t->nfactors; i++)
-        v *= pmnf_factor_eval(&t->factors[i], point[t->factors[i].param]);
+    double v = g->constant;
+    if (g->nterms > 0) {
+        double t = g->coef;
+        if (g->poly != 0)
+            t *= pow(x, g->poly);
+        if (g->log != 0)
+            t *= pow(log2(x), g->log);
+        v += t;
+    }
     return v;
 }
 
-double pmnf_term_eval(const pmnf_term *t, const double *point)
+static int segment_equal(const pmnf_segment *a, const pmnf_segment *b)
 {
-    return t->coef * pmnf_term_shape(t, point);
+    return a->constant == b->constant && a->nterms == b->nterms &&
+           (a->nterms == 0 || (a->coef == b->coef && a->poly == b->poly && a->log == b->log));
+}
+
+int pmnf_segfn_equal(const pmnf_segfn *a, const pmnf_segfn *b)
+{
+    return a->upto == b->upto && a->from == b->from && segment_equal(&a->s[0], &b->s[0]) &&
+           segment_equal(&a->s[1], &b->s[1]);
+}
+
+double pmnf_segfn_eval(const pmnf_segfn *s, double x)
+{
+    return segment_eval(&s->s[x <= s->upto ? 0 : 1], x);
+}
+
+double pmnf_term_shape(const pmnf_function *f, const pmnf_term *t, const double *point)
+{
+    double v = 1.0;
+    for (int i = 0; i < t->nfactors; i++) {
+        int p = t->factors[i].param;
+        double x = point[p];
+        v *= f->segmented & (1u << p) ? pmnf_segfn_eval(&f->seg[p], x)
+                                      : pmnf_factor_eval(&t->factors[i], x);
+    }
+    return v;
+}
+
+double pmnf_term_eval(const pmnf_function *f, const pmnf_term *t, const double *point)
+{
+    return t->coef * pmnf_term_shape(f, t, point);
 }
 
 double pmnf_eval(const pmnf_function *f, const double *point)
 {
     double v = f->constant;
     for (int i = 0; i < f->nterms; i++)
-        v += pmnf_term_eval(&f->terms[i], point);
+        v += pmnf_term_eval(f, &f->terms[i], point);
     return v;
+}
+
+void pmnf_set_segmented(pmnf_function *f, int p, const pmnf_segfn *s)
+{
+    int used = 0;
+    for (int t = 0; t < f->nterms; t++)
+        for (int k = 0; k < f->terms[t].nfactors; k++)
+            if (f->terms[t].factors[k].param == p) {
+                f->terms[t].factors[k].poly = s->s[1].nterms ? s->s[1].poly : 0;
+                f->terms[t].factors[k].log = s->s[1].nterms ? s->s[1].log : 0;
+                used = 1;
+            }
+    if (used) {
+        f->segmented |= 1u << p;
+        f->seg[p] = *s;
+    } else {
+        f->segmented &= ~(1u << p);
+        f->seg[p] = (pmnf_segfn){0};
+    }
 }
 
 void pmnf_term_exponents(const pmnf_term *t, int param, double *poly, double *log)
@@ -122,6 +180,44 @@ static void append_factor(char *buf, size_t cap, size_t *len, const pmnf_factor 
     }
 }
 
+/* A segment as Extra-P prints its function: a one-term function of name. */
+static void append_segment(char *buf, size_t cap, size_t *len, const pmnf_segment *g,
+                           const char *name)
+{
+    pmnf_function one = {.nparams = 1, .constant = g->constant, .nterms = g->nterms};
+    one.terms[0] = (pmnf_term){.coef = g->coef, .nfactors = 1, .factors = {{0, g->poly, g->log}}};
+    const char *names[1] = {name};
+    size_t need = pmnf_format(&one, names, NULL, 0);
+    if (*len < cap)
+        pmnf_format(&one, names, buf + *len, cap - *len);
+    *len += need;
+}
+
+/* "{f for x<=a; g for x>=b}" */
+static void append_segmented(char *buf, size_t cap, size_t *len, const pmnf_segfn *s,
+                             const char *name, int *first)
+{
+    char num[40];
+    if (!*first)
+        append(buf, cap, len, " * ");
+    *first = 0;
+    append(buf, cap, len, "{");
+    append_segment(buf, cap, len, &s->s[0], name);
+    append(buf, cap, len, " for ");
+    append(buf, cap, len, name);
+    append(buf, cap, len, "<=");
+    pmnf_format_double(s->upto, num);
+    append(buf, cap, len, num);
+    append(buf, cap, len, "; ");
+    append_segment(buf, cap, len, &s->s[1], name);
+    append(buf, cap, len, " for ");
+    append(buf, cap, len, name);
+    append(buf, cap, len, ">=");
+    pmnf_format_double(s->from, num);
+    append(buf, cap, len, num);
+    append(buf, cap, len, "}");
+}
+
 size_t pmnf_format(const pmnf_function *f, const char *const *names, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -145,8 +241,13 @@ size_t pmnf_format(const pmnf_function *f, const char *const *names, char *buf, 
             append(buf, cap, &len, num);
             first = 0;
         }
-        for (int k = 0; k < t->nfactors; k++)
-            append_factor(buf, cap, &len, &t->factors[k], names[t->factors[k].param], &first);
+        for (int k = 0; k < t->nfactors; k++) {
+            int p = t->factors[k].param;
+            if (f->segmented & (1u << p))
+                append_segmented(buf, cap, &len, &f->seg[p], names[p], &first);
+            else
+                append_factor(buf, cap, &len, &t->factors[k], names[p], &first);
+        }
     }
     return len;
 }
@@ -160,7 +261,11 @@ typedef struct parser {
     int nnames;
     char *err;
     size_t errcap;
+    pmnf_function *out; /* where segmented factors go (NULL inside a segment) */
+    unsigned term_params; /* parameters the current term has a factor of */
 } parser;
+
+static int parse_function(parser *ps, pmnf_function *out);
 
 static void skip_space(parser *ps)
 {
@@ -246,12 +351,97 @@ static pmnf_factor *factor_for(pmnf_term *t, int param)
     return &t->factors[at];
 }
 
-/* One factor: a number, "name^(e)", "name" or "log2(name)^(e)". */
+#define SEGMENT_TEXT_MAX 1024
+
+/* One segment "f for name<=a" (lower) or "f for name>=b", text [a, b). */
+static int parse_segment(parser *ps, const char *a, const char *b, int upper, int *param,
+                         pmnf_segment *g, double *bound)
+{
+    const char *at = NULL;
+    for (const char *q = a; q + 5 <= b; q++)
+        if (!strncmp(q, " for ", 5))
+            at = q;
+    if (!at || at - a >= SEGMENT_TEXT_MAX)
+        return fail(ps, "expected \"f for name<=a; g for name>=b\" in a segmented factor");
+    ps->p = at + 5;
+    if (parse_name(ps, param) < 0)
+        return -1;
+    if (!accept(ps, upper ? ">=" : "<="))
+        return fail(ps, upper ? "expected '>=' in a segmented factor"
+                              : "expected '<=' in a segmented factor");
+    if (parse_number(ps, bound) < 0)
+        return -1;
+    skip_space(ps);
+    if (ps->p != b)
+        return fail(ps, "unexpected text after a segment's bound");
+    char text[SEGMENT_TEXT_MAX], err[128];
+    memcpy(text, a, (size_t)(at - a));
+    text[at - a] = '\0';
+    const char *names[1] = {ps->names[*param]};
+    pmnf_function one;
+    parser sub = {text, text, names, 1, err, sizeof err, NULL, 0};
+    if (parse_function(&sub, &one) < 0) {
+        ps->p = a + (sub.p - text);
+        return fail(ps, err);
+    }
+    if (one.nterms > 1 || (one.nterms == 1 && one.terms[0].nfactors != 1)) {
+        ps->p = a;
+        return fail(ps, "a segment is a constant and at most one term of its parameter");
+    }
+    *g = (pmnf_segment){.constant = one.constant, .nterms = one.nterms};
+    if (one.nterms) {
+        g->coef = one.terms[0].coef;
+        g->poly = one.terms[0].factors[0].poly;
+        g->log = one.terms[0].factors[0].log;
+    }
+    return 0;
+}
+
+/* "{f for x<=a; g for x>=b}", the '{' read: parameter x's factor of t. */
+static int parse_segmented(parser *ps, pmnf_term *t)
+{
+    const char *a = ps->p, *close = strchr(a, '}'), *semi = NULL;
+    if (!ps->out)
+        return fail(ps, "a segmented factor inside a segment");
+    for (const char *q = a; close && q + 1 < close; q++)
+        if (q[0] == ';' && q[1] == ' ')
+            semi = q;
+    if (!close || !semi)
+        return fail(ps, "expected \"f for name<=a; g for name>=b}\"");
+    pmnf_segfn s;
+    int p0, p1;
+    if (parse_segment(ps, a, semi, 0, &p0, &s.s[0], &s.upto) < 0 ||
+        parse_segment(ps, semi + 2, close, 1, &p1, &s.s[1], &s.from) < 0)
+        return -1;
+    ps->p = close + 1;
+    if (p0 != p1)
+        return fail(ps, "the segments of a segmented factor name two parameters");
+    if (!(s.upto <= s.from))
+        return fail(ps, "a segmented factor's bounds are out of order");
+    if (ps->term_params & (1u << p0))
+        return fail(ps, "a term has two factors of one parameter");
+    if ((ps->out->segmented & (1u << p0)) && !pmnf_segfn_equal(&ps->out->seg[p0], &s))
+        return fail(ps, "two different segmented factors of one parameter");
+    ps->out->segmented |= 1u << p0;
+    ps->out->seg[p0] = s;
+    ps->term_params |= 1u << p0;
+    factor_for(t, p0);
+    return 0;
+}
+
+/* One factor: a number, "name^(e)", "name", "log2(name)^(e)" or a
+ * segmented factor "{...}". */
 static int parse_factor(parser *ps, pmnf_term *t, int *has_factor)
 {
     int param;
     double e = 1;
     skip_space(ps);
+    if (accept(ps, "{")) {
+        if (parse_segmented(ps, t) < 0)
+            return -1;
+        *has_factor = 1;
+        return 0;
+    }
     if (isdigit((unsigned char)*ps->p) || *ps->p == '-' || *ps->p == '.' || *ps->p == '+') {
         double v;
         if (parse_number(ps, &v) < 0)
@@ -266,47 +456,62 @@ static int parse_factor(parser *ps, pmnf_term *t, int *has_factor)
             return fail(ps, "expected ')' after log2(name");
         if (accept(ps, "^") && parse_exponent(ps, &e) < 0)
             return -1;
+        if (ps->out && (ps->out->segmented & (1u << param)) && (ps->term_params & (1u << param)))
+            return fail(ps, "a term has two factors of one parameter");
         factor_for(t, param)->log += e;
     } else {
         if (parse_name(ps, &param) < 0)
             return -1;
         if (accept(ps, "^") && parse_exponent(ps, &e) < 0)
             return -1;
+        if (ps->out && (ps->out->segmented & (1u << param)) && (ps->term_params & (1u << param)))
+            return fail(ps, "a term has two factors of one parameter");
         factor_for(t, param)->poly += e;
     }
+    ps->term_params |= 1u << param;
     *has_factor = 1;
+    return 0;
+}
+
+static int parse_function(parser *ps, pmnf_function *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nparams = ps->nnames;
+    double sign = 1;
+    for (;;) {
+        pmnf_term t = {.coef = sign};
+        int has_factor = 0;
+        ps->term_params = 0;
+        do {
+            if (parse_factor(ps, &t, &has_factor) < 0)
+                return -1;
+        } while (accept(ps, "*"));
+        if (!has_factor) {
+            out->constant += t.coef;
+        } else {
+            if (out->nterms == PMNF_MAX_TERMS)
+                return fail(ps, "too many terms");
+            out->terms[out->nterms++] = t;
+        }
+        skip_space(ps);
+        if (*ps->p == '\0')
+            break;
+        if (accept(ps, "+"))
+            sign = 1;
+        else if (accept(ps, "-"))
+            sign = -1;
+        else
+            return fail(ps, "expected '+', '*' or the end");
+    }
+    for (int p = 0; p < out->nparams; p++)
+        if (out->segmented & (1u << p))
+            pmnf_set_segmented(out, p, &out->seg[p]);
     return 0;
 }
 
 int pmnf_parse(const char *s, const char *const *names, int nnames, pmnf_function *out,
                char *err, size_t errcap)
 {
-    parser ps = {s, s, names, nnames, err, errcap};
-    memset(out, 0, sizeof *out);
-    out->nparams = nnames;
-    double sign = 1;
-    for (;;) {
-        pmnf_term t = {.coef = sign};
-        int has_factor = 0;
-        do {
-            if (parse_factor(&ps, &t, &has_factor) < 0)
-                return -1;
-        } while (accept(&ps, "*"));
-        if (!has_factor) {
-            out->constant += t.coef;
-        } else {
-            if (out->nterms == PMNF_MAX_TERMS)
-                return fail(&ps, "too many terms");
-            out->terms[out->nterms++] = t;
-        }
-        skip_space(&ps);
-        if (*ps.p == '\0')
-            return 0;
-        if (accept(&ps, "+"))
-            sign = 1;
-        else if (accept(&ps, "-"))
-            sign = -1;
-        else
-            return fail(&ps, "expected '+', '*' or the end");
-    }
+    parser ps = {s, s, names, nnames, err, errcap, out, 0};
+    return parse_function(&ps, out);
 }

@@ -29,9 +29,9 @@ size_t rb_work_size(int m)
     return (size_t)m * (PMNF_MAX_COEFS + 1) + lsq_storage_size(m, PMNF_MAX_COEFS) + 8;
 }
 
-static double shape_at(const rb_series *s, const pmnf_term *t, int i)
+static double shape_at(const rb_series *s, const pmnf_function *f, int t, int i)
 {
-    return pmnf_term_shape(t, s->coords + (size_t)i * s->nparams);
+    return pmnf_term_shape(f, &f->terms[t], s->coords + (size_t)i * s->nparams);
 }
 
 int rb_fit(const rb_series *s, const int *idx, int m, rb_hyp *h, const double *col, double *work)
@@ -50,7 +50,7 @@ int rb_fit(const rb_series *s, const int *idx, int m, rb_hyp *h, const double *c
         if (hc)
             a[r] = sw;
         for (int t = 0; t < nt; t++) {
-            double g = col ? col[(size_t)t * m + r] : shape_at(s, &h->f.terms[t], i);
+            double g = col ? col[(size_t)t * m + r] : shape_at(s, &h->f, t, i);
             a[(size_t)(hc + t) * m + r] = sw * g;
         }
     }
@@ -128,7 +128,7 @@ double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double
 {
     double g[PMNF_MAX_TERMS];
     for (int t = 0; t < h->f.nterms; t++)
-        g[t] = pmnf_term_shape(&h->f.terms[t], point);
+        g[t] = pmnf_term_shape(&h->f, &h->f.terms[t], point);
     return rb_mean_variance_g(s, h, m, g);
 }
 

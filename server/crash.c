@@ -27,7 +27,7 @@
 
 typedef struct crash_job {
     int active; /* 1 a refit job (claim), 2 a queued run (kind, run, attempt) */
-    api_run_kind kind;
+    run_loop_type kind;
     int64_t run;
     int attempt;
     store *db;
@@ -48,7 +48,7 @@ void srv_crash_enter(store *db, const store_job_claim *claim, const char *worker
     current.active = 1;
 }
 
-void srv_crash_enter_run(store *db, api_run_kind kind, const char *what, int64_t run,
+void srv_crash_enter_run(store *db, run_loop_type kind, const char *what, int64_t run,
                          int attempt, const char *worker)
 {
     current.db = db;
@@ -101,14 +101,14 @@ static void say(const char *text)
  * document its GET shows. */
 static int record_run(PGconn *c, const crash_job *j, const char *msg, store_error *err)
 {
-    if (j->kind == API_RUN_SIMULATION)
+    if (j->kind == RUN_LOOP_SIMULATION)
         return store_sim_run_finish(c, j->run, j->worker, j->attempt, NULL, msg, err);
     char doc[1536];
     snprintf(doc, sizeof doc,
              "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,"
              "\"detail\":\"%s\"}",
              msg); /* msg holds no quote nor backslash: a signal's name and fixed words */
-    if (j->kind == API_RUN_ITERATION)
+    if (j->kind == RUN_LOOP_ITERATION)
         return store_it_run_finish(c, j->run, j->worker, j->attempt, NULL, doc, err);
     return store_search_run_finish(c, j->run, j->worker, j->attempt, NULL, doc, err);
 }

@@ -2,7 +2,7 @@
  * crash.h — a job that crashes its worker fails at once, naming the cause.
  *
  * The worker threads run refits, and queued simulation runs, trace analyses
- * and configuration searches (api_run_hooks), in the server's process: an input that made
+ * and configuration searches (run_loop_hooks), in the server's process: an input that made
  * the process crash (a fault in numeric code, an abort) would kill it, and
  * after each restart the job would be claimed again and kill it again until
  * its attempts ran out. Each worker thread says which job it is on and what
@@ -27,7 +27,7 @@
 #ifndef PERFCAST_SERVER_CRASH_H
 #define PERFCAST_SERVER_CRASH_H
 
-#include "api/handlers.h"
+#include "pipeline/run_loop.h"
 #include "store/db.h"
 #include "store/jobs.h"
 
@@ -38,11 +38,11 @@ void srv_crash_install(void);
  * srv_crash_leave(). */
 void srv_crash_enter(store *db, const store_job_claim *claim, const char *worker);
 void srv_crash_leave(void);
-/* The same for a queued run (api_run_hooks.on_claim): run of kind, claimed
+/* The same for a queued run (run_loop_hooks.on_claim): run of kind, claimed
  * by worker at attempt, doing what; a crash records it failed through the
  * store's finish function of its kind (store_sim_run_finish,
  * store_it_run_finish, store_search_run_finish). srv_crash_leave() ends it. */
-void srv_crash_enter_run(store *db, api_run_kind kind, const char *what, int64_t run,
+void srv_crash_enter_run(store *db, run_loop_type kind, const char *what, int64_t run,
                          int attempt, const char *worker);
 
 /* What the calling thread's job is doing now (step and callpath copied;

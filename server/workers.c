@@ -256,7 +256,7 @@ static void run_job(srv_worker *me)
 
 /* The queued runs of the loop below keep this thread's crash record
  * (server/crash.h) as refits do. */
-static const api_run_hooks run_hooks = {srv_crash_enter_run, srv_crash_leave, srv_test_hook};
+static const run_loop_hooks run_hooks = {srv_crash_enter_run, srv_crash_leave, srv_test_hook};
 
 static void *worker_main(void *arg)
 {
@@ -275,9 +275,9 @@ static void *worker_main(void *arg)
          * (api/iteration_http.c), configuration search or advice
          * (api/search_runs.c) was done: its memory freed, give glibc's
          * pages back as after a refit */
-        if (api_sim_run_next(w->db, w->lease, &run_hooks) == 1 ||
-            api_iteration_run_next(w->db, w->lease, &run_hooks) == 1 ||
-            api_search_run_next(w->db, w->lease, &run_hooks) == 1) {
+        if (run_loop_next(w->db, w->lease, &api_sim_runs, &run_hooks) == 1 ||
+            run_loop_next(w->db, w->lease, &api_iteration_runs, &run_hooks) == 1 ||
+            run_loop_next(w->db, w->lease, &api_search_runs, &run_hooks) == 1) {
             malloc_trim(0);
             continue;
         }

@@ -306,6 +306,11 @@ static int transient_state(const char *st)
            !strcmp(st, "40001") || !strcmp(st, "40P01");
 }
 
+void store_idtext(char buf[24], int64_t v)
+{
+    snprintf(buf, 24, "%" PRId64, v);
+}
+
 int store_run_update(PGconn *c, const char *sql, int64_t id, const char *worker, int attempt,
                      const char *p4, const char *p5, int nparams, int *rows, store_error *err)
 {

@@ -67,6 +67,9 @@ void store_stats(store *s, int *size, int *busy, int *connected);
  * violation -> INVALID, else INTERNAL. Clears res. Returns the code. */
 int store_fail(PGconn *c, PGresult *res, store_error *err);
 
+/* v as the text of a query parameter (a bigint). */
+void store_idtext(char buf[24], int64_t v);
+
 /* An UPDATE of a queued run (simulation run, trace analysis, search) that a
  * worker holds: sql with $1 the run's id, $2 the worker, $3 the attempt and,
  * as nparams says, $4 = p4 and $5 = p5. *rows: the rows it changed (0 when

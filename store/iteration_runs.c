@@ -15,69 +15,12 @@
                  "result, error::text, " TS("created_at") ", " TS("started_at") ", "               \
                  TS("finished_at")
 
-static void idtext(char buf[24], int64_t v)
-{
-    snprintf(buf, 24, "%" PRId64, v);
-}
-
-void store_it_run_free(store_it_run *r)
-{
-    free(r->request);
-    free(r->result);
-    free(r->error);
-    r->request = r->result = r->error = NULL;
-}
-
-static char *opt_dup(PGresult *r, int row, int col, int *oom)
-{
-    if (PQgetisnull(r, row, col))
-        return NULL;
-    char *s = strdup(PQgetvalue(r, row, col));
-    if (!s)
-        *oom = 1;
-    return s;
-}
-
-static int from_row(PGresult *r, int row, store_it_run *out, store_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->id = strtoll(PQgetvalue(r, row, 0), NULL, 10);
-    out->tenant_id = strtoll(PQgetvalue(r, row, 1), NULL, 10);
-    out->experiment_id = strtoll(PQgetvalue(r, row, 2), NULL, 10);
-    out->profile_id = strtoll(PQgetvalue(r, row, 3), NULL, 10);
-    snprintf(out->kind, sizeof out->kind, "%s", PQgetvalue(r, row, 4));
-    snprintf(out->state, sizeof out->state, "%s", PQgetvalue(r, row, 5));
-    out->attempts = atoi(PQgetvalue(r, row, 6));
-    int oom = 0;
-    out->request = opt_dup(r, row, 7, &oom);
-    out->result = opt_dup(r, row, 8, &oom);
-    out->error = opt_dup(r, row, 9, &oom);
-    snprintf(out->created_at, sizeof out->created_at, "%s", PQgetvalue(r, row, 10));
-    snprintf(out->started_at, sizeof out->started_at, "%s", PQgetvalue(r, row, 11));
-    snprintf(out->finished_at, sizeof out->finished_at, "%s", PQgetvalue(r, row, 12));
-    if (oom) {
-        store_it_run_free(out);
-        return store_error_set(err, STORE_INTERNAL, "out of memory");
-    }
-    return STORE_OK;
-}
-
-static int one(PGconn *c, PGresult *r, store_it_run *out, const char *what, store_error *err)
-{
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return store_fail(c, r, err);
-    int rc = PQntuples(r) == 1 ? from_row(r, 0, out, err)
-                               : store_error_set(err, STORE_NOT_FOUND, "%s", what);
-    PQclear(r);
-    return rc;
-}
-
 int store_it_run_add(PGconn *c, store_it_run *r, store_error *err)
 {
     char t[24], e[24], p[24];
-    idtext(t, r->tenant_id);
-    idtext(e, r->experiment_id);
-    idtext(p, r->profile_id);
+    store_idtext(t, r->tenant_id);
+    store_idtext(e, r->experiment_id);
+    store_idtext(p, r->profile_id);
     const char *vals[] = {t, r->experiment_id > 0 ? e : NULL, p, r->kind, r->request};
     PGresult *res = PQexecParams(c,
                                  "WITH i AS (INSERT INTO iteration_runs (tenant_id, experiment_id, "
@@ -85,30 +28,23 @@ int store_it_run_add(PGconn *c, store_it_run *r, store_error *err)
                                  "RETURNING " RUN_COLS ") "
                                  "SELECT i.*, pg_notify('" STORE_JOBS_CHANNEL "', '') FROM i",
                                  5, NULL, vals, NULL, NULL, 0);
-    char *request = r->request;
-    r->request = NULL;
-    int rc = one(c, res, r, "no run", err);
-    if (rc != STORE_OK)
-        r->request = request;
-    else
-        free(request);
-    return rc;
+    return store_queued_run_added(c, res, r, err);
 }
 
 int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_it_run *out,
                      store_error *err)
 {
     char t[24], e[24], i[24], what[64];
-    idtext(t, tenant);
-    idtext(e, exp);
-    idtext(i, id);
+    store_idtext(t, tenant);
+    store_idtext(e, exp);
+    store_idtext(i, id);
     snprintf(what, sizeof what, "no analysis %s%s", i, exp > 0 ? " in this experiment" : "");
     const char *vals[] = {t, e, i};
     PGresult *r = PQexecParams(c,
                                "SELECT " RUN_COLS " FROM iteration_runs WHERE tenant_id = $1 "
                                "AND ($2::bigint <= 0 OR experiment_id = $2) AND id = $3",
                                3, NULL, vals, NULL, NULL, 0);
-    return one(c, r, out, what, err);
+    return store_queued_run_one(c, r, out, what, err);
 }
 
 /* A running run's lease is over when lease_until passed (or, claimed before
@@ -118,44 +54,31 @@ int store_it_run_get(PGconn *c, int64_t tenant, int64_t exp, int64_t id, store_i
 int store_it_run_claim(PGconn *c, const char *worker, double lease_seconds, store_it_run *out,
                        store_error *err)
 {
-    /* runs whose last attempt's lease ran out fail, naming it */
-    PGresult *r = PQexec(c, "UPDATE iteration_runs SET state = 'failed', finished_at = now(), "
-                            "error = jsonb_build_object('status', 500, 'detail', "
-                            "'lease expired: the worker stopped (attempt ' || attempts || "
-                            "' of 3)') WHERE state = 'running' AND attempts >= 3 AND "
-                            IT_EXPIRED);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        return store_fail(c, r, err);
-    PQclear(r);
-    char secs[32];
-    snprintf(secs, sizeof secs, "%.3f", lease_seconds);
-    const char *vals[] = {worker, secs};
-    r = PQexecParams(c,
-                     "UPDATE iteration_runs SET state = 'running', started_at = now(), "
-                     "attempts = attempts + 1, worker = $1, "
-                     "lease_until = now() + make_interval(secs => $2::float8) "
-                     "WHERE id = (SELECT id FROM iteration_runs "
-                     "WHERE (state = 'queued' OR (state = 'running' AND " IT_EXPIRED ")) "
-                     "AND attempts < 3 ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
-                     "RETURNING " RUN_COLS,
-                     2, NULL, vals, NULL, NULL, 0);
-    return one(c, r, out, "no queued analysis", err);
+    /* runs whose last attempt's lease ran out fail first, naming it */
+    return store_queued_run_claim(
+        c,
+        "UPDATE iteration_runs SET state = 'failed', finished_at = now(), "
+        "error = jsonb_build_object('status', 500, 'detail', "
+        "'lease expired: the worker stopped (attempt ' || attempts || "
+        "' of 3)') WHERE state = 'running' AND attempts >= 3 AND " IT_EXPIRED,
+        "UPDATE iteration_runs SET state = 'running', started_at = now(), "
+        "attempts = attempts + 1, worker = $1, "
+        "lease_until = now() + make_interval(secs => $2::float8) "
+        "WHERE id = (SELECT id FROM iteration_runs "
+        "WHERE (state = 'queued' OR (state = 'running' AND " IT_EXPIRED ")) "
+        "AND attempts < 3 ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
+        "RETURNING " RUN_COLS,
+        worker, lease_seconds, out, "no queued analysis", err);
 }
 
 int store_it_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attempt,
                            double lease_seconds, store_error *err)
 {
-    char secs[32];
-    snprintf(secs, sizeof secs, "%.3f", lease_seconds);
-    int n = 0;
-    int rc = store_run_update(c,
-                              "UPDATE iteration_runs SET lease_until = now() + "
-                              "make_interval(secs => $4::float8) WHERE id = $1 AND "
-                              "worker = $2 AND attempts = $3 AND state = 'running'",
-                              id, worker, attempt, secs, NULL, 4, &n, err);
-    if (rc == STORE_OK && n != 1)
-        return store_error_set(err, STORE_CONFLICT, "the run is not held");
-    return rc;
+    return store_queued_run_heartbeat(c,
+                                      "UPDATE iteration_runs SET lease_until = now() + "
+                                      "make_interval(secs => $4::float8) WHERE id = $1 AND "
+                                      "worker = $2 AND attempts = $3 AND state = 'running'",
+                                      id, worker, attempt, lease_seconds, err);
 }
 
 int store_it_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
@@ -174,9 +97,9 @@ int store_profile_raw_size(PGconn *c, int64_t tenant, int64_t exp, int64_t profi
                            char format[32], store_error *err)
 {
     char t[24], e[24], p[24];
-    idtext(t, tenant);
-    idtext(e, exp);
-    idtext(p, profile);
+    store_idtext(t, tenant);
+    store_idtext(e, exp);
+    store_idtext(p, profile);
     const char *vals[] = {t, e, p};
     PGresult *r = PQexecParams(c,
                                "SELECT p.format, octet_length(p.raw) FROM profiles p "

@@ -13,17 +13,12 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/queued_run.h"
 
-typedef struct store_it_run {
-    int64_t id, tenant_id, experiment_id, profile_id; /* experiment 0: none (overhead-set) */
-    char kind[16];      /* "iteration" | "breakdown" | "iteration-model" | "overhead-set" */
-    char state[12];     /* queued | running | done | failed */
-    int attempts;
-    char *request;      /* JSON text */
-    char *result;       /* JSON text, NULL unless done */
-    char *error;        /* JSON text, NULL unless failed */
-    char created_at[40], started_at[40], finished_at[40];
-} store_it_run;
+/* A trace analysis's row (store/queued_run.h): kind "iteration",
+ * "breakdown", "iteration-model" or "overhead-set" (experiment 0: none),
+ * request JSON text; freed by store_queued_run_free(). */
+typedef store_queued_run store_it_run;
 
 /* Inserts a queued run (fills id, created_at) and wakes the workers (at
  * COMMIT, or at once outside a transaction). */
@@ -45,7 +40,6 @@ int store_it_run_heartbeat(PGconn *c, int64_t id, const char *worker, int attemp
  * (done) or error (failed); a run no longer held is left as it is. */
 int store_it_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
                         const char *result, const char *error, store_error *err);
-void store_it_run_free(store_it_run *r);
 
 /* Size in bytes and format of a stored upload of the tenant (exp > 0: of
  * that experiment); unknown -> STORE_NOT_FOUND. */

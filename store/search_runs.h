@@ -14,17 +14,12 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/queued_run.h"
 
-typedef struct store_search_run {
-    int64_t id, tenant_id, experiment_id;
-    char kind[16];      /* "configurations" | "advice" */
-    char state[12];     /* queued | running | done | failed */
-    int attempts;
-    char *request;      /* JSON text: {"query":{...},"body":{...}} */
-    char *result;       /* JSON text, NULL unless done */
-    char *error;        /* JSON text (a problem document), NULL unless failed */
-    char created_at[40], started_at[40], finished_at[40];
-} store_search_run;
+/* A search's row (store/queued_run.h): kind "configurations" or "advice",
+ * request {"query":{...},"body":{...}}, no profile_id; freed by
+ * store_queued_run_free(). */
+typedef store_queued_run store_search_run;
 
 /* Inserts a queued run (fills id and the rest) and wakes the workers (at
  * COMMIT, or at once outside a transaction). */
@@ -45,6 +40,5 @@ int store_search_run_heartbeat(PGconn *c, int64_t id, const char *worker, int at
  * (done) or error (failed); a run no longer held is left as it is. */
 int store_search_run_finish(PGconn *c, int64_t id, const char *worker, int attempt,
                             const char *result, const char *error, store_error *err);
-void store_search_run_free(store_search_run *r);
 
 #endif

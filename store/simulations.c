@@ -18,11 +18,6 @@
 #define RUN_COLS "id, sim_experiment_id, profile_id, state, request::text, result, error, " \
                  TS("created_at") ", " TS("finished_at") ", attempts, coalesce(worker, '')" 
 
-static void idtext(char *buf, int64_t v)
-{
-    snprintf(buf, 24, "%" PRId64, v);
-}
-
 void store_sim_free(store_sim *s)
 {
     if (!s)
@@ -58,7 +53,7 @@ int store_sim_create(PGconn *c, store_sim *s, store_error *err)
     char tenant[24], *spec = json_dumps(s->spec, JSON_COMPACT);
     if (!spec)
         return store_error_set(err, STORE_INTERNAL, "out of memory");
-    idtext(tenant, s->tenant_id);
+    store_idtext(tenant, s->tenant_id);
     const char *vals[] = {tenant, s->name, spec};
     PGresult *r = PQexecParams(c,
                                "INSERT INTO sim_experiments (tenant_id, name, spec) "
@@ -89,7 +84,7 @@ int store_sim_create(PGconn *c, store_sim *s, store_error *err)
 int store_sim_get(PGconn *c, int64_t id, store_sim *out, store_error *err)
 {
     char key[24];
-    idtext(key, id);
+    store_idtext(key, id);
     const char *vals[] = {key};
     PGresult *r = PQexecParams(c, "SELECT " SIM_COLS " FROM sim_experiments WHERE id = $1", 1,
                                NULL, vals, NULL, NULL, 0);
@@ -134,8 +129,8 @@ int store_sim_list(PGconn *c, int64_t tenant, int64_t after, int limit, store_si
 int store_sim_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err)
 {
     char k[24], t[24];
-    idtext(k, id);
-    idtext(t, tenant);
+    store_idtext(k, id);
+    store_idtext(t, tenant);
     const char *vals[] = {k, t};
     PGresult *r = PQexecParams(c, "DELETE FROM sim_experiments WHERE id = $1 AND tenant_id = $2",
                                2, NULL, vals, NULL, NULL, 0);
@@ -151,7 +146,7 @@ int store_sim_delete(PGconn *c, int64_t id, int64_t tenant, store_error *err)
 int store_sim_tenant(PGconn *c, int64_t id, int64_t *tenant, store_error *err)
 {
     char k[24];
-    idtext(k, id);
+    store_idtext(k, id);
     const char *vals[] = {k};
     PGresult *r = PQexecParams(c, "SELECT tenant_id FROM sim_experiments WHERE id = $1", 1, NULL,
                                vals, NULL, NULL, 0);
@@ -203,7 +198,7 @@ static int put_piece(PGconn *c, int n, const char *bytes, size_t len, int is_raw
                      store_error *err)
 {
     char num[24];
-    idtext(num, n);
+    store_idtext(num, n);
     const char *vals[] = {num, bytes};
     int lens[] = {0, (int)len};
     int fmts[] = {0, 1};
@@ -299,10 +294,10 @@ int store_sim_profile_add(PGconn *c, store_sim_profile *p, const void *raw, size
                           store_error *err)
 {
     char sim[24], steps[24], ops[24], servers[24];
-    idtext(sim, p->sim_id);
-    idtext(steps, p->steps);
-    idtext(ops, p->ops);
-    idtext(servers, p->servers);
+    store_idtext(sim, p->sim_id);
+    store_idtext(steps, p->steps);
+    store_idtext(ops, p->ops);
+    store_idtext(servers, p->servers);
     const char *head[] = {sim, p->source, (const char *)sha256, steps, ops, servers};
     if (rawlen + strlen(graph) > SIM_PIECE)
         return add_in_pieces(c, p, head, raw, rawlen, graph, duplicate, err);
@@ -320,7 +315,7 @@ int store_sim_profile_list(PGconn *c, int64_t sim, store_sim_profile **out, int 
                            store_error *err)
 {
     char k[24];
-    idtext(k, sim);
+    store_idtext(k, sim);
     const char *vals[] = {k};
     PGresult *r = PQexecParams(c,
                                "SELECT " PROFILE_COLS " FROM sim_profiles "
@@ -353,9 +348,9 @@ int store_sim_profile_read(PGconn *c, int64_t sim, int64_t *id, store_sim_sink s
                            store_error *err)
 {
     char s[24], p[24], piece[24];
-    idtext(s, sim);
-    idtext(p, *id);
-    idtext(piece, SIM_PIECE);
+    store_idtext(s, sim);
+    store_idtext(p, *id);
+    store_idtext(piece, SIM_PIECE);
     const char *vals[] = {s, p, piece};
     /* one row per piece, each sent alone (single-row mode): the graph text,
      * or the raw bytes where the upload was a step graph kept only once */
@@ -438,8 +433,8 @@ int store_sim_run_add(PGconn *c, store_sim_run *run, store_error *err)
     char sim[24], prof[24], *req = json_dumps(run->request, JSON_COMPACT);
     if (!req)
         return store_error_set(err, STORE_INTERNAL, "out of memory");
-    idtext(sim, run->sim_id);
-    idtext(prof, run->profile_id);
+    store_idtext(sim, run->sim_id);
+    store_idtext(prof, run->profile_id);
     const char *vals[] = {sim, prof, req, run->state, run->result};
     PGresult *r = PQexecParams(c,
                                "INSERT INTO sim_runs (sim_experiment_id, profile_id, request, "
@@ -463,8 +458,8 @@ int store_sim_run_add(PGconn *c, store_sim_run *run, store_error *err)
 int store_sim_run_get(PGconn *c, int64_t sim, int64_t id, store_sim_run *out, store_error *err)
 {
     char s[24], k[24];
-    idtext(s, sim);
-    idtext(k, id);
+    store_idtext(s, sim);
+    store_idtext(k, id);
     const char *vals[] = {s, k};
     PGresult *r = PQexecParams(c,
                                "SELECT " RUN_COLS " FROM sim_runs WHERE sim_experiment_id = $1 "

@@ -29,6 +29,8 @@ static pmnf_function challenged(const pmnf_function *f)
     pmnf_function a = *f;
     for (int l = 0; l < f->nparams && a.nterms + 2 <= PMNF_MAX_TERMS; l++) {
         double poly = 0, lg = 0;
+        if (f->segmented & (1u << l))
+            continue; /* a segmented factor: its segments are not challenged */
         for (int t = 0; t < f->nterms; t++) {
             double tp, tl;
             pmnf_term_exponents(&f->terms[t], l, &tp, &tl);
@@ -50,7 +52,7 @@ static int basis(const pmnf_function *f, const double *x, double *g)
 {
     g[0] = 1;
     for (int t = 0; t < f->nterms; t++)
-        g[t + 1] = pmnf_term_shape(&f->terms[t], x);
+        g[t + 1] = pmnf_term_shape(f, &f->terms[t], x);
     for (int i = 0; i <= f->nterms; i++)
         if (!isfinite(g[i]))
             return -1;

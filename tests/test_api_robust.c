@@ -17,7 +17,13 @@
  *  - POST /v1/fit with modeler segmented on p^2 up to p = 6 and 30 + p from
  *    there (Extra-P's one_parameter_segmented_1): two segments, the change
  *    point p = 6 in "break", and each prediction from the segment holding
- *    its point (9 at p = 3, 39 at p = 9, exact data: to 1e-9).
+ *    its point (9 at p = 3, 39 at p = 9, exact data: to 1e-9);
+ *  - the same function of x times y (x = 1..10, y = 1..16): with modeler
+ *    segmented one function whose factor of x is the segmented function
+ *    (Extra-P's "{... for x<=6.0; ... for x>=6.0} * y^(1)", "segments" on
+ *    the factor, "break" naming x at 6) predicting 36 at (3, 4) and 78 at
+ *    (9, 2); with the default modeler the warning two_regimes and the same
+ *    "break".
  */
 #include <math.h>
 #include <stdint.h>
@@ -307,6 +313,61 @@ static void test_fit_modeler(harness *h)
     harness_response_free(&r);
 }
 
+/* The break member of a model: parameter x, low and high 6. */
+static int break_x6(const json_t *m)
+{
+    const json_t *brk = json_object_get(m, "break");
+    const char *param = json_string_value(json_object_get(brk, "parameter"));
+    return param && !strcmp(param, "x") && json_number_value(json_object_get(brk, "low")) == 6 &&
+           json_number_value(json_object_get(brk, "high")) == 6;
+}
+
+static void test_fit_segmented_two(harness *h)
+{
+    char body[8192] = "{\"parameters\":[\"x\",\"y\"],\"predict\":[[3,4],[9,2]],\"points\":[";
+    for (int y = 1; y <= 16; y *= 2)
+        for (int x = 1; x <= 10; x++) {
+            double v = (x <= 6 ? x * x : 30 + x) * y;
+            snprintf(body + strlen(body), sizeof body - strlen(body),
+                     "%s{\"point\":[%d,%d],\"values\":[%g,%g]}", x + y > 2 ? "," : "", x, y, v,
+                     v);
+        }
+    strcat(body, "]}");
+    harness_response r;
+    harness_post(h, "/v1/fit?modeler=segmented", body, &r);
+    json_t *doc = harness_json(&r);
+    json_t *m = json_array_get(json_object_get(doc, "models"), 0);
+    const char *fn = json_string_value(json_object_get(m, "function"));
+    const json_t *term = json_array_get(json_object_get(m, "terms"), 0);
+    const json_t *fx = json_array_get(json_object_get(term, "factors"), 0);
+    check(r.status == 200 && fn && strstr(fn, " * {") && strstr(fn, " for x<=6.0; ") &&
+              strstr(fn, " for x>=6.0} * y^(1)") && json_array_size(json_object_get(m, "terms")) == 1,
+          "segmented factor of x times y: %d %s", r.status, r.body);
+    check(json_array_size(json_object_get(fx, "segments")) == 2 && break_x6(m) &&
+              !json_object_get(m, "segments"),
+          "the factor carries the segments, the model the break: %s", r.body);
+    const json_t *pred = json_object_get(m, "predictions");
+    double a = json_number_value(json_object_get(json_array_get(pred, 0), "value"));
+    double b = json_number_value(json_object_get(json_array_get(pred, 1), "value"));
+    check(fabs(a - 36) <= 1e-9 * 1600 && fabs(b - 78) <= 1e-9 * 1600,
+          "predictions from the segment holding x: %.17g %.17g", a, b);
+    json_decref(doc);
+    harness_response_free(&r);
+
+    harness_post(h, "/v1/fit", body, &r);
+    doc = harness_json(&r);
+    m = json_array_get(json_object_get(doc, "models"), 0);
+    int warned = 0;
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(m, "warnings"), i, w)
+        warned |= !strcmp(json_string_value(json_object_get(w, "code")) ?: "", "two_regimes");
+    check(r.status == 200 && warned && break_x6(m), "robust: two_regimes, break x = 6: %s",
+          r.body);
+    json_decref(doc);
+    harness_response_free(&r);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -316,6 +377,7 @@ int main(void)
     test_experiment_modeler(h);
     test_refit_modeler(h);
     test_fit_modeler(h);
+    test_fit_segmented_two(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }

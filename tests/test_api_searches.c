@@ -14,48 +14,22 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/modeled_experiment.h"
 #include "tests/request_json.h"
-
-static const double ranks_v[5] = {2, 4, 8, 16, 32}, threads_v[5] = {1, 2, 4, 8, 16};
 
 static long create(harness *h)
 {
-    json_t *d = request_json(h, "POST", "/v1/experiments",
-                             "{\"name\":\"searches\",\"parameters\":[\"ranks\",\"threads\"],"
-                             "\"scaling\":\"strong\",\"training\":{\"train_samples\":51200,"
-                             "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
-                             "\"warmup_steps\":0},\"cost\":{\"cores_per_rank\":4,"
-                             "\"price_per_core_hour\":0.1}}",
-                             201);
+    json_t *d = request_json(h, "POST", "/v1/experiments", MODELED_EXPERIMENT_DOC("searches"), 201);
     long id = (long)json_integer_value(json_object_get(d, "id"));
     json_decref(d);
     return id;
 }
 
-static void upload(harness *h, long exp, double r, double t, int rep)
+/* one upload of the experiment, checked answered 202 */
+static int upload(harness *h, const char *path, const char *body)
 {
-    json_t *ranks = json_array();
-    double f = 1 + 0.01 * (rep - 2);
-    for (int k = 0; k < 2; k++) {
-        json_t *st = json_array();
-        for (int s = 0; s < 3; s++) {
-            json_t *cps = json_pack("[{s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}, {s:s, s:s, s:{s:f}}]",
-                                    "name", "gemm", "category", "comp", "metrics", "time",
-                                    (2 / t + 0.2) * f, "name", "allreduce", "category", "comm",
-                                    "metrics", "time", 0.01 * r * f, "name", "copy", "category",
-                                    "mem", "metrics", "time", 0.05 * f);
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", cps));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", k, "steps", st));
-    }
-    json_t *p = json_pack("{s:{s:f, s:f}, s:i, s:o}", "point", "ranks", r, "threads", t,
-                          "repetition", rep, "ranks", ranks);
-    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
     json_decref(request_json(h, "POST", path, body, 202));
-    free(body);
-    json_decref(p);
+    return 1;
 }
 
 /* POST with an optional Idempotency-Key: status, body and Location */
@@ -128,10 +102,7 @@ int main(void)
         return check_summary();
     }
     long exp = create(h);
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 5; j++)
-            for (int rep = 1; rep <= 3 && ranks_v[i] * threads_v[j] <= 64; rep++)
-                upload(h, exp, ranks_v[i], threads_v[j], rep);
+    modeled_uploads(h, exp, upload);
     request_refit(h, exp);
     harness_sleep(1.2); /* the service's models follow a refit within 1 s */
 

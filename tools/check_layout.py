@@ -60,8 +60,6 @@ SERVING = {
     "api/auth_cache.h": "the token and owner cache",
     "api/idempotency.c": "Idempotency-Key of the POSTs that create work (called by the router)",
     "api/idempotency.h": "Idempotency-Key of the POSTs that create work (called by the router)",
-    "api/lease.c": "the lease keeper of runs the job workers hold",
-    "api/lease.h": "the lease keeper of runs the job workers hold",
     "api/cache_sync.c": "cache invalidation over LISTEN/NOTIFY",
     "api/cache_sync.h": "cache invalidation over LISTEN/NOTIFY",
     "api/limits.c": "request limits",
