@@ -10,7 +10,10 @@
 
 #include "analysis/iteration_host.h"
 
-double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us)
+/* Algorithm 1 on g: each step's predicted time into per[0..nsteps) (may be
+ * NULL), their mean returned; NAN when it fails. */
+static double steps_of(const xg_graph *g, const xg_overheads *ov, const double *dev_us,
+                       double *per)
 {
     xg_cp_options co = {.ov = ov, .dev_us = dev_us, .launch_gap_us = -1, .top = 1};
     xg_cp_result r;
@@ -18,10 +21,29 @@ double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const doub
     if (xg_critpath(g, &co, &r, &err) < 0)
         return NAN;
     double s = 0;
-    for (int i = 0; i < r.nsteps; i++)
+    for (int i = 0; i < r.nsteps; i++) {
         s += r.steps[i].predicted;
+        if (per)
+            per[i] = r.steps[i].predicted;
+    }
     double m = r.nsteps ? s / r.nsteps : NAN;
     xg_cp_result_free(&r);
+    return m;
+}
+
+double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us)
+{
+    return steps_of(g, ov, dev_us, NULL);
+}
+
+double iteration_host_device_steps(const xg_graph *g, const xg_overheads *ov,
+                                   const double *dev_us, double *per)
+{
+    xg_overheads zero;
+    if (xg_ov_scaled(ov, 0, &zero) < 0)
+        return NAN;
+    double m = steps_of(g, &zero, dev_us, per);
+    xg_overheads_free(&zero);
     return m;
 }
 

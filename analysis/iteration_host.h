@@ -47,6 +47,15 @@ typedef struct iteration_host {
  * dev_us (NULL: the trace's); NAN when Algorithm 1 fails. */
 double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us);
 
+/* The device's part of the step of g: Algorithm 1 with every overhead
+ * T1–T5 of ov taken as zero (the launches follow one another as fast as the
+ * device takes them; a wait for other ranks keeps its measured length, a
+ * call that waits for the device still waits), device times dev_us (NULL: the trace's). Each
+ * step's time into per[0..g->nsteps) (may be NULL); the mean returned,
+ * NAN when Algorithm 1 fails or out of memory. */
+double iteration_host_device_steps(const xg_graph *g, const xg_overheads *ov,
+                                   const double *dev_us, double *per);
+
 /* The overheads of g[0..n) pooled with a robust centre: each trace's own
  * summary (prof), then xg_ov_pool. 0, or -1 with err. */
 int iteration_host_pool(const xg_graph *const *g, int n, const xg_ov_options *prof,

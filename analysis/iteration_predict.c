@@ -20,13 +20,16 @@ static void warn(json_t *w, json_t *obj)
 }
 
 /* The interval's model part: s_cv by leaving each other trace out (from
- * m_cv traces; 0: none, s_cv assumed). */
+ * m_cv traces; 0: none, s_cv assumed), and s_dev the same for the device's
+ * part of the step alone (Algorithm 1 with the overheads taken as zero,
+ * iteration_host_device_steps): the left-out trace's own device part
+ * against the one predicted for it from the others. */
 static void spread_cv(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
-                      const xg_device *dev, double *s_cv, int *m_cv)
+                      const xg_device *dev, double *s_cv, double *s_dev, int *m_cv)
 {
     const xg_graph *sub[64];
     double xs[64];
-    double sum2 = 0;
+    double sum2 = 0, dev2 = 0;
     int m = 0;
     for (int j = 1; j < n && n >= 3; j++) {
         int k = 0;
@@ -40,14 +43,18 @@ static void spread_cv(const xg_graph *const *g, const double *x, int n, const xg
         if (xg_opmodel_dev(sub, xs, k, x[j], dev, &r, &err) < 0)
             continue;
         double p = iteration_host_step(g[0], pooled, r.dev_us),
-               q = iteration_host_step(g[j], pooled, NULL);
+               q = iteration_host_step(g[j], pooled, NULL),
+               pd = iteration_host_device_steps(g[0], pooled, r.dev_us, NULL),
+               qd = iteration_host_device_steps(g[j], pooled, NULL, NULL);
         xg_opm_result_free(&r);
-        if (isfinite(p) && q > 0) {
+        if (isfinite(p) && q > 0 && isfinite(pd) && qd > 0) {
             sum2 += (p - q) * (p - q) / (q * q);
+            dev2 += (pd - qd) * (pd - qd) / (qd * qd);
             m++;
         }
     }
     *s_cv = m ? sqrt(sum2 / m) : 0.1;
+    *s_dev = m ? sqrt(dev2 / m) : 0.1;
     *m_cv = m;
 }
 
@@ -64,6 +71,51 @@ double iteration_interval_t(double a, int k_host, double b, int m_cv, double *df
         den += b * b / m_cv;
     *df = den > 0 ? (a + b) * (a + b) / den : INFINITY;
     return isfinite(*df) ? gsl_cdf_tdist_Pinv(0.975, *df) : 1.959963984540054;
+}
+
+/* The floor under the interval's lower end. The interval is symmetric in
+ * the step's relative spread, and the host's spread between processes can
+ * make it wide: its lower end then falls below what the device alone must
+ * do, a time no run takes. A step is never shorter than its device work on
+ * the critical path, so each step's lower end is raised to
+ *   D · (1 - t·s_dev·(1 + d))
+ * D      the step with every host overhead taken as zero (Algorithm 1:
+ *        the kernels in launch order on their streams, one launch gap
+ *        apart, with their dependencies, the waits for other ranks at their
+ *        measured lengths): the device's part, whatever the host does;
+ * s_dev  its own error, from leaving each other trace out (spread_cv),
+ *        widened by (1 + d) for the octaves outside the measured sizes as
+ *        s_cv is; t Student's 97.5% quantile with its m_cv degrees of
+ *        freedom (1.96 for the 10% assumed with two traces): D is itself
+ *        a prediction, and a floor at D alone would claim it exact.
+ * Zero rather than the smallest host time the traces support (the pooled
+ * overheads scaled by exp(-t·s_H), say): that scaling rests on s_H from a
+ * handful of traces, the very estimate whose width the floor corrects, and
+ * the symmetric lower end already stands for the host scaled down; zero
+ * cannot overstate how fast the host may be, so the floor holds whatever
+ * the host does and depends only on the device's model. */
+typedef struct device_floor {
+    double *per;  /* per step of the reference: the floor (seconds) */
+    double mean;  /* D, mean over the steps (seconds); NAN: Algorithm 1 failed */
+    double keep;  /* 1 - t·s_dev·(1 + d), at least 0 */
+} device_floor;
+
+/* s = s_dev·(1 + d), estimated from m_cv left-out traces (0: assumed).
+ * 0, or -1 with err (out of memory). */
+static int floor_at_device(const xg_graph *g, const xg_overheads *ov, const double *dev_us,
+                           double s, int m_cv, device_floor *out, xg_error *err)
+{
+    out->per = malloc((size_t)(g->nsteps > 0 ? g->nsteps : 1) * sizeof *out->per);
+    if (!out->per) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    double df, td = iteration_interval_t(0, 0, s * s, m_cv, &df);
+    out->keep = fmax(0, 1 - td * s);
+    out->mean = iteration_host_device_steps(g, ov, dev_us, out->per);
+    for (int i = 0; i < g->nsteps; i++)
+        out->per[i] = isfinite(out->mean) ? out->per[i] * out->keep : NAN;
+    return 0;
 }
 
 static int cmp_fam(const void *a, const void *b)
@@ -121,17 +173,26 @@ static json_t *families(const xg_opm_result *r)
     return top;
 }
 
-static void set_intervals(json_t *doc, double rel)
+/* Each step's interval predicted × (1 ± rel), its lower end raised to the
+ * step's floor least[i] where that is higher (least NULL: none); the steps
+ * whose lower end the floor set, counted. */
+static int set_intervals(json_t *doc, double rel, const double *least)
 {
     size_t i;
     json_t *s;
+    int floored = 0;
     json_array_foreach(json_object_get(doc, "steps"), i, s) {
         double p = json_number_value(json_object_get(s, "predicted"));
-        json_object_set_new(s, "interval", json_pack("[f, f]", fmax(0, p * (1 - rel)),
-                                                     p * (1 + rel)));
+        double lo = fmax(0, p * (1 - rel));
+        if (least && isfinite(least[i]) && least[i] > lo) {
+            lo = fmin(p, least[i]);
+            floored++;
+        }
+        json_object_set_new(s, "interval", json_pack("[f, f]", lo, p * (1 + rel)));
         json_object_set_new(s, "error", json_null());
     }
     json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
+    return floored;
 }
 
 static double doc_mean(const json_t *doc)
@@ -319,12 +380,19 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = NULL;
         goto done;
     }
-    spread_cv(gp, x, n, o.ov, dev, &s_cv, &m_cv);
+    double s_dev;
+    spread_cv(gp, x, n, o.ov, dev, &s_cv, &s_dev, &m_cv);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
     double a = host.s_host * host.s_host * (1 + 1.0 / host.k), b = pow(s_cv * (1 + oct), 2);
     double tq = iteration_interval_t(a, host.k, b, m_cv, &df);
     double rel = fmax(tq * sqrt(a + b), 1.96 * 0.02);
-    set_intervals(doc, rel);
+    device_floor fl;
+    if (floor_at_device(gp[0], o.ov, r.dev_us, s_dev * (1 + oct), m_cv, &fl, err) < 0) {
+        json_decref(doc);
+        doc = NULL;
+        goto done;
+    }
+    int floored = set_intervals(doc, rel, fl.per);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
     if (r.unmatched_us > 0)
@@ -348,6 +416,12 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                            "host_p", isfinite(host.p) ? json_real(host.p) : json_null(),
                            "host_traces", host.k, "s_cv", s_cv, "octaves", oct, "relative", rel,
                            "t", tq, "df", isfinite(df) ? json_real(df) : json_null());
+    json_object_set_new(iv, "floor", floored ? json_string("device") : json_null());
+    json_object_set_new(iv, "device_step", isfinite(fl.mean) ? json_real(fl.mean) : json_null());
+    json_object_set_new(iv, "device_floor",
+                        isfinite(fl.mean) ? json_real(fl.mean * fl.keep) : json_null());
+    json_object_set_new(iv, "s_dev", json_real(s_dev));
+    free(fl.per);
     json_object_set_new(doc, "modelled",
                         json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, s:o, s:o, s:O}",
                                   "method", "operators", "at", at, "value", x[0], "values", xs,

@@ -24,17 +24,24 @@
  * estimated variances (s_host from k traces: k - 1; s_cv from m left-out
  * traces: m; an assumed s_cv: none lost) by Welch–Satterthwaite
  * (iteration_interval_t; 1.96 when neither is estimated), and at least
- * ±1.96·2%. Method "kernel_names": each kernel name's time per
- * launch fitted against the parameter (analysis/iteration_model.h), the first
- * trace's own overheads (the former method; also the fallback when a trace
- * carries no operator shapes, said in the warnings).
+ * ±1.96·2%. Its lower end is never below the device's part of the step:
+ * D·(1 - t_dev·s_dev·(1 + d)), D the step with every host overhead taken
+ * as zero, s_dev its leave-one-out error as s_cv's, t_dev Student's 97.5%
+ * quantile with its degrees of freedom (iteration_predict.c says why zero
+ * and not the least host time the traces support). Method "kernel_names":
+ * each kernel name's time per launch fitted against the parameter
+ * (analysis/iteration_model.h), the first trace's own overheads (the former
+ * method; also the fallback when a trace carries no operator shapes, said
+ * in the warnings).
  *
  * Answer: the document of iteration_analyse() with per step "interval" and
  * "error": null, and "modelled": {"method","at","value","values",
  * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
  * "host_spread" (s_H),"host_share","host_p" (Kruskal–Wallis between the
  * traces' per-step host times, null when untested),"host_traces",
- * "s_cv","octaves","relative","t","df"},"operators":[{"name","regressor","instances",
+ * "s_cv","octaves","relative","t","df","floor" ("device" when the device's
+ * part raised a step's lower end, else null),"device_step" (D, mean over the
+ * steps),"device_floor","s_dev"},"operators":[{"name","regressor","instances",
  * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
  * or null (the device whose peaks bound each instance's time from below:
  * o->device, else the built-in the first trace's deviceProperties name;

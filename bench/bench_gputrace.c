@@ -21,7 +21,9 @@
  *                    the same run; then GMAE, worst case and how many
  *                    intervals hold the measurement (goals 5%, 15%, 7 of 9
  *                    over three workloads), and the median half-width of
- *                    the intervals relative to the prediction.
+ *                    the intervals relative to the prediction; per run,
+ *                    "floor": "device" where the device's part of the step
+ *                    raised the interval's lower end (else null).
  * Exit 1 when a trace cannot be read.
  */
 #include <jansson.h>
@@ -252,10 +254,12 @@ static int run(const char *device, const workload *w, xg_trace *tr, const int *i
         json_array_foreach(json_object_get(json_object_get(doc, "modelled"), "warnings"), k, s)
             cl += (size_t)snprintf(codes + cl, sizeof codes - cl, "%s\"%s\"", k ? ", " : "",
                                    json_string_value(json_object_get(s, "code")));
+        const char *fl = json_string_value(json_object_get(
+            json_object_get(json_object_get(doc, "modelled"), "interval"), "floor"));
         printf(", \"%s\": {\"predicted_ms\": %.4f, \"interval_ms\": [%.4f, %.4f], \"error\": %.5f, "
-               "\"inside\": %s, \"warnings\": [%s]}",
+               "\"inside\": %s, \"floor\": %s%s%s, \"warnings\": [%s]}",
                method ? "by_kernel_names" : "by_operators", 1e3 * p, 1e3 * lo, 1e3 * hi, e,
-               in ? "true" : "false", codes);
+               in ? "true" : "false", fl ? "\"" : "", fl ? fl : "null", fl ? "\"" : "", codes);
         json_decref(doc);
     }
     printf("}\n");

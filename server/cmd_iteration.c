@@ -393,6 +393,12 @@ static void print_table(const json_t *doc)
                100 * jnum(hi, "host_spread"),
                (long long)json_integer_value(json_object_get(hi, "host_traces")), pv,
                100 * jnum(hi, "host_share"), 100 * jnum(hi, "s_host"));
+        const char *fl = json_string_value(json_object_get(hi, "floor"));
+        if (fl && !strcmp(fl, "device"))
+            printf("  lower end raised to the device's part of the step: %.3f ms (%.3f ms with "
+                   "no host overhead, less %.1f%% for its own error)\n",
+                   1e3 * jnum(hi, "device_floor"), 1e3 * jnum(hi, "device_step"),
+                   100 * (1 - jnum(hi, "device_floor") / jnum(hi, "device_step")));
     } else if (mod) {
         printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
                "(TRACE measured at %g; %lld kernels kept their measured times):\n",

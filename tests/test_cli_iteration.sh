@@ -25,6 +25,7 @@ expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.j
 G=tests/data/gpu
 refuse "traces of two devices" 'resnet18_bs32_a100.json.gz: different devices: trace 1 ran on NVIDIA A100-SXM4-80GB (compute capability 8.0, 79.3 GiB), trace 0 on NVIDIA H200 (compute capability 9.0, 139.8 GiB)' "$BIN" iteration $G/resnet18_bs16.json.gz --value 16 --trace-at 32=$G/resnet18_bs32_a100.json.gz --at 64
 expect "two devices with --mixed-devices" 0 '"code":"mixed_devices"' "$BIN" iteration $G/resnet18_bs16.json.gz --value 16 --trace-at 32=$G/resnet18_bs32_a100.json.gz --at 64 --mixed-devices --json
+expect "lower end floored at the device's part" 0 "lower end raised to the device's part of the step: 4\.80[0-9] ms (5\.088 ms with no host overhead" "$BIN" iteration $G/dlrm_bs4096.json.gz --value 4096 --trace-at 512=$G/dlrm_bs512.json.gz --trace-at 1024=$G/dlrm_bs1024.json.gz --trace-at 2048=$G/dlrm_bs2048.json.gz --at 8192
 usage_error "--mixed-devices without --at" '--mixed-devices goes with --at' "$BIN" iteration $G/resnet18_bs16.json.gz --mixed-devices
 usage_error "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
 usage_error "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4

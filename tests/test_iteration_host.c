@@ -17,12 +17,20 @@
  *     whole step: share 1, s_host = ln 1.1; the traces separate fully:
  *     H = 7.2, p = exp(−3.6) = 0.0273 < 0.05; the interval's half-width
  *     from the host alone t(2 df)·s_host·sqrt(1 + 1/3) = 0.47353;
+ *   - the interval's floor by hand: traces at 4, 1 and 2 whose hosts take
+ *     200, 220, 242 us a step (s_H = ln 1.1, share 1) and whose one kernel
+ *     runs 20 + 20x us (exactly linear in its FLOPs: s_cv = s_dev = 0),
+ *     at 8: 220 us ± 47.353%, the lower end 115.82 us below the device's
+ *     part with no host overhead, 1 + 180 = 181 us, raised to it
+ *     (floor "device");
  *   - the real DLRM traces (tests/data/gpu): the step at 4096 from 512,
  *     1024, 2048, 8192 and 16384 (measured 6.91 ms, a run whose host was
  *     faster than the five others): its interval holds it; ResNet-18 at
  *     512 and 256, where the device hides the host, keeps an interval
  *     within ±8%; DLRM at 8192 from the four below it (the fast 4096 among
- *     them) carries host_time_varies.
+ *     them) carries host_time_varies, and each step's lower end is at
+ *     least the device work predicted for it (4.74 ms; 2.61 ms before the
+ *     floor) and below the measured 8.25 ms.
  */
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
@@ -192,6 +200,105 @@ static void test_hand_traces(void)
     xg_overheads_free(&pooled);
 }
 
+/* A trace at batch size x of three 1000 us steps, each: aten::mm of
+ * [x, 8] x [8, 16] (T1 0, T2 5, its launch T4 5, T3 5 us) whose kernel runs
+ * 20 + 20x us, then aten::relu without launches for relu us (T5). */
+static int floor_trace(double x, double relu, xg_trace *t)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "{\"traceEvents\":[");
+    for (int s = 0; s < 3; s++)
+        n += snprintf(
+            buf + n, sizeof buf - (size_t)n,
+            "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,"
+            "\"tid\":1,\"ts\":%d,\"dur\":1000},"
+            "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+            "\"dur\":15,\"args\":{\"Input Dims\":[[%g,8],[8,16]],\"Input type\":[\"float\","
+            "\"float\"]}},"
+            "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+            "\"tid\":1,\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}},"
+            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm_k\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+            "\"dur\":%g,\"args\":{\"correlation\":%d,\"stream\":7}},"
+            "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,"
+            "\"ts\":%d,\"dur\":%g}",
+            s ? "," : "", s + 1, 1000 * s, 1000 * s, x, 1000 * s + 5, s + 1, 1000 * s + 8,
+            20 + 20 * x, s + 1, 1000 * s + 15, relu);
+    snprintf(buf + n, sizeof buf - (size_t)n, "]}");
+    xg_error err;
+    xg_trace_init(t);
+    ingest_input in = {.data = buf, .len = strlen(buf), .fd = -1};
+    int rc = iteration_load(&in, 1, t, &err);
+    if (rc < 0)
+        fprintf(stderr, "floor trace: %s\n", err.msg);
+    return rc;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+/* The floor by hand: traces at 4 (the reference), 1 and 2, whose hosts
+ * take 15 + 185, 15 + 205, 15 + 227 = 200, 220, 242 us a step (s_H = ln 1.1),
+ * predicted at 8. Pooled overheads T2 = T4 = T3 = 5 us, T5 of aten::relu the
+ * median 205 us: the host ends the step at 5 + 5 + 5 + 205 = 220 us while
+ * the kernel, 20 + 20·8 = 180 us from 5 + 5/2 us, ends at 187.5 us; scaled
+ * by 1.1^±1 the host still ends last (242 > 188.25, 200 > 186.8): share 1,
+ * s_host = ln 1.1. The kernel's time is linear in its FLOPs (256x), so
+ * every trace left out is predicted exactly: s_cv = s_dev = 0, and the
+ * half-width is t(2)·ln 1.1·sqrt(4/3) = 0.47353: [115.82, 324.18] us.
+ * The device's part, the overheads taken as zero: the kernel from the
+ * launch gap of 1 us, D = 181 us, exact (s_dev 0): the lower end 181 us. */
+static void test_floor_hand(void)
+{
+    const double xs[3] = {4, 1, 2}, relu[3] = {185, 205, 227};
+    xg_trace t[3];
+    const xg_trace *tp[3];
+    for (int j = 0; j < 3; j++) {
+        check(floor_trace(xs[j], relu[j], &t[j]) == 0, "floor trace at %g", xs[j]);
+        tp[j] = &t[j];
+    }
+    iteration_opts o = {.prof = {0, 0, 0}};
+    int bad;
+    xg_error err;
+    json_t *doc = iteration_predict_at(tp, xs, 3, 8, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    check(doc != NULL, "floor traces at 8: %s", doc ? "" : err.msg);
+    const json_t *mod = json_object_get(doc, "modelled");
+    const json_t *iv = json_object_get(mod, "interval");
+    check(!strcmp(json_string_value(json_object_get(mod, "method")), "operators") &&
+              check_close(num(mod, "gpu_time_at"), 180 * US, 1e-9, 0),
+          "by operator, the kernel at 8: %g us (want 180)", num(mod, "gpu_time_at") / US);
+    check(check_close(num(iv, "host_share"), 1, 1e-9, 0) &&
+              check_close(num(iv, "s_host"), log(1.1), 1e-9, 0) &&
+              fabs(num(iv, "s_cv")) < 1e-9 && fabs(num(iv, "s_dev")) < 1e-9 &&
+              check_close(num(iv, "relative"), 0.4735272239, 1e-8, 0),
+          "share %g, s_host %g, s_cv %g, s_dev %g, relative %.10f (want 0.4735272239)",
+          num(iv, "host_share"), num(iv, "s_host"), num(iv, "s_cv"), num(iv, "s_dev"),
+          num(iv, "relative"));
+    check(check_close(num(iv, "device_step"), 181 * US, 1e-9, 0) &&
+              check_close(num(iv, "device_floor"), 181 * US, 1e-9, 0) &&
+              json_is_string(json_object_get(iv, "floor")) &&
+              !strcmp(json_string_value(json_object_get(iv, "floor")), "device"),
+          "the device's part with no host: %g us, floor %g us (want 181), bound %s",
+          num(iv, "device_step") / US, num(iv, "device_floor") / US,
+          json_string_value(json_object_get(iv, "floor")));
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *r = json_object_get(s, "interval");
+        double p = num(s, "predicted"), lo = json_number_value(json_array_get(r, 0)),
+               hi = json_number_value(json_array_get(r, 1));
+        check(check_close(p, 220 * US, 1e-9, 0) && p * (1 - 0.4735272239) < 181 * US &&
+                  check_close(lo, 181 * US, 1e-9, 0) &&
+                  check_close(hi, 220 * US * 1.4735272239, 1e-8, 0),
+              "step %zu: %.3f us in [%.3f, %.3f] (want 220 in [181, 324.176]; unfloored "
+              "lower end 115.824)", i, p / US, lo / US, hi / US);
+    }
+    json_decref(doc);
+    for (int j = 0; j < 3; j++)
+        xg_trace_free(&t[j]);
+}
+
 static int load_file(const char *path, xg_trace *t)
 {
     xg_error err;
@@ -236,12 +343,16 @@ static json_t *predict(const char *wl, const double *sizes, int n, double at, do
     check(doc != NULL, "%s at %g: %s", wl, at, doc ? "" : err.msg);
     for (int k = 0; k < n; k++)
         xg_trace_free(&t[k]);
-    *p = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_predicted"));
-    double rel = json_number_value(
-        json_object_get(json_object_get(json_object_get(doc, "modelled"), "interval"),
-                        "relative"));
-    *lo = *p * fmax(0, 1 - rel);
-    *hi = *p * (1 + rel);
+    /* the steps' means, as bench/bench_gputrace.c reads them */
+    const json_t *st = json_object_get(doc, "steps");
+    size_t i, ns = json_array_size(st);
+    json_t *s;
+    *p = *lo = *hi = 0;
+    json_array_foreach(st, i, s) {
+        *p += json_number_value(json_object_get(s, "predicted")) / (double)ns;
+        *lo += json_number_value(json_array_get(json_object_get(s, "interval"), 0)) / (double)ns;
+        *hi += json_number_value(json_array_get(json_object_get(s, "interval"), 1)) / (double)ns;
+    }
     return doc;
 }
 
@@ -265,6 +376,40 @@ static void test_real(void)
     check(has_code(doc, "host_time_varies") && lo <= 8.2539e-3 && 8.2539e-3 <= hi,
           "DLRM at 8192 from 512..4096: host_time_varies, %.3f ms in [%.3f, %.3f]", p * 1e3,
           lo * 1e3, hi * 1e3);
+    /* there the host's spread (s_H 25%, t 3.17) took the symmetric lower end
+     * to 2.61 ms, below the 4.74 ms of device work predicted for the step:
+     * each step's lower end is no less than that, and still below the
+     * measured 8.2539 ms */
+    const json_t *mod = json_object_get(doc, "modelled");
+    double dev = json_number_value(json_object_get(mod, "gpu_time_at"));
+    iv = json_object_get(mod, "interval");
+    const char *bound = json_string_value(json_object_get(iv, "floor"));
+    int each = 1;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        double l = json_number_value(json_array_get(json_object_get(s, "interval"), 0));
+        each &= l >= dev && l <= 8.2539e-3;
+    }
+    check(dev > 4e-3 && each && bound && !strcmp(bound, "device") && lo >= dev &&
+              lo <= 8.2539e-3,
+          "DLRM at 8192: lower end %.3f ms >= the device work %.3f ms (floor %s, device's "
+          "part %.3f ms, floor %.3f ms)",
+          lo * 1e3, dev * 1e3, bound ? bound : "null",
+          1e3 * json_number_value(json_object_get(iv, "device_step")),
+          1e3 * json_number_value(json_object_get(iv, "device_floor")));
+    /* the floor: the device's part less its own error, t with the three
+     * left-out traces' degrees of freedom, widened by the octave beyond 4096;
+     * the steps' lower ends average to it (each its step's floor) */
+    double D = json_number_value(json_object_get(iv, "device_step")),
+           sd = json_number_value(json_object_get(iv, "s_dev")),
+           oct = json_number_value(json_object_get(iv, "octaves"));
+    double want = D * (1 - gsl_cdf_tdist_Pinv(0.975, 3) * sd * (1 + oct));
+    check(sd > 0 && sd < 0.05 && check_close(oct, 1, 1e-12, 0) &&
+              check_close(json_number_value(json_object_get(iv, "device_floor")), want, 1e-9, 0) &&
+              check_close(lo, want, 1e-9, 0),
+          "DLRM at 8192: floor %.4f ms = D %.4f ms x (1 - t(3)·%.4f·2) = %.4f ms", lo * 1e3,
+          D * 1e3, sd, want * 1e3);
     json_decref(doc);
     /* ResNet-18 at 512 and 256: the device hides the host, whose spread
      * between the traces (16-18%) must not widen the interval */
@@ -287,6 +432,7 @@ int main(void)
     test_pool();
     test_kruskal();
     test_hand_traces();
+    test_floor_hand();
     test_real();
     return check_summary();
 }
