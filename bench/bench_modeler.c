@@ -127,12 +127,14 @@ static double fit_rate(const series_set *s, int shared, const pmnf_options *o, d
 /* Series whose two models print differently. */
 static long count_differing(const series_set *s, const pmnf_model *a, const pmnf_model *b)
 {
-    char fa[512], fb[512];
     long n = 0;
     for (long k = 0; k < s->n; k++) {
-        pmnf_format(&a[k].f, s->layout.names, fa, sizeof fa);
-        pmnf_format(&b[k].f, s->layout.names, fb, sizeof fb);
-        n += strcmp(fa, fb) != 0;
+        /* whole texts: two models alike in their first bytes may differ after */
+        char *fa = pmnf_format_dup(&a[k].f, s->layout.names);
+        char *fb = pmnf_format_dup(&b[k].f, s->layout.names);
+        n += !fa || !fb || strcmp(fa, fb) != 0;
+        free(fa);
+        free(fb);
     }
     return n;
 }
