@@ -123,10 +123,10 @@ static int trace_size(api_ctx *ctx, PGconn *c, const api_request *req, api_respo
 /* "overheads": a set id or name of the tenant, into ov. 0, 1 (none asked),
  * -1 with resp answered. */
 static int request_set(PGconn *c, const api_request *req, const json_t *v, xg_overheads *ov,
-                        char *name, size_t cap, api_response *resp)
+                        char *name, size_t cap, iteration_opts *o, api_response *resp)
 {
     it_job_error e;
-    int rs = it_job_overheads(c, req->tenant_id, v, ov, name, cap, &e);
+    int rs = it_job_overheads(c, req->tenant_id, v, ov, name, cap, o, &e);
     if (rs < 0)
         job_problem(resp, &e);
     return rs;
@@ -357,7 +357,8 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
     const char *job = api_query(req, "job");
     it_job_in in = job_in(ctx, req, exp);
     it_job_error e;
-    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
+    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, &o,
+                         resp);
     if (rs >= 0 &&
         it_job_device(c, req->tenant_id, api_query(req, "device"), &dev, &has_dev, &e) < 0) {
         job_problem(resp, &e);
@@ -369,11 +370,6 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
         xg_overheads_free(&ov);
         free(kt);
         return NULL;
-    }
-    if (rs == 0) {
-        o.ov = &ov;
-        o.ov_source = "set";
-        o.ov_name = name;
     }
     o.device = has_dev ? &dev : NULL;
     json_t *doc = it_job_profile(ctx->db, c, &in, profile, &o, &e);
@@ -624,7 +620,8 @@ void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, resp);
+    int rs = request_set(c, req, json_object_get(body, "overheads"), &ov, name, sizeof name, &o,
+                         resp);
     if (rs < 0)
         goto done;
     int queue = 0;
@@ -635,11 +632,6 @@ void api_iteration_model(api_ctx *ctx, api_request *req, api_response *resp)
         c = NULL;
         queue_run(ctx, req, "iteration-model", body, resp);
         goto done;
-    }
-    if (rs == 0) {
-        o.ov = &ov;
-        o.ov_source = "set";
-        o.ov_name = name;
     }
     it_job_in in = job_in(ctx, req, exp);
     it_job_error e;

@@ -92,7 +92,7 @@ int it_job_load(PGconn *c, const it_job_in *in, int64_t profile, xg_trace *t, lo
 }
 
 int it_job_overheads(PGconn *c, int64_t tenant, const json_t *v, xg_overheads *ov, char *name,
-                     size_t cap, it_job_error *e)
+                     size_t cap, iteration_opts *o, it_job_error *e)
 {
     if (!v || json_is_null(v))
         return 1;
@@ -119,6 +119,9 @@ int it_job_overheads(PGconn *c, int64_t tenant, const json_t *v, xg_overheads *o
         an_problem_set(&e->p, 500, NULL, "the stored overhead set cannot be read");
         return failed(e);
     }
+    o->ov = ov;
+    o->ov_source = "set";
+    o->ov_name = name;
     return 0;
 }
 
@@ -299,15 +302,10 @@ static json_t *run_profile(store *db, const store_it_run *r, const json_t *body,
     if (!c)
         goto done;
     int rs = it_job_overheads(c, in->tenant, json_object_get(body, "overheads"), &ov, name,
-                              sizeof name, e);
+                              sizeof name, &o, e);
     if (rs < 0 || it_job_device(c, in->tenant, device, &dev, &has_dev, e) < 0) {
         store_release(db, c);
         goto done;
-    }
-    if (rs == 0) {
-        o.ov = &ov;
-        o.ov_source = "set";
-        o.ov_name = name;
     }
     o.device = has_dev ? &dev : NULL;
     doc = it_job_profile(db, c, in, r->profile_id, &o, e);
@@ -337,15 +335,10 @@ static json_t *run_model(store *db, const json_t *body, const it_job_in *in, it_
     if (!c)
         return NULL;
     int rs = it_job_overheads(c, in->tenant, json_object_get(body, "overheads"), &ov, name,
-                              sizeof name, e);
+                              sizeof name, &o, e);
     if (rs < 0) {
         store_release(db, c);
         return NULL;
-    }
-    if (rs == 0) {
-        o.ov = &ov;
-        o.ov_source = "set";
-        o.ov_name = name;
     }
     doc = it_job_model(db, c, in, body, n, at, method, &o, e);
     xg_overheads_free(&ov);

@@ -51,9 +51,10 @@ int it_job_trace_size(PGconn *c, const it_job_in *in, int64_t id, const char *fi
 int it_job_load(PGconn *c, const it_job_in *in, int64_t profile, xg_trace *t, long long *used,
                 const char *field, it_job_error *e);
 /* "overheads" of a request (v: a set's id or name, or absent/null) into ov
- * and its name into name[cap]. 0, 1 (none asked), or -1 with e. */
+ * and its name into name[cap], both then named in o as the analysis's set.
+ * 0, 1 (none asked, o unchanged), or -1 with e. */
 int it_job_overheads(PGconn *c, int64_t tenant, const json_t *v, xg_overheads *ov, char *name,
-                     size_t cap, it_job_error *e);
+                     size_t cap, iteration_opts *o, it_job_error *e);
 
 /* The GPU named by ?device= (NULL: none, *found 0): a built-in one or the
  * tenant's (404 naming "device"). 0, or -1 with e. */
