@@ -869,6 +869,18 @@ void simgraph_reader_free(simgraph_reader *r)
     free(r);
 }
 
+/* The end of a read: the reader finished after rc == 0, freed with the
+ * document it built when anything failed. rc, or the finish's -1. */
+static int reader_end(simgraph_reader *r, int rc)
+{
+    if (!rc)
+        rc = simgraph_reader_finish(r);
+    if (rc)
+        r->failed = 1;
+    simgraph_reader_free(r);
+    return rc;
+}
+
 int simgraph_read_json_pieces(const char *buf, size_t len, simgraph_doc *out, sim_error *e,
                               void (*done)(void *arg, size_t upto), void *arg)
 {
@@ -883,12 +895,7 @@ int simgraph_read_json_pieces(const char *buf, size_t len, simgraph_doc *out, si
         if (done)
             done(arg, at);
     }
-    if (!rc)
-        rc = simgraph_reader_finish(r);
-    if (rc)
-        r->failed = 1;
-    simgraph_reader_free(r);
-    return rc;
+    return reader_end(r, rc);
 }
 
 int simgraph_read_json(const char *buf, size_t len, simgraph_doc *out, sim_error *e)
@@ -902,10 +909,5 @@ int simgraph_read_json(const char *buf, size_t len, simgraph_doc *out, sim_error
     if (!r)
         return -1;
     int rc = simgraph_reader_feed(r, buf, len);
-    if (!rc)
-        rc = simgraph_reader_finish(r);
-    if (rc)
-        r->failed = 1;
-    simgraph_reader_free(r);
-    return rc;
+    return reader_end(r, rc);
 }

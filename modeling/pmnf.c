@@ -202,20 +202,15 @@ static void append_segmented(char *buf, size_t cap, size_t *len, const pmnf_segf
         append(buf, cap, len, " * ");
     *first = 0;
     append(buf, cap, len, "{");
-    append_segment(buf, cap, len, &s->s[0], name);
-    append(buf, cap, len, " for ");
-    append(buf, cap, len, name);
-    append(buf, cap, len, "<=");
-    pmnf_format_double(s->upto, num);
-    append(buf, cap, len, num);
-    append(buf, cap, len, "; ");
-    append_segment(buf, cap, len, &s->s[1], name);
-    append(buf, cap, len, " for ");
-    append(buf, cap, len, name);
-    append(buf, cap, len, ">=");
-    pmnf_format_double(s->from, num);
-    append(buf, cap, len, num);
-    append(buf, cap, len, "}");
+    for (int k = 0; k < 2; k++) {
+        append_segment(buf, cap, len, &s->s[k], name);
+        append(buf, cap, len, " for ");
+        append(buf, cap, len, name);
+        append(buf, cap, len, k ? ">=" : "<=");
+        pmnf_format_double(k ? s->from : s->upto, num);
+        append(buf, cap, len, num);
+        append(buf, cap, len, k ? "}" : "; ");
+    }
 }
 
 size_t pmnf_format(const pmnf_function *f, const char *const *names, char *buf, size_t cap)
