@@ -23,6 +23,10 @@
  *     at 8: 220 us ± 47.353%, the lower end 115.82 us below the device's
  *     part with no host overhead, 1 + 180 = 181 us, raised to it
  *     (floor "device");
+ *   - the floor where the device's model errs: kernels of 102, 40 and 60 us
+ *     at 4, 1 and 2 (off the line by 2 us at 4): s_dev 0.0188988 by leaving
+ *     out 1 and 2 (errors -1/41, +2/183), D 186.770 us at 8 (weighted least
+ *     squares by hand), floor D·(1 - t(2)·s_dev·2) = 156.3955 us;
  *   - the real DLRM traces (tests/data/gpu): the step at 4096 from 512,
  *     1024, 2048, 8192 and 16384 (measured 6.91 ms, a run whose host was
  *     faster than the five others): its interval holds it; ResNet-18 at
@@ -202,8 +206,8 @@ static void test_hand_traces(void)
 
 /* A trace at batch size x of three 1000 us steps, each: aten::mm of
  * [x, 8] x [8, 16] (T1 0, T2 5, its launch T4 5, T3 5 us) whose kernel runs
- * 20 + 20x us, then aten::relu without launches for relu us (T5). */
-static int floor_trace(double x, double relu, xg_trace *t)
+ * kern us, then aten::relu without launches for relu us (T5). */
+static int floor_trace(double x, double kern, double relu, xg_trace *t)
 {
     char buf[4096];
     int n = snprintf(buf, sizeof buf, "{\"traceEvents\":[");
@@ -221,8 +225,8 @@ static int floor_trace(double x, double relu, xg_trace *t)
             "\"dur\":%g,\"args\":{\"correlation\":%d,\"stream\":7}},"
             "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,"
             "\"ts\":%d,\"dur\":%g}",
-            s ? "," : "", s + 1, 1000 * s, 1000 * s, x, 1000 * s + 5, s + 1, 1000 * s + 8,
-            20 + 20 * x, s + 1, 1000 * s + 15, relu);
+            s ? "," : "", s + 1, 1000 * s, 1000 * s, x, 1000 * s + 5, s + 1, 1000 * s + 8, kern,
+            s + 1, 1000 * s + 15, relu);
     snprintf(buf + n, sizeof buf - (size_t)n, "]}");
     xg_error err;
     xg_trace_init(t);
@@ -255,7 +259,8 @@ static void test_floor_hand(void)
     xg_trace t[3];
     const xg_trace *tp[3];
     for (int j = 0; j < 3; j++) {
-        check(floor_trace(xs[j], relu[j], &t[j]) == 0, "floor trace at %g", xs[j]);
+        check(floor_trace(xs[j], 20 + 20 * xs[j], relu[j], &t[j]) == 0, "floor trace at %g",
+              xs[j]);
         tp[j] = &t[j];
     }
     iteration_opts o = {.prof = {0, 0, 0}};
@@ -293,6 +298,101 @@ static void test_floor_hand(void)
                   check_close(hi, 220 * US * 1.4735272239, 1e-8, 0),
               "step %zu: %.3f us in [%.3f, %.3f] (want 220 in [181, 324.176]; unfloored "
               "lower end 115.824)", i, p / US, lo / US, hi / US);
+    }
+    json_decref(doc);
+    for (int j = 0; j < 3; j++)
+        xg_trace_free(&t[j]);
+}
+
+/* The floor with a device model that errs (s_dev > 0), by hand: the traces
+ * of test_floor_hand (x = 4, the reference, 1 and 2; hosts 200, 220, 242 us
+ * a step) but kernels of 102, 40 and 60 us, not on one line (20 + 20x would
+ * give 100 at 4). Work is 256x FLOPs; a fit of two points is their line
+ * whatever the weights, so in units of x:
+ *   left out 1: the line through (4, 102), (2, 60): 18 + 21x, 39 us at 1;
+ *     the device's part (launch gap 1 us + kernel) 40 against 41 measured:
+ *     relative error -1/41;
+ *   left out 2: the line through (4, 102), (1, 40): 58/3 + 62/3·x, 182/3
+ *     at 2: 1 + 182/3 = 185/3 against 61 = 183/3: +2/183;
+ *   s_dev = sqrt(((1/41)² + (2/183)²) / 2) = sqrt((5.94884e-4 + 1.19442e-4)
+ *     / 2) = 0.0188988, from m = 2 left-out traces: t_dev = t(2 df) =
+ *     sqrt(2 / (4·0.975·0.025) - 2) = 4.3026527;
+ *   at 8, one octave beyond 4: d = 1;
+ *   D: the kernel at 8 by weighted least squares around x* = 8, weights
+ *     exp(-½ log2(x/8)²) = e^-½, e^-2, e^-4.5 = 0.606531, 0.135335,
+ *     0.011109 (sum 0.752975) for x = 4, 2, 1: weighted means x̄ = 3.596271,
+ *     t̄ = 93.536452; Sxx = 0.518590, Sxy = 10.861539, b = 20.944384,
+ *     a = 18.214764 > 0: 185.769835 us at 8; D = 1 + that = 186.769835 us;
+ *   floor D·(1 - t_dev·s_dev·(1 + d)) = 186.769835 × (1 - 4.3026527 ×
+ *     0.0188988 × 2) = 186.769835 × 0.837370 = 156.3955 us.
+ * The step stays the host's (220 us: the kernel ends at 7.5 + 185.77 us,
+ * before the host's 220, also with the overheads scaled by 1/1.1: 192.6 <
+ * 200), so every trace left out is predicted exactly (s_cv = 0) and the
+ * half-width is the host's alone, 0.47353: the symmetric lower end 115.82 us
+ * is raised to the floor, 156.40 us; the upper end stays 324.18 us. */
+static void test_floor_sdev(void)
+{
+    const double xs[3] = {4, 1, 2}, kern[3] = {102, 40, 60}, relu[3] = {185, 205, 227};
+    xg_trace t[3];
+    const xg_trace *tp[3];
+    for (int j = 0; j < 3; j++) {
+        check(floor_trace(xs[j], kern[j], relu[j], &t[j]) == 0, "floor trace at %g", xs[j]);
+        tp[j] = &t[j];
+    }
+    /* the arithmetic above */
+    double w[3], sw = 0, xm = 0, tm = 0, sxx = 0, sxy = 0;
+    for (int j = 0; j < 3; j++) {
+        double l = log2(xs[j] / 8);
+        w[j] = exp(-0.5 * l * l);
+        sw += w[j];
+        xm += w[j] * xs[j];
+        tm += w[j] * kern[j];
+    }
+    xm /= sw;
+    tm /= sw;
+    for (int j = 0; j < 3; j++) {
+        sxx += w[j] * (xs[j] - xm) * (xs[j] - xm);
+        sxy += w[j] * (xs[j] - xm) * (kern[j] - tm);
+    }
+    double b = sxy / sxx, a = tm - b * xm;
+    double D = (1 + a + 8 * b) * US;
+    double s_dev = sqrt((pow(1.0 / 41, 2) + pow(2.0 / 183, 2)) / 2);
+    double t_dev = sqrt(2 / (4 * 0.975 * 0.025) - 2);
+    double floor_ = D * (1 - t_dev * s_dev * (1 + 1));
+    check(a > 0 && check_close(D, 186.769835 * US, 1e-8, 0) &&
+              check_close(s_dev, 0.0188988, 1e-5, 0) &&
+              check_close(t_dev, gsl_cdf_tdist_Pinv(0.975, 2), 1e-12, 0) &&
+              check_close(floor_, 156.3955 * US, 1e-6, 0),
+          "the hand arithmetic: D %.6f us, s_dev %.7f, t_dev %.7f, floor %.4f us", D / US, s_dev,
+          t_dev, floor_ / US);
+    iteration_opts o = {.prof = {0, 0, 0}};
+    int bad;
+    xg_error err;
+    json_t *doc = iteration_predict_at(tp, xs, 3, 8, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    check(doc != NULL, "floor traces (s_dev > 0) at 8: %s", doc ? "" : err.msg);
+    const json_t *iv = json_object_get(json_object_get(doc, "modelled"), "interval");
+    check(check_close(num(iv, "s_dev"), s_dev, 1e-9, 0) && fabs(num(iv, "s_cv")) < 1e-9 &&
+              check_close(num(iv, "octaves"), 1, 1e-12, 0) &&
+              check_close(num(iv, "relative"), 0.4735272239, 1e-8, 0),
+          "s_dev %.7f (want %.7f), s_cv %g, octaves %g, relative %.10f", num(iv, "s_dev"), s_dev,
+          num(iv, "s_cv"), num(iv, "octaves"), num(iv, "relative"));
+    const char *fl = json_string_value(json_object_get(iv, "floor"));
+    check(check_close(num(iv, "device_step"), D, 1e-9, 0) &&
+              check_close(num(iv, "device_floor"), floor_, 1e-9, 0) && fl &&
+              !strcmp(fl, "device"),
+          "device_step %.6f us (want %.6f), device_floor %.4f us (want %.4f), floor %s",
+          num(iv, "device_step") / US, D / US, num(iv, "device_floor") / US, floor_ / US,
+          fl ? fl : "null");
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *r = json_object_get(s, "interval");
+        double p = num(s, "predicted"), lo = json_number_value(json_array_get(r, 0)),
+               hi = json_number_value(json_array_get(r, 1));
+        check(check_close(p, 220 * US, 1e-9, 0) && check_close(lo, floor_, 1e-9, 0) &&
+                  check_close(hi, 220 * US * 1.4735272239, 1e-8, 0),
+              "step %zu: %.3f us in [%.4f, %.3f] (want 220 in [%.4f, 324.176])", i, p / US,
+              lo / US, hi / US, floor_ / US);
     }
     json_decref(doc);
     for (int j = 0; j < 3; j++)
@@ -433,6 +533,7 @@ int main(void)
     test_kruskal();
     test_hand_traces();
     test_floor_hand();
+    test_floor_sdev();
     test_real();
     return check_summary();
 }
