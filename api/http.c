@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api/http.h"
+#include "common/jsonb.h"
 
 static const char *kv_find(const api_kv *kv, size_t n, const char *name, int nocase)
 {
@@ -61,6 +62,32 @@ json_t *api_next_cursor(int more, int64_t last)
     char text[32];
     snprintf(text, sizeof text, "%" PRId64, last);
     return json_string(text);
+}
+
+static json_t *jsonb_or_null(const char *text)
+{
+    json_t *j = text ? jsonb_parse(text, 0) : NULL;
+    return j ? j : json_null();
+}
+
+json_t *api_queued_run_json(const store_queued_run *r, int trace)
+{
+    json_t *v = json_pack("{s:I, s:o}", "id", (json_int_t)r->id, "experiment",
+                          r->experiment_id > 0 ? json_integer(r->experiment_id) : json_null());
+    if (trace)
+        json_object_set_new(v, "profile", json_integer(r->profile_id));
+    json_object_set_new(v, "kind", json_string(r->kind));
+    json_object_set_new(v, "state", json_string(r->state));
+    json_object_set_new(v, "attempts", json_integer(r->attempts));
+    if (!trace)
+        json_object_set_new(v, "request", jsonb_or_null(r->request));
+    const char *ts[] = {r->created_at, r->started_at, r->finished_at};
+    const char *keys[] = {"created_at", "started_at", "finished_at"};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(v, keys[i], ts[i][0] ? json_string(ts[i]) : json_null());
+    json_object_set_new(v, "result", jsonb_or_null(r->result));
+    json_object_set_new(v, "error", jsonb_or_null(r->error));
+    return v;
 }
 
 const char *api_header(const api_request *req, const char *name)

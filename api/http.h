@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/queued_run.h"
 
 #define API_MAX_PATH_PARAMS 4
 #define API_MAX_RESPONSE_HEADERS 5
@@ -88,6 +89,12 @@ int api_page_query(const api_request *req, api_response *resp, long dflt, long m
 /* The next_cursor of a page whose last item has id last: a string, or null
  * when there is no more (more == 0). */
 json_t *api_next_cursor(int more, int64_t last);
+/* A run queued for the job workers (store/queued_run.h) as its GET and its
+ * 202 show it: id, experiment (null for none), profile (trace analyses:
+ * trace 1), kind, state, attempts, request (searches: trace 0), created_at,
+ * started_at, finished_at (null until then), result and error (the stored
+ * JSON, null when none). */
+json_t *api_queued_run_json(const store_queued_run *r, int trace);
 
 /* Reason phrase for a status ("Not Found"). */
 const char *api_status_title(int status);

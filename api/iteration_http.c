@@ -382,27 +382,6 @@ static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *bod
 
 /* ---- analyses as jobs ------------------------------------------------------------------ */
 
-static json_t *text_or_null(const char *text)
-{
-    json_t *j = text ? jsonb_parse(text, 0) : NULL;
-    return j ? j : json_null();
-}
-
-static json_t *run_view(const store_it_run *r)
-{
-    json_t *v = json_pack("{s:I, s:o, s:I, s:s, s:s, s:i}", "id", (json_int_t)r->id, "experiment",
-                          r->experiment_id > 0 ? json_integer(r->experiment_id) : json_null(),
-                          "profile", (json_int_t)r->profile_id, "kind", r->kind, "state",
-                          r->state, "attempts", r->attempts);
-    const char *ts[] = {r->created_at, r->started_at, r->finished_at};
-    const char *keys[] = {"created_at", "started_at", "finished_at"};
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(v, keys[i], ts[i][0] ? json_string(ts[i]) : json_null());
-    json_object_set_new(v, "result", text_or_null(r->result));
-    json_object_set_new(v, "error", text_or_null(r->error));
-    return v;
-}
-
 /* ?job=auto|always. 0, or -1 after a 400. */
 static int check_job_param(const api_request *req, api_response *resp)
 {
@@ -452,7 +431,7 @@ static void queue_run(api_ctx *ctx, api_request *req, const char *kind, const js
         api_store_problem(resp, &err);
         return;
     }
-    api_send_json(resp, 202, run_view(&r));
+    api_send_json(resp, 202, api_queued_run_json(&r, 1));
     if (tenant_level)
         api_add_header(resp, "Location", "/v1/analyses/%" PRId64, r.id);
     else
@@ -504,7 +483,7 @@ void api_analysis_get(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         return;
     }
-    api_send_json(resp, 200, run_view(&r));
+    api_send_json(resp, 200, api_queued_run_json(&r, 1));
     store_queued_run_free(&r);
 }
 

@@ -34,27 +34,6 @@ int api_search_job_param(const api_request *req, api_response *resp, int *always
     return 0;
 }
 
-static json_t *text_or_null(const char *text)
-{
-    json_t *v = text ? jsonb_parse(text, 0) : NULL;
-    return v ? v : json_null();
-}
-
-static json_t *run_view(const store_search_run *r)
-{
-    json_t *v = json_pack("{s:I, s:I, s:s, s:s, s:i}", "id", (json_int_t)r->id, "experiment",
-                          (json_int_t)r->experiment_id, "kind", r->kind, "state", r->state,
-                          "attempts", r->attempts);
-    json_object_set_new(v, "request", text_or_null(r->request));
-    const char *ts[] = {r->created_at, r->started_at, r->finished_at};
-    const char *keys[] = {"created_at", "started_at", "finished_at"};
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(v, keys[i], ts[i][0] ? json_string(ts[i]) : json_null());
-    json_object_set_new(v, "result", text_or_null(r->result));
-    json_object_set_new(v, "error", text_or_null(r->error));
-    return v;
-}
-
 void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, int64_t exp,
                       const char *kind, const json_t *body)
 {
@@ -81,7 +60,7 @@ void api_search_queue(api_ctx *ctx, const api_request *req, api_response *resp, 
         api_store_problem(resp, &err);
         return;
     }
-    api_send_json(resp, 202, run_view(&r));
+    api_send_json(resp, 202, api_queued_run_json(&r, 0));
     api_add_header(resp, "Location", "/v1/experiments/%" PRId64 "/searches/%" PRId64, exp, r.id);
     store_queued_run_free(&r);
 }
@@ -101,7 +80,7 @@ void api_search_get(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         return;
     }
-    api_send_json(resp, 200, run_view(&r));
+    api_send_json(resp, 200, api_queued_run_json(&r, 0));
     store_queued_run_free(&r);
 }
 
