@@ -114,8 +114,9 @@ static int fit(pmnf_modeler *m, pmnf_modeler_kind k, const series_view *v, pmnf_
     return pmnf_fit(m, &d, out, err, sizeof err);
 }
 
-/* The bytes a client sees: the function and the prediction at the horizon. */
-static void answer_text(const pmnf_model *md, const series_view *v, char *buf, size_t cap)
+/* The bytes a client sees: the function and the prediction at the horizon,
+ * whole (malloc'ed: the caller frees it); NULL when out of memory. */
+static char *answer_text(const pmnf_model *md, const series_view *v)
 {
     static const char *const names[PMNF_MAX_PARAMS] = {"a", "b", "c", "d", "e", "f", "g", "h"};
     double point[PMNF_MAX_PARAMS], val, lo, hi;
@@ -126,12 +127,17 @@ static void answer_text(const pmnf_model *md, const series_view *v, char *buf, s
                 point[p] = v->coords[(size_t)i * v->np + p];
         point[p] *= PMNF_HORIZON;
     }
-    size_t len = pmnf_format(&md->f, names, buf, cap);
-    if (md->nsegments == 2 && len < cap)
-        len += pmnf_format(&md->f2, names, buf + len, cap - len);
+    char *f = pmnf_format_dup(&md->f, names);
+    char *f2 = md->nsegments == 2 ? pmnf_format_dup(&md->f2, names) : NULL;
+    char *text = NULL;
     pmnf_predict(md, point, &val, &lo, &hi);
-    if (len < cap)
-        snprintf(buf + len, cap - len, " @%.17g [%.17g, %.17g] w%u", val, lo, hi, md->warnings);
+    if (f && (md->nsegments != 2 || f2) &&
+        asprintf(&text, "%s%s @%.17g [%.17g, %.17g] w%u", f, f2 ? f2 : "", val, lo, hi,
+                 md->warnings) < 0)
+        text = NULL;
+    free(f);
+    free(f2);
+    return text;
 }
 
 /* The point with the largest coordinates (sum of their logarithms relative
@@ -186,22 +192,23 @@ static void audit_series(pmnf_modeler *m, pmnf_modeler_kind k, const series_view
     }
     view_free(&o);
     /* other orders */
-    char ref[2048], alt[2048];
-    answer_text(&md, v, ref, sizeof ref);
+    char *ref = answer_text(&md, v);
     int *perm = malloc(sizeof(int) * (size_t)v->n), differs = 0;
-    for (int variant = 0; perm && variant < 3 && !differs; variant++) {
+    for (int variant = 0; ref && perm && variant < 3 && !differs; variant++) {
         for (int i = 0; i < v->n; i++)
             perm[i] = variant == 0 ? v->n - 1 - i
                       : variant == 1 ? (i + v->n / 2) % v->n
                                      : (i % 2 ? v->n - 1 - i / 2 : i / 2);
         series_view pv = {0};
         if (view_pick(v, -1, perm, variant != 1, &pv) == 0 && fit(m, k, &pv, &again) == 0) {
-            answer_text(&again, &pv, alt, sizeof alt);
-            differs = strcmp(ref, alt) != 0;
+            char *alt = answer_text(&again, &pv);
+            differs = alt && strcmp(ref, alt) != 0;
+            free(alt);
         }
         view_free(&pv);
     }
     free(perm);
+    free(ref);
     c->order_dependent += differs;
     if (impossible || missed || differs)
         printf("{\"figure\": \"modeler_audit_series\", \"modeler\": \"%s\", \"series\": \"%s\", "
