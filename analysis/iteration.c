@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/iteration.h"
+#include "analysis/iteration_host.h"
 
 /* ---- overhead sets ---------------------------------------------------------------- */
 
@@ -519,13 +520,7 @@ json_t *iteration_analyse(const xg_trace *t, const iteration_opts *o, xg_error *
     const xg_overheads *ov = o->ov;
     json_t *doc = NULL;
     if (!ov) {
-        xg_ov_samples s;
-        xg_ov_samples_init(&s, &o->prof);
-        int rc = xg_ov_collect(&s, &g, err);
-        if (rc == 0)
-            rc = xg_ov_summarise_release(&s, &own, err);
-        xg_ov_samples_free(&s);
-        if (rc < 0)
+        if (iteration_host_own(&g, &o->prof, &own, err) < 0)
             goto done;
         ov = &own;
     }

@@ -47,6 +47,18 @@ double iteration_host_device_steps(const xg_graph *g, const xg_overheads *ov,
     return m;
 }
 
+int iteration_host_own(const xg_graph *g, const xg_ov_options *prof, xg_overheads *out,
+                       xg_error *err)
+{
+    xg_ov_samples s;
+    xg_ov_samples_init(&s, prof);
+    int rc = xg_ov_collect(&s, g, err);
+    if (rc == 0)
+        rc = xg_ov_summarise_release(&s, out, err);
+    xg_ov_samples_free(&s);
+    return rc;
+}
+
 int iteration_host_pool(const xg_graph *const *g, int n, const xg_ov_options *prof,
                         xg_overheads *out, xg_error *err)
 {
@@ -56,14 +68,8 @@ int iteration_host_pool(const xg_graph *const *g, int n, const xg_ov_options *pr
         return -1;
     }
     int rc = 0, done = 0;
-    for (; done < n && rc == 0; done++) {
-        xg_ov_samples s;
-        xg_ov_samples_init(&s, prof);
-        rc = xg_ov_collect(&s, g[done], err);
-        if (rc == 0)
-            rc = xg_ov_summarise_release(&s, &own[done], err);
-        xg_ov_samples_free(&s);
-    }
+    for (; done < n && rc == 0; done++)
+        rc = iteration_host_own(g[done], prof, &own[done], err);
     if (rc == 0)
         rc = xg_ov_pool(own, n, out, err);
     for (int j = 0; j < done; j++)

@@ -56,8 +56,13 @@ double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const doub
 double iteration_host_device_steps(const xg_graph *g, const xg_overheads *ov,
                                    const double *dev_us, double *per);
 
+/* The overheads of g's own trace summarised (prof), as iteration_analyse
+ * takes them when no set is given. 0, or -1 with err. */
+int iteration_host_own(const xg_graph *g, const xg_ov_options *prof, xg_overheads *out,
+                       xg_error *err);
+
 /* The overheads of g[0..n) pooled with a robust centre: each trace's own
- * summary (prof), then xg_ov_pool. 0, or -1 with err. */
+ * summary (iteration_host_own), then xg_ov_pool. 0, or -1 with err. */
 int iteration_host_pool(const xg_graph *const *g, int n, const xg_ov_options *prof,
                         xg_overheads *out, xg_error *err);
 

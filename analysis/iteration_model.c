@@ -26,6 +26,35 @@ static int launch_means(const xg_graph *g, double *sum, long long *cnt)
     return 0;
 }
 
+double *iteration_kmodels_dev_us(const xg_graph *g, const xg_kt_entry *kt, int n)
+{
+    const xg_trace *t = g->t;
+    double *us = malloc((t->n ? t->n : 1) * sizeof *us);
+    int *entry = malloc((size_t)(t->nnames > 0 ? t->nnames : 1) * sizeof *entry);
+    if (!us || !entry) {
+        free(us);
+        free(entry);
+        return NULL;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        us[i] = NAN;
+    for (int i = 0; i < t->nnames; i++)
+        entry[i] = -1;
+    for (int k = 0; k < n; k++) {
+        int id = xg_trace_find(t, kt[k].name, strlen(kt[k].name));
+        if (id >= 0)
+            entry[id] = k;
+    }
+    for (int d = 0; d < g->ndev; d++) {
+        const xg_event *e = &t->ev[g->dev[d]];
+        int k = entry[e->name];
+        if (k >= 0)
+            us[g->dev[d]] = kt[k].scale > 0 ? e->dur * kt[k].scale : kt[k].seconds * 1e6;
+    }
+    free(entry);
+    return us;
+}
+
 void iteration_kmodels_free(iteration_kmodels *m)
 {
     free(m->value);

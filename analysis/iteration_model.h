@@ -34,4 +34,11 @@ int iteration_model_kernels(const xg_trace *const *traces, const double *x, int 
                             iteration_kmodels *out, xg_error *err);
 void iteration_kmodels_free(iteration_kmodels *m);
 
+/* A table of kernel times by kernel name (kt[0..n), as m->value) as the
+ * device time of each of g's device events (us per event index of g's
+ * trace, NAN where no entry names the kernel: xg_cp_options.dev_us), for
+ * the steps of g computed as with the table. Malloc'ed; NULL when out of
+ * memory. */
+double *iteration_kmodels_dev_us(const xg_graph *g, const xg_kt_entry *kt, int n);
+
 #endif

@@ -19,13 +19,52 @@ static void warn(json_t *w, json_t *obj)
     json_array_append_new(w, obj);
 }
 
+/* A device model: graphs[0]'s device times (us per event index of its
+ * trace, NAN where kept as measured) at `at` from graphs[0..n) at x[0..n),
+ * malloc'ed into *dev_us; 0, or -1 (the fold is skipped). */
+typedef int (*device_model)(const xg_graph *const *g, const double *x, int n, double at,
+                            const void *arg, double **dev_us);
+
+/* By operator (xg_opmodel.h), arg the device whose peaks bound the times. */
+static int model_operators(const xg_graph *const *g, const double *x, int n, double at,
+                           const void *arg, double **dev_us)
+{
+    xg_opm_result r;
+    xg_error err;
+    if (xg_opmodel_dev(g, x, n, at, arg, &r, &err) < 0)
+        return -1;
+    *dev_us = r.dev_us;
+    r.dev_us = NULL;
+    xg_opm_result_free(&r);
+    return 0;
+}
+
+/* By kernel name (iteration_model.h), the table of the values. */
+static int model_kernel_names(const xg_graph *const *g, const double *x, int n, double at,
+                              const void *arg, double **dev_us)
+{
+    (void)arg;
+    const xg_trace *t[64];
+    for (int i = 0; i < n; i++)
+        t[i] = g[i]->t;
+    iteration_kmodels km = {0};
+    xg_error err;
+    if (iteration_model_kernels(t, x, n, at, &km, &err) < 0)
+        return -1;
+    *dev_us = iteration_kmodels_dev_us(g[0], km.value, km.n);
+    iteration_kmodels_free(&km);
+    return *dev_us ? 0 : -1;
+}
+
 /* The interval's model part: s_cv by leaving each other trace out (from
- * m_cv traces; 0: none, s_cv assumed), and s_dev the same for the device's
- * part of the step alone (Algorithm 1 with the overheads taken as zero,
- * iteration_host_device_steps): the left-out trace's own device part
- * against the one predicted for it from the others. */
+ * m_cv traces; 0: none, s_cv assumed), the device times of the reference
+ * at the left-out trace's size from the model given, and s_dev the same for
+ * the device's part of the step alone (Algorithm 1 with the overheads taken
+ * as zero, iteration_host_device_steps): the left-out trace's own device
+ * part against the one predicted for it from the others. */
 static void spread_cv(const xg_graph *const *g, const double *x, int n, const xg_overheads *pooled,
-                      const xg_device *dev, double *s_cv, double *s_dev, int *m_cv)
+                      device_model model, const void *arg, double *s_cv, double *s_dev,
+                      int *m_cv)
 {
     const xg_graph *sub[64];
     double xs[64];
@@ -38,15 +77,14 @@ static void spread_cv(const xg_graph *const *g, const double *x, int n, const xg
                 sub[k] = g[i];
                 xs[k++] = x[i];
             }
-        xg_opm_result r;
-        xg_error err;
-        if (xg_opmodel_dev(sub, xs, k, x[j], dev, &r, &err) < 0)
+        double *dev_us;
+        if (model(sub, xs, k, x[j], arg, &dev_us) < 0)
             continue;
-        double p = iteration_host_step(g[0], pooled, r.dev_us),
+        double p = iteration_host_step(g[0], pooled, dev_us),
                q = iteration_host_step(g[j], pooled, NULL),
-               pd = iteration_host_device_steps(g[0], pooled, r.dev_us, NULL),
+               pd = iteration_host_device_steps(g[0], pooled, dev_us, NULL),
                qd = iteration_host_device_steps(g[j], pooled, NULL, NULL);
-        xg_opm_result_free(&r);
+        free(dev_us);
         if (isfinite(p) && q > 0 && isfinite(pd) && qd > 0) {
             sum2 += (p - q) * (p - q) / (q * q);
             dev2 += (pd - qd) * (pd - qd) / (qd * qd);
@@ -173,26 +211,78 @@ static json_t *families(const xg_opm_result *r)
     return top;
 }
 
-/* Each step's interval predicted × (1 ± rel), its lower end raised to the
- * step's floor least[i] where that is higher (least NULL: none); the steps
- * whose lower end the floor set, counted. */
-static int set_intervals(json_t *doc, double rel, const double *least)
+/* Each step's interval predicted × (1 ± rel); where ends gives each step's
+ * interval by another model (the steps of ends[0] and ends[1]: every kernel
+ * at its lower, or upper, end), rel·predicted is joined in quadrature to
+ * each end's distance from the prediction instead. Its lower end raised to
+ * the step's floor least[i] where that is higher (least NULL: none); the
+ * steps whose lower end the floor set, counted. */
+static int set_intervals(json_t *doc, double rel, json_t *const *ends, const double *least)
 {
     size_t i;
     json_t *s;
     int floored = 0;
     json_array_foreach(json_object_get(doc, "steps"), i, s) {
         double p = json_number_value(json_object_get(s, "predicted"));
-        double lo = fmax(0, p * (1 - rel));
+        double lo = fmax(0, p * (1 - rel)), hi = p * (1 + rel);
+        if (ends) {
+            double l = json_number_value(
+                       json_object_get(json_array_get(json_object_get(ends[0], "steps"), i),
+                                       "predicted")),
+                   h = json_number_value(
+                       json_object_get(json_array_get(json_object_get(ends[1], "steps"), i),
+                                       "predicted"));
+            lo = fmax(0, p - hypot(fmax(0, p - l), p * rel));
+            hi = p + hypot(fmax(0, h - p), p * rel);
+        }
         if (least && isfinite(least[i]) && least[i] > lo) {
             lo = fmin(p, least[i]);
             floored++;
         }
-        json_object_set_new(s, "interval", json_pack("[f, f]", lo, p * (1 + rel)));
+        json_object_set_new(s, "interval", json_pack("[f, f]", lo, hi));
         json_object_set_new(s, "error", json_null());
     }
     json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
     return floored;
+}
+
+/* The host's spread and the device floor of an answer, with s_cv where the
+ * interval carries one (NULL: kernel_names, whose model part is each step's
+ * kernel ends). */
+static json_t *interval_json(const iteration_host *host, const double *s_cv, double oct,
+                             double rel, double tq, double df, int floored,
+                             const device_floor *fl, double s_dev)
+{
+    json_t *iv = json_pack("{s:f, s:f, s:f, s:o, s:i}", "s_host", host->s_host, "host_spread",
+                           host->s_H, "host_share", host->share, "host_p",
+                           isfinite(host->p) ? json_real(host->p) : json_null(), "host_traces",
+                           host->k);
+    if (s_cv)
+        json_object_set_new(iv, "s_cv", json_real(*s_cv));
+    json_object_set_new(iv, "octaves", json_real(oct));
+    json_object_set_new(iv, "relative", json_real(rel));
+    json_object_set_new(iv, "t", json_real(tq));
+    json_object_set_new(iv, "df", isfinite(df) ? json_real(df) : json_null());
+    json_object_set_new(iv, "floor", floored ? json_string("device") : json_null());
+    json_object_set_new(iv, "device_step", isfinite(fl->mean) ? json_real(fl->mean) : json_null());
+    json_object_set_new(iv, "device_floor",
+                        isfinite(fl->mean) ? json_real(fl->mean * fl->keep) : json_null());
+    json_object_set_new(iv, "s_dev", json_real(s_dev));
+    return iv;
+}
+
+/* host_time_varies where the host carries half the step or more and the
+ * traces' host times differ by more than their step-to-step noise. */
+static void warn_host(json_t *warnings, const iteration_host *host)
+{
+    if (host->share >= 0.5 && host->p < 0.05)
+        warn(warnings, json_pack("{s:s, s:s, s:f, s:f, s:f, s:i}", "code", "host_time_varies",
+                                 "message", "the traces' hosts took different times for the same "
+                                            "work, by more than their step-to-step noise, and "
+                                            "the host carries much of the step: a run on another "
+                                            "process may differ by that much",
+                                 "spread", host->s_H, "share", host->share, "p", host->p,
+                                 "traces", host->k));
 }
 
 static double doc_mean(const json_t *doc)
@@ -201,48 +291,73 @@ static double doc_mean(const json_t *doc)
 }
 
 /* The former method: kernel names across the traces, the first trace's
- * overheads; each step's interval from every kernel at its lower or upper end. */
-static json_t *by_names(const xg_trace *const *t, const double *x, int n, double at,
-                        const iteration_opts *oin, json_t *warnings, xg_error *err)
+ * overheads (or the set given). Each step's interval: every kernel at its
+ * lower or upper end, each end's distance joined in quadrature to the
+ * host's spread between the traces, t·s_host·sqrt(1 + 1/k) with t of k - 1
+ * degrees of freedom; its lower end floored at the device's part of the step
+ * as the operators' is, s_dev by leaving each other trace out of the kernel
+ * models. */
+static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, const double *x,
+                        int n, double at, double oct, const iteration_opts *oin,
+                        json_t *warnings, xg_error *err)
 {
     iteration_kmodels km = {0};
     iteration_opts o = *oin;
-    json_t *doc = NULL, *lo = NULL, *hi = NULL;
+    json_t *docs[3] = {NULL, NULL, NULL}, *doc = NULL;
+    xg_overheads own = {0};
+    double *dev_us = NULL;
+    device_floor fl = {0};
     if (iteration_model_kernels(t, x, n, at, &km, err) < 0)
         return NULL;
     const xg_kt_entry *tables[3] = {km.value, km.lo, km.hi};
-    json_t **docs[3] = {&doc, &lo, &hi};
     for (int i = 0; i < 3; i++) {
         o.kt = tables[i];
         o.nkt = km.n;
         o.breakdown = i == 0 && oin->breakdown;
-        if (!(*docs[i] = iteration_analyse(t[0], &o, err))) {
-            json_decref(doc);
-            json_decref(lo);
-            iteration_kmodels_free(&km);
-            return NULL;
-        }
+        if (!(docs[i] = iteration_analyse(t[0], &o, err)))
+            goto done;
     }
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(doc, "steps"), i, s) {
-        json_t *l = json_array_get(json_object_get(lo, "steps"), i);
-        json_t *h = json_array_get(json_object_get(hi, "steps"), i);
-        json_object_set_new(s, "interval", json_pack("[O, O]", json_object_get(l, "predicted"),
-                                                     json_object_get(h, "predicted")));
-        json_object_set_new(s, "error", json_null());
+    const xg_overheads *ov = oin->ov;
+    if (!ov) {
+        if (iteration_host_own(g[0], &o.prof, &own, err) < 0)
+            goto done;
+        ov = &own;
     }
-    json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
+    if (!(dev_us = iteration_kmodels_dev_us(g[0], km.value, km.n))) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        goto done;
+    }
+    iteration_host host;
+    if (iteration_host_measure(g, n, &o.prof, ov, dev_us, &host, err) < 0)
+        goto done;
+    double s_cv, s_dev, df;
+    int m_cv;
+    spread_cv(g, x, n, ov, model_kernel_names, NULL, &s_cv, &s_dev, &m_cv);
+    double a = host.s_host * host.s_host * (1 + 1.0 / (host.k > 0 ? host.k : 1));
+    double tq = iteration_interval_t(a, host.k, 0, 0, &df), rel = tq * sqrt(a);
+    if (floor_at_device(g[0], ov, dev_us, s_dev * (1 + oct), m_cv, &fl, err) < 0)
+        goto done;
+    int floored = set_intervals(docs[0], rel, docs + 1, fl.per);
+    warn_host(warnings, &host);
     json_t *xs = json_array();
     for (int k = 0; k < n; k++)
         json_array_append_new(xs, json_real(x[k]));
-    json_object_set_new(doc, "modelled",
-                        json_pack("{s:s, s:f, s:f, s:o, s:i, s:i, s:O, s:O}", "method",
+    json_object_set_new(docs[0], "modelled",
+                        json_pack("{s:s, s:f, s:f, s:o, s:o, s:i, s:i, s:O, s:O}", "method",
                                   "kernel_names", "at", at, "value", x[0], "values", xs,
+                                  "interval",
+                                  interval_json(&host, NULL, oct, rel, tq, df, floored, &fl,
+                                                s_dev),
                                   "kernels", km.n, "skipped", km.skipped, "models", km.models,
                                   "warnings", warnings));
-    json_decref(lo);
-    json_decref(hi);
+    doc = docs[0];
+    docs[0] = NULL;
+done:
+    for (int i = 0; i < 3; i++)
+        json_decref(docs[i]);
+    free(fl.per);
+    free(dev_us);
+    xg_overheads_free(&own);
     iteration_kmodels_free(&km);
     return doc;
 }
@@ -348,8 +463,9 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                                  "record_shapes off): kernel times are matched by kernel name "
                                  "instead of modelled by operator",
                                  "traces_without_shapes", n - shaped));
+    double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
     if (method == ITERATION_BY_KERNEL_NAMES || shaped < n) {
-        doc = by_names(t, x, n, at, oin, warnings, err);
+        doc = by_names(t, gp, x, n, at, oct, oin, warnings, err);
         goto done;
     }
     /* the device's peaks as the roofline prior: the one asked for, else the
@@ -381,8 +497,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         goto done;
     }
     double s_dev;
-    spread_cv(gp, x, n, o.ov, dev, &s_cv, &s_dev, &m_cv);
-    double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
+    spread_cv(gp, x, n, o.ov, model_operators, dev, &s_cv, &s_dev, &m_cv);
     double a = host.s_host * host.s_host * (1 + 1.0 / host.k), b = pow(s_cv * (1 + oct), 2);
     double tq = iteration_interval_t(a, host.k, b, m_cv, &df);
     double rel = fmax(tq * sqrt(a + b), 1.96 * 0.02);
@@ -392,7 +507,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = NULL;
         goto done;
     }
-    int floored = set_intervals(doc, rel, fl.per);
+    int floored = set_intervals(doc, rel, NULL, fl.per);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
     if (r.unmatched_us > 0)
@@ -400,27 +515,11 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                                  "device work not found in the other traces keeps its measured "
                                  "time: this share of the step does not follow the size",
                                  "share", share, "seconds", r.unmatched_us * 1e-6));
-    if (host.share >= 0.5 && host.p < 0.05)
-        warn(warnings, json_pack("{s:s, s:s, s:f, s:f, s:f, s:i}", "code", "host_time_varies",
-                                 "message", "the traces' hosts took different times for the same "
-                                            "work, by more than their step-to-step noise, and "
-                                            "the host carries much of the step: a run on another "
-                                            "process may differ by that much",
-                                 "spread", host.s_H, "share", host.share, "p", host.p, "traces",
-                                 host.k));
+    warn_host(warnings, &host);
     json_t *xs = json_array();
     for (int k = 0; k < n; k++)
         json_array_append_new(xs, json_real(x[k]));
-    json_t *iv = json_pack("{s:f, s:f, s:f, s:o, s:i, s:f, s:f, s:f, s:f, s:o}", "s_host",
-                           host.s_host, "host_spread", host.s_H, "host_share", host.share,
-                           "host_p", isfinite(host.p) ? json_real(host.p) : json_null(),
-                           "host_traces", host.k, "s_cv", s_cv, "octaves", oct, "relative", rel,
-                           "t", tq, "df", isfinite(df) ? json_real(df) : json_null());
-    json_object_set_new(iv, "floor", floored ? json_string("device") : json_null());
-    json_object_set_new(iv, "device_step", isfinite(fl.mean) ? json_real(fl.mean) : json_null());
-    json_object_set_new(iv, "device_floor",
-                        isfinite(fl.mean) ? json_real(fl.mean * fl.keep) : json_null());
-    json_object_set_new(iv, "s_dev", json_real(s_dev));
+    json_t *iv = interval_json(&host, &s_cv, oct, rel, tq, df, floored, &fl, s_dev);
     free(fl.per);
     json_object_set_new(doc, "modelled",
                         json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, s:o, s:o, s:O}",

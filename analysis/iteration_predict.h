@@ -30,18 +30,29 @@
  * quantile with its degrees of freedom (iteration_predict.c says why zero
  * and not the least host time the traces support). Method "kernel_names":
  * each kernel name's time per launch fitted against the parameter
- * (analysis/iteration_model.h), the first trace's own overheads (the former
- * method; also the fallback when a trace carries no operator shapes, said
- * in the warnings).
+ * (analysis/iteration_model.h), the first trace's own overheads or the set
+ * given (the former method; also the fallback when a trace carries no
+ * operator shapes, said in the warnings). Its interval has the same host
+ * term and floor, its model part each step's kernel ends instead of s_cv:
+ * a step's ends P_lo, P_hi with every kernel at the lower, or upper, end
+ * of its 95% prediction interval, joined in quadrature to the host's
+ * half-width h = t·s_host·sqrt(1 + 1/k) (t Student's 97.5% quantile with
+ * k - 1 degrees of freedom; 1.96 when s_host is 0):
+ *   [P - sqrt((P - P_lo)² + (h·P)²), P + sqrt((P_hi - P)² + (h·P)²)],
+ * the lower end floored at D·(1 - t_dev·s_dev·(1 + d)) as above, with D
+ * and s_dev from the kernel-name models (each other trace left out of them;
+ * the times of a table by kernel name as per-event device times:
+ * iteration_kmodels_dev_us).
  *
  * Answer: the document of iteration_analyse() with per step "interval" and
  * "error": null, and "modelled": {"method","at","value","values",
  * "overheads","gpu_time","gpu_time_at","unmatched_share","interval":{"s_host",
  * "host_spread" (s_H),"host_share","host_p" (Kruskal–Wallis between the
  * traces' per-step host times, null when untested),"host_traces",
- * "s_cv","octaves","relative","t","df","floor" ("device" when the device's
- * part raised a step's lower end, else null),"device_step" (D, mean over the
- * steps),"device_floor","s_dev"},"operators":[{"name","regressor","instances",
+ * "s_cv" (operators only),"octaves","relative" (operators: t·s; kernel_names:
+ * the host's h),"t","df","floor" ("device" when the device's part raised a
+ * step's lower end, else null),"device_step" (D, mean over the steps),
+ * "device_floor","s_dev"} (both methods),"operators":[{"name","regressor","instances",
  * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
  * or null (the device whose peaks bound each instance's time from below:
  * o->device, else the built-in the first trace's deviceProperties name;

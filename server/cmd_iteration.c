@@ -383,7 +383,17 @@ static void print_table(const json_t *doc)
                json_array_size(json_object_get(mod, "values")), jnum(mod, "at"),
                jnum(mod, "value"), 1e3 * jnum(mod, "gpu_time"), 1e3 * jnum(mod, "gpu_time_at"),
                jnum(mod, "at"), 100 * jnum(json_object_get(mod, "interval"), "relative"));
-        const json_t *hi = json_object_get(mod, "interval");
+    } else if (mod) {
+        printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
+               "(TRACE measured at %g; %lld kernels kept their measured times); 95%% interval: "
+               "every kernel at its end, with the host's +-%.1f%%:\n",
+               (long long)json_integer_value(json_object_get(mod, "kernels")),
+               json_array_size(json_object_get(mod, "values")), jnum(mod, "at"), jnum(mod, "value"),
+               (long long)json_integer_value(json_object_get(mod, "skipped")),
+               100 * jnum(json_object_get(mod, "interval"), "relative"));
+    }
+    const json_t *hi = json_object_get(mod, "interval");
+    if (hi) {
         const json_t *hp = json_object_get(hi, "host_p");
         char pv[32] = "not tested";
         if (json_is_number(hp))
@@ -399,12 +409,6 @@ static void print_table(const json_t *doc)
                    "no host overhead, less %.1f%% for its own error)\n",
                    1e3 * jnum(hi, "device_floor"), 1e3 * jnum(hi, "device_step"),
                    100 * (1 - jnum(hi, "device_floor") / jnum(hi, "device_step")));
-    } else if (mod) {
-        printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
-               "(TRACE measured at %g; %lld kernels kept their measured times):\n",
-               (long long)json_integer_value(json_object_get(mod, "kernels")),
-               json_array_size(json_object_get(mod, "values")), jnum(mod, "at"), jnum(mod, "value"),
-               (long long)json_integer_value(json_object_get(mod, "skipped")));
     }
     if (mod) {
         json_array_foreach(json_object_get(doc, "steps"), i, s) {

@@ -34,7 +34,14 @@
  *     within ±8%; DLRM at 8192 from the four below it (the fast 4096 among
  *     them) carries host_time_varies, and each step's lower end is at
  *     least the device work predicted for it (4.74 ms; 2.61 ms before the
- *     floor) and below the measured 8.25 ms.
+ *     floor) and below the measured 8.25 ms;
+ *   - the kernel-name method on the same traces: its interval recomputed
+ *     from the answer's components (the host's half-width t(k-1)·s_host·
+ *     sqrt(1 + 1/k) joined in quadrature to each step's kernel ends, the
+ *     floor D_i·(1 - t(n-1)·s_dev·(1 + d)) from the step's device part with
+ *     the kernels at their values), every lower end at or above its floor;
+ *     DLRM at 8192 holds the measured 8.25 ms (the kernel ends alone:
+ *     6.78-7.09 ms), DLRM at 2048 from two traces is floored.
  */
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
@@ -45,6 +52,7 @@
 
 #include "analysis/iteration.h"
 #include "analysis/iteration_host.h"
+#include "analysis/iteration_model.h"
 #include "analysis/iteration_predict.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
@@ -423,13 +431,11 @@ static int has_code(const json_t *doc, const char *code)
     return 0;
 }
 
-/* The step at `at` from the traces of workload wl at sizes[0..n) (the
- * first the reference): mean predicted and interval (seconds). */
-static json_t *predict(const char *wl, const double *sizes, int n, double at, double *p,
-                       double *lo, double *hi)
+/* The traces of workload wl at sizes[0..n) into t, tp, and the answer at
+ * `at` by method (the profiler's overheads 2 and 4 us subtracted). */
+static json_t *predict_with(const char *wl, const double *sizes, int n, double at, int method,
+                            xg_trace *t, const xg_trace **tp)
 {
-    xg_trace t[8];
-    const xg_trace *tp[8] = {0};
     for (int k = 0; k < n; k++) {
         char path[128];
         snprintf(path, sizeof path, "tests/data/gpu/%s_bs%g.json.gz", wl, sizes[k]);
@@ -439,8 +445,19 @@ static json_t *predict(const char *wl, const double *sizes, int n, double at, do
     iteration_opts o = {.prof = {2, 4, 0}};
     int bad;
     xg_error err;
-    json_t *doc = iteration_predict_at(tp, sizes, n, at, &o, ITERATION_BY_OPERATORS, &bad, &err);
-    check(doc != NULL, "%s at %g: %s", wl, at, doc ? "" : err.msg);
+    json_t *doc = iteration_predict_at(tp, sizes, n, at, &o, method, &bad, &err);
+    check(doc != NULL, "%s at %g (method %d): %s", wl, at, method, doc ? "" : err.msg);
+    return doc;
+}
+
+/* The step at `at` from the traces of workload wl at sizes[0..n) (the
+ * first the reference): mean predicted and interval (seconds). */
+static json_t *predict(const char *wl, const double *sizes, int n, double at, double *p,
+                       double *lo, double *hi)
+{
+    xg_trace t[8];
+    const xg_trace *tp[8] = {0};
+    json_t *doc = predict_with(wl, sizes, n, at, ITERATION_BY_OPERATORS, t, tp);
     for (int k = 0; k < n; k++)
         xg_trace_free(&t[k]);
     /* the steps' means, as bench/bench_gputrace.c reads them */
@@ -527,6 +544,150 @@ static void test_real(void)
     json_decref(doc);
 }
 
+/* The kernel-name method on the real traces of workload wl at sizes[0..n)
+ * (the first the reference) at `at`, its interval recomputed from the
+ * answer's own components: the host's half-width rel = t(k - 1)·s_host·
+ * sqrt(1 + 1/k) (s_host = host_share·host_spread), joined in quadrature to
+ * each step's distance from its kernel ends (every kernel at its lower, or
+ * upper, end: iteration_model_kernels and Algorithm 1 on the reference, as
+ * the method composes them); the lower end raised to the step's device part
+ * D_i (Algorithm 1 with every kernel at its value and no host overhead)
+ * times 1 - t_dev·s_dev·(1 + d), t_dev with the n - 1 left-out traces'
+ * degrees of freedom (1.96 for the 10% assumed with two traces). The mean
+ * step and interval into *p, *lo, *hi; the floor's state into *floored. */
+static void kernel_names_real(const char *wl, const double *sizes, int n, double at, double *p,
+                              double *lo, double *hi, int *floored)
+{
+    xg_trace t[8];
+    const xg_trace *tp[8] = {0};
+    iteration_opts o = {.prof = {2, 4, 0}};
+    xg_error err;
+    json_t *doc = predict_with(wl, sizes, n, at, ITERATION_BY_KERNEL_NAMES, t, tp);
+    const json_t *mod = json_object_get(doc, "modelled");
+    const json_t *iv = json_object_get(mod, "interval");
+    check(!strcmp(json_string_value(json_object_get(mod, "method")), "kernel_names") &&
+              json_is_object(iv),
+          "%s at %g: kernel_names with an interval object", wl, at);
+    /* the host's term */
+    double xmin = sizes[0], xmax = sizes[0];
+    for (int k = 0; k < n; k++) {
+        xmin = fmin(xmin, sizes[k]);
+        xmax = fmax(xmax, sizes[k]);
+    }
+    double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
+    int kh = (int)json_integer_value(json_object_get(iv, "host_traces"));
+    double sh = num(iv, "s_host"), a = sh * sh * (1 + 1.0 / kh);
+    double want_t = kh >= 2 && a > 0 ? gsl_cdf_tdist_Pinv(0.975, kh - 1) : 1.959963984540054;
+    double rel = num(iv, "relative");
+    check(kh == n && check_close(sh, num(iv, "host_share") * num(iv, "host_spread"), 1e-12, 0) &&
+              check_close(num(iv, "t"), want_t, 1e-12, 0) &&
+              check_close(rel, want_t * sqrt(a), 1e-12, 1e-15) &&
+              check_close(num(iv, "octaves"), oct, 1e-12, 1e-15) &&
+              !json_object_get(iv, "s_cv"),
+          "%s at %g: host term t(%d df) %.4f x s_host %.4f x sqrt(1 + 1/%d) = %.4f (want %.4f)",
+          wl, at, kh - 1, num(iv, "t"), sh, kh, rel, want_t * sqrt(a));
+    /* the floor's factor */
+    int m = n >= 3 ? n - 1 : 0;
+    double sd = num(iv, "s_dev"), t_dev = m ? gsl_cdf_tdist_Pinv(0.975, m) : 1.959963984540054;
+    double keep = fmax(0, 1 - t_dev * sd * (1 + oct));
+    check((m || sd == 0.1) && sd >= 0 &&
+              check_close(num(iv, "device_floor"), num(iv, "device_step") * keep, 1e-12, 1e-15),
+          "%s at %g: device_floor %.4f ms = D %.4f ms x (1 - t(%d)·%.4f·%g) = %.4f ms", wl, at,
+          1e3 * num(iv, "device_floor"), 1e3 * num(iv, "device_step"), m, sd, 1 + oct,
+          1e3 * num(iv, "device_step") * keep);
+    /* the kernel ends and the device's part per step, composed here */
+    iteration_kmodels km = {0};
+    check(iteration_model_kernels(tp, sizes, n, at, &km, &err) == 0, "kernel models");
+    json_t *end[2] = {NULL, NULL};
+    const xg_kt_entry *tab[2] = {km.lo, km.hi};
+    for (int e = 0; e < 2; e++) {
+        iteration_opts oe = o;
+        oe.kt = tab[e];
+        oe.nkt = km.n;
+        end[e] = iteration_analyse(tp[0], &oe, &err);
+    }
+    xg_graph g0;
+    xg_overheads own, zero;
+    xg_cp_result cr;
+    check(xg_graph_build(tp[0], &g0, &err) == 0 && iteration_host_own(&g0, &o.prof, &own, &err) == 0 &&
+              xg_ov_scaled(&own, 0, &zero) == 0,
+          "the reference's graph and overheads");
+    xg_cp_options co = {.ov = &zero, .kt = km.value, .nkt = km.n, .launch_gap_us = -1, .top = 1};
+    check(xg_critpath(&g0, &co, &cr, &err) == 0, "the device's part: %s", err.msg);
+    const json_t *st = json_object_get(doc, "steps");
+    size_t ns = json_array_size(st);
+    double dmean = 0;
+    int raised = 0, ok = (int)ns == cr.nsteps && end[0] && end[1];
+    *p = *lo = *hi = 0;
+    for (size_t i = 0; ok && i < ns; i++) {
+        const json_t *s = json_array_get(st, i);
+        double pi = num(s, "predicted"),
+               l = num(json_array_get(json_object_get(end[0], "steps"), i), "predicted"),
+               h = num(json_array_get(json_object_get(end[1], "steps"), i), "predicted");
+        double lo_i = json_number_value(json_array_get(json_object_get(s, "interval"), 0)),
+               hi_i = json_number_value(json_array_get(json_object_get(s, "interval"), 1));
+        double lo_u = fmax(0, pi - sqrt((pi - l) * (pi - l) + pi * rel * pi * rel)),
+               hi_w = pi + sqrt((h - pi) * (h - pi) + pi * rel * pi * rel);
+        double fl = cr.steps[i].predicted * keep;
+        double want_lo = fl > lo_u ? fmin(pi, fl) : lo_u;
+        raised += fl > lo_u;
+        dmean += cr.steps[i].predicted / (double)ns;
+        ok &= l <= pi && pi <= h;
+        check(check_close(lo_i, want_lo, 1e-9, 1e-15) && check_close(hi_i, hi_w, 1e-9, 0) &&
+                  lo_i >= fmin(pi, fl) && lo_i <= pi && hi_i >= h,
+              "%s at %g, step %zu: %.4f ms in [%.4f, %.4f] (want [%.4f, %.4f]: kernel ends "
+              "[%.4f, %.4f] with the host's ±%.2f%%, floor %.4f ms)", wl, at, i, 1e3 * pi,
+              1e3 * lo_i, 1e3 * hi_i, 1e3 * want_lo, 1e3 * hi_w, 1e3 * l, 1e3 * h, 100 * rel,
+              1e3 * fl);
+        *p += pi / (double)ns;
+        *lo += lo_i / (double)ns;
+        *hi += hi_i / (double)ns;
+    }
+    const char *fs = json_string_value(json_object_get(iv, "floor"));
+    check(ok && check_close(num(iv, "device_step"), dmean, 1e-9, 0) &&
+              (raised ? fs && !strcmp(fs, "device") : json_is_null(json_object_get(iv, "floor"))),
+          "%s at %g: device_step %.4f ms (want %.4f), floor %s in %d steps", wl, at,
+          1e3 * num(iv, "device_step"), 1e3 * dmean, fs ? fs : "null", raised);
+    *floored = raised;
+    xg_cp_result_free(&cr);
+    xg_overheads_free(&zero);
+    xg_overheads_free(&own);
+    xg_graph_free(&g0);
+    json_decref(end[0]);
+    json_decref(end[1]);
+    iteration_kmodels_free(&km);
+    json_decref(doc);
+    for (int k = 0; k < n; k++)
+        xg_trace_free(&t[k]);
+}
+
+static void test_kernel_names_real(void)
+{
+    double p, lo, hi;
+    int floored;
+    /* DLRM at 8192 from the four below it: the host, which spreads by 25%
+     * between them, carries half the step; the kernel ends alone gave about
+     * ±2% around 6.94 ms, short of the measured 8.2539 ms */
+    const double d8192[] = {4096, 512, 1024, 2048};
+    kernel_names_real("dlrm", d8192, 4, 8192, &p, &lo, &hi, &floored);
+    check(lo <= 8.2539e-3 && 8.2539e-3 <= hi && (hi - lo) / 2 / p > 0.3,
+          "DLRM at 8192 by kernel names: %.3f ms in [%.3f, %.3f] holds the measured 8.254 ms",
+          p * 1e3, lo * 1e3, hi * 1e3);
+    /* DLRM at 2048 from 1024 and 512: two traces, s_dev assumed 10% at 1.96;
+     * the host's term from one degree of freedom takes the lower end below
+     * the device's part, which the floor raises */
+    const double d2048[] = {1024, 512};
+    kernel_names_real("dlrm", d2048, 2, 2048, &p, &lo, &hi, &floored);
+    check(floored > 0 && lo <= 9.0208e-3 && 9.0208e-3 <= hi,
+          "DLRM at 2048 from two traces: floored in %d steps, %.3f ms in [%.3f, %.3f]", floored,
+          p * 1e3, lo * 1e3, hi * 1e3);
+    /* ResNet-18 at 256: the device hides the host (the host's term < 1%) */
+    const double r256[] = {128, 16, 32, 64};
+    kernel_names_real("resnet18", r256, 4, 256, &p, &lo, &hi, &floored);
+    check((hi - lo) / 2 / p < 0.08, "ResNet-18 at 256 by kernel names: ±%.1f%%",
+          50 * (hi - lo) / p);
+}
+
 int main(void)
 {
     test_pool();
@@ -535,5 +696,6 @@ int main(void)
     test_floor_hand();
     test_floor_sdev();
     test_real();
+    test_kernel_names_real();
     return check_summary();
 }
