@@ -10,7 +10,9 @@
  *    relative variance 0.01 each, so var_i = 0.01 y_i^2 / 3 = 1/3 and 4/3
  *    (two points: no power law to fit); with three points the scale is the
  *    least-squares power law through the centers, computed here by hand;
- *    an outlier 50 among {10, 10.1, 9.9, 10} is dropped (4 MADs);
+ *    an outlier 50 among {10, 10.1, 9.9, 10} is dropped (4 MADs); a
+ *    repetition far from its own point's tight cluster but within the
+ *    series' pooled noise is kept (5 pooled relative MADs);
  *  - the interval: t quantile of the pooled degrees of freedom sum(r_i - 1),
  *    sigma2 the variance of the least noisy center;
  *  - explicit fallbacks: 3 points -> Extra-P's model with the warning, one
@@ -208,6 +210,35 @@ static void test_weights(void)
     rb_series_free(&s);
 }
 
+/* Outliers are judged against the series' noise, not only their own
+ * point's: at x = 4 the repetitions {100, 100.5, 99.5, 100.2, 115} have a
+ * median absolute deviation of 0.3 (x 1.4826 = 0.445), so 115 lies 33 of
+ * them away, but the series' relative deviations from the points' medians
+ * (x = 1: .1 .1 .05 .05, x = 2: the same, x = 4: .002 .003 .007 .1477; the
+ * medians themselves left out) have the median .05, a pooled spread of
+ * 1.4826 x .05 = .0741 and a limit of 5 x .0741 x 100.2 = 37.1: 115 (14.8
+ * away) is a measurement, and the center is 515.2 / 5 = 103.04. 160 (59.8
+ * away) is an outlier: the center is 400.2 / 4 = 100.05. */
+static void test_outlier_pooled(void)
+{
+    static const double x[3] = {1, 2, 4}, y[3] = {100, 200, 100};
+    double reps[15] = {90, 110, 100, 95, 105, 180, 220, 200, 190, 210, 100, 100.5, 99.5, 100.2, 115};
+    static const int start[4] = {0, 5, 10, 15};
+    pmnf_data d = {1, 3, x, y};
+    pmnf_reps rp = {start, reps};
+    rb_series s;
+    check(rb_series_build(&s, &d, &rp) == 0, "series");
+    check(check_close(s.y[2], 103.04, 1e-12, 1), "115 kept against the pooled noise: center %g",
+          s.y[2]);
+    check(s.dof == 12, "every repetition kept: dof %g", s.dof);
+    rb_series_free(&s);
+    reps[14] = 160;
+    check(rb_series_build(&s, &d, &rp) == 0, "series with outlier");
+    check(check_close(s.y[2], 100.05, 1e-12, 1), "160 dropped: center %g", s.y[2]);
+    check(s.dof == 11, "one repetition dropped: dof %g", s.dof);
+    rb_series_free(&s);
+}
+
 static void test_interval_data(void)
 {
     /* 5 points, 2 repetitions each, +-1 around 10 * x: var of a repetition
@@ -318,6 +349,7 @@ int main(void)
     test_exact_single();
     test_exact_two();
     test_weights();
+    test_outlier_pooled();
     test_interval_data();
     test_fallbacks();
     test_choice();
