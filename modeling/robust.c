@@ -216,17 +216,21 @@ static void single_shape(const rb_cache *c, int tag, rb_hyp *h)
 }
 
 /* Every single-parameter hypothesis into c->mx (tag 2b + has_const, -1 for
- * the constant), then the chosen one's shape into best. */
+ * the constant, which carries the prior of a whole class:
+ * rb_constant_prior), then the chosen one's shape into best. */
 static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
 {
-    int n = s->n;
+    int n = s->n, nallowed = 0;
+    for (int b = 0; b < c->nblocks; b++)
+        nallowed += block_allowed(c, s, 0, b);
     double c0, v00, chi2 = fit_const(s->y, s->w, n, &c0, &v00);
-    double crit = rb_score(s, chi2, 1, n, c0 < 0), mu[RB_NREF], var[RB_NREF];
+    double crit = rb_score(s, chi2, 1, n, c0 < 0), prior = rb_constant_prior(nallowed);
+    double mu[RB_NREF], var[RB_NREF];
     for (int r = 0; r < RB_NREF; r++) {
         mu[r] = c0;
         var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
     }
-    if (rb_mixture_add(&c->mx, crit, s->have_reps ? chi2 : 0, n - 1, mu, var, -1,
+    if (rb_mixture_add(&c->mx, crit, prior, s->have_reps ? chi2 : 0, n - 1, mu, var, -1,
                        single_plausible(s, c, -1, c0, 0) | fits_bit(s, chi2, 1)) < 0)
         return -1;
     for (int b = 0; b < c->nblocks; b++) {
@@ -244,7 +248,7 @@ static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
                 mu[r] = f.c0 + f.c1 * gr[r];
                 var[r] = (f.v00 + 2 * gr[r] * f.v01 + gr[r] * gr[r] * f.v11) * scale;
             }
-            if (rb_mixture_add(&c->mx, fit2_crit(s, c, b, &f, hc, n), s->have_reps ? f.chi2 : 0,
+            if (rb_mixture_add(&c->mx, fit2_crit(s, c, b, &f, hc, n), 0, s->have_reps ? f.chi2 : 0,
                                n - 1 - hc, mu, var, 2 * b + hc,
                                single_plausible(s, c, b, f.c0, f.c1) |
                                    fits_bit(s, f.chi2, 1 + hc)) < 0)
@@ -484,13 +488,22 @@ static int fit_combos(const rb_series *s, rb_cache *c, const ranking *rk, combo 
 {
     int np = s->nparams, n = s->n;
     combo cb = {.form = 0};
-    for (int p = 0; p < np; p++)
+    double absent[PMNF_MAX_PARAMS]; /* the prior of parameter p's absence */
+    for (int p = 0; p < np; p++) {
+        int nallowed = 0;
+        for (int b = 0; b < c->nblocks; b++)
+            nallowed += block_allowed(c, s, p, b);
+        absent[p] = rb_constant_prior(nallowed);
         cb.choice[p] = -1;
+    }
     rb_hyp h;
     do {
         int active = 0;
-        for (int p = 0; p < np; p++)
+        double prior = 0;
+        for (int p = 0; p < np; p++) {
             active += cb.choice[p] >= 0;
+            prior += cb.choice[p] < 0 ? absent[p] : 0;
+        }
         for (cb.form = 0; cb.form < (active >= 2 ? 2 : 1); cb.form++) {
             for (cb.has_const = 1; cb.has_const >= (active ? 0 : 1); cb.has_const--) {
                 double gref[RB_NREF * PMNF_MAX_TERMS];
@@ -507,7 +520,7 @@ static int fit_combos(const rb_series *s, rb_cache *c, const ranking *rk, combo 
                     var[r] = rb_mean_variance_g(s, &h, n, gr);
                 }
                 combos[*ncombos] = cb;
-                if (rb_mixture_add(&c->mx, crit, s->have_reps ? h.chi2 : 0, n - h.k, mu, var,
+                if (rb_mixture_add(&c->mx, crit, prior, s->have_reps ? h.chi2 : 0, n - h.k, mu, var,
                                    *ncombos,
                                    combo_plausible(s, c, rk, &cb, &h) |
                                        fits_bit(s, h.chi2, h.k)) < 0)
@@ -693,7 +706,7 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
         double mu[RB_NREF], var[RB_NREF] = {0};
         for (int r = 0; r < RB_NREF; r++)
             mu[r] = s->y[0];
-        rc = rb_mixture_add(&c->mx, 0, 0, s->n - 1, mu, var, -1, RB_OK_STRICT | RB_OK_FLOOR | RB_FITS);
+        rc = rb_mixture_add(&c->mx, 0, 0, 0, s->n - 1, mu, var, -1, RB_OK_STRICT | RB_OK_FLOOR | RB_FITS);
     } else {
         rc = s->nparams == 1 ? search_single(s, c, &best) : search_multi(s, c, &best, buf);
     }

@@ -56,6 +56,9 @@ int rb_fit_normal(const rb_series *s, rb_hyp *h, const double *col);
 size_t rb_work_size(int m);
 /* The selection criterion of a fitted hypothesis on m points. */
 double rb_criterion(const rb_series *s, const rb_hyp *h, int m);
+/* The criterion's bonus of the constant among nblocks single-parameter
+ * blocks: the prior of one whole form of hypothesis, 2 ln(nblocks). */
+double rb_constant_prior(int nblocks);
 /* The prior cost of a building block x^poly log2(x)^log. */
 double rb_block_penalty(double poly, double log);
 /* The same from a chi2 and k coefficients; negative: some coefficient < 0. */
@@ -77,6 +80,8 @@ typedef struct rb_mixture {
     double *crit, *tag, *w;
     double *chi2, *dof; /* the part of crit that is a chi-square against the measured noise
                            (0 without repetitions) and its degrees of freedom */
+    double *prior;      /* the log prior of the hypothesis' form (x -2) crit includes: the
+                           choice weighs it, the interval's spread does not */
     unsigned char *ok; /* RB_OK_* bits: the rules of the path to the horizon it keeps */
     int picked;        /* the index rb_mixture_pick chose, -1 none */
     double *mu, *var; /* n x RB_NREF */
@@ -92,11 +97,13 @@ typedef struct rb_mixture {
 #define RB_OK_STRICT 1
 #define RB_OK_FLOOR 2
 #define RB_FITS 4
-/* Adds a hypothesis (skipped when not finite); chi2: the part of crit that is
+/* Adds a hypothesis (skipped when not finite) with its criterion crit, less
+ * prior (the log prior of its form x 2, rb_constant_prior) for the choice;
+ * chi2: the part of crit that is
  * a chi-square against the measured noise (0 when the noise is not known
  * from repetitions), dof: the points less the coefficients; plausible: its
  * RB_OK_* and RB_FITS bits. -1 when out of memory. */
-int rb_mixture_add(rb_mixture *mx, double crit, double chi2, int dof, const double *mu,
+int rb_mixture_add(rb_mixture *mx, double crit, double prior, double chi2, int dof, const double *mu,
                    const double *var, int tag, int plausible);
 /* Weighs the hypotheses (only the plausible ones when there are any) and picks the weighted median prediction: its index
  * (its tag into *tag), or -1 when there is none. */

