@@ -3,7 +3,7 @@
  * between modelers (modeling/choice.c), with expectations from the math:
  *
  *  - noise-free series are recovered exactly: c0 + c x^(3/2), c x log2(x)
- *    (no constant: one coefficient fewer wins AICc), a strong-scaling c/x
+ *    (no constant: one coefficient fewer wins AIC), a strong-scaling c/x
  *    with negative exponents, and the product c0 + c p^(1/2) n of two
  *    parameters, predicted exactly 2-4x beyond the measured range;
  *  - centers and weights from repetitions: {9,10,11} and {18,20,22} have
@@ -239,26 +239,22 @@ static void test_outlier_pooled(void)
     rb_series_free(&s);
 }
 
-/* The criterion with the noise known from repetitions is AICc, chi2 + 2k +
- * 2k(k+1)/(m-k-1): on m = 5 points chi2 = 3 scores 3 + 2 + 4/3 = 6.33 with
- * one coefficient and 3 + 4 + 12/2 = 13 with two, plus 1000 with a negative
+/* The criterion with the noise known from repetitions is AIC, chi2 + 2k
+ * (2k is exactly the bias of chi2 for a linear model with known noise; the
+ * small-sample term of AICc, 2k(k+1)/(m-k-1), is for a variance estimated
+ * from the residuals): on m = 5 points chi2 = 3 scores 5 with one
+ * coefficient and 7 with two (AICc: 6.33 and 13), plus 1000 with a negative
  * coefficient; with no residual degree of freedom left (k = 4 of 5) the
- * guard adds 1e6. (Plain AIC, chi2 + 2k, is unbiased for one comparison
- * with a known noise, but across the 85 hypotheses of a search it let noise
- * pick a growth term: on flat data with 15% noise 64% of the models grew
- * instead of 45%, and twice as many were off by more than 20% at 8x.)
- * Without repetitions the variance is a parameter:
- * 5 ln(3 / 5) + 2 (k + 1) + 2 (k + 1)(k + 2) / (5 - k - 2). */
+ * guard adds 1e6. Without repetitions it stays AICc with the variance as a
+ * parameter: 5 ln(3 / 5) + 2 (k + 1) + 2 (k + 1)(k + 2) / (5 - k - 2). */
 static void test_criterion(void)
 {
     rb_series s;
     memset(&s, 0, sizeof s);
     s.have_reps = 1;
-    check(check_close(rb_score(&s, 3, 1, 5, 0), 3 + 2 + 4.0 / 3, 1e-15, 1), "AICc k=1: %g",
-          rb_score(&s, 3, 1, 5, 0));
-    check(check_close(rb_score(&s, 3, 2, 5, 0), 13, 1e-15, 1), "AICc k=2: %g",
-          rb_score(&s, 3, 2, 5, 0));
-    check(check_close(rb_score(&s, 3, 2, 5, 1), 1013, 1e-15, 1), "negative coefficient: %g",
+    check(check_close(rb_score(&s, 3, 1, 5, 0), 5, 1e-15, 1), "AIC k=1: %g", rb_score(&s, 3, 1, 5, 0));
+    check(check_close(rb_score(&s, 3, 2, 5, 0), 7, 1e-15, 1), "AIC k=2: %g", rb_score(&s, 3, 2, 5, 0));
+    check(check_close(rb_score(&s, 3, 2, 5, 1), 1007, 1e-15, 1), "negative coefficient: %g",
           rb_score(&s, 3, 2, 5, 1));
     check(rb_score(&s, 3, 4, 5, 0) > 1e6, "no degree of freedom left: %g", rb_score(&s, 3, 4, 5, 0));
     s.have_reps = 0;
@@ -322,10 +318,11 @@ static int flat_series_grow(int np, int n, const double *coords, int nser, const
 /* Flat data get a constant: the constant carries the prior of a whole form
  * of hypothesis (2 ln 42 with Extra-P's 42 blocks), not 1 of 85, so chance
  * fits of the 84 growing hypotheses do not outweigh it. With the uniform
- * prior 45% of such series (15% noise, 5 points, 5 repetitions) grew, and
- * 70% with two parameters; with it about 1%: at most 5 of 100 and 3 of 40
- * here (binomial tails far beyond 1e-3), and every interval at 8x still
- * holds the truth. */
+ * prior (and AICc) 45% of such series (15% noise, 5 points, 5 repetitions)
+ * grew, and 70% with two parameters (51 of 100 and 27 of 40 here); with the
+ * prior and AIC 8% and 1% of 500 and 200 series: at most 16 of 100 and 3 of
+ * 40 here (binomial tails below 1%), and every interval at 8x still holds
+ * the truth. */
 static void test_flat(void)
 {
     check(check_close(rb_constant_prior(42), 2 * log(42.0), 1e-15, 1), "prior 2 ln 42: %g",
@@ -333,7 +330,8 @@ static void test_flat(void)
     check(rb_constant_prior(1) == 0, "one block: no prior");
     static const double x[5] = {4, 8, 16, 32, 64}, at1[1] = {512};
     int held, grow = flat_series_grow(1, 5, x, 100, at1, &held);
-    check(grow <= 5, "1 parameter: %d of 100 flat series grow", grow);
+    printf("# flat series: %d of 100 grow with one parameter\n", grow);
+    check(grow <= 16, "1 parameter: %d of 100 flat series grow", grow);
     check(held == 100, "1 parameter: %d of 100 intervals at 8x hold 50", held);
     double coords[50];
     for (int i = 0; i < 25; i++) {
@@ -342,6 +340,7 @@ static void test_flat(void)
     }
     static const double at2[2] = {256, 200};
     grow = flat_series_grow(2, 25, coords, 40, at2, &held);
+    printf("# flat series: %d of 40 grow with two parameters\n", grow);
     check(grow <= 3, "2 parameters: %d of 40 flat series grow", grow);
     check(held == 40, "2 parameters: %d of 40 intervals at (256, 200) hold 50", held);
 }
