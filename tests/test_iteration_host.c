@@ -250,6 +250,15 @@ static double num(const json_t *o, const char *key)
     return json_number_value(json_object_get(o, key));
 }
 
+/* A step's prediction and the two ends of its interval. */
+static void step_interval(const json_t *step, double *p, double *lo, double *hi)
+{
+    const json_t *r = json_object_get(step, "interval");
+    *p = num(step, "predicted");
+    *lo = json_number_value(json_array_get(r, 0));
+    *hi = json_number_value(json_array_get(r, 1));
+}
+
 /* The floor by hand: traces at 4 (the reference), 1 and 2, whose hosts
  * take 15 + 185, 15 + 205, 15 + 227 = 200, 220, 242 us a step (s_H = ln 1.1),
  * predicted at 8. Pooled overheads T2 = T4 = T3 = 5 us, T5 of aten::relu the
@@ -298,9 +307,8 @@ static void test_floor_hand(void)
     size_t i;
     json_t *s;
     json_array_foreach(json_object_get(doc, "steps"), i, s) {
-        const json_t *r = json_object_get(s, "interval");
-        double p = num(s, "predicted"), lo = json_number_value(json_array_get(r, 0)),
-               hi = json_number_value(json_array_get(r, 1));
+        double p, lo, hi;
+        step_interval(s, &p, &lo, &hi);
         check(check_close(p, 220 * US, 1e-9, 0) && p * (1 - 0.4735272239) < 181 * US &&
                   check_close(lo, 181 * US, 1e-9, 0) &&
                   check_close(hi, 220 * US * 1.4735272239, 1e-8, 0),
@@ -394,9 +402,8 @@ static void test_floor_sdev(void)
     size_t i;
     json_t *s;
     json_array_foreach(json_object_get(doc, "steps"), i, s) {
-        const json_t *r = json_object_get(s, "interval");
-        double p = num(s, "predicted"), lo = json_number_value(json_array_get(r, 0)),
-               hi = json_number_value(json_array_get(r, 1));
+        double p, lo, hi;
+        step_interval(s, &p, &lo, &hi);
         check(check_close(p, 220 * US, 1e-9, 0) && check_close(lo, floor_, 1e-9, 0) &&
                   check_close(hi, 220 * US * 1.4735272239, 1e-8, 0),
               "step %zu: %.3f us in [%.4f, %.3f] (want 220 in [%.4f, 324.176])", i, p / US,
