@@ -9,9 +9,10 @@
  * they form a model average, used twice:
  *   - the model is the plausible hypothesis whose prediction at 4x (the
  *     middle of the range on a log scale) is the weighted median of all
- *     (least weighted absolute log distance to the others): the choice that
- *     minimizes the expected absolute extrapolation error over what the data
- *     leave plausible, and still a single PMNF function;
+ *     (least weighted absolute log distance to the others), each weighted
+ *     by w_h / mu_h: the choice that minimizes the expected absolute
+ *     relative extrapolation error over what the data leave plausible
+ *     (pick_weight), and still a single PMNF function;
  *   - the interval is widened by kappa^2 = sum_h w_h ((mu_h - mu)^2 + v_h) /
  *     (v sum_h w_h), the model average's variance over the chosen model's,
  *     the largest over the reference points, so that it holds over the range.
@@ -127,6 +128,20 @@ static void weigh(rb_mixture *mx)
                        : 0;
 }
 
+/* Hypothesis i's weight in the choice: its Akaike weight, divided by its
+ * prediction at the reference point when every prediction there is
+ * positive. The median of the predictions under these weights minimizes the
+ * expected absolute relative error (E|p - Y| / Y is least at the median of
+ * Y's distribution reweighted by 1 / Y), which is how an extrapolation is
+ * judged ("within 10%"); the plain median minimizes the absolute error and
+ * leaned to the steep hypotheses, which predict the most (on gen_pmnf's
+ * one-parameter sets at 15% noise two of three large errors were too high;
+ * the p90 falls from 16.3% to 15.7% on bench_robust's seeds 11-55). */
+static double pick_weight(const rb_mixture *mx, int i, int positive)
+{
+    return positive ? mx->w[i] / mx->mu[i * R + RB_PICK_REF] : mx->w[i];
+}
+
 int rb_mixture_pick(rb_mixture *mx, int *tag)
 {
     weigh(mx);
@@ -146,7 +161,7 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
         key[a] = positive ? log(mu[idx[a] * R]) : mu[idx[a] * R];
     double bestd = INFINITY, tol = 0, scale = positive ? 1 : 0;
     for (int a = 0; a < k; a++) {
-        tol += mx->w[idx[a]];
+        tol += pick_weight(mx, idx[a], positive);
         if (!positive && fabs(key[a]) > scale)
             scale = fabs(key[a]);
     }
@@ -154,7 +169,7 @@ int rb_mixture_pick(rb_mixture *mx, int *tag)
     for (int a = 0; a < k; a++) {
         double d = 0;
         for (int b = 0; b < k; b++)
-            d += mx->w[idx[b]] * fabs(key[a] - key[b]);
+            d += pick_weight(mx, idx[b], positive) * fabs(key[a] - key[b]);
         /* distances equal to rounding: the better criterion (an exact
          * constant is the constant, not a constant plus 1e-15 x) */
         if (best < 0 || d < bestd - tol ||

@@ -263,6 +263,36 @@ static void test_criterion(void)
           rb_score(&s, 3, 1, 5, 0), want);
 }
 
+/* The choice is the median of the hypotheses' predictions at 4x under the
+ * weights w_h / mu_h (the least expected absolute relative error): three
+ * equally likely hypotheses predicting 100, 150 and 1000 weigh 1/100,
+ * 1/150 and 1/1000 (sum 0.017667), and the first alone holds more than half
+ * (0.01): 100 is chosen, where the plain median would be 150. With the
+ * third twice as likely (crit lower by 2 ln 2) the weights are .01, .00667,
+ * .002: still 100. With predictions 100, 101 and 1000 and the first half as
+ * likely as the others (.005, .0099, .001) the second is chosen. */
+static void test_pick_relative(void)
+{
+    static const double var[RB_NREF] = {1, 1, 1};
+    const double preds[2][3] = {{100, 150, 1000}, {100, 101, 1000}};
+    const double crits[3][3] = {{10, 10, 10}, {10, 10, 10 - 2 * log(2.0)}, {10 + 2 * log(2.0), 10, 10}};
+    const int want[3] = {0, 0, 1}, set[3] = {0, 0, 1};
+    for (int c = 0; c < 3; c++) {
+        rb_mixture mx;
+        memset(&mx, 0, sizeof mx);
+        for (int h = 0; h < 3; h++) {
+            double mu[RB_NREF] = {preds[set[c]][h] / 2, preds[set[c]][h], preds[set[c]][h] * 2};
+            check(rb_mixture_add(&mx, crits[c][h], 0, 0, 3, mu, var, h,
+                                 RB_OK_STRICT | RB_OK_FLOOR | RB_FITS) == 0,
+                  "add");
+        }
+        int tag = -1;
+        rb_mixture_pick(&mx, &tag);
+        check(tag == want[c], "case %d: hypothesis %d chosen, want %d", c, tag, want[c]);
+        rb_mixture_free(&mx);
+    }
+}
+
 /* Normal deviates from a fixed xorshift64 stream (Box-Muller). */
 static double flat_gauss(unsigned long long *st)
 {
@@ -458,6 +488,7 @@ int main(void)
     test_outlier_pooled();
     test_criterion();
     test_flat();
+    test_pick_relative();
     test_interval_data();
     test_fallbacks();
     test_choice();
