@@ -36,12 +36,18 @@ static void sort_small(double *v, int n)
     }
 }
 
+/* The median of the sorted a[0..n), n > 0. */
+static double median_sorted(const double *a, int n)
+{
+    return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+}
+
 /* The median of v[0..r), sorted into tmp. */
 static double median_of(const double *v, int r, double *tmp)
 {
     memcpy(tmp, v, sizeof(double) * (size_t)r);
     sort_small(tmp, r);
-    return r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2;
+    return median_sorted(tmp, r);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -79,7 +85,7 @@ static double pooled_rel_mad(const pmnf_reps *reps, int n, double *buf, double *
     if (m == 0)
         return 0;
     qsort(buf, (size_t)m, sizeof *buf, cmp_double);
-    return 1.4826 * (m % 2 ? buf[m / 2] : (buf[m / 2 - 1] + buf[m / 2]) / 2);
+    return 1.4826 * median_sorted(buf, m);
 }
 
 /* Center, variance of one repetition and the repetitions kept, of v[0..r).
@@ -103,7 +109,7 @@ static void point_stats(const double *v, int r, double rel_mad, double *tmp, dou
     for (int i = 0; i < r; i++)
         tmp[i] = fabs(v[i] - med);
     sort_small(tmp, r);
-    double mad = 1.4826 * (r % 2 ? tmp[r / 2] : (tmp[r / 2 - 1] + tmp[r / 2]) / 2);
+    double mad = 1.4826 * median_sorted(tmp, r);
     double limit = fmax(OUTLIER_MADS * mad, OUTLIER_POOLED * rel_mad * fabs(med));
     int test = r >= 3 && mad > 0;
     double sum = 0;
@@ -194,13 +200,9 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
         if (reps->start[i + 1] - reps->start[i] > maxr)
             maxr = reps->start[i + 1] - reps->start[i];
     int total = reps ? reps->start[n] - reps->start[0] : 0;
-    s->storage = malloc(sizeof(double) * ((size_t)n * 6 + (size_t)maxr));
-    double *devs = malloc(sizeof(double) * ((size_t)total + 1));
-    if (!s->storage || !devs) {
-        free(devs);
-        rb_series_free(s);
+    s->storage = malloc(sizeof(double) * ((size_t)n * 6 + (size_t)maxr + (size_t)total));
+    if (!s->storage)
         return -1;
-    }
     s->y = s->storage;
     s->var = s->y + n;
     s->w = s->var + n;
@@ -208,8 +210,8 @@ int rb_series_build(rb_series *s, const pmnf_data *d, const pmnf_reps *reps)
     s->ones = tmp + maxr;
     for (int i = 0; i < n; i++)
         s->ones[i] = 1;
+    double *devs = s->ones + n; /* total: the repetitions' relative deviations */
     double rel_mad = reps ? pooled_rel_mad(reps, n, devs, tmp) : 0;
-    free(devs);
     double pooled = 0, pooled_dof = 0;
     for (int i = 0; i < n; i++) {
         int r = reps ? reps->start[i + 1] - reps->start[i] : 0;
