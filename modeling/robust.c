@@ -142,6 +142,15 @@ static int block_allowed(const rb_cache *c, const rb_series *s, int p, int b)
     return c->usable[(size_t)p * c->nblocks + b] && (!c->negative[b] || s->path.dir[p] < 0);
 }
 
+/* How many blocks may describe parameter p of this series. */
+static int allowed_blocks(const rb_cache *c, const rb_series *s, int p)
+{
+    int k = 0;
+    for (int b = 0; b < c->nblocks; b++)
+        k += block_allowed(c, s, p, b);
+    return k;
+}
+
 /* The RB_OK_* bits of a path judgement (horizon.c). */
 static int ok_bits(unsigned flags)
 {
@@ -220,11 +229,10 @@ static void single_shape(const rb_cache *c, int tag, rb_hyp *h)
  * rb_constant_prior), then the chosen one's shape into best. */
 static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
 {
-    int n = s->n, nallowed = 0;
-    for (int b = 0; b < c->nblocks; b++)
-        nallowed += block_allowed(c, s, 0, b);
+    int n = s->n;
     double c0, v00, chi2 = fit_const(s->y, s->w, n, &c0, &v00);
-    double crit = rb_score(s, chi2, 1, n, c0 < 0), prior = rb_constant_prior(nallowed);
+    double crit = rb_score(s, chi2, 1, n, c0 < 0);
+    double prior = rb_constant_prior(allowed_blocks(c, s, 0));
     double mu[RB_NREF], var[RB_NREF];
     for (int r = 0; r < RB_NREF; r++) {
         mu[r] = c0;
@@ -490,10 +498,7 @@ static int fit_combos(const rb_series *s, rb_cache *c, const ranking *rk, combo 
     combo cb = {.form = 0};
     double absent[PMNF_MAX_PARAMS]; /* the prior of parameter p's absence */
     for (int p = 0; p < np; p++) {
-        int nallowed = 0;
-        for (int b = 0; b < c->nblocks; b++)
-            nallowed += block_allowed(c, s, p, b);
-        absent[p] = rb_constant_prior(nallowed);
+        absent[p] = rb_constant_prior(allowed_blocks(c, s, p));
         cb.choice[p] = -1;
     }
     rb_hyp h;
