@@ -56,6 +56,7 @@
 #include "analysis/iteration_predict.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
+#include "tests/trace_load.h"
 
 #define US 1e-6
 
@@ -140,13 +141,7 @@ static int host_trace(const double *durs, xg_trace *t)
                       "\"tid\":1,\"ts\":%d,\"dur\":%g}",
                       s ? "," : "", s + 1, 1000 * s, 1000 * s, durs[s]);
     snprintf(buf + n, sizeof buf - (size_t)n, "]}");
-    xg_error err;
-    xg_trace_init(t);
-    ingest_input in = {.data = buf, .len = strlen(buf), .fd = -1};
-    int rc = iteration_load(&in, 1, t, &err);
-    if (rc < 0)
-        fprintf(stderr, "host trace: %s\n", err.msg);
-    return rc;
+    return trace_load_text(buf, t, "host trace");
 }
 
 static void test_hand_traces(void)
@@ -236,13 +231,7 @@ static int floor_trace(double x, double kern, double relu, xg_trace *t)
             s ? "," : "", s + 1, 1000 * s, 1000 * s, x, 1000 * s + 5, s + 1, 1000 * s + 8, kern,
             s + 1, 1000 * s + 15, relu);
     snprintf(buf + n, sizeof buf - (size_t)n, "]}");
-    xg_error err;
-    xg_trace_init(t);
-    ingest_input in = {.data = buf, .len = strlen(buf), .fd = -1};
-    int rc = iteration_load(&in, 1, t, &err);
-    if (rc < 0)
-        fprintf(stderr, "floor trace: %s\n", err.msg);
-    return rc;
+    return trace_load_text(buf, t, "floor trace");
 }
 
 static double num(const json_t *o, const char *key)
@@ -414,19 +403,6 @@ static void test_floor_sdev(void)
         xg_trace_free(&t[j]);
 }
 
-static int load_file(const char *path, xg_trace *t)
-{
-    xg_error err;
-    xg_trace_init(t);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    ingest_input in = {.fd = fileno(f)};
-    int rc = iteration_load(&in, 1, t, &err);
-    fclose(f);
-    return rc;
-}
-
 static int has_code(const json_t *doc, const char *code)
 {
     json_t *w = json_object_get(json_object_get(doc, "modelled"), "warnings");
@@ -446,7 +422,7 @@ static json_t *predict_with(const char *wl, const double *sizes, int n, double a
     for (int k = 0; k < n; k++) {
         char path[128];
         snprintf(path, sizeof path, "tests/data/gpu/%s_bs%g.json.gz", wl, sizes[k]);
-        check(load_file(path, &t[k]) == 0, "%s", path);
+        check(trace_load_file(path, &t[k]) == 0, "%s", path);
         tp[k] = &t[k];
     }
     iteration_opts o = {.prof = {2, 4, 0}};

@@ -32,31 +32,13 @@
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 #include "tests/check.h"
+#include "tests/trace_load.h"
 
 #define US 1e-6
 
 static int load_text(const char *json, xg_trace *t)
 {
-    xg_error err;
-    xg_trace_init(t);
-    ingest_input in = {.data = json, .len = strlen(json), .fd = -1};
-    int rc = iteration_load(&in, 1, t, &err);
-    if (rc < 0)
-        fprintf(stderr, "load: %s\n", err.msg);
-    return rc;
-}
-
-static int load_file(const char *path, xg_trace *t)
-{
-    xg_error err;
-    xg_trace_init(t);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    ingest_input in = {.fd = fileno(f)};
-    int rc = iteration_load(&in, 1, t, &err);
-    fclose(f);
-    return rc;
+    return trace_load_text(json, t, "load");
 }
 
 /* The hand-made trace at batch size x (see the top); shapes 0: none recorded. */
@@ -381,7 +363,7 @@ static void test_sync_wait(void)
     for (int f = 0; f < 2; f++) {
         xg_trace t;
         xg_error err;
-        check(load_file(files[f], &t) == 0, "%s", files[f]);
+        check(trace_load_file(files[f], &t) == 0, "%s", files[f]);
         iteration_opts o = {.prof = {2, 4, 0}};
         json_t *doc = iteration_analyse(&t, &o, &err);
         json_t *sum = json_object_get(doc, "summary");
@@ -466,7 +448,7 @@ static void test_real(void)
         for (int k = 0; k < 6; k++) {
             char path[128];
             snprintf(path, sizeof path, "tests/data/gpu/%s_bs%g.json.gz", wl[w], sizes[w][k]);
-            check(load_file(path, &t[k]) == 0, "%s", path);
+            check(trace_load_file(path, &t[k]) == 0, "%s", path);
         }
         for (int c = 0; c < 3; c++) {
             const xg_trace *tp[6];
@@ -527,8 +509,8 @@ static void test_real(void)
 static void test_device_ids(void)
 {
     xg_trace h, a, two, none;
-    check(load_file("tests/data/gpu/resnet18_bs16.json.gz", &h) == 0 &&
-              load_file("tests/data/gpu/resnet18_bs32_a100.json.gz", &a) == 0 &&
+    check(trace_load_file("tests/data/gpu/resnet18_bs16.json.gz", &h) == 0 &&
+              trace_load_file("tests/data/gpu/resnet18_bs32_a100.json.gz", &a) == 0 &&
               load_text("{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA V100\","
                         "\"props\":{\"name\":\"inner\"},\"computeMajor\":7,"
                         "\"computeMinor\":0,\"totalGlobalMem\":3.4e10},{\"id\":1,\"name\":"
