@@ -30,6 +30,16 @@ usage_error "--mixed-devices without --at" '--mixed-devices goes with --at' "$BI
 usage_error "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
 usage_error "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
 refuse "two traces at one value" 'same value' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 1=$D/ddp128_rank1.json.gz --at 4
+refuse "two --trace-at at one value: the later file named" "^perfcast iteration: $G/resnet18_bs16.json.gz: the same value 32 as trace 1" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --trace-at 32=$G/resnet18_bs16.json.gz --at 128
+refuse "one file twice at two values" "^perfcast iteration: $G/resnet18_bs64.json.gz: the same trace as trace 0" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs64.json.gz --at 128
+refuse "an --at the models cannot reach" '^perfcast iteration: --at: .*no finite' "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --at 1e20
+usage_error "--at not a number" '--at must be a number > 0' "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --at nan
+usage_error "--at 0" '--at must be a number > 0' "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --at 0
+head -c 100000 $G/resnet18_bs32.json.gz >"$TMP/cut32.json.gz"
+refuse "a truncated gzip --trace-at" "cut32.json.gz: gzip data ends early" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$TMP/cut32.json.gz --at 128
+: >"$TMP/empty.json"
+refuse "an empty --trace-at" "empty.json: the input is empty" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$TMP/empty.json --at 128
+refuse "another model's trace named" "dlrm_bs512.json.gz: not the same job" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 512=$G/dlrm_bs512.json.gz --at 128
 printf '{"no_such_kernel": 1e-6}' >"$TMP/none.json"
 refuse "what-if naming nothing" 'kernel_times\["no_such_kernel"\]' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/none.json"
 printf '{"k": "fast"}' >"$TMP/str.json"
