@@ -509,6 +509,13 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     json_decref(unshaped);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
     if (method == ITERATION_BY_KERNEL_NAMES || shaped < n) {
+        /* the same job, as the operator model has it (operators found
+         * with or without shapes): its refusal names the other job's trace */
+        if (xg_opmodel_dev(gp, x, n, at, NULL, &r, err) < 0 && r.bad_trace >= 0) {
+            *bad = r.bad_trace;
+            goto done;
+        }
+        xg_opm_result_free(&r);
         doc = by_names(t, gp, x, n, at, oct, oin, warnings, err);
         goto done;
     }

@@ -191,6 +191,14 @@ static void test_model(harness *h, long exp, long pd)
     check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[2]"),
           "another job's trace is named: %s", a ? json_string_value(json_object_get(a, "field")) : "-");
     json_decref(a);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},"
+             "{\"profile\":%ld,\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16,"
+             "\"method\":\"kernel_names\"}", p1, p2, pd);
+    a = call(h, "POST", path, body, 400, "another job's trace by kernel names");
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[2]"),
+          "another job's trace is named by kernel names too: %s",
+          a ? json_string_value(json_object_get(a, "field")) : "-");
+    json_decref(a);
     /* as a job: the same document */
     snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
              "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p4);

@@ -40,6 +40,7 @@ refuse "a truncated gzip --trace-at" "cut32.json.gz: gzip data ends early" "$BIN
 : >"$TMP/empty.json"
 refuse "an empty --trace-at" "empty.json: the input is empty" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$TMP/empty.json --at 128
 refuse "another model's trace named" "dlrm_bs512.json.gz: not the same job" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 512=$G/dlrm_bs512.json.gz --at 128
+refuse "another model's trace named by kernel names" "dlrm_bs512.json.gz: not the same job" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 512=$G/dlrm_bs512.json.gz --trace-at 32=$G/resnet18_bs32.json.gz --at 128 --by-kernel-names
 printf '{"no_such_kernel": 1e-6}' >"$TMP/none.json"
 refuse "what-if naming nothing" 'kernel_times\["no_such_kernel"\]' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/none.json"
 printf '{"k": "fast"}' >"$TMP/str.json"

@@ -11,7 +11,9 @@
  *     where the answer lost its "modelled" part and kept the measured
  *     kernel times; 128 and 1e-10 still answer with it;
  *   - one trace without operator shapes among shaped ones: kernel names,
- *     and the shapes_missing warning names that trace (index 2).
+ *     and the shapes_missing warning names that trace (index 2);
+ *   - the DLRM trace at 512 among them: another job, refused naming it by
+ *     operators, by kernel names, and where the traces lack shapes.
  */
 #include <jansson.h>
 #include <math.h>
@@ -94,6 +96,31 @@ int main(void)
                       "kernel_names"),
           "one trace without shapes: kernel names, the warning names trace 2");
     json_decref(doc);
+
+    /* another job's trace, by kernel names too: refused naming it (the
+     * DLRM trace at 512 among the ResNet-18 ones) */
+    xg_trace dlrm;
+    check(trace_load_file(GPU "dlrm_bs512.json.gz", &dlrm) == 0, "dlrm");
+    const xg_trace *mix[3] = {&t[0], &dlrm, &t[1]};
+    static const int methods[] = {ITERATION_BY_OPERATORS, ITERATION_BY_KERNEL_NAMES};
+    for (int k = 0; k < 2; k++) {
+        doc = iteration_predict_at(mix, (const double[]){64, 512, 32}, 3, 128, &o, methods[k],
+                                   &bad, &err);
+        check(!doc && bad == 1 && strstr(err.msg, "not the same job"),
+              "another job's trace, %s: refused naming it (%d): %s",
+              k ? "by kernel names" : "by operators", bad, doc ? "answered" : err.msg);
+        json_decref(doc);
+    }
+    /* and where the reference has no shapes (kernel names by necessity) */
+    for (size_t k = 0; k < t[0].ninfo; k++)
+        t[0].info[k].nin = 0;
+    doc = iteration_predict_at(mix, (const double[]){64, 512, 32}, 3, 128, &o,
+                               ITERATION_BY_OPERATORS, &bad, &err);
+    check(!doc && bad == 1 && strstr(err.msg, "not the same job"),
+          "another job's trace among traces without shapes: refused naming it (%d): %s", bad,
+          doc ? "answered" : err.msg);
+    json_decref(doc);
+    xg_trace_free(&dlrm);
 
     for (int i = 0; i < 4; i++)
         xg_trace_free(&t[i]);
