@@ -440,12 +440,12 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         sw += r.steps[i].sync_wait;
     }
     if (dropped_max > 0.1) {
-        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", "outliers_dropped",
+        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", ITERATION_WARN_OUTLIERS,
                                                "message", "host time dropped as outliers of "
                                                "its overheads (T1-T5) exceeds 10% of a measured "
                                                "step: the prediction leaves that time out",
                                                "share", dropped_max));
-        json_array_append_new(warn, json_sprintf("outliers_dropped: host time dropped as "
+        json_array_append_new(warn, json_sprintf(ITERATION_WARN_OUTLIERS ": host time dropped as "
                                                  "outliers of its overheads (T1-T5) is %.1f%% "
                                                  "of a measured step",
                                                  100 * dropped_max));

@@ -42,6 +42,10 @@
 #include "execgraph/xg_critpath.h"
 #include "execgraph/xg_efficiency.h"
 
+/* The code of the warning that the overheads dropped outliers of more than
+ * 10% of a measured step (in "warnings" as "outliers_dropped: ..."). */
+#define ITERATION_WARN_OUTLIERS "outliers_dropped"
+
 typedef struct iteration_opts {
     const xg_overheads *ov;   /* NULL: measured on the trace itself */
     const char *ov_source;    /* "set", "file" (with ov) */
