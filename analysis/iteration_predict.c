@@ -488,7 +488,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     }
     int shaped = 0;
     json_t *unshaped = json_array();
-    char which[200] = "";
+    char which[64 * 4 + 8] = ""; /* up to 64 indices, ", " apart */
     for (int j = 0; j < n; j++) {
         size_t k = 0, len = strlen(which);
         while (k < t[j]->ninfo && t[j]->info[k].nin == 0)
