@@ -10,6 +10,8 @@ D=tests/data/kineto
 
 expect "table" 0 "ProfilerStep#4" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
 expect "table: breakdown" 0 "communication" "$BIN" iteration $D/ddp128_rank0.json.gz
+expect "table: outliers dropped" 0 "host time dropped as outliers of its overheads (T1-T5): 283.975 ms per step, 46.6% of a measured step at most" "$BIN" iteration $D/ddp128_rank0.json.gz
+expect "table: the outliers_dropped warning" 0 "warning: outliers_dropped: host time dropped as outliers of its overheads (T1-T5) is 41.1% of a measured step" "$BIN" iteration $D/ddp128_rank1.json.gz
 expect "json" 0 '"geomean_error"' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --json
 expect "json: three steps" 0 '"label":"ProfilerStep#6"' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --json
 gunzip -c $D/alexnet_single.json.gz >"$TMP/alexnet.json"
