@@ -504,6 +504,46 @@ static void test_efficiency(void)
           "one baseline repetition: no interval");
 }
 
+/* The baselines of S/N over scaling efficiency, along parameter 0 (ranks),
+ * by hand: (ranks, threads) = (2,1) 10, 10.4 and (4,1) 5 share threads=1:
+ * baseline mean 10.2; (2,2) 6, 6.2 and (4,2) 3: 6.1; (8,3) is alone in its
+ * group, its own baseline by default (1) and none at ranks=2; (2,1) and
+ * (4,1) again under another level combination (group 1): 20 and 12, their
+ * own baseline 20 (at ranks=4: 12, and 5 and 3 for the others). */
+static void test_se_baselines(void)
+{
+    const double pts[7][2] = {{2, 1}, {4, 1}, {2, 2}, {4, 2}, {8, 3}, {4, 1}, {2, 1}};
+    const int group[7] = {0, 0, 0, 0, 0, 1, 1};
+    const double y[] = {10, 10.4, 5, 6, 6.2, 3, 1, 12, 20};
+    const int off[8] = {0, 2, 3, 5, 6, 7, 8, 9};
+    double base[7];
+    int k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, NULL, y, off, base);
+    const double want[7] = {10.2, 10.2, 6.1, 6.1, 1, 20, 20};
+    int ok = k == 7;
+    for (int i = 0; i < 7; i++)
+        ok = ok && check_close(base[i], want[i], 1e-15, 0);
+    check(ok, "default baselines: %d kept, %g %g %g %g %g %g %g", k, base[0], base[1], base[2],
+          base[3], base[4], base[5], base[6]);
+    double two = 2;
+    k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, &two, y, off, base);
+    check(k == 6 && isnan(base[4]) && check_close(base[5], 20, 0, 0) &&
+              check_close(base[3], 6.1, 1e-15, 0),
+          "baseline 2: (8,3) has none: %d kept", k);
+    double four = 4;
+    k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, &four, y, off, base);
+    check(k == 6 && base[0] == 5 && base[1] == 5 && base[2] == 3 && base[3] == 3 &&
+              isnan(base[4]) && base[5] == 12 && base[6] == 12,
+          "baseline 4: %d kept, %g %g %g", k, base[0], base[2], base[6]);
+    /* without the groups' key, (2,1) and (4,1) of both groups are one group */
+    k = sweep_se_baselines(&pts[0][0], 2, 7, NULL, 0, &four, y, off, base);
+    check(k == 6 && (base[0] == 5 || base[0] == 12) && base[0] == base[6],
+          "no key: one group of threads=1");
+    /* a baseline of 0 is no baseline */
+    const double yz[] = {0, 0, 5, 6, 6.2, 3, 1, 12, 20};
+    k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, NULL, yz, off, base);
+    check(k == 5 && isnan(base[0]) && isnan(base[1]) && base[2] == 6.1, "zero baseline: %d", k);
+}
+
 int main(void)
 {
     test_advice_grid();
@@ -517,5 +557,6 @@ int main(void)
     test_advice_misfit();
     test_advice_within_grid();
     test_efficiency();
+    test_se_baselines();
     return check_summary();
 }
