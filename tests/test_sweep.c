@@ -236,16 +236,26 @@ static void test_plan(void)
     check(sweep_def_command(&d, idx, 1, cmd, 10) == -1, "too small a buffer");
     sweep_def_free(&d);
 
-    /* the shell's ${x} is kept as written (not "$64"), {{ writes a brace */
-    rc = parse("{\"parameters\":{\"x\":[64]},\"command\":\"run ${x} {x} {{x} $HOME {{{x}\"}",
+    /* the shell's ${x} is kept as written (not "$64"), {{ writes a brace,
+     * read left to right: {{{x} is a brace and then {x}, {{{{x} two braces
+     * and x}; ${{x}} is the shell's too; }} stays */
+    rc = parse("{\"parameters\":{\"x\":[64]},\"command\":\"run ${x} {x} {{x} $HOME {{{x} "
+               "{{{{x} ${{x}} }} {x}}\"}",
                &d, field, err);
     check(rc == 0, "shell braces parse: %s: %s", field, err);
     if (rc == 0) {
         sweep_def_first(&d, idx);
         sweep_def_command(&d, idx, 1, cmd, sizeof cmd);
-        check(!strcmp(cmd, "run ${x} 64 {x} $HOME {{x}"), "shell braces: %s", cmd);
+        check(!strcmp(cmd, "run ${x} 64 {x} $HOME {64 {{x} ${{x}} }} 64}"), "shell braces: %s",
+              cmd);
         sweep_def_free(&d);
     }
+    /* {{{other} is a brace and {other}: refused like {other}, at its offset */
+    rc = parse("{\"parameters\":{\"x\":[1]},\"command\":\"run {{{other}\"}", &d, field, err);
+    check(rc < 0 && !strcmp(field, "command") && strstr(err, "offset 6: {other} names no"),
+          "{{{other}: %s %s", field, err);
+    if (rc == 0)
+        sweep_def_free(&d);
     /* ${other} is the shell's too: no refusal for a name the sweep lacks */
     rc = parse("{\"parameters\":{\"x\":[1]},\"command\":\"run ${other} {{other}\"}", &d, field,
                err);
