@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modeling/modeler.h"
 #include "sweep/sweep_advice.h"
 
 #define Z975 1.959963984540054
@@ -62,6 +63,14 @@ static int number_field(const json_t *body, const char *name, double dflt, doubl
     return 0;
 }
 
+/* A coordinate the models can be asked about: > 0 and at most
+ * PMNF_MAX_MAGNITUDE (the largest the modeler takes). */
+static int coordinate_ok(const json_t *v)
+{
+    double x = json_number_value(v);
+    return json_is_number(v) && x > 0 && x <= PMNF_MAX_MAGNITUDE;
+}
+
 static int param_index(const char *const *params, int nparams, const char *name)
 {
     for (int i = 0; i < nparams; i++)
@@ -84,8 +93,9 @@ static int parse_target(const json_t *body, const char *const *params, int npara
         snprintf(f, sizeof f, "target.%s", key);
         if (param_index(params, nparams, key) < 0)
             return an_problem_set(p, 400, f, "not a parameter of the experiment");
-        if (!json_is_number(v) || !(json_number_value(v) > 0) || !isfinite(json_number_value(v)))
-            return an_problem_set(p, 400, f, "must be a number > 0");
+        if (!coordinate_ok(v))
+            return an_problem_set(p, 400, f, "must be a number > 0 and at most %g (the largest "
+                                  "coordinate perfcast models)", PMNF_MAX_MAGNITUDE);
     }
     for (int i = 0; i < nparams; i++) {
         const json_t *x = json_object_get(t, params[i]);
@@ -121,9 +131,9 @@ static int parse_candidates(const json_t *body, const char *const *params, int n
                 return an_problem_set(p, 400, f, "must be a non-empty array of numbers > 0");
             json_array_foreach(list, j, x)
             {
-                if (!json_is_number(x) || !(json_number_value(x) > 0) ||
-                    !isfinite(json_number_value(x)) || add_value(a, i, json_number_value(x)) < 0)
-                    return an_problem_set(p, 400, f, "must be at most %d numbers > 0", ADVICE_MAX_VALUES);
+                if (!coordinate_ok(x) || add_value(a, i, json_number_value(x)) < 0)
+                    return an_problem_set(p, 400, f, "must be at most %d numbers > 0 and at most "
+                                          "%g each", ADVICE_MAX_VALUES, PMNF_MAX_MAGNITUDE);
             }
         } else {
             double hi = 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/numtext.h"
+#include "modeling/modeler.h"
 
 static int fail(char *field, size_t fieldcap, char *err, size_t errcap, const char *f,
                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -108,8 +109,10 @@ static int parse_var(const char *section, const char *name, const json_t *v, int
             if (!(x->levels[i] = strdup(s)))
                 return fail(field, fieldcap, err, errcap, fi, "out of memory");
         } else {
-            if (!json_is_number(e) || !isfinite(json_number_value(e)))
-                return fail(field, fieldcap, err, errcap, fi, "must be a finite number");
+            if (!json_is_number(e) || !(fabs(json_number_value(e)) <= PMNF_MAX_MAGNITUDE))
+                return fail(field, fieldcap, err, errcap, fi,
+                            "must be a finite number within +-%g (the largest coordinate "
+                            "perfcast models)", PMNF_MAX_MAGNITUDE);
             x->values[i] = json_number_value(e);
             for (size_t j = 0; j < i; j++)
                 if (x->values[j] == x->values[i])

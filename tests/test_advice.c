@@ -79,6 +79,10 @@ static void test_request(void)
          "grid_core_hours", 1},
         {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"grid_core_hours\":\"x\"}",
          "grid_core_hours", 1},
+        /* beyond the largest coordinate perfcast models (1e50): no prediction there */
+        {"{\"target\":{\"x\":1e300},\"budget_core_hours\":1}", "target.x", 1},
+        {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"candidates\":{\"x\":[2,1e51]}}",
+         "candidates.x", 1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rc = parse(bad[i].body, bad[i].nparams, &a, f, sizeof f);

@@ -276,6 +276,8 @@ static void test_plan(void)
         {"{\"parameters\":{\"ranks\":[2,\"4\"]},\"command\":\"x\"}", "parameters.ranks[1]",
          "must be a finite"},
         {"{\"parameters\":{\"ranks\":[2,2]},\"command\":\"x\"}", "parameters.ranks[1]", "twice"},
+        {"{\"parameters\":{\"ranks\":[2,1e300]},\"command\":\"x\"}", "parameters.ranks[1]",
+         "within +-1e+50"},
         {"{\"parameters\":{\"ranks\":[2]},\"factors\":{\"ranks\":[\"a\"]},\"command\":\"x\"}",
          "factors.ranks", "named twice"},
         {"{\"parameters\":{\"ranks\":[2]},\"command\":\"x\",\"repetitions\":0}", "repetitions",
