@@ -144,5 +144,13 @@ echo "{\"parameters\":{\"x\":[$vals]},\"repetitions\":1000,\"command\":\"c {x}\"
 "$BIN" sweep plan "$TMP/cap.json" >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 100000 ] && ok || bad "100,000 runs: $(head -c 300 "$TMP/err")"
 
+# the 1,000,000-point cap is on the product, before the legality rule: 1,000 x 1,001
+# values are refused although the rule leaves one point
+va=$(seq -s, 1 1000)
+vb=$(seq -s, 1 1001)
+echo "{\"parameters\":{\"a\":[$va],\"b\":[$vb]},\"legal\":\"a < 2 && b < 2\",\"command\":\"c {a} {b}\"}" >"$TMP/points.json"
+"$BIN" sweep plan "$TMP/points.json" >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 2 ] && [ ! -s "$TMP/out" ] && grep -q 'parameters: the product of the values has more than 1000000 points' "$TMP/err"; then ok; else bad "1,001,000 points: $(head -c 300 "$TMP/err")"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -556,6 +556,38 @@ static void test_se_baselines(void)
     check(k == 5 && isnan(base[0]) && isnan(base[1]) && base[2] == 6.1, "zero baseline: %d", k);
 }
 
+/* The cap of 1,000,000 points is on the product, before the legality rule:
+ * 1,000 x 1,001 values are refused naming "parameters" although the rule
+ * leaves one point; 1,000 x 1,000 are planned (one legal point). */
+static void test_points_cap(void)
+{
+    for (int nb = 1001; nb >= 1000; nb--) {
+        json_t *a = json_array(), *b = json_array();
+        for (int v = 1; v <= 1000; v++)
+            json_array_append_new(a, json_integer(v));
+        for (int v = 1; v <= nb; v++)
+            json_array_append_new(b, json_integer(v));
+        json_t *doc = json_pack("{s:{s:o, s:o}, s:s, s:s}", "parameters", "a", a, "b", b, "legal",
+                                "a < 2 && b < 2", "command", "run {a} {b}");
+        sweep_def d;
+        char field[64], err[300];
+        int rc = sweep_def_parse(doc, &d, field, sizeof field, err, sizeof err);
+        json_decref(doc);
+        if (nb == 1001) {
+            check(rc < 0 && !strcmp(field, "parameters") &&
+                      strstr(err, "more than 1000000 points"),
+                  "1,001,000 points refused before the rule: %d %s %s", rc, field, err);
+            if (rc == 0)
+                sweep_def_free(&d);
+        } else {
+            check(rc == 0 && d.product == 1000000 && sweep_def_legal_points(&d) == 1,
+                  "1,000,000 points planned, one legal: %d %s", rc, err);
+            if (rc == 0)
+                sweep_def_free(&d);
+        }
+    }
+}
+
 int main(void)
 {
     test_advice_grid();
@@ -570,5 +602,6 @@ int main(void)
     test_advice_within_grid();
     test_efficiency();
     test_se_baselines();
+    test_points_cap();
     return check_summary();
 }
