@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "modeling/modeler.h"
+#include "modeling/warning_json.h"
 #include "sweep/sweep_advice.h"
 
 #define Z975 1.959963984540054
@@ -315,10 +316,22 @@ static void price(const advice_in *in, const advice_request *r, long ncand, doub
 /* The answer's coded warnings: the grid's cost kept a run out
  * (grid_cost_reached); the runs measured already cost more than the grid
  * (costlier_than_grid); the best run costs more than the budget
- * (best_run_beyond_budget). */
+ * (best_run_beyond_budget); then those of the models the advice rests on
+ * (the parts build_series reads: poor_fit, few_points, ...), each naming
+ * its model, as a prediction from them says. */
 static json_t *warnings(const advice_in *in, const sweep_adv_result *res, const double *cand)
 {
     json_t *warns = json_array();
+    json_t *model_warns = json_array();
+    static const char *const names[4] = {"comp time", "comm time", "mem time", "epoch time"};
+    int composed = in->parts[0] && in->parts[1] && in->parts[2];
+    for (int g = composed ? 0 : 3; model_warns && g < (composed ? 3 : 4); g++) {
+        if (!in->parts[g])
+            continue;
+        json_t *arr = pmnf_warnings_json(in->parts[g], in->params, names[g]);
+        json_array_extend(model_warns, arr);
+        json_decref(arr);
+    }
     if (res->grid_bound)
         json_array_append_new(warns, json_pack(
             "{s:s, s:s, s:f, s:f, s:f}", "code", "grid_cost_reached", "message",
@@ -340,6 +353,8 @@ static json_t *warnings(const advice_in *in, const sweep_adv_result *res, const 
             "the recommendations are lesser runs", "point",
             point_json(in, cand + (size_t)res->beyond_budget * in->nparams), "core_hours",
             res->beyond_budget_core_hours));
+    json_array_extend(warns, model_warns);
+    json_decref(model_warns);
     return warns;
 }
 
