@@ -6,12 +6,7 @@
 # figure is an error line: what is checked is the driver, not the figures);
 # with one missing it stops at once naming it. Ends with "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 2
-TMP=$(mktemp -d) || exit 2
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. tests/cli_lib.sh
 
 if sh -n bench/run.sh 2>"$TMP/syntax"; then ok; else bad "bench/run.sh does not parse: $(cat "$TMP/syntax")"; fi
 
@@ -60,5 +55,4 @@ if [ "$code" = 2 ] && grep -q "bench_dashboard is not built" "$TMP/err" && ! [ -
     bad "a missing program: exit $code (want 2), stderr: $(head -c 200 "$TMP/err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+cli_summary
