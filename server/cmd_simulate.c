@@ -172,11 +172,13 @@ static void print_text(const json_t *doc)
 
 static int report(const sim_error *e)
 {
+    char field[256];
+    sim_error_field(e, field, sizeof field);
     if (e->op[0])
         fprintf(stderr, "perfcast simulate: operation \"%s\" of step %d, %s: %s\n", e->op,
                 e->step, e->field, e->msg);
     else
-        fprintf(stderr, "perfcast simulate: %s%s%s\n", e->field, e->field[0] ? ": " : "", e->msg);
+        fprintf(stderr, "perfcast simulate: %s%s%s\n", field, field[0] ? ": " : "", e->msg);
     return 2;
 }
 
