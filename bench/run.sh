@@ -587,7 +587,8 @@ cube() {
         "peak RSS $(jget max_rss_mb "$ru") MB"
 }
 
-for tool in rusage gen_pmnf score_models bench_modeler bench_robust bench_audit bench_modeler_audit bench_ingest bench_http bench_upload bench_models bench_analyses bench_hostile bench_sweep bench_aggregate bench_iteration bench_gputrace bench_simulate bench_dashboar bench_cube; do
+for src in bench/*.c; do
+    tool=$(basename "$src" .c)
     [ -x "$B/$tool" ] || { echo "bench: $B/$tool is not built (make bench builds it)" >&2; exit 2; }
 done
 [ -x "$PERFCAST" ] || echo "bench: $PERFCAST is not built; its figures will fail" >&2
