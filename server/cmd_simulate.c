@@ -103,13 +103,16 @@ static void print_results(const json_t *results)
     json_array_foreach(results, i, r)
     {
         json_t *sat = json_object_get(r, "saturation_workers");
+        json_t *upto = json_object_get(r, "no_saturation_up_to");
         printf("servers %d", (int)json_integer_value(json_object_get(r, "servers")));
         if (json_is_integer(sat))
             printf(" (saturates at W = %d: one more worker adds < 5%% of a worker's share)\n",
                    (int)json_integer_value(sat));
-        else
+        else if (json_is_integer(upto))
             printf(" (no saturation up to W = %d: throughput keeps growing)\n",
-                   (int)json_integer_value(json_object_get(r, "no_saturation_up_to")));
+                   (int)json_integer_value(upto));
+        else
+            printf(" (one value of W: saturation needs two or more)\n");
         printf("%5s %12s %25s %12s %6s %6s %6s %6s %9s %9s %9s\n", "W", "steps/s", "95% interval",
                "samples/s", "u.wrk", "u.down", "u.up", "u.ps", "compute", "transfer", "waiting");
         json_array_foreach(json_object_get(r, "points"), j, p)

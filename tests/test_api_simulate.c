@@ -344,6 +344,16 @@ static void test_runs(harness *h)
           "no saturation up to 8: %.200s", r.body);
     json_decref(doc);
     harness_response_free(&r);
+    /* one W compares nothing: neither a saturation point nor "keeps growing" */
+    harness_post(h, runs, "{\"workers\":[4],\"bandwidth\":\"100Gbit\",\"steps\":20,"
+                          "\"replications\":1,\"warmup_steps\":0}", &r);
+    doc = harness_json(&r);
+    res0 = json_array_get(json_object_get(json_object_get(doc, "result"), "results"), 0);
+    check(r.status == 201 && json_is_null(json_object_get(res0, "saturation_workers")) &&
+              !json_object_get(res0, "no_saturation_up_to"),
+          "one W: %d %.300s", r.status, r.body ? r.body : "");
+    json_decref(doc);
+    harness_response_free(&r);
 
     /* bad requests: 400 naming the member, no run stored */
     long before = harness_sql_long(h, "SELECT count(*) FROM sim_runs");

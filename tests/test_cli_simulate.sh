@@ -50,6 +50,9 @@ expect "samples/s" '"samples_per_s":{"mean":120.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
 expect "text table" 'no saturation up to W = 3: throughput keeps growing' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3
+# one value of W compares nothing: no saturation point, and no claim that throughput keeps growing
+expect "one W" 'servers 1 (one value of W: saturation needs two or more)' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 3
 # a mixed list: ranges and single counts; computation only, so W = 8 runs 8 x 4 steps/s
 expect "mixed workers" '"workers":8,"steps_per_s":{"mean":32.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..2,8 --json
