@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modeling/modeler.h"
+#include "modeling/warning_json.h"
 #include "sweep/sweep_advice.h"
 
 #define Z975 1.959963984540054
@@ -62,6 +64,14 @@ static int number_field(const json_t *body, const char *name, double dflt, doubl
     return 0;
 }
 
+/* A coordinate the models can be asked about: > 0 and at most
+ * PMNF_MAX_MAGNITUDE (the largest the modeler takes). */
+static int coordinate_ok(const json_t *v)
+{
+    double x = json_number_value(v);
+    return json_is_number(v) && x > 0 && x <= PMNF_MAX_MAGNITUDE;
+}
+
 static int param_index(const char *const *params, int nparams, const char *name)
 {
     for (int i = 0; i < nparams; i++)
@@ -84,8 +94,9 @@ static int parse_target(const json_t *body, const char *const *params, int npara
         snprintf(f, sizeof f, "target.%s", key);
         if (param_index(params, nparams, key) < 0)
             return an_problem_set(p, 400, f, "not a parameter of the experiment");
-        if (!json_is_number(v) || !(json_number_value(v) > 0) || !isfinite(json_number_value(v)))
-            return an_problem_set(p, 400, f, "must be a number > 0");
+        if (!coordinate_ok(v))
+            return an_problem_set(p, 400, f, "must be a number > 0 and at most %g (the largest "
+                                  "coordinate perfcast models)", PMNF_MAX_MAGNITUDE);
     }
     for (int i = 0; i < nparams; i++) {
         const json_t *x = json_object_get(t, params[i]);
@@ -121,9 +132,9 @@ static int parse_candidates(const json_t *body, const char *const *params, int n
                 return an_problem_set(p, 400, f, "must be a non-empty array of numbers > 0");
             json_array_foreach(list, j, x)
             {
-                if (!json_is_number(x) || !(json_number_value(x) > 0) ||
-                    !isfinite(json_number_value(x)) || add_value(a, i, json_number_value(x)) < 0)
-                    return an_problem_set(p, 400, f, "must be at most %d numbers > 0", ADVICE_MAX_VALUES);
+                if (!coordinate_ok(x) || add_value(a, i, json_number_value(x)) < 0)
+                    return an_problem_set(p, 400, f, "must be at most %d numbers > 0 and at most "
+                                          "%g each", ADVICE_MAX_VALUES, PMNF_MAX_MAGNITUDE);
             }
         } else {
             double hi = 0;
@@ -305,10 +316,22 @@ static void price(const advice_in *in, const advice_request *r, long ncand, doub
 /* The answer's coded warnings: the grid's cost kept a run out
  * (grid_cost_reached); the runs measured already cost more than the grid
  * (costlier_than_grid); the best run costs more than the budget
- * (best_run_beyond_budget). */
+ * (best_run_beyond_budget); then those of the models the advice rests on
+ * (the parts build_series reads: poor_fit, few_points, ...), each naming
+ * its model, as a prediction from them says. */
 static json_t *warnings(const advice_in *in, const sweep_adv_result *res, const double *cand)
 {
     json_t *warns = json_array();
+    json_t *model_warns = json_array();
+    static const char *const names[4] = {"comp time", "comm time", "mem time", "epoch time"};
+    int composed = in->parts[0] && in->parts[1] && in->parts[2];
+    for (int g = composed ? 0 : 3; model_warns && g < (composed ? 3 : 4); g++) {
+        if (!in->parts[g])
+            continue;
+        json_t *arr = pmnf_warnings_json(in->parts[g], in->params, names[g]);
+        json_array_extend(model_warns, arr);
+        json_decref(arr);
+    }
     if (res->grid_bound)
         json_array_append_new(warns, json_pack(
             "{s:s, s:s, s:f, s:f, s:f}", "code", "grid_cost_reached", "message",
@@ -330,6 +353,8 @@ static json_t *warnings(const advice_in *in, const sweep_adv_result *res, const 
             "the recommendations are lesser runs", "point",
             point_json(in, cand + (size_t)res->beyond_budget * in->nparams), "core_hours",
             res->beyond_budget_core_hours));
+    json_array_extend(warns, model_warns);
+    json_decref(model_warns);
     return warns;
 }
 

@@ -392,8 +392,8 @@ static json_t *iteration_units_json(void)
                      "GPU computed for at most 10% of them), kept in the predicted step",
         "top_ops", "seconds of each operator on the critical path, and its share of the "
                    "predicted step",
-        "outliers_dropped", "host overhead samples left out as outliers, and their share of "
-                            "the measured step",
+        "outliers_dropped", "host overhead samples (T1-T5) left out as outliers, their "
+                            "share of the measured step and their seconds by type",
         "breakdown", "GPU time over the trace's window by kernel type, each instant counted "
                      "once (HTA's temporal breakdown); idle: no kernel on any stream");
 }
@@ -418,13 +418,20 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         json_t *s = step_json(g, &r, i, o->breakdown, &attr, o->device, err);
         if (!s)
             goto done;
-        /* T1 outliers the overheads dropped, as a share of the measured step */
-        double d = xg_ov_dropped_t1(ov, g, r.steps[i].step);
+        /* the samples (T1-T5) the overheads dropped as outliers, as a
+         * share of the measured step */
+        double by[XG_NTYPES];
+        double d = xg_ov_dropped(ov, g, r.steps[i].step, by);
         double share = r.steps[i].measured > 0 ? d / r.steps[i].measured : NAN;
+        json_t *bt = json_object();
+        for (int ty = 0; ty < XG_NTYPES; ty++)
+            json_object_set_new(bt, xg_ov_type_name(ty), json_real(by[ty]));
         json_object_set_new(s, "outliers_dropped",
                             isnan(d) ? json_null()
-                                     : json_pack("{s:f, s:o}", "seconds", d, "share",
-                                                 isnan(share) ? json_null() : json_real(share)));
+                                     : json_pack("{s:f, s:o, s:O}", "seconds", d, "share",
+                                                 isnan(share) ? json_null() : json_real(share),
+                                                 "by_type", bt));
+        json_decref(bt);
         if (!isnan(share) && share > dropped_max)
             dropped_max = share;
         json_array_append_new(steps, s);
@@ -433,13 +440,14 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
         sw += r.steps[i].sync_wait;
     }
     if (dropped_max > 0.1) {
-        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", "outliers_dropped",
-                                               "message", "host gaps dropped as T1 outliers exceed "
-                                               "10% of a measured step: the prediction leaves "
-                                               "that time out",
+        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", ITERATION_WARN_OUTLIERS,
+                                               "message", "host time dropped as outliers of "
+                                               "its overheads (T1-T5) exceeds 10% of a measured "
+                                               "step: the prediction leaves that time out",
                                                "share", dropped_max));
-        json_array_append_new(warn, json_sprintf("outliers_dropped: host gaps dropped as T1 "
-                                                 "outliers are %.1f%% of a measured step",
+        json_array_append_new(warn, json_sprintf(ITERATION_WARN_OUTLIERS ": host time dropped as "
+                                                 "outliers of its overheads (T1-T5) is %.1f%% "
+                                                 "of a measured step",
                                                  100 * dropped_max));
     }
     for (int i = 0; i < g->nstreams; i++)

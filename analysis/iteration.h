@@ -15,9 +15,11 @@
  *    "steps":[{"index","label","measured","predicted","error","cpu_time",
  *              "gpu_time","idle","bound":"cpu"|"gpu","kernels","kernels_changed",
  *              "gpu_active":[{"stream","seconds","end"}],
- *              "top_ops":[{"name","seconds","share_pct","count"}],
+ *              "top_ops":[{"name","seconds","share_pct","count"}],"sync_wait",
+ *              "outliers_dropped":{"seconds","share","by_type":{"T1".."T5"}}|null,
  *              "breakdown":{...}}],
- *    "summary":{"steps","geomean_error","mean_predicted","mean_measured"},
+ *    "summary":{"steps","geomean_error","mean_predicted","mean_measured","sync_wait",
+ *               "warnings":[{"code":"outliers_dropped","message","share"}]},
  *    "breakdown":{"window","computation","communication","memory","idle",
  *                 "computation_pct",...,"kernel_sum":{"computation",...},
  *                 "kernel_count":{..},"idle_by_stream":[{"stream","host_wait",
@@ -39,6 +41,10 @@
 #include "execgraph/xg_breakdown.h"
 #include "execgraph/xg_critpath.h"
 #include "execgraph/xg_efficiency.h"
+
+/* The code of the warning that the overheads dropped outliers of more than
+ * 10% of a measured step (in "warnings" as "outliers_dropped: ..."). */
+#define ITERATION_WARN_OUTLIERS "outliers_dropped"
 
 typedef struct iteration_opts {
     const xg_overheads *ov;   /* NULL: measured on the trace itself */

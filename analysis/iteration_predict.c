@@ -362,6 +362,40 @@ done:
     return doc;
 }
 
+/* 1 when a and b hold the same events (one trace read twice). */
+static int same_trace(const xg_trace *a, const xg_trace *b)
+{
+    if (a == b)
+        return 1;
+    if (a->n != b->n)
+        return 0;
+    for (size_t k = 0; k < (size_t)a->n; k++)
+        if (a->ev[k].ts != b->ev[k].ts || a->ev[k].dur != b->ev[k].dur ||
+            a->ev[k].kind != b->ev[k].kind)
+            return 0;
+    return 1;
+}
+
+/* Two traces at one value, or one trace twice: the later one in *bad, -1
+ * with err when none. */
+static int check_distinct(const xg_trace *const *t, const double *x, int n, xg_error *err)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (x[i] == x[j]) {
+                xg_error_set(err, -1, "value", "the same value %g as trace %d: one trace per "
+                                               "value", x[i], j);
+                return i;
+            }
+            if (same_trace(t[i], t[j])) {
+                xg_error_set(err, -1, "trace", "the same trace as trace %d (at %g): one "
+                                               "measurement, not two sizes", j, x[j]);
+                return i;
+            }
+        }
+    return -1;
+}
+
 /* Traces of other device types than t[0]: -1 when all agree; else the first
  * such trace, with err naming both devices (mixed: the warning instead). */
 static int check_devices(const xg_trace *const *t, int n, int mixed, json_t *warnings,
@@ -417,6 +451,8 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         xmin = fmin(xmin, x[i]);
         xmax = fmax(xmax, x[i]);
     }
+    if ((*bad = check_distinct(t, x, n, err)) >= 0)
+        return NULL;
     json_t *warnings = json_array();
     if ((*bad = check_devices(t, n, oin->mixed_devices, warnings, err)) >= 0) {
         json_decref(warnings);
@@ -451,20 +487,35 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         gp[built] = &g[built];
     }
     int shaped = 0;
-    for (int j = 0; j < n; j++)
-        for (size_t k = 0; k < t[j]->ninfo; k++)
-            if (t[j]->info[k].nin > 0) {
-                shaped++;
-                break;
-            }
+    json_t *unshaped = json_array();
+    char which[64 * 4 + 8] = ""; /* up to 64 indices, ", " apart */
+    for (int j = 0; j < n; j++) {
+        size_t k = 0, len = strlen(which);
+        while (k < t[j]->ninfo && t[j]->info[k].nin == 0)
+            k++;
+        if (k < t[j]->ninfo) {
+            shaped++;
+            continue;
+        }
+        json_array_append_new(unshaped, json_integer(j));
+        snprintf(which + len, sizeof which - len, "%s%d", len ? ", " : "", j);
+    }
     if (method == ITERATION_BY_OPERATORS && shaped < n)
-        warn(warnings, json_pack("{s:s, s:s, s:i}", "code", "shapes_missing", "message",
+        warn(warnings, json_pack("{s:s, s:s++, s:i, s:O}", "code", "shapes_missing", "message",
                                  "traces without operator input shapes (recorded with "
-                                 "record_shapes off): kernel times are matched by kernel name "
-                                 "instead of modelled by operator",
-                                 "traces_without_shapes", n - shaped));
+                                 "record_shapes off; trace ", which, "): kernel times are matched "
+                                 "by kernel name instead of modelled by operator",
+                                 "traces_without_shapes", n - shaped, "traces", unshaped));
+    json_decref(unshaped);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
     if (method == ITERATION_BY_KERNEL_NAMES || shaped < n) {
+        /* the same job, as the operator model has it (operators found
+         * with or without shapes): its refusal names the other job's trace */
+        if (xg_opmodel_dev(gp, x, n, at, NULL, &r, err) < 0 && r.bad_trace >= 0) {
+            *bad = r.bad_trace;
+            goto done;
+        }
+        xg_opm_result_free(&r);
         doc = by_names(t, gp, x, n, at, oct, oin, warnings, err);
         goto done;
     }
@@ -473,6 +524,12 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     const xg_device *dev = oin->device ? oin->device : xg_device_for(&t[0]->device);
     if (xg_opmodel_dev(gp, x, n, at, dev, &r, err) < 0) {
         *bad = r.bad_trace;
+        goto done;
+    }
+    if (!isfinite(r.predicted_us)) {
+        xg_error_set(err, -1, "at", "the operators' models give no finite device time at %g "
+                                    "(measured at %g to %g): too far to extrapolate",
+                     at, xmin, xmax);
         goto done;
     }
     iteration_opts o = *oin;
@@ -534,6 +591,13 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                                         r.roofline_raised, "seconds", r.roofline_us * 1e-6)
                             : json_null());
 done:
+    if (doc && !json_object_get(doc, "modelled")) {
+        /* a number of it not finite: no answer rather than the measured times */
+        json_decref(doc);
+        doc = NULL;
+        xg_error_set(err, -1, "at", "no finite prediction at %g (measured at %g to %g): too "
+                                    "far to extrapolate", at, xmin, xmax);
+    }
     json_decref(warnings);
     xg_opm_result_free(&r);
     xg_overheads_free(&pooled);

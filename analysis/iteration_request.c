@@ -228,19 +228,24 @@ void iteration_request_predict_problem(const xg_error *e, int bad, an_problem *p
 
 json_t *iteration_breakdown_view(json_t *doc)
 {
-    json_t *steps = json_array(), *s;
+    json_t *steps = json_array(), *s, *warn = json_array();
     size_t i;
+    /* the trace's warnings; the prediction's (the outliers its overheads
+     * dropped) go with the prediction */
+    json_array_foreach(json_object_get(doc, "warnings"), i, s)
+        if (strncmp(json_string_value(s) ?: "", ITERATION_WARN_OUTLIERS ":",
+                    strlen(ITERATION_WARN_OUTLIERS) + 1))
+            json_array_append(warn, s);
     json_array_foreach(json_object_get(doc, "steps"), i, s)
         json_array_append_new(steps, json_pack("{s:O, s:O, s:O, s:O}", "index",
                                                json_object_get(s, "index"), "label",
                                                json_object_get(s, "label"), "breakdown",
                                                json_object_get(s, "breakdown"), "efficiency",
                                                json_object_get(s, "efficiency")));
-    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O, s:O}", "profile",
+    json_t *out = json_pack("{s:O, s:O, s:o, s:O, s:O, s:o}", "profile",
                             json_object_get(doc, "profile"), "rank", json_object_get(doc, "rank"),
                             "steps", steps, "breakdown", json_object_get(doc, "breakdown"),
-                            "efficiency", json_object_get(doc, "efficiency"), "warnings",
-                            json_object_get(doc, "warnings"));
+                            "efficiency", json_object_get(doc, "efficiency"), "warnings", warn);
     json_decref(doc);
     return out;
 }

@@ -237,12 +237,18 @@ static json_t *fit_json(pmnf_modeler *mod, const char *const *params, const it_t
     if (!out)
         out = json_pack("{s:n, s:s}", "function", "reason", why);
     if (out && few) {
-        json_t *w = json_object_get(out, "warnings");
+        json_t *w = json_object_get(out, "warnings"), *x;
+        size_t i;
         if (!json_is_array(w)) {
             w = json_array();
             json_object_set_new(out, "warnings", w);
         }
-        json_array_append_new(w, json_pack("{s:s, s:s}", "code", "few_points", "message", why));
+        json_array_foreach(w, i, x) /* the model's own few_points says it already */
+            if (!strcmp(json_string_value(json_object_get(x, "code")) ?: "", "few_points"))
+                few = 0;
+        if (few)
+            json_array_append_new(w, json_pack("{s:s, s:s}", "code", "few_points", "message",
+                                               why));
     }
     return out;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/jsonb.h"
+#include "sweep/sweep_efficiency.h"
 
 static json_t *number_json(double v)
 {
@@ -136,77 +137,63 @@ static int build(const noisy_names *nm, const sens_request *rq, const store_meas
 
 /* ---- S/N over scaling efficiency (paper 003 §3.2, Fig. 12) ---- */
 
-typedef struct se_sort {
-    const store_measurement_row *rows;
-    int q;
-} se_sort;
-
-static int se_cmp_ctx(const void *x, const void *y, void *arg)
+static int cmp_levels_ctx(const void *x, const void *y, void *arg)
 {
-    const se_sort *c = arg;
-    const store_measurement_row *a = &c->rows[*(const int *)x], *b = &c->rows[*(const int *)y];
-    for (int i = 0; i < a->nparams; i++)
-        if (i != c->q && a->point[i] != b->point[i])
-            return a->point[i] < b->point[i] ? -1 : 1;
-    int l = strcmp(a->levels ? a->levels : "", b->levels ? b->levels : "");
-    if (l)
-        return l;
-    return a->point[c->q] < b->point[c->q] ? -1 : a->point[c->q] > b->point[c->q];
-}
-
-static double rows_mean(const store_measurement_row *r)
-{
-    double mean = 0;
-    for (int k = 0; k < r->nreps; k++)
-        mean += r->reps[k] / r->nreps;
-    return mean;
+    const store_measurement_row *rows = arg;
+    const store_measurement_row *a = &rows[*(const int *)x], *b = &rows[*(const int *)y];
+    return strcmp(a->levels ? a->levels : "", b->levels ? b->levels : "");
 }
 
 /* The runs with a baseline in their group (the other parameters' values and
  * the levels alike; the baseline: parameter q at *baseline, else its
- * smallest measured value) into sel (in rows' order), each with the
- * baseline's mean duration in base[]. Returns how many, -1 when out of
- * memory. */
+ * smallest measured value; sweep_se_baselines) into sel (in rows' order),
+ * each with the baseline's mean duration in base[]. Returns how many, -1
+ * when out of memory. */
 static int se_select(const store_measurement_row *rows, int n, int q, const double *baseline,
                      store_measurement_row *sel, double *base)
 {
-    int *idx = malloc(sizeof(int) * (size_t)(n ? n : 1));
-    double *bmean = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    if (!idx || !bmean) {
-        free(idx);
-        free(bmean);
-        return -1;
-    }
+    int np = n ? rows[0].nparams : 0;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (size_t)rows[i].nreps;
+    size_t m1 = n > 0 ? (size_t)n : 1;
+    int *idx = malloc(sizeof(int) * m1), *gid = malloc(sizeof(int) * m1);
+    int *off = malloc(sizeof(int) * (m1 + 1));
+    double *pts = malloc(sizeof(double) * m1 * (np > 0 ? (size_t)np : 1));
+    double *ys = malloc(sizeof(double) * (total ? total : 1));
+    double *bmean = malloc(sizeof(double) * m1);
+    int m = -1;
+    if (!idx || !gid || !off || !pts || !ys || !bmean)
+        goto done;
+    /* the level combinations as numbers: runs by their levels' text */
     for (int i = 0; i < n; i++)
         idx[i] = i;
-    se_sort c = {rows, q};
-    qsort_r(idx, (size_t)n, sizeof *idx, se_cmp_ctx, &c);
-    for (int a = 0, b; a < n; a = b) {
-        double t0 = NAN;
-        for (b = a; b < n; b++) {
-            const store_measurement_row *r = &rows[idx[b]];
-            if (b > a) {
-                int same = 1;
-                for (int i = 0; i < r->nparams && same; i++)
-                    same = i == q || r->point[i] == rows[idx[a]].point[i];
-                same = same && !strcmp(r->levels ? r->levels : "",
-                                       rows[idx[a]].levels ? rows[idx[a]].levels : "");
-                if (!same)
-                    break;
-            }
-            if (isnan(t0) && (baseline ? r->point[q] == *baseline : b == a))
-                t0 = rows_mean(r);
-        }
-        for (int k = a; k < b; k++)
-            bmean[idx[k]] = t0;
+    qsort_r(idx, (size_t)n, sizeof *idx, cmp_levels_ctx, (void *)rows);
+    for (int k = 0, g = 0; k < n; k++) {
+        if (k && cmp_levels_ctx(&idx[k - 1], &idx[k], (void *)rows))
+            g++;
+        gid[idx[k]] = g;
     }
-    int m = 0;
+    off[0] = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(pts + (size_t)i * np, rows[i].point, sizeof(double) * (size_t)np);
+        memcpy(ys + off[i], rows[i].reps, sizeof(double) * (size_t)rows[i].nreps);
+        off[i + 1] = off[i] + rows[i].nreps;
+    }
+    if (sweep_se_baselines(pts, np, n, gid, q, baseline, ys, off, bmean) < 0)
+        goto done;
+    m = 0;
     for (int i = 0; i < n; i++)
-        if (bmean[i] > 0 && isfinite(bmean[i])) {
+        if (!isnan(bmean[i])) {
             sel[m] = rows[i];
             base[m++] = bmean[i];
         }
+done:
     free(idx);
+    free(gid);
+    free(off);
+    free(pts);
+    free(ys);
     free(bmean);
     return m;
 }

@@ -185,7 +185,15 @@ int upload_run_point(const upload_experiment *e, const cube_bundle_run *r, doubl
                                   r->member, r->dir, e->params[i]);
         point[i] = r->values[k];
     }
-    return 0;
+    /* the checks of a single upload, the run's member named */
+    if (upload_check_magnitudes(&r->prof, e, point, pr) == 0 &&
+        upload_check_training(e, point, pr) == 0)
+        return 0;
+    char msg[sizeof pr->msg];
+    int n = snprintf(msg, sizeof msg, "%.100s: ", r->member ? r->member : r->dir);
+    snprintf(msg + n, sizeof msg - (size_t)n, "%.*s", (int)(sizeof msg - (size_t)n - 1), pr->msg);
+    memcpy(pr->msg, msg, sizeof msg);
+    return -1;
 }
 
 void upload_repetitions(const cube_bundle *b, const double *points, int np, int *rep)

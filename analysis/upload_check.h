@@ -54,8 +54,10 @@ int upload_check_world_size(const upload_experiment *e, const double *point, int
  * INGEST_PHASE_*; 0 leaves them). */
 void upload_force_phase(profile *p, int phase);
 
-/* The experiment's coordinate of Cube run r into point: 0, or -1 with pr
- * (400 "parameters": the run's directory names no value of one). */
+/* The experiment's coordinate of Cube run r into point, and the checks a
+ * single upload gets (upload_check_magnitudes, upload_check_training): 0,
+ * or -1 with pr (400 "parameters": the run's directory names no value of
+ * one; else the check's field, the message starting with the run's member). */
 int upload_run_point(const upload_experiment *e, const cube_bundle_run *r, double *point,
                      an_problem *pr);
 /* The runs' repetitions: a ".r<N>" suffix, else 1 + the runs before at the

@@ -366,7 +366,9 @@ sweep_figures() {
         sweep_advice) say "sweep_advice: advice/grid core-hours to 10% error at 8x the largest point," \
                 "median $(jget median_ratio "$line") over $(jget workloads "$line") workloads (goal <= 0.5;" \
                 "range $(jget min_ratio "$line")..$(jget max_ratio "$line"); reached 10%: advice" \
-                "$(jget advice_reached_10pct "$line"), grid $(jget grid_reached_10pct "$line"))" ;;
+                "$(jget advice_reached_10pct "$line"), grid $(jget grid_reached_10pct "$line"));" \
+                "worst ratio $(jget worst_ratio "$line"), $(jget workloads_over_1 "$line") workloads costlier" \
+                "than the grid (must be 0)" ;;
         sweep_service) say "sweep_service: over HTTP, statistics of 10,000 coordinates $(jget statistics_ms "$line") ms" \
                 "($(jget statistics_bytes "$line") bytes), sensitivity $(jget sensitivity_ms "$line") ms (target 50 ms)" ;;
         esac

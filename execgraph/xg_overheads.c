@@ -505,34 +505,47 @@ double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *fou
     return hit ? hit->mean : 0;
 }
 
-double xg_ov_dropped_t1(const xg_overheads *ov, const xg_graph *g, int step)
+double xg_ov_dropped(const xg_overheads *ov, const xg_graph *g, int step, double *by_type)
 {
+    for (int ty = 0; ty < XG_NTYPES && by_type; ty++)
+        by_type[ty] = 0;
     int fenced = 0;
     for (size_t i = 0; i < ov->n && !fenced; i++)
         fenced = ov->s[i].fenced;
     if (!fenced || ov->keep_outliers || step < 0 || step >= g->nsteps)
         return NAN;
-    double *waits = xg_sync_waits(g, NULL);
-    if (!waits)
-        return NAN;
+    /* the step's samples taken again, as xg_ov_collect took them */
+    xg_ov_options o = {ov->cpu_profiler_us, ov->gpu_profiler_us, 0};
+    xg_ov_samples s;
+    xg_ov_samples_init(&s, &o);
+    s.map = malloc(((size_t)g->t->nnames + 1) * sizeof *s.map);
+    double *waits = s.map ? xg_sync_waits(g, NULL) : NULL;
+    xg_error err;
+    int rc = waits ? 0 : -1;
+    for (int i = 0; i < g->t->nnames && s.map; i++)
+        s.map[i] = -1;
     const xg_step *st = &g->steps[step];
-    double prev_end = st->ts, sum = 0;
-    for (int i = 0; i < st->nops; i++) {
-        const xg_op *op = &g->ops[st->op_first + i];
-        double gap = op->ts - prev_end;
-        if (op->end > prev_end)
-            prev_end = op->end;
-        if (waits[st->op_first + i] > 0 || gap <= 0)
-            continue;
-        xg_ovstat key = {.type = XG_T1, .name = (char *)xg_name(g->t, op->name)};
+    double prev_end = st->ts, dev_end = -INFINITY, sum[XG_NTYPES] = {0}, all = 0;
+    for (int i = 0; i < st->nops && rc == 0; i++)
+        rc = op_samples(&s, g, &g->ops[st->op_first + i], &prev_end, &dev_end,
+                        waits[st->op_first + i], &err);
+    for (size_t i = 0; i < s.n && rc == 0; i++) {
+        xg_ovstat key = {.type = s.v[i].type, .name = (char *)xg_name(&s.names, s.v[i].name)};
         const xg_ovstat *hit = bsearch(&key, ov->s, ov->n, sizeof *ov->s, cmp_stat);
-        if (!hit || !hit->fenced)
-            continue;
-        double v = gap - ov->cpu_profiler_us;
-        v = (v > 0 ? v : 0) * 1e-6;
-        if (v > hit->hi_fence || v < hit->lo_fence)
-            sum += gap * 1e-6;
+        double v = s.v[i].v * 1e-6;
+        if (hit && hit->fenced && (v > hit->hi_fence || v < hit->lo_fence))
+            sum[s.v[i].type] += v;
     }
     free(waits);
-    return sum;
+    free(s.map);
+    s.map = NULL;
+    xg_ov_samples_free(&s);
+    if (rc < 0)
+        return NAN;
+    for (int ty = 0; ty < XG_NTYPES; ty++) {
+        all += sum[ty];
+        if (by_type)
+            by_type[ty] = sum[ty];
+    }
+    return all;
 }

@@ -111,11 +111,13 @@ int xg_ov_scaled(const xg_overheads *ov, double f, xg_overheads *out);
  * *found: 2 exact, 1 fallback, 0 none (may be NULL). */
 double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *found);
 
-/* The T1 samples of step `step` of g that ov's summary dropped as outliers:
- * their gaps summed (seconds, the profiler's overhead included). NAN when
- * ov holds no fences (a set read back, not measured here) or kept its
- * outliers. Waits for other ranks are no samples (xg_syncwait.h). */
-double xg_ov_dropped_t1(const xg_overheads *ov, const xg_graph *g, int step);
+/* Every sample of step `step` of g (T1–T5, as xg_ov_collect takes them)
+ * that ov's summary dropped as an outlier, outside its (type, name)'s
+ * fences: their values summed per type into by_type[XG_NTYPES] (may be
+ * NULL; seconds, the profiler's overhead subtracted as in the samples) and
+ * in all returned. NAN (by_type all 0) when ov holds no fences (a set read
+ * back, not measured here), kept its outliers, or memory ran out. */
+double xg_ov_dropped(const xg_overheads *ov, const xg_graph *g, int step, double *by_type);
 
 /* "T1".."T5"; the type of such a string, -1 when it is none. */
 const char *xg_ov_type_name(int type);

@@ -102,6 +102,11 @@ static double pooled_rel_mad(const pmnf_reps *reps, int n, double *buf, double *
  * that far once in about two million. */
 #define OUTLIER_MADS 4.0
 #define OUTLIER_POOLED 5.0
+/* Where both spreads are 0 (repetitions that agree exactly, as counts and
+ * times on a coarse clock do), a repetition is still an outlier beyond this
+ * relative distance from its point's median: 40, 400, 40 among exact
+ * repetitions is not a measurement of 160. */
+#define OUTLIER_EXACT 0.05
 static void point_stats(const double *v, int r, double rel_mad, double *tmp, double *center,
                         double *var, int *kept)
 {
@@ -111,7 +116,9 @@ static void point_stats(const double *v, int r, double rel_mad, double *tmp, dou
     sort_small(tmp, r);
     double mad = 1.4826 * median_sorted(tmp, r);
     double limit = fmax(OUTLIER_MADS * mad, OUTLIER_POOLED * rel_mad * fabs(med));
-    int test = r >= 3 && mad > 0;
+    if (!(limit > 0))
+        limit = OUTLIER_EXACT * fabs(med);
+    int test = r >= 3 && limit > 0;
     double sum = 0;
     int k = 0;
     for (int i = 0; i < r; i++) {

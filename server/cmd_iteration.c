@@ -426,6 +426,20 @@ static void print_table(const json_t *doc)
     double sw = jnum(sum, "sync_wait");
     if (sw > 0)
         printf("host waits for other ranks (sync_wait): %.3f ms per step\n", 1e3 * sw);
+    double dsum = 0, dmax = 0;
+    int nd = 0;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *od = json_object_get(s, "outliers_dropped");
+        if (!json_is_object(od))
+            continue;
+        dsum += jnum(od, "seconds");
+        dmax = fmax(dmax, jnum(od, "share"));
+        nd++;
+    }
+    if (nd && dsum > 0)
+        printf("host time dropped as outliers of its overheads (T1-T5): %.3f ms per step, "
+               "%.1f%% of a measured step at most\n",
+               1e3 * dsum / nd, 100 * dmax);
     const json_t *last = json_array_get(json_object_get(doc, "steps"), 0);
     if (last) {
         printf("\nops on the critical path (step %s):\n",

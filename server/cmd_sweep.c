@@ -12,14 +12,21 @@
  *                                ranking of the parameters per (callpath,
  *                                metric), one line per parameter:
  *                                callpath;metric;rank;parameter;range;normalized;best
+ *                                --over efficiency [--parameter P]
+ *                                [--baseline V]: of the scaling efficiency
+ *                                SE = t_baseline / t of each repetition
+ *                                along P (paper 003 §3.2, Fig. 12;
+ *                                sweep_se_baselines), larger is better.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ingest/extrap.h"
 #include "server/commands.h"
+#include "sweep/sweep_efficiency.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_sensitivity.h"
 
@@ -29,7 +36,12 @@ static const char sweep_usage_text[] =
     "plan answered by the service (its missing runs), one per line (\"-\": stdin).\n";
 static const char sensitivity_usage_text[] =
     "usage: perfcast sensitivity FILE [--goal smaller|larger]\n"
-    "Taguchi S/N ranking of the parameters of an Extra-P input file per (callpath, metric).\n";
+    "       perfcast sensitivity FILE --over efficiency [--parameter P] [--baseline V]\n"
+    "Taguchi S/N ranking of the parameters of an Extra-P input file per (callpath, metric):\n"
+    "of the values themselves (--over time, the default; smaller is better unless --goal\n"
+    "larger), or of the scaling efficiency SE = t_baseline / t of each repetition along P\n"
+    "(default the first parameter), t_baseline the mean at P = V (default the smallest\n"
+    "measured) with the other parameters alike; larger is better.\n";
 
 static int sweep_usage(const char *msg)
 {
@@ -126,29 +138,102 @@ int cmd_sweep(int argc, char **argv)
 
 /* ---- perfcast sensitivity ---------------------------------------------------- */
 
-static int sensitivity_series(const ingest_experiment *e, const ingest_series *s, int larger,
-                              const char *path)
+/* How perfcast sensitivity reads a series. */
+typedef struct sens_opts {
+    int larger;
+    int efficiency;        /* over the scaling efficiency along parameter q */
+    int q;
+    int has_baseline;
+    double baseline;
+} sens_opts;
+
+/* The runs of s the S/N is over, with their points and observations: every
+ * run with the values as measured, or (efficiency) the runs with a baseline,
+ * each repetition's SE = t_baseline / t. Returns how many, -1 when out of
+ * memory; orig[k] the index in s of run k, *left_out the runs without a
+ * baseline. */
+static int series_runs(const ingest_experiment *e, const ingest_series *s, const sens_opts *o,
+                       double *pts, double *y, int *off, int *orig, int *left_out)
+{
+    int np = e->nparams, n = s->npoints, m = 0;
+    double *base = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    double *all = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * (size_t)(np > 0 ? np : 1));
+    if (!base || !all) {
+        free(base);
+        free(all);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(all + (size_t)i * np, e->coords + (size_t)s->coord[i] * np,
+               sizeof(double) * (size_t)np);
+        base[i] = 1;
+    }
+    if (o->efficiency && sweep_se_baselines(all, np, n, NULL, o->q,
+                                            o->has_baseline ? &o->baseline : NULL, s->values,
+                                            s->rep_start, base) < 0) {
+        free(base);
+        free(all);
+        return -1;
+    }
+    off[0] = 0;
+    for (int i = 0; i < n; i++) {
+        if (isnan(base[i]))
+            continue;
+        memcpy(pts + (size_t)m * np, all + (size_t)i * np, sizeof(double) * (size_t)np);
+        orig[m] = i;
+        off[m + 1] = off[m];
+        for (int k = s->rep_start[i]; k < s->rep_start[i + 1]; k++)
+            y[off[m + 1]++] = o->efficiency ? base[i] / s->values[k] : s->values[k];
+        m++;
+    }
+    *left_out = n - m;
+    free(base);
+    free(all);
+    return m;
+}
+
+static int sensitivity_series(const ingest_experiment *e, const ingest_series *s,
+                              const sens_opts *o, const char *path)
 {
     int np = e->nparams, n = s->npoints;
-    int *level = malloc(sizeof(int) * (size_t)(n ? n : 1) * (size_t)np);
-    int *nlevels = malloc(sizeof(int) * (size_t)np);
-    double *distinct = malloc(sizeof(double) * (size_t)(n ? n : 1) * (size_t)np);
-    double *col = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    int rc = 1;
-    if (!level || !nlevels || !distinct || !col)
+    size_t n1 = n > 0 ? (size_t)n : 1, np1 = np > 0 ? (size_t)np : 1;
+    size_t nv = (size_t)(n > 0 ? s->rep_start[n] : 0);
+    int *level = malloc(sizeof(int) * n1 * np1);
+    int *nlevels = malloc(sizeof(int) * np1);
+    int *off = malloc(sizeof(int) * (n1 + 1)), *orig = malloc(sizeof(int) * n1);
+    double *distinct = malloc(sizeof(double) * n1 * np1);
+    double *col = malloc(sizeof(double) * n1);
+    double *pts = malloc(sizeof(double) * n1 * np1);
+    double *y = malloc(sizeof(double) * (nv ? nv : 1));
+    int rc = 1, left_out = 0, m = -1;
+    if (!level || !nlevels || !off || !orig || !distinct || !col || !pts || !y ||
+        (m = series_runs(e, s, o, pts, y, off, orig, &left_out)) < 0)
         goto done;
-    for (int k = 0; k < np; k++) {
-        for (int i = 0; i < n; i++)
-            col[i] = e->coords[(size_t)s->coord[i] * np + k];
-        nlevels[k] = sweep_levels_of(col, n, 1, distinct + (size_t)k * n, level + k, np);
+    if (m == 0) {
+        fprintf(stderr, "perfcast sensitivity: %s: callpath \"%s\", metric \"%s\": no run has its "
+                        "baseline (%s = %.17g) measured\n",
+                path, e->callpaths[s->callpath], e->metrics[s->metric], e->params[o->q],
+                o->baseline);
+        rc = 2;
+        goto done;
     }
-    sweep_sn_problem p = {np, n, nlevels, level, s->values, s->rep_start, larger};
+    if (left_out)
+        fprintf(stderr, "perfcast sensitivity: %s: callpath \"%s\", metric \"%s\": %d of %d runs "
+                        "left out: their baseline was not measured\n",
+                path, e->callpaths[s->callpath], e->metrics[s->metric], left_out, n);
+    for (int k = 0; k < np; k++) {
+        for (int i = 0; i < m; i++)
+            col[i] = pts[(size_t)i * np + k];
+        nlevels[k] = sweep_levels_of(col, m, 1, distinct + (size_t)k * n1, level + k, np);
+    }
+    sweep_sn_problem p = {np, m, nlevels, level, y, off, o->larger};
     sweep_sn_result r;
     int bad;
     char err[200];
     if (sweep_sensitivity(&p, &r, &bad, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast sensitivity: %s: callpath \"%s\", metric \"%s\", point %d: %s\n",
-                path, e->callpaths[s->callpath], e->metrics[s->metric], bad + 1, err);
+                path, e->callpaths[s->callpath], e->metrics[s->metric],
+                bad >= 0 ? orig[bad] + 1 : 0, err);
         rc = 2;
         goto done;
     }
@@ -157,7 +242,7 @@ static int sensitivity_series(const ingest_experiment *e, const ingest_series *s
         const sweep_sn_factor *fa = &r.factors[f];
         printf("%s;%s;%d;%s;%.17g;%.17g;%.17g\n", e->callpaths[s->callpath],
                e->metrics[s->metric], fa->rank, e->params[f], fa->range, fa->normalized,
-               fa->best_level >= 0 ? distinct[(size_t)f * n + fa->best_level] : 0.0);
+               fa->best_level >= 0 ? distinct[(size_t)f * n1 + fa->best_level] : 0.0);
     }
     sweep_sensitivity_free(&r);
     rc = 0;
@@ -166,37 +251,64 @@ done:
         fprintf(stderr, "perfcast sensitivity: out of memory\n");
     free(level);
     free(nlevels);
+    free(off);
+    free(orig);
     free(distinct);
     free(col);
+    free(pts);
+    free(y);
     return rc;
+}
+
+static int sensitivity_fail(const char *msg, const char *arg)
+{
+    fprintf(stderr, "perfcast sensitivity: %s%s%s%s\n%s", msg, arg ? " \"" : "", arg ? arg : "",
+            arg ? "\"" : "", sensitivity_usage_text);
+    return 2;
 }
 
 int cmd_sensitivity(int argc, char **argv)
 {
     if (asks_help(argc, argv, sensitivity_usage_text))
         return 0;
-    const char *path = NULL;
-    int larger = 0;
+    const char *path = NULL, *goal = NULL, *over = NULL, *param = NULL, *baseline = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--goal") && i + 1 < argc) {
-            const char *g = argv[++i];
-            if (strcmp(g, "smaller") && strcmp(g, "larger")) {
-                fprintf(stderr, "perfcast sensitivity: --goal must be smaller or larger\n");
-                return 2;
-            }
-            larger = !strcmp(g, "larger");
-        } else if (!path && (argv[i][0] != '-' || !argv[i][1])) {
+        const char **opt = !strcmp(argv[i], "--goal")        ? &goal
+                           : !strcmp(argv[i], "--over")      ? &over
+                           : !strcmp(argv[i], "--parameter") ? &param
+                           : !strcmp(argv[i], "--baseline")  ? &baseline
+                                                             : NULL;
+        if (opt && i + 1 < argc && !*opt)
+            *opt = argv[++i];
+        else if (opt)
+            return sensitivity_fail(*opt ? "given twice:" : "a value is missing after", argv[i]);
+        else if (!path && (argv[i][0] != '-' || !argv[i][1]))
             path = argv[i];
-        } else {
-            fprintf(stderr, "perfcast sensitivity: unexpected \"%s\"\nusage: perfcast "
-                            "sensitivity FILE [--goal smaller|larger]\n", argv[i]);
-            return 2;
-        }
+        else
+            return sensitivity_fail("unexpected", argv[i]);
     }
-    if (!path) {
-        fprintf(stderr, "usage: perfcast sensitivity FILE [--goal smaller|larger]\n");
-        return 2;
+    sens_opts o = {0};
+    if (goal && strcmp(goal, "smaller") && strcmp(goal, "larger"))
+        return sensitivity_fail("--goal must be smaller or larger, got", goal);
+    if (over && strcmp(over, "time") && strcmp(over, "efficiency"))
+        return sensitivity_fail("--over must be time or efficiency, got", over);
+    o.efficiency = over && !strcmp(over, "efficiency");
+    o.larger = goal ? !strcmp(goal, "larger") : o.efficiency;
+    if (o.efficiency && goal && !o.larger)
+        return sensitivity_fail("--over efficiency: larger efficiency is better, not --goal",
+                                goal);
+    if (!o.efficiency && (param || baseline))
+        return sensitivity_fail(param ? "only with --over efficiency:" : "only with --over "
+                                "efficiency:", param ? "--parameter" : "--baseline");
+    if (baseline) {
+        char *end = NULL;
+        o.baseline = strtod(baseline, &end);
+        if (!*baseline || *end || !isfinite(o.baseline) || !(o.baseline > 0))
+            return sensitivity_fail("--baseline must be a number > 0, got", baseline);
+        o.has_baseline = 1;
     }
+    if (!path)
+        return sensitivity_fail("no FILE", NULL);
     cli_file in;
     char err[512];
     if (cli_file_open(path, &in, err, sizeof err) < 0) {
@@ -215,8 +327,18 @@ int cmd_sensitivity(int argc, char **argv)
     }
     cli_file_close(&in);
     int rc = 0;
+    if (param) {
+        o.q = -1;
+        for (int k = 0; k < e.nparams; k++)
+            o.q = !strcmp(e.params[k], param) ? k : o.q;
+        if (o.q < 0) {
+            fprintf(stderr, "perfcast sensitivity: %s: --parameter \"%s\" is not a parameter of "
+                            "the file\n", path, param);
+            rc = 2;
+        }
+    }
     for (int i = 0; i < e.nseries && !rc; i++)
-        rc = sensitivity_series(&e, &e.series[i], larger, path);
+        rc = sensitivity_series(&e, &e.series[i], &o, path);
     fflush(stdout);
     ingest_experiment_free(&e);
     return rc;

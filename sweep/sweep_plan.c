@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/numtext.h"
+#include "modeling/modeler.h"
 
 static int fail(char *field, size_t fieldcap, char *err, size_t errcap, const char *f,
                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -108,8 +109,10 @@ static int parse_var(const char *section, const char *name, const json_t *v, int
             if (!(x->levels[i] = strdup(s)))
                 return fail(field, fieldcap, err, errcap, fi, "out of memory");
         } else {
-            if (!json_is_number(e) || !isfinite(json_number_value(e)))
-                return fail(field, fieldcap, err, errcap, fi, "must be a finite number");
+            if (!json_is_number(e) || !(fabs(json_number_value(e)) <= PMNF_MAX_MAGNITUDE))
+                return fail(field, fieldcap, err, errcap, fi,
+                            "must be a finite number within +-%g (the largest coordinate "
+                            "perfcast models)", PMNF_MAX_MAGNITUDE);
             x->values[i] = json_number_value(e);
             for (size_t j = 0; j < i; j++)
                 if (x->values[j] == x->values[i])
@@ -121,18 +124,38 @@ static int parse_var(const char *section, const char *name, const json_t *v, int
     return 0;
 }
 
-/* The placeholder at p (a '{' of template t): its name's length, 0 when it
- * is none. "${" is the shell's and "{{" a literal brace, so neither is one;
- * else a name of letters, digits and '_' closed by '}'. */
-static size_t placeholder_at(const char *t, const char *p)
+/* The template read left to right, one piece at a time. */
+enum { PIECE_TEXT, PIECE_BRACE, PIECE_NAME };
+
+/* The piece at p: PIECE_TEXT, *skip bytes kept as written ("$" with the
+ * braces right after it: "${...}" is the shell's); PIECE_BRACE, "{{" for a
+ * literal '{' (*skip 2); PIECE_NAME, "{name}" (a name of letters, digits
+ * and '_' not starting with a digit; *skip its length with the braces). */
+static int template_piece(const char *p, size_t *skip)
 {
-    if ((p > t && p[-1] == '$') || p[1] == '{' || (p > t && p[-1] == '{'))
-        return 0;
-    const char *e = p + 1;
-    while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_' ||
-           (e > p + 1 && *e >= '0' && *e <= '9'))
-        e++;
-    return *e == '}' && e > p + 1 ? (size_t)(e - p - 1) : 0;
+    if (*p == '$') {
+        size_t n = 1;
+        while (p[n] == '{')
+            n++;
+        *skip = n;
+        return PIECE_TEXT;
+    }
+    if (*p == '{' && p[1] == '{') {
+        *skip = 2;
+        return PIECE_BRACE;
+    }
+    if (*p == '{') {
+        const char *e = p + 1;
+        while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_' ||
+               (e > p + 1 && *e >= '0' && *e <= '9'))
+            e++;
+        if (*e == '}' && e > p + 1) {
+            *skip = (size_t)(e - p) + 1;
+            return PIECE_NAME;
+        }
+    }
+    *skip = 1;
+    return PIECE_TEXT;
 }
 
 /* Every {name} of the template names something the point has. */
@@ -140,10 +163,11 @@ static int check_template(const sweep_def *d, char *field, size_t fieldcap, char
                           size_t errcap)
 {
     const char *t = d->command;
-    for (const char *p = strchr(t, '{'); p; p = strchr(p + 1, '{')) {
-        size_t len = placeholder_at(t, p);
-        if (!len)
-            continue; /* not a placeholder: kept as written */
+    size_t skip;
+    for (const char *p = t; *p; p += skip) {
+        if (template_piece(p, &skip) != PIECE_NAME)
+            continue; /* kept as written, or a literal brace */
+        size_t len = skip - 2;
         char name[SWEEP_NAME_MAX + 1];
         if (len >= sizeof name ||
             (snprintf(name, sizeof name, "%.*s", (int)len, p + 1), !name_taken(d, name)))
@@ -395,25 +419,18 @@ int sweep_runs_next(const sweep_def *d, sweep_runs *w)
 
 int sweep_def_command(const sweep_def *d, const int *idx, int rep, char *buf, size_t cap)
 {
-    size_t n = 0;
+    size_t n = 0, skip;
     char num[32];
-    for (const char *p = d->command; *p;) {
-        const char *val = NULL;
-        size_t skip = 1;
-        if (*p == '{' && p[1] == '{' && !(p > d->command && p[-1] == '$')) {
-            val = "{"; /* a literal brace */
-            skip = 2;
-        } else if (*p == '{') {
-            size_t plen = placeholder_at(d->command, p);
-            if (plen && (val = placeholder(d, idx, rep, p + 1, plen, num)))
-                skip = plen + 2;
-        }
-        size_t len = val ? strlen(val) : 1;
+    for (const char *p = d->command; *p; p += skip) {
+        int kind = template_piece(p, &skip);
+        const char *val = kind == PIECE_BRACE ? "{"
+                          : kind == PIECE_NAME ? placeholder(d, idx, rep, p + 1, skip - 2, num)
+                                               : NULL;
+        size_t len = val ? strlen(val) : skip;
         if (n + len + 1 > cap)
             return -1;
         memcpy(buf + n, val ? val : p, len);
         n += len;
-        p += skip;
     }
     buf[n] = '\0';
     return (int)n;

@@ -79,6 +79,10 @@ static void test_request(void)
          "grid_core_hours", 1},
         {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"grid_core_hours\":\"x\"}",
          "grid_core_hours", 1},
+        /* beyond the largest coordinate perfcast models (1e50): no prediction there */
+        {"{\"target\":{\"x\":1e300},\"budget_core_hours\":1}", "target.x", 1},
+        {"{\"target\":{\"x\":10},\"budget_core_hours\":1,\"candidates\":{\"x\":[2,1e51]}}",
+         "candidates.x", 1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         rc = parse(bad[i].body, bad[i].nparams, &a, f, sizeof f);
@@ -180,6 +184,18 @@ static void test_advice(void)
           "the caller's grid of 100: %g core-hours of the budget's 20, %zu warnings", spent,
           json_array_size(json_object_get(out, "warnings")));
     json_decref(out);
+    /* a model that fits poorly (an outlier among the repetitions can make one): the
+     * advice resting on it says so, after its own warnings, naming the model */
+    m.warnings = PMNF_WARN_POOR_FIT;
+    rc = advice_compute(&in, &a, &out, msg, sizeof msg);
+    json_t *pw = json_array_get(json_object_get(out, "warnings"), 0);
+    check(rc == ADVICE_OK && json_array_size(json_object_get(out, "warnings")) == 1 &&
+              !strcmp(json_string_value(json_object_get(pw, "code")) ?: "", "poor_fit") &&
+              strstr(json_string_value(json_object_get(pw, "model")) ?: "", "epoch time"),
+          "the epoch model's poor fit in the advice: %s",
+          json_string_value(json_object_get(pw, "code")) ?: "none");
+    json_decref(out);
+    m.warnings = 0;
     /* no model of any part: nothing to advise on */
     advice_in none = in;
     none.parts[3] = NULL;

@@ -125,8 +125,10 @@ static void test_uploads(harness *h)
 }
 
 /* A tar (zip when zip) of the runs of set dir, the members under "set/";
- * bad_run: that run's .cubex is cut in half. */
-static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len)
+ * bad_run: that run's .cubex is cut in half; the run directory from (when
+ * not NULL) is named to instead. */
+static char *pack_set_as(const char *dir, int zip, const char *bad_run, const char *from,
+                         const char *to, size_t *len)
 {
     size_t cap = 8 << 20;
     char *out = malloc(cap);
@@ -151,7 +153,8 @@ static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len
                 continue;
             char path[1024], name[1024];
             snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
-            snprintf(name, sizeof name, "set/%s/%s", de->d_name, f->d_name);
+            snprintf(name, sizeof name, "set/%s/%s",
+                     from && !strcmp(from, de->d_name) ? to : de->d_name, f->d_name);
             size_t blen;
             char *b = harness_read_file(path, &blen);
             if (bad_run && !strcmp(bad_run, de->d_name))
@@ -176,6 +179,11 @@ static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len
     return out;
 }
 
+static char *pack_set(const char *dir, int zip, const char *bad_run, size_t *len)
+{
+    return pack_set_as(dir, zip, bad_run, NULL, NULL, len);
+}
+
 static void test_set_upload(harness *h)
 {
     long exp = create(h, "{\"name\":\"mm-set\",\"parameters\":[\"x\"],\"scaling\":\"weak\","
@@ -191,6 +199,33 @@ static void test_set_upload(harness *h)
           "corrupt run: %d %s", r.status, r.body ? r.body : "");
     harness_response_free(&r);
     free(bad);
+    check(harness_sql_long(h, "SELECT count(*) FROM profiles") == before, "nothing stored");
+    /* a run is checked as a single upload is: a coordinate of 1e60 (beyond
+     * what the modeler takes), a coordinate where the training set-up gives
+     * no step (floor(1e8 / 1e9 / 10) = 0): 400 naming the field and the
+     * run, nothing of the set stored */
+    static const struct {
+        const char *dir, *field;
+    } refused[] = {
+        {"mm.x1000000000000000000000000000000000000000000000000000000000000y1z1.r1", "point.x"},
+        {"mm.x1000000000y1z1.r1", "training.train_samples"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        bad = pack_set_as(SETS "cubeset_single_parameter", 0, NULL, "mm.x500y1z1.r1",
+                          refused[i].dir, &len);
+        post(h, exp, "?format=cube-set", "application/x-tar", bad, len, &r);
+        json_t *pj = harness_json(&r);
+        char member[160];
+        snprintf(member, sizeof member, "set/%s/profile.cubex", refused[i].dir);
+        check(r.status == 400 &&
+                  !strcmp(json_string_value(json_object_get(pj, "field")) ?: "",
+                          refused[i].field) &&
+                  strstr(json_string_value(json_object_get(pj, "detail")) ?: "", member),
+              "%s: %d %s", refused[i].field, r.status, r.body ? r.body : "");
+        json_decref(pj);
+        harness_response_free(&r);
+        free(bad);
+    }
     check(harness_sql_long(h, "SELECT count(*) FROM profiles") == before, "nothing stored");
     /* the whole set as a zip */
     char *zip = pack_set(SETS "cubeset_single_parameter", 1, NULL, &len);

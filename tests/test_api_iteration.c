@@ -161,11 +161,22 @@ static void test_model(harness *h, long exp, long pd)
     json_decref(doc);
     snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
              "\"value\":1}],\"at\":16}", p1, p2);
-    json_decref(call(h, "POST", path, body, 422, "two traces at one value"));
+    json_t *dup = call(h, "POST", path, body, 400, "two traces at one value");
+    check(dup && !strcmp(json_string_value(json_object_get(dup, "field")) ?: "", "profiles[1]"),
+          "two traces at one value: the later named: %s",
+          dup ? json_string_value(json_object_get(dup, "detail")) : "-");
+    json_decref(dup);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
+             "\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16}", p1, p2, p1);
+    dup = call(h, "POST", path, body, 400, "one trace twice");
+    check(dup && !strcmp(json_string_value(json_object_get(dup, "field")) ?: "", "profiles[2]"),
+          "one trace twice: the copy named: %s",
+          dup ? json_string_value(json_object_get(dup, "detail")) : "-");
+    json_decref(dup);
     json_decref(call(h, "POST", path, "{\"profiles\":[],\"at\":16}", 400, "no profiles"));
     /* a batch size <= 0 or not a number: 400 naming at; another job's trace: 400 naming it */
-    static const char *const bad_at[] = {"0", "-4", "\"16\"", "null"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const bad_at[] = {"0", "-4", "\"16\"", "null", "true", "[16]"};
+    for (int i = 0; i < 6; i++) {
         snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},"
                  "{\"profile\":%ld,\"value\":2}],\"at\":%s}", p1, p2, bad_at[i]);
         json_t *a = call(h, "POST", path, body, 400, "a bad at");
@@ -179,6 +190,14 @@ static void test_model(harness *h, long exp, long pd)
     json_t *a = call(h, "POST", path, body, 400, "another job's trace");
     check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[2]"),
           "another job's trace is named: %s", a ? json_string_value(json_object_get(a, "field")) : "-");
+    json_decref(a);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},"
+             "{\"profile\":%ld,\"value\":2},{\"profile\":%ld,\"value\":4}],\"at\":16,"
+             "\"method\":\"kernel_names\"}", p1, p2, pd);
+    a = call(h, "POST", path, body, 400, "another job's trace by kernel names");
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[2]"),
+          "another job's trace is named by kernel names too: %s",
+          a ? json_string_value(json_object_get(a, "field")) : "-");
     json_decref(a);
     /* as a job: the same document */
     snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":1},{\"profile\":%ld,"
@@ -218,9 +237,16 @@ static void test_mixed_devices(harness *h, long exp)
                       "?ranks=32&refit=defer", "application/gzip");
     char path[128], body[256];
     snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model", exp);
+    /* so far out that the operators' models give no finite time: 400 naming at */
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":16},"
+             "{\"profile\":%ld,\"value\":32}],\"at\":1e20}", h16, h32);
+    json_t *a = call(h, "POST", path, body, 400, "at 1e20");
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")) ?: "", "at"),
+          "at 1e20: the field is at: %s", a ? json_string_value(json_object_get(a, "detail")) : "-");
+    json_decref(a);
     snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":16},"
              "{\"profile\":%ld,\"value\":32}],\"at\":64}", h16, a32);
-    json_t *a = call(h, "POST", path, body, 400, "traces of two devices");
+    a = call(h, "POST", path, body, 400, "traces of two devices");
     const char *detail = a ? json_string_value(json_object_get(a, "detail")) : NULL;
     check(a && !strcmp(json_string_value(json_object_get(a, "field")), "profiles[1]") && detail &&
               strstr(detail, "NVIDIA A100-SXM4-80GB (compute capability 8.0") &&

@@ -351,6 +351,43 @@ static void test_profile_limits(harness *h)
     }
     check(harness_sql_long(h, "SELECT count(*) FROM profiles WHERE experiment_id = %ld", exp) == 0,
           "nothing stored by the refused uploads");
+    {
+        /* later refits of the same experiment are those of an experiment that
+         * never saw the refused values: at ranks = 2, n_t = floor(50000 / 2 /
+         * 256) = 97 steps of 3 + 0.5 + 0.002 s, the epoch 339.694 s */
+        const double xs[] = {2, 4, 8, 16, 32};
+        long job = 0;
+        for (int i = 0; i < 5; i++) {
+            char *ok = profile(xs[i], 3, 3, 0.5);
+            json_t *a = request_json(h, "POST", path, ok, 202);
+            job = (long)json_integer_value(json_object_get(a, "job"));
+            json_decref(a);
+            free(ok);
+        }
+        check(harness_wait_job(h, job, 60), "a later refit of the experiment is done");
+        char mp[192];
+        snprintf(mp, sizeof mp, "/v1/experiments/%ld/measurements?level=application&name=epoch"
+                 "&metric=time&phase=epoch&limit=1", exp);
+        json_t *m = request_json(h, "GET", mp, NULL, 200);
+        json_t *m0 = json_array_get(json_object_get(m, "measurements"), 0);
+        check(check_close(json_number_value(json_object_get(m0, "value")), 97 * 3.502, 1e-12, 0),
+              "the epoch at ranks 2 after the refused uploads: %.17g",
+              json_number_value(json_object_get(m0, "value")));
+        json_decref(m);
+        snprintf(mp, sizeof mp, "/v1/experiments/%ld/models?level=application&metric=time", exp);
+        m = request_json(h, "GET", mp, NULL, 200);
+        int epoch_modeled = 0;
+        json_t *it;
+        size_t k;
+        json_array_foreach(json_object_get(m, "models"), k, it)
+        {
+            epoch_modeled |= !strcmp(json_string_value(json_object_get(it, "callpath")) ?: "",
+                                     "epoch") &&
+                             json_is_string(json_object_get(it, "function"));
+        }
+        check(epoch_modeled && all_finite(m), "the epoch is modeled after the refused uploads");
+        json_decref(m);
+    }
     char *body = profile(1e60, 1, 1, 1);
     json_t *d = request_json(h, "POST", path, body, 400);
     check(!strcmp(json_string_value(json_object_get(d, "field")) ?: "", "point.ranks"),

@@ -822,6 +822,12 @@ static void test_iterations(harness *h)
     check(st == 200 && code && !strcmp(code, "few_points") &&
               json_is_string(json_object_get(m4, "function")),
           "three points: a model and a few_points warning: %s", dump(m4));
+    int nfew = 0;
+    for (size_t i = 0; i < json_array_size(json_object_get(m4, "warnings")); i++)
+        nfew += !strcmp(json_string_value(json_object_get(
+                            json_array_get(json_object_get(m4, "warnings"), i), "code")) ?: "",
+                        "few_points");
+    check(nfew == 1, "three points: few_points once, not %d times: %s", nfew, dump(m4));
     json_decref(d);
 
     static const char *const bad[][2] = {

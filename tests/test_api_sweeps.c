@@ -193,6 +193,49 @@ static void test_plan_and_upload(harness *h, long exp)
     snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=1001", exp);
     json_decref(request_json(h, "POST", path, body, 400));
 
+    /* the template over HTTP: ${ranks} is the shell's (not "$2"), {{{ranks} a brace and
+     * the value; {other} is refused naming command and the rule; a product of more
+     * than 1,000,000 points is refused before the rule */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/sweep/plan?limit=1", exp);
+    p = request_json(h, "POST", path,
+                     "{\"parameters\":{\"ranks\":[2]},\"constants\":{\"threads\":1},"
+                     "\"command\":\"n=${ranks} {{{ranks} {threads}\"}",
+                     200);
+    check(!strcmp(json_string_value(json_array_get(json_object_get(p, "commands"), 0)) ?: "",
+                  "n=${ranks} {2 1"),
+          "template over HTTP: %s",
+          json_string_value(json_array_get(json_object_get(p, "commands"), 0)));
+    json_decref(p);
+    p = request_json(h, "POST", path,
+                     "{\"parameters\":{\"ranks\":[2]},\"constants\":{\"threads\":1},"
+                     "\"command\":\"run {other}\"}",
+                     400);
+    check(!strcmp(json_string_value(json_object_get(p, "field")) ?: "", "command") &&
+              strstr(json_string_value(json_object_get(p, "detail")) ?: "",
+                     "offset 4: {other} names no parameter") &&
+              strstr(json_string_value(json_object_get(p, "detail")) ?: "",
+                     "write {{ for a literal brace; ${...} is left to the shell"),
+          "{other}: %s", json_string_value(json_object_get(p, "detail")));
+    json_decref(p);
+    {
+        json_t *a = json_array(), *b = json_array();
+        for (int v = 1; v <= 1000; v++)
+            json_array_append_new(a, json_integer(v));
+        for (int v = 1; v <= 1001; v++)
+            json_array_append_new(b, json_integer(v));
+        json_t *def = json_pack("{s:{s:o, s:o}, s:s, s:s}", "parameters", "ranks", a, "threads",
+                                b, "legal", "ranks < 2 && threads < 2", "command", "c {ranks}");
+        char *text = json_dumps(def, JSON_COMPACT);
+        p = request_json(h, "POST", path, text, 400);
+        check(!strcmp(json_string_value(json_object_get(p, "field")) ?: "", "parameters") &&
+                  strstr(json_string_value(json_object_get(p, "detail")) ?: "",
+                         "more than 1000000 points"),
+              "1,001,000 points before the rule: %s", json_string_value(json_object_get(p, "detail")));
+        json_decref(p);
+        free(text);
+        json_decref(def);
+    }
+
     /* the first 4 legal points' runs, then the plan again */
     int done = 0;
     for (int i = 0; i < 5; i++)

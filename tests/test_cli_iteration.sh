@@ -10,6 +10,8 @@ D=tests/data/kineto
 
 expect "table" 0 "ProfilerStep#4" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
 expect "table: breakdown" 0 "communication" "$BIN" iteration $D/ddp128_rank0.json.gz
+expect "table: outliers dropped" 0 "host time dropped as outliers of its overheads (T1-T5): 283.975 ms per step, 46.6% of a measured step at most" "$BIN" iteration $D/ddp128_rank0.json.gz
+expect "table: the outliers_dropped warning" 0 "warning: outliers_dropped: host time dropped as outliers of its overheads (T1-T5) is 41.1% of a measured step" "$BIN" iteration $D/ddp128_rank1.json.gz
 expect "json" 0 '"geomean_error"' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --json
 expect "json: three steps" 0 '"label":"ProfilerStep#6"' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --json
 gunzip -c $D/alexnet_single.json.gz >"$TMP/alexnet.json"
@@ -30,6 +32,17 @@ usage_error "--mixed-devices without --at" '--mixed-devices goes with --at' "$BI
 usage_error "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
 usage_error "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
 refuse "two traces at one value" 'same value' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 1=$D/ddp128_rank1.json.gz --at 4
+refuse "two --trace-at at one value: the later file named" "^perfcast iteration: $G/resnet18_bs16.json.gz: the same value 32 as trace 1" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --trace-at 32=$G/resnet18_bs16.json.gz --at 128
+refuse "one file twice at two values" "^perfcast iteration: $G/resnet18_bs64.json.gz: the same trace as trace 0" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs64.json.gz --at 128
+refuse "an --at the models cannot reach" '^perfcast iteration: --at: .*no finite' "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --at 1e20
+usage_error "--at not a number" '--at must be a number > 0' "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --at nan
+usage_error "--at 0" '--at must be a number > 0' "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$G/resnet18_bs32.json.gz --at 0
+head -c 100000 $G/resnet18_bs32.json.gz >"$TMP/cut32.json.gz"
+refuse "a truncated gzip --trace-at" "cut32.json.gz: gzip data ends early" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$TMP/cut32.json.gz --at 128
+: >"$TMP/empty.json"
+refuse "an empty --trace-at" "empty.json: the input is empty" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 32=$TMP/empty.json --at 128
+refuse "another model's trace named" "dlrm_bs512.json.gz: not the same job" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 512=$G/dlrm_bs512.json.gz --at 128
+refuse "another model's trace named by kernel names" "dlrm_bs512.json.gz: not the same job" "$BIN" iteration $G/resnet18_bs64.json.gz --value 64 --trace-at 512=$G/dlrm_bs512.json.gz --trace-at 32=$G/resnet18_bs32.json.gz --at 128 --by-kernel-names
 printf '{"no_such_kernel": 1e-6}' >"$TMP/none.json"
 refuse "what-if naming nothing" 'kernel_times\["no_such_kernel"\]' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/none.json"
 printf '{"k": "fast"}' >"$TMP/str.json"

@@ -59,6 +59,66 @@ if [ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'callpath "reg", 
 "$BIN" sensitivity "$TMP/f.txt" --goal best >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "--goal best accepted"
 
+# --over efficiency (paper 003 §3.2, Fig. 12): the S/N of SE = t_baseline / t of
+# each repetition along x, t_baseline the mean at x = 1 with the same y.
+# (1,1): 10 10 -> SE 1 1, S/N 0; (1,2): 20 20 -> 0; (2,1): 5 4 -> SE 2, 2.5,
+# S/N a = -10·log10((1/4 + 1/6.25)/2) = 6.8824; (2,2): 8 8 -> SE 2.5 2.5,
+# S/N b = 20·log10(2.5) = 7.9588. Mean S/N of x: 0, (a+b)/2 (range 7.4206,
+# best 2); of y: a/2, b/2 (range (b-a)/2 = 0.5382, best 2); x first.
+# (An SE of the run's mean, 10/4.5, or a baseline shared by both y, would
+# give other numbers.) With --baseline 1 the point (2,4) has no baseline:
+# left out, said on stderr. Without it each group's smallest x is its
+# baseline: (2,4) its own, S/N 0, so x's range is (a+b)/3.
+cat >"$TMP/se.txt" <<'X'
+PARAMETER x
+PARAMETER y
+
+POINTS ( 1 1 )
+POINTS ( 1 2 )
+POINTS ( 2 1 )
+POINTS ( 2 2 )
+POINTS ( 2 4 )
+
+REGION reg
+METRIC time
+DATA 10 10
+DATA 20 20
+DATA 5 4
+DATA 8 8
+DATA 3 3
+X
+check_se() { # LINE RANK PARAM WHICH(x|y) BEST
+    printf '%s\n' "$1" | awk -F';' -v r="$2" -v p="$3" -v w="$4" -v bst="$5" '
+        function near(v, e) { d = v - e; if (d < 0) d = -d; return d <= 1e-12 * (e < 0 ? -e : e) }
+        function lg(v) { return log(v) / log(10) }
+        { a = -10 * lg((1/4 + 1/6.25) / 2); b = 20 * lg(2.5)
+          gx = (a + b) / 2; gy = (b - a) / 2; g = (w == "x") ? gx : gy
+          exit !($1 == "reg" && $2 == "time" && $3 == r && $4 == p && near($5, g) && near($6, g / (gx + gy)) && $7 == bst) }'
+}
+out=$("$BIN" sensitivity "$TMP/se.txt" --over efficiency --parameter x --baseline 1 2>"$TMP/err")
+[ $? -eq 0 ] || bad "efficiency exit: $(cat "$TMP/err")"
+check_se "$(printf '%s\n' "$out" | sed -n 1p)" 1 x x 2 && ok || bad "efficiency first line: $out"
+check_se "$(printf '%s\n' "$out" | sed -n 2p)" 2 y y 2 && ok || bad "efficiency second line: $out"
+grep -q 'callpath "reg", metric "time": 1 of 5 runs left out: their baseline was not measured' "$TMP/err" && ok || bad "left out: $(cat "$TMP/err")"
+# the default parameter is the first
+[ "$("$BIN" sensitivity "$TMP/se.txt" --over efficiency --baseline 1 2>/dev/null)" = "$out" ] && ok || bad "default parameter differs"
+# the default baseline: each group's smallest measured x
+out=$("$BIN" sensitivity "$TMP/se.txt" --over efficiency 2>"$TMP/err")
+printf '%s\n' "$out" | sed -n 1p | awk -F';' '
+    function lg(v) { return log(v) / log(10) }
+    { a = -10 * lg((1/4 + 1/6.25) / 2); b = 20 * lg(2.5); g = (a + b) / 3; d = $5 - g; if (d < 0) d = -d
+      exit !($4 == "x" && d <= 1e-12 * g) }' && [ ! -s "$TMP/err" ] && ok || bad "default baseline: $out $(cat "$TMP/err")"
+# refusals: exit 2, nothing on stdout
+for args in "--over efficiency --goal smaller" "--over speed" "--baseline 1" "--parameter x" \
+    "--over efficiency --baseline 0" "--over efficiency --baseline nan" "--over efficiency --parameter z" \
+    "--over efficiency --baseline 3" "--over efficiency --over time" "--over"; do
+    # shellcheck disable=SC2086
+    "$BIN" sensitivity "$TMP/se.txt" $args >"$TMP/out" 2>"$TMP/err"
+    if [ $? -eq 2 ] && [ ! -s "$TMP/out" ] && [ -s "$TMP/err" ]; then ok; else bad "$args: $(cat "$TMP/out" "$TMP/err")"; fi
+done
+"$BIN" sensitivity "$TMP/se.txt" --over efficiency --baseline 3 2>"$TMP/err" >/dev/null
+grep -q 'callpath "reg", metric "time": no run has its baseline (x = 3) measured' "$TMP/err" && ok || bad "baseline 3: $(cat "$TMP/err")"
+
 # sweep plan: 2 x 3 values, legal x*y <= 4 -> (1,1) (1,2) (1,4) (2,1) (2,2): 5 points x 2 repetitions
 cat >"$TMP/s.json" <<'X'
 {"parameters": {"x": [1, 2], "y": [1, 2, 4]}, "legal": "x * y <= 4", "repetitions": 2,
@@ -83,6 +143,14 @@ vals=$(seq -s, 1 100)
 echo "{\"parameters\":{\"x\":[$vals]},\"repetitions\":1000,\"command\":\"c {x}\"}" >"$TMP/cap.json"
 "$BIN" sweep plan "$TMP/cap.json" >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 100000 ] && ok || bad "100,000 runs: $(head -c 300 "$TMP/err")"
+
+# the 1,000,000-point cap is on the product, before the legality rule: 1,000 x 1,001
+# values are refused although the rule leaves one point
+va=$(seq -s, 1 1000)
+vb=$(seq -s, 1 1001)
+echo "{\"parameters\":{\"a\":[$va],\"b\":[$vb]},\"legal\":\"a < 2 && b < 2\",\"command\":\"c {a} {b}\"}" >"$TMP/points.json"
+"$BIN" sweep plan "$TMP/points.json" >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 2 ] && [ ! -s "$TMP/out" ] && grep -q 'parameters: the product of the values has more than 1000000 points' "$TMP/err"; then ok; else bad "1,001,000 points: $(head -c 300 "$TMP/err")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

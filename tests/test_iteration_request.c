@@ -197,13 +197,21 @@ static void test_breakdown_view(void)
     json_t *d = doc("{\"profile\":5,\"rank\":0,\"events\":9,\"steps\":[{\"index\":1,\"label\":"
                     "\"ProfilerStep#1\",\"measured\":2,\"breakdown\":{\"idle\":1},"
                     "\"efficiency\":null}],\"breakdown\":{\"idle\":3},\"efficiency\":{},"
-                    "\"warnings\":[]}");
+                    "\"warnings\":[\"outliers_dropped: host time dropped as outliers of its "
+                    "overheads (T1-T5) is 12.6% of a measured step\",\"3 device events without "
+                    "a correlation id\"]}");
     json_t *v = iteration_breakdown_view(d);
     json_t *s0 = json_array_get(json_object_get(v, "steps"), 0);
+    json_t *w = json_object_get(v, "warnings");
     check(json_integer_value(json_object_get(v, "profile")) == 5 && !json_object_get(v, "events") &&
               s0 && !json_object_get(s0, "measured") &&
               json_integer_value(json_object_get(json_object_get(s0, "breakdown"), "idle")) == 1,
           "the breakdown view keeps the breakdowns and drops the rest");
+    /* the prediction's warning goes with the prediction; the trace's stays */
+    check(json_array_size(w) == 1 &&
+              !strncmp(json_string_value(json_array_get(w, 0)) ?: "", "3 device events", 15),
+          "the breakdown view keeps the trace's warnings, not the prediction's (%zu)",
+          json_array_size(w));
     json_decref(v);
 }
 

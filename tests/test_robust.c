@@ -239,6 +239,49 @@ static void test_outlier_pooled(void)
     rb_series_free(&s);
 }
 
+/* Repetitions that agree exactly (counts, times on a coarse clock) give
+ * both spreads 0: a repetition 10x off among them is still an outlier
+ * (beyond 5% of its point's median), and the exact line survives it; one
+ * 3% off is kept (the center the mean, 40.4). A point whose own deviation is
+ * 0 (two equal values) is still tested against the pooled spread: 60 among
+ * 40, 40 with every other point within 1%. */
+static void test_outlier_exact(void)
+{
+    static const double x[5] = {1, 2, 4, 8, 16}, y[5] = {10, 20, 40, 80, 160};
+    double reps[15] = {10, 10, 10, 20, 20, 20, 40, 400, 40, 80, 80, 80, 160, 160, 160};
+    static const int start[6] = {0, 3, 6, 9, 12, 15};
+    pmnf_data d = {1, 5, x, y};
+    pmnf_reps rp = {start, reps};
+    rb_series s;
+    check(rb_series_build(&s, &d, &rp) == 0, "exact series");
+    check(s.y[2] == 40 && s.dof == 9, "400 among exact 40s dropped: center %g, dof %g", s.y[2],
+          s.dof);
+    rb_series_free(&s);
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_model mod;
+    char err[256];
+    double pt = 64, v, lo, hi;
+    check(m && pmnf_fit_reps(m, &d, &rp, &mod, err, sizeof err) == 0 &&
+              pmnf_predict(&mod, &pt, &v, &lo, &hi) >= 0 && check_close(v, 640, 1e-9, 1e-9) &&
+              !(mod.warnings & PMNF_WARN_POOR_FIT),
+          "the exact line 10 p through one outlier: %g at 64", v);
+    pmnf_modeler_free(m);
+    reps[7] = 41.2;
+    check(rb_series_build(&s, &d, &rp) == 0, "exact series, 3%% off");
+    check(check_close(s.y[2], 40.4, 1e-12, 1) && s.dof == 10, "41.2 kept: center %g, dof %g",
+          s.y[2], s.dof);
+    rb_series_free(&s);
+    double noisy[15] = {10, 10.1, 9.9, 20, 20.2, 19.8, 40, 60, 40, 80, 80.8, 79.2, 160, 161.6, 158.4};
+    rp.values = noisy;
+    check(rb_series_build(&s, &d, &rp) == 0, "1%% series");
+    check(s.y[2] == 40 && s.dof == 9, "60 among 40, 40 dropped against the pooled 1%%: center "
+          "%g, dof %g", s.y[2], s.dof);
+    rb_series_free(&s);
+}
+
 /* The criterion with the noise known from repetitions is AIC, chi2 + 2k
  * (2k is exactly the bias of chi2 for a linear model with known noise; the
  * small-sample term of AICc, 2k(k+1)/(m-k-1), is for a variance estimated
@@ -486,6 +529,7 @@ int main(void)
     test_exact_two();
     test_weights();
     test_outlier_pooled();
+    test_outlier_exact();
     test_criterion();
     test_flat();
     test_pick_relative();

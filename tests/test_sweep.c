@@ -236,16 +236,26 @@ static void test_plan(void)
     check(sweep_def_command(&d, idx, 1, cmd, 10) == -1, "too small a buffer");
     sweep_def_free(&d);
 
-    /* the shell's ${x} is kept as written (not "$64"), {{ writes a brace */
-    rc = parse("{\"parameters\":{\"x\":[64]},\"command\":\"run ${x} {x} {{x} $HOME {{{x}\"}",
+    /* the shell's ${x} is kept as written (not "$64"), {{ writes a brace,
+     * read left to right: {{{x} is a brace and then {x}, {{{{x} two braces
+     * and x}; ${{x}} is the shell's too; }} stays */
+    rc = parse("{\"parameters\":{\"x\":[64]},\"command\":\"run ${x} {x} {{x} $HOME {{{x} "
+               "{{{{x} ${{x}} }} {x}}\"}",
                &d, field, err);
     check(rc == 0, "shell braces parse: %s: %s", field, err);
     if (rc == 0) {
         sweep_def_first(&d, idx);
         sweep_def_command(&d, idx, 1, cmd, sizeof cmd);
-        check(!strcmp(cmd, "run ${x} 64 {x} $HOME {{x}"), "shell braces: %s", cmd);
+        check(!strcmp(cmd, "run ${x} 64 {x} $HOME {64 {{x} ${{x}} }} 64}"), "shell braces: %s",
+              cmd);
         sweep_def_free(&d);
     }
+    /* {{{other} is a brace and {other}: refused like {other}, at its offset */
+    rc = parse("{\"parameters\":{\"x\":[1]},\"command\":\"run {{{other}\"}", &d, field, err);
+    check(rc < 0 && !strcmp(field, "command") && strstr(err, "offset 6: {other} names no"),
+          "{{{other}: %s %s", field, err);
+    if (rc == 0)
+        sweep_def_free(&d);
     /* ${other} is the shell's too: no refusal for a name the sweep lacks */
     rc = parse("{\"parameters\":{\"x\":[1]},\"command\":\"run ${other} {{other}\"}", &d, field,
                err);
@@ -266,6 +276,8 @@ static void test_plan(void)
         {"{\"parameters\":{\"ranks\":[2,\"4\"]},\"command\":\"x\"}", "parameters.ranks[1]",
          "must be a finite"},
         {"{\"parameters\":{\"ranks\":[2,2]},\"command\":\"x\"}", "parameters.ranks[1]", "twice"},
+        {"{\"parameters\":{\"ranks\":[2,1e300]},\"command\":\"x\"}", "parameters.ranks[1]",
+         "within +-1e+50"},
         {"{\"parameters\":{\"ranks\":[2]},\"factors\":{\"ranks\":[\"a\"]},\"command\":\"x\"}",
          "factors.ranks", "named twice"},
         {"{\"parameters\":{\"ranks\":[2]},\"command\":\"x\",\"repetitions\":0}", "repetitions",
@@ -504,6 +516,78 @@ static void test_efficiency(void)
           "one baseline repetition: no interval");
 }
 
+/* The baselines of S/N over scaling efficiency, along parameter 0 (ranks),
+ * by hand: (ranks, threads) = (2,1) 10, 10.4 and (4,1) 5 share threads=1:
+ * baseline mean 10.2; (2,2) 6, 6.2 and (4,2) 3: 6.1; (8,3) is alone in its
+ * group, its own baseline by default (1) and none at ranks=2; (2,1) and
+ * (4,1) again under another level combination (group 1): 20 and 12, their
+ * own baseline 20 (at ranks=4: 12, and 5 and 3 for the others). */
+static void test_se_baselines(void)
+{
+    const double pts[7][2] = {{2, 1}, {4, 1}, {2, 2}, {4, 2}, {8, 3}, {4, 1}, {2, 1}};
+    const int group[7] = {0, 0, 0, 0, 0, 1, 1};
+    const double y[] = {10, 10.4, 5, 6, 6.2, 3, 1, 12, 20};
+    const int off[8] = {0, 2, 3, 5, 6, 7, 8, 9};
+    double base[7];
+    int k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, NULL, y, off, base);
+    const double want[7] = {10.2, 10.2, 6.1, 6.1, 1, 20, 20};
+    int ok = k == 7;
+    for (int i = 0; i < 7; i++)
+        ok = ok && check_close(base[i], want[i], 1e-15, 0);
+    check(ok, "default baselines: %d kept, %g %g %g %g %g %g %g", k, base[0], base[1], base[2],
+          base[3], base[4], base[5], base[6]);
+    double two = 2;
+    k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, &two, y, off, base);
+    check(k == 6 && isnan(base[4]) && check_close(base[5], 20, 0, 0) &&
+              check_close(base[3], 6.1, 1e-15, 0),
+          "baseline 2: (8,3) has none: %d kept", k);
+    double four = 4;
+    k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, &four, y, off, base);
+    check(k == 6 && base[0] == 5 && base[1] == 5 && base[2] == 3 && base[3] == 3 &&
+              isnan(base[4]) && base[5] == 12 && base[6] == 12,
+          "baseline 4: %d kept, %g %g %g", k, base[0], base[2], base[6]);
+    /* without the groups' key, (2,1) and (4,1) of both groups are one group */
+    k = sweep_se_baselines(&pts[0][0], 2, 7, NULL, 0, &four, y, off, base);
+    check(k == 6 && (base[0] == 5 || base[0] == 12) && base[0] == base[6],
+          "no key: one group of threads=1");
+    /* a baseline of 0 is no baseline */
+    const double yz[] = {0, 0, 5, 6, 6.2, 3, 1, 12, 20};
+    k = sweep_se_baselines(&pts[0][0], 2, 7, group, 0, NULL, yz, off, base);
+    check(k == 5 && isnan(base[0]) && isnan(base[1]) && base[2] == 6.1, "zero baseline: %d", k);
+}
+
+/* The cap of 1,000,000 points is on the product, before the legality rule:
+ * 1,000 x 1,001 values are refused naming "parameters" although the rule
+ * leaves one point; 1,000 x 1,000 are planned (one legal point). */
+static void test_points_cap(void)
+{
+    for (int nb = 1001; nb >= 1000; nb--) {
+        json_t *a = json_array(), *b = json_array();
+        for (int v = 1; v <= 1000; v++)
+            json_array_append_new(a, json_integer(v));
+        for (int v = 1; v <= nb; v++)
+            json_array_append_new(b, json_integer(v));
+        json_t *doc = json_pack("{s:{s:o, s:o}, s:s, s:s}", "parameters", "a", a, "b", b, "legal",
+                                "a < 2 && b < 2", "command", "run {a} {b}");
+        sweep_def d;
+        char field[64], err[300];
+        int rc = sweep_def_parse(doc, &d, field, sizeof field, err, sizeof err);
+        json_decref(doc);
+        if (nb == 1001) {
+            check(rc < 0 && !strcmp(field, "parameters") &&
+                      strstr(err, "more than 1000000 points"),
+                  "1,001,000 points refused before the rule: %d %s %s", rc, field, err);
+            if (rc == 0)
+                sweep_def_free(&d);
+        } else {
+            check(rc == 0 && d.product == 1000000 && sweep_def_legal_points(&d) == 1,
+                  "1,000,000 points planned, one legal: %d %s", rc, err);
+            if (rc == 0)
+                sweep_def_free(&d);
+        }
+    }
+}
+
 int main(void)
 {
     test_advice_grid();
@@ -517,5 +601,7 @@ int main(void)
     test_advice_misfit();
     test_advice_within_grid();
     test_efficiency();
+    test_se_baselines();
+    test_points_cap();
     return check_summary();
 }

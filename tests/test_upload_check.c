@@ -4,7 +4,8 @@
  * range named by their metric, a coordinate where the training set-up gives
  * no step (floor(1000 / (64·ranks)) = 0 from ranks = 16) refused naming the
  * set-up's field, a trace of 128 ranks uploaded at ranks = 2 refused 409,
- * Cube runs placed at their coordinates and numbered as repetitions, the
+ * Cube runs placed at their coordinates, checked as a single upload is
+ * (a value of 1e155 refused naming the run) and numbered as repetitions, the
  * coordinate from the body and the query, each disagreement named.
  */
 #include <math.h>
@@ -70,6 +71,24 @@ int main(void)
     check(upload_run_point(&e, &runs[2], &points[2], &pr) < 0 && !strcmp(pr.field, "parameters") &&
               strstr(pr.msg, "\"ranks\""),
           "a run without the parameter: %s", pr.msg);
+    /* a run of a set is checked as a single upload is: a value of 1e155
+     * (its squares overflow) or a coordinate beyond the modeler's range, and
+     * a coordinate without a training step, each named with the run */
+    runs[0].prof = p;
+    rows[0].value = 1e155;
+    check(upload_run_point(&e, &runs[0], &points[0], &pr) < 0 && pr.status == 400 &&
+              !strcmp(pr.field, "metrics.time") && !strncmp(pr.msg, "a: callpath \"conv\"", 18),
+          "a run's value of 1e155: %s %s", pr.field, pr.msg);
+    rows[0].value = 1.5;
+    check(upload_run_point(&e, &runs[0], &points[0], &pr) == 0, "in range again");
+    runs[0].values[0] = 1e60;
+    check(upload_run_point(&e, &runs[0], &points[0], &pr) < 0 && !strcmp(pr.field, "point.ranks"),
+          "a run's coordinate of 1e60: %s", pr.field);
+    runs[0].values[0] = 16;
+    check(upload_run_point(&e, &runs[0], &points[0], &pr) < 0 && !strncmp(pr.field, "training.", 9) &&
+              !strncmp(pr.msg, "a: ", 3),
+          "no step at ranks 16 in a set: %s %s", pr.field, pr.msg);
+    runs[0].values[0] = 2;
 
     /* the coordinate: body, query, both agreeing; each fault named */
     const char *p2names[] = {"ranks", "batch"};

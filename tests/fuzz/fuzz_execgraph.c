@@ -101,6 +101,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                      r.steps[i].cpu_time >= 0 && r.steps[i].idle >= -1e-9 * r.steps[i].predicted - 1e-12);
             xg_cp_result_free(&r);
         }
+        /* what the treatment dropped: its types summing to it, within the step */
+        for (int i = 0; i < g.nsteps && i < 4; i++) {
+            double by[XG_NTYPES], sum = 0;
+            double d = xg_ov_dropped(&ov, &g, i, by);
+            for (int ty = 0; ty < XG_NTYPES; ty++) {
+                must(by[ty] >= 0 && isfinite(by[ty]));
+                sum += by[ty];
+            }
+            must(isnan(d) ? sum == 0 : d == sum);
+        }
     }
     xg_overheads_free(&ov);
     xg_ov_samples_free(&s);
