@@ -526,7 +526,7 @@ static sim_graph random_step(uint64_t *x, int n, int servers)
 {
     sim_graph g = graph(servers, 1);
     spec s[64];
-    char ids[64][8], deps[64][24];
+    char ids[64][16], deps[64][32];
     for (int i = 0; i < n; i++) {
         int res = (int)(xs_unit(x) * 4);
         snprintf(ids[i], sizeof ids[i], "o%d", i);
