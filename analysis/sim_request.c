@@ -365,8 +365,9 @@ static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
                                 out->saturation[mi] ? json_integer(out->saturation[mi])
                                                     : json_null(),
                                 "points", pts);
-        /* no saturation point is named where throughput keeps growing */
-        if (!out->saturation[mi])
+        /* no saturation point is named where throughput keeps growing; one
+         * W compares nothing, so neither is said */
+        if (!out->saturation[mi] && r->nworkers > 1)
             json_object_set_new(res, "no_saturation_up_to",
                                 json_integer(r->workers[r->nworkers - 1]));
         json_array_append_new(results, res);

@@ -53,19 +53,17 @@ static json_t *profile_view(const store_sim_profile *p)
                      "ops", p->ops, "servers", p->servers, "created_at", p->created_at);
 }
 
-/* 400 naming the operation (when there is one) and the field. */
+/* 400 naming the operation (when there is one), the field, and the byte
+ * offset where the body is not JSON. */
 static void graph_problem(api_response *resp, const sim_error *e)
 {
     char field[256], detail[600];
-    if (e->op[0])
-        snprintf(field, sizeof field, "steps[%d].ops[%s].%s", e->step, e->op, e->field);
-    else
-        snprintf(field, sizeof field, "%s", e->field);
+    sim_error_field(e, field, sizeof field);
     if (e->op[0])
         snprintf(detail, sizeof detail, "operation \"%s\" of step %d, %s: %s", e->op, e->step,
                  e->field, e->msg);
     else
-        snprintf(detail, sizeof detail, "%s%s%s", e->field, e->field[0] ? ": " : "", e->msg);
+        snprintf(detail, sizeof detail, "%s%s%s", field, field[0] ? ": " : "", e->msg);
     json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", "about:blank", "title",
                             api_status_title(400), "status", 400, "detail", detail);
     if (doc && field[0])
@@ -74,6 +72,8 @@ static void graph_problem(api_response *resp, const sim_error *e)
         json_object_set_new(doc, "operation", json_string(e->op));
         json_object_set_new(doc, "step", json_integer(e->step));
     }
+    if (doc && !e->field[0] && e->offset >= 0)
+        json_object_set_new(doc, "offset", json_integer(e->offset));
     size_t len = 0;
     char *text = doc ? api_json_text(doc, &len) : NULL;
     json_decref(doc);
@@ -226,7 +226,10 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_sim_profile_add(c, &p, req->body, req->body_len, sha, graph, &dup, &err)
                : err.code;
-    store_release(ctx->db, c);
+    if (req->body_len + strlen(graph) > STORE_SIM_KEEP_BYTES)
+        store_release_closed(ctx->db, c);
+    else
+        store_release(ctx->db, c);
     free(graph);
     malloc_trim(0);
     if (rc) {

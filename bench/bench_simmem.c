@@ -12,6 +12,12 @@
  *                     (256 MB above the level before) and the body's size
  *   stepgraph_run     one run on that graph (W = 1..4, 10 steps, one
  *                     replication): the same three figures
+ *   stepgraph_repeat  --cycles more uploads of the same bytes (each read
+ *                     whole again, answered as a duplicate) and runs (3 by
+ *                     default): the server's RSS before the first upload,
+ *                     its peak over these cycles and its RSS after the last,
+ *                     so that memory kept per thread or per connection,
+ *                     which one cycle can hide, shows as retained_mb
  *   sweep_plan        POST .../sweep/plan just under the plan cap (24 x 64 x
  *                     64 = 98,304 runs of a 4 KB command template, the first
  *                     page of runs listed): the same three figures and the
@@ -20,7 +26,7 @@
  *                     64 = 4,096 runs (growth_vs_baseline: the ratio of the
  *                     peak growths)
  *
- *   bench_simmem [--ops N] [--settle S] [--only NAME] [--log LINES]
+ *   bench_simmem [--ops N] [--settle S] [--cycles N] [--only NAME] [--log LINES]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
  */
 #include <jansson.h>
@@ -111,7 +117,36 @@ static long created_id(harness_response *r)
     return id;
 }
 
-static void stepgraph(harness *h, long ops, double settle, int only_upload)
+/* One run of W = 1..4, 10 steps, on simulation sim, waited for when
+ * queued; its status into *status. Seconds taken. */
+static double one_run(harness *h, long sim, int *status)
+{
+    char path[128];
+    harness_response r;
+    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
+    double t0 = harness_now();
+    harness_post(h, path, "{\"bandwidth\":\"10Gbit\",\"workers\":\"1..4\",\"steps\":10,"
+                          "\"warmup_steps\":0,\"replications\":1}", &r);
+    *status = r.status;
+    long run = created_id(&r);
+    if (r.status != 201 && r.status != 202)
+        fprintf(stderr, "run: %d %.300s\n", r.status, r.body ? r.body : "");
+    harness_response_free(&r);
+    if (*status == 202) {
+        snprintf(path, sizeof path, "/v1/simulations/%ld/runs/%ld", sim, run);
+        for (double w0 = harness_now(); harness_now() - w0 < 600;) {
+            harness_get(h, path, &r);
+            int done = r.body && (strstr(r.body, "\"done\"") || strstr(r.body, "\"failed\""));
+            harness_response_free(&r);
+            if (done)
+                break;
+            harness_sleep(0.05);
+        }
+    }
+    return harness_now() - t0;
+}
+
+static void stepgraph(harness *h, long ops, double settle, int only_upload, int cycles)
 {
     const int layers = 110;
     int steps = (int)((ops + 9 * layers - 1) / (9 * layers));
@@ -132,7 +167,7 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload)
     snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
     mem_probe m;
     probe_start(h, &m);
-    double t0 = harness_now();
+    double level = m.before, t0 = harness_now();
     harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
     double took = harness_now() - t0;
     probe_end(&m, settle);
@@ -142,37 +177,35 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload)
     if (r.status != 201)
         fprintf(stderr, "upload: %d %.300s\n", r.status, r.body ? r.body : "");
     harness_response_free(&r);
-    free(body);
     probe_print("stepgraph_upload", &m, extra);
-    if (only_upload)
+    if (only_upload) {
+        free(body);
         return;
-    snprintf(path, sizeof path, "/v1/simulations/%ld/runs", sim);
-    probe_start(h, &m);
-    t0 = harness_now();
-    harness_post(h, path, "{\"bandwidth\":\"10Gbit\",\"workers\":\"1..4\",\"steps\":10,"
-                          "\"warmup_steps\":0,\"replications\":1}", &r);
-    took = harness_now() - t0;
-    int status = r.status;
-    long run = created_id(&r);
-    if (status != 201 && status != 202)
-        fprintf(stderr, "run: %d %.300s\n", r.status, r.body ? r.body : "");
-    harness_response_free(&r);
-    if (status == 202) {
-        snprintf(path, sizeof path, "/v1/simulations/%ld/runs/%ld", sim, run);
-        for (double w0 = harness_now(); harness_now() - w0 < 600;) {
-            harness_get(h, path, &r);
-            int done = r.body && (strstr(r.body, "\"done\"") || strstr(r.body, "\"failed\""));
-            harness_response_free(&r);
-            if (done)
-                break;
-            harness_sleep(0.05);
-        }
-        took = harness_now() - t0;
     }
+    int status;
+    probe_start(h, &m);
+    took = one_run(h, sim, &status);
     probe_end(&m, settle);
     snprintf(extra, sizeof extra, ", \"ops\": %zu, \"status\": %d, \"run_s\": %.2f", nops, status,
              took);
     probe_print("stepgraph_run", &m, extra);
+    if (cycles > 0) {
+        probe_start(h, &m);
+        int bad = 0;
+        for (int k = 0; k < cycles; k++) {
+            harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
+            bad += r.status != 200;
+            harness_response_free(&r);
+            one_run(h, sim, &status);
+            bad += status != 201 && status != 202;
+        }
+        probe_end(&m, settle);
+        m.before = level; /* against the level before the first upload */
+        snprintf(extra, sizeof extra, ", \"ops\": %zu, \"cycles\": %d, \"failed\": %d", nops,
+                 cycles, bad);
+        probe_print("stepgraph_repeat", &m, extra);
+    }
+    free(body);
 }
 
 /* A plan of n0 x 64 x 64 points (one repetition) with a 4 KB command
@@ -255,7 +288,7 @@ int main(int argc, char **argv)
     long ops = 1000000;
     double settle = 2;
     const char *only = NULL;
-    int log = 0;
+    int log = 0, cycles = 3;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--ops"))
             ops = atol(argv[i + 1]);
@@ -265,6 +298,8 @@ int main(int argc, char **argv)
             only = argv[i + 1];
         else if (!strcmp(argv[i], "--log"))
             log = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cycles"))
+            cycles = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_simmem: unknown option %s\n", argv[i]);
             return 2;
@@ -274,7 +309,7 @@ int main(int argc, char **argv)
     if (!h)
         return 1;
     if (!only || !strncmp(only, "stepgraph", 9))
-        stepgraph(h, ops, settle, only && !strcmp(only, "stepgraph_upload"));
+        stepgraph(h, ops, settle, only && !strcmp(only, "stepgraph_upload"), cycles);
     if (!only || !strcmp(only, "sweep_plan"))
         sweep_plan(h, settle);
     if (log)

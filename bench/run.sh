@@ -464,7 +464,8 @@ simulate_sweep() {
 }
 
 # Memory per simulator and sweep job kind at its cap (bench/bench_simmem.c): a
-# 1,000,000-operation step graph uploaded and run, a sweep plan of 98,304 runs
+# 1,000,000-operation step graph uploaded and run (then three more times: what
+# the server keeps against its level before), a sweep plan of 98,304 runs
 # against a 4,096-run plan (the baseline, same run); budget 256 MB above the
 # server's level, back to it after.
 simulate_memory() {

@@ -203,7 +203,7 @@ static sg_frame *top(simgraph_reader *r) { return &r->stack[r->depth - 1]; }
 static int push(simgraph_reader *r, int kind)
 {
     if (r->depth >= SG_MAX_DEPTH)
-        return fail(r, NULL, -1, "", "JSON nested deeper than %d levels", SG_MAX_DEPTH);
+        return fail(r, NULL, -1, "body", "JSON nested deeper than %d levels", SG_MAX_DEPTH);
     r->stack[r->depth++] = (sg_frame){.kind = kind, .key = -1};
     return 1;
 }
@@ -370,9 +370,11 @@ static int number_of(simgraph_reader *r, const char *s, size_t n, sg_num *out)
         (void)strtoll(t, NULL, 10);
         bad = errno == ERANGE;
     }
-    if (bad)
-        fail(r, NULL, -1, "", "invalid JSON at byte %zu: number %.40s out of range",
-             r->fed + yajl_get_bytes_consumed(r->h), t);
+    if (bad && !r->failed) {
+        size_t at = r->fed + yajl_get_bytes_consumed(r->h);
+        fail(r, NULL, -1, "", "invalid JSON at byte %zu: number %.40s out of range", at, t);
+        sim_error_at(r->e, (long)at);
+    }
     if (t != buf)
         free(t);
     if (bad)
@@ -799,6 +801,7 @@ static void syntax(simgraph_reader *r, const unsigned char *buf, size_t len)
     text[strcspn(text, "\r\n")] = 0;
     size_t at = r->fed + (buf ? yajl_get_bytes_consumed(r->h) : 0);
     sim_error_set(r->e, NULL, -1, "", "invalid JSON at byte %zu: %s", at, text);
+    sim_error_at(r->e, (long)at);
     r->failed = 1;
     if (m)
         yajl_free_error(r->h, m);
@@ -811,6 +814,7 @@ static int trailing(simgraph_reader *r, const char *buf, size_t len, size_t from
         if (!strchr(" \t\r\n", buf[i]) || !buf[i]) {
             sim_error_set(r->e, NULL, -1, "", "invalid JSON at byte %zu: end of file expected",
                           r->fed + i);
+            sim_error_at(r->e, (long)(r->fed + i));
             r->failed = 1;
             return -1;
         }
@@ -848,6 +852,7 @@ int simgraph_reader_finish(simgraph_reader *r)
     if (!r->done) {
         sim_error_set(r->e, NULL, -1, "", "invalid JSON at byte %zu: premature end of input",
                       r->fed);
+        sim_error_at(r->e, (long)r->fed);
         r->failed = 1;
         return -1;
     }
@@ -902,7 +907,7 @@ int simgraph_read_json(const char *buf, size_t len, simgraph_doc *out, sim_error
 {
     if (simgraph_check_depth(buf, len, SG_MAX_DEPTH)) {
         memset(out, 0, sizeof *out);
-        sim_error_set(e, NULL, -1, "", "JSON nested deeper than %d levels", SG_MAX_DEPTH);
+        sim_error_set(e, NULL, -1, "body", "JSON nested deeper than %d levels", SG_MAX_DEPTH);
         return -1;
     }
     simgraph_reader *r = simgraph_reader_new(out, e);

@@ -605,7 +605,7 @@ int simgraph_read_trace(const char *buf, size_t len, simgraph_doc *out, sim_erro
 {
     memset(out, 0, sizeof *out);
     if (simgraph_check_depth(buf, len, ST_MAX_DEPTH)) {
-        sim_error_set(e, NULL, -1, "", "JSON nested deeper than %d levels", ST_MAX_DEPTH);
+        sim_error_set(e, NULL, -1, "body", "JSON nested deeper than %d levels", ST_MAX_DEPTH);
         return -1;
     }
     json_error_t je;
@@ -613,6 +613,7 @@ int simgraph_read_trace(const char *buf, size_t len, simgraph_doc *out, sim_erro
     if (!root) {
         sim_error_set(e, NULL, -1, "", "invalid JSON at line %d, column %d (byte %d): %s", je.line,
                       je.column, je.position, je.text);
+        sim_error_at(e, je.position);
         return -1;
     }
     st_ctx *c = calloc(1, sizeof *c);

@@ -7,16 +7,24 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The reader a stored graph is fed to, and the bytes it was fed. */
+typedef struct feed {
+    simgraph_reader *rd;
+    size_t bytes;
+} feed;
+
 static int feed_piece(void *ctx, const char *bytes, size_t len)
 {
-    return simgraph_reader_feed(ctx, bytes, len);
+    feed *f = ctx;
+    f->bytes += len;
+    return simgraph_reader_feed(f->rd, bytes, len);
 }
 
 /* The graph of a stored profile with the simulation's batch size and
  * overhead where the graph has none: read piece by piece into the compact
  * graph, never whole as text. */
 static int load_graph(PGconn *c, int64_t sim, int64_t *profile, simgraph_doc *d,
-                      store_error *err, sim_error *e)
+                      size_t *bytes, store_error *err, sim_error *e)
 {
     store_sim s;
     int rc = store_sim_get(c, sim, &s, err);
@@ -27,7 +35,9 @@ static int load_graph(PGconn *c, int64_t sim, int64_t *profile, simgraph_doc *d,
         store_sim_free(&s);
         return store_error_set(err, STORE_INTERNAL, "out of memory");
     }
-    rc = store_sim_profile_read(c, sim, profile, feed_piece, rd, err);
+    feed f = {rd, 0};
+    rc = store_sim_profile_read(c, sim, profile, feed_piece, &f, err);
+    *bytes = f.bytes;
     int bad = !rc && simgraph_reader_finish(rd);
     simgraph_reader_free(rd);
     if (rc || bad)
@@ -58,8 +68,12 @@ json_t *sim_job_run(store *db, int64_t sim, int64_t *profile, const api_sim_requ
     simgraph_doc d;
     memset(err, 0, sizeof *err);
     PGconn *c = store_acquire(db, err);
-    int rc = c ? load_graph(c, sim, profile, &d, err, e) : err->code;
-    store_release(db, c);
+    size_t bytes = 0;
+    int rc = c ? load_graph(c, sim, profile, &d, &bytes, err, e) : err->code;
+    if (bytes > STORE_SIM_KEEP_BYTES) /* its buffers would stay at a piece */
+        store_release_closed(db, c);
+    else
+        store_release(db, c);
     if (rc) {
         if (!err->code)
             store_error_set(err, STORE_INTERNAL, "the graph could not be read");

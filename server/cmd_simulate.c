@@ -7,6 +7,7 @@
  * note for each point whose warm-up left no steady window.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,19 @@ static int sim_usage(const char *msg)
     return 2;
 }
 
-/* Turns one "--name value" into a member of the request object. */
-static int put(json_t *req, const char *opt, const char *val)
+/* A finite number (strtod's whole text), or -1: "nan" and "inf" would
+ * become no JSON number at all, and the option would silently be dropped. */
+static int finite_number(const char *val, double *v)
+{
+    char *end;
+    *v = strtod(val, &end);
+    return end == val || *end || !isfinite(*v) ? -1 : 0;
+}
+
+/* Turns one "--name value" into a member of the request object: 0, -1 for
+ * an unknown option, -2 for a value that is not a finite number (*key then
+ * names its member). */
+static int put(json_t *req, const char *opt, const char *val, const char **key)
 {
     static const struct { const char *opt, *key; int number; } map[] = {
         {"--workers", "workers", 0}, {"--servers", "servers", 0},
@@ -48,13 +60,16 @@ static int put(json_t *req, const char *opt, const char *val)
             json_object_set_new(req, map[i].key, json_string(val));
             return 0;
         }
-        char *end;
-        double v = strtod(val, &end);
-        if (end == val || *end)
-            return -1;
+        double v;
+        *key = map[i].key;
+        if (finite_number(val, &v))
+            return -2;
+        /* integers within 2^53 as integers; anything else is a number the
+         * request's checks refuse where they want an integer */
         json_object_set_new(req, map[i].key,
-                            v == (double)(json_int_t)v ? json_integer((json_int_t)v)
-                                                       : json_real(v));
+                            fabs(v) <= 9007199254740992.0 && v == floor(v)
+                                ? json_integer((json_int_t)v)
+                                : json_real(v));
         return 0;
     }
     return -1;
@@ -88,13 +103,16 @@ static void print_results(const json_t *results)
     json_array_foreach(results, i, r)
     {
         json_t *sat = json_object_get(r, "saturation_workers");
+        json_t *upto = json_object_get(r, "no_saturation_up_to");
         printf("servers %d", (int)json_integer_value(json_object_get(r, "servers")));
         if (json_is_integer(sat))
             printf(" (saturates at W = %d: one more worker adds < 5%% of a worker's share)\n",
                    (int)json_integer_value(sat));
-        else
+        else if (json_is_integer(upto))
             printf(" (no saturation up to W = %d: throughput keeps growing)\n",
-                   (int)json_integer_value(json_object_get(r, "no_saturation_up_to")));
+                   (int)json_integer_value(upto));
+        else
+            printf(" (one value of W: saturation needs two or more)\n");
         printf("%5s %12s %25s %12s %6s %6s %6s %6s %9s %9s %9s\n", "W", "steps/s", "95% interval",
                "samples/s", "u.wrk", "u.down", "u.up", "u.ps", "compute", "transfer", "waiting");
         json_array_foreach(json_object_get(r, "points"), j, p)
@@ -172,11 +190,13 @@ static void print_text(const json_t *doc)
 
 static int report(const sim_error *e)
 {
+    char field[256];
+    sim_error_field(e, field, sizeof field);
     if (e->op[0])
         fprintf(stderr, "perfcast simulate: operation \"%s\" of step %d, %s: %s\n", e->op,
                 e->step, e->field, e->msg);
     else
-        fprintf(stderr, "perfcast simulate: %s%s%s\n", e->field, e->field[0] ? ": " : "", e->msg);
+        fprintf(stderr, "perfcast simulate: %s%s%s\n", field, field[0] ? ": " : "", e->msg);
     return 2;
 }
 
@@ -194,10 +214,11 @@ int cmd_simulate(int argc, char **argv)
         } else if (!strcmp(s, "--no-flow-control")) {
             json_object_set_new(req, "flow_control", json_false());
         } else if ((!strcmp(s, "--alpha") || !strcmp(s, "--beta")) && i + 1 < argc) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (end == argv[i] || *end) {
-                rc = sim_usage("--alpha and --beta take numbers (s per byte, s)");
+            double v;
+            if (finite_number(argv[++i], &v)) {
+                fprintf(stderr, "perfcast simulate: overhead.%s: %s takes a finite number (%s), "
+                        "not \"%.40s\"\n", s + 2, s,
+                        s[2] == 'a' ? "seconds per byte" : "seconds", argv[i]);
                 goto out;
             }
             if (!overhead)
@@ -209,7 +230,14 @@ int cmd_simulate(int argc, char **argv)
                 goto out;
             }
         } else if (!strncmp(s, "--", 2) && i + 1 < argc && strcmp(s, "--help") && strcmp(s, "-h")) {
-            if (put(req, s, argv[++i])) {
+            const char *key = NULL;
+            int bad = put(req, s, argv[++i], &key);
+            if (bad == -2) {
+                fprintf(stderr, "perfcast simulate: %s: %s takes a finite number, not \"%.40s\"\n",
+                        key, s, argv[i]);
+                goto out;
+            }
+            if (bad) {
                 fprintf(stderr, "perfcast simulate: unknown option or bad value: %s %s\n", s,
                         argv[i]);
                 rc = sim_usage(NULL);

@@ -27,6 +27,25 @@ void sim_error_set(sim_error *e, const char *op, int step, const char *field, co
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+    e->offset = -1;
+}
+
+void sim_error_at(sim_error *e, long offset)
+{
+    if (e)
+        e->offset = offset;
+}
+
+void sim_error_field(const sim_error *e, char *buf, size_t cap)
+{
+    if (e->op[0])
+        snprintf(buf, cap, "steps[%d].ops[%s].%s", e->step, e->op, e->field);
+    else if (e->step >= 0 && e->field[0])
+        snprintf(buf, cap, "steps[%d].%s", e->step, e->field);
+    else if (!e->field[0] && e->offset >= 0)
+        snprintf(buf, cap, "body");
+    else
+        snprintf(buf, cap, "%s", e->field);
 }
 
 const char *sim_res_name(int res)
@@ -61,12 +80,18 @@ struct sim_pool {
 
 void *sim_graph_alloc(sim_graph *g, size_t n)
 {
+    return sim_pool_alloc(&g->pool, n);
+}
+
+void *sim_pool_alloc(sim_pool **pool, size_t n)
+{
     n = (n + 7) & ~(size_t)7;
     if (!n)
         n = 8;
-    if (!g->pool && !(g->pool = calloc(1, sizeof *g->pool)))
+    if (!*pool && !(*pool = calloc(1, sizeof **pool)))
         return NULL;
-    sim_chunk *c = g->pool->head;
+    sim_pool *pl = *pool;
+    sim_chunk *c = pl->head;
     if (!c || c->cap - c->used < n) {
         size_t cap = n > SIM_POOL_CHUNK / 4 ? n : SIM_POOL_CHUNK - sizeof *c;
         void *m = mmap(NULL, sizeof(sim_chunk) + cap, PROT_READ | PROT_WRITE,
@@ -76,14 +101,14 @@ void *sim_graph_alloc(sim_graph *g, size_t n)
         sim_chunk *nc = m;
         nc->used = 0;
         nc->cap = cap;
-        g->pool->bytes += sizeof *nc + cap;
+        pl->bytes += sizeof *nc + cap;
         if (c && cap != SIM_POOL_CHUNK - sizeof *c) {
             /* a large block goes behind the chunk being filled */
             nc->next = c->next;
             c->next = nc;
         } else {
             nc->next = c;
-            g->pool->head = nc;
+            pl->head = nc;
         }
         c = nc;
     }
@@ -98,7 +123,7 @@ size_t sim_graph_pool_bytes(const sim_graph *g)
     return g->pool ? g->pool->bytes : 0;
 }
 
-static void pool_free(sim_pool *p)
+void sim_pool_free(sim_pool *p)
 {
     if (!p)
         return;
@@ -114,7 +139,7 @@ void sim_graph_free(sim_graph *g)
     if (!g)
         return;
     if (g->pool) {
-        pool_free(g->pool);
+        sim_pool_free(g->pool);
         free(g->steps);
         memset(g, 0, sizeof *g);
         return;

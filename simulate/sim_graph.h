@@ -31,10 +31,19 @@ typedef struct sim_error {
     int step;        /* 0-based profiled step, -1 when none */
     char field[64];
     char msg[256];
+    long offset;     /* byte of the document where it is not JSON, -1 otherwise */
 } sim_error;
 
+/* Sets e (offset -1); nothing when e is NULL. */
 void sim_error_set(sim_error *e, const char *op, int step, const char *field, const char *fmt,
                    ...) __attribute__((format(printf, 5, 6)));
+/* Marks e as a fault of the document's syntax at byte offset. */
+void sim_error_at(sim_error *e, long offset);
+/* Where e is, as the API's "field" and the CLI name it: "steps[s].ops[id].f"
+ * for an operation's field, "steps[s].f" for a step's, "body" for a
+ * document that is not JSON (e->offset >= 0), else e->field ("" when the
+ * fault is nobody's, such as running out of memory). */
+void sim_error_field(const sim_error *e, char *buf, size_t cap);
 
 typedef struct sim_op {
     char *id;        /* unique within its step */
@@ -65,6 +74,13 @@ typedef struct sim_graph {
                           malloc'd one by one; else they all live in the pool
                           (ids and names interned by the reader), freed with it */
 } sim_graph;
+
+/* n bytes (8-byte aligned, zeroed) from *pool, which is created on first
+ * use; NULL when out of memory. The chunks are mapped pages of their own,
+ * not the heap's, so that sim_pool_free gives them back to the system at
+ * once (a heap would keep them for the process, per thread's arena). */
+void *sim_pool_alloc(sim_pool **pool, size_t n);
+void sim_pool_free(sim_pool *p);
 
 /* n bytes (8-byte aligned, zeroed) owned by g's pool, which is created on
  * first use; NULL when out of memory. A graph built this way keeps every

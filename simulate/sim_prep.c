@@ -42,13 +42,7 @@ void sim_program_free(sim_program *p)
 {
     if (!p)
         return;
-    for (int s = 0; s < p->nsteps; s++) {
-        free(p->steps[s].ops);
-        free(p->steps[s].dependents);
-        free(p->steps[s].roots);
-        free(p->steps[s].hot);
-        free(p->steps[s].ndeps);
-    }
+    sim_pool_free(p->pool); /* every step's arrays */
     free(p->steps);
     free(p->slot_cap);
     memset(p, 0, sizeof *p);
@@ -113,10 +107,10 @@ static void assign_servers(const sim_graph *g, const sim_step *st, int m, int *s
 }
 
 /* The event loop's packed copy of a compiled step (sim_hop). */
-static int pack_step(sim_cstep *st)
+static int pack_step(sim_cstep *st, sim_pool **pool)
 {
-    st->hot = malloc((size_t)(st->nops ? st->nops : 1) * sizeof *st->hot);
-    st->ndeps = malloc((size_t)(st->nops ? st->nops : 1) * sizeof *st->ndeps);
+    st->hot = sim_pool_alloc(pool, (size_t)(st->nops ? st->nops : 1) * sizeof *st->hot);
+    st->ndeps = sim_pool_alloc(pool, (size_t)(st->nops ? st->nops : 1) * sizeof *st->ndeps);
     if (!st->hot || !st->ndeps)
         return -1;
     for (int k = 0; k < st->nops; k++) {
@@ -133,7 +127,7 @@ static int pack_step(sim_cstep *st)
 /* Compiled index of graph op i: net part at idx[i]; the overhead (if any)
  * at ovh[i] (-1 otherwise). The op a dependent waits for is the last. */
 static int compile_step(const sim_graph *g, const sim_step *st, int m, double alpha, double beta,
-                        sim_cstep *out)
+                        sim_cstep *out, sim_pool **pool)
 {
     int n = st->nops, *server = malloc((size_t)n * sizeof *server);
     int *idx = malloc((size_t)n * sizeof *idx), *ovh = malloc((size_t)n * sizeof *ovh);
@@ -151,9 +145,9 @@ static int compile_step(const sim_graph *g, const sim_step *st, int m, double al
     for (int i = 0; i < n; i++)
         nedges += (size_t)st->ops[i].ndeps + (ovh[i] >= 0);
     out->nops = nc;
-    out->ops = calloc((size_t)nc, sizeof *out->ops);
-    out->dependents = malloc((nedges ? nedges : 1) * sizeof *out->dependents);
-    out->roots = malloc((size_t)nc * sizeof *out->roots);
+    out->ops = sim_pool_alloc(pool, (size_t)nc * sizeof *out->ops);
+    out->dependents = sim_pool_alloc(pool, (nedges ? nedges : 1) * sizeof *out->dependents);
+    out->roots = sim_pool_alloc(pool, (size_t)(nc ? nc : 1) * sizeof *out->roots);
     if (!out->ops || !out->dependents || !out->roots)
         goto out;
     for (int i = 0; i < n; i++) {
@@ -202,7 +196,7 @@ static int compile_step(const sim_graph *g, const sim_step *st, int m, double al
     for (int k = 0; k < nc; k++)
         if (!out->ops[k].ndeps)
             out->roots[out->nroots++] = k;
-    if (pack_step(out))
+    if (pack_step(out, pool))
         goto out;
     rc = 0;
 out:
@@ -238,7 +232,7 @@ int sim_prepare(const sim_graph *g, int servers, double alpha, double beta, sim_
     out->nsteps = g->nsteps;
     for (int s = 0; s < g->nsteps; s++) {
         sim_cstep *cs = &out->steps[s];
-        if (compile_step(g, &g->steps[s], servers, alpha, beta, cs))
+        if (compile_step(g, &g->steps[s], servers, alpha, beta, cs, &out->pool))
             goto oom;
         if (cs->nops > out->max_ops)
             out->max_ops = cs->nops;

@@ -81,6 +81,7 @@ typedef struct sim_program {
     int *slot_cap;    /* per slot: most operations of one step on it */
     double batch_size;
     double alpha, beta;
+    sim_pool *pool;   /* every step's arrays (sim_pool_alloc), freed with it */
 } sim_program;
 
 /* Least-squares line overhead = alpha·size + beta through n pairs. Returns

@@ -259,7 +259,19 @@ PGconn *store_acquire(store *s, store_error *err)
     return c;
 }
 
+static void release(store *s, PGconn *c, int close);
+
 void store_release(store *s, PGconn *c)
+{
+    release(s, c, 0);
+}
+
+void store_release_closed(store *s, PGconn *c)
+{
+    release(s, c, 1);
+}
+
+static void release(store *s, PGconn *c, int close)
 {
     if (!c)
         return;
@@ -274,7 +286,7 @@ void store_release(store *s, PGconn *c)
         return;
     }
 
-    int keep = PQstatus(c) == CONNECTION_OK;
+    int keep = !close && PQstatus(c) == CONNECTION_OK;
     PGTransactionStatusType ts = PQtransactionStatus(c);
     if (keep && (ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR)) {
         PGresult *r = PQexec(c, "ROLLBACK");

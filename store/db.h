@@ -46,6 +46,11 @@ PGconn *store_connect(store *s, store_error *err);
 /* Gives the connection back; a connection left inside a transaction or in a
  * bad state is rolled back or reset first. */
 void store_release(store *s, PGconn *c);
+/* Gives the connection back closed, its slot connecting again on a later
+ * acquire: for one that carried large messages, since libpq keeps its
+ * buffers as large as the largest message sent or received for as long as
+ * the connection lives. */
+void store_release_closed(store *s, PGconn *c);
 
 /* Binds the calling thread to the Idempotency-Key of the request it serves
  * (tenant, key; key NULL unbinds): until unbound, connections it acquires

@@ -117,6 +117,24 @@ static void test_profiles(harness *h)
                "steps[0].ops[z].duration", "z");
     expect_400(h, path, "{\"steps\":[{\"ops\":[{\"id\":\"g\",\"resource\":\"gpu\",\"duration\":1}]}]}",
                "steps[0].ops[g].resource", "g");
+    /* a step's own fault names that step; of two, the second */
+    expect_400(h, path, "{\"steps\":[{\"ops\":[]}]}", "steps[0].ops", NULL);
+    expect_400(h, path,
+               "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1}]},"
+               "{\"ops\":[{\"id\":\"z\",\"resource\":\"worker\",\"duration\":0}]}]}",
+               "steps[1].ops[z].duration", "z");
+    /* a body that is not JSON: "body" and the byte where the parser stopped
+     * ({"steps":[ is 10 bytes; NaN is refused on its N, byte 59, once read) */
+    expect_400(h, path, "{\"steps\":[", "body", NULL);
+    harness_post(h, path, "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\","
+                          "\"duration\":NaN}]}]}", &r);
+    doc = harness_json(&r);
+    const char *nan_field = json_string_value(json_object_get(doc, "field"));
+    check(r.status == 400 && json_integer_value(json_object_get(doc, "offset")) == 60 &&
+              nan_field && !strcmp(nan_field, "body"),
+          "NaN: %d %.300s", r.status, r.body ? r.body : "");
+    json_decref(doc);
+    harness_response_free(&r);
     expect_400(h, path,
                "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"_Send\",\"pid\":1,\"tid\":1,\"ts\":0,"
                "\"dur\":3,\"args\":{\"name\":\"grad/_send\",\"op\":\"_Send\"}}]}",
@@ -324,6 +342,16 @@ static void test_runs(harness *h)
     check(json_is_null(json_object_get(res0, "saturation_workers")) &&
               json_integer_value(json_object_get(res0, "no_saturation_up_to")) == 8,
           "no saturation up to 8: %.200s", r.body);
+    json_decref(doc);
+    harness_response_free(&r);
+    /* one W compares nothing: neither a saturation point nor "keeps growing" */
+    harness_post(h, runs, "{\"workers\":[4],\"bandwidth\":\"100Gbit\",\"steps\":20,"
+                          "\"replications\":1,\"warmup_steps\":0}", &r);
+    doc = harness_json(&r);
+    res0 = json_array_get(json_object_get(json_object_get(doc, "result"), "results"), 0);
+    check(r.status == 201 && json_is_null(json_object_get(res0, "saturation_workers")) &&
+              !json_object_get(res0, "no_saturation_up_to"),
+          "one W: %d %.300s", r.status, r.body ? r.body : "");
     json_decref(doc);
     harness_response_free(&r);
 

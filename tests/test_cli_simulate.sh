@@ -50,11 +50,18 @@ expect "samples/s" '"samples_per_s":{"mean":120.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3 --json
 expect "text table" 'no saturation up to W = 3: throughput keeps growing' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..3
+# one value of W compares nothing: no saturation point, and no claim that throughput keeps growing
+expect "one W" 'servers 1 (one value of W: saturation needs two or more)' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 3
 # a mixed list: ranges and single counts; computation only, so W = 8 runs 8 x 4 steps/s
 expect "mixed workers" '"workers":8,"steps_per_s":{"mean":32.0' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..2,8 --json
 expect "mixed workers, no saturation" '"saturation_workers":null,"points":.*"no_saturation_up_to":8' \
     "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..2,8 --json
+# the mixed list as a user types it: W = 32 runs 32 x 4 = 128 steps/s, and W = 4, 8, 32
+# follow 1..3 in the answer
+expect "mixed workers 1..4,8,32" '"workers":4,.*"workers":8,.*"workers":32,"steps_per_s":{"mean":128.0' \
+    "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..4,8,32 --json
 # the steady window: the 100 steps of each of 3 workers end in rounds of 3
 # every 0.25 s; the 50th ends in round 17: (4.25, 25] holds 249 steps
 expect "window" '"workers":3,.*"window":{"from_s":4.25,"to_s":25.0,"steps":249.0}' \
@@ -108,6 +115,25 @@ cat >"$TMP/nosize.json" <<'J'
 {"steps": [{"ops": [{"id": "t", "resource": "uplink"}]}]}
 J
 refuse "transfer without size" 'operation "t" of step 0, bytes' "$BIN" simulate "$TMP/nosize.json" --bandwidth 1Gbit
+# a step of zero-duration computations only would take no time: refused, not 0 steps/s
+cat >"$TMP/zero.json" <<'J'
+{"steps": [{"ops": [{"id": "z", "resource": "worker", "duration": 0},
+  {"id": "u", "resource": "ps", "duration": 0, "deps": ["z"]}]}]}
+J
+refuse "zero-duration step" 'operation "z" of step 0, duration: every operation of step 0 has duration 0' \
+    "$BIN" simulate "$TMP/zero.json" --bandwidth 1Gbit
+# a step's own fault names the step; a file that is not JSON, the byte
+printf '{"steps": [{"ops": []}]}' >"$TMP/empty-step.json"
+refuse "empty step" '^perfcast simulate: steps\[0\]\.ops: ' "$BIN" simulate "$TMP/empty-step.json" --bandwidth 1Gbit
+printf '{"steps": [' >"$TMP/cut.json"
+refuse "not JSON" '^perfcast simulate: body: invalid JSON at byte 11' "$BIN" simulate "$TMP/cut.json" --bandwidth 1Gbit
+# numbers that are not finite are refused naming the option, never dropped for the default
+refuse "NaN steps" '^perfcast simulate: steps: ' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --steps nan
+refuse "infinite replications" '^perfcast simulate: replications: ' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --replications inf
+refuse "NaN target" '^perfcast simulate: target_samples_per_s: ' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --target nan
+refuse "NaN batch size" '^perfcast simulate: batch_size: ' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --batch-size nan
+refuse "NaN alpha" '^perfcast simulate: overhead.alpha: ' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --alpha nan
+refuse "steps beyond any integer" 'steps' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --steps 1e300
 refuse "no bandwidth" 'bandwidth' "$BIN" simulate "$TMP/compute.json"
 refuse "W = 0" 'workers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 0..4
 refuse "W absurd" 'workers' "$BIN" simulate "$TMP/compute.json" --bandwidth 1Gbit --workers 1..5000

@@ -206,6 +206,56 @@ static void test_bad(void)
     check(simgraph_read_json(deep, sizeof deep, &d, &e) == -1, "deep nesting");
 }
 
+/* Where each fault is, as the API's "field" and the CLI name it
+ * (sim_error_field): an operation's field under its step and id, a step's
+ * field under its step (of several, the one at fault), "body" with the byte
+ * offset for a document that is not JSON, a member of the document by its
+ * name. */
+static void test_fault_field(void)
+{
+    static const struct {
+        const char *what, *json, *field;
+        long offset;
+    } cases[] = {
+        {"an operation's", "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\","
+                           "\"duration\":1,\"deps\":[\"a\"]}]}]}", "steps[0].ops[a].deps", -1},
+        {"a step of zero-duration computations only",
+         "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1}]},"
+         "{\"ops\":[{\"id\":\"z\",\"resource\":\"worker\",\"duration\":0}]}]}",
+         "steps[1].ops[z].duration", -1},
+        {"an empty step", "{\"steps\":[{\"ops\":[]}]}", "steps[0].ops", -1},
+        {"the second step without ops",
+         "{\"steps\":[{\"ops\":[{\"id\":\"a\",\"resource\":\"worker\",\"duration\":1}]},{}]}",
+         "steps[1].ops", -1},
+        {"no steps", "{\"steps\":[]}", "steps", -1},
+        {"servers", "{\"servers\":0,\"steps\":[]}", "servers", -1},
+        /* {"steps":[ is 10 bytes: the input ends there */
+        {"cut short", "{\"steps\":[", "body", 10},
+        /* 1e400 starts at byte 59 and is read when it ends, at 64 */
+        {"number out of range", "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\","
+                                "\"duration\":1e400}]}]}", "body", 64},
+        /* the parser stops on the N at byte 59, having read it */
+        {"NaN is not JSON", "{\"steps\":[{\"ops\":[{\"id\":\"n\",\"resource\":\"worker\","
+                            "\"duration\":NaN}]}]}", "body", 60},
+        {"text after the document", "{\"steps\":[]} x", "body", 14},
+        /* the } at byte 22 is read, then refused */
+        {"a trace that is not JSON", "{\"traceEvents\":[{\"ph\":}]}", "body", 23},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        simgraph_doc d;
+        sim_error e;
+        memset(&e, 0, sizeof e);
+        int rc = simgraph_read(cases[i].json, strlen(cases[i].json), &d, &e);
+        char field[256];
+        sim_error_field(&e, field, sizeof field);
+        check(rc == -1 && !strcmp(field, cases[i].field) && e.offset == cases[i].offset,
+              "%s: rc %d field '%s' offset %ld, want '%s' %ld (%s)", cases[i].what, rc, field,
+              e.offset, cases[i].field, cases[i].offset, e.msg);
+        if (!rc)
+            simgraph_doc_free(&d);
+    }
+}
+
 /* The reader fed one byte at a time (as a stored graph comes back in
  * pieces) builds the graph it builds from the whole text; ids repeated over
  * the steps are interned (one copy), forward references resolve, members
@@ -352,5 +402,6 @@ int main(void)
     test_tf_timeline();
     test_kineto();
     test_bad();
+    test_fault_field();
     return check_summary();
 }

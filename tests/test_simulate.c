@@ -9,6 +9,8 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -505,6 +507,158 @@ static void test_lockstep(void)
     sim_graph_free(&g);
 }
 
+/* ---- lockstep on graphs drawn at random ---- */
+
+static uint64_t xs_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static double xs_unit(uint64_t *x) { return (double)(xs_next(x) >> 11) / 9007199254740992.0; }
+
+/* One profiled step of n operations on random resources (transfers of 0.1
+ * to 50 MB, computations of 1 to 51 ms), each waiting for up to two earlier
+ * ones; on M > 1 servers most transfers name theirs. */
+static sim_graph random_step(uint64_t *x, int n, int servers)
+{
+    sim_graph g = graph(servers, 1);
+    spec s[64];
+    char ids[64][16], deps[64][32];
+    for (int i = 0; i < n; i++) {
+        int res = (int)(xs_unit(x) * 4);
+        snprintf(ids[i], sizeof ids[i], "o%d", i);
+        int link = sim_res_is_link(res);
+        double amount = link ? floor(1e5 + xs_unit(x) * 5e7) : 0.001 + xs_unit(x) * 0.05;
+        int server = servers > 1 && xs_unit(x) < 0.7 ? (int)(xs_unit(x) * servers) : -1;
+        int a = i ? (int)(xs_unit(x) * i) : -1, b = i > 1 && xs_unit(x) < 0.5 ? (int)(xs_unit(x) * i) : -1;
+        if (b == a)
+            b = -1;
+        if (a < 0)
+            deps[i][0] = 0;
+        else if (b < 0)
+            snprintf(deps[i], sizeof deps[i], "%d", a);
+        else
+            snprintf(deps[i], sizeof deps[i], "%d,%d", a, b);
+        s[i] = (spec){ids[i], res, link ? -1 : amount, link ? amount : -1, server,
+                      deps[i][0] ? deps[i] : NULL};
+    }
+    add_step(&g, s, n);
+    return g;
+}
+
+/* Ends of every worker's chunks, sorted per worker. */
+typedef struct ends {
+    int workers, cap, n[16];
+    double *t; /* t[w * cap + i] */
+} ends;
+
+static void on_end(void *arg, int worker, int slot, int step, int op, double start, double end,
+                   int last)
+{
+    (void)slot, (void)step, (void)op, (void)start, (void)last;
+    ends *e = arg;
+    if (worker < 16 && e->n[worker] < e->cap)
+        e->t[worker * e->cap + e->n[worker]++] = end;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Lockstep on graphs drawn at random: with one profiled step every worker
+ * runs the same step, all start at t = 0, so in the model they stay in
+ * step forever: W workers sharing B move as one worker alone at B / W,
+ * so steps/s at W is exactly W times one worker's at B / W (M = 1, with
+ * and without parsing overhead, WIN below and above the transfers, flow
+ * control on and off); with M = 2 or 3 servers every worker's chunks end
+ * at the same instants as the first worker's. A rounding that lets tied
+ * transfers end apart breaks the lockstep and fails both. */
+static void test_lockstep_random(void)
+{
+    uint64_t x = 88172645463325252ULL;
+    int bad = 0, cases = 0;
+    double worst = 0;
+    for (int k = 0; k < 60; k++) {
+        int n = 3 + (int)(xs_unit(&x) * 40), W = 2 + (int)(xs_unit(&x) * 15);
+        sim_graph g = random_step(&x, n, 1);
+        double B = 1e7 + xs_unit(&x) * 1e9, win = xs_unit(&x) < 0.5 ? SIM_DEFAULT_WIN : 1e5 + xs_unit(&x) * 1e7;
+        int fc = xs_unit(&x) < 0.8;
+        double alpha = xs_unit(&x) < 0.5 ? 0 : 2e-9, beta = xs_unit(&x) < 0.5 ? 0 : 5e-5;
+        sim_program p;
+        sim_error e;
+        if (sim_graph_check(&g, &e) || sim_prepare(&g, 1, alpha, beta, &p, &e)) {
+            check(0, "random graph %d: %s", k, e.msg);
+            sim_graph_free(&g);
+            continue;
+        }
+        sim_config one = {.workers = 1, .bandwidth = B / W, .win = win, .flow_control = fc,
+                          .steps = 100, .warmup = SIM_DEFAULT_WARMUP, .seed = 1};
+        sim_config many = one;
+        many.workers = W;
+        many.bandwidth = B;
+        sim_result r1, rw;
+        int ok = !sim_run(&p, &one, &r1, &e) && !sim_run(&p, &many, &rw, &e);
+        double err = ok ? fabs(rw.steps_per_s / (W * r1.steps_per_s) - 1) : 1;
+        ok = ok && err <= 1e-9 && check_close(rw.makespan, r1.makespan, 1e-9, 0);
+        worst = err > worst ? err : worst;
+        bad += !ok;
+        cases++;
+        check(ok, "lockstep, random graph %d (%d operations, W %d, B %g, WIN %g, flow control "
+              "%d, alpha %g, beta %g): %.15g steps/s, want W x %.15g (makespan %.15g, want %.15g)",
+              k, n, W, B, win, fc, alpha, beta, rw.steps_per_s, r1.steps_per_s, rw.makespan,
+              r1.makespan);
+        sim_program_free(&p);
+        sim_graph_free(&g);
+    }
+    for (int k = 0; k < 60; k++) {
+        int M = 2 + (int)(xs_unit(&x) * 2), n = 3 + (int)(xs_unit(&x) * 30);
+        int W = 2 + (int)(xs_unit(&x) * 10);
+        sim_graph g = random_step(&x, n, M);
+        double B = 1e7 + xs_unit(&x) * 1e9, win = xs_unit(&x) < 0.5 ? SIM_DEFAULT_WIN : 1e5 + xs_unit(&x) * 1e7;
+        int fc = xs_unit(&x) < 0.8;
+        sim_program p;
+        sim_error e;
+        if (sim_graph_check(&g, &e) || sim_prepare(&g, M, 0, 0, &p, &e)) {
+            check(0, "random graph %d on %d servers: %s", k, M, e.msg);
+            sim_graph_free(&g);
+            continue;
+        }
+        ends t = {.workers = W, .cap = 60 * 2 * n};
+        t.t = malloc((size_t)16 * (size_t)t.cap * sizeof *t.t);
+        sim_config c = {.workers = W, .bandwidth = B, .win = win, .flow_control = fc, .steps = 60,
+                        .warmup = SIM_DEFAULT_WARMUP, .seed = 1, .trace = on_end, .trace_arg = &t};
+        sim_result r;
+        int ok = t.t && !sim_run(&p, &c, &r, &e);
+        double err = 0;
+        for (int w = 0; ok && w < W; w++) {
+            qsort(t.t + w * t.cap, (size_t)t.n[w], sizeof *t.t, cmp_double);
+            ok = t.n[w] == t.n[0];
+        }
+        for (int w = 1; ok && w < W; w++)
+            for (int i = 0; i < t.n[0]; i++) {
+                double a = t.t[i], b = t.t[w * t.cap + i];
+                double d = fabs(a - b) / (a > 0 ? a : 1);
+                err = d > err ? d : err;
+            }
+        ok = ok && err <= 1e-9;
+        worst = err > worst ? err : worst;
+        bad += !ok;
+        cases++;
+        check(ok, "lockstep, random graph %d on %d servers (%d operations, W %d, B %g, WIN %g, "
+              "flow control %d): chunk ends apart by %.3g relative", k, M, n, W, B, win, fc, err);
+        free(t.t);
+        sim_program_free(&p);
+        sim_graph_free(&g);
+    }
+    check(!bad, "lockstep on random graphs: %d of %d cases off, worst %.3g relative", bad, cases,
+          worst);
+}
+
 /* Runs W workers for one step each on graph g (M = 2) until a seed gives
  * every worker a different profiled step: that seed (0 when none), the
  * trace in t. */
@@ -847,6 +1001,7 @@ int main(void)
     test_figure12();
     test_two_servers();
     test_lockstep();
+    test_lockstep_random();
     test_two_servers_by_hand();
     test_greedy_servers();
     test_overhead();

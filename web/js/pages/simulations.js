@@ -23,9 +23,11 @@ export async function simulationsPage(page) {
 }
 
 function saturationText(r, maxW) {
-  if (r.saturation_workers === null || r.saturation_workers === undefined || r.saturation_workers >= maxW)
-    return `no saturation up to ${maxW} workers`;
-  return `saturates at ${r.saturation_workers} workers`;
+  if (r.saturation_workers !== null && r.saturation_workers !== undefined && r.saturation_workers < maxW)
+    return `saturates at ${r.saturation_workers} workers`;
+  if (r.points.length < 2)
+    return 'one value of W: saturation needs two or more';
+  return `no saturation up to ${maxW} workers`;
 }
 
 function runResult(page, run) {
