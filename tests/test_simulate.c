@@ -938,6 +938,28 @@ static void test_sweep(void)
     check(sim_cheapest(&r, 1e6, 1, 1) == -1, "nothing reaches 1e6");
     sim_sweep_free(&r);
     sim_sweep_free(&r2);
+    /* two replications of one step each that drew different profiled steps
+     * (10 and 3.33 steps/s): t(1) = 12.706 gives the half-width
+     * 12.706 * 3.333 = 42.4 around 6.67; the lower end is 0, not -35.7 */
+    int w1[] = {1};
+    sim_sweep_opts o2 = {.workers = w1, .nworkers = 1, .servers = ms, .nservers = 1, .reps = 2,
+                         .steps = 1, .bandwidth = 1e9, .win = SIM_DEFAULT_WIN, .flow_control = 1};
+    int differ = 0;
+    for (uint64_t seed = 1; seed < 64 && !differ; seed++) {
+        o2.seed = seed;
+        check(sim_sweep(&g, &o2, &r, &e) == 0, "two replications: %s", e.msg);
+        const sim_point *p = &r.points[0];
+        double half = p->hi - p->steps_per_s;
+        if (half > 0) {
+            differ = 1;
+            check(check_close(p->steps_per_s, 20.0 / 3, 1e-9, 0) &&
+                      check_close(half, 12.706204736174707 * 10.0 / 3, 1e-6, 0) && p->lo == 0,
+                  "two replications (seed %d): %g [%g, %g], the lower end 0", (int)seed,
+                  p->steps_per_s, p->lo, p->hi);
+        }
+        sim_sweep_free(&r);
+    }
+    check(differ, "some seed draws two different steps");
     sim_graph_free(&g);
     /* saturated where an added worker brings < 5% of a worker's average
      * share at W: 3 -> 4 adds 1 step/s, 11% of 27/3 = 9; 4 -> 6 adds 0.5 per
