@@ -621,6 +621,10 @@ int pmnf_predict(const pmnf_model *m, const double *point, double *value, double
         return 1;
     *lo = v - half;
     *hi = v + half;
+    /* a quantity measured above 0 everywhere (a time, a count) is not
+     * predicted below 0: the lower end stops there */
+    if (m->diag.known && m->diag.vmin > 0 && *lo < 0)
+        *lo = 0;
     return 0;
 }
 

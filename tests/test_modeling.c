@@ -431,6 +431,38 @@ static void test_interval_coverage(void)
  * squares overflow) and dependent huge columns (GSL's SVD), coordinates and
  * values at and beyond PMNF_MAX_MAGNITUDE. Nothing aborts (GSL's handler is
  * off: tests/numeric_init.c), every model is finite. */
+/* The interval of a constant 10 with sigma2 100, (A'A)^-1 = 1 and t 2 is
+ * 10 +- 2 sqrt(100 + 100) = [-18.28, 38.28]; for data measured above 0
+ * everywhere (vmin 5) its lower end stops at 0, for data that reach below
+ * 0 (vmin -1) and for a model without diagnostics it stays. */
+static void test_interval_floor(void)
+{
+    pmnf_model m;
+    memset(&m, 0, sizeof m);
+    m.f.nparams = 1;
+    m.f.constant = 10;
+    m.ncoef = 1;
+    m.cov[0] = 1;
+    m.sigma2 = 100;
+    m.t975 = 2;
+    m.dof = 3;
+    m.diag.known = 1;
+    m.diag.vmin = 5;
+    double pt = 64, v, lo, hi, half = 2 * sqrt(200.0);
+    int rc = pmnf_predict(&m, &pt, &v, &lo, &hi);
+    check(rc == 0 && v == 10 && lo == 0 && check_close(hi, 10 + half, 1e-12, 0),
+          "measured above 0: %g [%g, %g]", v, lo, hi);
+    m.diag.vmin = -1;
+    rc = pmnf_predict(&m, &pt, &v, &lo, &hi);
+    check(rc == 0 && check_close(lo, 10 - half, 1e-12, 0),
+          "measured below 0: lower end %g", lo);
+    m.diag.vmin = 5;
+    m.diag.known = 0;
+    rc = pmnf_predict(&m, &pt, &v, &lo, &hi);
+    check(rc == 0 && check_close(lo, 10 - half, 1e-12, 0),
+          "no diagnostics: lower end %g", lo);
+}
+
 static void test_extreme_numbers(void)
 {
     /* y = 2 + 3e-300 x at x near 1e300: column norms computed without overflow */
@@ -504,5 +536,6 @@ int main(void)
     test_options();
     test_interval_coverage();
     test_extreme_numbers();
+    test_interval_floor();
     return check_summary();
 }
