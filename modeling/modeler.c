@@ -622,8 +622,9 @@ int pmnf_predict(const pmnf_model *m, const double *point, double *value, double
     *lo = v - half;
     *hi = v + half;
     /* a quantity measured above 0 everywhere (a time, a count) is not
-     * predicted below 0: the lower end stops there */
-    if (m->diag.known && m->diag.vmin > 0 && *lo < 0)
+     * predicted below 0: the lower end of a positive prediction stops
+     * there (a prediction below 0 keeps its interval, and its warning) */
+    if (m->diag.known && m->diag.vmin > 0 && v > 0 && *lo < 0)
         *lo = 0;
     return 0;
 }

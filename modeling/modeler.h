@@ -213,7 +213,8 @@ int pmnf_fit_reps(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *r, pmnf_
 
 /* Value and 95% prediction interval at point (with noise_rel2:
  * y +- t * sqrt(sigma2 g' C g + max(sigma2, noise_rel2 y^2)); the lower end
- * at least 0 when every measured value was above 0, diag.vmin). When the model has no
+ * of a positive prediction at least 0 when every measured value was above
+ * 0, diag.vmin). When the model has no
  * interval (PMNF_WARN_NO_INTERVAL), lo = hi = value and 1 is returned;
  * otherwise 0. Never produces NaN for finite input where f is finite. */
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi);

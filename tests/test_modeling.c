@@ -434,7 +434,9 @@ static void test_interval_coverage(void)
 /* The interval of a constant 10 with sigma2 100, (A'A)^-1 = 1 and t 2 is
  * 10 +- 2 sqrt(100 + 100) = [-18.28, 38.28]; for data measured above 0
  * everywhere (vmin 5) its lower end stops at 0, for data that reach below
- * 0 (vmin -1) and for a model without diagnostics it stays. */
+ * 0 (vmin -1), for a prediction below 0 (-5: [-33.28, 23.28], the lower end
+ * above it would be no interval) and for a model without diagnostics it
+ * stays. */
 static void test_interval_floor(void)
 {
     pmnf_model m;
@@ -456,7 +458,13 @@ static void test_interval_floor(void)
     rc = pmnf_predict(&m, &pt, &v, &lo, &hi);
     check(rc == 0 && check_close(lo, 10 - half, 1e-12, 0),
           "measured below 0: lower end %g", lo);
+    /* a prediction below 0 (warned elsewhere) keeps its interval around it */
     m.diag.vmin = 5;
+    m.f.constant = -5;
+    rc = pmnf_predict(&m, &pt, &v, &lo, &hi);
+    check(rc == 0 && check_close(lo, -5 - half, 1e-12, 0) && check_close(hi, -5 + half, 1e-12, 0),
+          "a prediction below 0: [%g, %g] around it", lo, hi);
+    m.f.constant = 10;
     m.diag.known = 0;
     rc = pmnf_predict(&m, &pt, &v, &lo, &hi);
     check(rc == 0 && check_close(lo, 10 - half, 1e-12, 0),
