@@ -214,10 +214,17 @@ static json_t *families(const xg_opm_result *r)
 /* Each step's interval predicted × (1 ± rel); where ends gives each step's
  * interval by another model (the steps of ends[0] and ends[1]: every kernel
  * at its lower, or upper, end), rel·predicted is joined in quadrature to
- * each end's distance from the prediction instead. Its lower end raised to
- * the step's floor least[i] where that is higher (least NULL: none); the
- * steps whose lower end the floor set, counted. */
-static int set_intervals(json_t *doc, double rel, json_t *const *ends, const double *least)
+ * each end's distance from the prediction instead. kept[i] (NULL: none) is
+ * the step's device time kept as measured at the reference's size, growth
+ * the wanted size over it: that work, whose time is affine in a size it at
+ * most follows proportionally (t = a + b·x, a, b >= 0), takes at most
+ * kept·growth above it and at least kept·growth below it, so the upper end
+ * gains kept·(growth - 1) (the lower end loses kept·(1 - growth) below the
+ * reference). The lower end is then raised to the step's floor least[i]
+ * where that is higher (least NULL: none); the steps whose lower end the
+ * floor set, counted. */
+static int set_intervals(json_t *doc, double rel, json_t *const *ends, const double *least,
+                         const double *kept, double growth)
 {
     size_t i;
     json_t *s;
@@ -235,6 +242,10 @@ static int set_intervals(json_t *doc, double rel, json_t *const *ends, const dou
             lo = fmax(0, p - hypot(fmax(0, p - l), p * rel));
             hi = p + hypot(fmax(0, h - p), p * rel);
         }
+        if (kept) {
+            hi += kept[i] * fmax(0, growth - 1);
+            lo = fmax(0, lo - kept[i] * fmax(0, 1 - growth));
+        }
         if (least && isfinite(least[i]) && least[i] > lo) {
             lo = fmin(p, least[i]);
             floored++;
@@ -244,6 +255,37 @@ static int set_intervals(json_t *doc, double rel, json_t *const *ends, const dou
     }
     json_object_set_new(json_object_get(doc, "summary"), "geomean_error", json_null());
     return floored;
+}
+
+/* Per step of g, the device time (seconds) of the events dev_us leaves
+ * NAN, kept at their measured times; *mean their mean over the steps.
+ * Malloc'ed; NULL when out of memory. */
+static double *kept_per_step(const xg_graph *g, const double *dev_us, double *mean)
+{
+    double *k = calloc((size_t)(g->nsteps > 0 ? g->nsteps : 1), sizeof *k);
+    *mean = 0;
+    if (!k)
+        return NULL;
+    for (int s = 0; s < g->nsteps; s++) {
+        const xg_step *st = &g->steps[s];
+        for (int i = 0; i < st->ndev; i++) {
+            int ev = g->step_dev[st->dev_first + i];
+            if (isnan(dev_us[ev]))
+                k[s] += g->t->ev[ev].dur * 1e-6;
+        }
+        *mean += k[s] / g->nsteps;
+    }
+    return k;
+}
+
+/* unmatched_kernels: device work not modelled keeps its measured time. */
+static void warn_unmatched(json_t *warnings, double seconds, double step)
+{
+    if (seconds > 0)
+        warn(warnings, json_pack("{s:s, s:s, s:f, s:f}", "code", "unmatched_kernels", "message",
+                                 "device work not found in the other traces keeps its measured "
+                                 "time: this share of the step does not follow the size",
+                                 "share", step > 0 ? seconds / step : 0, "seconds", seconds));
 }
 
 /* The host's spread and the device floor of an answer, with s_cv where the
@@ -305,7 +347,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
     iteration_opts o = *oin;
     json_t *docs[3] = {NULL, NULL, NULL}, *doc = NULL;
     xg_overheads own = {0};
-    double *dev_us = NULL;
+    double *dev_us = NULL, *kept = NULL;
     device_floor fl = {0};
     if (iteration_model_kernels(t, x, n, at, &km, err) < 0)
         return NULL;
@@ -337,7 +379,13 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
     double tq = iteration_interval_t(a, host.k, 0, 0, &df), rel = tq * sqrt(a);
     if (floor_at_device(g[0], ov, dev_us, s_dev * (1 + oct), m_cv, &fl, err) < 0)
         goto done;
-    int floored = set_intervals(docs[0], rel, docs + 1, fl.per);
+    double kept_mean;
+    if (!(kept = kept_per_step(g[0], dev_us, &kept_mean))) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        goto done;
+    }
+    int floored = set_intervals(docs[0], rel, docs + 1, fl.per, kept, at / x[0]);
+    warn_unmatched(warnings, kept_mean, doc_mean(docs[0]));
     warn_host(warnings, &host);
     json_t *xs = json_array();
     for (int k = 0; k < n; k++)
@@ -355,6 +403,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
 done:
     for (int i = 0; i < 3; i++)
         json_decref(docs[i]);
+    free(kept);
     free(fl.per);
     free(dev_us);
     xg_overheads_free(&own);
@@ -564,14 +613,21 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = NULL;
         goto done;
     }
-    int floored = set_intervals(doc, rel, NULL, fl.per);
+    double *kept = malloc((size_t)(gp[0]->nsteps > 0 ? gp[0]->nsteps : 1) * sizeof *kept);
+    if (!kept) {
+        free(fl.per);
+        json_decref(doc);
+        doc = NULL;
+        xg_error_set(err, -1, NULL, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < gp[0]->nsteps; i++)
+        kept[i] = r.unmatched_us * 1e-6;
+    int floored = set_intervals(doc, rel, NULL, fl.per, kept, at / x[0]);
+    free(kept);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
-    if (r.unmatched_us > 0)
-        warn(warnings, json_pack("{s:s, s:s, s:f, s:f}", "code", "unmatched_kernels", "message",
-                                 "device work not found in the other traces keeps its measured "
-                                 "time: this share of the step does not follow the size",
-                                 "share", share, "seconds", r.unmatched_us * 1e-6));
+    warn_unmatched(warnings, r.unmatched_us * 1e-6, step);
     warn_host(warnings, &host);
     json_t *xs = json_array();
     for (int k = 0; k < n; k++)

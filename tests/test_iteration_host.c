@@ -597,6 +597,10 @@ static void kernel_names_real(const char *wl, const double *sizes, int n, double
           "the reference's graph and overheads");
     xg_cp_options co = {.ov = &zero, .kt = km.value, .nkt = km.n, .launch_gap_us = -1, .top = 1};
     check(xg_critpath(&g0, &co, &cr, &err) == 0, "the device's part: %s", err.msg);
+    /* the device work no kernel model names, kept as measured at sizes[0]:
+     * grown in proportion to the size at most (above it) or at least (below) */
+    double *dev = iteration_kmodels_dev_us(&g0, km.value, km.n);
+    double growth = at / sizes[0];
     const json_t *st = json_object_get(doc, "steps");
     size_t ns = json_array_size(st);
     double dmean = 0;
@@ -609,8 +613,18 @@ static void kernel_names_real(const char *wl, const double *sizes, int n, double
                h = num(json_array_get(json_object_get(end[1], "steps"), i), "predicted");
         double lo_i = json_number_value(json_array_get(json_object_get(s, "interval"), 0)),
                hi_i = json_number_value(json_array_get(json_object_get(s, "interval"), 1));
-        double lo_u = fmax(0, pi - sqrt((pi - l) * (pi - l) + pi * rel * pi * rel)),
-               hi_w = pi + sqrt((h - pi) * (h - pi) + pi * rel * pi * rel);
+        double kept = 0;
+        const xg_step *gs = &g0.steps[i];
+        for (int k = 0; dev && k < gs->ndev; k++) {
+            int ev = g0.step_dev[gs->dev_first + k];
+            if (isnan(dev[ev]))
+                kept += g0.t->ev[ev].dur * 1e-6;
+        }
+        double lo_u = fmax(0, fmax(0, pi - sqrt((pi - l) * (pi - l) + pi * rel * pi * rel)) -
+                                  kept * fmax(0, 1 - growth)),
+               hi_w = pi + sqrt((h - pi) * (h - pi) + pi * rel * pi * rel) +
+                      kept * fmax(0, growth - 1);
+        ok &= kept > 0;
         double fl = cr.steps[i].predicted * keep;
         double want_lo = fl > lo_u ? fmin(pi, fl) : lo_u;
         raised += fl > lo_u;
@@ -632,6 +646,7 @@ static void kernel_names_real(const char *wl, const double *sizes, int n, double
           "%s at %g: device_step %.4f ms (want %.4f), floor %s in %d steps", wl, at,
           1e3 * num(iv, "device_step"), 1e3 * dmean, fs ? fs : "null", raised);
     *floored = raised;
+    free(dev);
     xg_cp_result_free(&cr);
     xg_overheads_free(&zero);
     xg_overheads_free(&own);
@@ -664,11 +679,23 @@ static void test_kernel_names_real(void)
     check(floored > 0 && lo <= 9.0208e-3 && 9.0208e-3 <= hi,
           "DLRM at 2048 from two traces: floored in %d steps, %.3f ms in [%.3f, %.3f]", floored,
           p * 1e3, lo * 1e3, hi * 1e3);
-    /* ResNet-18 at 256: the device hides the host (the host's term < 1%) */
+    /* ResNet-18 at 256: the device hides the host (the host's term < 1%);
+     * the kernels that only the larger sizes have keep their times, 10%
+     * short of the measured 48.301 ms (42.79 ms), and the work no model
+     * names, grown with the size, is what holds it: the lower end stays
+     * within 8% (the kernel ends and the host), the upper end reaches it */
     const double r256[] = {128, 16, 32, 64};
     kernel_names_real("resnet18", r256, 4, 256, &p, &lo, &hi, &floored);
-    check((hi - lo) / 2 / p < 0.08, "ResNet-18 at 256 by kernel names: ±%.1f%%",
-          50 * (hi - lo) / p);
+    check((p - lo) / p < 0.08 && lo <= 48.301e-3 && 48.301e-3 <= hi,
+          "ResNet-18 at 256 by kernel names: %.3f ms in [%.3f, %.3f] holds the measured 48.301",
+          p * 1e3, lo * 1e3, hi * 1e3);
+    /* below the reference: ResNet-18 at 64 from 128, 256 and 512, the work no
+     * model names shrinks with the size at least: the lower end gives way */
+    const double r64[] = {128, 256, 512};
+    kernel_names_real("resnet18", r64, 3, 64, &p, &lo, &hi, &floored);
+    check(lo <= 19.2733e-3 && 19.2733e-3 <= hi,
+          "ResNet-18 at 64 from above by kernel names: %.3f ms in [%.3f, %.3f] holds the "
+          "measured 19.273", p * 1e3, lo * 1e3, hi * 1e3);
 }
 
 int main(void)
