@@ -214,17 +214,18 @@ static json_t *families(const xg_opm_result *r)
 /* Each step's interval predicted × (1 ± rel); where ends gives each step's
  * interval by another model (the steps of ends[0] and ends[1]: every kernel
  * at its lower, or upper, end), rel·predicted is joined in quadrature to
- * each end's distance from the prediction instead. kept[i] (NULL: none) is
- * the step's device time kept as measured at the reference's size, growth
- * the wanted size over it: that work, whose time is affine in a size it at
- * most follows proportionally (t = a + b·x, a, b >= 0), takes at most
+ * each end's distance from the prediction instead. kept[i] is the step's
+ * device time kept as measured at the reference's size (kept NULL:
+ * kept_each in every step), growth the wanted size over it: that work,
+ * whose time is affine in a size it at most follows proportionally
+ * (t = a + b·x, a, b >= 0), takes at most
  * kept·growth above it and at least kept·growth below it, so the upper end
  * gains kept·(growth - 1) (the lower end loses kept·(1 - growth) below the
  * reference). The lower end is then raised to the step's floor least[i]
  * where that is higher (least NULL: none); the steps whose lower end the
  * floor set, counted. */
 static int set_intervals(json_t *doc, double rel, json_t *const *ends, const double *least,
-                         const double *kept, double growth)
+                         const double *kept, double kept_each, double growth)
 {
     size_t i;
     json_t *s;
@@ -242,10 +243,9 @@ static int set_intervals(json_t *doc, double rel, json_t *const *ends, const dou
             lo = fmax(0, p - hypot(fmax(0, p - l), p * rel));
             hi = p + hypot(fmax(0, h - p), p * rel);
         }
-        if (kept) {
-            hi += kept[i] * fmax(0, growth - 1);
-            lo = fmax(0, lo - kept[i] * fmax(0, 1 - growth));
-        }
+        double k = kept ? kept[i] : kept_each;
+        hi += k * fmax(0, growth - 1);
+        lo = fmax(0, lo - k * fmax(0, 1 - growth));
         if (least && isfinite(least[i]) && least[i] > lo) {
             lo = fmin(p, least[i]);
             floored++;
@@ -384,7 +384,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
         xg_error_set(err, -1, NULL, "out of memory");
         goto done;
     }
-    int floored = set_intervals(docs[0], rel, docs + 1, fl.per, kept, at / x[0]);
+    int floored = set_intervals(docs[0], rel, docs + 1, fl.per, kept, 0, at / x[0]);
     warn_unmatched(warnings, kept_mean, doc_mean(docs[0]));
     warn_host(warnings, &host);
     json_t *xs = json_array();
@@ -560,11 +560,11 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     if (method == ITERATION_BY_KERNEL_NAMES || shaped < n) {
         /* the same job, as the operator model has it (operators found
          * with or without shapes): its refusal names the other job's trace */
-        if (xg_opmodel_dev(gp, x, n, at, NULL, &r, err) < 0 && r.bad_trace >= 0) {
-            *bad = r.bad_trace;
+        int other;
+        if (xg_opmodel_same_job(gp, n, &other, err) < 0 && other >= 0) {
+            *bad = other;
             goto done;
         }
-        xg_opm_result_free(&r);
         doc = by_names(t, gp, x, n, at, oct, oin, warnings, err);
         goto done;
     }
@@ -613,18 +613,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = NULL;
         goto done;
     }
-    double *kept = malloc((size_t)(gp[0]->nsteps > 0 ? gp[0]->nsteps : 1) * sizeof *kept);
-    if (!kept) {
-        free(fl.per);
-        json_decref(doc);
-        doc = NULL;
-        xg_error_set(err, -1, NULL, "out of memory");
-        goto done;
-    }
-    for (int i = 0; i < gp[0]->nsteps; i++)
-        kept[i] = r.unmatched_us * 1e-6;
-    int floored = set_intervals(doc, rel, NULL, fl.per, kept, at / x[0]);
-    free(kept);
+    int floored = set_intervals(doc, rel, NULL, fl.per, NULL, r.unmatched_us * 1e-6, at / x[0]);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
     warn_unmatched(warnings, r.unmatched_us * 1e-6, step);

@@ -466,6 +466,57 @@ static int match(tdata *td, int n, int **where)
     return 0;
 }
 
+/* The first trace after the reference whose matched instances carry less
+ * than half of the reference's device time (a trace running other
+ * operators: another job), with err; -1 when none. */
+static int other_job(const tdata *td, const int *where, int n, xg_error *err)
+{
+    double total = 0;
+    for (int i = 0; i < td[0].n; i++)
+        total += td[0].in[i].sum_us;
+    for (int j = 1; j < n && total > 0; j++) {
+        double found = 0;
+        for (int i = 0; i < td[0].n; i++)
+            if (where[(size_t)i * (size_t)n + (size_t)j] >= 0)
+                found += td[0].in[i].sum_us;
+        if (found < 0.5 * total) {
+            xg_error_set(err, -1, "traces",
+                         "not the same job as the first trace: its operators match %.1f%% of "
+                         "the first trace's device time",
+                         100 * found / total);
+            return j;
+        }
+    }
+    return -1;
+}
+
+int xg_opmodel_same_job(const xg_graph *const *g, int n, int *bad, xg_error *err)
+{
+    *bad = -1;
+    tdata *td = calloc((size_t)(n > 0 ? n : 1), sizeof *td);
+    int *where = NULL, rc = -1;
+    if (!td)
+        goto done;
+    for (int j = 0; j < n; j++) {
+        td[j].g = g[j];
+        if (collect(&td[j], 0) < 0)
+            goto done;
+    }
+    if (match(td, n, &where) < 0)
+        goto done;
+    *bad = other_job(td, where, n, err);
+    rc = *bad >= 0 ? -1 : 0;
+done:
+    if (rc < 0 && *bad < 0)
+        xg_error_set(err, -1, NULL, "out of memory");
+    if (td)
+        for (int j = 0; j < n; j++)
+            td_free(&td[j]);
+    free(td);
+    free(where);
+    return rc;
+}
+
 /* Fits instance i of the reference: fills out->inst[i]; slope of its fit
  * (NAN without one) for the family medians. */
 static void model_inst(tdata *td, const int *where, const double *x, int n, double at,
@@ -632,24 +683,8 @@ int xg_opmodel_dev(const xg_graph *const *g, const double *x, int n, double at,
     }
     if (match(td, n, &where) < 0)
         goto oom;
-    /* a trace running other operators than the reference */
-    double total = 0;
-    for (int i = 0; i < td[0].n; i++)
-        total += td[0].in[i].sum_us;
-    for (int j = 1; j < n && total > 0; j++) {
-        double found = 0;
-        for (int i = 0; i < td[0].n; i++)
-            if (where[(size_t)i * (size_t)n + (size_t)j] >= 0)
-                found += td[0].in[i].sum_us;
-        if (found < 0.5 * total) {
-            out->bad_trace = j;
-            xg_error_set(err, -1, "traces",
-                         "not the same job as the first trace: its operators match %.1f%% of "
-                         "the first trace's device time",
-                         100 * found / total);
-            goto done;
-        }
-    }
+    if ((out->bad_trace = other_job(td, where, n, err)) >= 0)
+        goto done;
     out->ninst = td[0].n;
     out->inst = calloc((size_t)(td[0].n ? td[0].n : 1), sizeof *out->inst);
     slopes = malloc((size_t)(td[0].n ? td[0].n : 1) * sizeof *slopes);

@@ -97,4 +97,9 @@ int xg_opmodel_dev(const xg_graph *const *g, const double *x, int n, double at,
                    const xg_device *dev, xg_opm_result *out, xg_error *err);
 void xg_opm_result_free(xg_opm_result *r);
 
+/* Only the check of xg_opmodel that graphs[0..n) are one job: 0 when they
+ * are; -1 with err otherwise, *bad the first trace whose operators carry
+ * less than half of the reference's device time (-1 when out of memory). */
+int xg_opmodel_same_job(const xg_graph *const *g, int n, int *bad, xg_error *err);
+
 #endif
