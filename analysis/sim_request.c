@@ -269,6 +269,45 @@ double api_sim_request_events_of(const api_sim_request *r, double ops)
     return ops * steps * r->nservers * r->reps * (1 + r->nwhatif);
 }
 
+const char *api_sim_request_heaviest(const api_sim_request *r)
+{
+    double all = api_sim_request_events_of(r, 1), best = 0;
+    const char *name = r->total_steps > 0 ? "total_steps" : "steps";
+    for (int k = 0; k < 5; k++) {
+        api_sim_request x = *r;
+        const char *member = NULL;
+        switch (k) {
+        case 0: /* one step per worker */
+            member = r->total_steps > 0 ? "total_steps" : "steps";
+            x.steps = 1;
+            x.total_steps = x.total_steps > 0 ? 1 : 0;
+            break;
+        case 1:
+            member = "workers";
+            x.workers[0] = 1;
+            x.nworkers = 1;
+            break;
+        case 2:
+            member = "replications";
+            x.reps = 1;
+            break;
+        case 3:
+            member = "servers";
+            x.nservers = 1;
+            break;
+        default:
+            member = "what_if";
+            x.nwhatif = 0;
+        }
+        double rest = api_sim_request_events_of(&x, 1);
+        if (rest > 0 && all / rest > best) {
+            best = all / rest;
+            name = member;
+        }
+    }
+    return name;
+}
+
 static json_t *interval(double mean, double lo, double hi)
 {
     return json_pack("{s:f, s:[f, f]}", "mean", mean, "interval", lo, hi);
@@ -344,7 +383,8 @@ static json_t *sweep_json(const simgraph_doc *d, const api_sim_request *r,
                         .flow_control = v->flow_control,
                         .alpha = r->has_overhead ? r->alpha : d->alpha,
                         .beta = r->has_overhead ? r->beta : d->beta,
-                        .batch_size = r->batch_size, .max_events = API_SIM_MAX_EVENTS};
+                        .batch_size = r->batch_size, .max_events = API_SIM_MAX_EVENTS,
+                        .max_events_field = api_sim_request_heaviest(r)};
     if (sim_sweep(&d->graph, &o, out, e))
         return NULL;
     *events += (double)out->events;

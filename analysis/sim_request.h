@@ -78,6 +78,13 @@ double api_sim_request_events(const api_sim_request *r, const sim_graph *g);
  * ops / steps), without the graph. */
 double api_sim_request_events_of(const api_sim_request *r, double ops_per_step);
 
+/* The member of the request that weighs most in its event count: of steps
+ * (or total_steps), workers, replications, servers and what_if, the one
+ * whose reduction to its least (1 step, W = 1, 1 replication, the first M,
+ * no what-if) divides the count most; the first of them on a tie. What a
+ * refusal for too many events names. */
+const char *api_sim_request_heaviest(const api_sim_request *r);
+
 /* Runs every sweep of the request on the document's graph (the request's
  * overhead over the document's) and builds the answer. NULL with e. */
 json_t *api_sim_run(const simgraph_doc *d, const api_sim_request *r, sim_error *e);

@@ -339,8 +339,9 @@ void api_sim_run_create(api_ctx *ctx, api_request *req, api_response *resp)
         return;
     double events = api_sim_request_events_of(&r, ops_per_step);
     if (events > (double)API_SIM_MAX_EVENTS) {
-        api_problem(resp, 400, "steps", "the run needs about %.3g events, more than %.3g: ask for "
-                    "fewer steps, workers, servers, replications or what-ifs", events,
+        api_problem(resp, 400, api_sim_request_heaviest(&r),
+                    "the run needs about %.3g events, more than %.3g: ask for fewer steps, "
+                    "workers, servers, replications or what-ifs", events,
                     (double)API_SIM_MAX_EVENTS);
         return;
     }

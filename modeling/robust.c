@@ -905,6 +905,8 @@ int robust_fit(pmnf_modeler *m, const pmnf_data *d, const pmnf_reps *reps, pmnf_
         return -1;
     }
     int rc = robust_fit_canon(m, &cn.d, cn.has_reps ? &cn.r : NULL, out, err, errcap);
+    if (rc == 0 && rb_logs_excluded(m, &cn.d))
+        out->warnings |= PMNF_WARN_NO_LOG_TERMS;
     rb_canon_free(&cn);
     return rc;
 }

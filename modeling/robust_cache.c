@@ -112,6 +112,7 @@ void rb_cache_free(rb_cache *c)
     free(c);
 }
 
+/* Extra-P's are_measurements_log_capable along parameter p. */
 static int log_capable(const double *coords, int n, int nparams, int p, int negative_exponents)
 {
     for (int i = 0; i < n; i++) {
@@ -120,6 +121,17 @@ static int log_capable(const double *coords, int n, int nparams, int p, int nega
             return 0;
     }
     return 1;
+}
+
+int rb_logs_excluded(const pmnf_modeler *m, const pmnf_data *d)
+{
+    int has_logs = 0;
+    for (int b = 0; b < m->nblocks; b++)
+        has_logs |= m->blocks[b].log != 0;
+    for (int p = 0; has_logs && p < d->nparams; p++)
+        if (!log_capable(d->coords, d->npoints, d->nparams, p, m->opt.allow_negative_exponents))
+            return 1;
+    return 0;
 }
 
 static void fill_parameter(rb_cache *c, const pmnf_modeler *m, int p)

@@ -146,6 +146,11 @@ typedef struct rb_cache {
     double *storage;
 } rb_cache;
 
+/* 1 when a parameter of d has a coordinate below 1 (at most 1 with negative
+ * exponents) and the modeler has log terms: they are left out along it, as
+ * Extra-P does, and the model says so (PMNF_WARN_NO_LOG_TERMS). */
+int rb_logs_excluded(const pmnf_modeler *m, const pmnf_data *d);
+
 /* The cache for the coordinates of d, built when they changed; NULL when out of memory. */
 rb_cache *rb_cache_get(pmnf_modeler *m, const pmnf_data *d);
 static inline const double *rb_col(const rb_cache *c, int p, int b)

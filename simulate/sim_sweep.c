@@ -177,7 +177,9 @@ static int sweep_server(const sim_graph *g, const sim_sweep_opts *o, int mi,
             out->events += x.events;
             out->simulated += x.makespan;
             if (o->max_events > 0 && out->events > o->max_events) {
-                sim_error_set(e, NULL, -1, "steps", "the sweep needs more than %ld events; "
+                sim_error_set(e, NULL, -1,
+                              o->max_events_field ? o->max_events_field : "steps",
+                              "the sweep needs more than %ld events; "
                               "ask for fewer steps, workers or replications", o->max_events);
                 goto out;
             }

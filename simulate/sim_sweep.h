@@ -39,6 +39,7 @@ typedef struct sim_sweep_opts {
     double alpha, beta;  /* parsing overhead */
     double batch_size;   /* samples per step; 0 = the graph's */
     long max_events;     /* stop with an error beyond this many events; 0 = no cap */
+    const char *max_events_field; /* what that error names; NULL: "steps" */
 } sim_sweep_opts;
 
 typedef struct sim_point {

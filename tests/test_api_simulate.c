@@ -374,8 +374,13 @@ static void test_runs(harness *h)
                NULL);
     expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"what_if\":[{\"bandwidth\":\"x\"}]}",
                "what_if[0].bandwidth", NULL);
+    /* too many events: the member that weighs most is named, W = 1..1024
+     * (sum 524800) against 100000 steps, then 100000 steps against 8 workers
+     * (sum 255) */
     expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"steps\":100000,\"workers\":1024,"
-                        "\"replications\":100}", "steps", NULL);
+                        "\"replications\":100}", "workers", NULL);
+    expect_400(h, runs, "{\"bandwidth\":\"1Gbit\",\"steps\":100000,"
+                        "\"workers\":[1,2,4,8,16,32,64,128],\"replications\":100}", "steps", NULL);
     check(harness_sql_long(h, "SELECT count(*) FROM sim_runs") == before, "no run stored");
 
     /* about 21 million events: queued (202) and done by a worker thread */

@@ -117,6 +117,48 @@ static void test_exact_single(void)
     pmnf_modeler_free(m);
 }
 
+static double f_log(double x)
+{
+    return 1 + log2(x > 1 ? x : 1);
+}
+
+/* A coordinate below 1 leaves log terms out along its parameter, as
+ * Extra-P's modeler does, and the robust model must say so: 1 + log2(x)
+ * measured at 0 (where it is taken as 1), 2, 4, 8, 16 cannot be a log
+ * model, and a silent power law there would read as the truth. */
+static void test_below_one(void)
+{
+    static const double x0[5] = {0, 2, 4, 8, 16}, x1[5] = {1, 2, 4, 8, 16},
+                        xh[5] = {0.5, 2, 4, 8, 16};
+    pmnf_options o;
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_model mod;
+    if (fit_1p(m, x0, 5, f_log, &mod) == 0) {
+        check(mod.warnings & PMNF_WARN_NO_LOG_TERMS, "a coordinate 0: no_log_terms (%u)",
+              mod.warnings);
+        for (int t = 0; t < mod.f.nterms; t++)
+            check(mod.f.terms[t].factors[0].log == 0, "a coordinate 0: no log term");
+    }
+    if (fit_1p(m, xh, 5, f_log, &mod) == 0)
+        check(mod.warnings & PMNF_WARN_NO_LOG_TERMS, "a coordinate 0.5: no_log_terms (%u)",
+              mod.warnings);
+    if (fit_1p(m, x1, 5, f_log, &mod) == 0) {
+        const pmnf_factor *f = only_factor(&mod);
+        check(!(mod.warnings & PMNF_WARN_NO_LOG_TERMS), "coordinates from 1: logs allowed");
+        check(f && f->poly == 0 && f->log == 1, "coordinates from 1: 1 + log2 x recovered");
+    }
+    pmnf_modeler_free(m);
+    /* with negative exponents Extra-P's rule is x > 1: a coordinate of 1 is too small */
+    char text[160];
+    pmnf_options_apply(&o, "allow_negative_exponents", "true", text, sizeof text);
+    m = pmnf_modeler_new(&o);
+    if (fit_1p(m, x1, 5, f_log, &mod) == 0)
+        check(mod.warnings & PMNF_WARN_NO_LOG_TERMS, "negative exponents, x = 1: no_log_terms");
+    pmnf_modeler_free(m);
+}
+
 static void test_exact_two(void)
 {
     static const double ps[5] = {4, 8, 16, 32, 64}, ns[5] = {10, 20, 30, 40, 50};
@@ -527,6 +569,7 @@ int main(void)
 {
     test_exact_single();
     test_exact_two();
+    test_below_one();
     test_weights();
     test_outlier_pooled();
     test_outlier_exact();
