@@ -10,6 +10,7 @@
 
 #include "analysis/iteration.h"
 #include "analysis/iteration_host.h"
+#include "analysis/iteration_trust.h"
 
 /* ---- overhead sets ---------------------------------------------------------------- */
 
@@ -489,6 +490,17 @@ static json_t *analyse(const xg_graph *g, const xg_overheads *ov, const iteratio
     steps = streams = warn = kt = coded = NULL;
     if (doc)
         json_object_set_new(doc, "units", iteration_units_json());
+    if (doc && !o->no_interval) {
+        iteration_trust tr;
+        if (iteration_trust_compute(g, &r, &co, o->ov == NULL, &o->prof, &tr, err) < 0) {
+            json_decref(doc);
+            doc = NULL;
+            goto done;
+        }
+        iteration_trust_json(&tr, doc, json_object_get(json_object_get(doc, "summary"),
+                                                       "warnings"));
+        iteration_trust_free(&tr);
+    }
     if (doc && o->breakdown) {
         xg_breakdown b;
         if (xg_breakdown_compute(g, XG_BD_TRACE, -1, &b, err) < 0) {

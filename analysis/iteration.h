@@ -17,7 +17,10 @@
  *              "gpu_active":[{"stream","seconds","end"}],
  *              "top_ops":[{"name","seconds","share_pct","count"}],"sync_wait",
  *              "outliers_dropped":{"seconds","share","by_type":{"T1".."T5"}}|null,
- *              "breakdown":{...}}],
+ *              "interval":[lo, hi]|null,"breakdown":{...}}],
+ *    "interval":{"steps","step_spread","t","steps_term","cpu_profiler_us",
+ *                "profiler_up","profiler_down","model","floored"}
+ *               (iteration_trust.h),
  *    "summary":{"steps","geomean_error","mean_predicted","mean_measured","sync_wait",
  *               "warnings":[{"code":"outliers_dropped","message","share"}]},
  *    "breakdown":{"window","computation","communication","memory","idle",
@@ -59,6 +62,8 @@ typedef struct iteration_opts {
     const xg_device *device;  /* peaks for the efficiency figures, NULL: none */
     int mixed_devices;        /* predicting at another size: 1 accepts traces of
                                  different devices (said in a warning) */
+    int no_interval;          /* 1: no interval from the trace's own steps
+                                 (iteration_trust.h): a caller that sets its own */
 } iteration_opts;
 
 /* The "efficiency" document of a trace or step (kernels: with the top

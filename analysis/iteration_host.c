@@ -10,15 +10,13 @@
 
 #include "analysis/iteration_host.h"
 
-/* Algorithm 1 on g: each step's predicted time into per[0..nsteps) (may be
- * NULL), their mean returned; NAN when it fails. */
-static double steps_of(const xg_graph *g, const xg_overheads *ov, const double *dev_us,
-                       double *per)
+double iteration_host_steps_with(const xg_graph *g, const xg_cp_options *co, double *per)
 {
-    xg_cp_options co = {.ov = ov, .dev_us = dev_us, .launch_gap_us = -1, .top = 1};
+    xg_cp_options o = *co;
+    o.top = 1;
     xg_cp_result r;
     xg_error err;
-    if (xg_critpath(g, &co, &r, &err) < 0)
+    if (xg_critpath(g, &o, &r, &err) < 0)
         return NAN;
     double s = 0;
     for (int i = 0; i < r.nsteps; i++) {
@@ -29,6 +27,14 @@ static double steps_of(const xg_graph *g, const xg_overheads *ov, const double *
     double m = r.nsteps ? s / r.nsteps : NAN;
     xg_cp_result_free(&r);
     return m;
+}
+
+/* Algorithm 1 on g with ov and dev_us alone. */
+static double steps_of(const xg_graph *g, const xg_overheads *ov, const double *dev_us,
+                       double *per)
+{
+    xg_cp_options co = {.ov = ov, .dev_us = dev_us, .launch_gap_us = -1};
+    return iteration_host_steps_with(g, &co, per);
 }
 
 double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us)

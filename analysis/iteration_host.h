@@ -43,6 +43,11 @@ typedef struct iteration_host {
     double p;       /* Kruskal–Wallis p-value; NAN: not tested */
 } iteration_host;
 
+/* Algorithm 1 on g with options co (its top ignored): each step's
+ * predicted time into per[0..g->nsteps) (may be NULL), their mean
+ * returned; NAN when it fails. */
+double iteration_host_steps_with(const xg_graph *g, const xg_cp_options *co, double *per);
+
 /* The mean predicted step (seconds) of g with overheads ov and device times
  * dev_us (NULL: the trace's); NAN when Algorithm 1 fails. */
 double iteration_host_step(const xg_graph *g, const xg_overheads *ov, const double *dev_us);

@@ -345,6 +345,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
 {
     iteration_kmodels km = {0};
     iteration_opts o = *oin;
+    o.no_interval = 1; /* set_intervals gives the interval at the wanted size */
     json_t *docs[3] = {NULL, NULL, NULL}, *doc = NULL;
     xg_overheads own = {0};
     double *dev_us = NULL, *kept = NULL;
@@ -582,6 +583,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         goto done;
     }
     iteration_opts o = *oin;
+    o.no_interval = 1; /* set_intervals gives the interval at the wanted size */
     if (!o.ov) {
         if (iteration_host_pool(gp, n, &o.prof, &pooled, err) < 0)
             goto done;

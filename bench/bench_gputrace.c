@@ -46,6 +46,18 @@ typedef struct workload {
     const json_t *rec[MAX_SIZES]; /* truth.json's record per size */
 } workload;
 
+/* The median of v[0..n), sorted in place. */
+static double median_of(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static double median(const json_t *a)
 {
     size_t n = json_array_size(a);
@@ -56,13 +68,7 @@ static double median(const json_t *a)
         return NAN;
     for (size_t i = 0; i < n; i++)
         v[i] = json_number_value(json_array_get(a, i));
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    double m = median_of(v, (int)n);
     free(v);
     return m;
 }
@@ -86,6 +92,20 @@ static int load(const char *dir, const json_t *rec, xg_trace *t)
     return rc;
 }
 
+/* The mean over the steps of each end of their intervals. */
+static void mean_interval(const json_t *doc, double *lo, double *hi)
+{
+    size_t i;
+    json_t *s;
+    *lo = *hi = 0;
+    const json_t *steps = json_object_get(doc, "steps");
+    json_array_foreach(steps, i, s) {
+        const json_t *iv = json_object_get(s, "interval");
+        *lo += json_number_value(json_array_get(iv, 0)) / json_array_size(steps);
+        *hi += json_number_value(json_array_get(iv, 1)) / json_array_size(steps);
+    }
+}
+
 static double lerr(double e)
 {
     return log(e > 1e-6 ? e : 1e-6);
@@ -96,11 +116,11 @@ static int per_trace(const char *dir, const json_t *truth)
 {
     size_t i;
     json_t *rec;
-    double lu = 0, lr = 0;
-    int nu = 0, nr = 0, failed = 0;
+    double lu = 0, lr = 0, halfw[256];
+    int nu = 0, nr = 0, failed = 0, iv_in = 0, iv_steps_in = 0, iv_steps = 0;
     json_array_foreach(json_object_get(truth, "traces"), i, rec) {
         xg_trace t;
-        if (load(dir, rec, &t) < 0) {
+        if (nu == 256 || load(dir, rec, &t) < 0) {
             failed = 1;
             continue;
         }
@@ -115,9 +135,24 @@ static int per_trace(const char *dir, const json_t *truth)
             double e = fabs(pred - meas) / meas;
             lu += lerr(e);
             nu++;
+            double lo, hi;
+            mean_interval(dp, &lo, &hi);
+            int in = lo <= meas && meas <= hi, steps_in = 0, nsteps = 0;
+            size_t k;
+            json_t *v;
+            json_array_foreach(json_object_get(rec, "unprofiled_sync_ms"), k, v) {
+                steps_in += lo <= 1e-3 * json_number_value(v) && 1e-3 * json_number_value(v) <= hi;
+                nsteps++;
+            }
+            iv_in += in;
+            iv_steps_in += steps_in;
+            iv_steps += nsteps;
+            halfw[nu - 1] = (hi - lo) / 2 / pred;
             printf("{\"figure\": \"gpu_unprofiled\", \"trace\": \"%s\", \"predicted_ms\": %.4f, "
-                   "\"measured_ms\": %.4f, \"error\": %.5f}\n",
-                   name, 1e3 * pred, 1e3 * meas, e);
+                   "\"measured_ms\": %.4f, \"error\": %.5f, \"interval_ms\": [%.4f, %.4f], "
+                   "\"inside\": %s, \"unprofiled_steps_inside\": \"%d of %d\"}\n",
+                   name, 1e3 * pred, 1e3 * meas, e, 1e3 * lo, 1e3 * hi, in ? "true" : "false",
+                   steps_in, nsteps);
             double rp = json_number_value(
                 json_object_get(json_object_get(dr, "summary"), "mean_predicted"));
             double rm = median(json_object_get(rec, "profiled_sync_ms")) * 1e-3;
@@ -137,6 +172,13 @@ static int per_trace(const char *dir, const json_t *truth)
     printf("{\"figure\": \"gpu_unprofiled_all\", \"traces\": %d, \"geomean_error\": %.5f, "
            "\"goal\": 0.05}\n",
            nu, nu ? exp(lu / nu) : NAN);
+    double *hw = nu ? halfw : NULL;
+    printf("{\"figure\": \"gpu_unprofiled_interval\", \"traces\": %d, \"inside\": %d, "
+           "\"unprofiled_steps_inside\": %d, \"unprofiled_steps\": %d, "
+           "\"median_half_width\": %.4f, \"basis\": \"the mean of each step's 95%% interval "
+           "(analysis/iteration_trust.h) against the median unprofiled step, and each unprofiled "
+           "step\"}\n",
+           nu, iv_in, iv_steps_in, iv_steps, hw ? median_of(hw, nu) : NAN);
     printf("{\"figure\": \"gpu_replay_all\", \"traces\": %d, \"geomean_error\": %.5f, "
            "\"goal\": 0.02}\n",
            nr, nr ? exp(lr / nr) : NAN);
@@ -198,13 +240,8 @@ static double tally_half(const tally *t)
 {
     int n = t->n < 64 ? t->n : 64;
     double v[64];
-    for (int i = 0; i < n; i++) {
-        int j = i;
-        for (; j > 0 && v[j - 1] > t->half[i]; j--)
-            v[j] = v[j - 1];
-        v[j] = t->half[i];
-    }
-    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    memcpy(v, t->half, sizeof(double) * (size_t)n);
+    return median_of(v, n);
 }
 
 /* One run: traces idx[0..m) (the reference first) predicted at size index at. */

@@ -350,6 +350,38 @@ static void print_efficiency(const json_t *e)
         printf("  note: %s\n", json_string_value(w));
 }
 
+/* Each step's interval from its own trace and what it is made of. */
+static void print_own_interval(const json_t *doc)
+{
+    const json_t *iv = json_object_get(doc, "interval");
+    const json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+    if (!iv || !json_is_array(json_object_get(s0, "interval")))
+        return;
+    const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
+    char prof[96] = "the overheads' own profiler figure";
+    if (json_is_array(cpu))
+        snprintf(prof, sizeof prof, "CPU profiler overhead %g-%g us: +%.1f%% / -%.1f%%",
+                 json_number_value(json_array_get(cpu, 0)),
+                 json_number_value(json_array_get(cpu, 1)), 100 * jnum(iv, "profiler_up"),
+                 100 * jnum(iv, "profiler_down"));
+    printf("\n95%% interval of each step unprofiled (the steps' spread %.1f%% over %lld steps: "
+           "+-%.1f%%; %s; Algorithm 1's error on this trace %.1f%%):\n",
+           100 * jnum(iv, "step_spread"),
+           (long long)json_integer_value(json_object_get(iv, "steps")),
+           100 * jnum(iv, "steps_term"), prof, 100 * jnum(iv, "model"));
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *e = json_object_get(s, "interval");
+        printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
+               json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "predicted"),
+               1e3 * json_number_value(json_array_get(e, 0)),
+               1e3 * json_number_value(json_array_get(e, 1)));
+    }
+    if (json_integer_value(json_object_get(iv, "floored")))
+        printf("  lower ends raised to the step with no host overhead (the device's part)\n");
+}
+
 static void print_table(const json_t *doc)
 {
     const json_t *ov = json_object_get(doc, "overheads");
@@ -419,6 +451,8 @@ static void print_table(const json_t *doc)
                    1e3 * json_number_value(json_array_get(iv, 1)));
         }
     }
+    if (!mod)
+        print_own_interval(doc);
     const json_t *sum = json_object_get(doc, "summary");
     const json_t *gm = json_object_get(sum, "geomean_error");
     if (json_is_number(gm))

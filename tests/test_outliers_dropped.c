@@ -120,9 +120,14 @@ static void test_hand(void)
     o.prof.keep_outliers = 1;
     doc = iteration_analyse(&t, &o, &err);
     s0 = json_array_get(json_object_get(doc, "steps"), 0);
+    sum = json_object_get(doc, "summary");
     check(doc && json_is_null(json_object_get(s0, "outliers_dropped")) &&
-              json_array_size(json_object_get(json_object_get(doc, "summary"), "warnings")) == 0,
+              !has_code(json_object_get(sum, "warnings"), "outliers_dropped"),
           "outliers kept: none dropped, no warning");
+    /* one step: nothing measures how a step varies */
+    check(doc && has_code(json_object_get(sum, "warnings"), "no_interval") &&
+              json_is_null(json_object_get(s0, "interval")),
+          "one step: no interval, and the warning");
     json_decref(doc);
     xg_trace_free(&t);
 }

@@ -1,0 +1,212 @@
+/*
+ * iteration_trust.c — the interval of a step predicted from its own trace
+ * (iteration_trust.h): the measured steps' spread, the profiler's
+ * overhead taken over a range, Algorithm 1's error on its own trace, and
+ * the device floor.
+ */
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis/iteration_host.h"
+#include "analysis/iteration_trust.h"
+
+/* Mean and relative sample standard deviation of the measured steps. */
+static void measured_spread(const xg_cp_result *r, double *mean, double *rel)
+{
+    double s = 0, ss = 0;
+    for (int i = 0; i < r->nsteps; i++)
+        s += r->steps[i].measured;
+    *mean = r->nsteps ? s / r->nsteps : NAN;
+    for (int i = 0; i < r->nsteps; i++)
+        ss += (r->steps[i].measured - *mean) * (r->steps[i].measured - *mean);
+    *rel = r->nsteps >= 2 && *mean > 0 ? sqrt(ss / (r->nsteps - 1)) / *mean : NAN;
+}
+
+/* The mean step of g with its own overheads measured with prof, the other
+ * options of co (kt and dev_us only when whatif). NAN with err set when
+ * Algorithm 1 fails; -1 out of memory. */
+static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
+                    const xg_ov_options *prof, double *mean, xg_error *err)
+{
+    xg_overheads ov = {0};
+    if (iteration_host_own(g, prof, &ov, err) < 0)
+        return -1;
+    xg_cp_options o = {.ov = &ov, .launch_gap_us = co->launch_gap_us};
+    if (whatif) {
+        o.kt = co->kt;
+        o.nkt = co->nkt;
+        o.dev_us = co->dev_us;
+    }
+    *mean = iteration_host_steps_with(g, &o, NULL);
+    xg_overheads_free(&ov);
+    if (isnan(*mean)) {
+        xg_error_set(err, -1, NULL, "the critical path failed on the trace's own overheads");
+        return -1;
+    }
+    return 0;
+}
+
+/* The profiler term: the step with the CPU figure at 0 and at 2c. */
+static int profiler_term(const xg_graph *g, const xg_cp_options *co, const xg_ov_options *prof,
+                         double p, iteration_trust *out, xg_error *err)
+{
+    double c = prof->cpu_profiler_us >= 0 ? prof->cpu_profiler_us : 2;
+    if (!(c > 0) || !(p > 0))
+        return 0;
+    xg_ov_options q = *prof;
+    double p0, p2;
+    q.cpu_profiler_us = 0;
+    if (own_step(g, co, 1, &q, &p0, err) < 0)
+        return -1;
+    q.cpu_profiler_us = 2 * c;
+    if (own_step(g, co, 1, &q, &p2, err) < 0)
+        return -1;
+    out->cpu_us[0] = 0;
+    out->cpu_us[1] = 2 * c;
+    out->up = fmax(0, p0 / p - 1);
+    out->down = fmax(0, 1 - p2 / p);
+    return 0;
+}
+
+/* The outliers term: the step with every outlier of the overheads kept. */
+static int outliers_term(const xg_graph *g, const xg_cp_options *co, const xg_ov_options *prof,
+                         double p, iteration_trust *out, xg_error *err)
+{
+    if (prof->keep_outliers || !(p > 0))
+        return 0;
+    xg_ov_options q = *prof;
+    q.keep_outliers = 1;
+    double pk;
+    if (own_step(g, co, 1, &q, &pk, err) < 0)
+        return -1;
+    out->outliers = fmax(0, pk / p - 1);
+    return 0;
+}
+
+/* Each step's device floor D (every overhead zero) into d. */
+static int device_steps(const xg_graph *g, const xg_cp_options *co, double *d, xg_error *err)
+{
+    xg_overheads zero;
+    if (xg_ov_scaled(co->ov, 0, &zero) < 0) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    xg_cp_options o = *co;
+    o.ov = &zero;
+    double m = iteration_host_steps_with(g, &o, d);
+    xg_overheads_free(&zero);
+    if (isnan(m)) {
+        xg_error_set(err, -1, NULL, "the critical path failed without overheads");
+        return -1;
+    }
+    return 0;
+}
+
+static void set_ends(const xg_cp_result *r, const double *floor, iteration_trust *out)
+{
+    for (int i = 0; i < r->nsteps; i++) {
+        double p = r->steps[i].predicted;
+        double lo = fmax(0, p - p * hypot(hypot(out->down, out->steps_term), out->model));
+        double hi = p + p * (out->outliers + hypot(hypot(out->up, out->steps_term), out->model));
+        double f = floor[i] * (1 - out->model);
+        if (isfinite(f) && f > lo) {
+            lo = fmin(p, f);
+            out->floored++;
+        }
+        out->lo[i] = lo;
+        out->hi[i] = hi;
+    }
+}
+
+int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_cp_options *co,
+                            int own, const xg_ov_options *prof, iteration_trust *out,
+                            xg_error *err)
+{
+    *out = (iteration_trust){.steps = r->nsteps, .t = NAN, .steps_term = NAN,
+                             .cpu_us = {NAN, NAN}};
+    double mean;
+    measured_spread(r, &mean, &out->spread);
+    if (r->nsteps < 2 || isnan(out->spread))
+        return 0;
+    out->t = gsl_cdf_tdist_Pinv(0.975, r->nsteps - 1);
+    out->steps_term = out->t * out->spread * sqrt(1 + 1.0 / r->nsteps);
+    double p = 0;
+    for (int i = 0; i < r->nsteps; i++)
+        p += r->steps[i].predicted / r->nsteps;
+    if (own && (profiler_term(g, co, prof, p, out, err) < 0 ||
+                outliers_term(g, co, prof, p, out, err) < 0))
+        return -1;
+    xg_ov_options replay = {.cpu_profiler_us = 0, .gpu_profiler_us = 0, .keep_outliers = 1};
+    double rmean;
+    if (own_step(g, co, 0, &replay, &rmean, err) < 0)
+        return -1;
+    out->model = mean > 0 ? fabs(rmean / mean - 1) : 0;
+    size_t n = (size_t)r->nsteps;
+    double *floor = malloc(n * sizeof *floor);
+    out->lo = malloc(n * sizeof *out->lo);
+    out->hi = malloc(n * sizeof *out->hi);
+    int rc = -1;
+    if (!floor || !out->lo || !out->hi)
+        xg_error_set(err, -1, NULL, "out of memory");
+    else if (device_steps(g, co, floor, err) == 0) {
+        set_ends(r, floor, out);
+        rc = 0;
+    }
+    free(floor);
+    if (rc < 0)
+        iteration_trust_free(out);
+    return rc;
+}
+
+void iteration_trust_free(iteration_trust *t)
+{
+    free(t->lo);
+    free(t->hi);
+    t->lo = t->hi = NULL;
+}
+
+static json_t *number_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s)
+        json_object_set_new(s, "interval", t->lo && (int)i < t->steps
+                                               ? json_pack("[f, f]", t->lo[i], t->hi[i])
+                                               : json_null());
+    json_t *iv = json_pack("{s:i, s:o, s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:i}", "steps", t->steps,
+                           "step_spread", number_or_null(t->spread), "t", number_or_null(t->t),
+                           "steps_term", number_or_null(t->steps_term), "cpu_profiler_us",
+                           isfinite(t->cpu_us[1]) ? json_pack("[f, f]", t->cpu_us[0], t->cpu_us[1])
+                                                  : json_null(),
+                           "profiler_up", t->up, "profiler_down", t->down, "outliers",
+                           t->outliers, "model", t->model,
+                           "floored", t->floored);
+    json_object_set_new(doc, "interval", iv);
+    json_t *text = json_object_get(doc, "warnings");
+    if (!t->lo)
+        json_array_append_new(text, json_string("no_interval: the trace has fewer than 2 steps; "
+                                                "the prediction has no interval"));
+    if (isfinite(t->spread) && t->spread > ITERATION_STEPS_VARY)
+        json_array_append_new(text, json_sprintf("steps_vary: the measured steps differ by "
+                                                 "%.1f%% (relative standard deviation)",
+                                                 100 * t->spread));
+    if (!t->lo)
+        json_array_append_new(coded, json_pack("{s:s, s:s}", "code", "no_interval", "message",
+                                               "the trace has fewer than 2 steps: nothing "
+                                               "measures how much a step varies, so the "
+                                               "prediction has no interval; profile several "
+                                               "steps (torch.profiler.schedule)"));
+    if (isfinite(t->spread) && t->spread > ITERATION_STEPS_VARY)
+        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", "steps_vary", "message",
+                                               "the measured steps differ from one another by "
+                                               "more than 10% (relative standard deviation): "
+                                               "the prediction stands for a typical step and "
+                                               "its interval is wide; profile more steps",
+                                               "spread", t->spread));
+}

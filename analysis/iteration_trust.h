@@ -1,0 +1,89 @@
+/*
+ * iteration_trust.h — how far to trust a step predicted from its own trace
+ * (iteration.h: `perfcast iteration`, POST .../profiles/{p}/iteration): a
+ * 95% interval for each step of the run unprofiled, and the terms it is
+ * made of. Predictions at another size (iteration_predict.h) have their
+ * own interval and do not use this one. Pure: no I/O.
+ *
+ * Relative terms of the predicted step p:
+ *   steps     t · s_rel · sqrt(1 + 1/n): s_rel the relative sample standard
+ *             deviation of the n measured steps, t Student's 97.5% quantile
+ *             with n - 1 degrees of freedom. The prediction interval of one
+ *             more step of the same run: the host and the device vary from
+ *             step to step, and a prediction from mean overheads stands for
+ *             a typical step.
+ *   profiler  the CPU profiler overhead per event, assumed c (2 us, which
+ *             paper 001 §III-C calls an empirical value that varies from
+ *             platform to platform), taken anywhere in [0, 2c]: the step
+ *             may be longer by up = P(0)/P(c) - 1 and shorter by
+ *             down = 1 - P(2c)/P(c), P the mean predicted step with the
+ *             trace's own overheads measured subtracting that figure. 0
+ *             when the overheads come from a set (their figure was fixed
+ *             when the set was measured) or c is 0 (nothing subtracted).
+ *   outliers  the overheads' samples dropped as outliers (paper 001 drops
+ *             them, and §IV-D finds its predictions fall short for it): the
+ *             step may be longer by P_keep/P(c) - 1, P_keep the mean step
+ *             with every outlier kept (through Algorithm 1, so host time the
+ *             device hides adds nothing). Above only, added to the rest
+ *             rather than in quadrature: it is a bias, not a spread. 0 when
+ *             the overheads come from a set or keep their outliers.
+ *   model     Algorithm 1's own error on the steps it sees: |R/M - 1|, R
+ *             the mean replayed step (the trace's overheads with nothing
+ *             subtracted and every outlier kept, its kernel times), M the
+ *             mean measured step.
+ *   lo = p - p·hypot(down, steps, model),
+ *   hi = p + p·(outliers + hypot(up, steps, model)),
+ * then lo raised to the step's device floor D·(1 - model) where that is
+ * higher, never above p: D is the step with every host overhead zero
+ * (Algorithm 1 with the step's kernels, what-if times included, and the
+ * waits for other ranks at their measured lengths), a time no run beats
+ * whatever its host does.
+ *
+ * With fewer than 2 steps nothing estimates the steps term: no interval,
+ * and the warning no_interval. Where s_rel exceeds 10% the warning
+ * steps_vary says the steps differ that much.
+ *
+ * On the 12 traces made on an H200 (../shared/fixtures/gpu) every mean of
+ * 20 unprofiled steps falls inside (bench_gputrace prints the figure).
+ */
+#ifndef PERFCAST_ANALYSIS_ITERATION_TRUST_H
+#define PERFCAST_ANALYSIS_ITERATION_TRUST_H
+
+#include <jansson.h>
+
+#include "execgraph/xg_critpath.h"
+
+/* The relative standard deviation of the measured steps above which the
+ * answer warns steps_vary. */
+#define ITERATION_STEPS_VARY 0.10
+
+typedef struct iteration_trust {
+    int steps;          /* n measured steps */
+    double spread;      /* s_rel; NAN with fewer than 2 steps */
+    double t;           /* Student's 97.5% quantile, n - 1 degrees of freedom */
+    double steps_term;  /* t · s_rel · sqrt(1 + 1/n) */
+    double cpu_us[2];   /* the profiler range [0, 2c]; NAN, NAN: no profiler term */
+    double up, down;    /* the profiler term above and below */
+    double outliers;    /* the outliers term (above only) */
+    double model;       /* |R/M - 1| */
+    double *lo, *hi;    /* per step: the interval (seconds); NULL without one */
+    int floored;        /* steps whose lower end the device floor set */
+} iteration_trust;
+
+/* The interval of each step of g predicted in r with overheads ov and the
+ * options co (r came from xg_critpath(g, co)); own: ov was measured on
+ * this trace with prof, so the profiler term applies. 0, or -1 with err
+ * (out of memory, or Algorithm 1 failing on a variant). */
+int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_cp_options *co,
+                            int own, const xg_ov_options *prof, iteration_trust *out,
+                            xg_error *err);
+void iteration_trust_free(iteration_trust *t);
+
+/* Writes each step's "interval":[lo, hi] (null without one) into the
+ * answer's steps, its "interval" object {"steps","step_spread","t",
+ * "steps_term","cpu_profiler_us":[0, 2c]|null,"profiler_up",
+ * "profiler_down","outliers","model","floored"} and its coded warnings (no_interval,
+ * steps_vary) into coded, and as text into the answer's "warnings". */
+void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * test_iteration_trust.c — the interval of a step predicted from its own
+ * trace (analysis/iteration_trust.h), by hand and recomputed independently:
+ *   - a hand-made trace of three steps, each one op "B" without launches
+ *     running the whole step: 100, 110 and 120 us. With no profiler
+ *     overhead the only samples are T5 {100, 110, 120} (T1 gaps 0): every
+ *     step is predicted 110 us; the measured steps' relative standard
+ *     deviation is 10/110, t(2) = 4.302653, so the steps term is
+ *     4.302653 · (1/11) · sqrt(4/3) = 0.451630 and the interval
+ *     110 · (1 -+ 0.451630) = [60.321, 159.679] us (no profiler term, no
+ *     outliers with 3 samples, the replay exact, no device work to floor);
+ *   - the same with a CPU profiler overhead of 1 us: samples 99, 109, 119,
+ *     every step 109 us; at 0 us 110, at 2 us 108: up = 110/109 - 1 and
+ *     down = 1 - 108/109, each joined to the steps term in quadrature;
+ *   - one step: no interval, the warning no_interval;
+ *   - a real trace (tests/data/gpu/dlrm_bs1024, host-bound, its steps
+ *     12.3-21.8 ms): each term recomputed from analyses run with the other
+ *     settings (CPU overhead 0 and 4 us, outliers kept, the replay), and
+ *     each step's ends from them; the measured unprofiled steps
+ *     (truth.json) inside, and steps_vary warned;
+ *   - a prediction at another size (ResNet-18 at 256 from 128, 64, 32)
+ *     keeps its own interval, with no "interval" object from this one.
+ */
+#include <gsl/gsl_cdf.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/iteration.h"
+#include "analysis/iteration_predict.h"
+#include "ingest/kineto_xg.h"
+#include "tests/check.h"
+#include "tests/trace_load.h"
+
+#define US 1e-6
+
+/* Steps of one op "B" each, running the whole step, of durs[0..n) us. */
+static const char *steps_trace(const double *durs, int n)
+{
+    static char buf[4096];
+    int k = snprintf(buf, sizeof buf, "{\"traceEvents\":[");
+    double ts = 0;
+    for (int i = 0; i < n; i++) {
+        k += snprintf(buf + k, sizeof buf - (size_t)k,
+                      "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\","
+                      "\"pid\":1,\"tid\":1,\"ts\":%g,\"dur\":%g},"
+                      "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":1,"
+                      "\"ts\":%g,\"dur\":%g}",
+                      i ? "," : "", i + 1, ts, durs[i], ts, durs[i]);
+        ts += durs[i];
+    }
+    snprintf(buf + k, sizeof buf - (size_t)k, "]}");
+    return buf;
+}
+
+static int has_code(const json_t *doc, const char *code)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(json_object_get(doc, "summary"), "warnings"), i, x)
+        if (!strcmp(json_string_value(json_object_get(x, "code")) ?: "", code))
+            return 1;
+    return 0;
+}
+
+static double ivnum(const json_t *doc, const char *key)
+{
+    return json_number_value(json_object_get(json_object_get(doc, "interval"), key));
+}
+
+static double end_of(const json_t *step, int which)
+{
+    return json_number_value(json_array_get(json_object_get(step, "interval"), (size_t)which));
+}
+
+static json_t *analyse(const xg_trace *t, double cpu, double gpu, int keep)
+{
+    iteration_opts o = {.prof = {cpu, gpu, keep}};
+    xg_error err;
+    json_t *doc = iteration_analyse(t, &o, &err);
+    check(doc != NULL, "analysed: %s", doc ? "" : err.msg);
+    return doc;
+}
+
+static void test_hand(void)
+{
+    const double durs[3] = {100, 110, 120};
+    xg_trace t;
+    if (trace_load_text(steps_trace(durs, 3), &t, "hand") != 0) {
+        check(0, "hand trace");
+        return;
+    }
+    double t2 = 4.302652729749464, k = t2 * (1.0 / 11) * sqrt(4.0 / 3);
+    json_t *doc = analyse(&t, 0, 0, 0);
+    if (doc) {
+        check(check_close(ivnum(doc, "step_spread"), 1.0 / 11, 1e-12, 0) &&
+                  check_close(ivnum(doc, "t"), t2, 1e-9, 0) &&
+                  check_close(ivnum(doc, "steps_term"), k, 1e-9, 0),
+              "steps term %g (want %g)", ivnum(doc, "steps_term"), k);
+        check(json_is_null(json_object_get(json_object_get(doc, "interval"), "cpu_profiler_us")) &&
+                  ivnum(doc, "profiler_up") == 0 && ivnum(doc, "outliers") == 0 &&
+                  fabs(ivnum(doc, "model")) < 1e-12,
+              "no profiler term, no outliers, the replay exact: model %g",
+              ivnum(doc, "model"));
+        size_t i;
+        json_t *s;
+        json_array_foreach(json_object_get(doc, "steps"), i, s) {
+            double p = json_number_value(json_object_get(s, "predicted"));
+            check(check_close(p, 110 * US, 1e-9, 0) &&
+                      check_close(end_of(s, 0), 110 * US * (1 - k), 1e-9, 0) &&
+                      check_close(end_of(s, 1), 110 * US * (1 + k), 1e-9, 0),
+                  "step %zu: %g [%g, %g] us (want 110 [60.321, 159.679])", i, p / US,
+                  end_of(s, 0) / US, end_of(s, 1) / US);
+        }
+        check(has_code(doc, "steps_vary") == 0, "9.1%% spread: no steps_vary");
+        json_decref(doc);
+    }
+    doc = analyse(&t, 1, 0, 0);
+    if (doc) {
+        double up = 110.0 / 109 - 1, down = 1 - 108.0 / 109;
+        const json_t *cpu = json_object_get(json_object_get(doc, "interval"), "cpu_profiler_us");
+        check(json_number_value(json_array_get(cpu, 0)) == 0 &&
+                  json_number_value(json_array_get(cpu, 1)) == 2,
+              "the profiler range [0, 2] us");
+        check(check_close(ivnum(doc, "profiler_up"), up, 1e-9, 0) &&
+                  check_close(ivnum(doc, "profiler_down"), down, 1e-9, 0),
+              "profiler +%g -%g (want +%g -%g)", ivnum(doc, "profiler_up"),
+              ivnum(doc, "profiler_down"), up, down);
+        json_t *s = json_array_get(json_object_get(doc, "steps"), 0);
+        double p = 109 * US;
+        check(check_close(json_number_value(json_object_get(s, "predicted")), p, 1e-9, 0) &&
+                  check_close(end_of(s, 0), p * (1 - hypot(down, k)), 1e-9, 0) &&
+                  check_close(end_of(s, 1), p * (1 + hypot(up, k)), 1e-9, 0),
+              "1 us: [%g, %g] us", end_of(s, 0) / US, end_of(s, 1) / US);
+        json_decref(doc);
+    }
+    xg_trace_free(&t);
+
+    if (trace_load_text(steps_trace(durs, 1), &t, "one step") != 0) {
+        check(0, "one step");
+        return;
+    }
+    doc = analyse(&t, 0, 0, 0);
+    check(doc && has_code(doc, "no_interval") &&
+              json_is_null(json_object_get(json_array_get(json_object_get(doc, "steps"), 0),
+                                           "interval")),
+          "one step: no interval, no_interval");
+    json_decref(doc);
+    xg_trace_free(&t);
+}
+
+static double mean_predicted(const json_t *doc)
+{
+    return json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_predicted"));
+}
+
+static void test_real(void)
+{
+    xg_trace t;
+    if (trace_load_file("tests/data/gpu/dlrm_bs1024.json.gz", &t) != 0) {
+        check(0, "dlrm_bs1024");
+        return;
+    }
+    /* the paper's treatment; the CPU figure at 0 and 4 us; the outliers
+     * kept; the replay (nothing subtracted, outliers kept) */
+    json_t *doc = analyse(&t, 2, 4, 0), *p0 = analyse(&t, 0, 4, 0), *p4 = analyse(&t, 4, 4, 0),
+           *kept = analyse(&t, 2, 4, 1), *replay = analyse(&t, 0, 0, 1);
+    if (doc && p0 && p4 && kept && replay) {
+        const json_t *steps = json_object_get(doc, "steps");
+        int n = (int)json_array_size(steps);
+        double mean = 0, ss = 0;
+        for (int i = 0; i < n; i++)
+            mean += json_number_value(json_object_get(json_array_get(steps, (size_t)i),
+                                                      "measured")) / n;
+        for (int i = 0; i < n; i++) {
+            double d = json_number_value(json_object_get(json_array_get(steps, (size_t)i),
+                                                         "measured")) - mean;
+            ss += d * d;
+        }
+        double rel = sqrt(ss / (n - 1)) / mean;
+        double k = gsl_cdf_tdist_Pinv(0.975, n - 1) * rel * sqrt(1 + 1.0 / n);
+        double p = mean_predicted(doc);
+        double up = mean_predicted(p0) / p - 1, down = 1 - mean_predicted(p4) / p;
+        double out = mean_predicted(kept) / p - 1;
+        double model = fabs(mean_predicted(replay) / mean - 1);
+        check(check_close(ivnum(doc, "steps_term"), k, 1e-9, 0), "steps term %g (want %g)",
+              ivnum(doc, "steps_term"), k);
+        check(check_close(ivnum(doc, "profiler_up"), up, 1e-9, 0) &&
+                  check_close(ivnum(doc, "profiler_down"), down, 1e-9, 0) && up > 0 && down > 0,
+              "profiler +%g -%g (want +%g -%g)", ivnum(doc, "profiler_up"),
+              ivnum(doc, "profiler_down"), up, down);
+        check(check_close(ivnum(doc, "outliers"), out, 1e-9, 0) && out > 0.1,
+              "outliers %g (want %g: the dropped half of a step)", ivnum(doc, "outliers"), out);
+        check(check_close(ivnum(doc, "model"), model, 1e-6, 1e-9), "model %g (want %g)",
+              ivnum(doc, "model"), model);
+        double hi_rel = out + hypot(hypot(up, k), model), lo_rel = hypot(hypot(down, k), model);
+        for (int i = 0; i < n; i++) {
+            const json_t *s = json_array_get(steps, (size_t)i);
+            double ps = json_number_value(json_object_get(s, "predicted"));
+            check(check_close(end_of(s, 1), ps * (1 + hi_rel), 1e-9, 0),
+                  "step %d upper end %g (want %g)", i, end_of(s, 1), ps * (1 + hi_rel));
+            /* the lower end is the formula's or the device floor, above it */
+            check(end_of(s, 0) >= fmax(0, ps * (1 - lo_rel)) * (1 - 1e-12) && end_of(s, 0) <= ps,
+                  "step %d lower end %g within [%g, %g]", i, end_of(s, 0),
+                  fmax(0, ps * (1 - lo_rel)), ps);
+        }
+        check(has_code(doc, "steps_vary"), "steps 12.3-21.8 ms: steps_vary");
+        /* every unprofiled step measured on the same process lies inside */
+        json_t *truth = json_load_file("tests/data/gpu/truth.json", 0, NULL);
+        size_t i;
+        json_t *rec;
+        int inside = 0, total = 0;
+        json_array_foreach(json_object_get(truth, "traces"), i, rec) {
+            if (strcmp(json_string_value(json_object_get(rec, "trace")) ?: "",
+                       "dlrm_bs1024.json.gz"))
+                continue;
+            size_t j;
+            json_t *v;
+            json_array_foreach(json_object_get(rec, "unprofiled_sync_ms"), j, v) {
+                double x = 1e-3 * json_number_value(v);
+                const json_t *s0 = json_array_get(steps, 0);
+                inside += end_of(s0, 0) <= x && x <= end_of(s0, 1);
+                total++;
+            }
+        }
+        check(total == 20 && inside == 20, "unprofiled steps inside: %d of %d", inside, total);
+        json_decref(truth);
+    }
+    json_decref(doc);
+    json_decref(p0);
+    json_decref(p4);
+    json_decref(kept);
+    json_decref(replay);
+    xg_trace_free(&t);
+}
+
+/* ResNet-18 at 256 from 128 and 64: the interval is the prediction's own
+ * (set_intervals), with no "interval" object of this one. */
+static void test_at_size(void)
+{
+    const char *files[3] = {"tests/data/gpu/resnet18_bs128.json.gz",
+                            "tests/data/gpu/resnet18_bs64.json.gz",
+                            "tests/data/gpu/resnet18_bs32.json.gz"};
+    xg_trace tr[3];
+    const xg_trace *all[3];
+    const double x[3] = {128, 64, 32};
+    int loaded = 0;
+    for (; loaded < 3; loaded++) {
+        if (trace_load_file(files[loaded], &tr[loaded]) != 0) {
+            check(0, "%s", files[loaded]);
+            break;
+        }
+        all[loaded] = &tr[loaded];
+    }
+    if (loaded == 3) {
+        iteration_opts o = {.prof = {2, 4, 0}};
+        int bad;
+        xg_error err;
+        json_t *doc = iteration_predict_at(all, x, 3, 256, &o, ITERATION_BY_OPERATORS, &bad, &err);
+        const json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
+        check(doc && !json_object_get(doc, "interval") &&
+                  json_is_array(json_object_get(s0, "interval")) && !has_code(doc, "steps_vary"),
+              "at another size: the prediction's own interval only");
+        json_decref(doc);
+    }
+    for (int i = 0; i < loaded; i++)
+        xg_trace_free(&tr[i]);
+}
+
+int main(void)
+{
+    test_hand();
+    test_real();
+    test_at_size();
+    return check_summary();
+}
