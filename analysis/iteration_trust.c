@@ -69,18 +69,25 @@ static int profiler_term(const xg_graph *g, const xg_cp_options *co, const xg_ov
     return 0;
 }
 
-/* The outliers term: the step with every outlier of the overheads kept. */
-static int outliers_term(const xg_graph *g, const xg_cp_options *co, const xg_ov_options *prof,
-                         double p, iteration_trust *out, xg_error *err)
+/* The outliers term: the step with every outlier of the overheads kept,
+ * against the same without them, both with the trace's own overheads at
+ * the profiler figures of the overheads used (p: the prediction itself
+ * when those are the trace's own). */
+static int outliers_term(const xg_graph *g, const xg_cp_options *co, int own, double p,
+                         iteration_trust *out, xg_error *err)
 {
-    if (prof->keep_outliers || !(p > 0))
+    const xg_overheads *ov = co->ov;
+    if (ov->keep_outliers)
         return 0;
-    xg_ov_options q = *prof;
+    xg_ov_options q = {.cpu_profiler_us = ov->cpu_profiler_us,
+                       .gpu_profiler_us = ov->gpu_profiler_us};
+    double pd = p, pk;
+    if (!own && own_step(g, co, 1, &q, &pd, err) < 0)
+        return -1;
     q.keep_outliers = 1;
-    double pk;
     if (own_step(g, co, 1, &q, &pk, err) < 0)
         return -1;
-    out->outliers = fmax(0, pk / p - 1);
+    out->outliers = pd > 0 ? fmax(0, pk / pd - 1) : 0;
     return 0;
 }
 
@@ -134,8 +141,8 @@ int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_c
     double p = 0;
     for (int i = 0; i < r->nsteps; i++)
         p += r->steps[i].predicted / r->nsteps;
-    if (own && (profiler_term(g, co, prof, p, out, err) < 0 ||
-                outliers_term(g, co, prof, p, out, err) < 0))
+    if ((own && profiler_term(g, co, prof, p, out, err) < 0) ||
+        outliers_term(g, co, own, p, out, err) < 0)
         return -1;
     xg_ov_options replay = {.cpu_profiler_us = 0, .gpu_profiler_us = 0, .keep_outliers = 1};
     double rmean;

@@ -25,8 +25,10 @@
  *             step may be longer by P_keep/P(c) - 1, P_keep the mean step
  *             with every outlier kept (through Algorithm 1, so host time the
  *             device hides adds nothing). Above only, added to the rest
- *             rather than in quadrature: it is a bias, not a spread. 0 when
- *             the overheads come from a set or keep their outliers.
+ *             rather than in quadrature: it is a bias, not a spread. With
+ *             a set, the trace's own overheads at the set's profiler
+ *             figures, outliers kept against dropped. 0 when the overheads
+ *             keep their outliers.
  *   model     Algorithm 1's own error on the steps it sees: |R/M - 1|, R
  *             the mean replayed step (the trace's overheads with nothing
  *             subtracted and every outlier kept, its kernel times), M the

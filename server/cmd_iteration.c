@@ -358,17 +358,23 @@ static void print_own_interval(const json_t *doc)
     if (!iv || !json_is_array(json_object_get(s0, "interval")))
         return;
     const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
-    char prof[96] = "the overheads' own profiler figure";
+    const json_t *ov = json_object_get(doc, "overheads");
+    char prof[96] = "no profiler overhead subtracted";
     if (json_is_array(cpu))
         snprintf(prof, sizeof prof, "CPU profiler overhead %g-%g us: +%.1f%% / -%.1f%%",
                  json_number_value(json_array_get(cpu, 0)),
                  json_number_value(json_array_get(cpu, 1)), 100 * jnum(iv, "profiler_up"),
                  100 * jnum(iv, "profiler_down"));
-    printf("\n95%% interval of each step unprofiled (the steps' spread %.1f%% over %lld steps: "
-           "+-%.1f%%; %s; Algorithm 1's error on this trace %.1f%%):\n",
+    else if (strcmp(json_string_value(json_object_get(ov, "source")) ?: "", "trace"))
+        snprintf(prof, sizeof prof, "the profiler overhead the set subtracted");
+    char out[64] = "";
+    if (jnum(iv, "outliers") > 0)
+        snprintf(out, sizeof out, "; outliers kept: +%.1f%%", 100 * jnum(iv, "outliers"));
+    printf("\n95%% interval of each predicted step (the steps' spread %.1f%% over %lld steps: "
+           "+-%.1f%%; %s%s; Algorithm 1's error on this trace %.1f%%):\n",
            100 * jnum(iv, "step_spread"),
            (long long)json_integer_value(json_object_get(iv, "steps")),
-           100 * jnum(iv, "steps_term"), prof, 100 * jnum(iv, "model"));
+           100 * jnum(iv, "steps_term"), prof, out, 100 * jnum(iv, "model"));
     size_t i;
     json_t *s;
     json_array_foreach(json_object_get(doc, "steps"), i, s) {

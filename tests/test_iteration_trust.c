@@ -17,7 +17,8 @@
  *     12.3-21.8 ms): each term recomputed from analyses run with the other
  *     settings (CPU overhead 0 and 4 us, outliers kept, the replay), and
  *     each step's ends from them; the measured unprofiled steps
- *     (truth.json) inside, and steps_vary warned;
+ *     (truth.json) inside, and steps_vary warned; its own overheads given
+ *     as a set: no profiler term, the same outliers term;
  *   - a prediction at another size (ResNet-18 at 256 from 128, 64, 32)
  *     keeps its own interval, with no "interval" object from this one.
  */
@@ -206,6 +207,25 @@ static void test_real(void)
                   fmax(0, ps * (1 - lo_rel)), ps);
         }
         check(has_code(doc, "steps_vary"), "steps 12.3-21.8 ms: steps_vary");
+        /* the trace's own overheads given as a set: no profiler term (the
+         * set's figure is fixed), the same outliers term */
+        xg_overheads set;
+        xg_error err;
+        const xg_trace *one[1] = {&t};
+        xg_ov_options po = {2, 4, 0};
+        if (iteration_measure(one, 1, &po, &set, &err) == 0) {
+            iteration_opts so = {.ov = &set, .ov_source = "set"};
+            json_t *sd = iteration_analyse(&t, &so, &err);
+            check(sd && json_is_null(json_object_get(json_object_get(sd, "interval"),
+                                                     "cpu_profiler_us")) &&
+                      ivnum(sd, "profiler_up") == 0 &&
+                      check_close(ivnum(sd, "outliers"), out, 1e-9, 0),
+                  "a set: no profiler term, outliers %g (want %g)", ivnum(sd, "outliers"), out);
+            json_decref(sd);
+            xg_overheads_free(&set);
+        } else {
+            check(0, "the set measured: %s", err.msg);
+        }
         /* every unprofiled step measured on the same process lies inside */
         json_t *truth = json_load_file("tests/data/gpu/truth.json", 0, NULL);
         size_t i;
