@@ -248,6 +248,16 @@ try {
   check(stepRows === it.steps.length && stepRows >= 1, `steps: ${stepRows} rows, the API has ${it.steps.length}`);
   check(stc && it.steps.every((st, k) => close(stc.series.measured[k], st.measured) && close(stc.series.predicted[k], st.predicted)),
         'steps chart: measured and predicted are the API\'s');
+  check(stc && it.steps.every((st, k) => st.interval ? close(stc.series['interval low'][k], st.interval[0]) &&
+                                                       close(stc.series['interval high'][k], st.interval[1])
+                                                     : stc.series['interval low'][k] === null),
+        'steps chart: the interval ends are the API\'s');
+  const ivCells = await page.$$eval('#steps-table tr', trs => trs.slice(1).map(t => t.children[3].textContent));
+  check(ivCells.length === it.steps.length && ivCells.every((c, k) => it.steps[k].interval ? c.includes('–') && c !== '–' : c === '–'),
+        `steps table: an interval per step where the API has one (${ivCells.join(' | ')})`);
+  const stepBadges = await page.$$eval('#steps-warnings .badge', bs => bs.map(b => b.dataset.code));
+  check(stepBadges.join() === (it.summary.warnings || []).map(w => w.code).join(),
+        `the analysis's coded warnings as badges (${stepBadges.join()})`);
   const ops = await page.$$eval('#ops-table tr', trs => trs.slice(1).map(t => t.children[0].textContent));
   check(ops.join('|') === it.steps[0].top_ops.map(o => o.name).join('|'), `critical path operators: ${ops.length}`);
   const bd = await page.$$eval('#breakdown-table tr', trs => trs.slice(1).map(t => t.children[0].textContent));

@@ -1,6 +1,6 @@
 // traces.js — an experiment's profiler traces and the per-iteration
 // analysis of one (paper 001): each profiled step measured against the time
-// predicted on the critical path, the operators on that path, the GPU time
+// predicted on the critical path and its 95% interval, the operators on that path, the GPU time
 // breakdown (HTA's definitions), and a what-if: one kernel or operator's
 // time scaled, the step predicted again. Every number is the API's
 // (POST .../profiles/{profile}/iteration; a large trace is analysed as a
@@ -37,16 +37,23 @@ function stepsSection(page, doc) {
     page.append(emptyNote('The trace holds no complete profiled step (ProfilerStep#N): nothing to compare.', 'steps-empty'));
     return;
   }
-  page.append(table(['step', 'measured (s)', 'predicted (s)', 'error', 'CPU (s)', 'GPU (s)', 'bound'],
-    steps.map(s => [s.label, fmt(s.measured), fmt(s.predicted), `${fmt(100 * s.error, 3)}%`,
-                    fmt(s.cpu_time), fmt(s.gpu_time), s.bound]), { id: 'steps-table', num: [1, 2, 3, 4, 5] }));
+  const ivText = s => s.interval ? `${fmt(s.interval[0])} – ${fmt(s.interval[1])}` : '–';
+  page.append(table(['step', 'measured (s)', 'predicted (s)', '95% interval (s)', 'error', 'CPU (s)', 'GPU (s)', 'bound'],
+    steps.map(s => [s.label, fmt(s.measured), fmt(s.predicted), ivText(s), `${fmt(100 * s.error, 3)}%`,
+                    fmt(s.cpu_time), fmt(s.gpu_time), s.bound]), { id: 'steps-table', num: [1, 2, 3, 4, 5, 6] }));
+  page.append(el('p', { class: 'muted' }, '95% interval: where the step falls in the run unprofiled, from the ' +
+      'measured steps\' spread, the profiler\'s overhead per event over a range, the outliers the overheads ' +
+      'dropped and the critical path\'s own error on this trace (no interval with one step).'),
+    warningBadges((doc.summary || {}).warnings, 'steps-warnings'));
   const box = el('div', { class: 'chart', id: 'chart-steps' }, el('h3', {}, 'Step time (s)'));
   page.append(box);
   lineChart(box, 'steps', {
     xs: steps.map((s, i) => i + 1), xLabels: steps.map(s => s.label), xlabel: 'profiled step',
     ylabel: 'seconds per step', log: false, yZero: true,
     series: [{ label: 'measured', values: steps.map(s => s.measured), color: '#1d2430', points: true },
-             { label: 'predicted', values: steps.map(s => s.predicted), color: '#2f6fdf', points: true, dash: [6, 4] }],
+             { label: 'predicted', values: steps.map(s => s.predicted), color: '#2f6fdf', points: true, dash: [6, 4] },
+             { label: 'interval low', values: steps.map(s => s.interval ? s.interval[0] : null), color: '#9db8ea', dash: [2, 3] },
+             { label: 'interval high', values: steps.map(s => s.interval ? s.interval[1] : null), color: '#9db8ea', dash: [2, 3] }],
   });
   if (doc.summary)
     page.append(el('p', { id: 'steps-summary' }, `Geometric mean error over ${doc.summary.steps} step(s): ` +
