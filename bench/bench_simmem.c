@@ -17,7 +17,8 @@
  *                     default): the server's RSS before the first upload,
  *                     its peak over these cycles and its RSS after the last,
  *                     so that memory kept per thread or per connection,
- *                     which one cycle can hide, shows as retained_mb
+ *                     which one cycle can hide, shows as retained_mb;
+ *                     repeat_s: the seconds of these cycles
  *   sweep_plan        POST .../sweep/plan just under the plan cap (24 x 64 x
  *                     64 = 98,304 runs of a 4 KB command template, the first
  *                     page of runs listed): the same three figures and the
@@ -205,6 +206,7 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload, int 
     probe_print("stepgraph_run", &m, extra);
     if (cycles > 0) {
         probe_start(h, &m);
+        t0 = harness_now();
         int bad = 0;
         for (int k = 0; k < cycles; k++) {
             harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
@@ -213,12 +215,13 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload, int 
             one_run(h, sim, &status);
             bad += status != 201 && status != 202;
         }
+        took = harness_now() - t0;
         probe_end(&m, settle);
         m.before = level.before; /* against the level before the first upload */
         m.anon_before = level.anon_before;
         m.file_before = level.file_before;
-        snprintf(extra, sizeof extra, ", \"ops\": %zu, \"cycles\": %d, \"failed\": %d", nops,
-                 cycles, bad);
+        snprintf(extra, sizeof extra, ", \"ops\": %zu, \"cycles\": %d, \"failed\": %d, "
+                 "\"repeat_s\": %.2f", nops, cycles, bad, took);
         probe_print("stepgraph_repeat", &m, extra);
     }
     free(body);
