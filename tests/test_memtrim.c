@@ -76,7 +76,7 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-static void test_thread_arena(void)
+static void __attribute__((unused)) test_thread_arena(void)
 {
     sizes s = {0};
     pthread_t t;
