@@ -4,8 +4,11 @@
  * 16 MiB of 256 KiB blocks keeps them as its arena's free top (malloc_trim
  * alone gives none of it back); memtrim() from that thread gives it back to
  * within a page pad, and leaves the threshold as it was, so the same work
- * again is kept again until the next memtrim(). Sizes are read from
- * mallinfo2() (bytes the arenas hold from the system); no times.
+ * again is kept again until the next memtrim(). Blocks another thread
+ * allocated (as a pooled connection's libpq buffers) and this one frees in
+ * memtrim_release() give back that thread's arena top, which free() and
+ * malloc_trim alone keep. Sizes are read from mallinfo2() (bytes the arenas
+ * hold from the system); no times.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -100,6 +103,71 @@ static void __attribute__((unused)) test_thread_arena(void)
           (s.end - s.before) / MIB);
 }
 
+/* The blocks of another thread's arena, allocated there and left to the
+ * caller. */
+typedef struct blocks {
+    void *b[NBLOCKS];
+    int n;
+} blocks;
+
+static void *alloc_main(void *arg)
+{
+    blocks *k = arg;
+    free(malloc(64));
+    for (k->n = 0; k->n < NBLOCKS; k->n++) {
+        k->b[k->n] = malloc(BLOCK);
+        if (!k->b[k->n])
+            break;
+        memset(k->b[k->n], k->n + 1, BLOCK);
+    }
+    return NULL;
+}
+
+static void free_blocks(void *arg)
+{
+    blocks *k = arg;
+    for (int i = k->n - 1; i >= 0; i--)
+        free(k->b[i]);
+    k->n = 0;
+}
+
+/* Frees, from this thread, 16 MiB another thread allocated: plainly (then
+ * malloc_trim) or in memtrim_release; the arenas' bytes after, against
+ * before. */
+static double left_after_free(int released, double before)
+{
+    blocks k = {.n = 0};
+    pthread_t t;
+    if (pthread_create(&t, NULL, alloc_main, &k))
+        return -1;
+    pthread_join(t, NULL);
+    if (k.n != NBLOCKS) {
+        free_blocks(&k);
+        return -1;
+    }
+    if (released) {
+        memtrim_release(free_blocks, &k);
+    } else {
+        free_blocks(&k);
+        malloc_trim(0);
+    }
+    return arena_bytes() - before;
+}
+
+static void __attribute__((unused)) test_other_thread(void)
+{
+    double before = arena_bytes();
+    double plain = left_after_free(0, before);
+    /* the second thread is given the first one's arena, its top included */
+    double released = left_after_free(1, before);
+    printf("another thread's 16 MiB freed here: %.1f MiB left after free and malloc_trim, "
+           "%.1f after memtrim_release\n", plain / MIB, released / MIB);
+    check(plain >= 15 * MIB, "free and malloc_trim keep the other arena's top: +%.1f MiB",
+          plain / MIB);
+    check(released > -1 * MIB && released <= 1 * MIB,
+          "memtrim_release gave the other arena's top back: +%.1f MiB left", released / MIB);
+}
+
 int main(void)
 {
 #ifdef MEMTRIM_UNDER_ASAN
@@ -111,6 +179,7 @@ int main(void)
     memtrim_init((size_t)64 << 20); /* as server/cmd_serve.c */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     test_thread_arena();
+    test_other_thread();
 #endif
     return check_summary();
 }
