@@ -3,10 +3,10 @@
  */
 #include "pipeline/sim_job.h"
 
-#include "common/memtrim.h"
-
 #include <stdio.h>
 #include <string.h>
+
+#include "common/memtrim.h"
 
 /* The reader a stored graph is fed to, and the bytes it was fed. */
 typedef struct feed {
