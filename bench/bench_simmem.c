@@ -32,6 +32,10 @@
  * retained_file_mb, pages of the program and its libraries read for the
  * first time (RssFile: code that ran once, shared with the page cache and
  * dropped by the kernel under pressure, not memory the service holds).
+ * A sweep plan's retained_anon_mb is its answer's pages (7.5 MB), which the
+ * HTTP thread that built it keeps in its malloc arena for the next large
+ * answer (server/cmd_serve.c's trim threshold): at most the largest answer
+ * built per HTTP thread, reused, not given back.
  *
  *   bench_simmem [--ops N] [--settle S] [--cycles N] [--only NAME] [--log LINES]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
