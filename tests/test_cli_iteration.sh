@@ -22,6 +22,15 @@ expect "read overheads" 0 "overheads: file" "$BIN" iteration $D/ddp128_rank1.jso
 printf '{"aten::batch_norm": {"scale": 0.5}}' >"$TMP/kt.json"
 expect "what-if" 0 '"kernels_changed":' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/kt.json" --json
 
+# each step's interval from its own trace, and the line saying what it is made of, in each case
+expect "interval: the profiler term" 0 "^95% interval of each predicted step (the steps' spread 1.2% over 3 steps: +-5.8%; CPU profiler overhead 0-4 us: +3.5% / -3.3%; outliers kept: +6.1%; Algorithm 1's error on this trace 0.1%):" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
+expect "interval: each step's ends" 0 "^  ProfilerStep#4 .* 198.601 ms  \[185.336, 224.218\]" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
+expect "interval: a set, no profiler term" 0 "^95% interval .*; the profiler overhead the set subtracted; outliers kept: +[0-9.]*%; Algorithm" "$BIN" iteration $D/ddp128_rank1.json.gz --overheads "$TMP/ov.json"
+expect "interval: the CPU figure 0, the GPU's 4 us" 0 "^95% interval .*; no CPU profiler overhead subtracted (GPU 4 us); outliers kept" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead 0
+expect "interval: the replay" 0 "^95% interval .*+-5.8%; no profiler overhead subtracted; Algorithm 1's error on this trace 0.1%):" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead 0 --gpu-overhead 0 --keep-outliers
+expect "interval: one step, none" 0 "^warning: no_interval: the trace has fewer than 2 steps" "$BIN" iteration "$TMP/alexnet.json"
+expect "interval: floored" 0 "^  lower ends raised to the step with no host overhead" "$BIN" iteration tests/data/gpu/dlrm_bs1024.json.gz
+
 expect "modelled by operator" 0 '"modelled":{"method":"operators","at":4' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
 expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
 G=tests/data/gpu
