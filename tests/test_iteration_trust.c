@@ -12,13 +12,21 @@
  *   - the same with a CPU profiler overhead of 1 us: samples 99, 109, 119,
  *     every step 109 us; at 0 us 110, at 2 us 108: up = 110/109 - 1 and
  *     down = 1 - 108/109, each joined to the steps term in quadrature;
- *   - one step: no interval, the warning no_interval;
+ *   - the hand trace analysed with its breakdown and efficiency (as the CLI
+ *     and HTTP do): a trace without kernels analysed whole (clean under
+ *     UBSan);
+ *   - one step: no interval, the warning no_interval; no term of the
+ *     interval computed, so each null rather than 0 (flops_small.json,
+ *     whose replay is 40% short of its measured step: a "model" of 0
+ *     would be false);
  *   - a real trace (tests/data/gpu/dlrm_bs1024, host-bound, its steps
  *     12.3-21.8 ms): each term recomputed from analyses run with the other
  *     settings (CPU overhead 0 and 4 us, outliers kept, the replay), and
  *     each step's ends from them; the measured unprofiled steps
  *     (truth.json) inside, and steps_vary warned; its own overheads given
- *     as a set: no profiler term, the same outliers term;
+ *     as a set: no profiler term, the same outliers term; the breakdown
+ *     view of the same analysis (GET .../breakdown) without the
+ *     prediction's warnings steps_vary and no_interval;
  *   - a prediction at another size (ResNet-18 at 256 from 128, 64, 32)
  *     keeps its own interval, with no "interval" object from this one.
  */
@@ -30,6 +38,7 @@
 
 #include "analysis/iteration.h"
 #include "analysis/iteration_predict.h"
+#include "analysis/iteration_request.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
 #include "tests/trace_load.h"
@@ -136,6 +145,14 @@ static void test_hand(void)
               "1 us: [%g, %g] us", end_of(s, 0) / US, end_of(s, 1) / US);
         json_decref(doc);
     }
+    /* with the breakdowns and efficiency, as the CLI and HTTP ask: no kernels */
+    iteration_opts bo = {.prof = {0, 0, 0}, .breakdown = 1};
+    xg_error err;
+    doc = iteration_analyse(&t, &bo, &err);
+    check(doc && json_is_array(json_object_get(json_array_get(json_object_get(doc, "steps"), 0),
+                                               "interval")),
+          "with its breakdown: %s", doc ? "the interval" : err.msg);
+    json_decref(doc);
     xg_trace_free(&t);
 
     if (trace_load_text(steps_trace(durs, 1), &t, "one step") != 0) {
@@ -147,6 +164,25 @@ static void test_hand(void)
               json_is_null(json_object_get(json_array_get(json_object_get(doc, "steps"), 0),
                                            "interval")),
           "one step: no interval, no_interval");
+    json_decref(doc);
+    xg_trace_free(&t);
+
+    /* one step whose replay is far from its measured step: no term claimed */
+    if (trace_load_file("tests/data/kineto/flops_small.json", &t) != 0) {
+        check(0, "flops_small");
+        return;
+    }
+    doc = analyse(&t, 2, 4, 0);
+    const json_t *iv = json_object_get(doc, "interval");
+    static const char *const terms[] = {"step_spread", "t", "steps_term", "cpu_profiler_us",
+                                        "profiler_up", "profiler_down", "outliers", "model"};
+    for (int i = 0; doc && i < 8; i++)
+        check(json_is_null(json_object_get(iv, terms[i])), "one step: %s null, not %g", terms[i],
+              json_number_value(json_object_get(iv, terms[i])));
+    check(doc && has_code(doc, "no_interval") &&
+              json_integer_value(json_object_get(iv, "steps")) == 1 &&
+              json_integer_value(json_object_get(iv, "floored")) == 0,
+          "one step: steps 1, floored 0, no_interval");
     json_decref(doc);
     xg_trace_free(&t);
 }
@@ -207,6 +243,20 @@ static void test_real(void)
                   fmax(0, ps * (1 - lo_rel)), ps);
         }
         check(has_code(doc, "steps_vary"), "steps 12.3-21.8 ms: steps_vary");
+        /* the breakdown view has no prediction, so none of its warnings */
+        iteration_opts bo = {.prof = {2, 4, 0}, .breakdown = 1};
+        xg_error berr;
+        json_t *full = iteration_analyse(&t, &bo, &berr);
+        json_object_set_new(full, "profile", json_integer(1)); /* as the store adds it */
+        json_t *bv = full ? iteration_breakdown_view(full) : NULL;
+        size_t wi;
+        json_t *w;
+        int leaked = 0;
+        json_array_foreach(json_object_get(bv, "warnings"), wi, w)
+            leaked += !strncmp(json_string_value(w), "steps_vary", 10) ||
+                      !strncmp(json_string_value(w), "no_interval", 11);
+        check(bv && leaked == 0, "the breakdown view: %d of the prediction's warnings", leaked);
+        json_decref(bv);
         /* the trace's own overheads given as a set: no profiler term (the
          * set's figure is fixed), the same outliers term */
         xg_overheads set;
