@@ -389,8 +389,13 @@ static void print_own_interval(const json_t *doc)
                1e3 * json_number_value(json_array_get(e, 0)),
                1e3 * json_number_value(json_array_get(e, 1)));
     }
-    if (json_integer_value(json_object_get(iv, "floored")))
+    long long fl = (long long)json_integer_value(json_object_get(iv, "floored"));
+    size_t n = json_array_size(json_object_get(doc, "steps"));
+    if (fl && (size_t)fl == n)
         printf("  lower ends raised to the step with no host overhead (the device's part)\n");
+    else if (fl)
+        printf("  the lower end of %lld of %zu steps raised to the step with no host overhead (the "
+               "device's part)\n", fl, n);
 }
 
 static void print_table(const json_t *doc)

@@ -30,6 +30,9 @@ expect "interval: the CPU figure 0, the GPU's 4 us" 0 "^95% interval .*; no CPU 
 expect "interval: the replay" 0 "^95% interval .*+-5.8%; no profiler overhead subtracted; Algorithm 1's error on this trace 0.1%):" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead 0 --gpu-overhead 0 --keep-outliers
 expect "interval: one step, none" 0 "^warning: no_interval: the trace has fewer than 2 steps" "$BIN" iteration "$TMP/alexnet.json"
 expect "interval: floored" 0 "^  lower ends raised to the step with no host overhead" "$BIN" iteration tests/data/gpu/dlrm_bs1024.json.gz
+# a device-bound step (a 900 us kernel) and a host-only one: only the first lower end is floored
+printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},{"ph":"X","cat":"cpu_op","name":"A","pid":1,"tid":1,"ts":0,"dur":20},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":5,"dur":5,"args":{"correlation":1}},{"ph":"X","cat":"kernel","name":"K","pid":0,"tid":7,"ts":12,"dur":900,"args":{"correlation":1,"stream":7}},{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":25,"dur":890,"args":{"correlation":2}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":1000,"dur":300},{"ph":"X","cat":"cpu_op","name":"B","pid":1,"tid":1,"ts":1000,"dur":300}]}' >"$TMP/partial.json"
+expect "interval: one of two floored, said so" 0 "^  the lower end of 1 of 2 steps raised to the step with no host overhead" "$BIN" iteration "$TMP/partial.json"
 
 expect "modelled by operator" 0 '"modelled":{"method":"operators","at":4' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
 expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
