@@ -27,6 +27,13 @@
  *     as a set: no profiler term, the same outliers term; the breakdown
  *     view of the same analysis (GET .../breakdown) without the
  *     prediction's warnings steps_vary and no_interval;
+ *   - what-if kernel times on a device-bound trace (ResNet-18 at 256, its
+ *     convolutions and batch norms at a tenth, or ten times, their
+ *     times): each step inside its interval, and the lower end the
+ *     formula's or the device floor taken with the what-if times (the step
+ *     with every overhead 0, from an empty overhead set, less the model
+ *     term): at a tenth a floor of the measured times (about 47 ms) would
+ *     close the lower end onto the 18 ms step;
  *   - a prediction at another size (ResNet-18 at 256 from 128, 64, 32)
  *     keeps its own interval, with no "interval" object from this one.
  */
@@ -305,6 +312,58 @@ static void test_real(void)
     xg_trace_free(&t);
 }
 
+/* The steps of t with what-if table kt, against the same with no host
+ * overhead (an empty set: every lookup 0). */
+static void check_whatif(const xg_trace *t, const xg_kt_entry *kt, int nkt, const char *what)
+{
+    iteration_opts o = {.prof = {2, 4, 0}, .kt = kt, .nkt = nkt};
+    xg_overheads none = {.cpu_profiler_us = 2, .gpu_profiler_us = 4, .keep_outliers = 1};
+    iteration_opts z = {.ov = &none, .ov_source = "set", .kt = kt, .nkt = nkt, .no_interval = 1};
+    xg_error err;
+    json_t *doc = iteration_analyse(t, &o, &err), *dev = iteration_analyse(t, &z, &err);
+    check(doc && dev, "%s: analysed", what);
+    if (!doc || !dev) {
+        json_decref(doc);
+        json_decref(dev);
+        return;
+    }
+    double k = ivnum(doc, "steps_term"), model = ivnum(doc, "model");
+    double lo_rel = hypot(hypot(ivnum(doc, "profiler_down"), k), model);
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        double p = json_number_value(json_object_get(s, "predicted"));
+        double d = json_number_value(json_object_get(json_array_get(json_object_get(dev, "steps"), i),
+                                                     "predicted"));
+        double want = fmax(fmax(0, p * (1 - lo_rel)), fmin(p, d * (1 - model)));
+        check(end_of(s, 0) <= p && p <= end_of(s, 1) && check_close(end_of(s, 0), want, 1e-9, 0),
+              "%s: step %zu %g ms in [%g, %g], the lower end %g from the device's %g ms", what,
+              i, 1e3 * p, 1e3 * end_of(s, 0), 1e3 * end_of(s, 1), 1e3 * want, 1e3 * d);
+    }
+    json_decref(doc);
+    json_decref(dev);
+}
+
+static void test_whatif(void)
+{
+    xg_trace t;
+    if (trace_load_file("tests/data/gpu/resnet18_bs256.json.gz", &t) != 0) {
+        check(0, "resnet18_bs256");
+        return;
+    }
+    xg_kt_entry kt[4] = {{.name = "aten::conv2d"},
+                         {.name = "autograd::engine::evaluate_function: ConvolutionBackward0"},
+                         {.name = "aten::batch_norm"},
+                         {.name = "autograd::engine::evaluate_function: CudnnBatchNormBackward0"}};
+    for (int i = 0; i < 4; i++)
+        kt[i].scale = 0.1;
+    check_whatif(&t, kt, 4, "a tenth");
+    for (int i = 0; i < 4; i++)
+        kt[i].scale = 10;
+    check_whatif(&t, kt, 4, "ten times");
+    xg_trace_free(&t);
+}
+
 /* ResNet-18 at 256 from 128 and 64: the interval is the prediction's own
  * (set_intervals), with no "interval" object of this one. */
 static void test_at_size(void)
@@ -342,6 +401,7 @@ int main(void)
 {
     test_hand();
     test_real();
+    test_whatif();
     test_at_size();
     return check_summary();
 }
