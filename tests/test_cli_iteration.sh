@@ -20,6 +20,8 @@ expect "save overheads" 0 "ProfilerStep#551" "$BIN" iteration $D/ddp128_rank0.js
 if grep -q '"stats"' "$TMP/ov.json" 2>/dev/null; then ok; else bad "no overhead set written"; fi
 expect "read overheads" 0 "overheads: file" "$BIN" iteration $D/ddp128_rank1.json.gz --overheads "$TMP/ov.json"
 printf '{"aten::batch_norm": {"scale": 0.5}}' >"$TMP/kt.json"
+printf '{"stats":[]}' >"$TMP/empty-set.json"
+expect "an empty overhead set: every lookup 0" 0 "overheads: file" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --overheads "$TMP/empty-set.json"
 expect "what-if" 0 '"kernels_changed":' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/kt.json" --json
 
 # each step's interval from its own trace, and the line saying what it is made of, in each case
