@@ -19,8 +19,8 @@
  *              "outliers_dropped":{"seconds","share","by_type":{"T1".."T5"}}|null,
  *              "interval":[lo, hi]|null,"breakdown":{...}}],
  *    "interval":{"steps","step_spread","t","steps_term","cpu_profiler_us",
- *                "profiler_up","profiler_down","model","floored"}
- *               (iteration_trust.h),
+ *                "profiler_up","profiler_down","outliers","model","floored"}
+ *               (iteration_trust.h; every term null with one step),
  *    "summary":{"steps","geomean_error","mean_predicted","mean_measured","sync_wait",
  *               "warnings":[{"code":"outliers_dropped","message","share"}]},
  *    "breakdown":{"window","computation","communication","memory","idle",

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/iteration_predict.h"
+#include "analysis/iteration_trust.h"
 
 iteration_caps iteration_caps_effective(iteration_caps c)
 {
@@ -226,15 +227,27 @@ void iteration_request_predict_problem(const xg_error *e, int bad, an_problem *p
     }
 }
 
+/* Whether text is a warning "code: ..." of the prediction: the outliers its
+ * overheads dropped, or its interval's (iteration_trust.h). */
+static int prediction_warning(const char *text)
+{
+    static const char *const codes[] = {ITERATION_WARN_OUTLIERS, ITERATION_WARN_NO_INTERVAL,
+                                        ITERATION_WARN_STEPS_VARY};
+    for (size_t k = 0; k < sizeof codes / sizeof *codes; k++) {
+        size_t n = strlen(codes[k]);
+        if (!strncmp(text, codes[k], n) && text[n] == ':')
+            return 1;
+    }
+    return 0;
+}
+
 json_t *iteration_breakdown_view(json_t *doc)
 {
     json_t *steps = json_array(), *s, *warn = json_array();
     size_t i;
-    /* the trace's warnings; the prediction's (the outliers its overheads
-     * dropped) go with the prediction */
+    /* the trace's warnings; the prediction's go with the prediction */
     json_array_foreach(json_object_get(doc, "warnings"), i, s)
-        if (strncmp(json_string_value(s) ?: "", ITERATION_WARN_OUTLIERS ":",
-                    strlen(ITERATION_WARN_OUTLIERS) + 1))
+        if (!prediction_warning(json_string_value(s) ?: ""))
             json_array_append(warn, s);
     json_array_foreach(json_object_get(doc, "steps"), i, s)
         json_array_append_new(steps, json_pack("{s:O, s:O, s:O, s:O}", "index",

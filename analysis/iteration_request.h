@@ -99,7 +99,8 @@ void iteration_request_analyse_problem(const xg_error *e, an_problem *p);
 void iteration_request_predict_problem(const xg_error *e, int bad, an_problem *p);
 /* The breakdown answer ({"profile","rank","steps":[{"index","label","breakdown",
  * "efficiency"}],"breakdown","efficiency","warnings"}) of an analysis document
- * (taken). */
+ * (taken): the trace's warnings, without the prediction's (outliers_dropped,
+ * no_interval, steps_vary). */
 json_t *iteration_breakdown_view(json_t *doc);
 
 #endif

@@ -131,11 +131,13 @@ int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_c
                             xg_error *err)
 {
     *out = (iteration_trust){.steps = r->nsteps, .t = NAN, .steps_term = NAN,
-                             .cpu_us = {NAN, NAN}};
+                             .cpu_us = {NAN, NAN}, .up = NAN, .down = NAN, .outliers = NAN,
+                             .model = NAN};
     double mean;
     measured_spread(r, &mean, &out->spread);
     if (r->nsteps < 2 || isnan(out->spread))
         return 0;
+    out->up = out->down = out->outliers = out->model = 0;
     out->t = gsl_cdf_tdist_Pinv(0.975, r->nsteps - 1);
     out->steps_term = out->t * out->spread * sqrt(1 + 1.0 / r->nsteps);
     double p = 0;
@@ -186,31 +188,36 @@ void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded)
         json_object_set_new(s, "interval", t->lo && (int)i < t->steps
                                                ? json_pack("[f, f]", t->lo[i], t->hi[i])
                                                : json_null());
-    json_t *iv = json_pack("{s:i, s:o, s:o, s:o, s:o, s:f, s:f, s:f, s:f, s:i}", "steps", t->steps,
+    json_t *iv = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "steps", t->steps,
                            "step_spread", number_or_null(t->spread), "t", number_or_null(t->t),
                            "steps_term", number_or_null(t->steps_term), "cpu_profiler_us",
                            isfinite(t->cpu_us[1]) ? json_pack("[f, f]", t->cpu_us[0], t->cpu_us[1])
                                                   : json_null(),
-                           "profiler_up", t->up, "profiler_down", t->down, "outliers",
-                           t->outliers, "model", t->model,
-                           "floored", t->floored);
+                           "profiler_up", number_or_null(t->up), "profiler_down",
+                           number_or_null(t->down), "outliers", number_or_null(t->outliers),
+                           "model", number_or_null(t->model), "floored", t->floored);
     json_object_set_new(doc, "interval", iv);
     json_t *text = json_object_get(doc, "warnings");
+    int vary = isfinite(t->spread) && t->spread > ITERATION_STEPS_VARY;
     if (!t->lo)
-        json_array_append_new(text, json_string("no_interval: the trace has fewer than 2 steps; "
+        json_array_append_new(text, json_string(ITERATION_WARN_NO_INTERVAL
+                                                ": the trace has fewer than 2 steps; "
                                                 "the prediction has no interval"));
-    if (isfinite(t->spread) && t->spread > ITERATION_STEPS_VARY)
-        json_array_append_new(text, json_sprintf("steps_vary: the measured steps differ by "
+    if (vary)
+        json_array_append_new(text, json_sprintf(ITERATION_WARN_STEPS_VARY
+                                                 ": the measured steps differ by "
                                                  "%.1f%% (relative standard deviation)",
                                                  100 * t->spread));
     if (!t->lo)
-        json_array_append_new(coded, json_pack("{s:s, s:s}", "code", "no_interval", "message",
+        json_array_append_new(coded, json_pack("{s:s, s:s}", "code", ITERATION_WARN_NO_INTERVAL,
+                                               "message",
                                                "the trace has fewer than 2 steps: nothing "
                                                "measures how much a step varies, so the "
                                                "prediction has no interval; profile several "
                                                "steps (torch.profiler.schedule)"));
-    if (isfinite(t->spread) && t->spread > ITERATION_STEPS_VARY)
-        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code", "steps_vary", "message",
+    if (vary)
+        json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code",
+                                               ITERATION_WARN_STEPS_VARY, "message",
                                                "the measured steps differ from one another by "
                                                "more than 10% (relative standard deviation): "
                                                "the prediction stands for a typical step and "

@@ -33,7 +33,7 @@
  *             the mean replayed step (the trace's overheads with nothing
  *             subtracted and every outlier kept, its kernel times), M the
  *             mean measured step.
- *   lo = p - p·hypot(down, steps, model),
+ *   lo = max(0, p - p·hypot(down, steps, model)),
  *   hi = p + p·(outliers + hypot(up, steps, model)),
  * then lo raised to the step's device floor D·(1 - model) where that is
  * higher, never above p: D is the step with every host overhead zero
@@ -42,11 +42,14 @@
  * whatever its host does.
  *
  * With fewer than 2 steps nothing estimates the steps term: no interval,
- * and the warning no_interval. Where s_rel exceeds 10% the warning
- * steps_vary says the steps differ that much.
+ * no term computed (each null in the answer), and the warning
+ * no_interval. Where s_rel exceeds 10% the warning steps_vary says the
+ * steps differ that much. Both warnings are the prediction's: a view
+ * without it (the breakdown, iteration_request.h) leaves them out.
  *
- * On the 12 traces made on an H200 (../shared/fixtures/gpu) every mean of
- * 20 unprofiled steps falls inside (bench_gputrace prints the figure).
+ * On the 12 traces made on an H200 (../shared/fixtures/gpu) the median of
+ * each trace's 20 unprofiled steps, and each of the 240, falls inside the
+ * mean interval of its steps (bench_gputrace prints the figure).
  */
 #ifndef PERFCAST_ANALYSIS_ITERATION_TRUST_H
 #define PERFCAST_ANALYSIS_ITERATION_TRUST_H
@@ -59,15 +62,19 @@
  * answer warns steps_vary. */
 #define ITERATION_STEPS_VARY 0.10
 
+/* The codes of the interval's warnings (in "warnings" as "code: ..."). */
+#define ITERATION_WARN_NO_INTERVAL "no_interval"
+#define ITERATION_WARN_STEPS_VARY "steps_vary"
+
 typedef struct iteration_trust {
     int steps;          /* n measured steps */
     double spread;      /* s_rel; NAN with fewer than 2 steps */
     double t;           /* Student's 97.5% quantile, n - 1 degrees of freedom */
     double steps_term;  /* t · s_rel · sqrt(1 + 1/n) */
     double cpu_us[2];   /* the profiler range [0, 2c]; NAN, NAN: no profiler term */
-    double up, down;    /* the profiler term above and below */
-    double outliers;    /* the outliers term (above only) */
-    double model;       /* |R/M - 1| */
+    double up, down;    /* the profiler term above and below; NAN without an interval */
+    double outliers;    /* the outliers term (above only); NAN without an interval */
+    double model;       /* |R/M - 1|; NAN without an interval */
     double *lo, *hi;    /* per step: the interval (seconds); NULL without one */
     int floored;        /* steps whose lower end the device floor set */
 } iteration_trust;
@@ -84,8 +91,9 @@ void iteration_trust_free(iteration_trust *t);
 /* Writes each step's "interval":[lo, hi] (null without one) into the
  * answer's steps, its "interval" object {"steps","step_spread","t",
  * "steps_term","cpu_profiler_us":[0, 2c]|null,"profiler_up",
- * "profiler_down","outliers","model","floored"} and its coded warnings (no_interval,
- * steps_vary) into coded, and as text into the answer's "warnings". */
+ * "profiler_down","outliers","model","floored"} (every term null without
+ * an interval) and its coded warnings (no_interval, steps_vary) into
+ * coded, and as text into the answer's "warnings". */
 void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded);
 
 #endif

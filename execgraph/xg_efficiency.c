@@ -337,7 +337,8 @@ int xg_efficiency_of(const xg_eff_attr *a, const xg_device *dev, int step, int t
         }
         add(&k[slot[e->name] - 1].s, e, &f, dev);
     }
-    qsort(k, (size_t)nk, sizeof *k, cmp_time_desc);
+    if (nk > 1) /* k is NULL with no kernel: qsort's pointer must not be */
+        qsort(k, (size_t)nk, sizeof *k, cmp_time_desc);
     if (top <= 0)
         top = 10;
     out->nkernels = nk < top ? nk : top;

@@ -492,6 +492,11 @@ int xg_ov_scaled(const xg_overheads *ov, double f, xg_overheads *out)
 double xg_ov_lookup(const xg_overheads *ov, int type, const char *name, int *found)
 {
     xg_ovstat key = {.type = type, .name = (char *)name};
+    if (!ov->n) { /* an empty set (s is NULL, which bsearch must not get) */
+        if (found)
+            *found = 0;
+        return 0;
+    }
     const xg_ovstat *hit = name ? bsearch(&key, ov->s, ov->n, sizeof *ov->s, cmp_stat) : NULL;
     if (hit) {
         if (found)

@@ -359,7 +359,7 @@ static void print_own_interval(const json_t *doc)
         return;
     const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
     const json_t *ov = json_object_get(doc, "overheads");
-    char prof[96] = "no profiler overhead subtracted";
+    char prof[96] = "no profiler term";
     if (json_is_array(cpu))
         snprintf(prof, sizeof prof, "CPU profiler overhead %g-%g us: +%.1f%% / -%.1f%%",
                  json_number_value(json_array_get(cpu, 0)),
@@ -367,6 +367,11 @@ static void print_own_interval(const json_t *doc)
                  100 * jnum(iv, "profiler_down"));
     else if (strcmp(json_string_value(json_object_get(ov, "source")) ?: "", "trace"))
         snprintf(prof, sizeof prof, "the profiler overhead the set subtracted");
+    else if (jnum(ov, "cpu_profiler_us") == 0 && jnum(ov, "gpu_profiler_us") > 0)
+        snprintf(prof, sizeof prof, "no CPU profiler overhead subtracted (GPU %g us)",
+                 jnum(ov, "gpu_profiler_us"));
+    else if (jnum(ov, "cpu_profiler_us") == 0)
+        snprintf(prof, sizeof prof, "no profiler overhead subtracted");
     char out[64] = "";
     if (jnum(iv, "outliers") > 0)
         snprintf(out, sizeof out, "; outliers kept: +%.1f%%", 100 * jnum(iv, "outliers"));
@@ -384,8 +389,13 @@ static void print_own_interval(const json_t *doc)
                1e3 * json_number_value(json_array_get(e, 0)),
                1e3 * json_number_value(json_array_get(e, 1)));
     }
-    if (json_integer_value(json_object_get(iv, "floored")))
+    long long fl = (long long)json_integer_value(json_object_get(iv, "floored"));
+    size_t n = json_array_size(json_object_get(doc, "steps"));
+    if (fl && (size_t)fl == n)
         printf("  lower ends raised to the step with no host overhead (the device's part)\n");
+    else if (fl)
+        printf("  the lower end of %lld of %zu steps raised to the step with no host overhead (the "
+               "device's part)\n", fl, n);
 }
 
 static void print_table(const json_t *doc)

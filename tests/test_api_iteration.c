@@ -561,6 +561,93 @@ static void test_jobs(harness *h, long exp, long p_nccl)
                      "{\"name\":\"z\",\"profiles\":[999999]}", 404, "an unknown profile, at once"));
 }
 
+static int has_warning(const json_t *doc, const char *code)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(json_object_get(doc, "summary"), "warnings"), i, w)
+        if (!strcmp(json_string_value(json_object_get(w, "code")) ?: "", code))
+            return 1;
+    return 0;
+}
+
+static int text_warning(const json_t *doc, const char *prefix)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(json_object_get(doc, "warnings"), i, w)
+        if (!strncmp(json_string_value(w) ?: "", prefix, strlen(prefix)))
+            return 1;
+    return 0;
+}
+
+/* Each step's interval over HTTP (analysis/iteration_trust.h): equal to the
+ * library's on the same file, inline and as a queued run; the breakdown of
+ * the same trace carries none of the prediction's warnings (no_interval,
+ * steps_vary); a trace of one step has no interval and says so, and no
+ * term it did not compute. */
+static void test_interval(harness *h, long exp)
+{
+    const char *dlrm = "tests/data/gpu/dlrm_bs1024.json.gz";
+    long pv = upload(h, exp, dlrm, "?ranks=1&refit=defer", "application/gzip");
+    long p1 = upload(h, exp, DATA "alexnet_single.json.gz", "?ranks=1&refit=defer", "application/gzip");
+    char path[256], location[256];
+    xg_ov_options paper = {2, 4, 0};
+    json_t *want = local(dlrm, &paper);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, pv);
+    json_t *doc = call(h, "POST", path, "{}", 200, "iteration of a varying trace");
+    check(doc && want && json_equal(json_object_get(doc, "interval"), json_object_get(want, "interval")) &&
+              json_is_array(json_object_get(json_array_get(json_object_get(doc, "steps"), 0), "interval")) &&
+              has_warning(doc, "steps_vary") && !has_warning(doc, "no_interval"),
+          "the interval over HTTP is the library's, steps_vary warned");
+    for (int i = 0; doc && want && i < 4; i++) {
+        const json_t *a = json_object_get(json_array_get(json_object_get(doc, "steps"), i), "interval");
+        const json_t *b = json_object_get(json_array_get(json_object_get(want, "steps"), i), "interval");
+        check(json_equal(a, b), "step %d: the same interval over HTTP", i);
+    }
+    /* as a queued run: the same document */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration?job=always", exp, pv);
+    harness_response r;
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", "{}", 2, &r);
+    check(r.status == 202 && harness_header(&r, "Location", location, sizeof location) == 1,
+          "the iteration queued (%d)", r.status);
+    harness_response_free(&r);
+    json_t *v = await_run(h, location);
+    json_t *res = json_object_get(v, "result");
+    check(v && res && json_equal(json_object_get(res, "interval"), json_object_get(doc, "interval")) &&
+              json_equal(json_object_get(json_array_get(json_object_get(res, "steps"), 3), "interval"),
+                         json_object_get(json_array_get(json_object_get(doc, "steps"), 3), "interval")) &&
+              has_warning(res, "steps_vary"),
+          "the queued run's interval equals the inline one");
+    json_decref(v);
+    json_decref(doc);
+    json_decref(want);
+    /* the breakdown has no prediction: none of its warnings */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown", exp, pv);
+    doc = call(h, "GET", path, NULL, 200, "breakdown of a varying trace");
+    check(doc && !text_warning(doc, "steps_vary") && !text_warning(doc, "no_interval"),
+          "the breakdown carries no warning of the prediction (%zu warnings)",
+          json_array_size(json_object_get(doc, "warnings")));
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/breakdown", exp, p1);
+    doc = call(h, "GET", path, NULL, 200, "breakdown of one step");
+    check(doc && !text_warning(doc, "no_interval"), "one step's breakdown: no no_interval");
+    json_decref(doc);
+    /* one step: no interval, no term computed */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, p1);
+    doc = call(h, "POST", path, "{}", 200, "iteration of one step");
+    const json_t *iv = json_object_get(doc, "interval");
+    check(doc && has_warning(doc, "no_interval") &&
+              json_is_null(json_object_get(json_array_get(json_object_get(doc, "steps"), 0), "interval")) &&
+              json_is_null(json_object_get(iv, "step_spread")) &&
+              json_is_null(json_object_get(iv, "model")) &&
+              json_is_null(json_object_get(iv, "outliers")) &&
+              json_is_null(json_object_get(iv, "profiler_up")),
+          "one step: no interval, no term (model %g)",
+          json_number_value(json_object_get(iv, "model")));
+    json_decref(doc);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -701,6 +788,7 @@ int main(void)
     test_devices(h, exp);
     test_mixed_devices(h, exp);
     test_jobs(h, exp, p_nccl);
+    test_interval(h, exp);
     harness_close(h, check_failed_count > 0);
     test_caps();
     return check_summary();

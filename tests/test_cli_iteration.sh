@@ -20,7 +20,21 @@ expect "save overheads" 0 "ProfilerStep#551" "$BIN" iteration $D/ddp128_rank0.js
 if grep -q '"stats"' "$TMP/ov.json" 2>/dev/null; then ok; else bad "no overhead set written"; fi
 expect "read overheads" 0 "overheads: file" "$BIN" iteration $D/ddp128_rank1.json.gz --overheads "$TMP/ov.json"
 printf '{"aten::batch_norm": {"scale": 0.5}}' >"$TMP/kt.json"
+printf '{"stats":[]}' >"$TMP/empty-set.json"
+expect "an empty overhead set: every lookup 0" 0 "overheads: file" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --overheads "$TMP/empty-set.json"
 expect "what-if" 0 '"kernels_changed":' "$BIN" iteration $D/nccl_ws2_rank0.json.gz --kernel-times "$TMP/kt.json" --json
+
+# each step's interval from its own trace, and the line saying what it is made of, in each case
+expect "interval: the profiler term" 0 "^95% interval of each predicted step (the steps' spread 1.2% over 3 steps: +-5.8%; CPU profiler overhead 0-4 us: +3.5% / -3.3%; outliers kept: +6.1%; Algorithm 1's error on this trace 0.1%):" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
+expect "interval: each step's ends" 0 "^  ProfilerStep#4 .* 198.601 ms  \[185.336, 224.218\]" "$BIN" iteration $D/nccl_ws2_rank0.json.gz
+expect "interval: a set, no profiler term" 0 "^95% interval .*; the profiler overhead the set subtracted; outliers kept: +[0-9.]*%; Algorithm" "$BIN" iteration $D/ddp128_rank1.json.gz --overheads "$TMP/ov.json"
+expect "interval: the CPU figure 0, the GPU's 4 us" 0 "^95% interval .*; no CPU profiler overhead subtracted (GPU 4 us); outliers kept" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead 0
+expect "interval: the replay" 0 "^95% interval .*+-5.8%; no profiler overhead subtracted; Algorithm 1's error on this trace 0.1%):" "$BIN" iteration $D/nccl_ws2_rank0.json.gz --cpu-overhead 0 --gpu-overhead 0 --keep-outliers
+expect "interval: one step, none" 0 "^warning: no_interval: the trace has fewer than 2 steps" "$BIN" iteration "$TMP/alexnet.json"
+expect "interval: floored" 0 "^  lower ends raised to the step with no host overhead" "$BIN" iteration tests/data/gpu/dlrm_bs1024.json.gz
+# a device-bound step (a 900 us kernel) and a host-only one: only the first lower end is floored
+printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},{"ph":"X","cat":"cpu_op","name":"A","pid":1,"tid":1,"ts":0,"dur":20},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":5,"dur":5,"args":{"correlation":1}},{"ph":"X","cat":"kernel","name":"K","pid":0,"tid":7,"ts":12,"dur":900,"args":{"correlation":1,"stream":7}},{"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":25,"dur":890,"args":{"correlation":2}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":1000,"dur":300},{"ph":"X","cat":"cpu_op","name":"B","pid":1,"tid":1,"ts":1000,"dur":300}]}' >"$TMP/partial.json"
+expect "interval: one of two floored, said so" 0 "^  the lower end of 1 of 2 steps raised to the step with no host overhead" "$BIN" iteration "$TMP/partial.json"
 
 expect "modelled by operator" 0 '"modelled":{"method":"operators","at":4' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json
 expect "modelled: interval" 0 '"interval":\[' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at 2=$D/ddp128_rank1.json.gz --at 4 --json

@@ -12,13 +12,28 @@
  *   - the same with a CPU profiler overhead of 1 us: samples 99, 109, 119,
  *     every step 109 us; at 0 us 110, at 2 us 108: up = 110/109 - 1 and
  *     down = 1 - 108/109, each joined to the steps term in quadrature;
- *   - one step: no interval, the warning no_interval;
+ *   - the hand trace analysed with its breakdown and efficiency (as the CLI
+ *     and HTTP do): a trace without kernels analysed whole (clean under
+ *     UBSan);
+ *   - one step: no interval, the warning no_interval; no term of the
+ *     interval computed, so each null rather than 0 (flops_small.json,
+ *     whose replay is 40% short of its measured step: a "model" of 0
+ *     would be false);
  *   - a real trace (tests/data/gpu/dlrm_bs1024, host-bound, its steps
  *     12.3-21.8 ms): each term recomputed from analyses run with the other
  *     settings (CPU overhead 0 and 4 us, outliers kept, the replay), and
  *     each step's ends from them; the measured unprofiled steps
  *     (truth.json) inside, and steps_vary warned; its own overheads given
- *     as a set: no profiler term, the same outliers term;
+ *     as a set: no profiler term, the same outliers term; the breakdown
+ *     view of the same analysis (GET .../breakdown) without the
+ *     prediction's warnings steps_vary and no_interval;
+ *   - what-if kernel times on a device-bound trace (ResNet-18 at 256, its
+ *     convolutions and batch norms at a tenth, or ten times, their
+ *     times): each step inside its interval, and the lower end the
+ *     formula's or the device floor taken with the what-if times (the step
+ *     with every overhead 0, from an empty overhead set, less the model
+ *     term): at a tenth a floor of the measured times (about 47 ms) would
+ *     close the lower end onto the 18 ms step;
  *   - a prediction at another size (ResNet-18 at 256 from 128, 64, 32)
  *     keeps its own interval, with no "interval" object from this one.
  */
@@ -30,6 +45,7 @@
 
 #include "analysis/iteration.h"
 #include "analysis/iteration_predict.h"
+#include "analysis/iteration_request.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
 #include "tests/trace_load.h"
@@ -136,6 +152,14 @@ static void test_hand(void)
               "1 us: [%g, %g] us", end_of(s, 0) / US, end_of(s, 1) / US);
         json_decref(doc);
     }
+    /* with the breakdowns and efficiency, as the CLI and HTTP ask: no kernels */
+    iteration_opts bo = {.prof = {0, 0, 0}, .breakdown = 1};
+    xg_error err;
+    doc = iteration_analyse(&t, &bo, &err);
+    check(doc && json_is_array(json_object_get(json_array_get(json_object_get(doc, "steps"), 0),
+                                               "interval")),
+          "with its breakdown: %s", doc ? "the interval" : err.msg);
+    json_decref(doc);
     xg_trace_free(&t);
 
     if (trace_load_text(steps_trace(durs, 1), &t, "one step") != 0) {
@@ -147,6 +171,25 @@ static void test_hand(void)
               json_is_null(json_object_get(json_array_get(json_object_get(doc, "steps"), 0),
                                            "interval")),
           "one step: no interval, no_interval");
+    json_decref(doc);
+    xg_trace_free(&t);
+
+    /* one step whose replay is far from its measured step: no term claimed */
+    if (trace_load_file("tests/data/kineto/flops_small.json", &t) != 0) {
+        check(0, "flops_small");
+        return;
+    }
+    doc = analyse(&t, 2, 4, 0);
+    const json_t *iv = json_object_get(doc, "interval");
+    static const char *const terms[] = {"step_spread", "t", "steps_term", "cpu_profiler_us",
+                                        "profiler_up", "profiler_down", "outliers", "model"};
+    for (int i = 0; doc && i < 8; i++)
+        check(json_is_null(json_object_get(iv, terms[i])), "one step: %s null, not %g", terms[i],
+              json_number_value(json_object_get(iv, terms[i])));
+    check(doc && has_code(doc, "no_interval") &&
+              json_integer_value(json_object_get(iv, "steps")) == 1 &&
+              json_integer_value(json_object_get(iv, "floored")) == 0,
+          "one step: steps 1, floored 0, no_interval");
     json_decref(doc);
     xg_trace_free(&t);
 }
@@ -207,6 +250,20 @@ static void test_real(void)
                   fmax(0, ps * (1 - lo_rel)), ps);
         }
         check(has_code(doc, "steps_vary"), "steps 12.3-21.8 ms: steps_vary");
+        /* the breakdown view has no prediction, so none of its warnings */
+        iteration_opts bo = {.prof = {2, 4, 0}, .breakdown = 1};
+        xg_error berr;
+        json_t *full = iteration_analyse(&t, &bo, &berr);
+        json_object_set_new(full, "profile", json_integer(1)); /* as the store adds it */
+        json_t *bv = full ? iteration_breakdown_view(full) : NULL;
+        size_t wi;
+        json_t *w;
+        int leaked = 0;
+        json_array_foreach(json_object_get(bv, "warnings"), wi, w)
+            leaked += !strncmp(json_string_value(w), "steps_vary", 10) ||
+                      !strncmp(json_string_value(w), "no_interval", 11);
+        check(bv && leaked == 0, "the breakdown view: %d of the prediction's warnings", leaked);
+        json_decref(bv);
         /* the trace's own overheads given as a set: no profiler term (the
          * set's figure is fixed), the same outliers term */
         xg_overheads set;
@@ -255,6 +312,58 @@ static void test_real(void)
     xg_trace_free(&t);
 }
 
+/* The steps of t with what-if table kt, against the same with no host
+ * overhead (an empty set: every lookup 0). */
+static void check_whatif(const xg_trace *t, const xg_kt_entry *kt, int nkt, const char *what)
+{
+    iteration_opts o = {.prof = {2, 4, 0}, .kt = kt, .nkt = nkt};
+    xg_overheads none = {.cpu_profiler_us = 2, .gpu_profiler_us = 4, .keep_outliers = 1};
+    iteration_opts z = {.ov = &none, .ov_source = "set", .kt = kt, .nkt = nkt, .no_interval = 1};
+    xg_error err;
+    json_t *doc = iteration_analyse(t, &o, &err), *dev = iteration_analyse(t, &z, &err);
+    check(doc && dev, "%s: analysed", what);
+    if (!doc || !dev) {
+        json_decref(doc);
+        json_decref(dev);
+        return;
+    }
+    double k = ivnum(doc, "steps_term"), model = ivnum(doc, "model");
+    double lo_rel = hypot(hypot(ivnum(doc, "profiler_down"), k), model);
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        double p = json_number_value(json_object_get(s, "predicted"));
+        double d = json_number_value(json_object_get(json_array_get(json_object_get(dev, "steps"), i),
+                                                     "predicted"));
+        double want = fmax(fmax(0, p * (1 - lo_rel)), fmin(p, d * (1 - model)));
+        check(end_of(s, 0) <= p && p <= end_of(s, 1) && check_close(end_of(s, 0), want, 1e-9, 0),
+              "%s: step %zu %g ms in [%g, %g], the lower end %g from the device's %g ms", what,
+              i, 1e3 * p, 1e3 * end_of(s, 0), 1e3 * end_of(s, 1), 1e3 * want, 1e3 * d);
+    }
+    json_decref(doc);
+    json_decref(dev);
+}
+
+static void test_whatif(void)
+{
+    xg_trace t;
+    if (trace_load_file("tests/data/gpu/resnet18_bs256.json.gz", &t) != 0) {
+        check(0, "resnet18_bs256");
+        return;
+    }
+    xg_kt_entry kt[4] = {{.name = "aten::conv2d"},
+                         {.name = "autograd::engine::evaluate_function: ConvolutionBackward0"},
+                         {.name = "aten::batch_norm"},
+                         {.name = "autograd::engine::evaluate_function: CudnnBatchNormBackward0"}};
+    for (int i = 0; i < 4; i++)
+        kt[i].scale = 0.1;
+    check_whatif(&t, kt, 4, "a tenth");
+    for (int i = 0; i < 4; i++)
+        kt[i].scale = 10;
+    check_whatif(&t, kt, 4, "ten times");
+    xg_trace_free(&t);
+}
+
 /* ResNet-18 at 256 from 128 and 64: the interval is the prediction's own
  * (set_intervals), with no "interval" object of this one. */
 static void test_at_size(void)
@@ -292,6 +401,7 @@ int main(void)
 {
     test_hand();
     test_real();
+    test_whatif();
     test_at_size();
     return check_summary();
 }

@@ -5,9 +5,12 @@
  * exact-size buffer in the calling thread; when it loads, the graph, the
  * overheads, the critical path (with a what-if table halving the first
  * kernel), the operator model (the trace at two sizes), the waits for other
- * ranks and the breakdowns run. Checks: a failure leaves a terminated
- * message; a success gives finite, non-negative times, breakdown parts
- * that add up to their window, and a graph whose indices are in range.
+ * ranks and the breakdowns run, and the analysis's document
+ * (iteration_analyse) with each step's interval (analysis/iteration_trust.h).
+ * Checks: a failure leaves a terminated message; a success gives finite,
+ * non-negative times, breakdown parts that add up to their window, a
+ * graph whose indices are in range, and intervals that hold their
+ * predictions (null only with fewer than 2 steps).
  * Any breach aborts. Seeds: tests/fuzz/corpus/execgraph/ (those of the
  * Kineto reader); dictionary: tests/fuzz/kineto.dict.
  */
@@ -62,6 +65,36 @@ static void check_breakdown(const xg_graph *g, int step)
          b.mem >= -1e-9 * fabs(b.window) - 1e-12);
     must(fabs(sum - b.window) <= 1e-6 * fabs(b.window) + 1e-9);
     xg_breakdown_free(&b);
+}
+
+/* The analysis's document: each step's interval, where there is one, finite
+ * and holding its prediction; none only with fewer than 2 steps. */
+static void check_interval(const xg_trace *t, int keep)
+{
+    iteration_opts o = {.prof = {2, 4, keep}};
+    xg_error err;
+    json_t *doc = iteration_analyse(t, &o, &err);
+    if (!doc) {
+        must(memchr(err.msg, '\0', sizeof err.msg) != NULL);
+        return;
+    }
+    const json_t *steps = json_object_get(doc, "steps");
+    must(json_is_object(json_object_get(doc, "interval")));
+    size_t i;
+    json_t *s;
+    json_array_foreach(steps, i, s) {
+        const json_t *iv = json_object_get(s, "interval");
+        must(iv != NULL);
+        if (json_is_null(iv)) {
+            must(json_array_size(steps) < 2);
+            continue;
+        }
+        double lo = json_number_value(json_array_get(iv, 0));
+        double hi = json_number_value(json_array_get(iv, 1));
+        double p = json_number_value(json_object_get(s, "predicted"));
+        must(isfinite(lo) && isfinite(hi) && lo >= 0 && lo <= p && p <= hi);
+    }
+    json_decref(doc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -133,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < g.nsteps && i < 4; i++)
         check_breakdown(&g, i);
     xg_graph_free(&g);
+    check_interval(&t, size & 1);
 done:
     xg_trace_free(&t);
     free(buf);
