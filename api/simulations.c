@@ -22,7 +22,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <math.h>
 #include <openssl/sha.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include "api/handlers.h"
 #include "analysis/sim_request.h"
 #include "analysis/sim_spec.h"
+#include "common/memtrim.h"
 #include "pipeline/sim_job.h"
 #include "ingest/simgraph.h"
 #include "store/simulations.h"
@@ -202,7 +202,7 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     simgraph_doc d;
     sim_error e = {0};
     if (simgraph_read_pieces(req->body, req->body_len, &d, &e, api_body_done, req)) {
-        malloc_trim(0);
+        memtrim();
         graph_problem(resp, &e);
         return;
     }
@@ -214,7 +214,7 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
                            .ops = (int)sim_graph_nops(&d.graph), .servers = d.graph.servers};
     snprintf(p.source, sizeof p.source, "%s", d.source);
     simgraph_doc_free(&d);
-    malloc_trim(0);
+    memtrim();
     unsigned char sha[32]; /* the body read again once the graph is gone */
     SHA256((const unsigned char *)req->body, req->body_len, sha);
     if (!graph) {
@@ -231,7 +231,7 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     else
         store_release(ctx->db, c);
     free(graph);
-    malloc_trim(0);
+    memtrim();
     if (rc) {
         api_store_problem(resp, &err);
         return;

@@ -17,7 +17,8 @@
  *                     default): the server's RSS before the first upload,
  *                     its peak over these cycles and its RSS after the last,
  *                     so that memory kept per thread or per connection,
- *                     which one cycle can hide, shows as retained_mb
+ *                     which one cycle can hide, shows as retained_mb;
+ *                     repeat_s: the seconds of these cycles
  *   sweep_plan        POST .../sweep/plan just under the plan cap (24 x 64 x
  *                     64 = 98,304 runs of a 4 KB command template, the first
  *                     page of runs listed): the same three figures and the
@@ -25,6 +26,16 @@
  *                     same run before it, is the same request for 1 x 64 x
  *                     64 = 4,096 runs (growth_vs_baseline: the ratio of the
  *                     peak growths)
+ *
+ * retained_mb (RSS after against before) is split into retained_anon_mb,
+ * what the process keeps as its data (heap arenas, stacks: RssAnon), and
+ * retained_file_mb, pages of the program and its libraries read for the
+ * first time (RssFile: code that ran once, shared with the page cache and
+ * dropped by the kernel under pressure, not memory the service holds).
+ * A sweep plan's retained_anon_mb is its answer's pages (7.5 MB), which the
+ * HTTP thread that built it keeps in its malloc arena for the next large
+ * answer (server/cmd_serve.c's trim threshold): at most the largest answer
+ * built per HTTP thread, reused, not given back.
  *
  *   bench_simmem [--ops N] [--settle S] [--cycles N] [--only NAME] [--log LINES]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
@@ -41,6 +52,7 @@
 typedef struct mem_probe {
     int pid;
     double before, peak, after;
+    double anon_before, anon_after, file_before, file_after; /* RssAnon, RssFile */
 } mem_probe;
 
 static void probe_start(harness *h, mem_probe *m)
@@ -48,6 +60,8 @@ static void probe_start(harness *h, mem_probe *m)
     m->pid = server_pid(h);
     harness_sleep(0.3);
     m->before = status_mb(m->pid, "VmRSS");
+    m->anon_before = status_mb(m->pid, "RssAnon");
+    m->file_before = status_mb(m->pid, "RssFile");
     if (reset_peak(m->pid))
         m->peak = -1;
     else
@@ -61,15 +75,19 @@ static void probe_end(mem_probe *m, double settle)
         m->peak = hwm;
     harness_sleep(settle);
     m->after = status_mb(m->pid, "VmRSS");
+    m->anon_after = status_mb(m->pid, "RssAnon");
+    m->file_after = status_mb(m->pid, "RssFile");
 }
 
 static void probe_print(const char *figure, const mem_probe *m, const char *extra)
 {
     printf("{\"figure\": \"%s\", \"rss_before_mb\": %.1f, \"rss_peak_mb\": %.1f, "
            "\"peak_growth_mb\": %.1f, \"budget_mb\": 256, \"within_budget\": %s, "
-           "\"rss_after_mb\": %.1f, \"retained_mb\": %.1f%s}\n",
+           "\"rss_after_mb\": %.1f, \"retained_mb\": %.1f, \"retained_anon_mb\": %.1f, "
+           "\"retained_file_mb\": %.1f%s}\n",
            figure, m->before, m->peak, m->peak - m->before,
-           m->peak - m->before <= 256 ? "true" : "false", m->after, m->after - m->before, extra);
+           m->peak - m->before <= 256 ? "true" : "false", m->after, m->after - m->before,
+           m->anon_after - m->anon_before, m->file_after - m->file_before, extra);
     fflush(stdout);
 }
 
@@ -167,7 +185,8 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload, int 
     snprintf(path, sizeof path, "/v1/simulations/%ld/profiles", sim);
     mem_probe m;
     probe_start(h, &m);
-    double level = m.before, t0 = harness_now();
+    mem_probe level = m;
+    double t0 = harness_now();
     harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
     double took = harness_now() - t0;
     probe_end(&m, settle);
@@ -191,6 +210,7 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload, int 
     probe_print("stepgraph_run", &m, extra);
     if (cycles > 0) {
         probe_start(h, &m);
+        t0 = harness_now();
         int bad = 0;
         for (int k = 0; k < cycles; k++) {
             harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, len, &r);
@@ -199,10 +219,13 @@ static void stepgraph(harness *h, long ops, double settle, int only_upload, int 
             one_run(h, sim, &status);
             bad += status != 201 && status != 202;
         }
+        took = harness_now() - t0;
         probe_end(&m, settle);
-        m.before = level; /* against the level before the first upload */
-        snprintf(extra, sizeof extra, ", \"ops\": %zu, \"cycles\": %d, \"failed\": %d", nops,
-                 cycles, bad);
+        m.before = level.before; /* against the level before the first upload */
+        m.anon_before = level.anon_before;
+        m.file_before = level.file_before;
+        snprintf(extra, sizeof extra, ", \"ops\": %zu, \"cycles\": %d, \"failed\": %d, "
+                 "\"repeat_s\": %.2f", nops, cycles, bad, took);
         probe_print("stepgraph_repeat", &m, extra);
     }
     free(body);

@@ -475,7 +475,8 @@ simulate_memory() {
     cat "$DATA/simmem.out"
     while read -r line; do
         say "$(jget figure "$line" | tr -d '"'): peak +$(jget peak_growth_mb "$line") MB" \
-            "(budget 256 MB), $(jget retained_mb "$line") MB kept after"
+            "(budget 256 MB), $(jget retained_mb "$line") MB kept after" \
+            "($(jget retained_anon_mb "$line") MB data, $(jget retained_file_mb "$line") MB program pages)"
     done <"$DATA/simmem.out"
 }
 

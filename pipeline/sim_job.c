@@ -3,9 +3,10 @@
  */
 #include "pipeline/sim_job.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/memtrim.h"
 
 /* The reader a stored graph is fed to, and the bytes it was fed. */
 typedef struct feed {
@@ -81,7 +82,9 @@ json_t *sim_job_run(store *db, int64_t sim, int64_t *profile, const api_sim_requ
     }
     json_t *doc = api_sim_run(&d, r, e);
     simgraph_doc_free(&d);
-    malloc_trim(0); /* the graph and the simulator's state go back to the system */
+    /* the graph, the simulator's state and the pieces read go back to the
+     * system, this thread's arena top included */
+    memtrim();
     return doc;
 }
 

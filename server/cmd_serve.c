@@ -31,6 +31,7 @@
 #include "api/cache_sync.h"
 #include "api/handlers.h"
 #include "api/limits.h"
+#include "common/memtrim.h"
 #include "server/commands.h"
 #include "server/crash.h"
 #include "server/config.h"
@@ -206,10 +207,11 @@ int cmd_serve(int argc, char **argv)
 
     /* Answers of several MB (statistics of 10,000 points: 5 MB) would each
      * be mapped afresh and every page faulted in again; kept in the heap
-     * instead, their pages are reused. Refits give theirs back afterwards
-     * (malloc_trim in server/workers.c). */
+     * instead, their pages are reused. Jobs and large uploads give theirs
+     * back afterwards, the top of their thread's arena included, which this
+     * threshold would keep (memtrim in server/workers.c, server/http.c). */
     mallopt(M_MMAP_THRESHOLD, SERVE_MMAP_THRESHOLD);
-    mallopt(M_TRIM_THRESHOLD, SERVE_TRIM_THRESHOLD);
+    memtrim_init(SERVE_TRIM_THRESHOLD);
 
     srv_log log;
     srv_log_init(&log, stderr, cfg.log_level);

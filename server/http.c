@@ -47,7 +47,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -62,6 +61,8 @@
 #include <unistd.h>
 
 #include "server/http.h"
+
+#include "common/memtrim.h"
 
 #define FIRST_BODY_RESERVE ((size_t)1 << 20) /* never reserve more up front */
 /* An upload's body goes to a spool file once it is larger than this. */
@@ -232,9 +233,9 @@ static int spool_start(srv_request *r)
 
 /* Drops the body, in memory or spooled. After a spooled body (an upload
  * past SPOOL_AT: a trace, a large profile or step graph) the memory its
- * handler freed is given back to the system (malloc_trim): glibc would keep
- * the pages of its arenas, and the process would stay at the size of its
- * largest upload. */
+ * handler freed is given back to the system (memtrim, this thread's arena
+ * top included): glibc would keep the pages of its arenas, and the process
+ * would stay at the size of its largest upload. */
 static void drop_body(srv_request *r)
 {
     int spooled = r->spool_fd >= 0;
@@ -244,7 +245,7 @@ static void drop_body(srv_request *r)
         free(r->body);
     if (spooled) {
         close(r->spool_fd);
-        malloc_trim(0);
+        memtrim();
     }
     r->spool_fd = -1;
     r->mapped = 0;

@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "api/handlers.h"
+#include "common/memtrim.h"
 #include "pipeline/refit.h"
 #include "server/crash.h"
 #include "server/test_hooks.h"
@@ -234,7 +234,7 @@ static void run_job(srv_worker *me)
         pthread_mutex_lock(&w->mu);
         me->busy = 0;
         pthread_mutex_unlock(&w->mu);
-        malloc_trim(0);
+        memtrim();
         return;
     }
     if (outcome != REFIT_OK && outcome != REFIT_TRANSIENT)
@@ -249,9 +249,10 @@ static void run_job(srv_worker *me)
     me->busy = 0;
     api_histogram_observe(outcome == REFIT_OK ? &w->fit_seconds : &w->fit_failed_seconds, took);
     pthread_mutex_unlock(&w->mu);
-    /* a refit's memory is freed, but glibc keeps the pages of its arenas;
-     * give them back so the process returns to its size between jobs */
-    malloc_trim(0);
+    /* a refit's memory is freed, but glibc keeps the pages of its arenas
+     * (this thread's arena top whole): give them back so the process
+     * returns to its size between jobs */
+    memtrim();
 }
 
 /* The queued runs of the loop below keep this thread's crash record
@@ -278,7 +279,7 @@ static void *worker_main(void *arg)
         if (run_loop_next(w->db, w->lease, &api_sim_runs, &run_hooks) == 1 ||
             run_loop_next(w->db, w->lease, &api_iteration_runs, &run_hooks) == 1 ||
             run_loop_next(w->db, w->lease, &api_search_runs, &run_hooks) == 1) {
-            malloc_trim(0);
+            memtrim();
             continue;
         }
         wait_for_work(w, gen);

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "store/db.h"
+#include "common/memtrim.h"
 
 #define STORE_RETRY_NS 1000000000LL /* fail fast for 1 s after a slow failed connect */
 #define STORE_SLOW_CONNECT_NS 100000000LL /* a failed connect this slow is a timeout */
@@ -271,6 +272,11 @@ void store_release_closed(store *s, PGconn *c)
     release(s, c, 1);
 }
 
+static void finish(void *c)
+{
+    PQfinish(c);
+}
+
 static void release(store *s, PGconn *c, int close)
 {
     if (!c)
@@ -297,7 +303,9 @@ static void release(store *s, PGconn *c, int close)
     }
     if (keep && slot->tagged && set_tag(c, ""))
         keep = 0; /* it would name another request's work */
-    if (!keep)
+    if (!keep && close)
+        memtrim_release(finish, c); /* its buffers' arena given back too */
+    else if (!keep)
         PQfinish(c);
 
     pthread_mutex_lock(&s->mu);
