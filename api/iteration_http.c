@@ -221,6 +221,7 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = NULL;
     json_t *set = NULL;
     int ntraces = 1;
+    size_t largest = 0;
     if (iteration_request_set(doc, &name, &prof, &p) < 0) {
         problem(resp, &p);
         goto done;
@@ -246,7 +247,7 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
     } else {
         it_job_in in = job_in(ctx, req, 0);
         it_job_error e;
-        if (!(set = it_job_measure(c, &in, ids, &prof, &ntraces, &e))) {
+        if (!(set = it_job_measure(c, &in, ids, &prof, &ntraces, &largest, &e))) {
             job_problem(resp, &e);
             goto done;
         }
@@ -256,7 +257,7 @@ void api_overheads_create(api_ctx *ctx, api_request *req, api_response *resp)
     if (out)
         api_send_json(resp, 201, out);
 done:
-    store_release(ctx->db, c);
+    store_release_sized(ctx->db, c, largest);
     json_decref(set);
     json_decref(doc);
 }

@@ -226,10 +226,7 @@ void api_sim_profile_upload(api_ctx *ctx, api_request *req, api_response *resp)
     PGconn *c = store_acquire(ctx->db, &err);
     int rc = c ? store_sim_profile_add(c, &p, req->body, req->body_len, sha, graph, &dup, &err)
                : err.code;
-    if (req->body_len + strlen(graph) > STORE_SIM_KEEP_BYTES)
-        store_release_closed(ctx->db, c);
-    else
-        store_release(ctx->db, c);
+    store_release_sized(ctx->db, c, req->body_len + strlen(graph));
     free(graph);
     memtrim();
     if (rc) {

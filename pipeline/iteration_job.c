@@ -59,7 +59,7 @@ int it_job_trace_size(PGconn *c, const it_job_in *in, int64_t id, const char *fi
 }
 
 int it_job_load(PGconn *c, const it_job_in *in, int64_t profile, xg_trace *t, long long *used,
-                const char *field, it_job_error *e)
+                size_t *largest, const char *field, it_job_error *e)
 {
     store_error err;
     char *raw;
@@ -68,6 +68,8 @@ int it_job_load(PGconn *c, const it_job_in *in, int64_t profile, xg_trace *t, lo
     int rc = store_profile_raw(c, in->tenant, in->exp, profile, &raw, &len, format, &err);
     if (rc)
         return lookup_failed(e, rc, &err, field);
+    if (largest && len > *largest)
+        *largest = len;
     if (strcmp(format, "kineto") != 0 ||
         iteration_caps_bytes(&in->caps, profile, len, field, &e->p) < 0) {
         free(raw);
@@ -130,8 +132,9 @@ json_t *it_job_profile(store *db, PGconn *c, const it_job_in *in, int64_t profil
 {
     xg_trace t;
     long long used = 0;
-    int rc = it_job_load(c, in, profile, &t, &used, NULL, e);
-    store_release(db, c);
+    size_t largest = 0;
+    int rc = it_job_load(c, in, profile, &t, &used, &largest, NULL, e);
+    store_release_sized(db, c, largest);
     if (rc < 0)
         return NULL;
     xg_error xerr;
@@ -151,7 +154,7 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
     xg_trace *t = calloc(n, sizeof *t);
     const xg_trace **ptrs = calloc(n, sizeof *ptrs);
     double *xs = calloc(n, sizeof *xs);
-    size_t loaded = 0;
+    size_t loaded = 0, largest = 0;
     long long used = 0;
     json_t *doc = NULL;
     if (!t || !ptrs || !xs) {
@@ -167,11 +170,11 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
             failed(e);
             goto done;
         }
-        if (it_job_load(c, in, profile, &t[loaded], &used, field, e) < 0)
+        if (it_job_load(c, in, profile, &t[loaded], &used, &largest, field, e) < 0)
             goto done;
         ptrs[loaded] = &t[loaded];
     }
-    store_release(db, c);
+    store_release_sized(db, c, largest);
     c = NULL;
     int bad;
     xg_error xerr;
@@ -181,7 +184,7 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
         failed(e);
     }
 done:
-    store_release(db, c);
+    store_release_sized(db, c, largest);
     for (size_t k = 0; k < loaded; k++)
         xg_trace_free(&t[k]);
     free(t);
@@ -191,7 +194,8 @@ done:
 }
 
 json_t *it_job_measure(PGconn *c, const it_job_in *in, const json_t *ids,
-                       const xg_ov_options *prof, int *ntraces, it_job_error *e)
+                       const xg_ov_options *prof, int *ntraces, size_t *largest,
+                       it_job_error *e)
 {
     size_t n;
     if (iteration_request_set_ids(ids, &n, &e->p) < 0) {
@@ -216,7 +220,7 @@ json_t *it_job_measure(PGconn *c, const it_job_in *in, const json_t *ids,
             failed(e);
             goto done;
         }
-        if (it_job_load(c, in, id, &traces[loaded], &used, field, e) < 0)
+        if (it_job_load(c, in, id, &traces[loaded], &used, largest, field, e) < 0)
             goto done;
         ptrs[loaded] = &traces[loaded];
     }
@@ -361,14 +365,16 @@ static json_t *run_set(store *db, const json_t *body, const it_job_in *in, char 
     if (!c)
         return NULL;
     json_t *set = NULL;
+    size_t largest = 0;
     *ntraces = 1;
     if (given) {
         if (!(set = iteration_request_given_set(given, ntraces, &e->p)))
             failed(e);
     } else {
-        set = it_job_measure(c, in, json_object_get(body, "profiles"), &prof, ntraces, e);
+        set = it_job_measure(c, in, json_object_get(body, "profiles"), &prof, ntraces, &largest,
+                             e);
     }
-    store_release(db, c);
+    store_release_sized(db, c, largest);
     return set;
 }
 

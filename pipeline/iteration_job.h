@@ -46,10 +46,12 @@ typedef struct it_job_in {
 int it_job_trace_size(PGconn *c, const it_job_in *in, int64_t id, const char *field, size_t *len,
                       it_job_error *e);
 /* A stored Kineto upload loaded into t, holding at most the events left of
- * the analysis's cap after *used (then counted in); errors name field (may
- * be NULL). 0, or -1 with e (t then freed). */
+ * the analysis's cap after *used (then counted in); *largest (may be NULL)
+ * raised to its stored size, for store_release_sized: the connection that
+ * read a large trace is closed rather than kept with libpq's buffers grown
+ * to it. Errors name field (may be NULL). 0, or -1 with e (t then freed). */
 int it_job_load(PGconn *c, const it_job_in *in, int64_t profile, xg_trace *t, long long *used,
-                const char *field, it_job_error *e);
+                size_t *largest, const char *field, it_job_error *e);
 /* "overheads" of a request (v: a set's id or name, or absent/null) into ov
  * and its name into name[cap], both then named in o as the analysis's set.
  * 0, 1 (none asked, o unchanged), or -1 with e. */
@@ -73,9 +75,11 @@ json_t *it_job_profile(store *db, PGconn *c, const it_job_in *in, int64_t profil
 json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *body, size_t n,
                      double at, int method, const iteration_opts *o, it_job_error *e);
 /* An overhead set measured on the stored profiles ids (in->exp 0): the set's
- * document and its number of traces, or NULL with e. */
+ * document and its number of traces, or NULL with e; *largest as
+ * it_job_load's (the caller gives c back with store_release_sized). */
 json_t *it_job_measure(PGconn *c, const it_job_in *in, const json_t *ids,
-                       const xg_ov_options *prof, int *ntraces, it_job_error *e);
+                       const xg_ov_options *prof, int *ntraces, size_t *largest,
+                       it_job_error *e);
 
 /* A claimed queued run: its stored request (the body, ?device= and the caps
  * it was asked under) checked and analysed as the request would have had it.

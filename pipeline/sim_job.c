@@ -71,10 +71,7 @@ json_t *sim_job_run(store *db, int64_t sim, int64_t *profile, const api_sim_requ
     PGconn *c = store_acquire(db, err);
     size_t bytes = 0;
     int rc = c ? load_graph(c, sim, profile, &d, &bytes, err, e) : err->code;
-    if (bytes > STORE_SIM_KEEP_BYTES) /* its buffers would stay at a piece */
-        store_release_closed(db, c);
-    else
-        store_release(db, c);
+    store_release_sized(db, c, bytes); /* its buffers would stay at a piece */
     if (rc) {
         if (!err->code)
             store_error_set(err, STORE_INTERNAL, "the graph could not be read");

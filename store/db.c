@@ -272,6 +272,14 @@ void store_release_closed(store *s, PGconn *c)
     release(s, c, 1);
 }
 
+void store_release_sized(store *s, PGconn *c, size_t bytes)
+{
+    if (bytes > STORE_CONN_KEEP_BYTES)
+        store_release_closed(s, c);
+    else
+        store_release(s, c);
+}
+
 static void finish(void *c)
 {
     PQfinish(c);

@@ -51,6 +51,12 @@ void store_release(store *s, PGconn *c);
  * buffers as large as the largest message sent or received for as long as
  * the connection lives. */
 void store_release_closed(store *s, PGconn *c);
+/* Bytes of one message past which a caller gives its connection back
+ * closed: the buffers libpq grew for them would stay with the pool. */
+#define STORE_CONN_KEEP_BYTES ((size_t)256 << 10)
+/* store_release, or store_release_closed when the connection carried more
+ * than STORE_CONN_KEEP_BYTES in one message (bytes: the largest). */
+void store_release_sized(store *s, PGconn *c, size_t bytes);
 
 /* Binds the calling thread to the Idempotency-Key of the request it serves
  * (tenant, key; key NULL unbinds): until unbound, connections it acquires

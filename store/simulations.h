@@ -38,7 +38,7 @@ int store_sim_tenant(PGconn *c, int64_t id, int64_t *tenant, store_error *err);
 /* Bytes of graph past which the connection that carried them is given back
  * closed (store_release_closed) rather than kept in the pool with libpq's
  * buffers grown to a piece each way. */
-#define STORE_SIM_KEEP_BYTES ((size_t)256 << 10)
+#define STORE_SIM_KEEP_BYTES STORE_CONN_KEEP_BYTES
 
 typedef struct store_sim_profile {
     int64_t id, sim_id;

@@ -7,7 +7,10 @@
  * against them; analyses queued for the job workers and their runs; every
  * refusal a 4xx naming the field, storing nothing; the size caps of an
  * analysis (PERFCAST_MAX_ITERATION_BYTES, PERFCAST_MAX_ITERATION_EVENTS)
- * answered 413 naming the cap, in the request and in a queued run.
+ * answered 413 naming the cap, in the request and in a queued run; the
+ * connection that read a trace of more than STORE_CONN_KEEP_BYTES given back
+ * closed (libpq's buffers grown to the trace would stay with the pool), one
+ * that read a smaller one kept.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -18,6 +21,8 @@
 
 #include "analysis/iteration.h"
 #include "ingest/kineto_xg.h"
+#include "pipeline/iteration_job.h"
+#include "store/db.h"
 #include "bench/gen_kineto.h"
 #include "tests/check.h"
 #include "tests/harness.h"
@@ -648,6 +653,47 @@ static void test_interval(harness *h, long exp)
     json_decref(doc);
 }
 
+/* The analysis of profile over a pool of one connection: the backend that
+ * serves the next acquire, against the one that read the trace. */
+static void pool_after(harness *h, long exp, long profile, int *same, size_t *stored)
+{
+    store *db = store_open(harness_database_url(h), 1);
+    store_error err;
+    PGconn *c = db ? store_acquire(db, &err) : NULL;
+    *same = -1;
+    if (!c) {
+        check(0, "a pool of one");
+        store_close(db);
+        return;
+    }
+    int before = PQbackendPID(c);
+    it_job_in in = {harness_sql_long(h, "SELECT tenant_id FROM experiments WHERE id = %ld", exp),
+                    exp, iteration_caps_effective((iteration_caps){0})};
+    *stored = (size_t)harness_sql_long(h, "SELECT octet_length(raw) FROM profiles WHERE id = %ld",
+                                       profile);
+    iteration_opts o = {.prof = {2, 4, 0}};
+    it_job_error e;
+    json_t *doc = it_job_profile(db, c, &in, profile, &o, &e); /* gives c back */
+    check(doc != NULL, "profile %ld analysed", profile);
+    json_decref(doc);
+    c = store_acquire(db, &err);
+    *same = c && PQbackendPID(c) == before;
+    store_release(db, c);
+    store_close(db);
+}
+
+static void test_pool_release(harness *h, long exp, long p_big, long p_small)
+{
+    int same;
+    size_t stored;
+    pool_after(h, exp, p_big, &same, &stored);
+    check(stored > STORE_CONN_KEEP_BYTES && same == 0,
+          "a %zu-byte trace read: its connection closed, the next acquire a new backend", stored);
+    pool_after(h, exp, p_small, &same, &stored);
+    check(stored > 0 && stored <= STORE_CONN_KEEP_BYTES && same == 1,
+          "a %zu-byte trace read: its connection kept", stored);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -665,6 +711,7 @@ int main(void)
     long p_ddp = upload(h, exp, DATA "ddp128_rank0.json.gz", "?ranks=128&refit=defer", "application/gzip");
     long p_json = upload(h, exp, "examples/profile-ranks-2.json", "?refit=defer", "application/json");
     char path[256], body[512];
+    test_pool_release(h, exp, p_nccl, p_ddp);
 
     /* the iteration of an upload = the library's on the same file */
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles/%ld/iteration", exp, p_nccl);
