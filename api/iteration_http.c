@@ -325,17 +325,19 @@ void api_overheads_delete(api_ctx *ctx, api_request *req, api_response *resp)
         api_send_empty(resp, 204);
 }
 
-/* The analysis of one profile with the options of body (may be NULL). A
- * trace too large to analyse in the request (or ?job=always) is not read:
- * *queue = 1 and NULL with resp untouched, once the request is found valid. */
+/* The analysis of one profile with the options of body (may be NULL);
+ * breakdown: for the breakdown view, which has no prediction to bound (no
+ * interval computed). A trace too large to analyse in the request (or
+ * ?job=always) is not read: *queue = 1 and NULL with resp untouched, once
+ * the request is found valid. */
 static json_t *analyse_profile(api_ctx *ctx, api_request *req, const json_t *body,
-                               api_response *resp, int *queue)
+                               int breakdown, api_response *resp, int *queue)
 {
     int64_t exp, profile;
     if (api_path_id(req, resp, "id", "experiment", &exp) ||
         api_path_id(req, resp, "profile", "profile", &profile))
         return NULL;
-    iteration_opts o = {.breakdown = 1};
+    iteration_opts o = {.breakdown = 1, .no_interval = breakdown};
     xg_kt_entry *kt = NULL;
     an_problem p;
     if (iteration_request_trace(body, &o, &kt, &p) < 0) {
@@ -448,7 +450,7 @@ void api_profile_iteration(api_ctx *ctx, api_request *req, api_response *resp)
         (req->body_len > 0 && api_parse_object(req, resp, &body)))
         return;
     int queue = 0;
-    json_t *doc = analyse_profile(ctx, req, body, resp, &queue);
+    json_t *doc = analyse_profile(ctx, req, body, 0, resp, &queue);
     if (queue)
         queue_run(ctx, req, "iteration", body, resp);
     json_decref(body);
@@ -461,7 +463,7 @@ void api_profile_breakdown(api_ctx *ctx, api_request *req, api_response *resp)
     if (check_job_param(req, resp) < 0)
         return;
     int queue = 0;
-    json_t *doc = analyse_profile(ctx, req, NULL, resp, &queue);
+    json_t *doc = analyse_profile(ctx, req, NULL, 1, resp, &queue);
     if (queue)
         queue_run(ctx, req, "breakdown", NULL, resp);
     if (doc)

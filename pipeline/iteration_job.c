@@ -312,6 +312,7 @@ static json_t *run_profile(store *db, const store_it_run *r, const json_t *body,
         goto done;
     }
     o.device = has_dev ? &dev : NULL;
+    o.no_interval = !strcmp(r->kind, "breakdown"); /* no prediction to bound */
     doc = it_job_profile(db, c, in, r->profile_id, &o, e);
     if (doc && !strcmp(r->kind, "breakdown"))
         doc = iteration_breakdown_view(doc);
