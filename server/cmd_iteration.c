@@ -350,6 +350,20 @@ static void print_efficiency(const json_t *e)
         printf("  note: %s\n", json_string_value(w));
 }
 
+/* Each step's predicted time and its interval, one line each. */
+static void print_step_intervals(const json_t *doc)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *e = json_object_get(s, "interval");
+        printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
+               json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "predicted"),
+               1e3 * json_number_value(json_array_get(e, 0)),
+               1e3 * json_number_value(json_array_get(e, 1)));
+    }
+}
+
 /* Each step's interval from its own trace and what it is made of. */
 static void print_own_interval(const json_t *doc)
 {
@@ -380,15 +394,7 @@ static void print_own_interval(const json_t *doc)
            100 * jnum(iv, "step_spread"),
            (long long)json_integer_value(json_object_get(iv, "steps")),
            100 * jnum(iv, "steps_term"), prof, out, 100 * jnum(iv, "model"));
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(doc, "steps"), i, s) {
-        const json_t *e = json_object_get(s, "interval");
-        printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
-               json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "predicted"),
-               1e3 * json_number_value(json_array_get(e, 0)),
-               1e3 * json_number_value(json_array_get(e, 1)));
-    }
+    print_step_intervals(doc);
     long long fl = (long long)json_integer_value(json_object_get(iv, "floored"));
     size_t n = json_array_size(json_object_get(doc, "steps"));
     if (fl && (size_t)fl == n)
@@ -458,15 +464,8 @@ static void print_table(const json_t *doc)
                    1e3 * jnum(hi, "device_floor"), 1e3 * jnum(hi, "device_step"),
                    100 * (1 - jnum(hi, "device_floor") / jnum(hi, "device_step")));
     }
-    if (mod) {
-        json_array_foreach(json_object_get(doc, "steps"), i, s) {
-            const json_t *iv = json_object_get(s, "interval");
-            printf("  %-22.22s %12.3f ms  [%.3f, %.3f]\n",
-                   json_string_value(json_object_get(s, "label")), 1e3 * jnum(s, "predicted"),
-                   1e3 * json_number_value(json_array_get(iv, 0)),
-                   1e3 * json_number_value(json_array_get(iv, 1)));
-        }
-    }
+    if (mod)
+        print_step_intervals(doc);
     if (!mod)
         print_own_interval(doc);
     const json_t *sum = json_object_get(doc, "summary");
