@@ -297,6 +297,11 @@ static void test_cost(void)
     check(cost_open(&c, &priced, err, sizeof err) == 0 && !c.has_formula, "priced: opens");
     check(fabs(cost_core_hours(&c, 900, 16) - 900.0 * 16 * 4 / 3600) < 1e-12, "core-hours 16");
     check(fabs(cost_money(&c, 900, 16, pt) - 16 * 0.5) < 1e-12, "money: 16 core-hours at 0.5");
+    /* no rank count: no core-hours and no money, never 0 or negative */
+    check(isnan(cost_core_hours(&c, 900, 0)) && isnan(cost_core_hours(&c, 900, -4)) &&
+              isnan(cost_money(&c, 900, 0, pt)) && isnan(cost_money(&c, 900, -4, pt)),
+          "0 or -4 ranks: %g %g core-hours", cost_core_hours(&c, 900, 0),
+          cost_core_hours(&c, 900, -4));
     cost_close(&c);
     cost_setup none = {.has_cost = 0, .cores_per_rank = 1, .price_per_core_hour = NAN,
                        .formula = "", .params = params, .nparams = 2};
