@@ -24,8 +24,8 @@ static void measured_spread(const xg_cp_result *r, double *mean, double *rel)
 }
 
 /* The mean step of g with its own overheads measured with prof, the other
- * options of co (kt and dev_us only when whatif). NAN with err set when
- * Algorithm 1 fails; -1 out of memory. */
+ * options of co (kt and dev_us only when whatif) into *mean. 0, or -1 with
+ * err (out of memory, or Algorithm 1 failed). */
 static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
                     const xg_ov_options *prof, double *mean, xg_error *err)
 {
