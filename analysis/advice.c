@@ -294,10 +294,14 @@ static json_t *half_width_json(double var)
 }
 
 /* every candidate point (the product of the values) and the core-hours of a
- * run there (-1: not priceable, never picked) */
-static void price(const advice_in *in, const advice_request *r, long ncand, double *cand,
-                  double *cost)
+ * run there (-1: not priceable, never picked). The count of candidates
+ * without a rank count (G·M not > 0: no run there can be priced or
+ * uploaded), the first of them in *first. */
+static long price(const advice_in *in, const advice_request *r, long ncand, double *cand,
+                  double *cost, long *first)
 {
+    long no_ranks = 0;
+    *first = -1;
     for (long k = 0; k < ncand; k++) {
         long q = k;
         double *x = cand + (size_t)k * in->nparams;
@@ -310,7 +314,26 @@ static void price(const advice_in *in, const advice_request *r, long ncand, doub
         cost[k] = r->epochs_per_run * t.value * ranks * in->cores_per_rank / 3600;
         if (!isfinite(cost[k]) || cost[k] <= 0)
             cost[k] = -1; /* not priceable: never picked */
+        if (!(ranks > 0) && no_ranks++ == 0)
+            *first = k;
     }
+    return no_ranks;
+}
+
+/* The coded warning no_ranks first among the answer's warnings: n
+ * candidates (the first at x) were left out as they have no rank count. */
+static void warn_no_ranks(const advice_in *in, json_t *doc, long n, const double *x)
+{
+    json_t *w = json_pack("{s:s, s:s, s:I, s:o}", "code", "no_ranks", "message",
+                          "candidates where the rank count training.data_parallel × "
+                          "training.model_parallel is not > 0 have no core-hours and no run "
+                          "there could be uploaded: they were left out",
+                          "candidates", (json_int_t)n, "point", point_json(in, x));
+    json_t *warns = json_object_get(doc, "warnings");
+    if (w && json_is_array(warns))
+        json_array_insert_new(warns, 0, w);
+    else
+        json_decref(w);
 }
 
 /* The answer's coded warnings: the grid's cost kept a run out
@@ -429,7 +452,8 @@ int advice_compute(const advice_in *in, const advice_request *r, json_t **out, c
     cost = malloc(sizeof(double) * (size_t)ncand);
     if (!cand || !cost)
         goto done;
-    price(in, r, ncand, cand, cost);
+    long first_no_ranks;
+    long no_ranks = price(in, r, ncand, cand, cost, &first_no_ranks);
     sweep_adv_problem p = {in->nparams, ns, series, r->target, (int)ncand, cand, cost, r->budget,
                            r->max_runs, 1, r->grid, 0};
     if (sweep_advise(&p, &res, msg, msgcap) < 0) {
@@ -438,6 +462,8 @@ int advice_compute(const advice_in *in, const advice_request *r, json_t **out, c
     }
     *out = answer(in, r, &res, cand, ncand, noise);
     noise = NULL;
+    if (*out && no_ranks)
+        warn_no_ranks(in, *out, no_ranks, cand + (size_t)first_no_ranks * in->nparams);
     rc = *out ? ADVICE_OK : ADVICE_NOMEM;
 done:
     json_decref(noise);

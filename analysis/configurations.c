@@ -223,6 +223,14 @@ static json_t *candidate_json(const configs_search_in *in, const cfg_candidate *
     json_object_set_new(o, "interval", iv);
     json_object_set_new(o, "beyond_4x", json_boolean(x->beyond));
     in->ops->warnings(o, cb->models, x->point, 0);
+    json_t *warns = json_object_get(o, "warnings");
+    if (!(c->ranks > 0) && !json_is_array(warns))
+        json_object_set_new(o, "warnings", warns = json_array());
+    if (!(c->ranks > 0) && warns) /* never feasible: say why */
+        json_array_append_new(warns, json_pack("{s:s, s:s}", "code", "no_ranks", "message",
+                                               "the rank count training.data_parallel × "
+                                               "training.model_parallel is not > 0 here: no "
+                                               "core-hours, cost or efficiency, never feasible"));
     return o;
 }
 

@@ -31,11 +31,15 @@ void cost_close(cost_eval *c)
 
 double cost_core_hours(const cost_eval *c, double t, double ranks)
 {
+    if (!(ranks > 0))
+        return NAN; /* no rank count (analysis/rank_count.h): no core-hours, never 0 */
     return t * ranks * c->cores_per_rank / 3600;
 }
 
 double cost_money(cost_eval *c, double t, double ranks, const double *point)
 {
+    if (!(ranks > 0))
+        return NAN;
     if (c->has_formula)
         return formula_eval(&c->f, t, ranks, c->cores_per_rank, c->price_per_core_hour, point);
     if (!c->has_cost)

@@ -34,8 +34,10 @@ typedef struct cost_eval {
 /* 0, or -1 with a message in err when the formula does not compile. */
 int cost_open(cost_eval *c, const cost_setup *s, char *err, size_t errcap);
 void cost_close(cost_eval *c);
+/* T·ranks·ρ/3600; NaN when ranks is not > 0 (no rank count there). */
 double cost_core_hours(const cost_eval *c, double t, double ranks);
-/* Money per epoch; NaN when the experiment has neither price nor formula. */
+/* Money per epoch; NaN when the experiment has neither price nor formula,
+ * or ranks is not > 0. */
 double cost_money(cost_eval *c, double t, double ranks, const double *point);
 
 #endif

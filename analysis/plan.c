@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/training.h"
 
 /* a varied factor: declared by the experiment, with declared levels */
 static int match_factor(const sweep_var *v, const json_t *factors, an_problem *p)
@@ -82,6 +83,50 @@ int plan_match(const sweep_def *d, const char *const *names, int nparams, const 
                           "factor \"%s\" of the experiment is not varied: name the levels to "
                           "plan (\"factors\":{\"%s\":[...]})",
                           fnames[k], fnames[k]);
+    }
+    return 0;
+}
+
+/* The experiment's coordinate of the legal point idx into point. */
+static void plan_point(const sweep_def *d, const plan_map *map, int nparams, const int *idx,
+                       double *point)
+{
+    for (int i = 0; i < nparams; i++)
+        point[i] = map->param[i] >= 0 ? d->vars[map->param[i]].values[idx[map->param[i]]]
+                                      : d->const_values[-1 - map->param[i]];
+}
+
+int plan_check_runnable(const sweep_def *d, const char *const *names, int nparams,
+                        const plan_map *map, const json_t *spec, an_problem *p)
+{
+    const json_t *t = json_object_get(spec, "training");
+    training_setup s;
+    char field[64], msg[400];
+    double point[PMNF_MAX_PARAMS], n_t, n_v;
+    if (!json_is_object(t) ||
+        training_compile(t, names, nparams, &s, field, sizeof field, msg, sizeof msg) < 0)
+        return 0; /* nothing to check against; the refit says what is wrong */
+    sweep_runs w;
+    sweep_runs_start(&w);
+    while (sweep_runs_next(d, &w)) {
+        if (w.rep != 1)
+            continue;
+        plan_point(d, map, nparams, w.idx, point);
+        if (training_steps_at(&s, point, names, nparams, &n_t, &n_v, field, sizeof field, msg,
+                              sizeof msg) == 0)
+            continue;
+        /* the varied parameter at fault: the first whose value is <= 0 */
+        char f[160] = "parameters";
+        for (int i = 0; i < nparams; i++)
+            if (map->param[i] >= 0 && !(point[i] > 0)) {
+                snprintf(f, sizeof f, "parameters.%s", names[i]);
+                break;
+            }
+        return an_problem_set(p, 400, f,
+                              "a legal point of this plan could never be uploaded: %s: %s (the "
+                              "experiment's training set-up); leave the value out or exclude "
+                              "it with \"legal\"",
+                              field, msg);
     }
     return 0;
 }
@@ -226,9 +271,7 @@ json_t *plan_answer(const sweep_def *d, int64_t experiment, const char *const *n
     while (sweep_runs_next(d, &w)) {
         if (w.rep == 1) { /* a new legal point */
             legal++;
-            for (int i = 0; i < nparams; i++)
-                point[i] = map->param[i] >= 0 ? d->vars[map->param[i]].values[w.idx[map->param[i]]]
-                                              : d->const_values[-1 - map->param[i]];
+            plan_point(d, map, nparams, w.idx, point);
             if (nf)
                 levels_text(d, w.idx, map, ltext, sizeof ltext, lvalues);
         }

@@ -65,6 +65,16 @@ typedef struct plan_pricing {
     void *ctx;
 } plan_pricing;
 
+/* Every legal point of d (matched by map) one the experiment's training
+ * set-up (spec's "training") allows, as an upload there must be: data and
+ * model parallelism > 0, at least one training step (analysis/training.h).
+ * A point where it is not (say ranks = 0 or -4 with data_parallel "ranks")
+ * is a run that could never be uploaded, whose ranks and core-hours mean
+ * nothing: 0, or -1 with p (400 naming parameters.<the varied parameter
+ * whose value is <= 0>, else parameters, and the rule broken). */
+int plan_check_runnable(const sweep_def *d, const char *const *names, int nparams,
+                        const plan_map *map, const json_t *spec, an_problem *p);
+
 /* The plan of d (matched by map; legal points × repetitions within
  * SWEEP_MAX_RUNS) against the stored runs[0..nruns) (ordered by point,
  * repetition and levels) of experiment experiment with parameters

@@ -311,7 +311,7 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
         double dt = b >= 0 ? scl_ideal_speedup_pct(a->ranks[b], a->ranks[q]) : NAN;
         a->speedup_pct[q] = d;
         a->efficiency_pct[q] = q == b ? 100 : scl_efficiency_pct(d, dt);
-        a->core_hours[q] = is_time ? t[q] * a->ranks[q] * s->cores_per_rank / 3600 : NAN;
+        a->core_hours[q] = is_time && a->ranks[q] > 0 ? t[q] * a->ranks[q] * s->cores_per_rank / 3600 : NAN;
     }
     pmnf_modeler *mod = new_modeler(s, 0), *lif_mod = new_modeler(s, 1);
     ok = fit_series(mod, s, a->coords, a->speedup_pct, np, &a->speedup) == 0;

@@ -41,7 +41,8 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
     long epochs;
     int slot = predict_metric_slot(m, "time");
     if (predict_query_point(req, resp, m, allowed, point) < 0 ||
-        predict_query_long(req, resp, "epochs", 1, 1000000000L, 1, &epochs) < 0)
+        predict_query_long(req, resp, "epochs", 1, 1000000000L, 1, &epochs) < 0 ||
+        predict_rank_count(resp, m, point, m->params[0]) < 0)
         goto done;
     const cached_part *parts = slot >= 0 ? m->parts[slot] : NULL;
     int composed;

@@ -15,6 +15,7 @@
 
 #include "analysis/levels.h"
 #include "api/levels_query.h"
+#include "analysis/rank_count.h"
 #include "api/warnings.h"
 #include "common/jsonb.h"
 
@@ -158,6 +159,19 @@ json_t *predict_json(const prediction *p)
                            ? json_pack("[f, f]", p->lo, p->hi)
                            : json_null();
     return json_pack("{s:o, s:o}", "value", predict_number(p->value), "interval", interval);
+}
+
+int predict_rank_count(api_response *resp, const cached_models *m, const double *point,
+                       const char *field)
+{
+    const char *names[PMNF_MAX_PARAMS];
+    an_problem p;
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    if (rank_count_check(cached_ranks(m, point), names, m->nparams, point, field, &p) == 0)
+        return 0;
+    api_problem(resp, p.status, p.field, "%s", p.msg);
+    return -1;
 }
 
 int predict_positive(const char *text, double *out)

@@ -84,6 +84,12 @@ int predict_query_long(const api_request *req, api_response *resp, const char *n
 /* A finite number > 0 from text; 0 / -1. */
 int predict_positive(const char *text, double *out);
 
+/* 0 when the experiment's rank count at point (cached_ranks) is > 0; else
+ * -1 after answering 400 naming field (analysis/rank_count.h): speedup,
+ * efficiency and core-hours have no meaning where it is not. */
+int predict_rank_count(api_response *resp, const cached_models *m, const double *point,
+                       const char *field);
+
 /* Answers depend only on the model set and the request, and model sets never
  * change: a rendered answer is kept in the model cache's pages under a key
  * naming the set, the route, the query as sent and the body. */

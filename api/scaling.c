@@ -184,6 +184,14 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
         goto done;
     }
+    for (int k = 0; k < n; k++) { /* every point a count of ranks, before any is answered */
+        double point[PMNF_MAX_PARAMS];
+        memcpy(point, base, sizeof point);
+        point[param] = xs[k];
+        const char *field = ax.values ? "values" : ax.from ? "from" : m->params[param];
+        if (predict_rank_count(resp, m, point, field) < 0)
+            goto done;
+    }
     json_t *points = json_array();
     for (int k = 0; k < n; k++) {
         double point[PMNF_MAX_PARAMS];

@@ -108,7 +108,8 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
     for (int i = 0; i < m->nparams; i++)
         given += api_query(req, m->params[i]) != NULL;
     double at[PMNF_MAX_PARAMS];
-    if (given && predict_query_point(req, resp, m, allowed, at) < 0)
+    if (given && (predict_query_point(req, resp, m, allowed, at) < 0 ||
+                  predict_rank_count(resp, m, at, m->params[0]) < 0))
         goto done;
 
     store_error err = {0};

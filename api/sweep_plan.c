@@ -160,6 +160,12 @@ void api_sweep_plan(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, 400, "repetitions", "%s", msg);
         goto done;
     }
+    if (plan_check_runnable(&d, (const char *const *)e.parameters, e.nparams, &map, e.spec,
+                            &p) < 0) {
+        store_release(ctx->db, c);
+        api_problem(resp, p.status, p.field, "%s", p.msg);
+        goto done;
+    }
     int rc = store_runs_read(c, id, e.nparams, &runs, &nruns, &err);
     store_release(ctx->db, c);
     if (rc) {

@@ -14,6 +14,10 @@ double scl_speedup_pct(double t1, double tk)
 
 double scl_ideal_speedup_pct(double x1, double xk)
 {
+    /* a count of ranks <= 0 (a coordinate 0 or below as the ranks) has no
+     * ideal speedup: not 0% efficiency, not a number */
+    if (!(x1 > 0) || !(xk > 0))
+        return NAN;
     return (xk - x1) / (x1 / 100);
 }
 
@@ -29,6 +33,8 @@ double scl_speedup(double t1, double tk)
 
 double scl_efficiency(double t1, double tk, double x1, double xk, int strong)
 {
+    if (strong && (!(x1 > 0) || !(xk > 0)))
+        return NAN;
     return strong ? t1 * x1 / (tk * xk) : t1 / tk;
 }
 
@@ -63,7 +69,7 @@ void scl_series_derived(const double *coords, int npoints, int nparams, const do
         speedup_pct[q] = efficiency_pct[q] = core_hours[q] = NAN;
         if (!isfinite(values[q]))
             continue;
-        core_hours[q] = values[q] * ranks[q] * cores_per_rank / 3600;
+        core_hours[q] = ranks[q] > 0 ? values[q] * ranks[q] * cores_per_rank / 3600 : NAN;
         int b = scl_series_baseline(coords, npoints, nparams, coords + (size_t)q * nparams,
                                     values);
         if (b < 0)

@@ -9,7 +9,10 @@
  *   S   = T_1 / T_k                     conventional speedup
  *   E   = S · x_1/x_k (strong scaling), S (weak scaling)
  *
- * x is the number of ranks. Pure functions of numbers: no I/O, no globals.
+ * x is the number of ranks. A count of ranks that is not > 0 (a coordinate
+ * 0 or negative read as the ranks) has no ideal speedup: Δ_t, ε against it,
+ * E under strong scaling and the core-hours there are NaN (null in answers),
+ * never 0% or 0 core-hours. Pure functions of numbers: no I/O, no globals.
  */
 #ifndef PERFCAST_SCALING_H
 #define PERFCAST_SCALING_H
@@ -32,7 +35,8 @@ int scl_series_baseline(const double *coords, int npoints, int nparams, const do
 /* Δ, ε (percent) and core-hours (T·ranks·ρ/3600) of one series (a kernel,
  * a part, the epoch) at each of its coordinates, against P_1 of the
  * coordinate's series along x_1 (scl_series_baseline over values): Eq.
- * 11-14 per kernel. values[i] NaN: not measured there (all three NaN). */
+ * 11-14 per kernel. values[i] NaN: not measured there (all three NaN);
+ * ranks[i] not > 0: no core-hours there, no ε against it or of it. */
 void scl_series_derived(const double *coords, int npoints, int nparams, const double *values,
                         const double *ranks, double cores_per_rank, double *speedup_pct,
                         double *efficiency_pct, double *core_hours);

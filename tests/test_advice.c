@@ -36,6 +36,15 @@ static json_t *extrapolation(const void *models, const double *point)
 
 static const advice_ops ops = {epoch, ranks, extrapolation};
 
+/* ranks x - 1 (a data_parallel of "x-1"): none at x = 1 */
+static double ranks_minus_one(const void *models, const double *point)
+{
+    (void)models;
+    return point[0] - 1 > 0 ? point[0] - 1 : 0;
+}
+
+static const advice_ops ops_minus_one = {epoch, ranks_minus_one, extrapolation};
+
 static double px[2] = {1, 2}, r1[1] = {2}, r2[1] = {3};
 static store_measurement_row rows[2] = {
     {.point = &px[0], .nparams = 1, .name = "epoch", .reps = r1, .nreps = 1},
@@ -196,6 +205,22 @@ static void test_advice(void)
           json_string_value(json_object_get(pw, "code")) ?: "none");
     json_decref(out);
     m.warnings = 0;
+    /* candidates without a rank count (x = 1: 0 ranks) are left out and the
+     * answer says so first (no_ranks), not priced at 0 core-hours */
+    advice_in nr = in;
+    nr.ops = &ops_minus_one;
+    rc = advice_compute(&nr, &a, &out, msg, sizeof msg);
+    json_t *nw = json_array_get(json_object_get(out, "warnings"), 0);
+    int at1 = 0;
+    json_array_foreach(json_object_get(out, "recommendations"), i, x)
+        at1 |= json_number_value(json_object_get(json_object_get(x, "point"), "x")) == 1;
+    check(rc == ADVICE_OK && !strcmp(json_string_value(json_object_get(nw, "code")) ?: "", "no_ranks") &&
+              json_integer_value(json_object_get(nw, "candidates")) == 1 &&
+              json_number_value(json_object_get(json_object_get(nw, "point"), "x")) == 1 && !at1 &&
+              json_array_size(json_object_get(out, "recommendations")) > 0,
+          "x = 1 without ranks: %s, recommended there %d",
+          json_string_value(json_object_get(nw, "code")) ?: "none", at1);
+    json_decref(out);
     /* no model of any part: nothing to advise on */
     advice_in none = in;
     none.parts[3] = NULL;

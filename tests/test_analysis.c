@@ -20,6 +20,7 @@
 #include "analysis/formula.h"
 #include "analysis/iterations.h"
 #include "analysis/noisy.h"
+#include "analysis/rank_count.h"
 #include "analysis/set_data.h"
 #include "analysis/speedups.h"
 #include "ingest/profile.h"
@@ -156,6 +157,50 @@ static void test_series_baseline(void)
     check(check_close(ch[4], 40.0 * 8 * 4 / 3600, 1e-12, 0), "core-hours %g", ch[4]);
 }
 
+/* A rank count of 0 or below (a coordinate <= 0 read as the ranks) has no
+ * ideal speedup, no efficiency against it and no core-hours: each is NaN
+ * (null in JSON), never 0% or 0 core-hours. With x_1 = 0 ranks the old
+ * Δ_t = (4 - 0) / (0/100) = inf made ε = 100·40/inf = 0%; with x_k = -4,
+ * Δ_t = (-4 - 2)/(2/100) = -300% and ε = 100·40/-300 = -13.3%. */
+static void test_scaling_no_ranks(void)
+{
+    check(isnan(scl_ideal_speedup_pct(0, 4)) && isnan(scl_ideal_speedup_pct(2, 0)) &&
+              isnan(scl_ideal_speedup_pct(2, -4)) && isnan(scl_ideal_speedup_pct(-2, 4)),
+          "Δ_t without a rank count: %g %g", scl_ideal_speedup_pct(0, 4),
+          scl_ideal_speedup_pct(2, -4));
+    check(isnan(scl_efficiency_pct(40, scl_ideal_speedup_pct(0, 4))), "ε against 0 ranks");
+    check(isnan(scl_efficiency(100, 25, 0, 8, 1)) && isnan(scl_efficiency(100, 25, 2, -8, 1)),
+          "strong T1·x1/(Tk·xk) without a rank count");
+    check(scl_efficiency(100, 125, 0, 8, 0) == 0.8, "weak T1/Tk reads no ranks");
+    /* a series at ranks 0, 2, 4 (times 100, 60, 40): P_1 is the first point;
+     * Δ = 0, 40, 60 (measured, still valid); Δ_t, ε and core-hours of the
+     * point at 0 ranks and ε against it: NaN */
+    const double coords[] = {0, 2, 4}, t[] = {100, 60, 40}, ranks[] = {0, 2, 4};
+    double d[3], e[3], ch[3];
+    scl_series_derived(coords, 3, 1, t, ranks, 4, d, e, ch);
+    check(d[0] == 0 && d[1] == 40 && d[2] == 60, "Δ %g %g %g", d[0], d[1], d[2]);
+    check(e[0] == 100 && isnan(e[1]) && isnan(e[2]), "ε %g %g %g", e[0], e[1], e[2]);
+    check(isnan(ch[0]) && check_close(ch[1], 60.0 * 2 * 4 / 3600, 1e-12, 0),
+          "core-hours %g %g", ch[0], ch[1]);
+}
+
+/* analysis/rank_count.h: a point without a rank count refused, naming the
+ * field and the point. */
+static void test_rank_count(void)
+{
+    const char *const names[2] = {"gpus", "size"};
+    const double pt[2] = {1, -2};
+    an_problem p;
+    check(rank_count_check(0.5, names, 2, pt, "gpus", &p) == 0, "0.5 ranks is a count");
+    check(rank_count_check(0, names, 2, pt, "gpus", &p) < 0 && p.status == 400 &&
+              !strcmp(p.field, "gpus") && strstr(p.msg, "at gpus=1, size=-2") &&
+              strstr(p.msg, "must be a number > 0"),
+          "0 ranks refused: %s %s", p.field, p.msg);
+    check(rank_count_check(-3, names, 2, pt, "values", &p) < 0 && !strcmp(p.field, "values"),
+          "negative ranks refused");
+    check(rank_count_check(NAN, names, 2, pt, "values", &p) < 0, "NaN ranks refused");
+}
+
 static cfg_candidate cand(double ranks, double time, double ch, double cost, double eff)
 {
     return (cfg_candidate){.ranks = ranks, .time = time, .core_hours = ch, .cost = cost,
@@ -252,6 +297,11 @@ static void test_cost(void)
     check(cost_open(&c, &priced, err, sizeof err) == 0 && !c.has_formula, "priced: opens");
     check(fabs(cost_core_hours(&c, 900, 16) - 900.0 * 16 * 4 / 3600) < 1e-12, "core-hours 16");
     check(fabs(cost_money(&c, 900, 16, pt) - 16 * 0.5) < 1e-12, "money: 16 core-hours at 0.5");
+    /* no rank count: no core-hours and no money, never 0 or negative */
+    check(isnan(cost_core_hours(&c, 900, 0)) && isnan(cost_core_hours(&c, 900, -4)) &&
+              isnan(cost_money(&c, 900, 0, pt)) && isnan(cost_money(&c, 900, -4, pt)),
+          "0 or -4 ranks: %g %g core-hours", cost_core_hours(&c, 900, 0),
+          cost_core_hours(&c, 900, -4));
     cost_close(&c);
     cost_setup none = {.has_cost = 0, .cores_per_rank = 1, .price_per_core_hour = NAN,
                        .formula = "", .params = params, .nparams = 2};
@@ -475,6 +525,8 @@ int main(void)
     test_regression();
     test_scaling();
     test_series_baseline();
+    test_scaling_no_ranks();
+    test_rank_count();
     test_configs();
     test_formula();
     test_cost();

@@ -46,6 +46,15 @@ static void warnings(json_t *doc, const void *models, const double *point, int a
 
 static const configs_ops ops = {epoch, ranks, beyond, warnings};
 
+/* ranks x - 2 (a data_parallel of "ranks-2"): none at x = 1, 2 */
+static double ranks_minus_two(const void *models, const double *point)
+{
+    (void)models;
+    return point[0] - 2 > 0 ? point[0] - 2 : 0;
+}
+
+static const configs_ops ops_minus_two = {epoch, ranks_minus_two, beyond, warnings};
+
 /* 400's field of a request, "" when accepted */
 static const char *refused(const char *text, int priced, char *field, size_t cap)
 {
@@ -90,7 +99,14 @@ static void test_request(void)
     json_decref(doc);
 }
 
+static json_t *search_ops(const char *text, cost_eval *ce, const configs_ops *o);
+
 static json_t *search(const char *text, cost_eval *ce)
+{
+    return search_ops(text, ce, &ops);
+}
+
+static json_t *search_ops(const char *text, cost_eval *ce, const configs_ops *o)
 {
     static double coords[1] = {1}, rk[1] = {1}, v[1] = {101};
     ad_app app;
@@ -106,7 +122,7 @@ static json_t *search(const char *text, cost_eval *ce)
     an_problem p;
     json_t *out = NULL;
     if (configs_request_parse(doc, params, 1, 1, &r, &p) == 0) {
-        configs_search_in in = {7, 3, "strong", params, 1, &ops, &combo, 1, ce, 0, NULL};
+        configs_search_in in = {7, 3, "strong", params, 1, o, &combo, 1, ce, 0, NULL};
         out = configs_search(&in, &r);
     }
     configs_request_free(&r);
@@ -170,9 +186,39 @@ static void test_search(void)
     json_decref(out);
 }
 
+/* A candidate without a rank count (ranks - 2 at ranks 1 and 2: 0 ranks)
+ * has no core-hours, cost or efficiency (null, never 0 or negative), is
+ * never feasible and says why (no_ranks); the cheapest feasible one is
+ * ranks 3: T = 100/3 + 1 on 1 rank, 2 cores, (100/3 + 1)·2/3600 core-hours. */
+static void test_no_ranks(void)
+{
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5};
+    json_t *out = search_ops("{\"max_time_s\":1e9,\"objective\":\"cheapest\","
+                             "\"candidates\":{\"ranks\":{\"min\":1,\"max\":4}}}",
+                             &ce, &ops_minus_two);
+    json_t *c1 = json_array_get(json_object_get(out, "candidates"), 0);
+    json_t *w = json_array_get(json_object_get(c1, "warnings"), 0);
+    check(out && json_is_null(json_object_get(c1, "core_hours")) &&
+              json_is_null(json_object_get(c1, "cost")) &&
+              json_is_null(json_object_get(c1, "efficiency")) &&
+              json_is_false(json_object_get(c1, "feasible")) &&
+              !strcmp(json_string_value(json_object_get(w, "code")) ?: "", "no_ranks"),
+          "ranks 1 without a rank count: core-hours %g",
+          json_number_value(json_object_get(c1, "core_hours")));
+    json_t *rec = json_object_get(out, "recommended");
+    double t3 = 100.0 / 3 + 1;
+    check(json_integer_value(json_object_get(out, "feasible")) == 2 &&
+              json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 3 &&
+              check_close(json_number_value(json_object_get(rec, "core_hours")), t3 * 2 / 3600,
+                          1e-12, 0),
+          "the cheapest with ranks: 3");
+    json_decref(out);
+}
+
 int main(void)
 {
     test_request();
     test_search();
+    test_no_ranks();
     return check_summary();
 }

@@ -121,6 +121,48 @@ static void test_match(void)
     json_decref(spec);
 }
 
+/* A legal point where the experiment's training set-up gives no ranks
+ * (ranks = -4 or 0 with data_parallel "ranks") is a run no upload could
+ * store: the plan is refused naming the parameter, not priced at 0
+ * core-hours with its command listed. Excluded by "legal", it plans. */
+static void test_runnable(void)
+{
+    json_t *spec = json_loads("{\"training\":{\"train_samples\":51200,\"validation_samples\":0,"
+                              "\"batch_size\":256,\"data_parallel\":\"ranks\"}}",
+                              0, NULL);
+    sweep_def d = parse("{\"parameters\":{\"ranks\":[2,-4,0],\"threads\":[1]},"
+                        "\"command\":\"srun -n {ranks}\"}");
+    plan_map map;
+    an_problem p;
+    check(plan_match(&d, names, 2, spec, &map, &p) == 0, "matched");
+    int rc = plan_check_runnable(&d, names, 2, &map, spec, &p);
+    check(rc < 0 && p.status == 400 && !strcmp(p.field, "parameters.ranks") &&
+              strstr(p.msg, "training.data_parallel") && strstr(p.msg, "ranks=-4"),
+          "ranks -4 refused: %s %s", p.field, p.msg);
+    sweep_def_free(&d);
+    d = parse("{\"parameters\":{\"ranks\":[2,-4,0],\"threads\":[1]},\"legal\":\"ranks > 0\","
+              "\"command\":\"srun -n {ranks}\"}");
+    check(plan_match(&d, names, 2, spec, &map, &p) == 0 &&
+              plan_check_runnable(&d, names, 2, &map, spec, &p) == 0,
+          "excluded by legal: planned");
+    sweep_def_free(&d);
+    /* a parameter that is not the ranks may be 0 or negative, as Extra-P's */
+    d = parse("{\"parameters\":{\"ranks\":[2],\"threads\":[-1,0]},\"command\":\"x\"}");
+    check(plan_match(&d, names, 2, spec, &map, &p) == 0 &&
+              plan_check_runnable(&d, names, 2, &map, spec, &p) == 0,
+          "threads <= 0 planned");
+    sweep_def_free(&d);
+    json_decref(spec);
+    /* without a training set-up nothing to check */
+    spec = json_object();
+    d = parse("{\"parameters\":{\"ranks\":[-4],\"threads\":[1]},\"command\":\"x\"}");
+    check(plan_match(&d, names, 2, spec, &map, &p) == 0 &&
+              plan_check_runnable(&d, names, 2, &map, spec, &p) == 0,
+          "no training set-up");
+    sweep_def_free(&d);
+    json_decref(spec);
+}
+
 static void test_answer(void)
 {
     sweep_def d = parse("{\"parameters\":{\"ranks\":[1,2],\"threads\":[1,2]},\"repetitions\":2,"
@@ -180,6 +222,7 @@ int main(void)
 {
     test_walk();
     test_match();
+    test_runnable();
     test_answer();
     return check_summary();
 }
