@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/levels.h"
+#include "modeling/combine.h"
 #include "api/levels_query.h"
 #include "analysis/rank_count.h"
 #include "api/warnings.h"
@@ -35,16 +36,15 @@ prediction predict_epoch(const cached_part *parts, const double *point, int *com
         return (prediction){NAN, NAN, NAN, 0};
     }
     prediction sum = {0, 0, 0, 1};
-    double half2 = 0;
+    double v[3], lo[3], hi[3];
     for (int i = 0; i < 3; i++) {
         prediction p = predict_part(&parts[i], point);
-        sum.value += p.value;
+        v[i] = p.value;
+        lo[i] = p.lo;
+        hi[i] = p.hi;
         sum.has_interval &= p.has_interval;
-        double half = (p.hi - p.lo) / 2;
-        half2 += half * half;
     }
-    sum.lo = sum.value - sqrt(half2);
-    sum.hi = sum.value + sqrt(half2);
+    pmnf_combine_sum(v, lo, hi, 3, &sum.value, &sum.lo, &sum.hi);
     return sum;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modeling/combine.h"
 #include "modeling/model_json.h"
 #include "common/jsonb.h"
 
@@ -66,18 +67,18 @@ static prediction predict_epoch_of(const set_models *s, const double *pt)
 {
     static const char *const parts[] = {"comp", "comm", "mem"};
     prediction sum = {0, 0, 0, 1};
-    double half2 = 0;
+    double v[3], lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
         int i = set_models_find(s, "application", parts[k]);
         if (i < 0 || !s->ok[i])
             return predict_row(s, set_models_find(s, "application", "epoch"), pt);
         prediction p = predict_row(s, i, pt);
-        sum.value += p.value;
+        v[k] = p.value;
+        lo[k] = p.lo;
+        hi[k] = p.hi;
         sum.has_interval &= p.has_interval;
-        half2 += (p.hi - p.lo) * (p.hi - p.lo) / 4;
     }
-    sum.lo = sum.value - sqrt(half2);
-    sum.hi = sum.value + sqrt(half2);
+    pmnf_combine_sum(v, lo, hi, 3, &sum.value, &sum.lo, &sum.hi);
     return sum;
 }
 
