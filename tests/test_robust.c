@@ -32,6 +32,19 @@
 
 #define NREP 3
 
+/* The robust modeler with the default options (and Extra-P's negative
+ * exponents when negative). */
+static pmnf_modeler *robust_modeler(int negative)
+{
+    pmnf_options o;
+    char err[160];
+    pmnf_options_default(&o);
+    o.modeler = PMNF_MODELER_ROBUST;
+    if (negative)
+        pmnf_options_apply(&o, "allow_negative_exponents", "true", err, sizeof err);
+    return pmnf_modeler_new(&o);
+}
+
 /* n points, NREP identical (noise-free) repetitions each of f(x). */
 static int fit_1p(pmnf_modeler *m, const double *x, int n, double (*f)(double), pmnf_model *out)
 {
@@ -75,10 +88,7 @@ static const pmnf_factor *only_factor(const pmnf_model *m)
 static void test_exact_single(void)
 {
     static const double x[5] = {4, 8, 16, 32, 64};
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     pmnf_model mod;
     char text[256];
     const char *names[] = {"x"};
@@ -106,8 +116,7 @@ static void test_exact_single(void)
     pmnf_modeler_free(m);
 
     /* strong scaling: negative exponents when asked for */
-    pmnf_options_apply(&o, "allow_negative_exponents", "true", text, sizeof text);
-    m = pmnf_modeler_new(&o);
+    m = robust_modeler(1);
     if (fit_1p(m, x, 5, f_inverse, &mod) == 0) {
         const pmnf_factor *f = only_factor(&mod);
         pmnf_format(&mod.f, names, text, sizeof text);
@@ -130,10 +139,7 @@ static void test_below_one(void)
 {
     static const double x0[5] = {0, 2, 4, 8, 16}, x1[5] = {1, 2, 4, 8, 16},
                         xh[5] = {0.5, 2, 4, 8, 16};
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     pmnf_model mod;
     if (fit_1p(m, x0, 5, f_log, &mod) == 0) {
         check(mod.warnings & PMNF_WARN_NO_LOG_TERMS, "a coordinate 0: no_log_terms (%u)",
@@ -151,9 +157,7 @@ static void test_below_one(void)
     }
     pmnf_modeler_free(m);
     /* with negative exponents Extra-P's rule is x > 1: a coordinate of 1 is too small */
-    char text[160];
-    pmnf_options_apply(&o, "allow_negative_exponents", "true", text, sizeof text);
-    m = pmnf_modeler_new(&o);
+    m = robust_modeler(1);
     if (fit_1p(m, x1, 5, f_log, &mod) == 0)
         check(mod.warnings & PMNF_WARN_NO_LOG_TERMS, "negative exponents, x = 1: no_log_terms");
     pmnf_modeler_free(m);
@@ -174,10 +178,7 @@ static void test_exact_two(void)
             reps[i * NREP + r] = y[i];
     }
     start[25] = 25 * NREP;
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     pmnf_model mod;
     char err[160], text[256];
     const char *names[] = {"p", "n"};
@@ -299,10 +300,7 @@ static void test_outlier_exact(void)
     check(s.y[2] == 40 && s.dof == 9, "400 among exact 40s dropped: center %g, dof %g", s.y[2],
           s.dof);
     rb_series_free(&s);
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     pmnf_model mod;
     char err[256];
     double pt = 64, v, lo, hi;
@@ -397,10 +395,7 @@ static double flat_gauss(unsigned long long *st)
 static int flat_series_grow(int np, int n, const double *coords, int nser, const double *at,
                             int *held)
 {
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     unsigned long long st = 88172645463325252ULL;
     double y[25], reps[125];
     int start[26], grow = 0;
@@ -474,10 +469,7 @@ static void test_interval_data(void)
         start[i] = 2 * i;
     }
     start[5] = 10;
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     pmnf_model mod;
     char err[160];
     pmnf_data d = {1, 5, x, y};
@@ -496,10 +488,7 @@ static void test_interval_data(void)
 
 static void test_fallbacks(void)
 {
-    pmnf_options o;
-    pmnf_options_default(&o);
-    o.modeler = PMNF_MODELER_ROBUST;
-    pmnf_modeler *m = pmnf_modeler_new(&o);
+    pmnf_modeler *m = robust_modeler(0);
     pmnf_model mod;
     char err[160];
     static const double x3[3] = {2, 4, 8}, y3[3] = {4, 8, 16};
