@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "tests/check.h"
+#include "tests/warning_code.h"
 #include "tests/harness.h"
 #include "tests/request_json.h"
 
@@ -91,15 +92,6 @@ static long setup(harness *h)
     return exp;
 }
 
-static int has_code(const json_t *warnings, const char *code)
-{
-    for (size_t i = 0; i < json_array_size(warnings); i++)
-        if (!strcmp(json_string_value(json_object_get(json_array_get(warnings, i), "code")) ?: "",
-                    code))
-            return 1;
-    return 0;
-}
-
 static const json_t *item(const json_t *doc, const char *name, int *rank)
 {
     json_t *list = json_object_get(doc, "callpaths");
@@ -144,12 +136,12 @@ static void test_bottlenecks(harness *h, long exp)
     item(d, "forward", &rf);
     check(back && copy && ar && json_integer_value(json_object_get(d, "ranked")) == 4,
           "4 callpaths ranked");
-    check(!has_code(json_object_get(d, "warnings"), "negative_prediction"),
+    check(!warning_has_code(json_object_get(d, "warnings"), "negative_prediction"),
           "the application's parts are positive at 120");
     if (back && copy && ar) {
         double v = json_number_value(json_object_get(json_object_get(back, "value_at"), "value"));
         check(v < 0 && fabs(v - (-333)) <= 0.05 * 333, "the backward pass at 120: %g (-333)", v);
-        check(has_code(json_object_get(back, "warnings"), "negative_prediction"),
+        check(warning_has_code(json_object_get(back, "warnings"), "negative_prediction"),
               "it carries negative_prediction");
         check(json_object_get(json_object_get(back, "growth"), "log") &&
                   json_number_value(json_object_get(json_object_get(back, "growth"), "log")) >
@@ -158,7 +150,7 @@ static void test_bottlenecks(harness *h, long exp)
         check(rf == 1 && ra == 2 && rc == 3 && rb == 4,
               "ranked last, not by its negative share: %d %d %d %d", rf, ra, rc, rb);
         check(json_is_array(json_object_get(ar, "warnings")) &&
-                  !has_code(json_object_get(ar, "warnings"), "negative_prediction"),
+                  !warning_has_code(json_object_get(ar, "warnings"), "negative_prediction"),
               "the all-reduce has warnings, no negative_prediction");
     }
     const json_t *s = summary(d);
@@ -181,7 +173,8 @@ static void test_bottlenecks(harness *h, long exp)
     d = request_json(h, "GET", path, NULL, 200);
     back = item(d, "backward", &rb);
     item(d, "copy", &rc);
-    check(back && !has_code(json_object_get(back, "warnings"), "negative_prediction") && rb < rc,
+    check(back && !warning_has_code(json_object_get(back, "warnings"), "negative_prediction") &&
+              rb < rc,
           "at 40 no negative_prediction: ranked by growth (%d before %d)", rb, rc);
     json_decref(d);
 }
@@ -195,7 +188,7 @@ static void test_imbalance(harness *h, long exp)
     int far = 0;
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *it = json_array_get(list, i);
-        far += has_code(json_object_get(it, "warnings"), "extrapolation_far");
+        far += warning_has_code(json_object_get(it, "warnings"), "extrapolation_far");
     }
     check(json_array_size(list) == 4 && far == 4, "every callpath's LIF at 1000: far (%d)", far);
     const json_t *s = summary(d);
@@ -203,7 +196,7 @@ static void test_imbalance(harness *h, long exp)
               names_code(s, "extrapolation_far"),
           "callpath_warnings: 4 items, extrapolation_far");
     json_t *step = json_object_get(json_object_get(d, "models"), "step");
-    check(has_code(json_object_get(json_object_get(step, "at_point"), "warnings"),
+    check(warning_has_code(json_object_get(json_object_get(step, "at_point"), "warnings"),
                    "extrapolation_far"),
           "the step's LIF at 1000: extrapolation_far");
     json_decref(d);

@@ -25,6 +25,7 @@
 #include "store/db.h"
 #include "bench/gen_kineto.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 #include "tests/harness.h"
 
 #define DATA "tests/data/kineto/"
@@ -568,12 +569,7 @@ static void test_jobs(harness *h, long exp, long p_nccl)
 
 static int has_warning(const json_t *doc, const char *code)
 {
-    size_t i;
-    json_t *w;
-    json_array_foreach(json_object_get(json_object_get(doc, "summary"), "warnings"), i, w)
-        if (!strcmp(json_string_value(json_object_get(w, "code")) ?: "", code))
-            return 1;
-    return 0;
+    return warning_has_code(json_object_get(json_object_get(doc, "summary"), "warnings"), code);
 }
 
 static int text_warning(const json_t *doc, const char *prefix)

@@ -16,6 +16,7 @@
 #include "analysis/callpath_warnings.h"
 #include "modeling/model_json.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 
 static const char *const names[] = {"x"};
 static const double xs[5] = {20, 30, 40, 50, 60};
@@ -38,15 +39,6 @@ static void make_callpath(ad_callpath *c, const char *name, const char *category
     pmnf_modeler_free(mod);
     api_model_growth(&c->model.model.f, &c->growth_poly, &c->growth_log);
     c->now = values[4];
-}
-
-static int has_code(const json_t *arr, const char *code)
-{
-    for (size_t i = 0; i < json_array_size(arr); i++)
-        if (!strcmp(json_string_value(json_object_get(json_array_get(arr, i), "code")) ?: "",
-                    code))
-            return 1;
-    return 0;
 }
 
 static void test_ranking(void)
@@ -84,14 +76,15 @@ static void test_ranking(void)
         const bn_item *neg = &r.v[2], *top = &r.v[0];
         check(neg->negative && neg->value < 0, "negative at 120: %g", neg->value);
         check(fabs(neg->value - (-333)) <= 5, "-333 as docs/modeling.md says: %g", neg->value);
-        check(has_code(neg->warnings, "negative_prediction"), "it carries negative_prediction");
-        check(!top->negative && !has_code(top->warnings, "negative_prediction"),
+        check(warning_has_code(neg->warnings, "negative_prediction"),
+              "it carries negative_prediction");
+        check(!top->negative && !warning_has_code(top->warnings, "negative_prediction"),
               "the growing one does not");
         check(fabs(top->value - 1200) <= 1e-6 * 1200, "10·x at 120: %g", top->value);
         check(fabs(top->share_pct - 100 * top->value / epoch_at) <= 1e-9 &&
                   fabs(top->share_now_pct - 100 * 600 / epoch_now) <= 1e-9,
               "shares of the epoch at the point and now");
-        check(!has_code(top->warnings, "extrapolation_far"),
+        check(!warning_has_code(top->warnings, "extrapolation_far"),
               "120 is 2x the range, not beyond 4x: no extrapolation_far");
         json_t *s = bn_warnings_summary(&r);
         int with = 0;
@@ -101,7 +94,7 @@ static void test_ranking(void)
                            CPW_CODE) &&
                   json_integer_value(json_object_get(s, "count")) == with &&
                   json_integer_value(json_object_get(s, "of")) == 3 &&
-                  has_code(neg->warnings, "negative_prediction"),
+                  warning_has_code(neg->warnings, "negative_prediction"),
               "the summary counts the items with warnings");
         int listed = 0;
         json_t *codes = json_object_get(s, "codes");
@@ -119,7 +112,8 @@ static void test_ranking(void)
     if (r.n == 3) {
         check(!r.v[1].negative && !strcmp(r.v[1].c->name, "backward"),
               "at 40 the falling series ranks by its growth: %s", r.v[1].c->name);
-        check(!has_code(r.v[1].warnings, "negative_prediction"), "no negative_prediction at 40");
+        check(!warning_has_code(r.v[1].warnings, "negative_prediction"),
+              "no negative_prediction at 40");
     }
     bn_ranking_free(&r);
 
@@ -128,8 +122,8 @@ static void test_ranking(void)
     q.epoch_at = 3000 + 100;
     check(bn_rank(&cps, &q, &r) == 0 && r.n == 3, "ranked at 300");
     for (int i = 0; i < r.n; i++)
-        check(has_code(r.v[i].warnings, "extrapolation_far"), "%s at 300: extrapolation_far",
-              r.v[i].c->name);
+        check(warning_has_code(r.v[i].warnings, "extrapolation_far"),
+              "%s at 300: extrapolation_far", r.v[i].c->name);
     bn_ranking_free(&r);
 
     /* one category */

@@ -13,6 +13,7 @@
 
 #include "analysis/imbalance_rank.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 
 #define NPOINTS 5
 static const char *const names[] = {"x"};
@@ -43,15 +44,6 @@ static void make_callpath(ad_callpath *c, imb_summary *s, const char *name, cons
     c->lif_model.present = mod && pmnf_fit(mod, &d, &c->lif_model.model, err, sizeof err) == 0;
     check(c->lif_model.present, "%s: LIF model fitted", name);
     pmnf_modeler_free(mod);
-}
-
-static int has_code(const json_t *arr, const char *code)
-{
-    for (size_t i = 0; i < json_array_size(arr); i++)
-        if (!strcmp(json_string_value(json_object_get(json_array_get(arr, i), "code")) ?: "",
-                    code))
-            return 1;
-    return 0;
 }
 
 static void test_ranking(void)
@@ -103,7 +95,7 @@ static void test_ranking(void)
     check(imr_rank(&cps, largest, 100, at, names, &r) == 0, "ranked at 100");
     for (int i = 0; i < r.listed; i++) {
         int modeled = r.v[i].c->lif_model.present;
-        check(modeled == has_code(r.v[i].warnings, "extrapolation_far"),
+        check(modeled == warning_has_code(r.v[i].warnings, "extrapolation_far"),
               "%s at 100: extrapolation_far exactly when it has a LIF model", r.v[i].c->name);
     }
     check(r.tally.count == 3, "3 listed items with warnings at 100: %d", r.tally.count);

@@ -56,6 +56,7 @@
 #include "analysis/iteration_predict.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 #include "tests/trace_load.h"
 
 #define US 1e-6
@@ -405,13 +406,7 @@ static void test_floor_sdev(void)
 
 static int has_code(const json_t *doc, const char *code)
 {
-    json_t *w = json_object_get(json_object_get(doc, "modelled"), "warnings");
-    for (size_t i = 0; i < json_array_size(w); i++) {
-        const char *c = json_string_value(json_object_get(json_array_get(w, i), "code"));
-        if (c && !strcmp(c, code))
-            return 1;
-    }
-    return 0;
+    return warning_has_code(json_object_get(json_object_get(doc, "modelled"), "warnings"), code);
 }
 
 /* The traces of workload wl at sizes[0..n) into t, tp, and the answer at

@@ -48,6 +48,7 @@
 #include "analysis/iteration_request.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 #include "tests/trace_load.h"
 
 #define US 1e-6
@@ -73,12 +74,7 @@ static const char *steps_trace(const double *durs, int n)
 
 static int has_code(const json_t *doc, const char *code)
 {
-    size_t i;
-    json_t *x;
-    json_array_foreach(json_object_get(json_object_get(doc, "summary"), "warnings"), i, x)
-        if (!strcmp(json_string_value(json_object_get(x, "code")) ?: "", code))
-            return 1;
-    return 0;
+    return warning_has_code(json_object_get(json_object_get(doc, "summary"), "warnings"), code);
 }
 
 static double ivnum(const json_t *doc, const char *key)

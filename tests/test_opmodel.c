@@ -32,6 +32,7 @@
 #include "execgraph/xg_opmodel.h"
 #include "execgraph/xg_syncwait.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 #include "tests/trace_load.h"
 
 #define US 1e-6
@@ -85,16 +86,6 @@ static char *hand_trace(double x, int copy, int shapes, const char *mm)
                       "\"ts\":420,\"dur\":7,\"args\":{\"correlation\":3,\"stream\":7}}");
     snprintf(buf + n, sizeof buf - (size_t)n, "]}");
     return strdup(buf);
-}
-
-static int has_code(const json_t *w, const char *code)
-{
-    for (size_t i = 0; i < json_array_size(w); i++) {
-        const char *c = json_string_value(json_object_get(json_array_get(w, i), "code"));
-        if (c && !strcmp(c, code))
-            return 1;
-    }
-    return 0;
 }
 
 static const xg_opm_inst *inst(const xg_opm_result *r, const char *name)
@@ -291,7 +282,7 @@ static void test_hand(void)
     doc = iteration_predict_at(nsp, xs, 3, 8, &o, ITERATION_BY_OPERATORS, &bad, &err);
     m = json_object_get(doc, "modelled");
     check(doc && !strcmp(json_string_value(json_object_get(m, "method")), "kernel_names") &&
-              has_code(json_object_get(m, "warnings"), "shapes_missing"),
+              warning_has_code(json_object_get(m, "warnings"), "shapes_missing"),
           "no shapes: kernel names and a shapes_missing warning");
     json_decref(doc);
     for (int i = 0; i < 3; i++) {

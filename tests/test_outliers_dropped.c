@@ -23,6 +23,7 @@
 #include "analysis/iteration.h"
 #include "ingest/kineto_xg.h"
 #include "tests/check.h"
+#include "tests/warning_code.h"
 #include "tests/trace_load.h"
 
 #define US 1e-6
@@ -71,16 +72,6 @@ static const char *dump(const json_t *j)
     return buf[k];
 }
 
-static int has_code(const json_t *w, const char *code)
-{
-    size_t i;
-    json_t *x;
-    json_array_foreach(w, i, x)
-        if (!strcmp(json_string_value(json_object_get(x, "code")) ?: "", code))
-            return 1;
-    return 0;
-}
-
 static void test_hand(void)
 {
     xg_trace t;
@@ -112,7 +103,7 @@ static void test_hand(void)
               check_close(num(s0, "outliers_dropped.share"), 1500.0 / 1560, 1e-12, 0) &&
               check_close(num(s0, "outliers_dropped.by_type.T1"), 500 * US, 1e-12, 0) &&
               check_close(num(s0, "outliers_dropped.by_type.T5"), 1000 * US, 1e-12, 0) &&
-              has_code(json_object_get(sum, "warnings"), "outliers_dropped"),
+              warning_has_code(json_object_get(sum, "warnings"), "outliers_dropped"),
           "the step's outliers_dropped and the warning: %s",
           dump(json_object_get(s0, "outliers_dropped")));
     json_decref(doc);
@@ -122,10 +113,10 @@ static void test_hand(void)
     s0 = json_array_get(json_object_get(doc, "steps"), 0);
     sum = json_object_get(doc, "summary");
     check(doc && json_is_null(json_object_get(s0, "outliers_dropped")) &&
-              !has_code(json_object_get(sum, "warnings"), "outliers_dropped"),
+              !warning_has_code(json_object_get(sum, "warnings"), "outliers_dropped"),
           "outliers kept: none dropped, no warning");
     /* one step: nothing measures how a step varies */
-    check(doc && has_code(json_object_get(sum, "warnings"), "no_interval") &&
+    check(doc && warning_has_code(json_object_get(sum, "warnings"), "no_interval") &&
               json_is_null(json_object_get(s0, "interval")),
           "one step: no interval, and the warning");
     json_decref(doc);
@@ -169,7 +160,7 @@ static void test_ddp(void)
         iteration_opts o = {.prof = {2, 4, 0}};
         json_t *doc = iteration_analyse(&t, &o, &err);
         json_t *w = json_object_get(json_object_get(doc, "summary"), "warnings");
-        check(has_code(w, "outliers_dropped") &&
+        check(warning_has_code(w, "outliers_dropped") &&
                   num(json_array_get(w, 0), "share") > 0.1,
               "%s: outliers_dropped warned: %s", files[f],
               dump(w));
