@@ -35,11 +35,6 @@ void store_sim_list_free(store_sim *v, int n);
 /* Owner of simulation id; unknown -> STORE_NOT_FOUND. */
 int store_sim_tenant(PGconn *c, int64_t id, int64_t *tenant, store_error *err);
 
-/* Bytes of graph past which the connection that carried them is given back
- * closed (store_release_closed) rather than kept in the pool with libpq's
- * buffers grown to a piece each way. */
-#define STORE_SIM_KEEP_BYTES STORE_CONN_KEEP_BYTES
-
 typedef struct store_sim_profile {
     int64_t id, sim_id;
     char source[16];
