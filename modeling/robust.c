@@ -724,6 +724,7 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
     double *work = buf + 3 * (size_t)n;
     rb_hyp best;
     c->mx.n = 0;
+    c->mx.small_m = s->have_reps ? 0 : n;
     int rc = 0;
     if (constant) { /* exact data: the constant, not a constant plus rounding noise */
         memset(&best, 0, sizeof best);

@@ -67,6 +67,11 @@ double rb_score(const rb_series *s, double chi2, int k, int m, int negative);
  * repetitions unless the fit is worse than the noise (then chi2/dof), the
  * residual variance chi2/dof without. */
 double rb_noise_scale(const rb_series *s, double chi2, int k, int m);
+
+/* Without repetitions the criterion charges half AICc's small-sample term;
+ * the other half, for k coefficients (and the variance) on m points, which
+ * the interval's model average adds back (robust_mixture.c). */
+double rb_small_sample_rest(int k, int m);
 /* Variance of the fitted mean at point (from cov, scaled to the noise). */
 double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double *point);
 /* The same from the term shapes at the point. */
@@ -84,6 +89,9 @@ typedef struct rb_mixture {
                            choice weighs it, the interval's spread does not */
     unsigned char *ok; /* RB_OK_* bits: the rules of the path to the horizon it keeps */
     int picked;        /* the index rb_mixture_pick chose, -1 none */
+    int small_m;       /* without repetitions the series' points, else 0: the interval's
+                          weights then charge AICc's whole small-sample term
+                          (rb_small_sample_rest) */
     double *mu, *var; /* n x RB_NREF */
     double *key;      /* scratch of rb_mixture_pick */
     int *idx;

@@ -215,16 +215,24 @@ double rb_mixture_overdispersion(const rb_mixture *mx)
  * overdispersion c), also those not chosen because they leave the rules of
  * the path to the horizon: they fit the data as well, so the spread of
  * their predictions is part of the uncertainty. */
+static double interval_crit(const rb_mixture *mx, int i, double c)
+{
+    double q = mx->crit[i] + mx->prior[i] - mx->chi2[i] * (1 - 1 / c);
+    if (mx->small_m > 0)
+        q += rb_small_sample_rest(mx->small_m - (int)mx->dof[i], mx->small_m);
+    return q;
+}
+
 static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0, double c)
 {
     double sw = 0, s = 0, c0 = INFINITY;
     for (int i = 0; i < mx->n; i++) {
-        double q = mx->crit[i] + mx->prior[i] - mx->chi2[i] * (1 - 1 / c);
+        double q = interval_crit(mx, i, c);
         if (q < c0)
             c0 = q;
     }
     for (int i = 0; i < mx->n; i++) {
-        double q = mx->crit[i] + mx->prior[i] - mx->chi2[i] * (1 - 1 / c);
+        double q = interval_crit(mx, i, c);
         if (!(q - c0 < PLAUSIBLE))
             continue;
         double w = exp(-(q - c0) / 2);
