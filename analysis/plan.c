@@ -96,26 +96,27 @@ static void plan_point(const sweep_def *d, const plan_map *map, int nparams, con
                                       : d->const_values[-1 - map->param[i]];
 }
 
-int plan_check_runnable(const sweep_def *d, const char *const *names, int nparams,
-                        const plan_map *map, const json_t *spec, an_problem *p)
+/* The first legal point of d (matched by map) where the set-up s is not
+ * valid (its degrees alone: degrees_only) refused: 0, or -1 with p naming
+ * the varied parameter at fault (the first whose value is <= 0), else
+ * "parameters"; whose says where s comes from. */
+static int check_points(const sweep_def *d, const char *const *names, int nparams,
+                        const plan_map *map, const training_setup *s, int degrees_only,
+                        const char *whose, an_problem *p)
 {
-    const json_t *t = json_object_get(spec, "training");
-    training_setup s;
     char field[64], msg[400];
     double point[PMNF_MAX_PARAMS], n_t, n_v;
-    if (!json_is_object(t) ||
-        training_compile(t, names, nparams, &s, field, sizeof field, msg, sizeof msg) < 0)
-        return 0; /* nothing to check against; the refit says what is wrong */
     sweep_runs w;
     sweep_runs_start(&w);
     while (sweep_runs_next(d, &w)) {
         if (w.rep != 1)
             continue;
         plan_point(d, map, nparams, w.idx, point);
-        if (training_steps_at(&s, point, names, nparams, &n_t, &n_v, field, sizeof field, msg,
-                              sizeof msg) == 0)
+        if ((degrees_only ? training_degrees_at(s, point, names, nparams, field, sizeof field,
+                                                msg, sizeof msg)
+                          : training_steps_at(s, point, names, nparams, &n_t, &n_v, field,
+                                              sizeof field, msg, sizeof msg)) == 0)
             continue;
-        /* the varied parameter at fault: the first whose value is <= 0 */
         char f[160] = "parameters";
         for (int i = 0; i < nparams; i++)
             if (map->param[i] >= 0 && !(point[i] > 0)) {
@@ -123,12 +124,48 @@ int plan_check_runnable(const sweep_def *d, const char *const *names, int nparam
                 break;
             }
         return an_problem_set(p, 400, f,
-                              "a legal point of this plan could never be uploaded: %s: %s (the "
-                              "experiment's training set-up); leave the value out or exclude "
-                              "it with \"legal\"",
-                              field, msg);
+                              "a legal point of this plan could never be uploaded: %s: %s (%s); "
+                              "leave the value out or exclude it with \"legal\"",
+                              field, msg, whose);
     }
     return 0;
+}
+
+int plan_check_runnable(const sweep_def *d, const char *const *names, int nparams,
+                        const plan_map *map, const json_t *spec, an_problem *p)
+{
+    const json_t *t = json_object_get(spec, "training");
+    training_setup s;
+    char field[64], msg[400];
+    if (!json_is_object(t) ||
+        training_compile(t, names, nparams, &s, field, sizeof field, msg, sizeof msg) < 0)
+        return 0; /* nothing to check against; the refit says what is wrong */
+    return check_points(d, names, nparams, map, &s, 0, "the experiment's training set-up", p);
+}
+
+int plan_check_ranks(const sweep_def *d, an_problem *p)
+{
+    static const char *const names[1] = {"ranks"};
+    plan_map map = {.nfactors = 0};
+    map.param[0] = 0x7fffffff;
+    for (int v = 0; v < d->nparams; v++)
+        if (!strcmp(d->vars[v].name, names[0]))
+            map.param[0] = v;
+    for (int k = 0; k < d->nconst; k++)
+        if (!strcmp(d->const_names[k], names[0]))
+            map.param[0] = -1 - k;
+    if (map.param[0] == 0x7fffffff)
+        return 0; /* no rank count named: nothing known to check */
+    training_setup s;
+    char why[200];
+    memset(&s, 0, sizeof s);
+    if (expr_compile(names[0], names, 1, &s.e[TRAINING_G], why, sizeof why) < 0 ||
+        expr_compile("1", names, 1, &s.e[TRAINING_M], why, sizeof why) < 0)
+        return an_problem_set(p, 500, NULL, "%s", why);
+    return check_points(d, names, 1, &map, &s, 1,
+                        "\"ranks\" is the rank count, data_parallel × model_parallel, of every "
+                        "experiment with a parameter of that name",
+                        p);
 }
 
 static int cmp_run(const double *a, const double *b, int np)

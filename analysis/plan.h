@@ -75,6 +75,15 @@ typedef struct plan_pricing {
 int plan_check_runnable(const sweep_def *d, const char *const *names, int nparams,
                         const plan_map *map, const json_t *spec, an_problem *p);
 
+/* The same check for d alone (perfcast sweep plan FILE, no experiment at
+ * hand): its varied parameter or constant "ranks", where there is one, is
+ * the rank count, data_parallel "ranks" (an experiment's parameter of that
+ * name must be: analysis/param_names.h), and a legal point where it is 0
+ * or below is refused as plan_check_runnable refuses it (400 naming
+ * parameters.ranks, the point and the rule). Without "ranks": 0, nothing
+ * known to check. */
+int plan_check_ranks(const sweep_def *d, an_problem *p);
+
 /* The plan of d (matched by map; legal points × repetitions within
  * SWEEP_MAX_RUNS) against the stored runs[0..nruns) (ordered by point,
  * repetition and levels) of experiment experiment with parameters

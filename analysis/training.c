@@ -72,6 +72,34 @@ static void point_text(const double *point, const char *const *names, int nnames
         snprintf(buf, cap, "every coordinate");
 }
 
+/* Expression k of s at point (the coordinate's text at): 0 with its value in
+ * *v when it is > 0 (validation_samples: >= 0), else -1 with the field and
+ * the rule broken. */
+static int expr_check(const training_setup *s, int k, const double *point, const char *at,
+                      double *v, char *field, size_t fieldcap, char *msg, size_t msgcap)
+{
+    int bad = expr_eval(&s->e[k], point, v) < 0;
+    const char *want = k == TRAINING_DV ? ">= 0" : "> 0";
+    bad = bad || (k == TRAINING_DV ? !(*v >= 0) : !(*v > 0));
+    if (!bad)
+        return 0;
+    snprintf(field, fieldcap, "training.%s", keys[k]);
+    snprintf(msg, msgcap, "must be %s at every coordinate; at %s it is not", want, at);
+    return -1;
+}
+
+int training_degrees_at(const training_setup *s, const double *point, const char *const *names,
+                        int nnames, char *field, size_t fieldcap, char *msg, size_t msgcap)
+{
+    double v;
+    char at[300];
+    point_text(point, names, nnames, at, sizeof at);
+    if (expr_check(s, TRAINING_G, point, at, &v, field, fieldcap, msg, msgcap) < 0 ||
+        expr_check(s, TRAINING_M, point, at, &v, field, fieldcap, msg, msgcap) < 0)
+        return -1;
+    return 0;
+}
+
 int training_steps_at(const training_setup *s, const double *point, const char *const *names,
                       int nnames, double *n_t, double *n_v, char *field, size_t fieldcap,
                       char *msg, size_t msgcap)
@@ -79,16 +107,9 @@ int training_steps_at(const training_setup *s, const double *point, const char *
     double v[TRAINING_NEXPR];
     char at[300];
     point_text(point, names, nnames, at, sizeof at);
-    for (int k = 0; k < TRAINING_NEXPR; k++) {
-        int bad = expr_eval(&s->e[k], point, &v[k]) < 0;
-        const char *want = k == TRAINING_DV ? ">= 0" : "> 0";
-        bad = bad || (k == TRAINING_DV ? !(v[k] >= 0) : !(v[k] > 0));
-        if (bad) {
-            snprintf(field, fieldcap, "training.%s", keys[k]);
-            snprintf(msg, msgcap, "must be %s at every coordinate; at %s it is not", want, at);
+    for (int k = 0; k < TRAINING_NEXPR; k++)
+        if (expr_check(s, k, point, at, &v[k], field, fieldcap, msg, msgcap) < 0)
             return -1;
-        }
-    }
     agg_training t = {v[TRAINING_DT], v[TRAINING_DV], v[TRAINING_B]};
     if (agg_steps_per_epoch(&t, v[TRAINING_G], v[TRAINING_M], n_t, n_v) < 0 || !(*n_t >= 1)) {
         snprintf(field, fieldcap, "training.train_samples");

@@ -40,6 +40,12 @@ int training_steps_at(const training_setup *s, const double *point, const char *
                       int nnames, double *n_t, double *n_v, char *field, size_t fieldcap,
                       char *msg, size_t msgcap);
 
+/* The degrees alone at point: data_parallel G and model_parallel M > 0, the
+ * rule and message of training_steps_at (a rank count G·M there). 0, or -1
+ * with the field at fault and a message naming the coordinate. */
+int training_degrees_at(const training_setup *s, const double *point, const char *const *names,
+                        int nnames, char *field, size_t fieldcap, char *msg, size_t msgcap);
+
 /* 1 when expression k reads no parameter. */
 int training_is_constant(const training_setup *s, int k, int nnames);
 

@@ -74,6 +74,9 @@ typedef struct api_response {
     size_t nheaders;
     char error[256];           /* why a 5xx happened, for the log; never sent */
     char audit_sha256[65];     /* an upload's profile SHA-256 (hex), for the audit line */
+    int trim_after;            /* 1: the request used much memory, given back to the system
+                                  once the answer is sent (server/http.c; answers over 1 MiB
+                                  always are) */
 } api_response;
 
 /* Lookups: first match, NULL when absent. Header names ignore case. */

@@ -26,16 +26,21 @@
  *                     same run before it, is the same request for 1 x 64 x
  *                     64 = 4,096 runs (growth_vs_baseline: the ratio of the
  *                     peak growths)
+ *   sweep_plan_stored the 98,304-run plan again, every run stored (profile
+ *                     rows written by SQL), one page of 10 runs: the same
+ *                     three figures; the runs read are its memory (19 MB),
+ *                     its answer is 1 KB
  *
  * retained_mb (RSS after against before) is split into retained_anon_mb,
  * what the process keeps as its data (heap arenas, stacks: RssAnon), and
  * retained_file_mb, pages of the program and its libraries read for the
  * first time (RssFile: code that ran once, shared with the page cache and
  * dropped by the kernel under pressure, not memory the service holds).
- * A sweep plan's retained_anon_mb is its answer's pages (7.5 MB), which the
- * HTTP thread that built it keeps in its malloc arena for the next large
- * answer (server/cmd_serve.c's trim threshold): at most the largest answer
- * built per HTTP thread, reused, not given back.
+ * A sweep plan's memory goes back to the system once its answer is sent
+ * (server/http.c: an answer over 1 MiB, or a handler that read many runs);
+ * without that, its retained_anon_mb is its answer's pages (7.4 MB), or the
+ * runs read (19 MB), which the HTTP thread that built it keeps in its malloc
+ * arena (server/cmd_serve.c's trim threshold), one such heap per thread.
  *
  *   bench_simmem [--ops N] [--settle S] [--cycles N] [--only NAME] [--log LINES]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
@@ -256,6 +261,47 @@ static char *plan_doc(int n0, size_t *len)
     return b;
 }
 
+/* The 98,304-run plan again with all its runs stored (profile rows written
+ * straight into the database: the plan reads only their coordinates and
+ * job states) and a page of 10 runs: the runs read are the request's large
+ * memory, its answer is small (sweep_plan_stored). */
+static void plan_stored(harness *h, long exp, const char *path, double settle)
+{
+    char sql[640], out[64], page[160], extra[256];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO profiles (experiment_id, sha256, point, repetition, format, ranks, "
+             "size, raw) SELECT %ld, sha256(convert_to(g::text, 'UTF8')), "
+             "ARRAY[g / 4096 + 1, g / 64 %% 64 + 1, g %% 64 + 1]::float8[], 1, 'perfcast', 1, "
+             "0, ''::bytea FROM generate_series(0, 98303) g",
+             exp);
+    if (harness_sql(h, sql, out, sizeof out)) {
+        printf("{\"figure\": \"sweep_plan_stored\", \"error\": \"cannot store the runs\"}\n");
+        return;
+    }
+    size_t len = 0;
+    char *doc = plan_doc(24, &len);
+    snprintf(page, sizeof page, "%s?limit=10", path);
+    harness_response r;
+    mem_probe m;
+    probe_start(h, &m);
+    double t0 = harness_now();
+    harness_request(h, "POST", page, "Content-Type: application/json\r\n", doc, len, &r);
+    double took = harness_now() - t0;
+    probe_end(&m, settle);
+    if (r.status != 200)
+        fprintf(stderr, "plan: %d %.300s\n", r.status, r.body ? r.body : "");
+    json_t *j = harness_json(&r);
+    snprintf(extra, sizeof extra, ", \"runs\": %lld, \"measured\": %lld, \"status\": %d, "
+             "\"answer_mb\": %.3f, \"plan_s\": %.2f",
+             (long long)json_integer_value(json_object_get(j, "runs")),
+             (long long)json_integer_value(json_object_get(j, "measured")), r.status,
+             (double)r.body_len / 1e6, took);
+    json_decref(j);
+    harness_response_free(&r);
+    free(doc);
+    probe_print("sweep_plan_stored", &m, extra);
+}
+
 static void sweep_plan(harness *h, double settle)
 {
     harness_response r;
@@ -304,6 +350,7 @@ static void sweep_plan(harness *h, double settle)
             probe_print(names[k], &m, extra);
         }
     }
+    plan_stored(h, exp, path, settle);
 }
 
 int main(int argc, char **argv)

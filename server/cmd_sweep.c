@@ -3,8 +3,11 @@
  *
  *   perfcast sweep plan FILE     FILE is a sweep definition (sweep/sweep_plan.h):
  *                                print the command of every legal point ×
- *                                repetition, one per line; or the answer of
- *                                POST /v1/experiments/{id}/sweep/plan: print
+ *                                repetition, one per line (refused, exit 2,
+ *                                where a legal point has ranks <= 0, as the
+ *                                service refuses it: analysis/plan.h); or the
+ *                                answer of POST /v1/experiments/{id}/sweep/
+ *                                plan: print
  *                                its commands (the runs still missing), so
  *                                `curl ... | perfcast sweep plan -` feeds a
  *                                scheduler.
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/plan.h"
 #include "ingest/extrap.h"
 #include "server/commands.h"
 #include "sweep/sweep_efficiency.h"
@@ -33,7 +37,9 @@
 static const char sweep_usage_text[] =
     "usage: perfcast sweep plan FILE\n"
     "Prints the commands of a sweep definition (every legal point x repetition), or of a\n"
-    "plan answered by the service (its missing runs), one per line (\"-\": stdin).\n";
+    "plan answered by the service (its missing runs), one per line (\"-\": stdin).\n"
+    "A definition's parameter or constant \"ranks\" is the rank count: a legal point where\n"
+    "it is 0 or below is refused (exit 2), as the service refuses the plan.\n";
 static const char sensitivity_usage_text[] =
     "usage: perfcast sensitivity FILE [--goal smaller|larger]\n"
     "       perfcast sensitivity FILE --over efficiency [--parameter P] [--baseline V]\n"
@@ -86,6 +92,14 @@ static int print_definition(const json_t *doc, const char *path)
     long legal;
     if (sweep_def_runs_check(&d, &legal, err, sizeof err) < 0) {
         fprintf(stderr, "perfcast sweep: %s: repetitions: %s\n", path, err);
+        sweep_def_free(&d);
+        return 2;
+    }
+    /* ... and so is a legal point without ranks (ranks <= 0), nothing printed */
+    an_problem p;
+    if (plan_check_ranks(&d, &p) < 0) {
+        fprintf(stderr, "perfcast sweep: %s: %s%s%s\n", path, p.field, *p.field ? ": " : "",
+                p.msg);
         sweep_def_free(&d);
         return 2;
     }

@@ -6,7 +6,8 @@
 # (2,2): y=20 -> -26.0206. Mean S/N of x: -10, -16.0206 (range 6.0206); of
 # y: -3.0103, -23.0103 (range 20): y first, normalised 20/26.0206 =
 # 0.768622. Larger is better flips the signs, not the ranges. A sweep plan
-# definition prints every legal run; invalid input exits 2 with one line.
+# definition prints every legal run; invalid input exits 2 with one line, so
+# does a legal point with ranks 0 or below (as the service refuses it).
 # Ends with "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 2
 BIN=${PERFCAST_BIN:-build/perfcast}
@@ -151,6 +152,33 @@ vb=$(seq -s, 1 1001)
 echo "{\"parameters\":{\"a\":[$va],\"b\":[$vb]},\"legal\":\"a < 2 && b < 2\",\"command\":\"c {a} {b}\"}" >"$TMP/points.json"
 "$BIN" sweep plan "$TMP/points.json" >"$TMP/out" 2>"$TMP/err"
 if [ $? -eq 2 ] && [ ! -s "$TMP/out" ] && grep -q 'parameters: the product of the values has more than 1000000 points' "$TMP/err"; then ok; else bad "1,001,000 points: $(head -c 300 "$TMP/err")"; fi
+
+# a legal point without ranks (ranks <= 0) could never be uploaded: refused as the
+# service refuses the plan (analysis/plan.h), exit 2, one line naming
+# parameters.ranks, the value and the rule, nothing on stdout (no "srun -n -4")
+plan_refused() { # NAME PATTERN FILE
+    "$BIN" sweep plan "$3" >"$TMP/out" 2>"$TMP/err"
+    if [ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ] &&
+        grep -q -- "$2" "$TMP/err"; then ok; else bad "$1: $(head -c 400 "$TMP/out" "$TMP/err")"; fi
+}
+echo '{"parameters":{"ranks":[2,-4,0,8],"threads":[1,2]},"repetitions":2,"command":"srun -n {ranks} -c {threads}"}' >"$TMP/r.json"
+plan_refused "ranks -4" 'r.json: parameters.ranks: a legal point of this plan could never be uploaded: training.data_parallel: must be > 0 at every coordinate; at ranks=-4 it is not (.*rank count.*); leave the value out or exclude it with "legal"' "$TMP/r.json"
+echo '{"parameters":{"ranks":[0]},"command":"srun -n {ranks}"}' >"$TMP/r0.json"
+plan_refused "ranks 0" 'parameters.ranks: .*at ranks=0 it is not' "$TMP/r0.json"
+echo '{"parameters":{"threads":[1,2]},"constants":{"ranks":-1},"command":"srun -n {ranks}"}' >"$TMP/rc.json"
+plan_refused "constant ranks -1" 'parameters: .*training.data_parallel: must be > 0 at every coordinate; at ranks=-1 it is not' "$TMP/rc.json"
+# the same values left out by "legal" plan as the service plans them: 2 points x 2 x 2
+sed 's/"repetitions"/"legal":"ranks > 0","repetitions"/' "$TMP/r.json" >"$TMP/rl.json"
+"$BIN" sweep plan "$TMP/rl.json" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && [ ! -s "$TMP/err" ] && [ "$(wc -l <"$TMP/out")" -eq 8 ] &&
+    [ "$(sed -n 1p "$TMP/out")" = "srun -n 2 -c 1" ] && [ "$(sed -n 8p "$TMP/out")" = "srun -n 8 -c 2" ] &&
+    ! grep -q -- '-n -\|-n 0' "$TMP/out" && ok || bad "excluded by legal: $(cat "$TMP/out" "$TMP/err")"
+# a parameter that is not "ranks" may be 0 or negative (the rank count of its
+# experiment is not known offline), as may the ranks' neighbours
+echo '{"parameters":{"ranks":[1],"x":[-1,0]},"command":"run {ranks} {x}"}' >"$TMP/rx.json"
+"$BIN" sweep plan "$TMP/rx.json" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && [ "$(cat "$TMP/out")" = "run 1 -1
+run 1 0" ] && ok || bad "x <= 0 planned: $(cat "$TMP/out" "$TMP/err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -163,6 +163,43 @@ static void test_runnable(void)
     json_decref(spec);
 }
 
+/* The definition alone (perfcast sweep plan FILE): "ranks", varied or a
+ * constant, is the rank count; a legal point where it is <= 0 is refused
+ * with the service's field and rule; left out by "legal", or without
+ * "ranks", it plans. */
+static void test_ranks_alone(void)
+{
+    static const struct {
+        const char *def;
+        int refused;
+        const char *field, *at;
+    } cases[] = {
+        {"{\"parameters\":{\"threads\":[1],\"ranks\":[2,-4,0]},\"command\":\"x\"}", 1,
+         "parameters.ranks", "at ranks=-4 it is not"},
+        {"{\"parameters\":{\"ranks\":[0.5,0]},\"command\":\"x\"}", 1, "parameters.ranks",
+         "at ranks=0 it is not"},
+        {"{\"parameters\":{\"t\":[1]},\"constants\":{\"ranks\":-2},\"command\":\"x\"}", 1,
+         "parameters", "at ranks=-2 it is not"},
+        {"{\"parameters\":{\"ranks\":[2,-4,0]},\"legal\":\"ranks >= 1\",\"command\":\"x\"}", 0,
+         NULL, NULL},
+        {"{\"parameters\":{\"ranks\":[0.5],\"t\":[-1,0]},\"command\":\"x\"}", 0, NULL, NULL},
+        {"{\"parameters\":{\"gpus\":[-1,0]},\"command\":\"x\"}", 0, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sweep_def d = parse(cases[i].def);
+        an_problem p = {0};
+        int rc = plan_check_ranks(&d, &p);
+        if (cases[i].refused)
+            check(rc < 0 && p.status == 400 && !strcmp(p.field, cases[i].field) &&
+                      strstr(p.msg, "training.data_parallel: must be > 0 at every coordinate") &&
+                      strstr(p.msg, cases[i].at) && strstr(p.msg, "rank count"),
+                  "case %zu refused naming %s: %s %s", i, cases[i].field, p.field, p.msg);
+        else
+            check(rc == 0, "case %zu planned: %s", i, p.msg);
+        sweep_def_free(&d);
+    }
+}
+
 static void test_answer(void)
 {
     sweep_def d = parse("{\"parameters\":{\"ranks\":[1,2],\"threads\":[1,2]},\"repetitions\":2,"
@@ -223,6 +260,7 @@ int main(void)
     test_walk();
     test_match();
     test_runnable();
+    test_ranks_alone();
     test_answer();
     return check_summary();
 }

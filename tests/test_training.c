@@ -122,10 +122,48 @@ static void test_faults(void)
     }
 }
 
+/* The degrees alone: G and M > 0 with training_steps_at's field and
+ * message, whatever the samples and batch size give (a point with no step
+ * passes); G·M = 0.5 is a count. */
+static void test_degrees(void)
+{
+    const char *names[] = {"x1"};
+    training_setup s;
+    char field[64] = "", msg[400] = "", f2[64], m2[400];
+    double n_t, n_v;
+    check(compile("{\"train_samples\":1,\"batch_size\":256,\"data_parallel\":\"x1\","
+                  "\"model_parallel\":\"x1+3\"}",
+                  names, 1, &s, field, sizeof field) == 0,
+          "compiled");
+    double x = 0.5;
+    check(training_degrees_at(&s, &x, names, 1, field, sizeof field, msg, sizeof msg) == 0,
+          "x1 = 0.5: degrees > 0 although no step: %s", msg);
+    x = 0;
+    int rc = training_degrees_at(&s, &x, names, 1, field, sizeof field, msg, sizeof msg);
+    training_steps_at(&s, &x, names, 1, &n_t, &n_v, f2, sizeof f2, m2, sizeof m2);
+    check(rc < 0 && !strcmp(field, "training.data_parallel") &&
+              !strcmp(msg, "must be > 0 at every coordinate; at x1=0 it is not") &&
+              !strcmp(field, f2) && !strcmp(msg, m2),
+          "x1 = 0: data_parallel, as training_steps_at: %s %s", field, msg);
+    x = -3.5;
+    rc = training_degrees_at(&s, &x, names, 1, field, sizeof field, msg, sizeof msg);
+    check(rc < 0 && !strcmp(field, "training.data_parallel") && strstr(msg, "x1=-3.5"),
+          "x1 = -3.5: %s %s", field, msg);
+    check(compile("{\"train_samples\":1,\"batch_size\":1,\"data_parallel\":2,"
+                  "\"model_parallel\":\"x1-4\"}",
+                  names, 1, &s, field, sizeof field) == 0,
+          "compiled");
+    x = 4;
+    rc = training_degrees_at(&s, &x, names, 1, field, sizeof field, msg, sizeof msg);
+    check(rc < 0 && !strcmp(field, "training.model_parallel") && strstr(msg, "x1=4 it is not"),
+          "M = 0 at x1 = 4: %s %s", field, msg);
+}
+
 int main(void)
 {
     test_weak_scaling_case_study();
     test_batch_parameter();
     test_faults();
+    test_degrees();
     return check_summary();
 }
