@@ -308,7 +308,12 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
                             .time = x->time.value,
                             .core_hours = x->core_hours.value,
                             .cost = isfinite(c0) ? c0 : NAN,
-                            .efficiency = by_model ? x->efficiency_pct / 100 : x->efficiency,
+                            /* an ε model without a finite value here (a negative
+                             * power of log2(x) at x = 1) gives no efficiency, never an
+                             * infinite one that would win (cfg_recommend ranks NaN last) */
+                            .efficiency = !by_model                   ? x->efficiency
+                                          : isfinite(x->efficiency_pct) ? x->efficiency_pct / 100
+                                                                        : NAN,
                             .valid = isfinite(t.value) && t.value > 0 && ranks > 0};
 }
 

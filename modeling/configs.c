@@ -69,7 +69,14 @@ static int compare(const cfg_candidate *a, const cfg_candidate *b, cfg_objective
     case CFG_SMALLEST: ka = a->ranks; kb = b->ranks; break;
     case CFG_AUTO: break;
     }
-    if (ka != kb)
+    /* a key that is not a number (an efficiency model without a value at
+     * the point) ranks after every number; two such keys tie. Compared as
+     * numbers, NaN lost every comparison both ways, so a NaN listed first
+     * kept the lead against every candidate after it. */
+    int na = isnan(ka), nb = isnan(kb);
+    if (na != nb)
+        return na ? 1 : -1;
+    if (!na && ka != kb)
         return ka < kb ? -1 : 1;
     if (a->time != b->time)
         return a->time < b->time ? -1 : 1;

@@ -57,8 +57,9 @@ typedef enum cfg_objective {
 } cfg_objective;
 
 /* The recommended feasible candidate, or -1 when none is feasible. *used is
- * the rule applied (CFG_AUTO resolved by the scaling). Ties go to the faster,
- * then the cheaper, then the smaller candidate, then the first. */
+ * the rule applied (CFG_AUTO resolved by the scaling). A candidate whose key
+ * is not a number (NaN efficiency) ranks after those with one. Ties go to
+ * the faster, then the cheaper, then the smaller candidate, then the first. */
 int cfg_recommend(const cfg_candidate *c, int n, cfg_objective objective, int strong,
                   cfg_objective *used);
 

@@ -251,6 +251,25 @@ static void test_configs(void)
     c[2].valid = 0;
     cfg_check(&l, c, 5);
     check(!c[2].feasible && cfg_pareto(c, 5, front) == 3, "an invalid prediction is never chosen");
+    /* an efficiency that is not a number (an efficiency model without a
+     * value at the point) ranks after every number, wherever it stands:
+     * first in the list, it must not keep the lead by failing every
+     * comparison (it did: candidate 0 was recommended) */
+    cfg_candidate e[3] = {cand(2, 50, 5, NAN, NAN), cand(4, 40, 6, NAN, 0.9),
+                          cand(8, 30, 7, NAN, 0.5)};
+    cfg_limits none = {INFINITY, INFINITY, INFINITY};
+    cfg_check(&none, e, 3);
+    check(cfg_recommend(e, 3, CFG_EFFICIENT, 1, &used) == 1,
+          "efficient: 0.9 over 0.5 and over no number (listed first)");
+    cfg_candidate e2[3] = {cand(4, 40, 6, NAN, 0.9), cand(2, 50, 5, NAN, NAN),
+                           cand(8, 30, 7, NAN, 0.5)};
+    cfg_check(&none, e2, 3);
+    check(cfg_recommend(e2, 3, CFG_EFFICIENT, 1, &used) == 0,
+          "efficient: 0.9, whatever the order");
+    cfg_candidate e3[2] = {cand(2, 50, 5, NAN, NAN), cand(4, 40, 6, NAN, NAN)};
+    cfg_check(&none, e3, 2);
+    check(cfg_recommend(e3, 2, CFG_EFFICIENT, 1, &used) == 1,
+          "no efficiency anywhere: the ties' order (the faster)");
     cfg_candidate priced[2] = {cand(2, 10, 5, 1.0, 1), cand(4, 8, 6, NAN, 1)};
     cfg_limits money = {INFINITY, INFINITY, 2};
     cfg_check(&money, priced, 2);

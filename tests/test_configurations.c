@@ -3,7 +3,8 @@
  * without a server or a database: the request document's checks, and the
  * search over a known law T(x) = 100/x + 1 s per epoch at x ranks (strong
  * scaling, measured at x = 1): predictions, feasibility, the recommendation,
- * the Pareto front and the closest candidates when nothing is feasible.
+ * the Pareto front and the closest candidates when nothing is feasible; an
+ * efficiency model without a value at a candidate never wins.
  */
 #include <jansson.h>
 #include <math.h>
@@ -215,10 +216,57 @@ static void test_no_ranks(void)
     json_decref(out);
 }
 
+/* Strong scaling chooses by the efficiency model ε(x) when there is one.
+ * ε(x) = 50 + 10·log2(x)^(-1) (a negative power of the logarithm, which
+ * the strong-scaling search space holds) has no value at x = 1 (10/0): it
+ * is 60% at 2 and 55% at 4, so the most efficient candidate of 1, 2, 4 is
+ * x = 2. An infinite ε at x = 1 must not win, and is shown as null. */
+static void test_efficiency_model_without_value(void)
+{
+    static double coords[1] = {1}, rk[1] = {1}, v[1] = {101};
+    ad_app app;
+    memset(&app, 0, sizeof app);
+    app.nparams = 1;
+    app.npoints = 1;
+    app.coords = coords;
+    app.ranks = rk;
+    app.value[AD_GROUPS - 1] = v;
+    char err[200];
+    app.efficiency.present =
+        pmnf_parse("50 + 10 * log2(ranks)^(-1)", params, 1, &app.efficiency.model.f, err,
+                   sizeof err) == 0;
+    check(app.efficiency.present, "ε model parsed: %s", err);
+    check(isinf(pmnf_model_eval(&app.efficiency.model, (double[]){1})) &&
+              check_close(pmnf_model_eval(&app.efficiency.model, (double[]){2}), 60, 1e-12, 0),
+          "premise: ε(1) infinite, ε(2) = 60");
+    configs_combo combo = {NULL, &app, NULL};
+    json_t *doc = json_loads("{\"candidates\":{\"ranks\":{\"values\":[1,2,4]}}}", 0, NULL);
+    configs_request r;
+    an_problem p;
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5};
+    json_t *out = NULL;
+    if (configs_request_parse(doc, params, 1, 1, &r, &p) == 0) {
+        configs_search_in in = {7, 3, "strong", params, 1, &ops, &combo, 1, &ce, 0, NULL};
+        out = configs_search(&in, &r);
+    }
+    json_t *rec = json_object_get(out, "recommended");
+    json_t *c1 = json_array_get(json_object_get(out, "candidates"), 0);
+    check(json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 2 &&
+              check_close(json_number_value(json_object_get(rec, "efficiency_pct_model")), 60,
+                          1e-12, 0),
+          "recommended: x = 2 (ε 60%%), not x = 1 (no ε): %g",
+          json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")));
+    check(json_is_null(json_object_get(c1, "efficiency_pct_model")), "x = 1: ε null");
+    json_decref(out);
+    configs_request_free(&r);
+    json_decref(doc);
+}
+
 int main(void)
 {
     test_request();
     test_search();
     test_no_ranks();
+    test_efficiency_model_without_value();
     return check_summary();
 }
