@@ -226,6 +226,12 @@ static json_t *candidate_json(const configs_search_in *in, const cfg_candidate *
     json_t *warns = json_object_get(o, "warnings");
     if (!(c->ranks > 0) && !json_is_array(warns))
         json_object_set_new(o, "warnings", warns = json_array());
+    /* a priced candidate without a usable cost (its formula has no value here) */
+    json_t *cw = cost_money_warning(in->cost, x->cost.value, c->ranks);
+    if (cw && !json_is_array(warns))
+        json_object_set_new(o, "warnings", warns = json_array());
+    if (cw)
+        json_array_append_new(warns, cw);
     if (!(c->ranks > 0) && warns) /* never feasible: say why */
         json_array_append_new(warns, json_pack("{s:s, s:s}", "code", "no_ranks", "message",
                                                "the rank count training.data_parallel × "
@@ -305,6 +311,7 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
     if (app->efficiency.present)
         x->efficiency_pct = pmnf_model_eval(&app->efficiency.model, x->point);
     *cand = (cfg_candidate){.ranks = ranks,
+                            .priced = cost_priced(in->cost),
                             .time = x->time.value,
                             .core_hours = x->core_hours.value,
                             .cost = isfinite(c0) ? c0 : NAN,
@@ -424,8 +431,15 @@ json_t *configs_search(const configs_search_in *in, const configs_request *r)
                                   strong ? "(T_1·x_1)/(T_k·x_k), 1 = ideal"
                                          : "T_1/T_k, 1 = ideal"));
     /* what the recommendation rests on: its models and its prediction */
-    if (best >= 0)
+    if (best >= 0) {
         in->ops->warnings(out, in->combos[ex[best].combo].models, ex[best].point, 1);
+        json_t *cw = cost_money_warning(in->cost, ex[best].cost.value, cand[best].ranks);
+        json_t *warns = json_object_get(out, "warnings");
+        if (cw && !json_is_array(warns))
+            json_object_set_new(out, "warnings", warns = json_array());
+        if (cw)
+            json_array_append_new(warns, cw); /* frees cw when warns is NULL */
+    }
     else
         in->ops->warnings(out, in->combos[0].models, NULL, 1);
 done:

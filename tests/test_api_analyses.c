@@ -24,9 +24,7 @@
  *    searches the product of its ranges, and a product too large is refused.
  *  - Imbalance: one rank 30% slower in one callpath -> LIF = 1.3/(1+0.3/N)
  *    at every point, that callpath first; the regression
- *    T = b0 + b1·ranks + b2·LIF recovers the planted coefficients to 1%. A
- *    LIF falling with the ranks, extrapolated below 1, says lif_below_one;
- *    no LIF interval reaches below 1.
+ *    T = b0 + b1·ranks + b2·LIF recovers the planted coefficients to 1%.
  */
 #include <math.h>
 #include <stdint.h>
@@ -38,7 +36,6 @@
 #include "tests/check.h"
 #include "tests/harness.h"
 #include "tests/request_json.h"
-#include "tests/warning_code.h"
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -743,64 +740,6 @@ static void test_straggler(harness *h)
     }
 }
 
-/* A LIF falling with the ranks: 4 ranks, rank 3's computation f(x) =
- * 1.3 - 0.05·log2(x) times the others', so LIF = 4f/(3 + f): 5/4.25 =
- * 1.1765 at 2 down to 4.2/4.05 = 1.0370 at 32 (0.1% noise per repetition).
- * Its model, extrapolated, crosses 1 near 64; at 128 it is below 1, a LIF
- * that cannot be (max over ranks >= mean): the prediction says so
- * (lif_below_one), in the category's at_point and in the callpath's
- * warnings; where the value is at least 1 no interval reaches below 1. */
-static double falling_lif_value(int rank, int k, const cp *c, void *arg)
-{
-    const double *f = arg;
-    return k == 0 && rank == 3 ? c->time * *f : c->time;
-}
-
-static void test_lif_below_one(harness *h)
-{
-    char body[1024];
-    snprintf(body, sizeof body,
-             "{\"name\":\"falling-lif\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s}",
-             training_json);
-    long exp = create(h, body);
-    const double xs[5] = {2, 4, 8, 16, 32};
-    long job = 0;
-    for (int i = 0; i < 5; i++)
-        for (int rep = 1; rep <= 3; rep++) {
-            double n = 1 + 0.001 * (rep - 2), f = 1.3 - 0.05 * log2(xs[i]);
-            cp cps[3] = {{"gemm", "comp", 0.2 * n}, {"allreduce", "comm", 0.02 * n},
-                         {"memcpy", "mem", 0.002 * n}};
-            job = upload(h, exp, profile(xs[i], rep, 4, 3, cps, 3, falling_lif_value, &f));
-        }
-    check(wait_job(h, job), "the refit job finishes");
-    const double ats[4] = {16, 48, 64, 128};
-    for (int a = 0; a < 4; a++) {
-        char path[160];
-        snprintf(path, sizeof path, "/v1/experiments/%ld/imbalance?at=ranks:%g", exp, ats[a]);
-        json_t *d = get(h, path, 200);
-        json_t *comp = json_object_get(json_object_get(json_object_get(d, "models"), "comp"),
-                                       "at_point");
-        json_t *item = json_array_get(json_object_get(d, "callpaths"), 0);
-        double v = num(comp, "value"), lo = interval_end(comp, 0), hi = interval_end(comp, 1);
-        if (ats[a] == 16)
-            check(fabs(v - 4 * 1.1 / 4.1) <= 0.005, "comp LIF at 16: %g, 4·1.1/4.1 = %g", v,
-                  4 * 1.1 / 4.1);
-        if (v >= 1)
-            check(lo >= 1 && lo <= v && v <= hi && !warning_has_code(json_object_get(comp,
-                                                                                     "warnings"),
-                                                                     "lif_below_one"),
-                  "at %g: %g in [%g, %g], never below 1", ats[a], v, lo, hi);
-        else
-            check(warning_has_code(json_object_get(comp, "warnings"), "lif_below_one") &&
-                      !strcmp(json_string_value(json_object_get(item, "callpath")) ?: "", "gemm") &&
-                      warning_has_code(json_object_get(item, "warnings"), "lif_below_one"),
-                  "at %g: %g below 1, with lif_below_one", ats[a], v);
-        if (ats[a] == 128)
-            check(v < 1, "premise: the falling model is below 1 at 128: %g", v);
-        json_decref(d);
-    }
-}
-
 /* A run's duration is its slowest rank's (paper 003): three repetitions at
  * each of five rank counts, callpaths gemm 0.1, allreduce 0.03 and memcpy
  * 0.01 s per step on every rank, except that in repetition r one rank's gemm
@@ -938,7 +877,6 @@ int main(void)
     test_configurations(h);
     test_two_parameters(h);
     test_straggler(h);
-    test_lif_below_one(h);
     test_slowest_rank(h);
     test_regression(h);
     harness_close(h, check_failed_count > 0);

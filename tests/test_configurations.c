@@ -4,7 +4,8 @@
  * search over a known law T(x) = 100/x + 1 s per epoch at x ranks (strong
  * scaling, measured at x = 1): predictions, feasibility, the recommendation,
  * the Pareto front and the closest candidates when nothing is feasible; an
- * efficiency model without a value at a candidate never wins.
+ * efficiency model or a cost formula without a value at a candidate never
+ * wins, and a cost formula without one says so.
  */
 #include <jansson.h>
 #include <math.h>
@@ -262,11 +263,68 @@ static void test_efficiency_model_without_value(void)
     json_decref(doc);
 }
 
+/* A cost formula with no value at some candidates: money =
+ * T·ranks/3600·100·sqrt(ranks − 3), NaN at ranks 2 (sqrt(−1)). With T =
+ * 100/x + 1: x = 2: T = 51, no money (core-hours 51·2·2/3600 = 0.0567);
+ * x = 4: T = 26, 26·4/3600·100·1 = 2.8889; x = 8: T = 13.5,
+ * 13.5·8/3600·100·sqrt(5) = 6.7082. The cheapest is x = 4: x = 2 has no
+ * cost, and its core-hours are no money (they were compared with the
+ * others' money, and x = 2 recommended); it is not on the time/cost
+ * Pareto front, which is x = 8 then x = 4; it says why it has no cost
+ * (cost_invalid), as the answer does when it recommends it. */
+static void test_formula_without_value(void)
+{
+    const char *cost_names[1] = {"ranks"};
+    cost_setup cs = {1, 2, 0.5, "T*ranks/3600*100*sqrt(ranks-3)", cost_names, 1};
+    cost_eval ce;
+    char err[300];
+    check(cost_open(&ce, &cs, err, sizeof err) == 0, "formula compiles: %s", err);
+    json_t *out = search("{\"objective\":\"cheapest\",\"candidates\":{\"ranks\":{\"values\":[2,4,8]}}}",
+                         &ce);
+    json_t *cands = json_object_get(out, "candidates");
+    json_t *c2 = json_array_get(cands, 0), *c4 = json_array_get(cands, 1);
+    check(json_is_null(json_object_get(c2, "cost")) &&
+              check_close(json_number_value(json_object_get(c4, "cost")), 26.0 * 4 / 3600 * 100,
+                          1e-12, 0),
+          "x = 2 without money, x = 4 at 26·4/3600·100");
+    json_t *rec = json_object_get(out, "recommended");
+    check(json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 4,
+          "cheapest: x = 4, not x = 2 (no cost): %g",
+          json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")));
+    json_t *front = json_object_get(out, "pareto");
+    check(json_array_size(front) == 2 &&
+              json_number_value(json_object_get(json_object_get(json_array_get(front, 0), "point"),
+                                                "ranks")) == 8 &&
+              json_number_value(json_object_get(json_object_get(json_array_get(front, 1), "point"),
+                                                "ranks")) == 4,
+          "the front: 8 then 4, without the candidate that has no cost (%zu points)",
+          json_array_size(front));
+    json_t *w = json_object_get(c2, "warnings");
+    int said = 0;
+    for (size_t i = 0; i < json_array_size(w); i++)
+        said |= !strcmp(json_string_value(json_object_get(json_array_get(w, i), "code")) ?: "",
+                        "cost_invalid");
+    check(said, "x = 2 says why it has no cost");
+    json_decref(out);
+
+    /* fastest: x = 8, with money; asked among 2 only: x = 2 recommended without a cost, said */
+    out = search("{\"objective\":\"fastest\",\"candidates\":{\"ranks\":{\"values\":[2]}}}", &ce);
+    w = json_object_get(out, "warnings");
+    said = 0;
+    for (size_t i = 0; i < json_array_size(w); i++)
+        said |= !strcmp(json_string_value(json_object_get(json_array_get(w, i), "code")) ?: "",
+                        "cost_invalid");
+    check(said, "a recommendation without a cost: the answer says so");
+    json_decref(out);
+    cost_close(&ce);
+}
+
 int main(void)
 {
     test_request();
     test_search();
     test_no_ranks();
     test_efficiency_model_without_value();
+    test_formula_without_value();
     return check_summary();
 }
