@@ -285,8 +285,6 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
     x->combo = i / (int)ngrid;
     const configs_combo *c = &in->combos[x->combo];
     const ad_app *app = c->app;
-    double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
-    double x1 = app->npoints ? app->ranks[app->baseline] : NAN;
     /* strong scaling chooses by the ε model (Extra-Deep Fig. 4b) when there is one */
     int by_model = strong && app->efficiency.present;
     cfg_grid_point(r->ranges, in->nparams, (size_t)i % ngrid, x->point);
@@ -302,10 +300,14 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
            c2 = cost_money(in->cost, t.hi, ranks, x->point) * k;
     x->cost = (configs_estimate){c0, c1 < c2 ? c1 : c2, c1 < c2 ? c2 : c1, t.has_interval};
     x->beyond = in->ops->beyond(c->models, x->point);
-    /* relative to P_1 of the candidate's series along x_1 */
-    int b = scl_series_baseline(app->coords, app->npoints, in->nparams, x->point,
-                                app->value[AD_GROUPS - 1]);
-    double bt = b >= 0 ? app->value[AD_GROUPS - 1][b] : t1, bx = b >= 0 ? app->ranks[b] : x1;
+    /* relative to P_1 of the candidate's series along x_1: measured, or where
+     * the candidate's other values were not measured, predicted at the
+     * smallest measured x_1 (scl_baseline_point) */
+    double base[PMNF_MAX_PARAMS];
+    int b = scl_baseline_point(app->coords, app->npoints, in->nparams, x->point,
+                               app->value[AD_GROUPS - 1], base);
+    double bt = b >= 0 ? app->value[AD_GROUPS - 1][b] : in->ops->epoch(c->models, base).value;
+    double bx = b >= 0 ? app->ranks[b] : in->ops->ranks(c->models, base);
     x->efficiency = scl_efficiency(bt, t.value, bx, ranks, strong);
     x->efficiency_pct = NAN;
     if (app->efficiency.present)

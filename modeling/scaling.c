@@ -61,6 +61,24 @@ int scl_series_baseline(const double *coords, int npoints, int nparams, const do
     return best;
 }
 
+int scl_baseline_point(const double *coords, int npoints, int nparams, const double *point,
+                       const double *values, double *base)
+{
+    int b = scl_series_baseline(coords, npoints, nparams, point, values);
+    const double *from = b >= 0 ? coords + (size_t)b * nparams : point;
+    for (int j = 0; j < nparams; j++)
+        base[j] = from[j];
+    if (b >= 0)
+        return b;
+    double x1 = NAN; /* the smallest measured x_1 (the point's own without any) */
+    for (int i = 0; i < npoints; i++)
+        if ((!values || isfinite(values[i])) && !(coords[(size_t)i * nparams] >= x1))
+            x1 = coords[(size_t)i * nparams];
+    if (!isnan(x1))
+        base[0] = x1;
+    return -1;
+}
+
 void scl_series_derived(const double *coords, int npoints, int nparams, const double *values,
                         const double *ranks, double cores_per_rank, double *speedup_pct,
                         double *efficiency_pct, double *core_hours)

@@ -142,6 +142,14 @@ static void test_series_baseline(void)
     t[1] = NAN;
     check(scl_series_baseline(coords, 6, 2, p84, t) == 3, "not measured at (2,64): (4,64)");
     check(scl_series_baseline(coords, 6, 2, p84, NULL) == 1, "without values");
+    /* P_1 where no series was measured at the other values (x2 = 16): the
+     * point at the smallest measured x1, 2, with x2 = 16, for the caller to
+     * predict (Extra-Deep's T_1 = F(x_1,1)), never another series' P_1 */
+    double base[2];
+    check(scl_baseline_point(coords, 6, 2, p816, t, base) == -1 && base[0] == 2 && base[1] == 16,
+          "P_1 of (8,16): (2,16), not measured: (%g,%g)", base[0], base[1]);
+    check(scl_baseline_point(coords, 6, 2, p84, t, base) == 3 && base[0] == 4 && base[1] == 64,
+          "P_1 of (8,64) measured: (4,64) while (2,64) has no value");
     t[1] = 90;
     const double ranks[] = {2, 2, 4, 4, 8, 8};
     double d[6], e[6], ch[6];
