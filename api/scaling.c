@@ -62,12 +62,16 @@ static double f_efficiency(double t, const void *a)
     return t > 0 ? scl_efficiency(v->t1, t, v->x1, v->xk, v->strong) : NAN;
 }
 
-static json_t *model_at(const ad_fit *f, const double *point)
+/* The model at point with its interval; speedup: a Δ model, whose
+ * interval stops at 100% (scl_speedup_pct_bound). */
+static json_t *model_at(const ad_fit *f, const double *point, int speedup)
 {
     if (!f->present)
         return json_null();
     prediction p;
     p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
+    if (speedup)
+        scl_speedup_pct_bound(p.value, &p.lo, &p.hi);
     return predict_json(&p);
 }
 
@@ -117,8 +121,8 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
     json_object_set_new(o, "efficiency_pct", predict_json(&e));
     json_object_set_new(o, "speedup", predict_json(&s));
     json_object_set_new(o, "efficiency", predict_json(&pe));
-    json_object_set_new(o, "speedup_pct_model", model_at(&app->speedup, point));
-    json_object_set_new(o, "efficiency_pct_model", model_at(&app->efficiency, point));
+    json_object_set_new(o, "speedup_pct_model", model_at(&app->speedup, point, 1));
+    json_object_set_new(o, "efficiency_pct_model", model_at(&app->efficiency, point, 0));
     json_object_set_new(o, "beyond_4x", json_boolean(predict_beyond(m, point)));
     return o;
 }

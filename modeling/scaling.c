@@ -38,6 +38,13 @@ double scl_efficiency(double t1, double tk, double x1, double xk, int strong)
     return strong ? t1 * x1 / (tk * xk) : t1 / tk;
 }
 
+void scl_speedup_pct_bound(double value, double *lo, double *hi)
+{
+    (void)lo; /* at most the value, so at most 100 */
+    if (value <= 100 && *hi > 100)
+        *hi = 100;
+}
+
 void scl_range(double f_lo, double f_hi, double *lo, double *hi)
 {
     *lo = f_lo < f_hi ? f_lo : f_hi;

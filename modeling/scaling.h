@@ -53,6 +53,13 @@ void scl_series_derived(const double *coords, int npoints, int nparams, const do
                         const double *ranks, double cores_per_rank, double *speedup_pct,
                         double *efficiency_pct, double *core_hours);
 
+/* A predicted Δ (a model of Eq. 11 at a point) with its interval [*lo,
+ * *hi]: Δ = (T_1 − T_k)/(T_1/100) is never above 100% (T_k is never below
+ * 0), so where the value is at most 100 the interval's upper end stops at
+ * 100 (a value above 100 keeps its interval: the model does not hold
+ * there). */
+void scl_speedup_pct_bound(double value, double *lo, double *hi);
+
 /* The range of f(T) for T in [lo, hi] when f is monotone in T: f at both
  * ends, ordered. */
 void scl_range(double f_lo, double f_hi, double *lo, double *hi);

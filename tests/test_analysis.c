@@ -428,6 +428,26 @@ static void test_speedups(void)
               !strcmp(t.s[0].reason[2], "cost is modeled from metric time") && isnan(t.s[0].at[2]),
           "reasons: %s / %s", t.s[0].reason[0], t.s[0].reason[2]);
     check(fabs(t.s[0].at[0] - t.s[0].delta[3]) < 1e-12, "no model: the measured Δ at the point");
+    check(!t.s[0].at_interval[0], "a measured value: no interval");
+    sp_table_free(&t);
+
+    /* the models' values at a point carry their 95% intervals, and Δ's stays
+     * at most 100% (T_k >= 0): an epoch 64/x ±3% (alternating) measured at
+     * 2..64, Δ ≈ 100 − 200/x, asked at x = 4096: Δ ≈ 99.95 */
+    for (int i = 0; i < 6; i++)
+        rows[i].value = 64 / x[i] * (i % 2 ? 1.03 : 0.97);
+    check(sp_build(&t, rows, 6, 1, ranks_first, NULL) == 0 && t.np == 6, "noisy epoch");
+    at[0] = 4096;
+    check(sp_compute(&t, at, 1, 1, 2) == 0 && t.s[0].present[0], "computed at 4096");
+    for (int k = 0; k < 3; k++)
+        check(!t.s[0].present[k] ||
+                  (t.s[0].at_interval[k] && t.s[0].at_lo[k] <= t.s[0].at[k] &&
+                   t.s[0].at[k] <= t.s[0].at_hi[k]),
+              "model %d at 4096: %g in [%g, %g]", k, t.s[0].at[k], t.s[0].at_lo[k],
+              t.s[0].at_hi[k]);
+    check(t.s[0].at[0] <= 100 && t.s[0].at_hi[0] <= 100,
+          "Δ at 4096: %g, interval [%g, %g], never above 100%%", t.s[0].at[0], t.s[0].at_lo[0],
+          t.s[0].at_hi[0]);
     sp_table_free(&t);
 }
 
