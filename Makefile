@@ -96,7 +96,7 @@ $(TESTLIB): $(BUILD)/obj/tests/harness.o
 # every test, bench and fuzz program calls pmnf_numeric_init() before main()
 NUMINIT   := $(BUILD)/obj/tests/numeric_init.o
 
-$(BUILD)/tests/%: tests/%.c tests/check.h tests/harness.h tests/request_json.h tests/model_compare.h tests/warning_code.h $(TESTLIB) $(LIB) $(NUMINIT)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 

@@ -61,6 +61,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "modeling/robust_internal.h"
+#include "modeling/trend.h"
 
 
 /* ---- closed-form fits of c0 + c1 g and c1 g ------------------------------ */
@@ -224,6 +225,26 @@ static void single_shape(const rb_cache *c, int tag, rb_hyp *h)
     h->f.terms[0].factors[0] = (pmnf_factor){0, c->blocks[tag / 2].poly, c->blocks[tag / 2].log};
 }
 
+/* The RB_OK_* and RB_FITS bits of the constant c0 (chi2 on the series).
+ * Without repetitions nothing measures the noise but the residuals, and
+ * with few points AICc and the constant's class prior can make a constant
+ * win on data that rise or fall in order at every step (1, 2, 3, 4, 5
+ * with a coordinate below 1, where log terms are left out: no growth
+ * hypothesis fits within 5% and a constant of 1.53 was the answer). When
+ * the order of the values along the parameter is significant (Kendall's
+ * test, trend.h, at TREND_ALPHA) and the constant does not fit within
+ * RB_FIT_RELATIVE, it does not keep the measured direction: it loses
+ * RB_OK_STRICT, and is only weighed when no hypothesis keeps the rules.
+ * With repetitions the noise is measured and the criterion decides. */
+#define TREND_ALPHA 0.05
+static int constant_plausible(const rb_series *s, const rb_cache *c, double c0, double chi2)
+{
+    int ok = single_plausible(s, c, -1, c0, 0) | fits_bit(s, chi2, 1);
+    if (!s->have_reps && !(ok & RB_FITS) && pmnf_trend_p(s->coords, s->y, s->n) < TREND_ALPHA)
+        ok &= ~RB_OK_STRICT;
+    return ok;
+}
+
 /* Every single-parameter hypothesis into c->mx (tag 2b + has_const, -1 for
  * the constant, which carries the prior of a whole class:
  * rb_constant_prior), then the chosen one's shape into best. */
@@ -239,7 +260,7 @@ static int search_single(const rb_series *s, rb_cache *c, rb_hyp *best)
         var[r] = v00 * rb_noise_scale(s, chi2, 1, n);
     }
     if (rb_mixture_add(&c->mx, crit, prior, s->have_reps ? chi2 : 0, n - 1, mu, var, -1,
-                       single_plausible(s, c, -1, c0, 0) | fits_bit(s, chi2, 1)) < 0)
+                       constant_plausible(s, c, c0, chi2)) < 0)
         return -1;
     for (int b = 0; b < c->nblocks; b++) {
         if (!block_allowed(c, s, 0, b))

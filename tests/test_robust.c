@@ -163,6 +163,43 @@ static void test_below_one(void)
     pmnf_modeler_free(m);
 }
 
+/* Without repetitions, values that rise at every step are not a constant:
+ * 1, 2, 3, 4, 5 at 0.001, 2, 4, 8, 16 (log terms left out) came back as
+ * the constant 1.527 (the relative-weighted mean), 70% off at the first
+ * point and 3.6x below 1 + log2(x) at 64, where Extra-P's modeler gives
+ * 1.128 + 0.647 p^(2/3). Five values in order have a Kendall p-value of
+ * 2/120 (modeling/trend.h), significant at 5%: the constant no longer
+ * keeps the measured direction. The model must grow, pass within 20% of
+ * every measured value and its interval at 64 must hold 7. At 0 instead
+ * of 0.001 the same. */
+static void test_trend_without_reps(void)
+{
+    static const double y[5] = {1, 2, 3, 4, 5}, at[1] = {64};
+    static const double xs[2][5] = {{0.001, 2, 4, 8, 16}, {0, 2, 4, 8, 16}};
+    pmnf_modeler *m = robust_modeler(0);
+    for (int k = 0; k < 2; k++) {
+        pmnf_data d = {1, 5, xs[k], y};
+        pmnf_model mod;
+        char err[160];
+        if (pmnf_fit(m, &d, &mod, err, sizeof err) != 0) {
+            check(0, "fit: %s", err);
+            continue;
+        }
+        check(mod.f.nterms == 1, "x0 = %g: a growing model (%d terms)", xs[k][0], mod.f.nterms);
+        check(!(mod.warnings & PMNF_WARN_POOR_FIT), "x0 = %g: no poor_fit (%u)", xs[k][0],
+              mod.warnings);
+        for (int i = 0; i < 5; i++) {
+            double v = pmnf_eval(&mod.f, &xs[k][i]);
+            check(fabs(v - y[i]) <= 0.2 * y[i], "x0 = %g: %g at %g (measured %g)", xs[k][0], v,
+                  xs[k][i], y[i]);
+        }
+        double v, lo, hi;
+        check(pmnf_predict(&mod, at, &v, &lo, &hi) == 0 && lo <= 7 && 7 <= hi,
+              "x0 = %g: the interval at 64 holds 7: %g in [%g, %g]", xs[k][0], v, lo, hi);
+    }
+    pmnf_modeler_free(m);
+}
+
 static void test_exact_two(void)
 {
     static const double ps[5] = {4, 8, 16, 32, 64}, ns[5] = {10, 20, 30, 40, 50};
@@ -390,10 +427,10 @@ static double flat_gauss(unsigned long long *st)
 }
 
 /* Fits nser flat series 50 (1 + 0.15 e) on the points coords (np
- * parameters, n points, 5 repetitions each); returns how many models grow,
- * and counts in *held those whose interval at `at` holds 50. */
-static int flat_series_grow(int np, int n, const double *coords, int nser, const double *at,
-                            int *held)
+ * parameters, n points, nrep repetitions each, at most 5); returns how many
+ * models grow, and counts in *held those whose interval at `at` holds 50. */
+static int flat_series_grow(int np, int n, int nrep, const double *coords, int nser,
+                            const double *at, int *held)
 {
     pmnf_modeler *m = robust_modeler(0);
     unsigned long long st = 88172645463325252ULL;
@@ -402,14 +439,14 @@ static int flat_series_grow(int np, int n, const double *coords, int nser, const
     *held = 0;
     for (int k = 0; k < nser; k++) {
         for (int i = 0; i < n; i++) {
-            start[i] = 5 * i;
+            start[i] = nrep * i;
             y[i] = 0;
-            for (int r = 0; r < 5; r++) {
-                reps[5 * i + r] = 50 * (1 + 0.15 * flat_gauss(&st));
-                y[i] += reps[5 * i + r] / 5;
+            for (int r = 0; r < nrep; r++) {
+                reps[nrep * i + r] = 50 * (1 + 0.15 * flat_gauss(&st));
+                y[i] += reps[nrep * i + r] / nrep;
             }
         }
-        start[n] = 5 * n;
+        start[n] = nrep * n;
         pmnf_data d = {np, n, coords, y};
         pmnf_reps rp = {start, reps};
         pmnf_model mod;
@@ -439,7 +476,7 @@ static void test_flat(void)
           rb_constant_prior(42));
     check(rb_constant_prior(1) == 0, "one block: no prior");
     static const double x[5] = {4, 8, 16, 32, 64}, at1[1] = {512};
-    int held, grow = flat_series_grow(1, 5, x, 100, at1, &held);
+    int held, grow = flat_series_grow(1, 5, 5, x, 100, at1, &held);
     printf("# flat series: %d of 100 grow with one parameter\n", grow);
     check(grow <= 16, "1 parameter: %d of 100 flat series grow", grow);
     check(held == 100, "1 parameter: %d of 100 intervals at 8x hold 50", held);
@@ -449,10 +486,26 @@ static void test_flat(void)
         coords[2 * i + 1] = 10 * (1 + i % 5);
     }
     static const double at2[2] = {256, 200};
-    grow = flat_series_grow(2, 25, coords, 40, at2, &held);
+    grow = flat_series_grow(2, 25, 5, coords, 40, at2, &held);
     printf("# flat series: %d of 40 grow with two parameters\n", grow);
     check(grow <= 3, "2 parameters: %d of 40 flat series grow", grow);
     check(held == 40, "2 parameters: %d of 40 intervals at (256, 200) hold 50", held);
+    /* Without repetitions a constant that misses by more than 5% is left
+     * out when the values' order is significant (Kendall at 5%, test
+     * test_trend_without_reps): flat series then grow by chance at most at
+     * the test's level on top of the criterion's own rate (1 and 7 of 500
+     * before the rule, 6 and 19 with it): at most 5% + 1.4% of 500 = 32,
+     * plus 2.33 binomial standard deviations, 45; every interval at 8x
+     * still holds the truth but for one in a hundred. */
+    static const double x8[8] = {1, 2, 4, 8, 16, 32, 64, 128}, at8[1] = {1024};
+    for (int k = 0; k < 2; k++) {
+        grow = k ? flat_series_grow(1, 8, 1, x8, 500, at8, &held)
+                 : flat_series_grow(1, 5, 1, x, 500, at1, &held);
+        printf("# flat series without repetitions, %d points: %d of 500 grow\n", k ? 8 : 5, grow);
+        check(grow <= 45, "no repetitions, %d points: %d of 500 flat series grow", k ? 8 : 5, grow);
+        check(held >= 495, "no repetitions, %d points: %d of 500 intervals at 8x hold 50",
+              k ? 8 : 5, held);
+    }
 }
 
 static void test_interval_data(void)
@@ -559,6 +612,7 @@ int main(void)
     test_exact_single();
     test_exact_two();
     test_below_one();
+    test_trend_without_reps();
     test_weights();
     test_outlier_pooled();
     test_outlier_exact();

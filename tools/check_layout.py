@@ -6,7 +6,7 @@ tests/test_layout.sh, by `make test`.
   1. Layers: a file includes only headers of its own folder or of a folder
      of a lower layer (LAYERS); folders of one layer may include each other
      only without a circle (no folder cycle anywhere).
-  2. No source file over MAX_LINES lines.
+  2. No source file over MAX_LINES lines (tests' and benches' files included).
   3. Every source file opens with a comment naming it ("/*\\n * name.c — ...").
   4. api/ is the HTTP layer: every api/*.c file defines a request handler of
      the router's table (api/router.c) or is on SERVING, the serving
@@ -207,6 +207,15 @@ def main():
         check(len(head) >= 2 and head[0].strip() == "/*" and
               re.match(r'\s*\*\s+%s\s+[—-]' % re.escape(name), head[1]) is not None,
               "%s: does not open with a comment \"/*\\n * %s — what it is\"" % (f, name))
+
+    # 2b. the tests', fuzz targets' and benches' files keep the same size rule
+    for d in ("tests", "tests/fuzz", "bench"):
+        p = os.path.join(ROOT, d)
+        for name in sorted(os.listdir(p)) if os.path.isdir(p) else []:
+            if name.endswith(".c") or name.endswith(".h"):
+                with open(os.path.join(p, name), encoding="utf-8", errors="replace") as fh:
+                    n = fh.read().count("\n")
+                check(n <= MAX_LINES, "%s/%s: %d lines, more than %d" % (d, name, n, MAX_LINES))
 
     # 4. api/: a handler of the router's table, or serving infrastructure
     router = texts.get("api/router.c", "")
