@@ -226,6 +226,12 @@ static json_t *candidate_json(const configs_search_in *in, const cfg_candidate *
     json_t *warns = json_object_get(o, "warnings");
     if (!(c->ranks > 0) && !json_is_array(warns))
         json_object_set_new(o, "warnings", warns = json_array());
+    /* a priced candidate without a usable cost (its formula has no value here) */
+    json_t *cw = cost_money_warning(in->cost, x->cost.value, c->ranks);
+    if (cw && !json_is_array(warns))
+        json_object_set_new(o, "warnings", warns = json_array());
+    if (cw)
+        json_array_append_new(warns, cw);
     if (!(c->ranks > 0) && warns) /* never feasible: say why */
         json_array_append_new(warns, json_pack("{s:s, s:s}", "code", "no_ranks", "message",
                                                "the rank count training.data_parallel × "
@@ -279,8 +285,6 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
     x->combo = i / (int)ngrid;
     const configs_combo *c = &in->combos[x->combo];
     const ad_app *app = c->app;
-    double t1 = app->npoints ? app->value[AD_GROUPS - 1][app->baseline] : NAN;
-    double x1 = app->npoints ? app->ranks[app->baseline] : NAN;
     /* strong scaling chooses by the ε model (Extra-Deep Fig. 4b) when there is one */
     int by_model = strong && app->efficiency.present;
     cfg_grid_point(r->ranges, in->nparams, (size_t)i % ngrid, x->point);
@@ -296,19 +300,29 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
            c2 = cost_money(in->cost, t.hi, ranks, x->point) * k;
     x->cost = (configs_estimate){c0, c1 < c2 ? c1 : c2, c1 < c2 ? c2 : c1, t.has_interval};
     x->beyond = in->ops->beyond(c->models, x->point);
-    /* relative to P_1 of the candidate's series along x_1 */
-    int b = scl_series_baseline(app->coords, app->npoints, in->nparams, x->point,
-                                app->value[AD_GROUPS - 1]);
-    double bt = b >= 0 ? app->value[AD_GROUPS - 1][b] : t1, bx = b >= 0 ? app->ranks[b] : x1;
+    /* relative to P_1 of the candidate's series along x_1: measured, or where
+     * the candidate's other values were not measured, predicted at the
+     * smallest measured x_1 (scl_baseline_point) */
+    double base[PMNF_MAX_PARAMS];
+    int b = scl_baseline_point(app->coords, app->npoints, in->nparams, x->point,
+                               app->value[AD_GROUPS - 1], base);
+    double bt = b >= 0 ? app->value[AD_GROUPS - 1][b] : in->ops->epoch(c->models, base).value;
+    double bx = b >= 0 ? app->ranks[b] : in->ops->ranks(c->models, base);
     x->efficiency = scl_efficiency(bt, t.value, bx, ranks, strong);
     x->efficiency_pct = NAN;
     if (app->efficiency.present)
         x->efficiency_pct = pmnf_model_eval(&app->efficiency.model, x->point);
     *cand = (cfg_candidate){.ranks = ranks,
+                            .priced = cost_priced(in->cost),
                             .time = x->time.value,
                             .core_hours = x->core_hours.value,
                             .cost = isfinite(c0) ? c0 : NAN,
-                            .efficiency = by_model ? x->efficiency_pct / 100 : x->efficiency,
+                            /* an ε model without a finite value here (a negative
+                             * power of log2(x) at x = 1) gives no efficiency, never an
+                             * infinite one that would win (cfg_recommend ranks NaN last) */
+                            .efficiency = !by_model                   ? x->efficiency
+                                          : isfinite(x->efficiency_pct) ? x->efficiency_pct / 100
+                                                                        : NAN,
                             .valid = isfinite(t.value) && t.value > 0 && ranks > 0};
 }
 
@@ -419,8 +433,15 @@ json_t *configs_search(const configs_search_in *in, const configs_request *r)
                                   strong ? "(T_1·x_1)/(T_k·x_k), 1 = ideal"
                                          : "T_1/T_k, 1 = ideal"));
     /* what the recommendation rests on: its models and its prediction */
-    if (best >= 0)
+    if (best >= 0) {
         in->ops->warnings(out, in->combos[ex[best].combo].models, ex[best].point, 1);
+        json_t *cw = cost_money_warning(in->cost, ex[best].cost.value, cand[best].ranks);
+        json_t *warns = json_object_get(out, "warnings");
+        if (cw && !json_is_array(warns))
+            json_object_set_new(out, "warnings", warns = json_array());
+        if (cw)
+            json_array_append_new(warns, cw); /* frees cw when warns is NULL */
+    }
     else
         in->ops->warnings(out, in->combos[0].models, NULL, 1);
 done:

@@ -46,3 +46,31 @@ double cost_money(cost_eval *c, double t, double ranks, const double *point)
         return NAN;
     return cost_core_hours(c, t, ranks) * c->price_per_core_hour;
 }
+
+int cost_priced(const cost_eval *c)
+{
+    return c->has_cost || c->has_formula;
+}
+
+json_t *cost_money_warning(const cost_eval *c, double money, double ranks)
+{
+    if (!cost_priced(c) || !(ranks > 0) || (isfinite(money) && money >= 0))
+        return NULL;
+    char text[300];
+    if (isfinite(money))
+        snprintf(text, sizeof text,
+                 "The cost %s gives %.6g here, below 0: no cost an epoch can have; check the "
+                 "formula.",
+                 c->has_formula ? "formula" : "set-up", money);
+    else
+        snprintf(text, sizeof text,
+                 "The cost %s gives no finite number here (e.g. the square root or logarithm "
+                 "of a negative, or a division by 0): no cost is answered; check the formula.",
+                 c->has_formula ? "formula" : "set-up");
+    json_t *w = json_pack("{s:s, s:s}", "code", COST_WARN_INVALID, "message", text);
+    if (w && json_object_set_new(w, "value", isfinite(money) ? json_real(money) : json_null()) < 0) {
+        json_decref(w);
+        return NULL;
+    }
+    return w;
+}

@@ -12,6 +12,8 @@
 #ifndef PERFCAST_ANALYSIS_COST_H
 #define PERFCAST_ANALYSIS_COST_H
 
+#include <jansson.h>
+
 #include "analysis/formula.h"
 
 /* An experiment's cost set-up. */
@@ -39,5 +41,19 @@ double cost_core_hours(const cost_eval *c, double t, double ranks);
 /* Money per epoch; NaN when the experiment has neither price nor formula,
  * or ranks is not > 0. */
 double cost_money(cost_eval *c, double t, double ranks, const double *point);
+
+/* 1 when the experiment prices an epoch (a price or a cost formula). */
+int cost_priced(const cost_eval *c);
+
+#define COST_WARN_INVALID "cost_invalid"
+
+/* The coded warning cost_invalid when money (cost_money at a point with
+ * ranks > 0) of a priced experiment is not a finite number >= 0: its cost
+ * formula has no value there (sqrt or log of a negative, a division by 0),
+ * answered as null, or a value below 0, no cost either (answered with its
+ * number and this warning, as a negative time is); "value" is the number
+ * (null when not finite). NULL when the money is usable, the experiment has
+ * no price, or out of memory. */
+json_t *cost_money_warning(const cost_eval *c, double money, double ranks);
 
 #endif

@@ -6,8 +6,11 @@
 #include "analysis/imbalance_rank.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "modeling/warning_json.h"
 
 static const char *const group_names[AD_GROUPS] = {"comp", "comm", "mem", "step"};
 static const int group_order[AD_GROUPS] = {3, 0, 1, 2};
@@ -69,12 +72,43 @@ int imr_rank(const ad_callpaths *cps, int largest, long limit, const double *at,
         const ad_fit *f = &out->v[i].c->lif_model;
         json_t *w = f->present ? cpw_model_warnings(&f->model, at, names, NULL) : json_array();
         out->v[i].warnings = w;
+        if (w && f->present && at) {
+            double v, lo, hi;
+            int below;
+            imr_lif_predict(&f->model, at, &v, &lo, &hi, &below);
+            if (below && json_array_append_new(w, imr_lif_below_one_json(v)) < 0)
+                w = NULL;
+        }
         if (!w || cpw_tally_add(&out->tally, w) < 0) {
             imr_ranking_free(out);
             return -1;
         }
     }
     return 0;
+}
+
+int imr_lif_predict(const pmnf_model *m, const double *at, double *value, double *lo, double *hi,
+                    int *below_one)
+{
+    int has_interval = pmnf_predict(m, at, value, lo, hi) == 0;
+    *below_one = imb_lif_bound(*value, lo, hi);
+    return has_interval;
+}
+
+json_t *imr_lif_below_one_json(double value)
+{
+    char text[300];
+    snprintf(text, sizeof text,
+             "The LIF model predicts %.6g here, below 1, the smallest load-imbalance factor "
+             "there is (the slowest rank is never faster than the mean): its trend does not "
+             "hold at this point; do not use the number, measure closer to the point.",
+             value);
+    json_t *w = pmnf_warning_json(IMR_LIF_BELOW_ONE, text);
+    if (w && json_object_set_new(w, "value", isfinite(value) ? json_real(value) : json_null()) < 0) {
+        json_decref(w);
+        return NULL;
+    }
+    return w;
 }
 
 void imr_ranking_free(imr_ranking *r)

@@ -49,11 +49,28 @@ typedef struct imr_ranking {
 
 /* Ranks cps (coordinate `largest` of the app is "now"), and gives the first
  * `limit` their warnings: at NULL, the LIF models' own only; otherwise also
- * their predictions' at `at` (nparams coordinates, `names` the parameters').
+ * their predictions' at `at` (nparams coordinates, `names` the parameters'),
+ * and lif_below_one where that prediction is below 1 (imr_lif_predict).
  * *out is zeroed first. Returns 0, or -1 when out of memory (*out freed). */
 int imr_rank(const ad_callpaths *cps, int largest, long limit, const double *at,
              const char *const *names, imr_ranking *out);
 
 void imr_ranking_free(imr_ranking *r);
+
+/* The code of the warning on a LIF predicted below 1, the smallest LIF
+ * there is (max over ranks >= mean over ranks): the LIF model's trend does
+ * not hold at that point (e.g. a LIF falling with the ranks, extrapolated). */
+#define IMR_LIF_BELOW_ONE "lif_below_one"
+
+/* A LIF model's prediction at `at`: *value and its 95% interval, whose
+ * lower end stops at 1 (imb_lif_bound). Returns 1 when it has an interval
+ * (else lo = hi = value); *below_one is 1 when the value is below 1, the
+ * prediction then answered with the warning imr_lif_below_one_json(). */
+int imr_lif_predict(const pmnf_model *m, const double *at, double *value, double *lo, double *hi,
+                    int *below_one);
+
+/* The coded warning IMR_LIF_BELOW_ONE for a LIF predicted as value, with
+ * "value"; NULL when out of memory. */
+json_t *imr_lif_below_one_json(double value);
 
 #endif

@@ -27,6 +27,9 @@ static int list_values(const char *values, double *v, an_problem *p)
         n++;
         s = *comma ? comma + 1 : comma;
     }
+    if (n == 0) /* "values=": nothing to answer, not an answer without points */
+        return an_problem_set(p, 400, "values", "must be numbers > 0 separated by commas, got "
+                                                "none");
     return n;
 }
 

@@ -185,9 +185,15 @@ int sp_compute(sp_table *w, const double *at, int strong, int is_time, double co
                 continue;
             }
             fit_one(mod, w->coords, w->np, w->nparams, v[k], s, k, c, y);
-            s->at[k] = s->present[k] ? pmnf_model_eval(&s->model[k], at)
-                       : pat >= 0    ? v[k][pat]
-                                     : NAN;
+            s->at_interval[k] = 0;
+            if (s->present[k]) {
+                s->at_interval[k] =
+                    pmnf_predict(&s->model[k], at, &s->at[k], &s->at_lo[k], &s->at_hi[k]) == 0;
+                if (k == 0) /* Δ = (T_1 − T_k)/(T_1/100) <= 100: T_k is never below 0 */
+                    scl_speedup_pct_bound(s->at[k], &s->at_lo[k], &s->at_hi[k]);
+            } else {
+                s->at[k] = s->at_lo[k] = s->at_hi[k] = pat >= 0 ? v[k][pat] : NAN;
+            }
         }
     }
     pmnf_modeler_free(mod);

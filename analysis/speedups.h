@@ -28,6 +28,8 @@ typedef struct sp_series {
     int present[3];
     char reason[3][200];
     double at[3]; /* the models (else the measured values) at the point */
+    double at_lo[3], at_hi[3]; /* the models' 95% intervals there (Δ's at most 100%) */
+    int at_interval[3];        /* 1: at_lo/at_hi hold one (a model with an interval) */
 } sp_series;
 
 /* The series of one answer over the measured coordinates. */

@@ -98,6 +98,7 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
         "core_hours", "core-h", "cost",
         m->formula[0] ? "money, from cost.formula" : "money: core-h × price_per_core_hour");
     predict_warnings_at(doc, m, slot, point);
+    warning_append(doc, cost_money_warning(&ce, money.value, ranks)); /* why no usable cost */
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

@@ -39,20 +39,24 @@ static json_t *summary_json(const imb_summary *s)
                      predict_number(s->min), "max", predict_number(s->max), "repetitions", s->n);
 }
 
-/* The fit at point; names not NULL: with its prediction's coded warnings
- * (the model's own are in the model's document). */
+/* The LIF fit at point (imr_lif_predict: never an interval below 1);
+ * names not NULL: with its prediction's coded warnings (the model's own are
+ * in the model's document; a callpath's are in its item's warnings). */
 static json_t *fit_at(const ad_fit *f, const double *point, const char *const *names)
 {
     if (!f->present)
         return json_null();
     prediction p;
-    p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
+    int below;
+    p.has_interval = imr_lif_predict(&f->model, point, &p.value, &p.lo, &p.hi, &below);
     json_t *o = predict_json(&p);
     if (!names)
         return o;
     json_t *w = json_array();
     if (w)
         pmnf_point_warnings_json(w, &f->model, point, names, NULL);
+    if (w && below)
+        json_array_append_new(w, imr_lif_below_one_json(p.value));
     json_object_set_new(o, "warnings", w);
     return o;
 }

@@ -16,7 +16,10 @@
  * conventional speedup T_1/T_k and efficiency (× x_1/x_k for strong
  * scaling), the PMNF models of Δ and ε evaluated there, and whether the
  * point lies beyond 4x the largest measured value. T_1 is the measured epoch
- * at P_1; intervals of the derived numbers are those of T_k carried through.
+ * at P_1, or where the point's values of the other parameters were not
+ * measured, the predicted one at the smallest measured x_1 with them
+ * (scl_baseline_point); intervals of the derived numbers are those of T_k
+ * carried through.
  * Without from/to/values the points are the measured values of the parameter
  * (analysis/scaling_axis.h).
  */
@@ -59,13 +62,34 @@ static double f_efficiency(double t, const void *a)
     return t > 0 ? scl_efficiency(v->t1, t, v->x1, v->xk, v->strong) : NAN;
 }
 
-static json_t *model_at(const ad_fit *f, const double *point)
+/* The model at point with its interval; speedup: a Δ model, whose
+ * interval stops at 100% (scl_speedup_pct_bound). */
+static json_t *model_at(const ad_fit *f, const double *point, int speedup)
 {
     if (!f->present)
         return json_null();
     prediction p;
     p.has_interval = pmnf_predict(&f->model, point, &p.value, &p.lo, &p.hi) == 0;
+    if (speedup)
+        scl_speedup_pct_bound(p.value, &p.lo, &p.hi);
     return predict_json(&p);
+}
+
+/* P_1 of the series through point (scl_baseline_point): its coordinate into
+ * base (may be NULL), its epoch into *t1 (measured, else predicted) and its
+ * rank count into *x1; 1 when measured. */
+static int baseline_at(const cached_models *m, const ad_app *app, int slot, const double *point,
+                       double *base, double *t1, double *x1)
+{
+    double b[PMNF_MAX_PARAMS];
+    int i = scl_baseline_point(app->coords, app->npoints, m->nparams, point,
+                               app->value[AD_GROUPS - 1], b);
+    int composed;
+    *t1 = i >= 0 ? app->value[AD_GROUPS - 1][i] : predict_epoch(m->parts[slot], b, &composed).value;
+    *x1 = i >= 0 ? app->ranks[i] : cached_ranks(m, b);
+    if (base)
+        memcpy(base, b, sizeof(double) * (size_t)m->nparams);
+    return i >= 0;
 }
 
 static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot,
@@ -75,14 +99,11 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
     int composed;
     prediction t = predict_epoch(parts, point, &composed);
     /* P_1: the first measured point of the series along x_1 at this point's
-     * values of the other parameters; the first coordinate when there is none */
-    int b = scl_series_baseline(app->coords, app->npoints, m->nparams, point,
-                                app->value[AD_GROUPS - 1]);
-    if (b < 0)
-        b = app->baseline;
-    double t1 = app->npoints ? app->value[AD_GROUPS - 1][b] : NAN;
-    versus vs = {t1, app->npoints ? app->ranks[b] : NAN, cached_ranks(m, point), 0,
-                 !strcmp(m->scaling, "strong")};
+     * values of the other parameters; where none was measured there, the
+     * prediction at the smallest measured x_1 (baseline_at) */
+    double t1, x1;
+    baseline_at(m, app, slot, point, NULL, &t1, &x1);
+    versus vs = {t1, x1, cached_ranks(m, point), 0, !strcmp(m->scaling, "strong")};
     vs.dt = scl_ideal_speedup_pct(vs.x1, vs.xk);
     json_t *o = json_pack("{s:o, s:o, s:o}", "point", predict_point_json(m, point), "ranks",
                           predict_number(vs.xk), "epoch", predict_json(&t));
@@ -100,8 +121,8 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
     json_object_set_new(o, "efficiency_pct", predict_json(&e));
     json_object_set_new(o, "speedup", predict_json(&s));
     json_object_set_new(o, "efficiency", predict_json(&pe));
-    json_object_set_new(o, "speedup_pct_model", model_at(&app->speedup, point));
-    json_object_set_new(o, "efficiency_pct_model", model_at(&app->efficiency, point));
+    json_object_set_new(o, "speedup_pct_model", model_at(&app->speedup, point, 1));
+    json_object_set_new(o, "efficiency_pct_model", model_at(&app->efficiency, point, 0));
     json_object_set_new(o, "beyond_4x", json_boolean(predict_beyond(m, point)));
     return o;
 }
@@ -209,7 +230,13 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
                                 predict_number(app->speedup_pct[p]), "efficiency_pct",
                                 predict_number(app->efficiency_pct[p])));
     }
-    const double *bp = app->coords + (size_t)app->baseline * m->nparams;
+    /* the baseline of the first point's series (of every point's when the
+     * varied parameter is x_1) */
+    double bp[PMNF_MAX_PARAMS], bt, bx, first[PMNF_MAX_PARAMS];
+    memcpy(first, base, sizeof first);
+    if (n > 0)
+        first[param] = xs[0];
+    int bmeasured = baseline_at(m, app, slot, first, bp, &bt, &bx);
     double last[PMNF_MAX_PARAMS];
     memcpy(last, base, sizeof last);
     if (n > 0)
@@ -220,13 +247,15 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
         "s:s, s:s, s:s, s:s, s:s, s:s, s:s}}",
         "experiment", (json_int_t)id, "model_set", m->set_number, "metric", metric, "scaling",
         m->scaling, "parameter", m->params[param], "baseline", "point",
-        predict_point_json(m, bp), "ranks", predict_number(app->ranks[app->baseline]), "epoch",
-        predict_number(app->value[AD_GROUPS - 1][app->baseline]), "points", points, "measured",
+        predict_point_json(m, bp), "ranks", predict_number(bx), "epoch", predict_number(bt),
+        "points", points, "measured",
         measured, "models", "speedup_pct", ad_fit_json(&app->speedup, m), "efficiency_pct",
         ad_fit_json(&app->efficiency, m), "extrapolation", predict_extrapolation_json(m, last),
         "units", "epoch", unit, "comp", unit, "comm", unit, "mem", unit, "speedup_pct", "%",
         "ideal_speedup_pct", "%", "efficiency_pct", "%", "speedup", "ratio T_1/T_k",
         "efficiency", !strcmp(m->scaling, "strong") ? "ratio (T_1·x_1)/(T_k·x_k)" : "ratio T_1/T_k");
+    /* false: P_1 was not measured (the other parameters' values were not), its epoch predicted */
+    json_object_set_new(json_object_get(doc, "baseline"), "measured", json_boolean(bmeasured));
     predict_warnings_at(doc, m, slot, last);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);

@@ -64,13 +64,18 @@ static json_t *series_json(const sp_series *s, const cached_models *m, const dou
                                 predict_number(s->delta[p]), "efficiency_pct",
                                 predict_number(s->eps[p]), "core_hours", predict_number(s->ch[p])));
     }
-    json_t *models = json_object(), *at = json_object();
+    json_t *models = json_object(), *at = json_object(), *iv = json_object();
     for (int k = 0; k < 3; k++) {
         json_object_set_new(models, keys[k], model_json(s, k, m));
         json_object_set_new(at, keys[k], predict_number(s->at[k]));
+        /* the 95% interval of a model's value there; null for a measured one */
+        json_object_set_new(iv, keys[k],
+                            s->at_interval[k] && isfinite(s->at_lo[k]) && isfinite(s->at_hi[k])
+                                ? json_pack("[f, f]", s->at_lo[k], s->at_hi[k])
+                                : json_null());
     }
-    json_t *o = json_pack("{s:s, s:o, s:o, s:o}", "name", s->name, "at", at, "models", models,
-                          "measured", measured);
+    json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", s->name, "at", at, "at_interval",
+                          iv, "models", models, "measured", measured);
     if (o && s->category)
         json_object_set_new(o, "category", json_string(s->category));
     return o;

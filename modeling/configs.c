@@ -55,7 +55,24 @@ void cfg_check(const cfg_limits *l, cfg_candidate *c, int n)
 
 double cfg_cost_axis(const cfg_candidate *c)
 {
-    return isnan(c->cost) ? c->core_hours : c->cost;
+    /* core-hours stand in for money only in a search without a price:
+     * in a priced one, a candidate without money (its formula has no value
+     * there) compared by its core-hours against the others' money was
+     * recommended as the cheapest */
+    return isnan(c->cost) && !c->priced ? c->core_hours : c->cost;
+}
+
+/* -1, 0 or 1 as a is smaller than, equal to or larger than b, a key that
+ * is not a number (an efficiency model without a value at the point, a cost
+ * formula without one) after every number; two such keys tie. Compared as
+ * numbers, NaN lost every comparison both ways, so a NaN listed first kept
+ * the lead against every candidate after it. */
+static int key_cmp(double a, double b)
+{
+    int na = isnan(a), nb = isnan(b);
+    if (na || nb)
+        return na - nb;
+    return a < b ? -1 : a > b;
 }
 
 /* <0 when a is better than b under rule. Ties: faster, cheaper, smaller. */
@@ -69,15 +86,14 @@ static int compare(const cfg_candidate *a, const cfg_candidate *b, cfg_objective
     case CFG_SMALLEST: ka = a->ranks; kb = b->ranks; break;
     case CFG_AUTO: break;
     }
-    if (ka != kb)
-        return ka < kb ? -1 : 1;
-    if (a->time != b->time)
-        return a->time < b->time ? -1 : 1;
-    if (cfg_cost_axis(a) != cfg_cost_axis(b))
-        return cfg_cost_axis(a) < cfg_cost_axis(b) ? -1 : 1;
-    if (a->ranks != b->ranks)
-        return a->ranks < b->ranks ? -1 : 1;
-    return 0;
+    int k = key_cmp(ka, kb);
+    if (!k)
+        k = key_cmp(a->time, b->time);
+    if (!k)
+        k = key_cmp(cfg_cost_axis(a), cfg_cost_axis(b));
+    if (!k)
+        k = key_cmp(a->ranks, b->ranks);
+    return k;
 }
 
 int cfg_recommend(const cfg_candidate *c, int n, cfg_objective objective, int strong,

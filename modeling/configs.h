@@ -32,6 +32,9 @@ typedef struct cfg_candidate {
     double core_hours;
     double cost;                   /* money; NaN when the experiment has no price */
     double efficiency;             /* parallel efficiency, 1 = ideal */
+    int priced;                    /* the search prices its candidates: cost is the cost axis,
+                                      also where it is NaN (no money there, e.g. a cost formula
+                                      with no value), never core-hours in its place */
     int valid;                     /* 0: no usable prediction (e.g. a time <= 0): never feasible,
                                       not on the Pareto front */
     /* set by cfg_check */
@@ -57,12 +60,15 @@ typedef enum cfg_objective {
 } cfg_objective;
 
 /* The recommended feasible candidate, or -1 when none is feasible. *used is
- * the rule applied (CFG_AUTO resolved by the scaling). Ties go to the faster,
- * then the cheaper, then the smaller candidate, then the first. */
+ * the rule applied (CFG_AUTO resolved by the scaling). A candidate whose key
+ * is not a number (NaN efficiency) ranks after those with one. Ties go to
+ * the faster, then the cheaper, then the smaller candidate, then the first. */
 int cfg_recommend(const cfg_candidate *c, int n, cfg_objective objective, int strong,
                   cfg_objective *used);
 
-/* The cost axis: cost when set, else core-hours. */
+/* The cost axis: cost when set or when the search is priced (NaN then
+ * where a candidate has no cost: it ranks after those with one and is not
+ * on the Pareto front), else core-hours: one unit over the whole search. */
 double cfg_cost_axis(const cfg_candidate *c);
 
 /* Indices of the candidates no other candidate beats in both time and cost

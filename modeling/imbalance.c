@@ -34,6 +34,16 @@ double imb_lif(const double *v, int n, int stride)
     return max / (sum / count);
 }
 
+int imb_lif_bound(double value, double *lo, double *hi)
+{
+    if (!(value >= 1))
+        return 1;
+    if (*lo < 1)
+        *lo = 1;
+    (void)hi; /* at least the value, so at least 1 */
+    return 0;
+}
+
 void imb_lif_reps(const double *m, int nranks, int nreps, double *out)
 {
     for (int r = 0; r < nreps; r++)

@@ -19,6 +19,17 @@
  * not positive (nothing to balance). */
 double imb_lif(const double *v, int n, int stride);
 
+/* A LIF predicted by a model (of the LIF over the parameters): value and
+ * its 95% interval [*lo, *hi]. A LIF is never below 1: the largest of N
+ * values is at least their mean. So where the value is at least 1, the
+ * interval's lower end is raised to 1 when it fell below (an interval
+ * [0.9990, 1.0059] around 1.0025 becomes [1, 1.0059]); where the value
+ * itself is below 1 the model's trend does not hold at that point, and the
+ * value and interval are kept as they are for the caller to answer with a
+ * warning (as a negative time is). Returns 1 when the value is below 1 (or
+ * not a number), else 0. */
+int imb_lif_bound(double value, double *lo, double *hi);
+
 /* One LIF per repetition from a rank-major matrix m[k*nreps + r] (nranks x
  * nreps, NaN where rank k has no value in repetition r) into out[nreps]. */
 void imb_lif_reps(const double *m, int nranks, int nreps, double *out);

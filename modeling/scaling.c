@@ -38,6 +38,13 @@ double scl_efficiency(double t1, double tk, double x1, double xk, int strong)
     return strong ? t1 * x1 / (tk * xk) : t1 / tk;
 }
 
+void scl_speedup_pct_bound(double value, double *lo, double *hi)
+{
+    (void)lo; /* at most the value, so at most 100 */
+    if (value <= 100 && *hi > 100)
+        *hi = 100;
+}
+
 void scl_range(double f_lo, double f_hi, double *lo, double *hi)
 {
     *lo = f_lo < f_hi ? f_lo : f_hi;
@@ -59,6 +66,24 @@ int scl_series_baseline(const double *coords, int npoints, int nparams, const do
             best = i;
     }
     return best;
+}
+
+int scl_baseline_point(const double *coords, int npoints, int nparams, const double *point,
+                       const double *values, double *base)
+{
+    int b = scl_series_baseline(coords, npoints, nparams, point, values);
+    const double *from = b >= 0 ? coords + (size_t)b * nparams : point;
+    for (int j = 0; j < nparams; j++)
+        base[j] = from[j];
+    if (b >= 0)
+        return b;
+    double x1 = NAN; /* the smallest measured x_1 (the point's own without any) */
+    for (int i = 0; i < npoints; i++)
+        if ((!values || isfinite(values[i])) && !(coords[(size_t)i * nparams] >= x1))
+            x1 = coords[(size_t)i * nparams];
+    if (!isnan(x1))
+        base[0] = x1;
+    return -1;
 }
 
 void scl_series_derived(const double *coords, int npoints, int nparams, const double *values,

@@ -32,6 +32,18 @@ double scl_efficiency(double t1, double tk, double x1, double xk, int strong);
 int scl_series_baseline(const double *coords, int npoints, int nparams, const double *point,
                         const double *values);
 
+/* P_1 of the series along x_1 through point, as a coordinate into base
+ * (nparams values): the measured one (scl_series_baseline), whose index is
+ * returned; or, where no coordinate with the point's values of the other
+ * parameters was measured (a value between or beyond the measured ones),
+ * the point at the smallest measured x_1 with the point's other values,
+ * and -1: its T_1 is then the model's prediction there (Extra-Deep §3.1:
+ * T_1 = F(x_1,1)), never the time of another series' P_1 (at batch 100
+ * with batches 16..256 measured, T_1 was the time at batch 16). Without
+ * any measured coordinate, base is the point itself. */
+int scl_baseline_point(const double *coords, int npoints, int nparams, const double *point,
+                       const double *values, double *base);
+
 /* Δ, ε (percent) and core-hours (T·ranks·ρ/3600) of one series (a kernel,
  * a part, the epoch) at each of its coordinates, against P_1 of the
  * coordinate's series along x_1 (scl_series_baseline over values): Eq.
@@ -40,6 +52,13 @@ int scl_series_baseline(const double *coords, int npoints, int nparams, const do
 void scl_series_derived(const double *coords, int npoints, int nparams, const double *values,
                         const double *ranks, double cores_per_rank, double *speedup_pct,
                         double *efficiency_pct, double *core_hours);
+
+/* A predicted Δ (a model of Eq. 11 at a point) with its interval [*lo,
+ * *hi]: Δ = (T_1 − T_k)/(T_1/100) is never above 100% (T_k is never below
+ * 0), so where the value is at most 100 the interval's upper end stops at
+ * 100 (a value above 100 keeps its interval: the model does not hold
+ * there). */
+void scl_speedup_pct_bound(double value, double *lo, double *hi);
 
 /* The range of f(T) for T in [lo, hi] when f is monotone in T: f at both
  * ends, ordered. */

@@ -142,6 +142,14 @@ static void test_series_baseline(void)
     t[1] = NAN;
     check(scl_series_baseline(coords, 6, 2, p84, t) == 3, "not measured at (2,64): (4,64)");
     check(scl_series_baseline(coords, 6, 2, p84, NULL) == 1, "without values");
+    /* P_1 where no series was measured at the other values (x2 = 16): the
+     * point at the smallest measured x1, 2, with x2 = 16, for the caller to
+     * predict (Extra-Deep's T_1 = F(x_1,1)), never another series' P_1 */
+    double base[2];
+    check(scl_baseline_point(coords, 6, 2, p816, t, base) == -1 && base[0] == 2 && base[1] == 16,
+          "P_1 of (8,16): (2,16), not measured: (%g,%g)", base[0], base[1]);
+    check(scl_baseline_point(coords, 6, 2, p84, t, base) == 3 && base[0] == 4 && base[1] == 64,
+          "P_1 of (8,64) measured: (4,64) while (2,64) has no value");
     t[1] = 90;
     const double ranks[] = {2, 2, 4, 4, 8, 8};
     double d[6], e[6], ch[6];
@@ -251,6 +259,25 @@ static void test_configs(void)
     c[2].valid = 0;
     cfg_check(&l, c, 5);
     check(!c[2].feasible && cfg_pareto(c, 5, front) == 3, "an invalid prediction is never chosen");
+    /* an efficiency that is not a number (an efficiency model without a
+     * value at the point) ranks after every number, wherever it stands:
+     * first in the list, it must not keep the lead by failing every
+     * comparison (it did: candidate 0 was recommended) */
+    cfg_candidate e[3] = {cand(2, 50, 5, NAN, NAN), cand(4, 40, 6, NAN, 0.9),
+                          cand(8, 30, 7, NAN, 0.5)};
+    cfg_limits none = {INFINITY, INFINITY, INFINITY};
+    cfg_check(&none, e, 3);
+    check(cfg_recommend(e, 3, CFG_EFFICIENT, 1, &used) == 1,
+          "efficient: 0.9 over 0.5 and over no number (listed first)");
+    cfg_candidate e2[3] = {cand(4, 40, 6, NAN, 0.9), cand(2, 50, 5, NAN, NAN),
+                           cand(8, 30, 7, NAN, 0.5)};
+    cfg_check(&none, e2, 3);
+    check(cfg_recommend(e2, 3, CFG_EFFICIENT, 1, &used) == 0,
+          "efficient: 0.9, whatever the order");
+    cfg_candidate e3[2] = {cand(2, 50, 5, NAN, NAN), cand(4, 40, 6, NAN, NAN)};
+    cfg_check(&none, e3, 2);
+    check(cfg_recommend(e3, 2, CFG_EFFICIENT, 1, &used) == 1,
+          "no efficiency anywhere: the ties' order (the faster)");
     cfg_candidate priced[2] = {cand(2, 10, 5, 1.0, 1), cand(4, 8, 6, NAN, 1)};
     cfg_limits money = {INFINITY, INFINITY, 2};
     cfg_check(&money, priced, 2);
@@ -401,6 +428,26 @@ static void test_speedups(void)
               !strcmp(t.s[0].reason[2], "cost is modeled from metric time") && isnan(t.s[0].at[2]),
           "reasons: %s / %s", t.s[0].reason[0], t.s[0].reason[2]);
     check(fabs(t.s[0].at[0] - t.s[0].delta[3]) < 1e-12, "no model: the measured Δ at the point");
+    check(!t.s[0].at_interval[0], "a measured value: no interval");
+    sp_table_free(&t);
+
+    /* the models' values at a point carry their 95% intervals, and Δ's stays
+     * at most 100% (T_k >= 0): an epoch 64/x ±3% (alternating) measured at
+     * 2..64, Δ ≈ 100 − 200/x, asked at x = 4096: Δ ≈ 99.95 */
+    for (int i = 0; i < 6; i++)
+        rows[i].value = 64 / x[i] * (i % 2 ? 1.03 : 0.97);
+    check(sp_build(&t, rows, 6, 1, ranks_first, NULL) == 0 && t.np == 6, "noisy epoch");
+    at[0] = 4096;
+    check(sp_compute(&t, at, 1, 1, 2) == 0 && t.s[0].present[0], "computed at 4096");
+    for (int k = 0; k < 3; k++)
+        check(!t.s[0].present[k] ||
+                  (t.s[0].at_interval[k] && t.s[0].at_lo[k] <= t.s[0].at[k] &&
+                   t.s[0].at[k] <= t.s[0].at_hi[k]),
+              "model %d at 4096: %g in [%g, %g]", k, t.s[0].at[k], t.s[0].at_lo[k],
+              t.s[0].at_hi[k]);
+    check(t.s[0].at[0] <= 100 && t.s[0].at_hi[0] <= 100,
+          "Δ at 4096: %g, interval [%g, %g], never above 100%%", t.s[0].at[0], t.s[0].at_lo[0],
+          t.s[0].at_hi[0]);
     sp_table_free(&t);
 }
 

@@ -654,6 +654,33 @@ static void test_two_parameters(harness *h)
           "fastest: most ranks, smallest batch (%g, %g)", num(rec, "point.ranks"),
           num(rec, "point.batch"));
     json_decref(c);
+    /* at batch 100, never measured, P_1 is (2, 100) predicted (Extra-Deep's T_1 =
+     * F(x_1,1)), not the first measured coordinate (2, 16) of another batch:
+     * T = 31.25·b/r + log2(r) + 1: T(2,100) = 1564.5, T(8,100) = 394.625;
+     * Δ = (1564.5 − 394.625)/15.645 = 74.78%, E = 1564.5·2/(394.625·8) = 0.991
+     * (against (2,16)'s 252 s: −56.6% and 0.16) */
+    c = request_json(h, "POST", path,
+                     "{\"objective\":\"fastest\",\"candidates\":{\"ranks\":{\"values\":[8]},"
+                     "\"batch\":{\"values\":[100]}}}",
+                     200);
+    double e = num(json_object_get(c, "recommended"), "efficiency");
+    check(fabs(e - 1564.5 * 2 / (394.625 * 8)) <= 0.01, "efficiency at (8, 100): %g, 0.991", e);
+    json_decref(c);
+    char spath[160];
+    snprintf(spath, sizeof spath, "/v1/experiments/%ld/scaling?values=2,8&batch=100", exp);
+    json_t *sc = get(h, spath, 200);
+    json_t *p8 = json_array_get(json_object_get(sc, "points"), 1);
+    check(fabs(num(p8, "speedup_pct.value") - (1564.5 - 394.625) / 15.645) <= 0.5 &&
+              fabs(num(p8, "efficiency.value") - 1564.5 * 2 / (394.625 * 8)) <= 0.01 &&
+              fabs(num(json_array_get(json_object_get(sc, "points"), 0), "speedup_pct.value")) <=
+                  1e-9 &&
+              num(sc, "baseline.point.batch") == 100 && fabs(num(sc, "baseline.epoch") - 1564.5) <=
+              0.01 * 1564.5 && json_is_false(json_object_get(json_object_get(sc, "baseline"),
+                                                               "measured")),
+          "scaling at batch 100: Δ(8) %g (74.78), E %g, against P_1 (2, %g) = %g s",
+          num(p8, "speedup_pct.value"), num(p8, "efficiency.value"),
+          num(sc, "baseline.point.batch"), num(sc, "baseline.epoch"));
+    json_decref(sc);
     json_decref(request_json(h, "POST", path,
                         "{\"candidates\":{\"ranks\":{\"min\":1,\"max\":200},"
                         "\"batch\":{\"min\":1,\"max\":100}}}",

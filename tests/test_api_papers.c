@@ -564,6 +564,12 @@ static void test_speedups(harness *h)
     gemm = named(json_object_get(d, "callpaths"), "gemm");
     check(st == 200 && gemm && check_close(num(gemm, "at.speedup_pct"), 95, 1e-4, 1),
           "gemm Δ at 40: %g, want 95", gemm ? num(gemm, "at.speedup_pct") : NAN);
+    /* a model's value there carries its 95% interval, Δ's never above 100% */
+    const json_t *iv = json_object_get(json_object_get(gemm, "at_interval"), "speedup_pct");
+    double lo = json_number_value(json_array_get(iv, 0)), hi = json_number_value(json_array_get(iv, 1));
+    check(json_array_size(iv) == 2 && lo <= num(gemm, "at.speedup_pct") &&
+              num(gemm, "at.speedup_pct") <= hi && hi <= 100,
+          "gemm Δ at 40 in [%g, %g], at most 100", lo, hi);
     json_decref(d);
     snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?metric=joules", exp);
     d = get(h, path, &st);

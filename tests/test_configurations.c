@@ -3,7 +3,9 @@
  * without a server or a database: the request document's checks, and the
  * search over a known law T(x) = 100/x + 1 s per epoch at x ranks (strong
  * scaling, measured at x = 1): predictions, feasibility, the recommendation,
- * the Pareto front and the closest candidates when nothing is feasible.
+ * the Pareto front and the closest candidates when nothing is feasible; an
+ * efficiency model or a cost formula without a value at a candidate never
+ * wins, and a cost formula without one says so.
  */
 #include <jansson.h>
 #include <math.h>
@@ -215,10 +217,114 @@ static void test_no_ranks(void)
     json_decref(out);
 }
 
+/* Strong scaling chooses by the efficiency model ε(x) when there is one.
+ * ε(x) = 50 + 10·log2(x)^(-1) (a negative power of the logarithm, which
+ * the strong-scaling search space holds) has no value at x = 1 (10/0): it
+ * is 60% at 2 and 55% at 4, so the most efficient candidate of 1, 2, 4 is
+ * x = 2. An infinite ε at x = 1 must not win, and is shown as null. */
+static void test_efficiency_model_without_value(void)
+{
+    static double coords[1] = {1}, rk[1] = {1}, v[1] = {101};
+    ad_app app;
+    memset(&app, 0, sizeof app);
+    app.nparams = 1;
+    app.npoints = 1;
+    app.coords = coords;
+    app.ranks = rk;
+    app.value[AD_GROUPS - 1] = v;
+    char err[200];
+    app.efficiency.present =
+        pmnf_parse("50 + 10 * log2(ranks)^(-1)", params, 1, &app.efficiency.model.f, err,
+                   sizeof err) == 0;
+    check(app.efficiency.present, "ε model parsed: %s", err);
+    check(isinf(pmnf_model_eval(&app.efficiency.model, (double[]){1})) &&
+              check_close(pmnf_model_eval(&app.efficiency.model, (double[]){2}), 60, 1e-12, 0),
+          "premise: ε(1) infinite, ε(2) = 60");
+    configs_combo combo = {NULL, &app, NULL};
+    json_t *doc = json_loads("{\"candidates\":{\"ranks\":{\"values\":[1,2,4]}}}", 0, NULL);
+    configs_request r;
+    an_problem p;
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5};
+    json_t *out = NULL;
+    if (configs_request_parse(doc, params, 1, 1, &r, &p) == 0) {
+        configs_search_in in = {7, 3, "strong", params, 1, &ops, &combo, 1, &ce, 0, NULL};
+        out = configs_search(&in, &r);
+    }
+    json_t *rec = json_object_get(out, "recommended");
+    json_t *c1 = json_array_get(json_object_get(out, "candidates"), 0);
+    check(json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 2 &&
+              check_close(json_number_value(json_object_get(rec, "efficiency_pct_model")), 60,
+                          1e-12, 0),
+          "recommended: x = 2 (ε 60%%), not x = 1 (no ε): %g",
+          json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")));
+    check(json_is_null(json_object_get(c1, "efficiency_pct_model")), "x = 1: ε null");
+    json_decref(out);
+    configs_request_free(&r);
+    json_decref(doc);
+}
+
+/* A cost formula with no value at some candidates: money =
+ * T·ranks/3600·100·sqrt(ranks − 3), NaN at ranks 2 (sqrt(−1)). With T =
+ * 100/x + 1: x = 2: T = 51, no money (core-hours 51·2·2/3600 = 0.0567);
+ * x = 4: T = 26, 26·4/3600·100·1 = 2.8889; x = 8: T = 13.5,
+ * 13.5·8/3600·100·sqrt(5) = 6.7082. The cheapest is x = 4: x = 2 has no
+ * cost, and its core-hours are no money (they were compared with the
+ * others' money, and x = 2 recommended); it is not on the time/cost
+ * Pareto front, which is x = 8 then x = 4; it says why it has no cost
+ * (cost_invalid), as the answer does when it recommends it. */
+static void test_formula_without_value(void)
+{
+    const char *cost_names[1] = {"ranks"};
+    cost_setup cs = {1, 2, 0.5, "T*ranks/3600*100*sqrt(ranks-3)", cost_names, 1};
+    cost_eval ce;
+    char err[300];
+    check(cost_open(&ce, &cs, err, sizeof err) == 0, "formula compiles: %s", err);
+    json_t *out = search("{\"objective\":\"cheapest\",\"candidates\":{\"ranks\":{\"values\":[2,4,8]}}}",
+                         &ce);
+    json_t *cands = json_object_get(out, "candidates");
+    json_t *c2 = json_array_get(cands, 0), *c4 = json_array_get(cands, 1);
+    check(json_is_null(json_object_get(c2, "cost")) &&
+              check_close(json_number_value(json_object_get(c4, "cost")), 26.0 * 4 / 3600 * 100,
+                          1e-12, 0),
+          "x = 2 without money, x = 4 at 26·4/3600·100");
+    json_t *rec = json_object_get(out, "recommended");
+    check(json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 4,
+          "cheapest: x = 4, not x = 2 (no cost): %g",
+          json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")));
+    json_t *front = json_object_get(out, "pareto");
+    check(json_array_size(front) == 2 &&
+              json_number_value(json_object_get(json_object_get(json_array_get(front, 0), "point"),
+                                                "ranks")) == 8 &&
+              json_number_value(json_object_get(json_object_get(json_array_get(front, 1), "point"),
+                                                "ranks")) == 4,
+          "the front: 8 then 4, without the candidate that has no cost (%zu points)",
+          json_array_size(front));
+    json_t *w = json_object_get(c2, "warnings");
+    int said = 0;
+    for (size_t i = 0; i < json_array_size(w); i++)
+        said |= !strcmp(json_string_value(json_object_get(json_array_get(w, i), "code")) ?: "",
+                        "cost_invalid");
+    check(said, "x = 2 says why it has no cost");
+    json_decref(out);
+
+    /* fastest: x = 8, with money; asked among 2 only: x = 2 recommended without a cost, said */
+    out = search("{\"objective\":\"fastest\",\"candidates\":{\"ranks\":{\"values\":[2]}}}", &ce);
+    w = json_object_get(out, "warnings");
+    said = 0;
+    for (size_t i = 0; i < json_array_size(w); i++)
+        said |= !strcmp(json_string_value(json_object_get(json_array_get(w, i), "code")) ?: "",
+                        "cost_invalid");
+    check(said, "a recommendation without a cost: the answer says so");
+    json_decref(out);
+    cost_close(&ce);
+}
+
 int main(void)
 {
     test_request();
     test_search();
     test_no_ranks();
+    test_efficiency_model_without_value();
+    test_formula_without_value();
     return check_summary();
 }

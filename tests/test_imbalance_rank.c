@@ -4,7 +4,10 @@
  * database. Larger LIF now first; a callpath not measured at the largest
  * coordinate ranks by the last coordinate it was measured at; never
  * measured: last; ties by name; only the listed items carry warnings, and
- * the tally counts those; the LIF groups' names and order.
+ * the tally counts those; the LIF groups' names and order. A LIF predicted
+ * by its model is never below 1 (max over ranks >= mean): an interval
+ * reaching below 1 around a value above stops at 1, and a value below 1
+ * (a falling LIF extrapolated) carries the warning lif_below_one.
  */
 #include <math.h>
 #include <stdio.h>
@@ -122,6 +125,68 @@ static void test_ranking(void)
     imr_ranking_free(&r);
 }
 
+/* LIFs falling with x, 1.30 at 2 to 1.10 at 10 (0.05 per 2): Extra-P's
+ * modeler fits them exactly, 1.35 - 0.025·x, which is 1.05 at 12, 1.0 at
+ * 14 and 0.85 at 20: below 1, the smallest LIF there is. LIFs around 1 with
+ * noise (mean 1.00184, sd 0.00106 over 5 points): a prediction interval of
+ * about ±t(4)·sd·sqrt(1 + 1/5) = ±0.0032 reaches below 1 where the model
+ * gives no interval end below 1. */
+static void test_lif_below_one(void)
+{
+    static const double falling[NPOINTS] = {1.30, 1.25, 1.20, 1.15, 1.10};
+    static const double near_one[NPOINTS] = {1.0010, 1.0032, 1.0008, 1.0027, 1.0015};
+    ad_callpath v[2];
+    imb_summary s[2][NPOINTS];
+    make_callpath(&v[0], s[0], "falling", falling, 1);
+    make_callpath(&v[1], s[1], "near_one", near_one, 1);
+    ad_callpaths cps = {2, v, NPOINTS};
+    double at20[1] = {20}, at12[1] = {12}, at10[1] = {10};
+
+    double value, lo, hi;
+    int below;
+    imr_lif_predict(&v[0].lif_model.model, at20, &value, &lo, &hi, &below);
+    check(fabs(value - 0.85) < 1e-9 && below == 1, "falling at 20: %.12g (1.35 - 0.025·20 = 0.85), "
+          "below 1", value);
+    imr_lif_predict(&v[0].lif_model.model, at12, &value, &lo, &hi, &below);
+    check(fabs(value - 1.05) < 1e-9 && below == 0 && lo >= 1 && lo <= value && value <= hi,
+          "falling at 12: %.12g in [%.12g, %.12g], not below 1", value, lo, hi);
+
+    imr_ranking r;
+    check(imr_rank(&cps, NPOINTS - 1, 100, at20, names, &r) == 0, "ranked at 20");
+    for (int i = 0; i < r.listed; i++) {
+        int falling_one = !strcmp(r.v[i].c->name, "falling");
+        check(warning_has_code(r.v[i].warnings, IMR_LIF_BELOW_ONE) == falling_one,
+              "%s at 20: lif_below_one %s", r.v[i].c->name, falling_one ? "given" : "not given");
+    }
+    check(r.tally.count >= 1, "the tally counts it");
+    imr_ranking_free(&r);
+    check(imr_rank(&cps, NPOINTS - 1, 100, at12, names, &r) == 0, "ranked at 12");
+    for (int i = 0; i < r.listed; i++)
+        check(!warning_has_code(r.v[i].warnings, IMR_LIF_BELOW_ONE), "%s at 12: no lif_below_one",
+              r.v[i].c->name);
+    imr_ranking_free(&r);
+
+    /* the interval of a value above 1 stops at 1 */
+    double rlo, rhi, rv;
+    int has = pmnf_predict(&v[1].lif_model.model, at10, &rv, &rlo, &rhi) == 0;
+    check(has && rlo < 1 && rv > 1, "premise: the model's own interval [%.6g, %.6g] around %.6g "
+          "reaches below 1", rlo, rhi, rv);
+    has = imr_lif_predict(&v[1].lif_model.model, at10, &value, &lo, &hi, &below);
+    check(has && value == rv && lo == 1 && hi == rhi && !below,
+          "near 1: %.6g in [%.6g, %.6g], the lower end raised to 1", value, lo, hi);
+
+    /* the arithmetic alone */
+    lo = 0.9990;
+    hi = 1.0059;
+    check(imb_lif_bound(1.0025, &lo, &hi) == 0 && lo == 1 && hi == 1.0059, "[0.9990, 1.0059] "
+          "around 1.0025 -> [1, 1.0059]");
+    lo = 0.966;
+    hi = 0.975;
+    check(imb_lif_bound(0.97, &lo, &hi) == 1 && lo == 0.966 && hi == 0.975,
+          "0.97: below 1, kept for the warning");
+    check(imb_lif_bound(NAN, &lo, &hi) == 1, "not a number: not a LIF");
+}
+
 static void test_groups(void)
 {
     check(imr_group("step") == 3 && imr_group("comp") == 0 && imr_group("comm") == 1 &&
@@ -138,6 +203,7 @@ static void test_groups(void)
 int main(void)
 {
     test_ranking();
+    test_lif_below_one();
     test_groups();
     return check_summary();
 }

@@ -49,6 +49,8 @@ int main(void)
     expect((scaling_axis_input){.values = "2", .from = "1"}, "values", "both forms");
     expect((scaling_axis_input){.values = "2,-4"}, "values", "a negative value");
     expect((scaling_axis_input){.values = "2,,4"}, "values", "an empty value");
+    /* values= with nothing: no point to answer, said (was a 200 with no points) */
+    expect((scaling_axis_input){.values = ""}, "values", "no value at all");
     expect((scaling_axis_input){.to = "4"}, "from", "no from");
     expect((scaling_axis_input){.from = "8", .to = "4"}, "to", "to below from");
     expect((scaling_axis_input){.from = "1", .to = "4", .step = "0"}, "step", "step 0");
