@@ -70,6 +70,12 @@ static json_t *interval_json(const pmnf_model *m)
                           m->t975, "cov", cov);
     if (o && m->noise_rel2 > 0)
         json_object_set_new(o, "noise_rel2", json_real(m->noise_rel2));
+    if (o && m->widen[PMNF_WIDEN_AT - 1] > 0) {
+        json_t *w = json_array();
+        for (int r = 0; w && r < PMNF_WIDEN_AT; r++)
+            json_array_append_new(w, json_real(m->widen[r]));
+        json_object_set_new(o, "widening", w);
+    }
     return o;
 }
 
@@ -170,6 +176,21 @@ json_t *api_model_diagnostics_json(const pmnf_model *m, const char *const *names
 }
 
 /* Reads the diagnostics back (a model stored before them: known = 0). */
+/* A robust model's widening profile (pmnf_model.widen): PMNF_WIDEN_AT
+ * finite numbers of at least 1, or none kept (all 0: one widening). */
+static void read_widening(const json_t *w, pmnf_model *m)
+{
+    double k[PMNF_WIDEN_AT];
+    if (!json_is_array(w) || json_array_size(w) != PMNF_WIDEN_AT)
+        return;
+    for (int r = 0; r < PMNF_WIDEN_AT; r++) {
+        k[r] = json_number_value(json_array_get(w, (size_t)r));
+        if (!json_is_number(json_array_get(w, (size_t)r)) || !isfinite(k[r]) || !(k[r] >= 1))
+            return;
+    }
+    memcpy(m->widen, k, sizeof k);
+}
+
 static void read_diagnostics(const json_t *o, const char *const *names, int nparams,
                              pmnf_diagnostics *g)
 {
@@ -394,6 +415,7 @@ int api_model_from_json(const json_t *doc, const char *const *names, int nparams
         return -1;
     for (int i = 0; i < m->ncoef * m->ncoef; i++)
         m->cov[i] = json_number_value(json_array_get(cov, (size_t)i));
+    read_widening(json_object_get(iv, "widening"), m);
     if (segments_from_json(doc, names, nparams, m) < 0)
         return -1;
     /* a segmented factor's change point names the break (its first) */

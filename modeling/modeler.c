@@ -593,6 +593,42 @@ double pmnf_model_eval(const pmnf_model *m, const double *point)
     return pmnf_eval(upper_segment(m, point) ? &m->f2 : &m->f, point);
 }
 
+/* The share of the widening cov carries that holds at point, for a robust
+ * model that is a constant (pmnf_model.widen): the largest kappa^2 of the
+ * profile up to the point's distance d (the largest ratio of a coordinate
+ * to its largest measured value), interpolated in log2 d between 2x, 4x
+ * and 8x, over the largest of all. Up to 2x the 2x value (interpolation
+ * included), from 8x on all of it. A constant's covariance has no shape in
+ * x, so the widening alone carries the distance: a flat series measured
+ * with 0.1% noise got +-30% at 2x, its spread 8x out. A growing model's
+ * covariance grows with the distance by itself, and with the profile its
+ * interval lost coverage near the data (Extra-P's test data: 5 instead of
+ * 1-2 left-out points outside), so it keeps all of it, as do a coordinate
+ * below the measured range (downward extrapolation, which the reference
+ * points do not look at), a profile not kept and an unknown range (1). */
+static double widening_share(const pmnf_model *m, const double *point)
+{
+    const double *k = m->widen;
+    if (!(k[PMNF_WIDEN_AT - 1] > 0) || !m->diag.known || m->f.nterms > 0)
+        return 1;
+    double d = 0, full = 1;
+    for (int p = 0; p < m->f.nparams; p++) {
+        if (!(m->diag.hi[p] > 0) || !(point[p] >= m->diag.lo[p]))
+            return 1;
+        if (point[p] / m->diag.hi[p] > d)
+            d = point[p] / m->diag.hi[p];
+    }
+    for (int r = 0; r < PMNF_WIDEN_AT; r++)
+        full = k[r] > full ? k[r] : full;
+    double at = k[0] > 1 ? k[0] : 1, ld = log2(d);
+    for (int r = 1; r < PMNF_WIDEN_AT && ld > r; r++) {
+        double t = ld >= r + 1 ? 1 : ld - r;
+        double v = k[r - 1] + t * (k[r] - k[r - 1]);
+        at = v > at ? v : at;
+    }
+    return at < full ? at / full : 1;
+}
+
 int pmnf_predict(const pmnf_model *m, const double *point, double *value, double *lo, double *hi)
 {
     int up = upper_segment(m, point);
@@ -613,6 +649,8 @@ int pmnf_predict(const pmnf_model *m, const double *point, double *value, double
     for (int i = 0; i < ncoef; i++)
         for (int j = 0; j < ncoef; j++)
             q += g[i] * cov[i * ncoef + j] * g[j];
+    if (!up)
+        q *= widening_share(m, point);
     double noise = sigma2, rel = up ? 0 : m->noise_rel2 * v * v;
     if (rel > noise)
         noise = rel;

@@ -117,6 +117,10 @@ enum {
  * predicts a point it did not see; filled by pmnf_assess_model() (assess.h)
  * at the end of every fit and kept with the model, so that predictions made
  * later can be judged against the measured range. */
+/* The distances of the robust model's widening profile (pmnf_model.widen):
+ * 2^(k+1) times the largest measured coordinates, k = 0..2. */
+#define PMNF_WIDEN_AT 3
+
 typedef struct pmnf_diagnostics {
     int known;                        /* 0: not recorded (a model stored before diagnostics) */
     double lo[PMNF_MAX_PARAMS];       /* smallest measured coordinate per parameter */
@@ -156,6 +160,15 @@ typedef struct pmnf_model {
      * significant lack of fit), and selection, kappa^2, the variance of the
      * hypotheses' predictions over the chosen one's (robust_mixture.c). */
     double lack_of_fit, selection;
+    /* Robust modeler: kappa^2 at 2x, 4x and 8x the largest measured
+     * coordinates (PMNF_WIDEN_AT), each at least 1; cov carries the largest
+     * (selection). For a constant, pmnf_predict scales cov's part of the
+     * interval down to the widening at the point's distance (the largest of
+     * the profile up to it), so that the spread of the hypotheses 8x out
+     * does not widen the interval near the data; a growing model keeps the
+     * largest everywhere. All 0: one widening everywhere (other modelers,
+     * models stored before the profile was kept). */
+    double widen[PMNF_WIDEN_AT];
     /* Two regimes (one parameter only). nsegments 2: the segmented modeler
      * found a change point; f holds for x <= break_lo and f2 (with its own
      * interval data below) for x > break_lo. break_lo == break_hi when the

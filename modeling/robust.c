@@ -753,9 +753,12 @@ static int fit_series(rb_cache *c, const rb_series *s, int constant, pmnf_model 
         mu[r] = pmnf_eval(&best.f, c->ref[r]);
         var[r] = rb_mean_variance(s, &best, n, c->ref[r]);
     }
-    double kappa2 = rb_mixture_kappa2(&c->mx, mu, var);
+    double each[RB_NREF];
+    double kappa2 = rb_mixture_kappa2(&c->mx, mu, var, each);
     finish_model(c, s, &best, kappa2, out, buf);
     out->selection = kappa2;
+    for (int r = 0; r < RB_NREF; r++)
+        out->widen[r] = each[r];
     out->lack_of_fit = rb_mixture_overdispersion(&c->mx);
     return 0;
 }

@@ -23,7 +23,7 @@
 
 #include "modeling/robust_internal.h"
 
-static const double ref_factor[RB_NREF] = {2, 4, 8};
+static const double ref_factor[RB_NREF] = {2, 4, 8}; /* pmnf_model.widen's distances */
 
 /* The lines of points along parameter p: points grouped by their other
  * coordinates, groups with at least RB_MIN_LINE_POINTS distinct values of p. */

@@ -78,7 +78,7 @@ double rb_mean_variance(const rb_series *s, const rb_hyp *h, int m, const double
 double rb_mean_variance_g(const rb_series *s, const rb_hyp *h, int m, const double *shapes);
 
 /* robust_mixture.c: the hypotheses of one fit at the reference point. */
-#define RB_NREF 3 /* reference points: 2x, 4x, 8x the largest coordinates */
+#define RB_NREF PMNF_WIDEN_AT /* reference points: 2x, 4x, 8x the largest coordinates */
 #define RB_PICK_REF 1
 typedef struct rb_mixture {
     int n, cap;
@@ -117,8 +117,10 @@ int rb_mixture_add(rb_mixture *mx, double crit, double prior, double chi2, int d
  * (its tag into *tag), or -1 when there is none. */
 int rb_mixture_pick(rb_mixture *mx, int *tag);
 /* max(1, kappa^2) over the reference points for the chosen model's means
- * and variances there (after pick). */
-double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0);
+ * and variances there (after pick); each reference point's max(1, kappa^2)
+ * into each[RB_NREF]. */
+double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0,
+                         double *each);
 /* The overdispersion c the weights of kappa^2 use: the best hypothesis'
  * chi-square per degree of freedom where it shows a significant lack of
  * fit (at the 1% level), otherwise 1. */

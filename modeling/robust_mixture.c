@@ -15,7 +15,9 @@
  *     (pick_weight), and still a single PMNF function;
  *   - the interval is widened by kappa^2 = sum_h w_h ((mu_h - mu)^2 + v_h) /
  *     (v sum_h w_h), the model average's variance over the chosen model's,
- *     the largest over the reference points, so that it holds over the range.
+ *     at each reference point (the model's widening profile, pmnf_model.widen;
+ *     the stored covariance carries the largest, and pmnf_predict takes the
+ *     share that holds at a point's distance), so that it holds over the range.
  * The choice weighs each hypothesis' form prior too (its prior, which crit
  * includes: the constant's, rb_constant_prior); the interval's weights leave
  * it out, so that the spread of every hypothesis the data allow still
@@ -246,11 +248,13 @@ static double kappa2_at(const rb_mixture *mx, int r, double mu0, double var0, do
     return isfinite(k2) ? k2 : 1;
 }
 
-double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0)
+double rb_mixture_kappa2(const rb_mixture *mx, const double *mu0, const double *var0,
+                         double *each)
 {
     double k2 = 1, c = rb_mixture_overdispersion(mx);
     for (int r = 0; r < R; r++) {
         double k = kappa2_at(mx, r, mu0[r], var0[r], c);
+        each[r] = k > 1 ? k : 1;
         if (k > k2)
             k2 = k;
     }
