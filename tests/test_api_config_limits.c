@@ -228,6 +228,12 @@ static void test_whole_ranks(harness *h, long exp)
           "every candidate fractional: 400 naming candidates.ranks: %d %.300s", r.status, r.body);
     json_decref(doc);
     harness_response_free(&r);
+    /* refused at the request, not queued to fail in a job worker */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations?job=always", exp);
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body, strlen(body),
+                    &r);
+    check(r.status == 400, "?job=always: 400 before queuing, got %d", r.status);
+    harness_response_free(&r);
 }
 
 /* Weak scaling, T(x) = 100 + 3x s per epoch: at ranks=1e308 the time
