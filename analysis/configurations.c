@@ -86,8 +86,8 @@ static int range_field(const json_t *spec, const char *param, configs_request *r
         return an_problem_set(p, 400, field, "step must be a number > 0, factor a number > 1");
     double count = jfac ? floor(log(hi / lo) / log(factor) + 1e-9) + 1
                         : floor((hi - lo) / step + 1e-9) + 1;
-    if (count > CONFIGS_MAX_CANDIDATES)
-        return an_problem_set(p, 400, field, "gives %.0f values; at most %d candidates in all", count,
+    if (count > CONFIGS_MAX_CANDIDATES) /* %.6g: max may be 1e300 */
+        return an_problem_set(p, 400, field, "gives %.6g values; at most %d candidates in all", count,
                       CONFIGS_MAX_CANDIDATES);
     int n = (int)count;
     r->values[i] = malloc(sizeof(double) * (size_t)n);
@@ -167,10 +167,14 @@ int configs_request_parse(const json_t *doc, const char *const *params, int npar
             return -1;
     }
     size_t total = cfg_grid_size(r->ranges, nparams);
-    if (total > CONFIGS_MAX_CANDIDATES)
+    if (total > CONFIGS_MAX_CANDIDATES) {
+        double points = 1; /* the product itself: total saturates at SIZE_MAX */
+        for (int i = 0; i < nparams; i++)
+            points *= r->ranges[i].nvalues;
         return an_problem_set(p, 400, "candidates",
-                      "the product of the ranges has %.0f points; at most %d are searched",
-                      (double)total, CONFIGS_MAX_CANDIDATES);
+                      "the product of the ranges has %.6g points; at most %d are searched",
+                      points, CONFIGS_MAX_CANDIDATES);
+    }
     return 0;
 }
 
@@ -198,8 +202,45 @@ static json_t *point_json(const configs_search_in *in, const double *point)
     return o;
 }
 
-static json_t *candidate_json(const configs_search_in *in, const cfg_candidate *c,
-                              const extra *x, int full)
+/* Appends w (taken; NULL: nothing) to doc's "warnings", made when missing. */
+static void append_warning(json_t *doc, json_t *w)
+{
+    json_t *warns = json_object_get(doc, "warnings");
+    if (!w)
+        return;
+    if (!json_is_array(warns))
+        json_object_set_new(doc, "warnings", warns = json_array());
+    json_array_append_new(warns, w); /* frees w when warns is NULL */
+}
+
+/* The coded warning limit_within_interval when the limit (request member
+ * name; not set: INFINITY) of quantity what lies inside e's 95% interval:
+ * lo <= limit < hi, so that the interval's upper end misses it while the
+ * lower end meets it, whichever side the prediction is on. NULL otherwise.
+ * Details: field (the member), limit, quantity, predicted, interval. */
+static json_t *limit_warning(const char *name, double limit, const char *what,
+                             const configs_estimate *e)
+{
+    if (isinf(limit) || !e->has_interval || !(e->lo <= limit && limit < e->hi))
+        return NULL;
+    int met = e->value <= limit;
+    char text[400];
+    snprintf(text, sizeof text,
+             "The limit %s = %.6g lies inside the 95%% interval [%.6g, %.6g] of %s (predicted "
+             "%.6g): %s. A scheduler that needs the limit met should take a candidate feasible "
+             "at the interval's upper end (feasible_at_upper).",
+             name, limit, e->lo, e->hi, what, e->value,
+             met ? "the prediction meets it, but the interval's upper end does not: the candidate "
+                   "may miss it"
+                 : "the prediction misses it, but the interval's lower end meets it");
+    return json_pack("{s:s, s:s, s:s, s:f, s:s, s:o, s:[o, o]}", "code",
+                     CONFIGS_WARN_LIMIT_WITHIN, "message", text, "field", name, "limit", limit,
+                     "quantity", what, "predicted", number_json(e->value), "interval",
+                     number_json(e->lo), number_json(e->hi));
+}
+
+static json_t *candidate_json(const configs_search_in *in, const cfg_limits *l,
+                              const cfg_candidate *c, const extra *x, int full)
 {
     const configs_combo *cb = &in->combos[x->combo];
     json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "point",
@@ -207,6 +248,8 @@ static json_t *candidate_json(const configs_search_in *in, const cfg_candidate *
                           number_json(c->time), "core_hours", number_json(c->core_hours), "cost",
                           number_json(c->cost), "efficiency", number_json(x->efficiency),
                           "feasible", c->feasible);
+    if (o)
+        json_object_set_new(o, "feasible_at_upper", json_boolean(c->feasible_at_upper));
     if (o && cb->levels)
         json_object_set(o, "levels", cb->levels);
     if (!full || !o)
@@ -237,6 +280,11 @@ static json_t *candidate_json(const configs_search_in *in, const cfg_candidate *
                                                "the rank count training.data_parallel × "
                                                "training.model_parallel is not > 0 here: no "
                                                "core-hours, cost or efficiency, never feasible"));
+    /* a limit inside an interval: the point estimate's verdict may not hold */
+    append_warning(o, limit_warning("max_time_s", l->max_time, "time_s", &x->time));
+    append_warning(o, limit_warning("max_core_hours", l->max_core_hours, "core_hours",
+                                    &x->core_hours));
+    append_warning(o, limit_warning("max_cost", l->max_cost, "cost", &x->cost));
     return o;
 }
 
@@ -323,20 +371,29 @@ static void evaluate(const configs_search_in *in, const configs_request *r, size
                             .efficiency = !by_model                   ? x->efficiency
                                           : isfinite(x->efficiency_pct) ? x->efficiency_pct / 100
                                                                         : NAN,
-                            .valid = isfinite(t.value) && t.value > 0 && ranks > 0};
+                            .valid = isfinite(t.value) && t.value > 0 && ranks > 0,
+                            .time_hi = t.has_interval ? x->time.hi : NAN,
+                            .core_hours_hi = t.has_interval ? x->core_hours.hi : NAN,
+                            .cost_hi = t.has_interval ? x->cost.hi : NAN};
 }
 
 /* "recommended" and "nothing_feasible" of out */
 static void recommendation(const configs_search_in *in, const configs_request *r,
                            const cfg_candidate *cand, const extra *ex, int n, int best,
-                           cfg_objective rule, int feasible, const char *limits, int *order,
-                           json_t *out)
+                           cfg_objective rule, int feasible, int robust, const char *limits,
+                           int *order, json_t *out)
 {
     if (best >= 0) {
-        json_t *rec = candidate_json(in, &cand[best], &ex[best], 1);
-        char reason[400];
-        snprintf(reason, sizeof reason, "%s (%d of %d candidates meet %s)",
-                 rule_text(rule, r->objective != CFG_AUTO), feasible, n, limits);
+        json_t *rec = candidate_json(in, &r->limits, &cand[best], &ex[best], 1);
+        char reason[600], upper[160] = "";
+        if (robust == 0 && feasible > 0)
+            snprintf(upper, sizeof upper, ", none of them at its intervals' upper ends: a limit "
+                                          "lies inside its interval (limit_within_interval)");
+        else if (robust < feasible)
+            snprintf(upper, sizeof upper, "; chosen among the %d of them that meet it at their "
+                                          "intervals' upper ends too", robust);
+        snprintf(reason, sizeof reason, "%s (%d of %d candidates meet %s%s)",
+                 rule_text(rule, r->objective != CFG_AUTO), feasible, n, limits, upper);
         json_object_set_new(rec, "reason", json_string(reason));
         json_object_set_new(out, "recommended", rec);
         json_object_set_new(out, "nothing_feasible", json_null());
@@ -345,7 +402,7 @@ static void recommendation(const configs_search_in *in, const configs_request *r
     int nc = cfg_closest(cand, n, CONFIGS_CLOSEST, order);
     json_t *closest = json_array();
     for (int i = 0; i < nc; i++) {
-        json_t *c = candidate_json(in, &cand[order[i]], &ex[order[i]], 1);
+        json_t *c = candidate_json(in, &r->limits, &cand[order[i]], &ex[order[i]], 1);
         json_object_set_new(c, "violation", number_json(cand[order[i]].violation));
         json_array_append_new(closest, c);
     }
@@ -387,6 +444,108 @@ static void baselines(const configs_search_in *in, const extra *ex, json_t *out)
     }
 }
 
+/* v a whole number, to the rounding of a range's steps (1e-9 relative) */
+static int whole(double v)
+{
+    return isfinite(v) && fabs(v - nearbyint(v)) <= 1e-9 * (fabs(v) > 1 ? fabs(v) : 1);
+}
+
+/* The first candidate left out, and how many were. */
+typedef struct left_out {
+    int count;
+    double point[PMNF_MAX_PARAMS];
+    double ranks, dp, mp; /* the degrees NaN where unknown */
+} left_out;
+
+/* 1 when candidate i (of the grid at every combination) cannot be
+ * allocated: its rank count is > 0 but it or one of its degrees is not a
+ * whole number (counted into lo); a rank count not > 0 is kept (no_ranks). */
+static int fractional(const configs_search_in *in, const configs_request *r, size_t ngrid, int i,
+                      left_out *lo)
+{
+    double point[PMNF_MAX_PARAMS], dp = NAN, mp = NAN;
+    const void *models = in->combos[i / (int)ngrid].models;
+    cfg_grid_point(r->ranges, in->nparams, (size_t)i % ngrid, point);
+    double ranks = in->ops->ranks(models, point);
+    if (!(ranks > 0))
+        return 0;
+    if (in->ops->degrees && in->ops->degrees(models, point, &dp, &mp) < 0)
+        dp = mp = NAN;
+    if (whole(ranks) && (isnan(dp) || whole(dp)) && (isnan(mp) || whole(mp)))
+        return 0;
+    if (lo->count++ == 0) {
+        memcpy(lo->point, point, sizeof point);
+        lo->ranks = ranks;
+        lo->dp = dp;
+        lo->mp = mp;
+    }
+    return 1;
+}
+
+/* "at ranks=10.125: data_parallel 10.125 × model_parallel 1 = 10.125 ranks" */
+static void left_out_text(const configs_search_in *in, const left_out *lo, char *buf,
+                          size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "at ");
+    for (int i = 0; i < in->nparams && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.10g", i ? ", " : "", in->params[i],
+                              lo->point[i]);
+    if (n >= cap)
+        return;
+    if (!isnan(lo->dp) && !isnan(lo->mp))
+        snprintf(buf + n, cap - n, ": data_parallel %.10g × model_parallel %.10g = %.10g ranks",
+                 lo->dp, lo->mp, lo->ranks);
+    else
+        snprintf(buf + n, cap - n, ": %.10g ranks", lo->ranks);
+}
+
+/* The coded warning ranks_not_whole: how many candidates were left out, the first one. */
+static json_t *left_out_warning(const configs_search_in *in, const left_out *lo)
+{
+    char at[300], text[600];
+    left_out_text(in, lo, at, sizeof at);
+    snprintf(text, sizeof text,
+             "%d candidate%s left out: the rank count training.data_parallel × "
+             "training.model_parallel (or one of its degrees) is not a whole number, which no "
+             "scheduler can allocate (first %s); give candidate values with whole rank counts",
+             lo->count, lo->count == 1 ? " was" : "s were", at);
+    return json_pack("{s:s, s:s, s:i, s:o}", "code", CONFIGS_WARN_RANKS_NOT_WHOLE, "message",
+                     text, "candidates", lo->count, "point", point_json(in, lo->point));
+}
+
+int configs_check_whole(const configs_search_in *in, const configs_request *r, an_problem *p)
+{
+    size_t ngrid = cfg_grid_size(r->ranges, in->nparams);
+    int n = (int)(ngrid * (size_t)in->ncombos);
+    left_out lo = {0};
+    for (int i = 0; i < n; i++)
+        if (!fractional(in, r, ngrid, i, &lo))
+            return 0;
+    if (n == 0)
+        return 0;
+    /* the field: the one parameter with fractional candidate values, if one */
+    int which = -1, count = 0;
+    for (int i = 0; i < in->nparams; i++) {
+        int frac = 0;
+        for (int k = 0; k < r->ranges[i].nvalues && !frac; k++)
+            frac = !whole(r->ranges[i].values[k]);
+        if (frac && count++ == 0)
+            which = i;
+    }
+    if (in->nparams == 1)
+        which = 0, count = 1;
+    char field[128], at[300];
+    snprintf(field, sizeof field, count == 1 ? "candidates.%s" : "candidates",
+             count == 1 ? in->params[which] : "");
+    left_out_text(in, &lo, at, sizeof at);
+    return an_problem_set(p, 400, field,
+                          "no candidate can be allocated: at every one the rank count "
+                          "training.data_parallel × training.model_parallel (or one of its "
+                          "degrees) is not a whole number (%s); give values whose rank count is "
+                          "whole",
+                          at);
+}
+
 json_t *configs_search(const configs_search_in *in, const configs_request *r)
 {
     size_t ngrid = cfg_grid_size(r->ranges, in->nparams);
@@ -398,32 +557,43 @@ json_t *configs_search(const configs_search_in *in, const configs_request *r)
     if (!cand || !ex || !order)
         goto done;
     int strong = !strcmp(in->scaling, "strong");
-    for (int i = 0; i < n; i++)
-        evaluate(in, r, ngrid, strong, i, &ex[i], &cand[i]);
+    /* the candidates that can be allocated, in grid order */
+    left_out lo = {0};
+    int all = n;
+    n = 0;
+    for (int i = 0; i < all; i++)
+        if (!fractional(in, r, ngrid, i, &lo)) {
+            evaluate(in, r, ngrid, strong, i, &ex[n], &cand[n]);
+            n++;
+        }
     cfg_check(&r->limits, cand, n);
     cfg_objective rule;
     int best = cfg_recommend(cand, n, r->objective, strong, &rule);
-    int feasible = 0;
-    for (int i = 0; i < n; i++)
+    int feasible = 0, robust = 0;
+    for (int i = 0; i < n; i++) {
         feasible += cand[i].feasible;
+        robust += cand[i].feasible_at_upper;
+    }
     json_t *list = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append_new(list, candidate_json(in, &cand[i], &ex[i], 1));
+        json_array_append_new(list, candidate_json(in, &r->limits, &cand[i], &ex[i], 1));
     int np = cfg_pareto(cand, n, order);
     json_t *pareto = json_array();
     for (int i = 0; i < np; i++)
-        json_array_append_new(pareto, candidate_json(in, &cand[order[i]], &ex[order[i]], 0));
+        json_array_append_new(pareto,
+                              candidate_json(in, &r->limits, &cand[order[i]], &ex[order[i]], 0));
     char limits[200];
     limits_text(&r->limits, limits, sizeof limits);
-    out = json_pack("{s:I, s:i, s:s, s:I, s:s, s:i, s:i, s:o}", "experiment",
+    out = json_pack("{s:I, s:i, s:s, s:I, s:s, s:i, s:i, s:i, s:i, s:o}", "experiment",
                     (json_int_t)in->experiment, "model_set", in->set_number, "scaling",
                     in->scaling, "epochs", (json_int_t)r->epochs, "limits", limits, "searched", n,
-                    "feasible", feasible, "candidates", list);
+                    "left_out", lo.count, "feasible", feasible, "feasible_at_upper", robust,
+                    "candidates", list);
     if (!out) {
         json_decref(pareto);
         goto done;
     }
-    recommendation(in, r, cand, ex, n, best, rule, feasible, limits, order, out);
+    recommendation(in, r, cand, ex, n, best, rule, feasible, robust, limits, order, out);
     json_object_set_new(out, "pareto", pareto);
     baselines(in, ex, out);
     json_object_set_new(out, "units",
@@ -432,6 +602,8 @@ json_t *configs_search(const configs_search_in *in, const configs_request *r)
                                   "money (all epochs); null without a price", "efficiency",
                                   strong ? "(T_1·x_1)/(T_k·x_k), 1 = ideal"
                                          : "T_1/T_k, 1 = ideal"));
+    if (lo.count) /* first among the answer's warnings: candidates it does not list */
+        append_warning(out, left_out_warning(in, &lo));
     /* what the recommendation rests on: its models and its prediction */
     if (best >= 0) {
         in->ops->warnings(out, in->combos[ex[best].combo].models, ex[best].point, 1);

@@ -14,7 +14,15 @@
  * parallel efficiency relative to P_1 of its series along x_1 (the first
  * measured point at its values of the other parameters) and the efficiency
  * model ε(x) there (efficiency_pct_model), and its feasibility (every limit
- * given is met by the prediction). The recommendation: the stated
+ * given is met by the prediction, the point estimate), whether it is
+ * feasible at its intervals' upper ends too (feasible_at_upper), and the
+ * coded warning limit_within_interval for each limit inside one of its 95%
+ * intervals. A candidate whose rank count (data_parallel × model_parallel,
+ * or either degree) is not a whole number cannot be allocated: it is left
+ * out, counted in "left_out" and said by the warning ranks_not_whole (when
+ * every candidate would be, configs_check_whole refuses the request). The
+ * recommendation, among the candidates feasible at their upper ends when
+ * there is one, else among the feasible ones: the stated
  * objective, else for weak scaling the smallest feasible allocation
  * (cheapest and most efficient there, §3.3) and for strong scaling the
  * highest parallel efficiency inside the feasible set, read from the ε
@@ -43,6 +51,10 @@
 
 #define CONFIGS_MAX_CANDIDATES 10000
 #define CONFIGS_CLOSEST 5
+/* coded warnings of the answer: a limit inside a candidate's 95% interval;
+ * candidates left out for a rank count that is not a whole number */
+#define CONFIGS_WARN_LIMIT_WITHIN "limit_within_interval"
+#define CONFIGS_WARN_RANKS_NOT_WHOLE "ranks_not_whole"
 
 typedef struct configs_request {
     cfg_limits limits;
@@ -74,6 +86,9 @@ typedef struct configs_ops {
     /* appends the coded warnings of the prediction at point (all: with the
      * models' own; point NULL: the models' only) to doc's "warnings" */
     void (*warnings)(json_t *doc, const void *models, const double *point, int all);
+    /* the degrees data_parallel and model_parallel at point (their product
+     * is ranks); 0, or -1 when unknown. NULL: only the product is checked */
+    int (*degrees)(const void *models, const double *point, double *dp, double *mp);
 } configs_ops;
 
 /* One level combination searched. */
@@ -96,6 +111,12 @@ typedef struct configs_search_in {
     int factors;         /* the experiment has factors: the answer lists the combinations */
     json_t *skipped;     /* with factors: the combinations without a model (borrowed) */
 } configs_search_in;
+
+/* 0 when some candidate of request r over in can be allocated; -1 with p
+ * (400 naming candidates.<parameter>, or candidates when more than one
+ * parameter has fractional values) when every candidate with a rank count
+ * has one that is not a whole number (configs_search leaves those out). */
+int configs_check_whole(const configs_search_in *in, const configs_request *r, an_problem *p);
 
 /* The answer document of request r over in (its grid at every
  * combination: at most CONFIGS_MAX_CANDIDATES points, checked by the

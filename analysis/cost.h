@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "analysis/formula.h"
+#include "analysis/problem.h"
 
 /* An experiment's cost set-up. */
 typedef struct cost_setup {
@@ -44,6 +45,18 @@ double cost_money(cost_eval *c, double t, double ranks, const double *point);
 
 /* 1 when the experiment prices an epoch (a price or a cost formula). */
 int cost_priced(const cost_eval *c);
+
+/* 0 when the answer at point (names[0..nparams)) is made of finite
+ * numbers: the epoch time t (its model's value there; the caller has one)
+ * and its core-hours (NaN without a rank count: answered as null), per
+ * epoch and times epochs, and the money times epochs where it is finite per
+ * epoch (where it is not, cost_money_warning says why).
+ * Else -1 with p: 400 saying which is not finite, naming epochs when only
+ * the totals overflow, else the parameter farthest from 1 on a log scale
+ * (the coordinate that takes a model beyond what a double holds; the only
+ * one with one parameter). */
+int cost_check_finite(double t, double core_hours, double money, double epochs,
+                      const char *const *names, int nparams, const double *point, an_problem *p);
 
 #define COST_WARN_INVALID "cost_invalid"
 

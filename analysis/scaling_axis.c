@@ -45,7 +45,7 @@ static int range_values(const scaling_axis_input *in, double **out, an_problem *
         return an_problem_set(p, 400, "step", "must be a number > 0");
     double count = floor((b - a) / s + 1e-9) + 1;
     if (count > SCALING_MAX_POINTS)
-        return an_problem_set(p, 400, "step", "from/to/step give %.0f points; at most %d", count,
+        return an_problem_set(p, 400, "step", "from/to/step give %.6g points; at most %d", count,
                               SCALING_MAX_POINTS);
     int n = 0;
     *out = malloc(sizeof(double) * (size_t)count);

@@ -2,7 +2,9 @@
  * configurations.c — POST /v1/experiments/{id}/configurations (Q5): which
  * configuration to request under a deadline and a budget (Extra-Deep §3.3).
  * The request document and the search are analysis/configurations.h's; this
- * handler finds the level combinations to search and their models. A
+ * handler finds the level combinations to search and their models (and
+ * refuses, before queuing, a search none of whose candidates has a whole
+ * rank count: configs_check_whole). A
  * search over more than CONFIGS_DIRECT_CANDIDATES candidates (or with
  * ?job=always) is queued for a job worker and answered 202
  * (api/search_runs.c); what it answers then is what the request would have.
@@ -73,7 +75,17 @@ static void warnings_of(json_t *doc, const void *models, const double *point, in
         predict_point_warnings_at(doc, models, -1, point);
 }
 
-static const configs_ops ops = {epoch_of, ranks_of, beyond_of, warnings_of};
+/* the two degrees whose product cached_ranks is */
+static int degrees_of(const void *models, const double *point, double *dp, double *mp)
+{
+    const cached_models *m = models;
+    if (m->data_parallel.nops == 0 || m->model_parallel.nops == 0 ||
+        expr_eval(&m->data_parallel, point, dp) || expr_eval(&m->model_parallel, point, mp))
+        return -1;
+    return 0;
+}
+
+static const configs_ops ops = {epoch_of, ranks_of, beyond_of, warnings_of, degrees_of};
 
 /* The time models' parts when the epoch time can be predicted from them, else NULL. */
 static const cached_part *time_parts(const cached_models *m)
@@ -299,11 +311,6 @@ void api_configurations_search(api_ctx *ctx, api_request *req, api_response *res
                     ngrid, ncb, CONFIGS_MAX_CANDIDATES);
         goto done;
     }
-    /* a large search is a job's: the HTTP thread answers at once */
-    if (!direct && (always || ngrid * (size_t)ncb > CONFIGS_DIRECT_CANDIDATES)) {
-        api_search_queue(ctx, req, resp, id, "configurations", doc);
-        goto done;
-    }
     cc = calloc((size_t)ncb, sizeof *cc);
     if (!cc) {
         api_problem(resp, 500, NULL, "out of memory");
@@ -313,6 +320,16 @@ void api_configurations_search(api_ctx *ctx, api_request *req, api_response *res
         cc[i] = (configs_combo){cb[i].m, cb[i].app, cb[i].levels};
     configs_search_in in = {id, m->set_number, m->scaling, params, m->nparams, &ops, cc, ncb,
                             &ce, factors, skipped};
+    /* no candidate a scheduler could allocate: refused before it is queued */
+    if (configs_check_whole(&in, &r, &p) < 0) {
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
+        goto done;
+    }
+    /* a large search is a job's: the HTTP thread answers at once */
+    if (!direct && (always || ngrid * (size_t)ncb > CONFIGS_DIRECT_CANDIDATES)) {
+        api_search_queue(ctx, req, resp, id, "configurations", doc);
+        goto done;
+    }
     json_t *out = configs_search(&in, &r);
     if (!out)
         api_problem(resp, 500, NULL, "out of memory");

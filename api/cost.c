@@ -5,7 +5,8 @@
  * and for N epochs, each with its 95% interval (T's interval carried
  * through: both are monotone in T); and the PMNF cost model C(x) fitted to
  * the core-hours at the measured coordinates (Extra-Deep's
- * C_epoch(x) = 0.082·x^1.62), evaluated at the point.
+ * C_epoch(x) = 0.082·x^1.62), evaluated at the point. A point where the
+ * prediction overflows is a 400 (cost_check_finite), not an answer of nulls.
  */
 #include <math.h>
 #include <stdio.h>
@@ -46,13 +47,13 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
         goto done;
     const cached_part *parts = slot >= 0 ? m->parts[slot] : NULL;
     int composed;
-    prediction t = parts ? predict_epoch(parts, point, &composed)
-                         : (prediction){NAN, NAN, NAN, 0};
-    if (!isfinite(t.value)) {
+    if (!parts || (!(parts[0].present && parts[1].present && parts[2].present) &&
+                   !parts[3].present)) {
         api_problem(resp, 409, NULL, "model set %d has no model of the epoch time (metric time)",
                     m->set_number);
         goto done;
     }
+    prediction t = predict_epoch(parts, point, &composed);
     char why[256];
     const char *cost_names[PMNF_MAX_PARAMS];
     cost_setup cs;
@@ -68,6 +69,16 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
     double m0 = cost_money(&ce, t.value, ranks, point), m1 = cost_money(&ce, t.lo, ranks, point),
            m2 = cost_money(&ce, t.hi, ranks, point);
     prediction money = {m0, m1 < m2 ? m1 : m2, m1 < m2 ? m2 : m1, t.has_interval};
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    an_problem p;
+    /* a model that overflows at the point: no answer of nulls */
+    if (cost_check_finite(t.value, ch.value, m0, (double)epochs, names, m->nparams, point, &p) <
+        0) {
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
+        goto done;
+    }
     store_error err = {0};
     const ad_app *app = ad_app_get(ctx, m, slot, &ref, &err);
     if (!app) {

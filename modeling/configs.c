@@ -38,6 +38,18 @@ static double ratio(double value, double limit)
     return limit > 0 ? value / limit : (value <= 0 ? 0 : INFINITY);
 }
 
+/* value within limit (none set: INFINITY); a NaN value meets no limit */
+static int within(double value, double limit)
+{
+    return isinf(limit) || (!isnan(value) && value <= limit);
+}
+
+/* the upper end of an interval around value: hi, or value where hi is NaN or below it */
+static double upper(double value, double hi)
+{
+    return hi > value ? hi : value;
+}
+
 void cfg_check(const cfg_limits *l, cfg_candidate *c, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -47,9 +59,13 @@ void cfg_check(const cfg_limits *l, cfg_candidate *c, int n)
         double worst = v > h ? v : h;
         worst = worst > m ? worst : m;
         c[i].violation = c[i].valid ? worst : INFINITY;
-        c[i].feasible = c[i].valid && (isinf(l->max_time) || c[i].time <= l->max_time) &&
-                        (isinf(l->max_core_hours) || c[i].core_hours <= l->max_core_hours) &&
-                        (isinf(l->max_cost) || (!isnan(c[i].cost) && c[i].cost <= l->max_cost));
+        c[i].feasible = c[i].valid && within(c[i].time, l->max_time) &&
+                        within(c[i].core_hours, l->max_core_hours) &&
+                        within(c[i].cost, l->max_cost);
+        c[i].feasible_at_upper =
+            c[i].feasible && within(upper(c[i].time, c[i].time_hi), l->max_time) &&
+            within(upper(c[i].core_hours, c[i].core_hours_hi), l->max_core_hours) &&
+            within(upper(c[i].cost, c[i].cost_hi), l->max_cost);
     }
 }
 
@@ -103,9 +119,16 @@ int cfg_recommend(const cfg_candidate *c, int n, cfg_objective objective, int st
     if (rule == CFG_AUTO)
         rule = strong ? CFG_EFFICIENT : CFG_SMALLEST;
     *used = rule;
+    /* a candidate feasible by its point estimate only misses a limit inside
+     * its interval about as often as not: one feasible at the upper end is
+     * preferred when there is one */
+    int robust = 0;
+    for (int i = 0; i < n && !robust; i++)
+        robust = c[i].feasible_at_upper;
     int best = -1;
     for (int i = 0; i < n; i++)
-        if (c[i].feasible && (best < 0 || compare(&c[i], &c[best], rule) < 0))
+        if ((robust ? c[i].feasible_at_upper : c[i].feasible) &&
+            (best < 0 || compare(&c[i], &c[best], rule) < 0))
             best = i;
     return best;
 }

@@ -37,8 +37,12 @@ typedef struct cfg_candidate {
                                       with no value), never core-hours in its place */
     int valid;                     /* 0: no usable prediction (e.g. a time <= 0): never feasible,
                                       not on the Pareto front */
+    /* the upper ends of the 95% intervals of time, core-hours and cost; one
+     * that is NaN or below its value counts as the value (no interval) */
+    double time_hi, core_hours_hi, cost_hi;
     /* set by cfg_check */
     int feasible;
+    int feasible_at_upper;         /* feasible, and so at the upper end of every interval */
     double violation;              /* largest value/limit over the limits set; <= 1 when feasible */
 } cfg_candidate;
 
@@ -47,7 +51,8 @@ typedef struct cfg_limits {
     double max_time, max_core_hours, max_cost;
 } cfg_limits;
 
-/* Feasibility of each candidate: every value within its limit. A limit on
+/* Feasibility of each candidate: every value (the point estimate) within
+ * its limit; feasible_at_upper: also every interval's upper end. A limit on
  * cost cannot be met by a candidate without a cost. */
 void cfg_check(const cfg_limits *l, cfg_candidate *c, int n);
 
@@ -59,7 +64,9 @@ typedef enum cfg_objective {
     CFG_SMALLEST = 4,  /* fewest ranks (what CFG_AUTO means for weak scaling) */
 } cfg_objective;
 
-/* The recommended feasible candidate, or -1 when none is feasible. *used is
+/* The recommended feasible candidate, or -1 when none is feasible: the best
+ * under the rule among the candidates feasible at their intervals' upper
+ * ends when there is one, else among all the feasible ones. *used is
  * the rule applied (CFG_AUTO resolved by the scaling). A candidate whose key
  * is not a number (NaN efficiency) ranks after those with one. Ties go to
  * the faster, then the cheaper, then the smaller candidate, then the first. */

@@ -2,9 +2,10 @@
  * test_analysis.c — the pure pieces of the analyses: load-imbalance factor
  * and its summary, the per-repetition rank matrix of the aggregation, the
  * regression of time on parameters and LIF, Extra-Deep's speedup and
- * efficiency, the configuration search (grid, feasibility, recommendation,
- * Pareto front, closest candidates), cost formulas and the cost of an
- * epoch (analysis/cost.h), the too-noisy points of a model set
+ * efficiency, the configuration search (grid, feasibility also at the
+ * intervals' upper ends, recommendation, Pareto front, closest candidates),
+ * cost formulas and the cost of an epoch (analysis/cost.h; refused where it
+ * overflows), the too-noisy points of a model set
  * (analysis/noisy.h), the speedup table per kernel and part
  * (analysis/speedups.h), paper 004's iteration model over profile rows
  * (analysis/iterations.h), the data the analyses read of a model set
@@ -282,6 +283,87 @@ static void test_configs(void)
     cfg_limits money = {INFINITY, INFINITY, 2};
     cfg_check(&money, priced, 2);
     check(priced[0].feasible && !priced[1].feasible, "a cost limit needs a cost");
+}
+
+/* A limit inside an interval: feasible by the point estimate is not
+ * feasible at the upper end, and the recommendation prefers the candidates
+ * feasible at their upper ends. Deadline 142 s: 4 ranks predicted 142.0 s
+ * in [140.3, 143.7] (feasible, not at the upper end), 8 ranks 100 s in
+ * [98, 102] (both); cheapest by core-hours is 4 (14.2 against 20), but 8
+ * is the one that meets the deadline at its upper end too. With 4 alone
+ * feasible at its point estimate, 4 is still recommended. Without an
+ * interval (upper end NaN, or 0: below the value) the value is the upper
+ * end. */
+static void test_configs_upper(void)
+{
+    cfg_candidate c[3] = {cand(2, 200, 11, NAN, 1), cand(4, 142.0, 14.2, NAN, 0.7),
+                          cand(8, 100, 20, NAN, 0.5)};
+    c[0].time_hi = 205;
+    c[1].time_hi = 143.7;
+    c[2].time_hi = 102;
+    cfg_limits l = {142, INFINITY, INFINITY};
+    cfg_check(&l, c, 3);
+    check(!c[0].feasible && c[1].feasible && !c[1].feasible_at_upper && c[2].feasible &&
+              c[2].feasible_at_upper,
+          "142.0 in [140.3, 143.7] under 142: feasible, not at the upper end");
+    cfg_objective used;
+    check(cfg_recommend(c, 3, CFG_CHEAPEST, 1, &used) == 2,
+          "cheapest: 8 ranks (feasible at the upper end), not 4");
+    check(cfg_recommend(c, 3, CFG_AUTO, 0, &used) == 2, "weak: the smallest robust one, 8");
+    c[2].time_hi = 150;
+    cfg_check(&l, c, 3);
+    check(cfg_recommend(c, 3, CFG_CHEAPEST, 1, &used) == 1,
+          "none feasible at its upper end: the point estimate decides (4)");
+    /* core-hours and cost have their upper ends too */
+    cfg_candidate m[2] = {cand(2, 10, 5, 1.0, 1), cand(4, 8, 6, 1.5, 1)};
+    m[0].cost_hi = 2.5;
+    m[1].cost_hi = 1.9;
+    m[1].core_hours_hi = NAN;
+    cfg_limits money = {INFINITY, INFINITY, 2};
+    cfg_check(&money, m, 2);
+    check(m[0].feasible && !m[0].feasible_at_upper && m[1].feasible_at_upper &&
+              cfg_recommend(m, 2, CFG_CHEAPEST, 1, &used) == 1,
+          "cost 1.0 in [.., 2.5] under 2: not at the upper end; 1.5 up to 1.9 is");
+    cfg_limits hours = {INFINITY, 5.5, INFINITY};
+    m[0].core_hours_hi = 6;
+    cfg_check(&hours, m, 2);
+    check(m[0].feasible && !m[0].feasible_at_upper && !m[1].feasible,
+          "core-hours 5 up to 6 under 5.5");
+    cfg_candidate plain[1] = {cand(2, 10, 5, NAN, 1)};
+    cfg_check(&l, plain, 1);
+    check(plain[0].feasible_at_upper, "no interval: the value is the upper end");
+}
+
+/* A prediction that overflows at a point is refused naming the parameter
+ * (the one farthest from 1 on a log scale), one whose totals overflow
+ * naming epochs; NaN core-hours (no rank count) and money without a value
+ * are answered, as null with their reasons. */
+static void test_cost_finite(void)
+{
+    const char *names[2] = {"ranks", "batch"};
+    double far[2] = {1e308, 64}, near[2] = {32, 64}, small[2] = {2, 1e-300};
+    an_problem p;
+    check(cost_check_finite(100, 2, 0.1, 1, names, 2, near, &p) == 0, "finite: answered");
+    check(cost_check_finite(100, NAN, NAN, 90, names, 2, near, &p) == 0,
+          "no rank count, no money: answered with nulls");
+    check(cost_check_finite(100, 2, INFINITY, 90, names, 2, near, &p) == 0,
+          "a formula's division by 0: answered (cost_invalid)");
+    check(cost_check_finite(INFINITY, NAN, NAN, 1, names, 2, far, &p) < 0 && p.status == 400 &&
+              !strcmp(p.field, "ranks") && strstr(p.msg, "not finite") &&
+              strstr(p.msg, "ranks=1e+308") && strlen(p.msg) < 300,
+          "time overflows at ranks 1e308: %s: %s", p.field, p.msg);
+    check(cost_check_finite(NAN, NAN, NAN, 1, names, 2, small, &p) < 0 &&
+              !strcmp(p.field, "batch"),
+          "batch 1e-300 is the coordinate farthest from 1: %s", p.field);
+    check(cost_check_finite(2e4, INFINITY, NAN, 1, names, 2, far, &p) < 0 &&
+              !strcmp(p.field, "ranks") && strstr(p.msg, "core-hours"),
+          "finite time, overflowing core-hours: %s", p.msg);
+    check(cost_check_finite(1e300, 1e300, 1e299, 1e9, names, 2, near, &p) < 0 &&
+              !strcmp(p.field, "epochs"),
+          "totals over 1e9 epochs overflow: %s: %s", p.field, p.msg);
+    check(cost_check_finite(100, 1, 1e300, 1e9, names, 2, near, &p) < 0 &&
+              !strcmp(p.field, "epochs"),
+          "money's total overflows: %s", p.field);
 }
 
 static void test_formula(void)
@@ -575,6 +657,8 @@ int main(void)
     test_scaling_no_ranks();
     test_rank_count();
     test_configs();
+    test_configs_upper();
+    test_cost_finite();
     test_formula();
     test_cost();
     test_noisy();

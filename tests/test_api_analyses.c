@@ -484,14 +484,16 @@ static double strong_t(double x)
     return 7200 / x + 0.3 * x + 20;
 }
 
-/* The brute-force answer over the candidates 4..128 step 4 with the true T. */
-static int brute_force(double max_time, double max_ch, int epochs, const char *objective)
+/* The brute-force answer over the candidates 4..128 step 4 with the true T,
+ * among those whose robust[x / 4 - 1] is set (NULL: all). */
+static int brute_force(double max_time, double max_ch, int epochs, const char *objective,
+                       const int *robust)
 {
     int best = -1;
     double best_key = 0;
     for (int x = 4; x <= 128; x += 4) {
         double time = strong_t(x) * epochs, ch = strong_t(x) * x * 4 / 3600 * epochs;
-        if (time > max_time || ch > max_ch)
+        if (time > max_time || ch > max_ch || (robust && !robust[x / 4 - 1]))
             continue;
         double key = !strcmp(objective, "fastest") ? time : ch; /* efficient = cheapest here */
         if (best < 0 || key < best_key) {
@@ -539,7 +541,25 @@ static void test_configurations(harness *h)
                  deadline, budget, objectives[o] ? ",\"objective\":\"" : "",
                  objectives[o] ? objectives[o] : "", objectives[o] ? "\"" : "");
         json_t *c = request_json(h, "POST", path, body, 200);
-        int want = brute_force(deadline, budget, 10, objectives[o] ? objectives[o] : "efficient");
+        /* the recommendation is chosen among the candidates feasible at their
+         * intervals' upper ends when there is one: the budget, half-way
+         * between 100 and 104 ranks, lies inside the core-hours' intervals
+         * of the largest feasible ones; feasible_at_upper must agree with
+         * the intervals the answer shows */
+        int robust[32] = {0}, any = 0, consistent = 0;
+        json_t *cl = json_object_get(c, "candidates");
+        for (size_t i = 0; i < json_array_size(cl) && i < 32; i++) {
+            json_t *cd = json_array_get(cl, i), *iv = json_object_get(cd, "interval");
+            double th = json_number_value(json_array_get(json_object_get(iv, "time_s"), 1));
+            double chh = json_number_value(json_array_get(json_object_get(iv, "core_hours"), 1));
+            robust[i] = json_is_true(json_object_get(cd, "feasible_at_upper"));
+            any |= robust[i];
+            consistent += robust[i] == (json_is_true(json_object_get(cd, "feasible")) &&
+                                        th <= deadline && chh <= budget);
+        }
+        check(consistent == 32, "feasible_at_upper as the intervals say for %d of 32", consistent);
+        int want = brute_force(deadline, budget, 10, objectives[o] ? objectives[o] : "efficient",
+                               any ? robust : NULL);
         json_t *rec = json_object_get(c, "recommended");
         check(want > 0 && num(rec, "point.ranks") == want,
               "objective %s: recommended %g ranks, brute force %d (%s)",

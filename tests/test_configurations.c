@@ -46,7 +46,7 @@ static void warnings(json_t *doc, const void *models, const double *point, int a
     calls_point += !all;
 }
 
-static const configs_ops ops = {epoch, ranks, beyond, warnings};
+static const configs_ops ops = {epoch, ranks, beyond, warnings, NULL};
 
 /* ranks x - 2 (a data_parallel of "ranks-2"): none at x = 1, 2 */
 static double ranks_minus_two(const void *models, const double *point)
@@ -55,7 +55,7 @@ static double ranks_minus_two(const void *models, const double *point)
     return point[0] - 2 > 0 ? point[0] - 2 : 0;
 }
 
-static const configs_ops ops_minus_two = {epoch, ranks_minus_two, beyond, warnings};
+static const configs_ops ops_minus_two = {epoch, ranks_minus_two, beyond, warnings, NULL};
 
 /* 400's field of a request, "" when accepted */
 static const char *refused(const char *text, int priced, char *field, size_t cap)
@@ -319,6 +319,196 @@ static void test_formula_without_value(void)
     cost_close(&ce);
 }
 
+static int has_code(const json_t *warnings, const char *code)
+{
+    for (size_t i = 0; i < json_array_size(warnings); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(warnings, i), "code")) ?: "",
+                    code))
+            return 1;
+    return 0;
+}
+
+static json_t *warning_of(json_t *warnings, const char *code)
+{
+    for (size_t i = 0; i < json_array_size(warnings); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(warnings, i), "code")) ?: "",
+                    code))
+            return json_array_get(warnings, i);
+    return NULL;
+}
+
+/* T(x) = 100/x + 1 in [0.9·T, 1.1·T]. Deadline 27 s: x = 4 (T = 26 in
+ * [23.4, 28.6]) meets it by its point estimate only, x = 5 (21 in [18.9,
+ * 23.1]) at its upper end too. Core-hours T·x·2/3600 grow with x, so the
+ * cheapest by the point estimate is 4; preferred is 5. x = 4 says
+ * limit_within_interval with the limit and its interval; x = 3 (34.3 in
+ * [30.9, 37.7]) has the deadline below its interval: no warning. With a
+ * deadline of 25, x = 4 misses it but its interval's lower end meets it:
+ * warned too, not feasible. */
+static void test_upper_end(void)
+{
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5};
+    json_t *out = search("{\"max_time_s\":27,\"objective\":\"cheapest\","
+                         "\"candidates\":{\"ranks\":{\"min\":3,\"max\":6}}}",
+                         &ce);
+    json_t *cands = json_object_get(out, "candidates");
+    json_t *c3 = json_array_get(cands, 0), *c4 = json_array_get(cands, 1),
+           *c5 = json_array_get(cands, 2);
+    check(json_is_true(json_object_get(c4, "feasible")) &&
+              json_is_false(json_object_get(c4, "feasible_at_upper")) &&
+              json_is_true(json_object_get(c5, "feasible_at_upper")) &&
+              json_is_false(json_object_get(c3, "feasible_at_upper")),
+          "4 feasible by its point estimate only, 5 at its upper end");
+    json_t *w = warning_of(json_object_get(c4, "warnings"), "limit_within_interval");
+    json_t *iv = json_object_get(w, "interval");
+    check(w && !strcmp(json_string_value(json_object_get(w, "field")) ?: "", "max_time_s") &&
+              json_number_value(json_object_get(w, "limit")) == 27 &&
+              check_close(json_number_value(json_array_get(iv, 0)), 0.9 * 26, 1e-12, 0) &&
+              check_close(json_number_value(json_array_get(iv, 1)), 1.1 * 26, 1e-12, 0) &&
+              strstr(json_string_value(json_object_get(w, "message")) ?: "", "may miss it"),
+          "4: limit_within_interval, max_time_s = 27 inside [23.4, 28.6]");
+    check(!has_code(json_object_get(c3, "warnings"), "limit_within_interval") &&
+              !has_code(json_object_get(c5, "warnings"), "limit_within_interval"),
+          "3 (interval above 27) and 5 (below) say nothing");
+    json_t *rec = json_object_get(out, "recommended");
+    check(json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")) == 5 &&
+              json_integer_value(json_object_get(out, "feasible")) == 3 &&
+              json_integer_value(json_object_get(out, "feasible_at_upper")) == 2 &&
+              strstr(json_string_value(json_object_get(rec, "reason")) ?: "", "upper ends"),
+          "cheapest: 5, feasible at its upper end, not 4: %g (%s)",
+          json_number_value(json_object_get(json_object_get(rec, "point"), "ranks")),
+          json_string_value(json_object_get(rec, "reason")));
+    json_decref(out);
+
+    out = search("{\"max_time_s\":25,\"candidates\":{\"ranks\":{\"values\":[4]}}}", &ce);
+    c4 = json_array_get(json_object_get(out, "candidates"), 0);
+    w = warning_of(json_object_get(c4, "warnings"), "limit_within_interval");
+    check(json_is_false(json_object_get(c4, "feasible")) && w &&
+              strstr(json_string_value(json_object_get(w, "message")) ?: "", "lower end meets"),
+          "4 under 25: missed by the prediction, met by the lower end: warned");
+    json_decref(out);
+
+    /* a cost limit inside the cost's interval: 4 costs 26·4·2/3600·0.5 =
+     * 0.02889 in [0.026, 0.03178] */
+    out = search("{\"max_cost\":0.03,\"candidates\":{\"ranks\":{\"values\":[4]}}}", &ce);
+    c4 = json_array_get(json_object_get(out, "candidates"), 0);
+    w = warning_of(json_object_get(c4, "warnings"), "limit_within_interval");
+    check(w && !strcmp(json_string_value(json_object_get(w, "field")) ?: "", "max_cost") &&
+              !strcmp(json_string_value(json_object_get(w, "quantity")) ?: "", "cost") &&
+              has_code(json_object_get(json_object_get(out, "recommended"), "warnings"),
+                       "limit_within_interval"),
+          "max_cost inside the cost's interval: named, also on the recommendation");
+    json_decref(out);
+}
+
+/* data_parallel x/2 × model_parallel 2: x ranks, but at odd x half a
+ * data-parallel group */
+static int halves(const void *models, const double *point, double *dp, double *mp)
+{
+    (void)models;
+    *dp = point[0] / 2;
+    *mp = 2;
+    return 0;
+}
+
+static const configs_ops ops_halves = {epoch, ranks, beyond, warnings, halves};
+
+/* 0 with the search's ranks check passed, else the 400's field */
+static const char *whole_field(const char *text, const configs_ops *o, char *field, size_t cap)
+{
+    static double coords[1] = {1}, rk[1] = {1}, v[1] = {101};
+    ad_app app;
+    memset(&app, 0, sizeof app);
+    app.nparams = 1;
+    app.npoints = 1;
+    app.coords = coords;
+    app.ranks = rk;
+    app.value[AD_GROUPS - 1] = v;
+    configs_combo combo = {NULL, &app, NULL};
+    cost_eval ce = {0};
+    json_t *doc = json_loads(text, 0, NULL);
+    configs_request r;
+    an_problem p;
+    snprintf(field, cap, "?");
+    if (configs_request_parse(doc, params, 1, 0, &r, &p) == 0) {
+        configs_search_in in = {7, 3, "strong", params, 1, o, &combo, 1, &ce, 0, NULL};
+        snprintf(field, cap, "%.150s", configs_check_whole(&in, &r, &p) == 0 ? "" : p.field);
+    }
+    configs_request_free(&r);
+    json_decref(doc);
+    return field;
+}
+
+/* factor 1.5 from 2 to 32: 2, 3, 4.5, 6.75, 10.125, 15.1875, 22.78125
+ * ranks: 2 and 3 are searched, the five others left out, counted and said
+ * (ranks_not_whole, first among the answer's warnings, naming 4.5), and
+ * never recommended; all fractional: refused naming candidates.ranks. A
+ * range stepped by 0.1 reaches 3 as 3.0000000000000004: whole. With
+ * data_parallel x/2 × model_parallel 2, 5 ranks are 2.5 groups: left out. */
+static void test_whole_ranks(void)
+{
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 2, .price_per_core_hour = 0.5};
+    json_t *out = search("{\"candidates\":{\"ranks\":{\"min\":2,\"max\":32,\"factor\":1.5}}}",
+                         &ce);
+    json_t *cands = json_object_get(out, "candidates");
+    json_t *w = json_array_get(json_object_get(out, "warnings"), 0);
+    check(json_integer_value(json_object_get(out, "searched")) == 2 &&
+              json_array_size(cands) == 2 &&
+              json_integer_value(json_object_get(out, "left_out")) == 5 &&
+              json_number_value(json_object_get(json_array_get(cands, 1), "ranks")) == 3,
+          "factor 1.5: 2 and 3 searched, 5 left out (%zu listed)", json_array_size(cands));
+    check(!strcmp(json_string_value(json_object_get(w, "code")) ?: "", "ranks_not_whole") &&
+              json_integer_value(json_object_get(w, "candidates")) == 5 &&
+              json_number_value(json_object_get(json_object_get(w, "point"), "ranks")) == 4.5,
+          "ranks_not_whole first: 5 candidates, the first at 4.5");
+    double rec = json_number_value(
+        json_object_get(json_object_get(json_object_get(out, "recommended"), "point"), "ranks"));
+    check(rec == 2 || rec == 3, "a whole recommendation: %g", rec);
+    json_decref(out);
+    char f[160];
+    check(!strcmp(whole_field("{\"candidates\":{\"ranks\":{\"min\":2,\"max\":32,\"factor\":1.5}}}",
+                              &ops, f, sizeof f), ""),
+          "some whole: searched");
+    check(!strcmp(whole_field("{\"candidates\":{\"ranks\":{\"values\":[2.5,4.5]}}}", &ops, f,
+                              sizeof f), "candidates.ranks"),
+          "none whole: refused naming candidates.ranks (%s)", f);
+    out = search("{\"candidates\":{\"ranks\":{\"min\":0.1,\"max\":3,\"step\":0.1}}}", &ce);
+    check(json_integer_value(json_object_get(out, "searched")) == 3 &&
+              json_integer_value(json_object_get(out, "left_out")) == 27,
+          "0.1 to 3 by 0.1: 1, 2 and 3 (3.0000000000000004) searched: %lld",
+          (long long)json_integer_value(json_object_get(out, "searched")));
+    json_decref(out);
+    out = search_ops("{\"candidates\":{\"ranks\":{\"values\":[4,5,6]}}}", &ce, &ops_halves);
+    w = warning_of(json_object_get(out, "warnings"), "ranks_not_whole");
+    check(json_integer_value(json_object_get(out, "left_out")) == 1 && w &&
+              strstr(json_string_value(json_object_get(w, "message")) ?: "",
+                     "data_parallel 2.5 × model_parallel 2 = 5 ranks"),
+          "5 ranks as 2.5 × 2: left out, said: %s",
+          json_string_value(json_object_get(w, "message")));
+    json_decref(out);
+    check(!strcmp(whole_field("{\"candidates\":{\"ranks\":{\"values\":[5]}}}", &ops_halves, f,
+                              sizeof f), "candidates.ranks"),
+          "5 alone as 2.5 × 2: refused");
+    /* a candidate without a rank count is kept (no_ranks), not left out */
+    out = search_ops("{\"candidates\":{\"ranks\":{\"values\":[1,2,3]}}}", &ce, &ops_minus_two);
+    check(json_integer_value(json_object_get(out, "searched")) == 3 &&
+              json_integer_value(json_object_get(out, "left_out")) == 0,
+          "no rank count at 1 and 2 (x - 2 <= 0): kept, never feasible");
+    json_decref(out);
+}
+
+/* max 1e300 by step 1: the count is said short */
+static void test_short_numbers(void)
+{
+    json_t *doc = json_loads("{\"candidates\":{\"ranks\":{\"min\":1,\"max\":1e300}}}", 0, NULL);
+    configs_request r;
+    an_problem p;
+    int rc = configs_request_parse(doc, params, 1, 1, &r, &p);
+    check(rc < 0 && strstr(p.msg, "1e+300") && strlen(p.msg) < 100, "1e300 values: %s", p.msg);
+    configs_request_free(&r);
+    json_decref(doc);
+}
+
 int main(void)
 {
     test_request();
@@ -326,5 +516,8 @@ int main(void)
     test_no_ranks();
     test_efficiency_model_without_value();
     test_formula_without_value();
+    test_upper_end();
+    test_whole_ranks();
+    test_short_numbers();
     return check_summary();
 }

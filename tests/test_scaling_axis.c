@@ -2,7 +2,7 @@
  * test_scaling_axis.c — the values of a scaling answer's varied parameter
  * (analysis/scaling_axis.h), without a server: a list, a range (2 to 64 in
  * steps of 2: 32 values), the measured values once each in their order,
- * and each fault named.
+ * and each fault named (a count of 1e300 points in a short message).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +56,14 @@ int main(void)
     expect((scaling_axis_input){.from = "1", .to = "4", .step = "0"}, "step", "step 0");
     expect((scaling_axis_input){.from = "1", .to = "1e6", .step = "1"}, "step",
            "a million points");
+    /* a count of 1e300 points is said short, not in 301 digits */
+    scaling_axis_input far = {.from = "1", .to = "1e300", .step = "1"};
+    an_problem q = {0};
+    v = NULL;
+    check(scaling_axis_values(&far, &v, &q) < 0 && strstr(q.msg, "1e+300") &&
+              strlen(q.msg) < 100,
+          "to 1e300: a short message: %s", q.msg);
+    free(v);
     double x;
     check(an_parse_positive("3.5", &x) == 0 && x == 3.5 && an_parse_positive(" 3", &x) < 0 &&
               an_parse_positive("3x", &x) < 0 && an_parse_positive("0", &x) < 0 &&
