@@ -50,7 +50,9 @@ double ei_share(double imbalance, double epoch)
     return isfinite(imbalance) && isfinite(epoch) && epoch > 0 ? imbalance / epoch : NAN;
 }
 
-/* The per-coordinate series: coordinates into c, I into v; their number. */
+/* The per-coordinate series: coordinates into c, I into v; their number,
+ * or -1 when a coordinate has a part twice (rows of several level
+ * combinations: which sum is which cannot be told). */
 static int series(const ei_input *in, const store_measurement_row **by, int n, double *c,
                   double *v, double *max_share)
 {
@@ -58,9 +60,14 @@ static int series(const ei_input *in, const store_measurement_row **by, int n, d
     *max_share = 0;
     for (int i = 0; i < n;) {
         double part[EI_NAMES] = {NAN, NAN, NAN, NAN};
+        int seen[EI_NAMES] = {0};
         int j = i;
-        for (; j < n && cmp_point(by[j]->point, by[i]->point, in->nparams) == 0; j++)
-            part[name_index(by[j]->name)] = by[j]->value;
+        for (; j < n && cmp_point(by[j]->point, by[i]->point, in->nparams) == 0; j++) {
+            int k = name_index(by[j]->name);
+            if (seen[k]++)
+                return -1;
+            part[k] = by[j]->value;
+        }
         double sum = part[EI_COMP] + part[EI_COMM] + part[EI_MEM];
         double imb = part[EI_EPOCH] - sum;
         if (isfinite(imb) && isfinite(part[EI_EPOCH])) {
@@ -128,6 +135,10 @@ int ei_fit(const ei_input *in, const store_measurement_row *rows, int nrows, ei_
     int nparams = in->nparams;
     qsort_r(by, (size_t)n, sizeof *by, cmp_rows, &nparams);
     out->npoints = series(in, by, n, c, v, &out->max_share);
+    if (out->npoints < 0) { /* several level combinations: none (the parts' sum) */
+        out->npoints = 0;
+        out->max_share = 0;
+    }
     out->included = out->max_share >= EI_INCLUDE_SHARE;
     int rc = out->included ? fit(in, c, v, out->npoints, out) : 0;
     free(by);

@@ -59,7 +59,9 @@ typedef struct ei_result {
 } ei_result;
 
 /* The imbalance part from rows: application measurements of one metric
- * (names comp, comm, mem, epoch, each row's value; other names ignored).
+ * and one level combination (names comp, comm, mem, epoch, each row's
+ * value; other names ignored; rows of several combinations, a part twice
+ * at a coordinate, give no part).
  * 0, or -1 when out of memory (out then holds nothing to free). */
 int ei_fit(const ei_input *in, const store_measurement_row *rows, int nrows, ei_result *out);
 void ei_result_clear(ei_result *r);

@@ -10,7 +10,8 @@
  *    measured epoch, inside its interval, at every measured point), with the
  *    parts and the imbalance part 3·x beside it and the coded warning
  *    epoch_imbalance carrying the share 96/517; at 64 ranks 933 s; cost,
- *    configurations, bottlenecks and scaling read the same epoch; at P_1
+ *    configurations, bottlenecks, scaling and the epoch's curve read the
+ *    same epoch; at P_1
  *    scaling's Δ is 0% and its efficiencies 100% and 1 exactly;
  *  - the same laws with the ranks alike keep the parts' sum (421 s), with no
  *    imbalance part and no warning;
@@ -208,8 +209,14 @@ static void test_predict(harness *h, long exp)
     json_decref(d);
     /* beyond the measurements, the imbalance part follows its own law */
     d = get(h, "/v1/experiments/%ld/predict?%s", exp, "ranks=64");
-    check(check_close(num(d, "epoch.time"), 101 + 13 * 64, 1e-6, 0),
-          "predict at 64: %.9g, 101 + 13·64 = 933 (the parts' sum is 741)", num(d, "epoch.time"));
+    double at64 = num(d, "epoch.time");
+    check(check_close(at64, 101 + 13 * 64, 1e-6, 0),
+          "predict at 64: %.9g, 101 + 13·64 = 933 (the parts' sum is 741)", at64);
+    json_decref(d);
+    /* the dashboard's curve of the epoch is predict's, to the last digit */
+    d = get(h, "/v1/experiments/%ld/curve?%s", exp, "level=application&name=epoch&values=64");
+    json_t *pt = json_array_get(json_object_get(d, "points"), 0);
+    check(num(pt, "value") == at64, "curve at 64: %.17g, predict's %.17g", num(pt, "value"), at64);
     json_decref(d);
 }
 

@@ -9,6 +9,7 @@
  *   - an imbalance at fewer than 5 values of the parameter: the part is
  *     needed but has no model, and says why;
  *   - rows of other names and coordinates missing a part are left out;
+ *     rows of two level combinations at the same coordinates give no part;
  *   - the warning: at 18.6% epoch_imbalance with share, imbalance,
  *     parts_sum and limit; at 0.99% none; at 1% one; none for an epoch <= 0.
  */
@@ -18,7 +19,7 @@
 #include "analysis/epoch_imbalance.h"
 #include "tests/check.h"
 
-#define MAXROWS 64
+#define MAXROWS 128
 
 typedef struct rows {
     store_measurement_row v[MAXROWS];
@@ -109,6 +110,21 @@ static void test_too_few(void)
     ei_result_clear(&e);
 }
 
+/* Rows of two level combinations at the same coordinates: no part. */
+static void test_two_combinations(void)
+{
+    rows r;
+    const double xs[5] = {2, 4, 8, 16, 32};
+    laws(&r, xs, 5, 3, 0);
+    rows more;
+    laws(&more, xs, 5, 6, 0);
+    for (int i = 0; i < more.n && r.n < MAXROWS; i++)
+        add(&r, more.v[i].name, more.pts[i], more.v[i].value);
+    ei_result e;
+    int rc = ei_fit(&in, r.v, r.n, &e);
+    check(rc == 0 && !e.included && !e.present, "two combinations mixed: no part");
+}
+
 static void test_warning(void)
 {
     json_t *w = ei_warning_json(96, 517, "time", "s");
@@ -136,6 +152,7 @@ int main(void)
     test_imbalanced();
     test_alike();
     test_too_few();
+    test_two_combinations();
     test_warning();
     return check_summary();
 }
