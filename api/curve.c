@@ -4,8 +4,9 @@
  * one model of the newest model set evaluated along one parameter, each
  * value with its 95% interval: what a plot of a model needs (the
  * dashboard draws its curves and bands from this, so every number it shows
- * is the API's). The application epoch is composed of comp + comm + mem as
- * predict composes it.
+ * is the API's). The application epoch is composed as predict composes it:
+ * comp + comm + mem, and of metric time the imbalance part where the set
+ * has one (api/set_models.h).
  *
  * The parameter (default the first) takes values= (at most 1000 numbers
  * > 0), by default 65 points spaced evenly in log from the smallest
@@ -145,6 +146,9 @@ void api_curve(api_ctx *ctx, api_request *req, api_response *resp)
     if (rc || set_models_load(c, set_id, r.metric, r.level,
                                strcmp(r.level, "application") ? r.name : NULL, names, np, &sm,
                                &err) ||
+        (!strcmp(r.level, "application") &&
+         set_models_load_imbalance(c, set_id, r.metric, names, np,
+                                   e.scaling && !strcmp(e.scaling, "strong"), &sm, &err)) ||
         store_measurements_read(c, set_id, &fm, &meas, &nmeas, &err)) {
         api_store_problem(resp, &err);
         goto done;

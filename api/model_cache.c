@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/epoch_imbalance.h"
 #include "analysis/levels.h"
 #include "modeling/model_json.h"
 #include "store/experiments.h"
@@ -85,7 +86,7 @@ static void cached_models_free(cached_models *m)
     if (!m)
         return;
     for (int i = 0; i < CACHE_MAX_METRICS; i++)
-        for (int k = 0; k < CACHE_PARTS; k++)
+        for (int k = 0; k <= CACHE_IMBALANCE; k++)
             free(m->parts[i][k].function);
     free(m);
 }
@@ -179,12 +180,42 @@ static int load_parts(cached_models *m, const store_model_row *rows, int n)
 
 static void load_max_measured(cached_models *m, const store_measurement_row *rows, int n)
 {
-    for (int q = 0; q < m->nparams; q++)
+    for (int q = 0; q < m->nparams; q++) {
         m->max_measured[q] = 0;
+        m->min_measured[q] = n > 0 ? INFINITY : 0;
+    }
     for (int i = 0; i < n; i++)
-        for (int q = 0; q < m->nparams && q < rows[i].nparams; q++)
+        for (int q = 0; q < m->nparams && q < rows[i].nparams; q++) {
             if (rows[i].point[q] > m->max_measured[q])
                 m->max_measured[q] = rows[i].point[q];
+            if (rows[i].point[q] < m->min_measured[q])
+                m->min_measured[q] = rows[i].point[q];
+        }
+}
+
+/* The epoch's imbalance part of metric time (analysis/epoch_imbalance.h)
+ * from its application rows; -1 when out of memory. */
+static int load_imbalance(cached_models *m, const store_measurement_row *rows, int n)
+{
+    int slot = -1;
+    for (int i = 0; i < m->nmetrics; i++)
+        if (!strcmp(m->metrics[i], "time"))
+            slot = i;
+    if (slot < 0)
+        return 0;
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    ei_result r;
+    if (ei_fit(&(ei_input){m->nparams, names, !strcmp(m->scaling, "strong")}, rows, n, &r) < 0)
+        return -1;
+    cached_part *p = &m->parts[slot][CACHE_IMBALANCE];
+    p->present = r.present;
+    p->model = r.model;
+    p->function = r.function; /* taken */
+    if (r.included && !r.present)
+        snprintf(p->reason, sizeof p->reason, "%s", r.reason[0] ? r.reason : "not modeled");
+    return 0;
 }
 
 /* The training degrees and the cost set-up from the experiment's spec. */
@@ -330,9 +361,20 @@ static cached_models *load(model_cache *cache, store *db, int64_t experiment, co
      * time of every column as text, for 10,000 coordinates) */
     if (!rc)
         rc = store_repetitions_read(c, m->set_id, &fm, &meas, &nmeas, err);
+    /* the parts and the epoch of metric time, for the epoch's imbalance part
+     * (one level combination: a set read across combinations has none) */
+    store_measurement_row *app = NULL;
+    int napp = 0;
+    store_model_filter fa = {.level = "application", .phase = "epoch", .metric = "time",
+                             .limit = 500000, .levels = lv};
+    if (!rc && (!m->nfactors || lv))
+        rc = store_repetitions_read(c, m->set_id, &fa, &app, &napp, err);
     store_release(db, c);
     if (!rc && load_parts(m, rows, nrows) < 0)
         rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+    if (!rc && napp < fa.limit && load_imbalance(m, app, napp) < 0)
+        rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+    store_measurement_rows_free(app, napp);
     if (rc) {
         store_model_rows_free(rows, nrows);
         store_measurement_rows_free(meas, nmeas);

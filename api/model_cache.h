@@ -33,6 +33,12 @@
 
 #define CACHE_MAX_METRICS 8
 #define CACHE_PARTS 4 /* comp, comm, mem, epoch */
+/* parts[metric][CACHE_IMBALANCE]: the epoch's imbalance part, the slowest
+ * rank's epoch minus the sum of the median parts (analysis/epoch_imbalance.h),
+ * fitted at load from the set's measurements; absent with reason "" where
+ * the two agree (the epoch is the parts' sum), absent with a reason where it
+ * was measured but could not be modelled */
+#define CACHE_IMBALANCE CACHE_PARTS
 
 typedef struct cached_part {
     int present;        /* a model exists */
@@ -50,9 +56,10 @@ typedef struct cached_models {
     char params[PMNF_MAX_PARAMS][64];
     char scaling[8];
     double max_measured[PMNF_MAX_PARAMS]; /* per parameter, over the set's coordinates */
+    double min_measured[PMNF_MAX_PARAMS];
     int nmetrics;
     char metrics[CACHE_MAX_METRICS][64];
-    cached_part parts[CACHE_MAX_METRICS][CACHE_PARTS];
+    cached_part parts[CACHE_MAX_METRICS][CACHE_PARTS + 1]; /* + CACHE_IMBALANCE */
     /* from the experiment: ranks of a point = data_parallel × model_parallel */
     expr data_parallel, model_parallel;
     int has_cost;                   /* the experiment has a cost set-up */

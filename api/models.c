@@ -540,8 +540,12 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *doc = json_pack("{s:I, s:i, s:s, s:o}", "experiment", (json_int_t)id, "model_set",
                             m->set_number, "metric", metric, "point", predict_point_json(m, point));
     json_t *ej = prediction_json(metric, &epoch, composed ? NULL : parts[3].function);
+    json_t *imb = predict_imbalance_json(parts, point, metric); /* null when none */
     json_object_set_new(ej, "composed_from",
-                        composed ? json_pack("[s, s, s]", "comp", "comm", "mem") : json_array());
+                        !composed ? json_array()
+                        : json_is_null(imb) ? json_pack("[s, s, s]", "comp", "comm", "mem")
+                                            : json_pack("[s, s, s, s]", "comp", "comm", "mem",
+                                                        "imbalance"));
     /* the modeler of the models behind the epoch (all of a set share one) */
     const cached_part *any = parts[3].present ? &parts[3] : &parts[0];
     for (int i = 0; i < 3 && !any->present; i++)
@@ -560,11 +564,18 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
             json_object_set_new(doc, names[i], json_null());
         }
     }
+    int has_imb = !json_is_null(imb);
+    if (has_imb) /* what the slowest rank adds to the parts (api/predict.h) */
+        json_object_set_new(doc, "imbalance", imb);
+    else
+        json_decref(imb);
     json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, point));
     const char *unit = predict_unit(metric);
     json_object_set_new(doc, "units", json_pack("{s:s, s:s, s:s, s:s, s:s}", "epoch", unit, "comp",
                                                 unit, "comm", unit, "mem", unit, "interval",
                                                 "95% prediction interval, same unit"));
+    if (has_imb)
+        json_object_set_new(json_object_get(doc, "units"), "imbalance", json_string(unit));
     predict_warnings_at(doc, m, slot, point);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     model_cache_release(ctx->models, m);

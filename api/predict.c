@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/epoch_imbalance.h"
 #include "analysis/levels.h"
 #include "modeling/combine.h"
 #include "api/levels_query.h"
@@ -27,25 +28,64 @@ prediction predict_part(const cached_part *p, const double *point)
     return r;
 }
 
+int predict_composed(const cached_part *parts)
+{
+    const cached_part *imb = &parts[CACHE_IMBALANCE];
+    /* an imbalance measured but not modelled: the parts' sum would not be
+     * the measured epoch, so the epoch's own model answers */
+    return parts[0].present && parts[1].present && parts[2].present &&
+           (imb->present || !imb->reason[0]);
+}
+
 prediction predict_epoch(const cached_part *parts, const double *point, int *composed)
 {
-    *composed = parts[0].present && parts[1].present && parts[2].present;
+    *composed = predict_composed(parts);
     if (!*composed) {
         if (parts[3].present)
             return predict_part(&parts[3], point);
         return (prediction){NAN, NAN, NAN, 0};
     }
     prediction sum = {0, 0, 0, 1};
-    double v[3], lo[3], hi[3];
-    for (int i = 0; i < 3; i++) {
-        prediction p = predict_part(&parts[i], point);
+    double v[4], lo[4], hi[4];
+    int n = parts[CACHE_IMBALANCE].present ? 4 : 3;
+    for (int i = 0; i < n; i++) {
+        prediction p = predict_part(&parts[i < 3 ? i : CACHE_IMBALANCE], point);
         v[i] = p.value;
         lo[i] = p.lo;
         hi[i] = p.hi;
         sum.has_interval &= p.has_interval;
     }
-    pmnf_combine_sum(v, lo, hi, 3, &sum.value, &sum.lo, &sum.hi);
+    pmnf_combine_sum(v, lo, hi, n, &sum.value, &sum.lo, &sum.hi);
     return sum;
+}
+
+json_t *predict_imbalance_json(const cached_part *parts, const double *point, const char *metric)
+{
+    const cached_part *imb = &parts[CACHE_IMBALANCE];
+    if (!predict_composed(parts) || !imb->present)
+        return json_null();
+    int composed;
+    prediction t = predict_epoch(parts, point, &composed), p = predict_part(imb, point);
+    /* Extra-Deep's epoch (Eq. 6): the parts' sum without the imbalance */
+    prediction sum = {0, 0, 0, 1};
+    double v[3], lo[3], hi[3];
+    for (int i = 0; i < 3; i++) {
+        prediction q = predict_part(&parts[i], point);
+        v[i] = q.value;
+        lo[i] = q.lo;
+        hi[i] = q.hi;
+        sum.has_interval &= q.has_interval;
+    }
+    pmnf_combine_sum(v, lo, hi, 3, &sum.value, &sum.lo, &sum.hi);
+    json_t *o = json_object();
+    json_object_set_new(o, metric, json_real(p.value));
+    json_object_set_new(o, "interval", p.has_interval ? json_pack("[f, f]", p.lo, p.hi)
+                                                      : json_null());
+    json_object_set_new(o, "function", json_string(imb->function));
+    json_object_set_new(o, "modeler", json_string(pmnf_modeler_name(imb->model.modeler)));
+    json_object_set_new(o, "share", predict_number(ei_share(p.value, t.value)));
+    json_object_set_new(o, "parts_sum", predict_json(&sum));
+    return o;
 }
 
 prediction predict_map(const prediction *p, double (*f)(double t, const void *arg),
@@ -77,25 +117,41 @@ const char *predict_unit(const char *metric)
     return metric;
 }
 
+/* 1 above 4x the parameter's largest measured value, -1 below a quarter
+ * of its smallest (extrapolation_far's rule, modeling/assess.h), else 0 */
+static int beyond_param(const cached_models *m, const double *point, int i)
+{
+    if (point[i] > PREDICT_EXTRAPOLATION_FACTOR * m->max_measured[i])
+        return 1;
+    if (m->min_measured[i] > 0 && point[i] < m->min_measured[i] / PREDICT_EXTRAPOLATION_FACTOR)
+        return -1;
+    return 0;
+}
+
 int predict_beyond(const cached_models *m, const double *point)
 {
     for (int i = 0; i < m->nparams; i++)
-        if (point[i] > PREDICT_EXTRAPOLATION_FACTOR * m->max_measured[i])
+        if (beyond_param(m, point, i))
             return 1;
     return 0;
 }
 
 json_t *predict_extrapolation_json(const cached_models *m, const double *point)
 {
-    json_t *beyond = json_array(), *max = json_object();
+    json_t *beyond = json_array(), *below = json_array(), *max = json_object(),
+           *min = json_object();
     for (int i = 0; i < m->nparams; i++) {
         json_object_set_new(max, m->params[i], json_real(m->max_measured[i]));
-        if (point[i] > PREDICT_EXTRAPOLATION_FACTOR * m->max_measured[i])
+        json_object_set_new(min, m->params[i], json_real(m->min_measured[i]));
+        int b = beyond_param(m, point, i);
+        if (b)
             json_array_append_new(beyond, json_string(m->params[i]));
+        if (b < 0)
+            json_array_append_new(below, json_string(m->params[i]));
     }
     int warn = json_array_size(beyond) > 0;
-    return json_pack("{s:b, s:o, s:o}", "beyond_4x", warn, "parameters", beyond, "max_measured",
-                     max);
+    return json_pack("{s:b, s:o, s:o, s:o, s:o}", "beyond_4x", warn, "parameters", beyond,
+                     "max_measured", max, "min_measured", min, "below", below);
 }
 
 static void part_warnings(json_t *doc, const cached_models *m, int slot, const double *point,
@@ -110,12 +166,38 @@ static void part_warnings(json_t *doc, const cached_models *m, int slot, const d
     if (slot < 0)
         return;
     const cached_part *parts = m->parts[slot];
-    int composed = parts[0].present && parts[1].present && parts[2].present;
-    for (int i = composed ? 0 : 3; i < (composed ? 3 : 4); i++) {
+    int composed = predict_composed(parts);
+    /* the imbalance part's own warnings where it is a noticeable share of
+     * the epoch (below, it moves the epoch by less than EI_WARN_SHARE) */
+    int imb_warn = 0;
+    if (composed && parts[CACHE_IMBALANCE].present && point) {
+        int c;
+        prediction t = predict_epoch(parts, point, &c);
+        prediction p = predict_part(&parts[CACHE_IMBALANCE], point);
+        json_t *w = ei_warning_json(p.value, t.value, m->metrics[slot],
+                                    predict_unit(m->metrics[slot]));
+        imb_warn = w != NULL;
+        if (w && doc)
+            warning_append(doc, w);
+        else
+            json_decref(w);
+    }
+    /* composed: comp, comm, mem (and the imbalance part); else the epoch's own model */
+    int list[4] = {3}, nlist = 1;
+    if (composed) {
+        nlist = 0;
+        for (int k = 0; k < 3; k++)
+            list[nlist++] = k;
+        if (imb_warn)
+            list[nlist++] = CACHE_IMBALANCE;
+    }
+    for (int k = 0; k < nlist; k++) {
+        int i = list[k];
         if (!parts[i].present)
             continue;
         char model[100];
-        snprintf(model, sizeof model, "%s %.60s", part_names[i], m->metrics[slot]);
+        snprintf(model, sizeof model, "%s %.60s", i == CACHE_IMBALANCE ? "imbalance" : part_names[i],
+                 m->metrics[slot]);
         if (with_model) {
             warnings_attach_model(doc, &parts[i].model, point, names, model);
         } else {

@@ -6,9 +6,15 @@
  * 4x the largest measured value of a parameter (errors grow with the
  * distance, paper 000 §4.3).
  *
- * Epoch = comp + comm + mem, each part predicted by its own PMNF model, the
- * interval half-width the root sum of squares of the parts' (their errors
- * taken as independent); the epoch's own model only when a part has none.
+ * Epoch = comp + comm + mem (+ imbalance), each part predicted by its own
+ * PMNF model, each end of the interval the root sum of squares of the
+ * parts' distances to it (their errors taken as independent;
+ * modeling/combine.h). The imbalance part (analysis/epoch_imbalance.h) is
+ * what the slowest rank adds to the sum of the parts' medians over ranks,
+ * so that the epoch predicted is the wall-clock epoch the refit measured
+ * (its slowest rank's); sets where the two agree have none. The epoch's own
+ * model answers only when a part has no model (or the imbalance was
+ * measured but could not be modelled).
  */
 #ifndef PERFCAST_API_PREDICT_H
 #define PERFCAST_API_PREDICT_H
@@ -25,9 +31,17 @@ typedef struct prediction {
 } prediction;
 
 prediction predict_part(const cached_part *p, const double *point);
+/* 1 when the epoch of these parts is their sum (comp, comm, mem modelled,
+ * and the imbalance part modelled or not needed). */
+int predict_composed(const cached_part *parts);
 /* *composed = 1 when the parts were summed, 0 when the epoch model was used
  * (then parts[3] may be absent too: check parts[3].present). */
 prediction predict_epoch(const cached_part *parts, const double *point, int *composed);
+/* {"<metric>":v,"interval":[lo,hi]|null,"function":..,"modeler":..,
+ * "share":I/epoch,"parts_sum":{"value","interval"}} of the epoch's imbalance
+ * part at point (parts_sum: comp + comm + mem, Extra-Deep's Eq. 6 epoch);
+ * JSON null where the epoch has none. */
+json_t *predict_imbalance_json(const cached_part *parts, const double *point, const char *metric);
 /* The prediction's range mapped through a monotone f of T: f at lo and hi,
  * ordered, value f(value). */
 prediction predict_map(const prediction *p, double (*f)(double t, const void *arg),
@@ -40,17 +54,22 @@ int predict_metric_slot(const cached_models *m, const char *metric);
 const char *predict_unit(const char *metric);
 
 /* 1 when a coordinate of point lies beyond 4x the parameter's largest
- * measured value. */
+ * measured value or below a quarter of its smallest (extrapolation_far's
+ * rule, modeling/assess.h). */
 int predict_beyond(const cached_models *m, const double *point);
-/* {"beyond_4x","parameters":[..],"max_measured":{..}}; the warning itself
- * is extrapolation_far in the answer's "warnings" (predict_warnings_at). */
+/* {"beyond_4x","parameters":[..],"max_measured":{..},"min_measured":{..},
+ * "below":[..]}: parameters lists those beyond either way, below those
+ * below a quarter of the smallest; the warning itself is extrapolation_far
+ * in the answer's "warnings" (predict_warnings_at). */
 json_t *predict_extrapolation_json(const cached_models *m, const double *point);
 
 /* Appends to doc's "warnings" (made, empty, when there is none) the coded
  * warnings of the models behind the epoch of metric slot (-1: time) and of
  * their predictions at point (api/warnings.h): comp, comm and mem when the
  * epoch is composed of them, else the epoch's own model; each names its
- * model ("comp time"). */
+ * model ("comp time"). With a point where the imbalance part is at least
+ * EI_WARN_SHARE of the epoch: epoch_imbalance with the share, and the
+ * imbalance model's warnings ("imbalance time"). */
 void predict_warnings_at(json_t *doc, const cached_models *m, int slot, const double *point);
 /* The same without the models' own warnings: the predictions' only. */
 void predict_point_warnings_at(json_t *doc, const cached_models *m, int slot, const double *point);

@@ -36,10 +36,12 @@ static void side_free(side *s)
     store_measurement_rows_free(s->meas, s->nmeas);
 }
 
-static int side_load(PGconn *c, const char *const *names, int np, const char *metric, side *s,
-                     store_error *err)
+static int side_load(PGconn *c, const char *const *names, int np, const char *metric, int strong,
+                     side *s, store_error *err)
 {
     int rc = set_models_load(c, s->info.id, metric, NULL, NULL, names, np, &s->sm, err);
+    if (!rc) /* the epoch as predict composes it (api/set_models.h) */
+        rc = set_models_load_imbalance(c, s->info.id, metric, names, np, strong, &s->sm, err);
     store_model_filter fm = {.metric = metric, .level = "application", .name = "epoch",
                              .limit = 100000};
     if (!rc)
@@ -150,8 +152,9 @@ void api_regressions(api_ctx *ctx, api_request *req, api_response *resp)
                     b.info.number);
         goto done;
     }
-    if (side_load(c, names, in.np, metric, &b, &err) ||
-        side_load(c, names, in.np, metric, &h, &err)) {
+    int strong = e.scaling && !strcmp(e.scaling, "strong");
+    if (side_load(c, names, in.np, metric, strong, &b, &err) ||
+        side_load(c, names, in.np, metric, strong, &h, &err)) {
         api_store_problem(resp, &err);
         goto done;
     }

@@ -101,8 +101,8 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
     /* P_1: the first measured point of the series along x_1 at this point's
      * values of the other parameters; where none was measured there, the
      * prediction at the smallest measured x_1 (baseline_at) */
-    double t1, x1;
-    baseline_at(m, app, slot, point, NULL, &t1, &x1);
+    double t1, x1, b[PMNF_MAX_PARAMS];
+    int measured = baseline_at(m, app, slot, point, b, &t1, &x1);
     versus vs = {t1, x1, cached_ranks(m, point), 0, !strcmp(m->scaling, "strong")};
     vs.dt = scl_ideal_speedup_pct(vs.x1, vs.xk);
     json_t *o = json_pack("{s:o, s:o, s:o}", "point", predict_point_json(m, point), "ranks",
@@ -112,10 +112,19 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
         prediction p = predict_part(&parts[i], point);
         json_object_set_new(o, names[i], parts[i].present ? predict_json(&p) : json_null());
     }
-    prediction d = predict_map(&t, f_speedup_pct, &vs);
-    prediction e = predict_map(&t, f_efficiency_pct, &vs);
-    prediction s = predict_map(&t, f_speedup, &vs);
-    prediction pe = predict_map(&t, f_efficiency, &vs);
+    if (composed && parts[CACHE_IMBALANCE].present) { /* what the slowest rank adds */
+        prediction p = predict_part(&parts[CACHE_IMBALANCE], point);
+        json_object_set_new(o, "imbalance", predict_json(&p));
+    }
+    /* at P_1 itself Δ = 0% and ε = 100% by definition (Extra-Deep §3.1-3.2),
+     * S = E = 1: T_k is T_1, the measured epoch, not a prediction near it */
+    prediction tk = t;
+    if (measured && !memcmp(b, point, sizeof(double) * (size_t)m->nparams))
+        tk = (prediction){t1, t1, t1, 1};
+    prediction d = predict_map(&tk, f_speedup_pct, &vs);
+    prediction e = predict_map(&tk, f_efficiency_pct, &vs);
+    prediction s = predict_map(&tk, f_speedup, &vs);
+    prediction pe = predict_map(&tk, f_efficiency, &vs);
     json_object_set_new(o, "speedup_pct", predict_json(&d));
     json_object_set_new(o, "ideal_speedup_pct", predict_number(vs.dt));
     json_object_set_new(o, "efficiency_pct", predict_json(&e));
@@ -256,6 +265,8 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
         "efficiency", !strcmp(m->scaling, "strong") ? "ratio (T_1·x_1)/(T_k·x_k)" : "ratio T_1/T_k");
     /* false: P_1 was not measured (the other parameters' values were not), its epoch predicted */
     json_object_set_new(json_object_get(doc, "baseline"), "measured", json_boolean(bmeasured));
+    if (predict_composed(parts) && parts[CACHE_IMBALANCE].present)
+        json_object_set_new(json_object_get(doc, "units"), "imbalance", json_string(unit));
     predict_warnings_at(doc, m, slot, last);
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);

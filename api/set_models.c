@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/epoch_imbalance.h"
 #include "modeling/combine.h"
+#include "store/sweeps.h"
 #include "modeling/model_json.h"
 #include "common/jsonb.h"
 
@@ -67,19 +69,55 @@ static prediction predict_epoch_of(const set_models *s, const double *pt)
 {
     static const char *const parts[] = {"comp", "comm", "mem"};
     prediction sum = {0, 0, 0, 1};
-    double v[3], lo[3], hi[3];
-    for (int k = 0; k < 3; k++) {
-        int i = set_models_find(s, "application", parts[k]);
-        if (i < 0 || !s->ok[i])
+    double v[4], lo[4], hi[4];
+    int n = s->imb_present ? 4 : 3;
+    if (s->imb_needed && !s->imb_present) /* the parts' sum is not the measured epoch */
+        return predict_row(s, set_models_find(s, "application", "epoch"), pt);
+    for (int k = 0; k < n; k++) {
+        int i = k < 3 ? set_models_find(s, "application", parts[k]) : -1;
+        if (k < 3 && (i < 0 || !s->ok[i]))
             return predict_row(s, set_models_find(s, "application", "epoch"), pt);
-        prediction p = predict_row(s, i, pt);
+        prediction p;
+        if (k < 3) {
+            p = predict_row(s, i, pt);
+        } else {
+            p.has_interval = pmnf_predict(&s->imb, pt, &p.value, &p.lo, &p.hi) == 0;
+            if (!p.has_interval)
+                p.lo = p.hi = p.value;
+        }
         v[k] = p.value;
         lo[k] = p.lo;
         hi[k] = p.hi;
         sum.has_interval &= p.has_interval;
     }
-    pmnf_combine_sum(v, lo, hi, 3, &sum.value, &sum.lo, &sum.hi);
+    pmnf_combine_sum(v, lo, hi, n, &sum.value, &sum.lo, &sum.hi);
     return sum;
+}
+
+int set_models_load_imbalance(PGconn *c, int64_t set_id, const char *metric,
+                              const char *const *names, int np, int strong, set_models *s,
+                              store_error *err)
+{
+    if (strcmp(metric, "time"))
+        return STORE_OK;
+    store_measurement_row *rows = NULL;
+    int n = 0;
+    store_model_filter f = {.level = "application", .phase = "epoch", .metric = "time",
+                            .limit = 500000};
+    int rc = store_repetitions_read(c, set_id, &f, &rows, &n, err);
+    if (rc)
+        return rc;
+    ei_result r;
+    if (n < f.limit && ei_fit(&(ei_input){np, names, strong}, rows, n, &r) == 0) {
+        s->imb_needed = r.included;
+        s->imb_present = r.present;
+        s->imb = r.model;
+        ei_result_clear(&r);
+    } else if (n < f.limit) {
+        rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+    }
+    store_measurement_rows_free(rows, n);
+    return rc;
 }
 
 prediction set_models_predict(const set_models *s, int i, const double *pt)

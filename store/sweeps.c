@@ -5,6 +5,7 @@
 #include "store/sweeps.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +212,7 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
     PGresult *r = PQexecParams(
         c,
         "SELECT point, level, name, category, metric, phase, repetitions, "
-        "array_to_json(levels)::text FROM measurements "
+        "array_to_json(levels)::text, value FROM measurements "
         "WHERE model_set_id = $1 AND ($2::text IS NULL OR metric = $2) "
         "AND ($3::text IS NULL OR level = $3) AND ($4::text IS NULL OR category = $4) "
         "AND ($5::text IS NULL OR phase = $5) AND ($6::text IS NULL OR name = $6) "
@@ -248,6 +249,10 @@ int store_repetitions_read(PGconn *c, int64_t set_id, const store_model_filter *
                        ? 0
                        : float8_array_into(PQgetvalue(r, i, 6), PQgetlength(r, i, 6), num);
         num += m->nreps > 0 ? m->nreps : 0;
+        /* the aggregated value (float8, 8 bytes in binary); NaN when NULL */
+        m->value = !PQgetisnull(r, i, 8) && PQgetlength(r, i, 8) == 8
+                       ? be_float8((const unsigned char *)PQgetvalue(r, i, 8))
+                       : NAN;
         char **cols[6] = {&m->level, &m->name, &m->category, &m->metric, &m->phase, &m->levels};
         static const int at[6] = {1, 2, 3, 4, 5, 7};
         for (int k = 0; k < 6; k++)

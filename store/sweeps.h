@@ -24,8 +24,8 @@ void store_runs_free(store_run *v, int n);
 
 /* The measurements of model set set_id through f (store/models.h), with
  * only what statistics need: point, level, name, category, metric, phase,
- * the per-repetition values and the factor levels (ranks, rank ids and LIFs
- * left NULL; value 0), in store_measurements_read's order and, within a
+ * the aggregated value, the per-repetition values and the factor levels
+ * (ranks, rank ids and LIFs left NULL), in store_measurements_read's order and, within a
  * coordinate, by levels; read in binary. f->levels, when given, selects
  * one level combination as there. Free with
  * store_measurement_rows_free. */
