@@ -9,33 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/set_data.h"
 #include "modeling/pmnf.h"
 #include "modeling/warning_json.h"
 
-enum { EI_COMP, EI_COMM, EI_MEM, EI_EPOCH, EI_NAMES };
-
-static int name_index(const char *name)
-{
-    static const char *const names[EI_NAMES] = {"comp", "comm", "mem", "epoch"};
-    for (int i = 0; name && i < EI_NAMES; i++)
-        if (!strcmp(names[i], name))
-            return i;
-    return -1;
-}
-
-static int cmp_point(const double *a, const double *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
+/* the application groups' indices (analysis/set_data.h's order) */
+enum { EI_COMP, EI_COMM, EI_MEM, EI_EPOCH, EI_NAMES = AD_GROUPS };
 
 static int cmp_rows(const void *x, const void *y, void *nparams)
 {
     const store_measurement_row *a = *(const store_measurement_row *const *)x;
     const store_measurement_row *b = *(const store_measurement_row *const *)y;
-    return cmp_point(a->point, b->point, *(const int *)nparams);
+    return ad_cmp_point(a->point, b->point, *(const int *)nparams);
 }
 
 void ei_result_clear(ei_result *r)
@@ -62,8 +47,8 @@ static int series(const ei_input *in, const store_measurement_row **by, int n, d
         double part[EI_NAMES] = {NAN, NAN, NAN, NAN};
         int seen[EI_NAMES] = {0};
         int j = i;
-        for (; j < n && cmp_point(by[j]->point, by[i]->point, in->nparams) == 0; j++) {
-            int k = name_index(by[j]->name);
+        for (; j < n && ad_cmp_point(by[j]->point, by[i]->point, in->nparams) == 0; j++) {
+            int k = ad_group_of(by[j]->name);
             if (seen[k]++)
                 return -1;
             part[k] = by[j]->value;
@@ -130,7 +115,7 @@ int ei_fit(const ei_input *in, const store_measurement_row *rows, int nrows, ei_
     }
     int n = 0;
     for (int i = 0; i < nrows; i++)
-        if (rows[i].nparams == in->nparams && name_index(rows[i].name) >= 0)
+        if (rows[i].nparams == in->nparams && ad_group_of(rows[i].name) >= 0)
             by[n++] = &rows[i];
     int nparams = in->nparams;
     qsort_r(by, (size_t)n, sizeof *by, cmp_rows, &nparams);

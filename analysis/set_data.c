@@ -24,15 +24,15 @@
 
 static const char *const group_names[AD_GROUPS] = {"comp", "comm", "mem", "epoch"};
 
-static int group_of(const char *name)
+int ad_group_of(const char *name)
 {
-    for (int g = 0; g < AD_GROUPS; g++)
+    for (int g = 0; name && g < AD_GROUPS; g++)
         if (!strcmp(group_names[g], name))
             return g;
     return -1;
 }
 
-static int cmp_point(const double *a, const double *b, int n)
+int ad_cmp_point(const double *a, const double *b, int n)
 {
     for (int i = 0; i < n; i++)
         if (a[i] != b[i])
@@ -45,7 +45,7 @@ int ad_point_index(const ad_app *a, const double *point)
     int lo = 0, hi = a->npoints - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        int c = cmp_point(a->coords + (size_t)mid * a->nparams, point, a->nparams);
+        int c = ad_cmp_point(a->coords + (size_t)mid * a->nparams, point, a->nparams);
         if (c == 0)
             return mid;
         if (c < 0)
@@ -163,7 +163,7 @@ static int cmp_row_point(const void *x, const void *y, void *nparams)
 {
     const store_measurement_row *a = *(store_measurement_row *const *)x;
     const store_measurement_row *b = *(store_measurement_row *const *)y;
-    return cmp_point(a->point, b->point, *(const int *)nparams);
+    return ad_cmp_point(a->point, b->point, *(const int *)nparams);
 }
 
 /* The LIF summary of one measurement: over its repetitions, or (sets
@@ -242,13 +242,13 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
     a->nparams = s->nparams;
     int n = 0;
     for (int i = 0; i < nrows; i++)
-        if (rows[i].nparams == s->nparams && group_of(rows[i].name) >= 0)
+        if (rows[i].nparams == s->nparams && ad_group_of(rows[i].name) >= 0)
             by[n++] = &rows[i];
     int nparams = s->nparams;
     qsort_r(by, (size_t)n, sizeof *by, cmp_row_point, &nparams);
     int np = 0;
     for (int i = 0; i < n; i++)
-        np += i == 0 || cmp_point(by[i]->point, by[i - 1]->point, s->nparams) != 0;
+        np += i == 0 || ad_cmp_point(by[i]->point, by[i - 1]->point, s->nparams) != 0;
     a->npoints = np;
     size_t pn = (size_t)(np ? np : 1);
     a->coords = malloc(sizeof(double) * pn * s->nparams);
@@ -277,12 +277,12 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
     int p = -1;
     a->lif_per_rep = 1;
     for (int i = 0; i < n; i++) {
-        if (i == 0 || cmp_point(by[i]->point, by[i - 1]->point, s->nparams) != 0) {
+        if (i == 0 || ad_cmp_point(by[i]->point, by[i - 1]->point, s->nparams) != 0) {
             p++;
             memcpy(a->coords + (size_t)p * s->nparams, by[i]->point,
                    sizeof(double) * (size_t)s->nparams);
         }
-        int g = group_of(by[i]->name);
+        int g = ad_group_of(by[i]->name);
         a->value[g][p] = by[i]->value;
         at[(size_t)g * pn + p] = by[i];
         if (by[i]->nlif > 4096 || !by[i]->lif_reps)

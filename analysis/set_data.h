@@ -30,6 +30,12 @@
 
 #define AD_GROUPS 4 /* comp, comm, mem, epoch */
 
+/* The group of an application-level callpath name: 0..3 in the order
+ * above, -1 for any other name (NULL included). */
+int ad_group_of(const char *name);
+/* Lexicographic order of two coordinates of n parameters: -1, 0, 1. */
+int ad_cmp_point(const double *a, const double *b, int n);
+
 typedef struct ad_fit {
     int present;
     pmnf_model model;
