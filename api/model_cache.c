@@ -255,6 +255,17 @@ double cached_ranks(const cached_models *m, const double *point)
     return isfinite(r) && r > 0 ? r : 0;
 }
 
+int cached_degrees(const cached_models *m, const double *point, double *dp, double *mp)
+{
+    *dp = *mp = NAN;
+    if (m->data_parallel.nops == 0 || m->model_parallel.nops == 0 ||
+        expr_eval(&m->data_parallel, point, dp) || expr_eval(&m->model_parallel, point, mp)) {
+        *dp = *mp = NAN;
+        return -1;
+    }
+    return 0;
+}
+
 /* The experiment's factor names (in name order, the order of a level
  * combination's levels) and declaration into m. */
 static void load_factors(cached_models *m, const store_experiment *e)
