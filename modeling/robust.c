@@ -227,15 +227,18 @@ static void single_shape(const rb_cache *c, int tag, rb_hyp *h)
 
 /* The RB_OK_* and RB_FITS bits of the constant c0 (chi2 on the series).
  * Without repetitions nothing measures the noise but the residuals, and
- * with few points AICc and the constant's class prior can make a constant
- * win on data that rise or fall in order at every step (1, 2, 3, 4, 5
- * with a coordinate below 1, where log terms are left out: no growth
- * hypothesis fits within 5% and a constant of 1.53 was the answer). When
- * the order of the values along the parameter is significant (Kendall's
- * test, trend.h, at TREND_ALPHA) and the constant does not fit within
- * RB_FIT_RELATIVE, it does not keep the measured direction: it loses
- * RB_OK_STRICT, and is only weighed when no hypothesis keeps the rules.
- * With repetitions the noise is measured and the criterion decides. */
+ * with few points the criterion's charge for a coefficient and the
+ * constant's class prior can make a constant win on data that rise or fall
+ * in order at every step (1, 2, 3, 4, 5 with a coordinate below 1, where
+ * log terms are left out, was the constant 1.53 under AICc's whole term).
+ * When the order of the values along the parameter is significant
+ * (Kendall's test, trend.h, at TREND_ALPHA) and the constant does not fit
+ * within RB_FIT_RELATIVE, it does not keep the measured direction: it
+ * loses RB_OK_STRICT, and is only weighed when no hypothesis keeps the
+ * rules. On bench_robust's one-parameter series without repetitions at 15%
+ * noise the p90 is 41.9% with the rule and 76.4% without (Extra-P's
+ * 56.1%). With repetitions the noise is measured and the criterion
+ * decides. */
 #define TREND_ALPHA 0.05
 static int constant_plausible(const rb_series *s, const rb_cache *c, double c0, double chi2)
 {

@@ -5,7 +5,10 @@
 // compared with what the API answers: the number of measured points, the
 // model curves' values at two x positions (also against /predict), the
 // scaling, cost, bottleneck and imbalance views (each ranked callpath's
-// warnings as badges in its row), the history's regression mark. No console errors, the Content-Security-Policy header present, the
+// warnings as badges in its row), the history's regression mark; on an
+// experiment whose ranks are not alike, the epoch's imbalance part stacked
+// on the parts and listed at two points against /predict, the stack adding up
+// to the epoch, and epoch_imbalance's share on its badges. No console errors, the Content-Security-Policy header present, the
 // token kept out of URLs, static paths confined.
 //
 //   node tests/browser/dashboard.test.mjs BUILD   (make test-browser)
@@ -35,9 +38,9 @@ const ready = await new Promise((resolve, reject) => {
   let out = '';
   fixture.stdout.on('data', d => {
     out += d;
-    const m = /PORT (\d+) EXPERIMENT (\d+) TRACES (\d+) SIMULATION (\d+) RUN (\d+) SWEEP (\d+)/.exec(out);
+    const m = /PORT (\d+) EXPERIMENT (\d+) TRACES (\d+) SIMULATION (\d+) RUN (\d+) SWEEP (\d+) IMBALANCE (\d+)/.exec(out);
     if (m) resolve({ port: Number(m[1]), exp: Number(m[2]), traces: Number(m[3]), sim: Number(m[4]),
-                     run: Number(m[5]), sweep: Number(m[6]) });
+                     run: Number(m[5]), sweep: Number(m[6]), imb: Number(m[7]) });
   });
   fixture.on('exit', code => reject(new Error(`fixture exited ${code}`)));
   setTimeout(() => reject(new Error('fixture: no server after 180 s')), 180000);
@@ -131,7 +134,7 @@ try {
   await open('#/', 'experiments');
   const rows = await page.$$eval('#experiments tbody tr', trs => trs.map(t => t.textContent));
   const exRow = rows.find(r => r.includes('cifar10-resnet50'));
-  check(rows.length === 3 && exRow && exRow.includes('done'), `experiments list: ${rows.join(' | ')}`);
+  check(rows.length === 4 && exRow && exRow.includes('done'), `experiments list: ${rows.join(' | ')}`);
 
   // experiment: application stacked, one chart per callpath
   await open(`#/e/${exp}`, 'experiment');
@@ -144,7 +147,13 @@ try {
     const pr = await get(`/v1/experiments/${exp}/predict?ranks=${x}`);
     check(close(app.curve[k], pr.epoch.time), `epoch at ranks=${x}: plotted ${app.curve[k]}, predict ${pr.epoch.time}`);
     check(close(app.parts.comm[k], pr.comm.time), `comm at ranks=${x}: plotted ${app.parts.comm[k]}, predict ${pr.comm.time}`);
+    check(pr.imbalance === undefined && pr.epoch.composed_from.join() === 'comp,comm,mem',
+          `ranks alike at ranks=${x}: predict has no imbalance part (${pr.epoch.composed_from})`);
   }
+  // no imbalance part: three parts stacked, no parts table, no such badge
+  check(Object.keys(app.parts).join() === 'comp,comm,mem' && !(app.legend || []).includes('imbalance') &&
+        await page.$('#application-parts') === null && await page.$('.badge[data-code="epoch_imbalance"]') === null,
+        `without imbalance nothing about it is shown (parts ${Object.keys(app.parts).join()})`);
   for (let n = 0; n < modeled.length; n++) {
     const c = await chart(`callpath-${n}`);
     const name = await page.$eval(`#chart-callpath-${n}`, e => e.dataset.callpath);
@@ -220,6 +229,61 @@ try {
   checkRowBadges(await rowBadges('#lif'), apiLif.callpaths, 'imbalance');
   check([...apiBn.callpaths, ...apiLif.callpaths].some(c => c.warnings.length === 0),
         'an item without warnings (its row must show none)');
+
+  // load imbalance: one rank's comm 1.3x the others', so the epoch (the
+  // slowest rank's) is comp + comm + mem + imbalance (tests/test_api_epoch.c)
+  await open(`#/e/${ready.imb}`, 'experiment-imbalance');
+  const ai = await chart('application');
+  check(ai && ai.parts.imbalance && (ai.legend || []).includes('imbalance'), `the imbalance part stacked with its legend entry (${ai && ai.legend})`);
+  const title = await page.$eval('#chart-application h3', e => e.textContent);
+  check(/comp \+ comm \+ mem \+ imbalance/.test(title), `the title names the imbalance part: "${title}"`);
+  // the stack adds up to the epoch drawn at every x, and the epoch is predict's
+  const sums = ai && ai.parts.imbalance ? ai.xs.map((_, k) => ai.parts.comp[k] + ai.parts.comm[k] + ai.parts.mem[k] + ai.parts.imbalance[k]) : [];
+  const bad = sums.length ? ai.xs.filter((_, k) => !close(sums[k], ai.curve[k], 1e-12)) : [null];
+  check(ai && ai.xs.length > 10 && bad.length === 0, `comp + comm + mem + imbalance is the epoch drawn (not at ${bad.join()})`);
+  const at32 = ai ? ai.xs.indexOf(32) : -1;
+  check(at32 > 0, 'the largest measured value is on the x axis');
+  for (const k of ai ? [1, at32, ai.xs.length - 1] : []) {
+    const x = ai.xs[k];
+    const pr = await get(`/v1/experiments/${ready.imb}/predict?ranks=${x}`);
+    check(pr.imbalance && pr.epoch.composed_from.includes('imbalance'), `predict at ranks=${x} has an imbalance part`);
+    check(ai.parts.imbalance && close(ai.parts.imbalance[k], pr.imbalance.time) && close(ai.curve[k], pr.epoch.time),
+          `at ranks=${x}: imbalance ${(ai.parts.imbalance || [])[k]} and epoch ${ai.curve[k]} plotted, predict ${pr.imbalance.time} and ${pr.epoch.time}`);
+    check(ai.intervals && ai.intervals.imbalance[k] && close(ai.intervals.imbalance[k][0], pr.imbalance.interval[0]) &&
+          close(ai.intervals.imbalance[k][1], pr.imbalance.interval[1]), `the imbalance part's interval at ranks=${x} is predict's`);
+  }
+  // the parts at the largest measured value and 4x it: predict's numbers
+  const cells = await page.$$eval('#parts tbody tr', trs => Object.fromEntries(trs.map(t => [t.dataset.part,
+    [...t.querySelectorAll('td[data-value]')].map((c, j) => ({ value: Number(c.dataset.value), lo: Number(c.dataset.lo),
+      hi: Number(c.dataset.hi), share: Number(t.querySelectorAll('td[data-share]')[j].dataset.share), text: c.textContent })) ])));
+  const shareText = v => `${Number((100 * v).toPrecision(3))}%`;
+  const prs = [await get(`/v1/experiments/${ready.imb}/predict?ranks=32`), await get(`/v1/experiments/${ready.imb}/predict?ranks=128`)];
+  prs.forEach((pr, j) => {
+    const c = part => (cells[part] || [])[j] || {};
+    const im = c('imbalance');
+    check(close(im.value, pr.imbalance.time) && close(im.lo, pr.imbalance.interval[0]) && close(im.hi, pr.imbalance.interval[1]) &&
+          close(im.share, pr.imbalance.share), `parts table at ranks=${pr.point.ranks}: imbalance ${JSON.stringify(im)}, predict ${JSON.stringify(pr.imbalance)}`);
+    check(close(c('comp').value, pr.comp.time) && close(c('comm').value, pr.comm.time) && close(c('mem').value, pr.mem.time) &&
+          close(c('epoch').value, pr.epoch.time) && close(c('parts_sum').value, pr.imbalance.parts_sum.value),
+          `parts table at ranks=${pr.point.ranks}: comp, comm, mem, their sum and the epoch are predict's`);
+    check(close(c('comp').value + c('comm').value + c('mem').value + im.value, c('epoch').value, 1e-12),
+          `parts table at ranks=${pr.point.ranks}: the parts shown add up to the epoch shown`);
+    check(close(pr.imbalance.share, pr.imbalance.time / pr.epoch.time) && pr.imbalance.share > 0.15,
+          `the imbalance part's share at ranks=${pr.point.ranks} is large (${pr.imbalance.share})`);
+  });
+  // epoch_imbalance as badges with its share: on the models page (predict's
+  // at both points) and on the scaling page (the scaling answer's)
+  const eiBadges = await page.$$eval('#warnings-epoch-imbalance .badge', bs => bs.map(b => ({ code: b.dataset.code, share: Number(b.dataset.share), text: b.textContent })));
+  const eiApi = prs.map(pr => pr.warnings.find(w => w.code === 'epoch_imbalance'));
+  check(eiApi.every(w => w) && eiBadges.length === 2 && eiBadges.every((b, j) => b.code === 'epoch_imbalance' &&
+        close(b.share, eiApi[j].share) && b.text.includes(shareText(eiApi[j].share))),
+        `epoch_imbalance badges with their shares: ${JSON.stringify(eiBadges)}`);
+  await open(`#/e/${ready.imb}/scaling`, 'scaling-imbalance');
+  const scI = await get(`/v1/experiments/${ready.imb}/scaling?values=${(await chart('efficiency')).xs.join(',')}`);
+  const scW = scI.warnings.find(w => w.code === 'epoch_imbalance');
+  const scB = await page.$$eval('#warnings-scaling .badge[data-code="epoch_imbalance"]', bs => bs.map(b => ({ share: Number(b.dataset.share), text: b.textContent })));
+  check(scW && scB.length === 1 && close(scB[0].share, scW.share) && scB[0].text.includes(shareText(scW.share)),
+        `scaling: epoch_imbalance badge with its share ${JSON.stringify(scB)}, the API ${scW && scW.share}`);
 
   // history: four commits, the third a regression, the fourth its fix
   await open(`#/e/${exp}/history`, 'history');

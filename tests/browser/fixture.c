@@ -13,9 +13,14 @@
  * simulation page; an experiment "dash-sweep", the example profiles at
  * ranks 2..10 in three repetitions (every time scaled by 0.98, 1.00, 1.02)
  * plus the 16-rank profile held out for evaluation, for the sweep and
- * accuracy pages. Prints "PORT <port> EXPERIMENT <id> TRACES <id>
- * SIMULATION <id> RUN <id> SWEEP <id>" once everything is done, then waits
- * for its standard input to close and removes everything.
+ * accuracy pages; an experiment "dash-imbalance" whose ranks are not alike
+ * (4 ranks at 2..32 ranks, per epoch comp 100 s, comm 10·x s, mem 1 s, rank
+ * 3's comm 1.3 times the others': the measured epoch, the slowest rank's,
+ * exceeds the parts' sum, so the epoch has an imbalance part of 3·x s) for
+ * the imbalance part of the models and scaling pages. Prints "PORT <port>
+ * EXPERIMENT <id> TRACES <id> SIMULATION <id> RUN <id> SWEEP <id>
+ * IMBALANCE <id>" once everything is done, then waits for its standard
+ * input to close and removes everything.
  */
 #include <jansson.h>
 #include <math.h>
@@ -164,6 +169,69 @@ static long sweep_experiment(harness *h)
     return job > 0 && harness_wait_job(h, job, 120) ? id : -1;
 }
 
+/* One upload of the imbalanced experiment at x ranks, repetition rep (all
+ * times scaled by 1 + 0.001·(rep − 2)): 4 ranks, one warm-up step (3x) and
+ * 3 train steps of gemm (comp), allreduce (comm) and memcpy (mem) with per
+ * epoch 100, 10·x and 1 s; rank 3's allreduce 1.3 times as long. The refit
+ * job, -1 on failure. */
+static long imbalanced_upload(harness *h, long exp, double x, int rep)
+{
+    double steps = floor(50000 / x / 256), n = 1 + 0.001 * (rep - 2);
+    const char *names[3] = {"gemm", "allreduce", "memcpy"}, *cats[3] = {"comp", "comm", "mem"};
+    const double per_epoch[3] = {100, 10 * x, 1};
+    json_t *ranks = json_array();
+    for (int r = 0; r < 4; r++) {
+        json_t *st = json_array();
+        for (int s = 0; s < 4; s++) {
+            json_t *list = json_array();
+            for (int k = 0; k < 3; k++) {
+                double v = per_epoch[k] / steps * n * (k == 1 && r == 3 ? 1.3 : 1) *
+                           (s == 0 ? 3 : 1);
+                json_array_append_new(list, json_pack("{s:s, s:s, s:{s:f}}", "name", names[k],
+                                                      "category", cats[k], "metrics", "time", v));
+            }
+            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
+        }
+        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
+    }
+    json_t *doc = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", rep,
+                            "ranks", ranks);
+    char *body = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(doc);
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
+    harness_response r;
+    harness_request(h, "POST", path, "Content-Type: application/json\r\n", body,
+                    body ? strlen(body) : 0, &r);
+    free(body);
+    json_t *ans = harness_json(&r);
+    long job = r.status == 202 ? (long)json_integer_value(json_object_get(ans, "job")) : -1;
+    if (job < 0)
+        fprintf(stderr, "fixture: imbalanced upload x=%g: %d %s\n", x, r.status, r.body);
+    json_decref(ans);
+    harness_response_free(&r);
+    return job;
+}
+
+/* The imbalanced experiment at 2..32 ranks, three repetitions; the id once
+ * its refit is done, -1 on failure. */
+static long imbalance_experiment(harness *h)
+{
+    long id = post_json(h, "/v1/experiments",
+                        "{\"name\":\"dash-imbalance\",\"parameters\":[\"ranks\"],"
+                        "\"scaling\":\"weak\",\"training\":{\"train_samples\":50000,"
+                        "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
+                        "\"warmup_steps\":1},\"cost\":{\"cores_per_rank\":1,"
+                        "\"price_per_core_hour\":0.5}}");
+    const double xs[5] = {2, 4, 8, 16, 32};
+    long job = -1;
+    for (int i = 0; i < 5 && id > 0; i++)
+        for (int rep = 1; rep <= 3; rep++)
+            if ((job = imbalanced_upload(h, id, xs[i], rep)) < 0)
+                return -1;
+    return job > 0 && harness_wait_job(h, job, 120) ? id : -1;
+}
+
 /* The simulation and its run (waited for when it was queued). */
 static long simulation(harness *h, long *run)
 {
@@ -241,12 +309,13 @@ int main(void)
     long traces = traces_experiment(h), run = -1;
     long sim = traces > 0 ? simulation(h, &run) : -1;
     long sweep = sim > 0 ? sweep_experiment(h) : -1;
-    if (traces <= 0 || sim <= 0 || sweep <= 0) {
+    long imbalanced = sweep > 0 ? imbalance_experiment(h) : -1;
+    if (traces <= 0 || sim <= 0 || sweep <= 0 || imbalanced <= 0) {
         harness_close(h, 1);
         return 1;
     }
-    printf("PORT %d EXPERIMENT %ld TRACES %ld SIMULATION %ld RUN %ld SWEEP %ld\n",
-           harness_port(h), exp, traces, sim, run, sweep);
+    printf("PORT %d EXPERIMENT %ld TRACES %ld SIMULATION %ld RUN %ld SWEEP %ld IMBALANCE %ld\n",
+           harness_port(h), exp, traces, sim, run, sweep, imbalanced);
     fflush(stdout);
     char line[64];
     while (fgets(line, sizeof line, stdin))

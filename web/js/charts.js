@@ -1,17 +1,18 @@
 // charts.js — the dashboard's plots on uPlot (web/vendor/uplot, pinned):
 // a model with its measured points, repetition spread, 95% band and the
-// extrapolation region; the application parts stacked; plain line and
+// extrapolation region; the application parts stacked (with the imbalance
+// part when the epoch has one); plain line and
 // scatter charts; and a heatmap on a canvas. Every chart is registered in
 // window.perfcastCharts under its id with the data it plots, so that a
 // browser test can compare what is drawn with what the API answers.
 import uPlot from '../vendor/uplot/uPlot.esm.js';
 import { el, fmt } from './dom.js';
 
-const COLORS = { comp: '#2f6fdf', comm: '#e8833a', mem: '#3aa26b', epoch: '#1d2430',
+const COLORS = { comp: '#2f6fdf', comm: '#e8833a', mem: '#3aa26b', imbalance: '#8a4fc7', epoch: '#1d2430',
                  model: '#2f6fdf', band: 'rgba(47,111,223,0.16)', measured: '#1d2430',
                  spread: '#667085', extrap: 'rgba(120,120,120,0.12)', bad: '#c0262d' };
 // opaque fills: each stacked part paints over the one above it
-const FILLS = { comp: '#b9cff7', comm: '#f7d3b3', mem: '#b7e3c9' };
+const FILLS = { comp: '#b9cff7', comm: '#f7d3b3', mem: '#b7e3c9', imbalance: '#dccbf0' };
 
 window.perfcastCharts = window.perfcastCharts || {};
 
@@ -119,10 +120,12 @@ export function modelChart(container, id, { curve, measured, log, xlabel, ylabel
 }
 
 // The application parts stacked (comp, comm, mem; each a /curve answer on
-// the same xs) under the composed epoch with its band.
+// the same xs) under the composed epoch with its band. parts.imbalance, when
+// given (points with value and interval on the same xs), is stacked on top:
+// what the slowest rank adds to the parts, so that the stack is the epoch.
 export function stackedChart(container, id, { parts, epoch, log, xlabel, ylabel }) {
   const xs = epoch.points.map(p => p.x);
-  const names = ['comp', 'comm', 'mem'];
+  const names = ['comp', 'comm', 'mem', ...(parts.imbalance ? ['imbalance'] : [])];
   const raw = names.map(n => parts[n].points.map(p => p.value));
   const cum = [];
   let run = xs.map(() => 0);
@@ -134,13 +137,16 @@ export function stackedChart(container, id, { parts, epoch, log, xlabel, ylabel 
   const lo = epoch.points.map(p => (p.interval ? p.interval[0] : p.value));
   const hi = epoch.points.map(p => (p.interval ? p.interval[1] : p.value));
   // drawn top-down so that each part paints over the one above it
-  const order = [2, 1, 0];
+  const order = names.map((_, k) => k).reverse();
   const series = [{ label: xlabel, value: (u, v) => fmt(v) }];
   const data = [xs];
   for (const k of order) {
+    // the imbalance part's legend value also says its share of the epoch
+    const share = i => (names[k] === 'imbalance' && raw[k][i] !== null && ys[i] > 0
+      ? ` (${fmt(100 * raw[k][i] / ys[i], 3)}%)` : '');
     series.push({ label: names[k], stroke: COLORS[names[k]], fill: FILLS[names[k]],
                   width: 1, points: { show: false },
-                  value: (u, v, si, i) => (i === null ? '–' : fmt(raw[k][i])) });
+                  value: (u, v, si, i) => (i === null ? '–' : fmt(raw[k][i]) + share(i)) });
     data.push(forLog(cum[k], log));
   }
   series.push({ label: 'epoch (composed)', stroke: COLORS.epoch, width: 2, dash: [6, 3],
@@ -153,14 +159,17 @@ export function stackedChart(container, id, { parts, epoch, log, xlabel, ylabel 
   data.push(forLog(lo, log), forLog(hi, log));
   // stacked areas are read from zero: the linear y axis starts there
   const yScale = log ? scale(log) : { distr: 1, range: (u, min, max) => [0, max * 1.05] };
+  const band = names.length + 1; // the epoch's series; its low and high follow
   const u = new uPlot({
     width: width(container), height: 300,
     scales: { x: { time: false, ...scale(log) }, y: yScale },
     axes: [{ label: xlabel }, { label: ylabel, size: 60 }],
-    series, bands: [{ series: [6, 5], fill: 'rgba(0,0,0,0.08)' }],
+    series, bands: [{ series: [band + 2, band + 1], fill: 'rgba(0,0,0,0.08)' }],
     hooks: { drawClear: [shadeFrom(epoch.extrapolation_from)] },
   }, data, container);
-  register(id, { kind: 'stacked', u, xs, curve: ys, parts: Object.fromEntries(names.map((n, k) => [n, raw[k]])) });
+  register(id, { kind: 'stacked', u, xs, curve: ys, legend: series.slice(1).map(s => s.label),
+                 parts: Object.fromEntries(names.map((n, k) => [n, raw[k]])),
+                 intervals: Object.fromEntries(names.map(n => [n, parts[n].points.map(p => p.interval ?? null)])) });
   return u;
 }
 

@@ -39,14 +39,21 @@ export function errorBox(err) {
   return el('p', { class: 'error' }, `${err && err.message ? err.message : err}${hint}`);
 }
 
-// The coded warnings of a model or an answer as badges: the code visible,
+// The coded warnings of a model or an answer as badges: the code visible
+// (with the share of the epoch where the warning has one: epoch_imbalance),
 // the message (and the model it is about) on hover; an empty line when there
 // are none.
 export function warningBadges(warnings, id) {
   const list = (warnings || []).filter(w => w && typeof w === 'object');
   return el('p', { class: 'warnings', id },
-    list.map(w => el('span', { class: `badge badge-${w.code}`, title: w.model ? `${w.model}: ${w.message}` : w.message, 'data-code': w.code },
-      w.model ? `${w.code} (${w.model})` : w.code)));
+    list.map(w => el('span', { class: `badge badge-${w.code}`, title: w.model ? `${w.model}: ${w.message}` : w.message,
+                               'data-code': w.code, 'data-share': shareOf(w) },
+      w.code + (shareOf(w) === null ? '' : ` ${fmt(100 * w.share, 3)}% of the epoch`) + (w.model ? ` (${w.model})` : ''))));
+}
+
+// A warning's share (a fraction), or null where it has none.
+export function shareOf(w) {
+  return w && typeof w.share === 'number' && Number.isFinite(w.share) ? w.share : null;
 }
 
 // A model's diagnostics in one line: fit quality and what it was fitted to.

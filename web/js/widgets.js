@@ -3,18 +3,20 @@
 // shows when it has nothing to draw and why, simple tables, a "not found"
 // box with a way back, and polling of a 202 answer's Location.
 import { api, ApiError } from './api.js';
-import { el } from './dom.js';
+import { el, fmt, shareOf } from './dom.js';
 
 // A warnings array as badges: {code, message} objects show their code and
-// carry the message as a tooltip and text; plain strings show as text.
+// carry the message as a tooltip and text (with the share of the epoch
+// where the warning has one: epoch_imbalance); plain strings show as text.
 export function warningBadges(warnings, id) {
   const list = (warnings || []).filter(w => w !== null && w !== undefined);
   const box = el('div', { class: 'warnings', id, 'data-count': String(list.length) });
   for (const w of list) {
     const code = typeof w === 'object' ? (w.code || 'warning') : 'warning';
     const msg = typeof w === 'object' ? (w.message || w.detail || JSON.stringify(w)) : String(w);
-    box.append(el('span', { class: 'badge', title: msg, 'data-code': code },
-      el('b', {}, code), ' ', msg));
+    const share = shareOf(w);
+    box.append(el('span', { class: 'badge', title: msg, 'data-code': code, 'data-share': share },
+      el('b', {}, code), share === null ? '' : ` ${fmt(100 * share, 3)}% of the epoch`, ' ', msg));
   }
   return box;
 }
