@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/rank_count.h"
 #include "modeling/modeler.h"
 #include "modeling/warning_json.h"
 #include "sweep/sweep_advice.h"
@@ -293,42 +294,112 @@ static json_t *half_width_json(double var)
     return number_json(Z975 * sqrt(var));
 }
 
-/* every candidate point (the product of the values) and the core-hours of a
- * run there (-1: not priceable, never picked). The count of candidates
- * without a rank count (G·M not > 0: no run there can be priced or
- * uploaded), the first of them in *first. */
-static long price(const advice_in *in, const advice_request *r, long ncand, double *cand,
-                  double *cost, long *first)
+/* candidate k of r (the product of the values, last parameter fastest) into x */
+static void candidate_point(const advice_in *in, const advice_request *r, long k, double *x)
 {
-    long no_ranks = 0;
-    *first = -1;
+    long q = k;
+    for (int i = in->nparams - 1; i >= 0; i--) {
+        x[i] = r->values[i][q % r->nvalues[i]];
+        q /= r->nvalues[i];
+    }
+}
+
+/* 1 when a run at x cannot be allocated: its rank count is > 0 but it or
+ * one of its degrees is not a whole number (analysis/rank_count.h) */
+static int not_whole(const advice_in *in, const double *x, double ranks)
+{
+    double dp = NAN, mp = NAN;
+    if (in->ops->degrees && in->ops->degrees(in->models, x, &dp, &mp) < 0)
+        dp = mp = NAN;
+    return !rank_count_whole(ranks, dp, mp);
+}
+
+/* Candidates left out: how many, the first. */
+typedef struct left_out {
+    long n;
+    long first;
+} left_out;
+
+/* every candidate point and the core-hours of a run there (-1: not
+ * priceable, never picked). Counted into no_ranks: the candidates without a
+ * rank count (G·M not > 0: no run there can be priced or uploaded); into
+ * frac: those whose rank count is not a whole number (no run there can be
+ * allocated). */
+static void price(const advice_in *in, const advice_request *r, long ncand, double *cand,
+                  double *cost, left_out *no_ranks, left_out *frac)
+{
+    *no_ranks = *frac = (left_out){0, -1};
     for (long k = 0; k < ncand; k++) {
-        long q = k;
         double *x = cand + (size_t)k * in->nparams;
-        for (int i = in->nparams - 1; i >= 0; i--) {
-            x[i] = r->values[i][q % r->nvalues[i]];
-            q /= r->nvalues[i];
-        }
+        candidate_point(in, r, k, x);
         advice_estimate t = in->ops->epoch(in->models, x);
         double ranks = in->ops->ranks(in->models, x);
         cost[k] = r->epochs_per_run * t.value * ranks * in->cores_per_rank / 3600;
         if (!isfinite(cost[k]) || cost[k] <= 0)
             cost[k] = -1; /* not priceable: never picked */
-        if (!(ranks > 0) && no_ranks++ == 0)
-            *first = k;
+        left_out *lo = !(ranks > 0) ? no_ranks : not_whole(in, x, ranks) ? frac : NULL;
+        if (lo) {
+            cost[k] = -1;
+            if (lo->n++ == 0)
+                lo->first = k;
+        }
     }
-    return no_ranks;
 }
 
-/* The coded warning no_ranks first among the answer's warnings: n
- * candidates (the first at x) were left out as they have no rank count. */
-static void warn_no_ranks(const advice_in *in, json_t *doc, long n, const double *x)
+int advice_check_whole(const advice_in *in, const advice_request *r, an_problem *p)
 {
-    json_t *w = json_pack("{s:s, s:s, s:I, s:o}", "code", "no_ranks", "message",
-                          "candidates where the rank count training.data_parallel × "
-                          "training.model_parallel is not > 0 have no core-hours and no run "
-                          "there could be uploaded: they were left out",
-                          "candidates", (json_int_t)n, "point", point_json(in, x));
+    long ncand = advice_candidates(r, in->nparams);
+    if (ncand > ADVICE_MAX_CANDIDATES || ncand == 0)
+        return 0;
+    double x[PMNF_MAX_PARAMS], first[PMNF_MAX_PARAMS], dp = NAN, mp = NAN, fr = NAN;
+    int any = 0;
+    for (long k = 0; k < ncand; k++) {
+        candidate_point(in, r, k, x);
+        double ranks = in->ops->ranks(in->models, x);
+        if (!(ranks > 0) || !not_whole(in, x, ranks))
+            return 0;
+        if (!any++) {
+            memcpy(first, x, sizeof x);
+            fr = ranks;
+            if (in->ops->degrees && in->ops->degrees(in->models, x, &dp, &mp) < 0)
+                dp = mp = NAN;
+        }
+    }
+    /* the field: the one parameter with fractional candidate values, if one */
+    int which = 0, count = 0;
+    for (int i = 0; i < in->nparams; i++) {
+        int frac = 0;
+        for (int k = 0; k < r->nvalues[i] && !frac; k++)
+            frac = !rank_count_is_whole(r->values[i][k]);
+        if (frac && count++ == 0)
+            which = i;
+    }
+    if (in->nparams == 1)
+        count = 1;
+    char field[128], at[300], text[200];
+    snprintf(field, sizeof field, count == 1 ? "candidates.%s" : "candidates",
+             count == 1 ? in->params[which] : "");
+    size_t n = 0;
+    at[0] = '\0';
+    for (int i = 0; i < in->nparams && n < sizeof at; i++)
+        n += (size_t)snprintf(at + n, sizeof at - n, "%s%s=%.10g", i ? ", " : "", in->params[i],
+                              first[i]);
+    rank_count_text(fr, dp, mp, text, sizeof text);
+    return an_problem_set(p, 400, field,
+                          "no candidate can be allocated: at every one the rank count "
+                          "training.data_parallel × training.model_parallel (or one of its "
+                          "degrees) is not a whole number (at %s: %s), and no run there can be "
+                          "made; give candidates whose rank count is whole",
+                          at, text);
+}
+
+/* The coded warning code first among the answer's warnings: lo->n
+ * candidates (the first at x) were left out, for why. */
+static void warn_left_out(const advice_in *in, json_t *doc, const char *code, const char *why,
+                          const left_out *lo, const double *x)
+{
+    json_t *w = json_pack("{s:s, s:s, s:I, s:o}", "code", code, "message", why, "candidates",
+                          (json_int_t)lo->n, "point", point_json(in, x));
     json_t *warns = json_object_get(doc, "warnings");
     if (w && json_is_array(warns))
         json_array_insert_new(warns, 0, w);
@@ -452,8 +523,8 @@ int advice_compute(const advice_in *in, const advice_request *r, json_t **out, c
     cost = malloc(sizeof(double) * (size_t)ncand);
     if (!cand || !cost)
         goto done;
-    long first_no_ranks;
-    long no_ranks = price(in, r, ncand, cand, cost, &first_no_ranks);
+    left_out no_ranks, frac;
+    price(in, r, ncand, cand, cost, &no_ranks, &frac);
     sweep_adv_problem p = {in->nparams, ns, series, r->target, (int)ncand, cand, cost, r->budget,
                            r->max_runs, 1, r->grid, 0};
     if (sweep_advise(&p, &res, msg, msgcap) < 0) {
@@ -462,8 +533,27 @@ int advice_compute(const advice_in *in, const advice_request *r, json_t **out, c
     }
     *out = answer(in, r, &res, cand, ncand, noise);
     noise = NULL;
-    if (*out && no_ranks)
-        warn_no_ranks(in, *out, no_ranks, cand + (size_t)first_no_ranks * in->nparams);
+    if (*out && frac.n) {
+        char why[600], count[200];
+        const double *x = cand + (size_t)frac.first * in->nparams;
+        double dp = NAN, mp = NAN;
+        if (in->ops->degrees && in->ops->degrees(in->models, x, &dp, &mp) < 0)
+            dp = mp = NAN;
+        rank_count_text(in->ops->ranks(in->models, x), dp, mp, count, sizeof count);
+        snprintf(why, sizeof why,
+                 "candidates where the rank count training.data_parallel × "
+                 "training.model_parallel (or one of its degrees) is not a whole number, which "
+                 "no scheduler can allocate, were left out: no run is recommended there (the "
+                 "first: %s)",
+                 count);
+        warn_left_out(in, *out, RANK_COUNT_WARN_NOT_WHOLE, why, &frac, x);
+    }
+    if (*out && no_ranks.n)
+        warn_left_out(in, *out, "no_ranks",
+                      "candidates where the rank count training.data_parallel × "
+                      "training.model_parallel is not > 0 have no core-hours and no run "
+                      "there could be uploaded: they were left out",
+                      &no_ranks, cand + (size_t)no_ranks.first * in->nparams);
     rc = *out ? ADVICE_OK : ADVICE_NOMEM;
 done:
     json_decref(noise);

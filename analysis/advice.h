@@ -19,7 +19,8 @@
  * measured at the candidates and those recommended never cost more than the
  * grid the advice replaces: grid_core_hours, default one run at every
  * candidate (sweep/sweep_advice.h; warnings grid_cost_reached and
- * costlier_than_grid say when that bound stops it).
+ * costlier_than_grid say when that bound stops it). A candidate whose rank
+ * count cannot be allocated (not a whole number) is never recommended.
  *
  * The models are the caller's (advice_ops: the epoch time, ranks and the
  * extrapolation note at a point; the parts' PMNF models); api/advice.c reads
@@ -69,6 +70,9 @@ typedef struct advice_ops {
     advice_estimate (*epoch)(const void *models, const double *point); /* one epoch's time */
     double (*ranks)(const void *models, const double *point);          /* 0: unknown */
     json_t *(*extrapolation)(const void *models, const double *point); /* the answer's note */
+    /* the degrees data_parallel and model_parallel at point (their product
+     * is ranks); 0, or -1 when unknown. NULL: only the product is checked */
+    int (*degrees)(const void *models, const double *point, double *dp, double *mp);
 } advice_ops;
 
 typedef struct advice_in {
@@ -91,6 +95,15 @@ enum {
     ADVICE_NO_MODEL = -3, /* no epoch time model to advise on (409) */
     ADVICE_FAILED = -4    /* msg says why (409) */
 };
+
+/* 0 when some candidate of r can be allocated; -1 with p (400 naming
+ * candidates.<parameter>, or candidates when more than one parameter has
+ * fractional values) when every candidate with a rank count has one that
+ * is not a whole number (analysis/rank_count.h), so that no run could be
+ * advised. The advice itself never recommends a run at such a candidate:
+ * it leaves them out and says so (ranks_not_whole, with how many and the
+ * first). */
+int advice_check_whole(const advice_in *in, const advice_request *r, an_problem *p);
 
 /* The answer document into *out, or one of the codes above. */
 int advice_compute(const advice_in *in, const advice_request *r, json_t **out, char *msg,

@@ -6,7 +6,10 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "analysis/finite_point.h"
 
 static const char *const categories[] = {"comp", "comm", "mem", "host", NULL};
 
@@ -96,4 +99,20 @@ void bn_ranking_free(bn_ranking *r)
     free(r->v);
     cpw_tally_free(&r->tally);
     memset(r, 0, sizeof *r);
+}
+
+int bn_check_finite(const bn_ranking *r, const char *const *names, int nparams, const double *at,
+                    const char *field, an_problem *p)
+{
+    const char *fields[PMNF_MAX_PARAMS];
+    for (int i = 0; i < nparams && i < PMNF_MAX_PARAMS; i++)
+        fields[i] = field;
+    for (int i = 0; i < r->n; i++) {
+        char what[300];
+        snprintf(what, sizeof what, "the model of callpath %.200s", r->v[i].c->name);
+        fp_value v = {what, r->v[i].value};
+        if (finite_point_check(&v, 1, names, nparams, at, fields, p) < 0)
+            return -1;
+    }
+    return 0;
 }

@@ -21,6 +21,8 @@
 
 #include <jansson.h>
 
+#include "analysis/problem.h"
+
 #include "analysis/callpath_warnings.h"
 #include "analysis/set_data.h"
 
@@ -64,5 +66,13 @@ int bn_rank(const ad_callpaths *cps, const bn_query *q, bn_ranking *out);
 json_t *bn_warnings_summary(const bn_ranking *r);
 
 void bn_ranking_free(bn_ranking *r);
+
+/* 0 when every ranked callpath's model predicts a finite value at the
+ * point at (names[0..nparams)); else -1 with p: 400 naming field (the
+ * query parameter the point came from) and the first callpath whose value
+ * is not (analysis/finite_point.h): no value_at or share answered null for
+ * an overflow. */
+int bn_check_finite(const bn_ranking *r, const char *const *names, int nparams, const double *at,
+                    const char *field, an_problem *p);
 
 #endif

@@ -444,12 +444,6 @@ static void baselines(const configs_search_in *in, const extra *ex, json_t *out)
     }
 }
 
-/* v a whole number, to the rounding of a range's steps (1e-9 relative) */
-static int whole(double v)
-{
-    return isfinite(v) && fabs(v - nearbyint(v)) <= 1e-9 * (fabs(v) > 1 ? fabs(v) : 1);
-}
-
 /* The first candidate left out, and how many were. */
 typedef struct left_out {
     int count;
@@ -471,7 +465,7 @@ static int fractional(const configs_search_in *in, const configs_request *r, siz
         return 0;
     if (in->ops->degrees && in->ops->degrees(models, point, &dp, &mp) < 0)
         dp = mp = NAN;
-    if (whole(ranks) && (isnan(dp) || whole(dp)) && (isnan(mp) || whole(mp)))
+    if (rank_count_whole(ranks, dp, mp)) /* the rule of analysis/rank_count.h */
         return 0;
     if (lo->count++ == 0) {
         memcpy(lo->point, point, sizeof point);
@@ -490,13 +484,10 @@ static void left_out_text(const configs_search_in *in, const left_out *lo, char 
     for (int i = 0; i < in->nparams && n < cap; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.10g", i ? ", " : "", in->params[i],
                               lo->point[i]);
-    if (n >= cap)
+    if (n + 2 >= cap)
         return;
-    if (!isnan(lo->dp) && !isnan(lo->mp))
-        snprintf(buf + n, cap - n, ": data_parallel %.10g × model_parallel %.10g = %.10g ranks",
-                 lo->dp, lo->mp, lo->ranks);
-    else
-        snprintf(buf + n, cap - n, ": %.10g ranks", lo->ranks);
+    n += (size_t)snprintf(buf + n, cap - n, ": ");
+    rank_count_text(lo->ranks, lo->dp, lo->mp, buf + n, cap - n);
 }
 
 /* The coded warning ranks_not_whole: how many candidates were left out, the first one. */
@@ -528,7 +519,7 @@ int configs_check_whole(const configs_search_in *in, const configs_request *r, a
     for (int i = 0; i < in->nparams; i++) {
         int frac = 0;
         for (int k = 0; k < r->ranges[i].nvalues && !frac; k++)
-            frac = !whole(r->ranges[i].values[k]);
+            frac = !rank_count_is_whole(r->ranges[i].values[k]);
         if (frac && count++ == 0)
             which = i;
     }
@@ -544,6 +535,37 @@ int configs_check_whole(const configs_search_in *in, const configs_request *r, a
                           "degrees) is not a whole number (%s); give values whose rank count is "
                           "whole",
                           at);
+}
+
+int configs_check_finite(const configs_search_in *in, const configs_request *r, an_problem *p)
+{
+    size_t ngrid = cfg_grid_size(r->ranges, in->nparams);
+    int n = (int)(ngrid * (size_t)in->ncombos);
+    left_out lo = {0};
+    for (int i = 0; i < n; i++) {
+        if (fractional(in, r, ngrid, i, &lo)) /* left out: never answered */
+            continue;
+        const void *models = in->combos[i / (int)ngrid].models;
+        double point[PMNF_MAX_PARAMS];
+        cfg_grid_point(r->ranges, in->nparams, (size_t)i % ngrid, point);
+        double t = in->ops->epoch(models, point).value, ranks = in->ops->ranks(models, point);
+        /* cost's rule (analysis/cost.h): the epoch time, its core-hours and
+         * money, per epoch and for all the epochs */
+        if (cost_check_finite(t, cost_core_hours(in->cost, t, ranks),
+                              cost_money(in->cost, t, ranks, point), (double)r->epochs,
+                              in->params, in->nparams, point, p) == 0)
+            continue;
+        /* it names the parameter whose value goes too far: here a candidate's */
+        for (int k = 0; k < in->nparams; k++)
+            if (!strcmp(p->field, in->params[k])) {
+                char field[sizeof p->field];
+                snprintf(field, sizeof field, "candidates.%s", in->params[k]);
+                snprintf(p->field, sizeof p->field, "%s", field);
+                break;
+            }
+        return -1;
+    }
+    return 0;
 }
 
 json_t *configs_search(const configs_search_in *in, const configs_request *r)

@@ -45,6 +45,7 @@
 
 #include "analysis/cost.h"
 #include "analysis/problem.h"
+#include "analysis/rank_count.h"
 #include "analysis/set_data.h"
 #include "modeling/configs.h"
 #include "modeling/pmnf.h"
@@ -54,7 +55,7 @@
 /* coded warnings of the answer: a limit inside a candidate's 95% interval;
  * candidates left out for a rank count that is not a whole number */
 #define CONFIGS_WARN_LIMIT_WITHIN "limit_within_interval"
-#define CONFIGS_WARN_RANKS_NOT_WHOLE "ranks_not_whole"
+#define CONFIGS_WARN_RANKS_NOT_WHOLE RANK_COUNT_WARN_NOT_WHOLE
 
 typedef struct configs_request {
     cfg_limits limits;
@@ -117,6 +118,13 @@ typedef struct configs_search_in {
  * parameter has fractional values) when every candidate with a rank count
  * has one that is not a whole number (configs_search leaves those out). */
 int configs_check_whole(const configs_search_in *in, const configs_request *r, an_problem *p);
+
+/* 0 when the prediction at every candidate of request r over in that can
+ * be allocated is finite: its epoch time, core-hours and money, per epoch
+ * and for all the epochs (cost_check_finite's rule); -1 with p (400 naming
+ * candidates.<parameter> of the first that is not, or epochs when only the
+ * totals overflow) else. An answer there would be of nulls. */
+int configs_check_finite(const configs_search_in *in, const configs_request *r, an_problem *p);
 
 /* The answer document of request r over in (its grid at every
  * combination: at most CONFIGS_MAX_CANDIDATES points, checked by the

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/finite_point.h"
+
 int cost_open(cost_eval *c, const cost_setup *s, char *err, size_t errcap)
 {
     memset(c, 0, sizeof *c);
@@ -75,16 +77,6 @@ json_t *cost_money_warning(const cost_eval *c, double money, double ranks)
     return w;
 }
 
-/* "ranks=1e+308, batch=32" */
-static void point_text(const char *const *names, int nparams, const double *point, char *buf,
-                       size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < nparams && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.6g", i ? ", " : "", names[i], point[i]);
-}
-
 int cost_check_finite(double t, double core_hours, double money, double epochs,
                       const char *const *names, int nparams, const double *point, an_problem *p)
 {
@@ -96,23 +88,17 @@ int cost_check_finite(double t, double core_hours, double money, double epochs,
         (!isfinite(money) || isfinite(money * epochs)))
         return 0;
     char at[300];
-    point_text(names, nparams, point, at, sizeof at);
+    finite_point_text(names, nparams, point, at, sizeof at);
     if (per_epoch)
         return an_problem_set(p, 400, "epochs",
                               "the prediction is not finite for %.6g epochs at %s: the totals "
                               "(%.6g s per epoch) exceed what a double holds; ask for fewer epochs",
                               epochs, at, t);
-    int far = 0;
-    for (int i = 1; i < nparams; i++)
-        if (fabs(log(point[i])) > fabs(log(point[far])))
-            far = i;
-    if (!isfinite(t))
-        return an_problem_set(p, 400, nparams ? names[far] : NULL,
-                              "the prediction is not finite at %s: the model of the epoch time "
-                              "gives %g there, beyond what a double holds; ask nearer the "
-                              "measured range",
-                              at, t);
-    return an_problem_set(p, 400, nparams ? names[far] : NULL,
+    /* the epoch time itself: the rule of every prediction (finite_point.h) */
+    fp_value v = {"the model of the epoch time", t};
+    if (finite_point_check(&v, 1, names, nparams, point, NULL, p) < 0)
+        return -1;
+    return an_problem_set(p, 400, nparams ? names[finite_point_far(nparams, point)] : NULL,
                           "the prediction is not finite at %s: the core-hours or the cost of "
                           "T = %.6g s per epoch there exceed what a double holds; ask nearer "
                           "the measured range",

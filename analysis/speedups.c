@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/finite_point.h"
 #include "modeling/scaling.h"
 
 static int cmp_point(const double *a, const double *b, int n)
@@ -199,6 +200,24 @@ int sp_compute(sp_table *w, const double *at, int strong, int is_time, double co
     pmnf_modeler_free(mod);
     free(c);
     free(y);
+    return 0;
+}
+
+int sp_check_finite(const sp_table *w, const char *const *names, const double *at,
+                    an_problem *p)
+{
+    static const char *const what[3] = {"speedup", "efficiency", "core-hours"};
+    for (int i = 0; i < w->ns; i++)
+        for (int k = 0; k < 3; k++) {
+            const sp_series *s = &w->s[i];
+            if (!s->present[k]) /* no model: the measured value there, or none (null) */
+                continue;
+            char text[300];
+            snprintf(text, sizeof text, "the model of %s's %s", s->name, what[k]);
+            fp_value v = {text, s->at[k]};
+            if (finite_point_check(&v, 1, names, w->nparams, at, NULL, p) < 0)
+                return -1;
+        }
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #define PERFCAST_ANALYSIS_SPEEDUPS_H
 
 #include "analysis/measurement.h"
+#include "analysis/problem.h"
 #include "modeling/modeler.h"
 
 #define SPEEDUP_MIN_VALUES 5
@@ -55,6 +56,12 @@ void sp_largest(const sp_table *t, double *at);
  * values at the point at (the models', else the measured ones). 0, or -1
  * when out of memory. */
 int sp_compute(sp_table *t, const double *at, int strong, int is_time, double cores_per_rank);
+/* 0 when every model of a series (after sp_compute) has a finite value at
+ * the point at; else -1 with p: 400 naming the parameter whose value goes
+ * too far (analysis/finite_point.h), so that no Δ, ε or core-hours is
+ * answered null for an overflow. names: the parameters'. */
+int sp_check_finite(const sp_table *t, const char *const *names, const double *at,
+                    an_problem *p);
 /* The kernels (series with a category) into order, ranked by Δ at the
  * point, highest first, unknown last; returns their number. */
 int sp_ranking(const sp_table *t, sp_series **order);

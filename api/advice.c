@@ -42,7 +42,12 @@ static json_t *extrapolation_of(const void *models, const double *point)
     return predict_extrapolation_json(models, point);
 }
 
-static const advice_ops ops = {epoch_of, ranks_of, extrapolation_of};
+static int degrees_of(const void *models, const double *point, double *dp, double *mp)
+{
+    return cached_degrees(models, point, dp, mp);
+}
+
+static const advice_ops ops = {epoch_of, ranks_of, extrapolation_of, degrees_of};
 
 void api_advice(api_ctx *ctx, api_request *req, api_response *resp)
 {
@@ -93,6 +98,16 @@ void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int d
         goto done;
     }
     char msg[300];
+    const cached_part *parts = m->parts[slot];
+    advice_in ai = {id, m->set_number, params, m->nparams, m->cores_per_rank, {NULL}, &ops, m,
+                    rows, nrows};
+    for (int g = 0; g < 4; g++)
+        ai.parts[g] = parts[g].present ? &parts[g].model : NULL;
+    /* no candidate a scheduler could allocate: refused before it is queued */
+    if (advice_check_whole(&ai, &in, &p) < 0) {
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
+        goto done;
+    }
     /* a large search is a job's: the HTTP thread answers at once */
     long ncand = advice_candidates(&in, m->nparams);
     if (!direct && ncand <= ADVICE_MAX_CANDIDATES &&
@@ -100,11 +115,6 @@ void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int d
         api_search_queue(ctx, req, resp, id, "advice", body);
         goto done;
     }
-    const cached_part *parts = m->parts[slot];
-    advice_in ai = {id, m->set_number, params, m->nparams, m->cores_per_rank, {NULL}, &ops, m,
-                    rows, nrows};
-    for (int g = 0; g < 4; g++)
-        ai.parts[g] = parts[g].present ? &parts[g].model : NULL;
     int rc = advice_compute(&ai, &in, &doc, msg, sizeof msg);
     if (rc == ADVICE_TOO_MANY)
         api_problem(resp, 400, "candidates", "more than %d candidate points",

@@ -94,6 +94,17 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
+    /* a far point: no answer of nulls (the epoch's, or a callpath's model) */
+    const char *at_fields[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        at_fields[i] = "at";
+    if (predict_finite(resp, m, m->parts[slot], at, metric, at_fields) < 0)
+        goto done;
+    an_problem p;
+    if (bn_check_finite(&r, names, m->nparams, at, "at", &p) < 0) {
+        api_problem(resp, p.status, p.field, "%s", p.msg);
+        goto done;
+    }
     json_t *items = json_array();
     int beyond = predict_beyond(m, at);
     for (int i = 0; i < r.n && i < limit; i++)

@@ -320,8 +320,9 @@ void api_configurations_search(api_ctx *ctx, api_request *req, api_response *res
         cc[i] = (configs_combo){cb[i].m, cb[i].app, cb[i].levels};
     configs_search_in in = {id, m->set_number, m->scaling, params, m->nparams, &ops, cc, ncb,
                             &ce, factors, skipped};
-    /* no candidate a scheduler could allocate: refused before it is queued */
-    if (configs_check_whole(&in, &r, &p) < 0) {
+    /* no candidate a scheduler could allocate, or one whose prediction is
+     * not finite: refused before it is queued */
+    if (configs_check_whole(&in, &r, &p) < 0 || configs_check_finite(&in, &r, &p) < 0) {
         api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
         goto done;
     }

@@ -6,13 +6,16 @@
  * through: both are monotone in T); and the PMNF cost model C(x) fitted to
  * the core-hours at the measured coordinates (Extra-Deep's
  * C_epoch(x) = 0.082·x^1.62), evaluated at the point. A point where the
- * prediction overflows is a 400 (cost_check_finite), not an answer of nulls.
+ * prediction overflows is a 400 (cost_check_finite), not an answer of nulls;
+ * one whose rank count is not a whole number is answered as a what-if with
+ * the coded warning ranks_not_whole (analysis/rank_count.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/cost.h"
+#include "analysis/rank_count.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
@@ -110,6 +113,9 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
         m->formula[0] ? "money, from cost.formula" : "money: core-h × price_per_core_hour");
     predict_warnings_at(doc, m, slot, point);
     warning_append(doc, cost_money_warning(&ce, money.value, ranks)); /* why no usable cost */
+    double dp, mp; /* a rank count no scheduler can allocate: a what-if, said so */
+    cached_degrees(m, point, &dp, &mp);
+    warning_append(doc, rank_count_whole_warning(ranks, dp, mp, names, m->nparams, point));
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

@@ -255,6 +255,17 @@ double cached_ranks(const cached_models *m, const double *point)
     return isfinite(r) && r > 0 ? r : 0;
 }
 
+int cached_degrees(const cached_models *m, const double *point, double *dp, double *mp)
+{
+    *dp = *mp = NAN;
+    if (m->data_parallel.nops == 0 || m->model_parallel.nops == 0 ||
+        expr_eval(&m->data_parallel, point, dp) || expr_eval(&m->model_parallel, point, mp)) {
+        *dp = *mp = NAN;
+        return -1;
+    }
+    return 0;
+}
+
 /* The experiment's factor names (in name order, the order of a level
  * combination's levels) and declaration into m. */
 static void load_factors(cached_models *m, const store_experiment *e)
@@ -289,9 +300,11 @@ static void epoch_rows_free(void *p)
     free(r);
 }
 
-/* Keeps the epoch rows a load read (taking them; freed when not kept). */
+/* Keeps the epoch rows a load read (taking them; freed when not kept);
+ * extra: rows besides them in their slab (epoch_rows_of), counted in the
+ * blob's bytes. */
 static void epoch_rows_keep(model_cache *c, const cached_models *m, store_measurement_row *meas,
-                            int nmeas)
+                            int nmeas, int extra)
 {
     char key[sizeof ((cache_blob *)0)->key];
     epoch_rows_key(m->set_id, m->levels, key, sizeof key);
@@ -305,9 +318,48 @@ static void epoch_rows_keep(model_cache *c, const cached_models *m, store_measur
     size_t bytes = sizeof *r;
     for (int i = 0; i < nmeas; i++)
         bytes += sizeof *meas + 8 * (size_t)(meas[i].nparams + meas[i].nreps) + 64;
+    if (nmeas > 0)
+        bytes += (size_t)extra * (sizeof *meas + 8 * (size_t)(meas[0].nparams + meas[0].nreps) + 64);
     const cache_blob *b = model_cache_blob_put(c, key, r, bytes, epoch_rows_free);
     if (b)
         model_cache_blob_release(c, b);
+}
+
+/* 1 when every application model of the set is of metric time: then its
+ * epoch rows (every metric's) are among its time rows. */
+static int only_time(const store_model_row *rows, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!rows[i].metric || strcmp(rows[i].metric, "time"))
+            return 0;
+    return n > 0;
+}
+
+/* The rows named epoch of app (*napp time rows of one store_repetitions_read,
+ * in its order), moved into *meas with the slab they share (so app is only
+ * the array then, and *napp 0); 0, or -1 when out of memory. No epoch rows:
+ * *meas NULL, app untouched. */
+static int epoch_rows_of(store_measurement_row *app, int *napp, store_measurement_row **meas,
+                         int *nmeas)
+{
+    int k = 0;
+    *meas = NULL;
+    *nmeas = 0;
+    for (int i = 0; i < *napp; i++)
+        k += !strcmp(app[i].name, "epoch");
+    if (k == 0 || !app[0].slab)
+        return 0;
+    store_measurement_row *v = malloc(sizeof *v * (size_t)k);
+    if (!v)
+        return -1;
+    k = 0;
+    for (int i = 0; i < *napp; i++)
+        if (!strcmp(app[i].name, "epoch"))
+            v[k++] = app[i];
+    *meas = v;
+    *nmeas = k;
+    *napp = 0; /* the slab is v's now: app is the array alone */
+    return 0;
 }
 
 const cache_blob *model_cache_epoch_rows(model_cache *c, const cached_models *m)
@@ -355,26 +407,36 @@ static cached_models *load(model_cache *cache, store *db, int64_t experiment, co
                             .levels = lv};
     if (!rc)
         rc = store_models_read(c, m->set_id, &f, &rows, &nrows, err);
-    store_model_filter fm = {.level = "application", .name = "epoch", .limit = 100000,
-                             .levels = lv};
-    /* the coordinates and repetitions alone, in binary (a third of the
-     * time of every column as text, for 10,000 coordinates) */
-    if (!rc)
-        rc = store_repetitions_read(c, m->set_id, &fm, &meas, &nmeas, err);
     /* the parts and the epoch of metric time, for the epoch's imbalance part
      * (one level combination: a set read across combinations has none) */
     store_measurement_row *app = NULL;
-    int napp = 0;
+    int napp = 0, nimb = 0;
     store_model_filter fa = {.level = "application", .phase = "epoch", .metric = "time",
                              .limit = 500000, .levels = lv};
     if (!rc && (!m->nfactors || lv))
         rc = store_repetitions_read(c, m->set_id, &fa, &app, &napp, err);
+    nimb = napp;
+    /* the epoch rows of every metric: the coordinates and repetitions alone,
+     * in binary (a third of the time of every column as text, for 10,000
+     * coordinates); where time is the only metric, those among the time
+     * rows just read (every application row is of phase epoch), not read
+     * again */
+    store_model_filter fm = {.level = "application", .name = "epoch", .limit = 100000,
+                             .levels = lv};
+    int shared = !rc && napp > 0 && napp < fa.limit && only_time(rows, nrows);
+    if (shared && epoch_rows_of(app, &napp, &meas, &nmeas) < 0)
+        rc = store_error_set(err, STORE_INTERNAL, "out of memory");
+    if (!rc && !meas)
+        rc = store_repetitions_read(c, m->set_id, &fm, &meas, &nmeas, err);
     store_release(db, c);
     if (!rc && load_parts(m, rows, nrows) < 0)
         rc = store_error_set(err, STORE_INTERNAL, "out of memory");
-    if (!rc && napp < fa.limit && load_imbalance(m, app, napp) < 0)
+    if (!rc && nimb < fa.limit && load_imbalance(m, app, nimb) < 0)
         rc = store_error_set(err, STORE_INTERNAL, "out of memory");
-    store_measurement_rows_free(app, napp);
+    if (napp == 0 && nimb > 0) /* its slab moved to meas: the array alone */
+        free(app);
+    else
+        store_measurement_rows_free(app, napp);
     if (rc) {
         store_model_rows_free(rows, nrows);
         store_measurement_rows_free(meas, nmeas);
@@ -387,7 +449,7 @@ static cached_models *load(model_cache *cache, store *db, int64_t experiment, co
     store_model_rows_free(rows, nrows);
     m->epoch_rows = nmeas < fm.limit ? nmeas : -1;
     if (m->epoch_rows >= 0) /* all of them: statistics and sensitivity may start from these */
-        epoch_rows_keep(cache, m, meas, nmeas);
+        epoch_rows_keep(cache, m, meas, nmeas, nimb > nmeas && napp == 0 ? nimb - nmeas : 0);
     else
         store_measurement_rows_free(meas, nmeas);
     m->loaded_ms = now_ms();

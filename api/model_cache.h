@@ -111,6 +111,10 @@ void model_cache_page_put(model_cache *c, const char *key, api_shared *body);
 /* The ranks of a point (data_parallel × model_parallel); 0 when the
  * degrees cannot be evaluated there. */
 double cached_ranks(const cached_models *m, const double *point);
+/* The two degrees data_parallel and model_parallel whose product
+ * cached_ranks is, at point: 0, or -1 with both NaN when they cannot be
+ * evaluated there. */
+int cached_degrees(const cached_models *m, const double *point, double *dp, double *mp);
 
 /* Derived data of a model set, shared read-only by the requests holding a
  * reference. */

@@ -537,6 +537,10 @@ void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
         model_cache_release(ctx->models, m);
         return;
     }
+    if (predict_finite(resp, m, parts, point, metric, NULL) < 0) { /* no answer of nulls */
+        model_cache_release(ctx->models, m);
+        return;
+    }
     json_t *doc = json_pack("{s:I, s:i, s:s, s:o}", "experiment", (json_int_t)id, "model_set",
                             m->set_number, "metric", metric, "point", predict_point_json(m, point));
     json_t *ej = prediction_json(metric, &epoch, composed ? NULL : parts[3].function);

@@ -17,6 +17,7 @@
 #include "analysis/levels.h"
 #include "modeling/combine.h"
 #include "api/levels_query.h"
+#include "analysis/finite_point.h"
 #include "analysis/rank_count.h"
 #include "api/warnings.h"
 #include "common/jsonb.h"
@@ -253,6 +254,37 @@ int predict_rank_count(api_response *resp, const cached_models *m, const double 
     if (rank_count_check(cached_ranks(m, point), names, m->nparams, point, field, &p) == 0)
         return 0;
     api_problem(resp, p.status, p.field, "%s", p.msg);
+    return -1;
+}
+
+int predict_finite(api_response *resp, const cached_models *m, const cached_part *parts,
+                   const double *point, const char *metric, const char *const *fields)
+{
+    static const char *const part_names[4] = {"comp", "comm", "mem", "imbalance"};
+    char what[5][96];
+    fp_value v[5];
+    int n = 0, composed;
+    prediction e = predict_epoch(parts, point, &composed);
+    if (composed || parts[3].present) { /* without a model: null with its reason */
+        snprintf(what[n], sizeof what[n], "the model of the epoch %.60s", metric);
+        v[n] = (fp_value){what[n], e.value};
+        n++;
+    }
+    for (int i = 0; i < 4; i++) {
+        const cached_part *p = &parts[i < 3 ? i : CACHE_IMBALANCE];
+        if (!p->present || (i == 3 && !composed))
+            continue;
+        snprintf(what[n], sizeof what[n], "the model of %s %.60s", part_names[i], metric);
+        v[n] = (fp_value){what[n], predict_part(p, point).value};
+        n++;
+    }
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    an_problem p;
+    if (finite_point_check(v, n, names, m->nparams, point, fields, &p) == 0)
+        return 0;
+    api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
     return -1;
 }
 

@@ -109,6 +109,14 @@ int predict_positive(const char *text, double *out);
 int predict_rank_count(api_response *resp, const cached_models *m, const double *point,
                        const char *field);
 
+/* 0 when the epoch of parts (metric's; where it has a model) and each of
+ * its modelled parts predict a finite number at point; else -1 after answering 400
+ * (analysis/finite_point.h) naming the field the farthest coordinate came
+ * from: fields[i] for parameter i, the parameter itself where fields (or
+ * fields[i]) is NULL. An answer there would be of nulls. */
+int predict_finite(api_response *resp, const cached_models *m, const cached_part *parts,
+                   const double *point, const char *metric, const char *const *fields);
+
 /* Answers depend only on the model set and the request, and model sets never
  * change: a rendered answer is kept in the model cache's pages under a key
  * naming the set, the route, the query as sent and the body. */

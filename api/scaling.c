@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/finite_point.h"
 #include "analysis/scaling_axis.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
@@ -90,6 +91,35 @@ static int baseline_at(const cached_models *m, const ad_app *app, int slot, cons
     if (base)
         memcpy(base, b, sizeof(double) * (size_t)m->nparams);
     return i >= 0;
+}
+
+/* 0 when the numbers of a point that are not predictions of the epoch
+ * (predict_finite) are finite: the ideal speedup Δ_t (of x_k/x_1) and the
+ * models of Δ and ε there; else -1 after answering 400 as predict_finite. */
+static int derived_finite(api_response *resp, const cached_models *m, const ad_app *app,
+                          int slot, const double *point, const char *const *fields)
+{
+    double t1, x1, lo, hi;
+    baseline_at(m, app, slot, point, NULL, &t1, &x1);
+    fp_value v[3] = {{"the ideal speedup x_k/x_1",
+                      scl_ideal_speedup_pct(x1, cached_ranks(m, point))}};
+    int n = 1;
+    const ad_fit *models[2] = {&app->speedup, &app->efficiency};
+    static const char *const what[2] = {"the model of the speedup", "the model of the efficiency"};
+    for (int i = 0; i < 2; i++)
+        if (models[i]->present) {
+            v[n].what = what[i];
+            pmnf_predict(&models[i]->model, point, &v[n].value, &lo, &hi);
+            n++;
+        }
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    an_problem p;
+    if (finite_point_check(v, n, names, m->nparams, point, fields, &p) == 0)
+        return 0;
+    api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
+    return -1;
 }
 
 static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot,
@@ -220,6 +250,13 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
         point[param] = xs[k];
         const char *field = ax.values ? "values" : ax.from ? "from" : m->params[param];
         if (predict_rank_count(resp, m, point, field) < 0)
+            goto done;
+        /* and every number of it finite (a far point overflows a model):
+         * never an answer of nulls */
+        const char *fields[PMNF_MAX_PARAMS] = {NULL};
+        fields[param] = ax.values ? "values" : ax.from ? (k == 0 ? "from" : "to") : NULL;
+        if (predict_finite(resp, m, parts, point, metric, fields) < 0 ||
+            derived_finite(resp, m, app, slot, point, fields) < 0)
             goto done;
     }
     json_t *points = json_array();

@@ -169,6 +169,14 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
+    const char *names[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        names[i] = m->params[i];
+    an_problem p;
+    if (sp_check_finite(&w, names, at, &p) < 0) { /* a far point: no answer of nulls */
+        api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
+        goto done;
+    }
     json_t *parts = json_array(), *kernels = json_array();
     for (int i = 0; i < w.ns; i++)
         if (!w.s[i].category)

@@ -19,9 +19,21 @@
  *
  * each under wrk (16 connections by default; POSTs and varying requests
  * through Lua scripts written to temporary files), with requests/s and
- * p50/p99 latency; the target is p99 <= 20 ms.
+ * p50/p99 latency; the target is p99 <= 20 ms. And
  *
- *   bench_analyses [--wrk-seconds N] [--wrk-connections N]
+ *   analyses_cold_load       the first GET .../predict after the model cache
+ *                            dropped a set (a notice on the cache channel,
+ *                            as after a refit): the load of its models and
+ *                            epoch rows, for 1,600 two-parameter points
+ *                            (40 rank counts x 40 batch sizes, 3 callpaths
+ *                            on 2 ranks), balanced (no imbalance part) and
+ *                            with one rank slower (the epoch's imbalance
+ *                            part fitted at load, analysis/epoch_imbalance.h);
+ *                            median and best of COLD_ROUNDS loads each,
+ *                            alternated, against a warm predict (the
+ *                            baseline, same run)
+ *
+ *   bench_analyses [--wrk-seconds N] [--wrk-connections N] [--only cold_load]
  * PERFCAST_BIN names the server (bench/run.sh sets it).
  */
 #include <jansson.h>
@@ -45,6 +57,152 @@
 static const char *const configurations_body =
     "{\"max_time_s\":40000,\"max_cost\":5000,\"epochs\":90,"
     "\"candidates\":{\"ranks\":{\"min\":2,\"max\":2000,\"step\":2}}}";
+
+#define COLD_SIDE 40   /* rank counts and batch sizes: 1,600 points */
+#define COLD_ROUNDS 15 /* cold loads of each set */
+
+/* One point of the cold-load sets: 2 ranks, a warm-up and 2 train steps
+ * of gemm (comp), allreduce (comm) and memcpy (mem), T = 100·b/(32·x) +
+ * 2·log2(x) + 0.5 s per epoch; slow: rank 1's gemm 30% slower, so that
+ * the slowest rank's epoch exceeds the parts' medians. */
+static char *cold_profile(double x, double b, int slow)
+{
+    double n_t = floor(1e7 / (x * b));
+    const char *names[3] = {"gemm", "allreduce", "memcpy"}, *cats[3] = {"comp", "comm", "mem"};
+    const double per_epoch[3] = {100 * b / (32 * x), 2 * log2(x), 0.5};
+    json_t *ranks = json_array();
+    for (int r = 0; r < 2; r++) {
+        json_t *st = json_array();
+        for (int k = 0; k < 3; k++) {
+            json_t *list = json_array();
+            for (int c = 0; c < 3; c++) {
+                double t = per_epoch[c] / n_t * (k == 0 ? 3 : 1) *
+                           (slow && r == 1 && c == 0 ? 1.3 : 1);
+                json_array_append_new(list, json_pack("{s:s, s:s, s:{s:f}}", "name", names[c],
+                                                      "category", cats[c], "metrics", "time", t));
+            }
+            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
+        }
+        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
+    }
+    json_t *p = json_pack("{s:{s:f, s:f}, s:i, s:o}", "point", "ranks", x, "batch", b,
+                          "repetition", 1, "ranks", ranks);
+    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(p);
+    return body;
+}
+
+static long field(const harness_response *r, const char *name);
+static int job_done(harness *h, long job);
+static double timed(harness *h, const char *method, const char *path, const char *body,
+                    int *status, size_t *bytes);
+
+/* A two-parameter experiment of COLD_SIDE² points, stored with one refit;
+ * its id (0 on failure). */
+static long cold_experiment(harness *h, int slow)
+{
+    harness_response r;
+    char body[512], path[160];
+    snprintf(body, sizeof body,
+             "{\"name\":\"bench-cold-%s\",\"parameters\":[\"ranks\",\"batch\"],"
+             "\"scaling\":\"strong\",\"training\":{\"train_samples\":10000000,"
+             "\"batch_size\":\"batch\",\"data_parallel\":\"ranks\",\"warmup_steps\":1}}",
+             slow ? "imbalanced" : "balanced");
+    harness_post(h, "/v1/experiments", body, &r);
+    long exp = r.status == 201 ? field(&r, "id") : 0;
+    harness_response_free(&r);
+    if (!exp)
+        return 0;
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles?refit=defer", exp);
+    int failed = 0;
+    for (int i = 1; i <= COLD_SIDE; i++)
+        for (int j = 1; j <= COLD_SIDE; j++) {
+            char *p = cold_profile(i, 8 * j, slow);
+            harness_post(h, path, p, &r);
+            failed += r.status != 202;
+            harness_response_free(&r);
+            free(p);
+        }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/refit", exp);
+    harness_post(h, path, "{}", &r);
+    long job = r.status == 202 ? field(&r, "job") : 0;
+    harness_response_free(&r);
+    double t0 = bench_now_s();
+    while (job && !job_done(h, job) && bench_now_s() - t0 < 600) {
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    return failed || !job || !job_done(h, job) ? 0 : exp;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The first predict of exp after its models were dropped (a new point each
+ * time, so that no kept page answers): ms; *status its status. */
+static double cold_predict(harness *h, long exp, int round, int *status, int *imbalance)
+{
+    char sql[160], out[16], path[160];
+    snprintf(sql, sizeof sql, "SELECT pg_notify('perfcast_cache', 'experiment %ld')", exp);
+    harness_sql(h, sql, out, sizeof out);
+    struct timespec ts = {0, 100000000}; /* the listener applies it */
+    nanosleep(&ts, NULL);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=%d&batch=%d", exp, 50 + round,
+             64);
+    harness_response r;
+    double t = bench_now_s();
+    harness_get(h, path, &r);
+    t = bench_now_s() - t;
+    *status = r.status;
+    *imbalance = r.body && strstr(r.body, "\"imbalance\"") != NULL;
+    harness_response_free(&r);
+    return t * 1e3;
+}
+
+/* analyses_cold_load (see the top of the file); 0 / 1 on failure. */
+static int cold_load(harness *h)
+{
+    long exp[2] = {cold_experiment(h, 0), cold_experiment(h, 1)};
+    if (!exp[0] || !exp[1]) {
+        printf("{\"figure\": \"analyses_cold_load\", \"error\": \"the sets were not stored\"}\n");
+        return 1;
+    }
+    double cold[2][COLD_ROUNDS], warm[COLD_ROUNDS];
+    int bad = 0, imbalance[2] = {0, 0}, st, imb;
+    char path[160];
+    size_t bytes;
+    for (int k = 0; k < COLD_ROUNDS; k++)
+        for (int e = 0; e < 2; e++) { /* alternated, so that load on the machine hits both */
+            cold[e][k] = cold_predict(h, exp[e], k, &st, &imb);
+            bad += st != 200;
+            imbalance[e] += imb;
+        }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=20&batch=64", exp[1]);
+    timed(h, "GET", path, NULL, &st, &bytes);
+    for (int k = 0; k < COLD_ROUNDS; k++) {
+        warm[k] = timed(h, "GET", path, NULL, &st, &bytes);
+        bad += st != 200;
+    }
+    qsort(cold[0], COLD_ROUNDS, sizeof(double), cmp_double);
+    qsort(cold[1], COLD_ROUNDS, sizeof(double), cmp_double);
+    qsort(warm, COLD_ROUNDS, sizeof(double), cmp_double);
+    double mb = cold[0][COLD_ROUNDS / 2], mi = cold[1][COLD_ROUNDS / 2], mw = warm[COLD_ROUNDS / 2];
+    printf("{\"figure\": \"analyses_cold_load\", \"points\": %d, \"parameters\": 2, "
+           "\"rounds\": %d, \"balanced\": {\"median_ms\": %.2f, \"best_ms\": %.2f, "
+           "\"imbalance_part\": %s}, \"imbalanced\": {\"median_ms\": %.2f, \"best_ms\": %.2f, "
+           "\"imbalance_part\": %s}, \"warm_median_ms\": %.3f, \"ratio_balanced_to_warm\": %.1f, "
+           "\"ratio_imbalanced_to_warm\": %.1f, \"ratio_imbalanced_to_balanced\": %.2f, "
+           "\"failed\": %d}\n",
+           COLD_SIDE * COLD_SIDE, COLD_ROUNDS, mb, cold[0][0],
+           imbalance[0] ? "true" : "false", mi, cold[1][0],
+           imbalance[1] == COLD_ROUNDS ? "true" : "false", mw, mb / mw, mi / mw, mi / mb, bad);
+    fflush(stdout);
+    /* the figure measures what it says: one set with the part, one without */
+    return bad || imbalance[0] || imbalance[1] != COLD_ROUNDS;
+}
 
 static char *profile(double x, int repetition, uint64_t *seed)
 {
@@ -100,17 +258,27 @@ static int write_script(char *tmpl, const char *text)
 int main(int argc, char **argv)
 {
     int seconds = 5, connections = 16;
+    const char *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--wrk-seconds"))
             seconds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--wrk-connections"))
             connections = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--only"))
+            only = argv[i + 1];
     }
     harness *h = harness_open(NULL);
     if (!h) {
         printf("{\"figure\": \"analyses_setup\", \"error\": \"cannot start PostgreSQL and the "
                "server\"}\n");
         return 1;
+    }
+    int cold_rc = 0;
+    if (!only || !strcmp(only, "cold_load"))
+        cold_rc = cold_load(h);
+    if (only) {
+        harness_close(h, 0);
+        return cold_rc;
     }
     harness_response r;
     harness_post(h, "/v1/experiments",
@@ -221,5 +389,5 @@ int main(int argc, char **argv)
     unlink(cfg_distinct);
     unlink(imb_distinct);
     harness_close(h, 0);
-    return rc;
+    return rc | cold_rc;
 }

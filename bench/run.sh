@@ -315,6 +315,9 @@ analyses_service() {
         case $fig in
         analyses_setup) say "analyses_setup: $(jget callpaths "$line") callpaths x $(jget ranks "$line") ranks," \
             "models in $(jget upload_to_models_s "$line") s; first answers build the per-set data" ;;
+        analyses_cold_load) say "analyses_cold_load: first predict after a drop, $(jget points "$line") points:" \
+            "balanced $(jget median_ms "$(jget balanced "$line")") ms, imbalanced" \
+            "$(jget median_ms "$(jget imbalanced "$line")") ms (median), warm $(jget warm_median_ms "$line") ms" ;;
         analyses_*)
             p99=$(jget p99_ms "$line")
             verdict=$(awk "BEGIN { print ($p99 <= 20) ? \"meets\" : \"misses\" }")

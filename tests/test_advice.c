@@ -3,7 +3,8 @@
  * without a server or a database: the request document (its checks and the
  * default candidates), and the advice over a known epoch model T(x) = 1 + x
  * measured at x = 1, 2: the runs' prices, the budget, the prediction at the
- * target and the refusals.
+ * target and the refusals; no run recommended where the rank count is not
+ * a whole number.
  */
 #include <jansson.h>
 #include <math.h>
@@ -34,7 +35,7 @@ static json_t *extrapolation(const void *models, const double *point)
     return json_pack("{s:b}", "beyond_4x", point[0] > 8);
 }
 
-static const advice_ops ops = {epoch, ranks, extrapolation};
+static const advice_ops ops = {epoch, ranks, extrapolation, NULL};
 
 /* ranks x - 1 (a data_parallel of "x-1"): none at x = 1 */
 static double ranks_minus_one(const void *models, const double *point)
@@ -43,7 +44,7 @@ static double ranks_minus_one(const void *models, const double *point)
     return point[0] - 1 > 0 ? point[0] - 1 : 0;
 }
 
-static const advice_ops ops_minus_one = {epoch, ranks_minus_one, extrapolation};
+static const advice_ops ops_minus_one = {epoch, ranks_minus_one, extrapolation, NULL};
 
 static double px[2] = {1, 2}, r1[1] = {2}, r2[1] = {3};
 static store_measurement_row rows[2] = {
@@ -233,9 +234,76 @@ static void test_advice(void)
     advice_request_free(&a);
 }
 
+/* ranks x as data_parallel x/2 × model_parallel 2: at odd x half a group */
+static double ranks_x(const void *models, const double *point)
+{
+    (void)models;
+    return point[0];
+}
+
+static int halves(const void *models, const double *point, double *dp, double *mp)
+{
+    (void)models;
+    *dp = point[0] / 2;
+    *mp = 2;
+    return 0;
+}
+
+static const advice_ops ops_halves = {epoch, ranks_x, extrapolation, halves};
+
+/* A run at a rank count no scheduler can allocate is never recommended:
+ * at x = 1 and 3 (0.5 and 1.5 data-parallel groups) the candidates are
+ * left out and the answer says so (ranks_not_whole, the first at x = 1);
+ * candidates none of which can be allocated are refused naming
+ * candidates.x. */
+static void test_not_whole(void)
+{
+    pmnf_model m = {0};
+    m.f = (pmnf_function){.nparams = 1, .constant = 1, .nterms = 1};
+    m.f.terms[0] = (pmnf_term){.coef = 1, .nfactors = 1, .factors = {{0, 1, 0}}};
+    m.sigma2 = 1;
+    advice_request a;
+    char f[160], msg[300];
+    parse("{\"target\":{\"x\":10},\"budget_core_hours\":20,\"epochs_per_run\":0.5,"
+          "\"candidates\":{\"x\":[1,2,3,4]},\"grid_core_hours\":100}",
+          1, &a, f, sizeof f);
+    advice_in in = {7, 2, params, 1, 3600, {NULL, NULL, NULL, &m}, &ops_halves, NULL, rows, 2};
+    an_problem p;
+    check(advice_check_whole(&in, &a, &p) == 0, "2 and 4 can be allocated");
+    json_t *out;
+    int rc = advice_compute(&in, &a, &out, msg, sizeof msg);
+    int odd = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(out, "recommendations"), i, x)
+    {
+        double at = json_number_value(json_object_get(json_object_get(x, "point"), "x"));
+        odd += at == 1 || at == 3;
+    }
+    json_t *w = json_array_get(json_object_get(out, "warnings"), 0);
+    const char *text = json_string_value(json_object_get(w, "message")) ?: "";
+    check(rc == ADVICE_OK && json_array_size(json_object_get(out, "recommendations")) > 0 &&
+              odd == 0,
+          "runs recommended, none at x = 1 or 3 (%d)", odd);
+    check(!strcmp(json_string_value(json_object_get(w, "code")) ?: "", "ranks_not_whole") &&
+              json_integer_value(json_object_get(w, "candidates")) == 2 &&
+              json_number_value(json_object_get(json_object_get(w, "point"), "x")) == 1 &&
+              strstr(text, "data_parallel 0.5 × model_parallel 2 = 1 ranks"),
+          "ranks_not_whole first: 2 candidates, the first at x = 1: %s", text);
+    json_decref(out);
+    advice_request_free(&a);
+    parse("{\"target\":{\"x\":10},\"budget_core_hours\":20,\"candidates\":{\"x\":[1,3]}}", 1, &a,
+          f, sizeof f);
+    check(advice_check_whole(&in, &a, &p) < 0 && p.status == 400 &&
+              !strcmp(p.field, "candidates.x") && strstr(p.msg, "no candidate can be allocated"),
+          "1 and 3 only: refused naming %s: %s", p.field, p.msg);
+    advice_request_free(&a);
+}
+
 int main(void)
 {
     test_request();
     test_advice();
+    test_not_whole();
     return check_summary();
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/cost.h"
+#include "analysis/finite_point.h"
 #include "analysis/formula.h"
 #include "analysis/iterations.h"
 #include "analysis/noisy.h"
@@ -366,6 +367,81 @@ static void test_cost_finite(void)
           "money's total overflows: %s", p.field);
 }
 
+/* The rule every prediction at a named point keeps: a value that is not
+ * finite is refused naming the field the farthest coordinate came from (a
+ * caller's field for it, else the parameter), the value and the point. */
+static void test_finite_point(void)
+{
+    const char *names[2] = {"ranks", "batch"};
+    double far[2] = {1e308, 64}, small[2] = {2, 1e-300};
+    fp_value ok[2] = {{"the model of the epoch time", 20464}, {"the model of comp time", 2e-305}};
+    fp_value bad[2] = {{"the model of the epoch time", 20464}, {"the model of comm time", INFINITY}};
+    an_problem p;
+    check(finite_point_check(ok, 2, names, 2, far, NULL, &p) == 0, "finite values: answered");
+    check(finite_point_check(bad, 2, names, 2, far, NULL, &p) < 0 && p.status == 400 &&
+              !strcmp(p.field, "ranks") && strstr(p.msg, "the model of comm time gives inf") &&
+              strstr(p.msg, "ranks=1e+308, batch=64") && strlen(p.msg) < 300,
+          "an overflowing part: 400 naming ranks: %s: %s", p.field, p.msg);
+    const char *fields[2] = {"values", NULL};
+    check(finite_point_check(bad, 2, names, 2, far, fields, &p) < 0 && !strcmp(p.field, "values"),
+          "the caller's field for ranks: %s", p.field);
+    check(finite_point_check(bad, 2, names, 2, small, fields, &p) < 0 &&
+              !strcmp(p.field, "batch"),
+          "batch 1e-300 farthest from 1, no field given for it: %s", p.field);
+    fp_value nan = {"the model of the speedup", NAN};
+    check(finite_point_check(&nan, 1, names, 2, far, NULL, &p) < 0, "NaN is not a number either");
+    check(finite_point_far(2, small) == 1 && finite_point_far(1, far) == 0, "the farthest");
+}
+
+/* A rank count a scheduler can allocate: whole, and so are its degrees
+ * (to 1e-9 relative, the rounding of a range's steps); one not > 0 is
+ * rank_count_check's. The warning of a what-if names the count. */
+static void test_rank_count_whole(void)
+{
+    check(rank_count_whole(8, 8, 1) && rank_count_whole(8, NAN, NAN) &&
+              rank_count_whole(3.0000000000000004, NAN, NAN) && rank_count_whole(0, NAN, NAN),
+          "whole counts (and no count) pass");
+    check(!rank_count_whole(10.125, 10.125, 1) && !rank_count_whole(8, 2.5, 3.2) &&
+              !rank_count_whole(8.5, NAN, NAN),
+          "a fractional count or degree does not");
+    const char *names[1] = {"ranks"};
+    double at[1] = {10.125};
+    json_t *w = rank_count_whole_warning(10.125, 10.125, 1, names, 1, at);
+    const char *msg = json_string_value(json_object_get(w, "message")) ?: "";
+    check(w && !strcmp(json_string_value(json_object_get(w, "code")) ?: "", "ranks_not_whole") &&
+              json_number_value(json_object_get(w, "ranks")) == 10.125 &&
+              strstr(msg, "data_parallel 10.125 × model_parallel 1 = 10.125 ranks") &&
+              strstr(msg, "At ranks=10.125"),
+          "ranks_not_whole: %s", msg);
+    json_decref(w);
+    at[0] = 10;
+    check(rank_count_whole_warning(10, 10, 1, names, 1, at) == NULL, "10 ranks: no warning");
+}
+
+/* A series' model that overflows at the point is refused; one without a
+ * model (its measured value there, or none) is not. */
+static void test_speedups_finite(void)
+{
+    const char *names[1] = {"ranks"};
+    double at[1] = {1e308};
+    sp_series s[2];
+    memset(s, 0, sizeof s);
+    s[0].name = "epoch";
+    s[1].name = "allreduce";
+    s[0].present[0] = s[1].present[0] = s[1].present[2] = 1;
+    s[0].at[0] = 50;
+    s[0].at[1] = NAN; /* no model of ε: answered null with its reason */
+    s[1].at[0] = -30;
+    s[1].at[2] = 4;
+    sp_table w = {.nparams = 1, .s = s, .ns = 2};
+    an_problem p;
+    check(sp_check_finite(&w, names, at, &p) == 0, "finite models, a missing one: answered");
+    s[1].at[2] = INFINITY;
+    check(sp_check_finite(&w, names, at, &p) < 0 && !strcmp(p.field, "ranks") &&
+              strstr(p.msg, "allreduce's core-hours"),
+          "allreduce's core-hours overflow: %s", p.msg);
+}
+
 static void test_formula(void)
 {
     const char *params[2] = {"ranks", "batch"};
@@ -659,6 +735,9 @@ int main(void)
     test_configs();
     test_configs_upper();
     test_cost_finite();
+    test_finite_point();
+    test_rank_count_whole();
+    test_speedups_finite();
     test_formula();
     test_cost();
     test_noisy();

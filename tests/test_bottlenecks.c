@@ -161,9 +161,35 @@ static void test_tally(void)
     cpw_tally_free(&t);
 }
 
+/* A ranked callpath whose model overflows at the point: refused naming
+ * the query's field and the callpath; finite values pass. */
+static void test_finite(void)
+{
+    ad_callpath c[2];
+    memset(c, 0, sizeof c);
+    c[0].name = (char *)"gemm";
+    c[1].name = (char *)"allreduce";
+    bn_item v[2];
+    memset(v, 0, sizeof v);
+    v[0].c = &c[0];
+    v[0].value = 100;
+    v[1].c = &c[1];
+    v[1].value = 3e300;
+    bn_ranking r = {.v = v, .n = 2};
+    double at[1] = {1e300};
+    an_problem p;
+    check(bn_check_finite(&r, names, 1, at, "at", &p) == 0, "finite values: answered");
+    v[1].value = INFINITY;
+    check(bn_check_finite(&r, names, 1, at, "at", &p) < 0 && p.status == 400 &&
+              !strcmp(p.field, "at") && strstr(p.msg, "callpath allreduce gives inf") &&
+              strstr(p.msg, "x=1e+300"),
+          "allreduce overflows: 400 naming at: %s", p.msg);
+}
+
 int main(void)
 {
     test_ranking();
     test_tally();
+    test_finite();
     return check_summary();
 }

@@ -5,7 +5,8 @@
  * scaling, measured at x = 1): predictions, feasibility, the recommendation,
  * the Pareto front and the closest candidates when nothing is feasible; an
  * efficiency model or a cost formula without a value at a candidate never
- * wins, and a cost formula without one says so.
+ * wins, and a cost formula without one says so; a candidate where the
+ * prediction overflows is refused.
  */
 #include <jansson.h>
 #include <math.h>
@@ -413,8 +414,12 @@ static int halves(const void *models, const double *point, double *dp, double *m
 
 static const configs_ops ops_halves = {epoch, ranks, beyond, warnings, halves};
 
-/* 0 with the search's ranks check passed, else the 400's field */
-static const char *whole_field(const char *text, const configs_ops *o, char *field, size_t cap)
+typedef int (*search_check)(const configs_search_in *, const configs_request *, an_problem *);
+
+/* "" with the check passed (configs_check_whole or configs_check_finite),
+ * else the 400's field; its message into msg */
+static const char *check_field(const char *text, const configs_ops *o, search_check fn,
+                               char *field, size_t cap, char *msg, size_t msgcap)
 {
     static double coords[1] = {1}, rk[1] = {1}, v[1] = {101};
     ad_app app;
@@ -425,18 +430,60 @@ static const char *whole_field(const char *text, const configs_ops *o, char *fie
     app.ranks = rk;
     app.value[AD_GROUPS - 1] = v;
     configs_combo combo = {NULL, &app, NULL};
-    cost_eval ce = {0};
+    cost_eval ce = {.has_cost = 1, .cores_per_rank = 8, .price_per_core_hour = 0.5};
     json_t *doc = json_loads(text, 0, NULL);
     configs_request r;
     an_problem p;
     snprintf(field, cap, "?");
+    msg[0] = '\0';
     if (configs_request_parse(doc, params, 1, 0, &r, &p) == 0) {
         configs_search_in in = {7, 3, "strong", params, 1, o, &combo, 1, &ce, 0, NULL};
-        snprintf(field, cap, "%.150s", configs_check_whole(&in, &r, &p) == 0 ? "" : p.field);
+        int rc = fn(&in, &r, &p);
+        snprintf(field, cap, "%.150s", rc == 0 ? "" : p.field);
+        snprintf(msg, msgcap, "%.300s", rc == 0 ? "" : p.msg);
     }
     configs_request_free(&r);
     json_decref(doc);
     return field;
+}
+
+/* 0 with the search's ranks check passed, else the 400's field */
+static const char *whole_field(const char *text, const configs_ops *o, char *field, size_t cap)
+{
+    char msg[400];
+    return check_field(text, o, configs_check_whole, field, cap, msg, sizeof msg);
+}
+
+/* Core-hours T·x·8/3600 overflow at x = 1e308 (T ≈ 1): a search with
+ * such a candidate is refused naming candidates.ranks (not answered with
+ * null core-hours); one whose totals overflow (1e305 ranks for 1e9
+ * epochs) names epochs; a candidate left out (1e-308 ranks, no whole
+ * count) is not checked; near the data, searched. */
+static void test_finite_candidates(void)
+{
+    char f[160], msg[400];
+    check(!strcmp(check_field("{\"candidates\":{\"ranks\":{\"values\":[2,4,1e308]}}}", &ops,
+                              configs_check_finite, f, sizeof f, msg, sizeof msg),
+                  "candidates.ranks") &&
+              strstr(msg, "not finite") && strstr(msg, "ranks=1e+308") &&
+              strstr(msg, "core-hours"),
+          "1e308: refused naming candidates.ranks: %s", msg);
+    check(!strcmp(check_field("{\"candidates\":{\"ranks\":{\"values\":[2,4]}}}", &ops,
+                              configs_check_finite, f, sizeof f, msg, sizeof msg),
+                  ""),
+          "2 and 4: searched (%s)", msg);
+    check(!strcmp(check_field("{\"epochs\":1000000000,"
+                              "\"candidates\":{\"ranks\":{\"values\":[1e305]}}}",
+                              &ops, configs_check_finite, f, sizeof f, msg, sizeof msg),
+                  "epochs"),
+          "1e305 ranks for 1e9 epochs: the totals overflow, epochs named (%s)", f);
+    check(!strcmp(check_field("{\"candidates\":{\"ranks\":{\"values\":[2,1e-308]}}}", &ops,
+                              configs_check_finite, f, sizeof f, msg, sizeof msg),
+                  ""),
+          "1e-308 ranks, left out as no whole count, is not checked (%s: %s)", f, msg);
+    check(!strcmp(whole_field("{\"candidates\":{\"ranks\":{\"values\":[1e-12]}}}", &ops, f,
+                              sizeof f), "candidates.ranks"),
+          "1e-12 ranks round to none: no whole count (%s)", f);
 }
 
 /* factor 1.5 from 2 to 32: 2, 3, 4.5, 6.75, 10.125, 15.1875, 22.78125
@@ -519,5 +566,6 @@ int main(void)
     test_upper_end();
     test_whole_ranks();
     test_short_numbers();
+    test_finite_candidates();
     return check_summary();
 }

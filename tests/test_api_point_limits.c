@@ -1,0 +1,250 @@
+/*
+ * test_api_point_limits.c — what the answers at a point a caller names say
+ * when the point is one no run can be made at, or one where the models
+ * overflow a double, end to end over real HTTP against a real PostgreSQL,
+ * on profiles generated from known laws:
+ *
+ *  - a rank count that is not a whole number (ranks=10.125): cost answers
+ *    it as a what-if with the coded warning ranks_not_whole; advice never
+ *    recommends a run there (left out, counted, said), and refuses, before
+ *    queuing, candidates none of which can be allocated;
+ *  - a point where a model overflows (ranks=1e308 in 3·ranks, ranks=1e-308
+ *    in 2000/ranks, core-hours of 1e200 ranks): predict, scaling,
+ *    speedups, bottlenecks and configurations answer 400 naming the field
+ *    the point came from and saying the prediction is not finite, never a
+ *    200 of nulls or missing numbers; where the models stay finite
+ *    (2000/x + 20·log2 x at 1e308) predict still answers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/check.h"
+#include "tests/harness.h"
+#include "tests/request_json.h"
+#include "tests/warning_code.h"
+
+static long create(harness *h, const char *body)
+{
+    json_t *doc = request_json(h, "POST", "/v1/experiments", body, 201);
+    long id = (long)json_integer_value(json_object_get(doc, "id"));
+    json_decref(doc);
+    return id;
+}
+
+/* 50,000 samples, batch 256 per rank, data parallel over the ranks */
+static const char *training_json =
+    "\"training\":{\"train_samples\":50000,\"validation_samples\":0,\"batch_size\":256,"
+    "\"data_parallel\":\"ranks\",\"warmup_steps\":1}";
+
+static double steps_per_epoch(double x)
+{
+    return floor(50000 / x / 256);
+}
+
+/* Uploads repetition rep at x ranks (2 ranks in the profile, 3 train steps
+ * after a warm-up step) whose epoch takes comp + comm + mem seconds
+ * (spread over the steps of an epoch) times noise. Returns the refit job. */
+static long upload(harness *h, long exp, double x, int rep, double comp, double comm, double mem,
+                   double noise)
+{
+    double n_t = steps_per_epoch(x);
+    const char *names[3] = {"gemm", "allreduce", "memcpy"}, *cats[3] = {"comp", "comm", "mem"};
+    const double per_epoch[3] = {comp, comm, mem};
+    json_t *ranks = json_array();
+    for (int r = 0; r < 2; r++) {
+        json_t *st = json_array();
+        for (int s = 0; s < 4; s++) {
+            json_t *list = json_array();
+            for (int k = 0; k < 3; k++)
+                json_array_append_new(list,
+                                      json_pack("{s:s, s:s, s:{s:f}}", "name", names[k],
+                                                "category", cats[k], "metrics", "time",
+                                                per_epoch[k] / n_t * noise * (s == 0 ? 3 : 1)));
+            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
+        }
+        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
+    }
+    json_t *p = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", rep, "ranks",
+                          ranks);
+    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    char path[96];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
+    json_t *doc = request_json(h, "POST", path, body, 202);
+    long job = (long)json_integer_value(json_object_get(doc, "job"));
+    json_decref(doc);
+    free(body);
+    json_decref(p);
+    return job;
+}
+
+/* Strong: T(x) = 2000/x + 20·log2(x) + 1 s per epoch; weak: T(x) = 100 +
+ * 3x + 0.5; both measured at 2..32 ranks, three repetitions 1% apart. */
+static long experiment(harness *h, int strong)
+{
+    char body[1024];
+    snprintf(body, sizeof body,
+             "{\"name\":\"%s\",\"parameters\":[\"ranks\"],\"scaling\":\"%s\",%s,"
+             "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02}}",
+             strong ? "strong-law" : "weak-law", strong ? "strong" : "weak", training_json);
+    long exp = create(h, body), job = 0;
+    const double xs[5] = {2, 4, 8, 16, 32};
+    for (int i = 0; i < 5; i++)
+        for (int rep = 1; rep <= 3; rep++)
+            job = strong ? upload(h, exp, xs[i], rep, 2000 / xs[i], 20 * log2(xs[i]), 1,
+                                  1 + 0.01 * (rep - 2))
+                         : upload(h, exp, xs[i], rep, 100, 3 * xs[i], 0.5, 1 + 0.01 * (rep - 2));
+    check(harness_wait_job(h, job, 60), "the refit job finishes");
+    return exp;
+}
+
+/* The warning of code in an answer's warnings (NULL when none). */
+static json_t *warning_of(const json_t *answer, const char *code)
+{
+    json_t *warns = json_object_get(answer, "warnings");
+    for (size_t i = 0; i < json_array_size(warns); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(warns, i), "code")) ?: "",
+                    code))
+            return json_array_get(warns, i);
+    return NULL;
+}
+
+/* method path [body] answers 400 naming field, its detail saying want. */
+static void refused(harness *h, const char *method, const char *path, const char *body,
+                    const char *field, const char *want)
+{
+    int status;
+    json_t *doc = request_json_status(h, method, path, body, &status);
+    const char *detail = json_string_value(json_object_get(doc, "detail")) ?: "";
+    check(status == 400 &&
+              !strcmp(json_string_value(json_object_get(doc, "field")) ?: "", field) &&
+              strstr(detail, want) != NULL && strlen(detail) < 400,
+          "%s %s %s: 400 naming %s, \"%s\": %d %.300s", method, path, body ? body : "", field,
+          want, status, detail);
+    json_decref(doc);
+}
+
+/* cost at 10.125 ranks: answered (a what-if), with ranks_not_whole naming
+ * the count; its core-hours are T·10.125·8/3600 all the same. At 10 ranks
+ * no such warning. */
+static void test_cost_not_whole(harness *h, long exp)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=10.125", exp);
+    json_t *a = request_json(h, "GET", path, NULL, 200);
+    json_t *w = warning_of(a, "ranks_not_whole");
+    json_t *pe = json_object_get(a, "per_epoch");
+    double t = json_number_value(json_object_get(json_object_get(pe, "time_s"), "value"));
+    double ch = json_number_value(json_object_get(json_object_get(pe, "core_hours"), "value"));
+    check(fabs(ch - t * 10.125 * 8 / 3600) <= 1e-9 * ch, "premise: the what-if's core-hours %g",
+          ch);
+    const char *msg = json_string_value(json_object_get(w, "message")) ?: "";
+    check(w && json_number_value(json_object_get(w, "ranks")) == 10.125 &&
+              json_number_value(json_object_get(json_object_get(w, "point"), "ranks")) == 10.125 &&
+              strstr(msg, "10.125 ranks") && strstr(msg, "what-if"),
+          "cost at 10.125 ranks says ranks_not_whole: %s", msg);
+    json_decref(a);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=10", exp);
+    a = request_json(h, "GET", path, NULL, 200);
+    check(!warning_of(a, "ranks_not_whole"), "cost at 10 ranks: no ranks_not_whole");
+    json_decref(a);
+}
+
+/* advice over candidates of which two are fractional: whatever it
+ * recommends is a whole rank count, and the answer says two candidates
+ * were left out (the first at 10.125); only fractional candidates: 400
+ * naming candidates.ranks, also with ?job=always (before queuing). */
+static void test_advice_not_whole(harness *h, long exp)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/advice", exp);
+    json_t *a = request_json(h, "POST", path,
+                             "{\"target\":{\"ranks\":64},\"budget_core_hours\":100,"
+                             "\"grid_core_hours\":1000,"
+                             "\"candidates\":{\"ranks\":[2,4,10.125,22.78125,48]}}",
+                             200);
+    json_t *recs = json_object_get(a, "recommendations");
+    int fractional = 0;
+    for (size_t i = 0; i < json_array_size(recs); i++) {
+        double r = json_number_value(
+            json_object_get(json_object_get(json_array_get(recs, i), "point"), "ranks"));
+        fractional += r != floor(r);
+    }
+    json_t *w = warning_of(a, "ranks_not_whole");
+    check(json_array_size(recs) > 0 && fractional == 0,
+          "advice recommends runs, none at a fractional rank count (%zu, %d fractional)",
+          json_array_size(recs), fractional);
+    check(w && json_integer_value(json_object_get(w, "candidates")) == 2 &&
+              json_number_value(json_object_get(json_object_get(w, "point"), "ranks")) == 10.125,
+          "the answer says 2 candidates were left out, the first at 10.125");
+    json_decref(a);
+    const char *body = "{\"target\":{\"ranks\":64},\"budget_core_hours\":100,"
+                       "\"candidates\":{\"ranks\":[10.125,22.78125]}}";
+    refused(h, "POST", path, body, "candidates.ranks", "no candidate can be allocated");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/advice?job=always", exp);
+    refused(h, "POST", path, body, "candidates.ranks", "no candidate can be allocated");
+}
+
+/* Weak, T = 100 + 3x: at 1e308 the epoch overflows (3e308) in every
+ * answer; at 1e200 T is finite but its core-hours T·x·8/3600 are not.
+ * Strong, 2000/x: at 1e-308 the epoch overflows; at 1e308 it is finite
+ * (20·log2 x ≈ 20,464 s) and predict answers it, but the ideal speedup
+ * x_k/x_1 and the core-hours overflow. */
+static void test_overflow(harness *h, long weak, long strong)
+{
+    char path[200];
+    const long exps[2] = {weak, strong};
+    for (int e = 0; e < 2; e++) {
+        long x = exps[e];
+        snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,1e308", x);
+        refused(h, "GET", path, NULL, "values", "not finite");
+        snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?ranks=1e308", x);
+        refused(h, "GET", path, NULL, "ranks", "not finite");
+        snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", x);
+        refused(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[4,1e308]}}}",
+                "candidates.ranks", "not finite");
+        snprintf(path, sizeof path, "/v1/experiments/%ld/configurations?job=always", x);
+        refused(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[4,1e308]}}}",
+                "candidates.ranks", "not finite");
+        /* near the data, each answers */
+        const char *ok[] = {"predict?ranks=64", "scaling?values=4,64", "speedups?ranks=64",
+                            "bottlenecks?at=ranks:64", NULL};
+        for (int i = 0; ok[i]; i++) {
+            snprintf(path, sizeof path, "/v1/experiments/%ld/%s", x, ok[i]);
+            json_decref(request_json(h, "GET", path, NULL, 200));
+        }
+    }
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=1e308", weak);
+    refused(h, "GET", path, NULL, "ranks", "the model of the epoch time gives inf");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/bottlenecks?at=ranks:1e308", weak);
+    refused(h, "GET", path, NULL, "at", "not finite");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", weak);
+    refused(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[1e200]}}}",
+            "candidates.ranks", "core-hours");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=1e-308", strong);
+    refused(h, "GET", path, NULL, "ranks", "the model of the epoch time gives inf");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=1e308", strong);
+    refused(h, "GET", path, NULL, "values", "ideal speedup");
+    /* finite where the models are: an answer, every number in it */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=1e308", strong);
+    json_t *a = request_json(h, "GET", path, NULL, 200);
+    double t = json_number_value(json_object_get(json_object_get(a, "epoch"), "time"));
+    check(fabs(t - (20 * 1023.0 + 1)) <= 0.02 * t, "strong at 1e308: T ≈ 20·log2(1e308) = %g",
+          t);
+    json_decref(a);
+}
+
+int main(void)
+{
+    harness *h = harness_open(NULL);
+    check(h != NULL, "harness");
+    if (!h)
+        return check_summary();
+    long strong = experiment(h, 1), weak = experiment(h, 0);
+    test_cost_not_whole(h, strong);
+    test_advice_not_whole(h, weak);
+    test_overflow(h, weak, strong);
+    harness_close(h, check_failed_count > 0);
+    return check_summary();
+}
