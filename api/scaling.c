@@ -122,8 +122,58 @@ static int derived_finite(api_response *resp, const cached_models *m, const ad_a
     return -1;
 }
 
+/* Where Δ (or ε) by the epoch's model and Δ's (ε's) own PMNF model
+ * contradict each other (scl_apart): a count, and the first such point
+ * with its two intervals. */
+typedef struct disagreement {
+    int count;
+    double point[PMNF_MAX_PARAMS];
+    prediction derived, model;
+} disagreement;
+
+static void note_disagreement(const ad_fit *f, int speedup, const double *point,
+                              const prediction *d, int nparams, disagreement *dis)
+{
+    if (!f->present || !d->has_interval)
+        return;
+    prediction q;
+    q.has_interval = pmnf_predict(&f->model, point, &q.value, &q.lo, &q.hi) == 0;
+    if (speedup)
+        scl_speedup_pct_bound(q.value, &q.lo, &q.hi);
+    if (!q.has_interval || !scl_apart(d->lo, d->hi, q.lo, q.hi))
+        return;
+    if (dis->count++ == 0) {
+        memcpy(dis->point, point, sizeof(double) * (size_t)nparams);
+        dis->derived = *d;
+        dis->model = q;
+    }
+}
+
+/* The warning <what>_models_disagree for dis, when it counted a point. */
+static void attach_disagreement(json_t *doc, const cached_models *m, const disagreement *dis,
+                                const char *what)
+{
+    if (dis->count == 0)
+        return;
+    char code[64], msg[400], a[32], b[32];
+    snprintf(code, sizeof code, "%s_models_disagree", what);
+    snprintf(a, sizeof a, "%s_pct", what);
+    snprintf(b, sizeof b, "%s_pct_model", what);
+    snprintf(msg, sizeof msg,
+             "The %s from the epoch's model (%s) and the PMNF model of the measured %s values "
+             "(%s) disagree: their 95%% intervals do not meet, so at least one of them does not "
+             "hold there. %s follows the epoch's model, which the predictions use.",
+             what, a, what, b, a);
+    json_t *w = warning_new(code, msg);
+    json_object_set_new(w, "count", json_integer(dis->count));
+    json_object_set_new(w, "point", predict_point_json(m, dis->point));
+    json_object_set_new(w, a, json_pack("[f, f]", dis->derived.lo, dis->derived.hi));
+    json_object_set_new(w, b, json_pack("[f, f]", dis->model.lo, dis->model.hi));
+    warning_append(doc, w);
+}
+
 static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot,
-                             const double *point)
+                             const double *point, disagreement dis[2])
 {
     const cached_part *parts = m->parts[slot];
     int composed;
@@ -153,6 +203,10 @@ static json_t *scaling_point(const cached_models *m, const ad_app *app, int slot
         tk = (prediction){t1, t1, t1, 1};
     prediction d = predict_map(&tk, f_speedup_pct, &vs);
     prediction e = predict_map(&tk, f_efficiency_pct, &vs);
+    if (tk.lo != tk.hi) { /* not P_1, where Δ = 0 and ε = 100% by definition */
+        note_disagreement(&app->speedup, 1, point, &d, m->nparams, &dis[0]);
+        note_disagreement(&app->efficiency, 0, point, &e, m->nparams, &dis[1]);
+    }
     prediction s = predict_map(&tk, f_speedup, &vs);
     prediction pe = predict_map(&tk, f_efficiency, &vs);
     json_object_set_new(o, "speedup_pct", predict_json(&d));
@@ -260,11 +314,12 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
             goto done;
     }
     json_t *points = json_array();
+    disagreement dis[2] = {{0}, {0}};
     for (int k = 0; k < n; k++) {
         double point[PMNF_MAX_PARAMS];
         memcpy(point, base, sizeof point);
         point[param] = xs[k];
-        json_array_append_new(points, scaling_point(m, app, slot, point));
+        json_array_append_new(points, scaling_point(m, app, slot, point, dis));
     }
     json_t *measured = json_array();
     for (int p = 0; p < app->npoints; p++) {
@@ -305,6 +360,8 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
     if (predict_composed(parts) && parts[CACHE_IMBALANCE].present)
         json_object_set_new(json_object_get(doc, "units"), "imbalance", json_string(unit));
     predict_warnings_at(doc, m, slot, last);
+    attach_disagreement(doc, m, &dis[0], "speedup");
+    attach_disagreement(doc, m, &dis[1], "efficiency");
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

@@ -45,6 +45,13 @@ void scl_speedup_pct_bound(double value, double *lo, double *hi)
         *hi = 100;
 }
 
+int scl_apart(double lo1, double hi1, double lo2, double hi2)
+{
+    if (isnan(lo1) || isnan(hi1) || isnan(lo2) || isnan(hi2))
+        return 0;
+    return hi1 < lo2 || hi2 < lo1;
+}
+
 void scl_range(double f_lo, double f_hi, double *lo, double *hi)
 {
     *lo = f_lo < f_hi ? f_lo : f_hi;

@@ -60,6 +60,12 @@ void scl_series_derived(const double *coords, int npoints, int nparams, const do
  * there). */
 void scl_speedup_pct_bound(double value, double *lo, double *hi);
 
+/* Whether two estimates of one quantity contradict each other: their 95%
+ * intervals [lo1, hi1] and [lo2, hi2] do not meet (Δ derived from the
+ * epoch's model against Δ's own PMNF model at a point). An end that is not
+ * a number: 0, nothing to compare. */
+int scl_apart(double lo1, double hi1, double lo2, double hi2);
+
 /* The range of f(T) for T in [lo, hi] when f is monotone in T: f at both
  * ends, ordered. */
 void scl_range(double f_lo, double f_hi, double *lo, double *hi);

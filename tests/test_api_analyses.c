@@ -331,6 +331,51 @@ static void test_case_study_noisy(harness *h)
 
 /* ---- scaling and bottlenecks ---------------------------------------------------- */
 
+/* <what>_models_disagree (what: speedup, efficiency): present exactly when
+ * at some point but P_1 the 95% intervals of <what>_pct (from the epoch's
+ * model) and <what>_pct_model do not meet, with their count, the first such
+ * point and its two intervals; recomputed here from the points themselves.
+ * Returns the count. */
+static int check_models_disagree(json_t *s, const char *what)
+{
+    char a[32], b[32], code[64];
+    snprintf(a, sizeof a, "%s_pct", what);
+    snprintf(b, sizeof b, "%s_pct_model", what);
+    snprintf(code, sizeof code, "%s_models_disagree", what);
+    json_t *pts = json_object_get(s, "points"), *first = NULL;
+    int count = 0;
+    for (size_t i = 0; i < json_array_size(pts); i++) {
+        json_t *pt = json_array_get(pts, i);
+        json_t *d = json_object_get(pt, a), *q = json_object_get(pt, b);
+        double dl = interval_end(d, 0), dh = interval_end(d, 1), ql = interval_end(q, 0),
+               qh = interval_end(q, 1);
+        if (!json_is_object(q) || num(pt, "point.ranks") == num(s, "baseline.ranks"))
+            continue;
+        if ((dh < ql || qh < dl) && !count++)
+            first = pt;
+    }
+    json_t *w = NULL, *ws = json_object_get(s, "warnings");
+    for (size_t i = 0; i < json_array_size(ws); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(ws, i), "code")) ?: "", code))
+            w = json_array_get(ws, i);
+    printf("# %s: %d of %zu points\n", code, count, json_array_size(pts));
+    check((w != NULL) == (count > 0), "%s present iff %d > 0", code, count);
+    if (!w || !first)
+        return count;
+    check(json_integer_value(json_object_get(w, "count")) == count &&
+              num(w, "point.ranks") == num(first, "point.ranks"),
+          "%s: count %d, first point %g", code, count, num(first, "point.ranks"));
+    json_t *wd = json_object_get(w, a), *wq = json_object_get(w, b);
+    check(json_real_value(json_array_get(wd, 0)) == interval_end(json_object_get(first, a), 0) &&
+              json_real_value(json_array_get(wd, 1)) ==
+                  interval_end(json_object_get(first, a), 1) &&
+              json_real_value(json_array_get(wq, 0)) ==
+                  interval_end(json_object_get(first, b), 0) &&
+              json_real_value(json_array_get(wq, 1)) == interval_end(json_object_get(first, b), 1),
+          "%s carries the first point's two intervals", code);
+    return count;
+}
+
 static void test_scaling_and_bottlenecks(harness *h)
 {
     double measured[5];
@@ -366,6 +411,21 @@ static void test_scaling_and_bottlenecks(harness *h)
                   json_is_true(json_object_get(pt, "beyond_4x")) == (x > 48),
               "4x warning exactly beyond 48 at %g", x);
     }
+    /* The case study's law, 158.58 + 0.58 x^(2/3) log2(x)^2, gives Δ(64) =
+     * (T(2) - T(64)) / (T(2)/100) = (159.50 - 492.66) / 1.5950 = -208.9%:
+     * inside the interval derived from the epoch's model, outside the Δ
+     * model's (about [-321, -315]), so the warning must be there. */
+    double t2 = 158.58 + 0.58 * pow(2, 2.0 / 3), t64 = 158.58 + 0.58 * 16 * 36;
+    double d64 = (t2 - t64) / (t2 / 100);
+    json_t *p64 = json_array_get(pts, json_array_size(pts) - 1);
+    check(interval_end(json_object_get(p64, "speedup_pct"), 0) <= d64 &&
+              d64 <= interval_end(json_object_get(p64, "speedup_pct"), 1),
+          "the law's Δ(64) = %g inside speedup_pct's interval", d64);
+    int apart = check_models_disagree(s, "speedup");
+    check(apart > 0 && !(interval_end(json_object_get(p64, "speedup_pct_model"), 0) <= d64 &&
+                         d64 <= interval_end(json_object_get(p64, "speedup_pct_model"), 1)),
+          "the Δ model misses the law's Δ(64) = %g: the warning is due (%d points)", d64, apart);
+    check_models_disagree(s, "efficiency");
     json_t *models = json_object_get(s, "models");
     check(json_is_string(json_object_get(json_object_get(models, "speedup_pct"), "function")) &&
               json_is_string(json_object_get(json_object_get(models, "efficiency_pct"), "function")),
