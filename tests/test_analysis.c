@@ -723,9 +723,20 @@ static void test_set_data(void)
     ad_app_free(a);
 }
 
+/* scl_apart: two 95% intervals of one quantity contradict each other only
+ * when they do not meet; touching ends meet; a NaN end compares nothing. */
+static void test_apart(void)
+{
+    check(scl_apart(1, 2, 3, 4) && scl_apart(3, 4, 1, 2), "[1, 2] and [3, 4] are apart");
+    check(!scl_apart(1, 2, 2, 3) && !scl_apart(1, 5, 2, 3), "touching or nested intervals meet");
+    check(scl_apart(-247.2, -170.7, -320.8, -315.1), "the case study's Δ at 64 ranks");
+    check(!scl_apart(NAN, 2, 3, 4) && !scl_apart(1, 2, 3, NAN), "a NaN end: nothing to compare");
+}
+
 int main(void)
 {
     test_lif();
+    test_apart();
     test_rank_matrix();
     test_regression();
     test_scaling();
