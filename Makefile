@@ -113,6 +113,9 @@ $(BUILD)/tests/test_api_searches $(BUILD)/bench/bench_caps: tests/modeled_experi
 # the audit of Extra-P's test data, shared by its bench and its test
 $(BUILD)/tests/test_audit $(BUILD)/bench/bench_audit: tests/audit.h
 
+# the server's memory read from /proc, shared by the memory benches and test_api_memtrim
+$(BUILD)/tests/test_api_memtrim: bench/server_mem.h
+
 test: $(BUILD)/perfcast $(BUILD)/tests/perfcast-hooks $(TESTS)
 	@tests/run.sh $(BUILD)
 
@@ -168,7 +171,7 @@ fuzz: $(FUZZERS)
 # from tests/browser/package.json): a private PostgreSQL and server with the
 # example experiment (tests/browser/fixture.c), every page opened and
 # checked against the API.
-$(BUILD)/tests/browser_fixture: tests/browser/fixture.c tests/harness.h $(TESTLIB) $(LIB) $(NUMINIT)
+$(BUILD)/tests/browser_fixture: tests/browser/fixture.c $(wildcard tests/*.h) $(TESTLIB) $(LIB) $(NUMINIT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(NUMINIT) $(TESTLIB) $(LIB) $(LDFLAGS) $(LDLIBS)
 

@@ -1,9 +1,10 @@
 /*
  * server_mem.h — the memory of the server a bench started through
- * tests/harness.c, read from /proc: its pid, its VmRSS or VmHWM, and a reset
- * of the peak (VmHWM) to the current RSS before a measured step; and the
- * wide one-rank profile (ncp callpaths at ranks = x) whose refit the memory
- * figures measure. Header-only, for bench programs (Linux).
+ * tests/harness.c, read from /proc: its pid, its VmRSS, VmHWM or RssAnon,
+ * and a reset of the peak (VmHWM) to the current RSS before a measured
+ * step; and the wide one-rank profile (ncp callpaths at ranks = x) whose
+ * refit the memory figures measure. Header-only, for bench programs and
+ * tests/test_api_memtrim.c (Linux).
  */
 #ifndef PERFCAST_BENCH_SERVER_MEM_H
 #define PERFCAST_BENCH_SERVER_MEM_H
@@ -16,6 +17,8 @@
 
 #include "tests/harness.h"
 
+/* The pid of the server of h, 0 when unreadable. */
+static int server_pid(harness *h) __attribute__((unused));
 static int server_pid(harness *h)
 {
     char path[512];
@@ -30,7 +33,8 @@ static int server_pid(harness *h)
     return pid;
 }
 
-/* The server's VmRSS or VmHWM in MB (-1 when unreadable). */
+/* The server's VmRSS, VmHWM or RssAnon (key) in MB (-1 when unreadable). */
+static double status_mb(int pid, const char *key) __attribute__((unused));
 static double status_mb(int pid, const char *key)
 {
     char path[64], line[256];
@@ -47,6 +51,7 @@ static double status_mb(int pid, const char *key)
 }
 
 /* Resets the server's peak RSS (VmHWM) to its current RSS. 0, or -1. */
+static int reset_peak(int pid) __attribute__((unused));
 static int reset_peak(int pid)
 {
     char path[64];

@@ -35,6 +35,7 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/law_experiment.h"
 #include "tests/request_json.h"
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -52,30 +53,11 @@ static double gauss(void)
     return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
 }
 
-static long create(harness *h, const char *body)
-{
-    harness_response r;
-    harness_post(h, "/v1/experiments", body, &r);
-    json_t *doc = harness_json(&r);
-    long id = r.status == 201 ? (long)json_integer_value(json_object_get(doc, "id")) : -1;
-    check(id > 0, "create: %d %s", r.status, r.body);
-    json_decref(doc);
-    harness_response_free(&r);
-    return id;
-}
-
+/* Uploads profile (taken) to experiment exp (checked: 202); the refit job. */
 static long upload(harness *h, long exp, json_t *profile)
 {
     char *body = json_dumps(profile, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
-    harness_response r;
-    harness_post(h, path, body, &r);
-    json_t *doc = harness_json(&r);
-    check(r.status == 202, "upload: %d %.300s", r.status, r.body);
-    long job = (long)json_integer_value(json_object_get(doc, "job"));
-    json_decref(doc);
-    harness_response_free(&r);
+    long job = request_upload(h, exp, body);
     free(body);
     json_decref(profile);
     return job;
@@ -91,70 +73,12 @@ static json_t *get(harness *h, const char *path, int want)
     return request_json(h, "GET", path, NULL, want);
 }
 
-static double num(const json_t *o, const char *path)
-{
-    /* "a.b.c" through objects */
-    char key[64];
-    const json_t *v = o;
-    while (v && *path) {
-        const char *dot = strchrnul(path, '.');
-        snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
-        v = json_object_get(v, key);
-        path = *dot ? dot + 1 : dot;
-    }
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static double interval_end(const json_t *o, int end)
-{
-    return json_number_value(json_array_get(json_object_get(o, "interval"), (size_t)end));
-}
-
-/* One step's callpaths: name, category, time. */
-typedef struct cp {
-    const char *name, *category;
-    double time;
-} cp;
-
-/* A profile of nranks ranks with `steps` train steps after one warm-up step;
- * value(rank, k) gives callpath k's per-step time on rank. */
-static json_t *profile(double x, int repetition, int nranks, int steps, const cp *cps, int ncp,
-                       double (*value)(int rank, int k, const cp *c, void *arg), void *arg)
-{
-    json_t *ranks = json_array();
-    for (int r = 0; r < nranks; r++) {
-        json_t *st = json_array();
-        for (int s = 0; s < steps + 1; s++) {
-            json_t *list = json_array();
-            for (int k = 0; k < ncp; k++) {
-                double v = value(r, k, &cps[k], arg) * (s == 0 ? 3.0 : 1.0);
-                json_array_append_new(list, json_pack("{s:s, s:s, s:{s:f}}", "name", cps[k].name,
-                                                      "category", cps[k].category, "metrics",
-                                                      "time", v));
-            }
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
-    }
-    return json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", repetition,
-                     "ranks", ranks);
-}
-
-static double plain(int rank, int k, const cp *c, void *arg)
+static double plain(int rank, int k, const law_callpath *c, void *arg)
 {
     (void)rank;
     (void)k;
     (void)arg;
     return c->time;
-}
-
-static const char *training_json =
-    "\"training\":{\"train_samples\":50000,\"validation_samples\":0,\"batch_size\":256,"
-    "\"data_parallel\":\"ranks\",\"warmup_steps\":1}";
-
-static double steps_per_epoch(double x)
-{
-    return floor(50000 / x / 256);
 }
 
 /* ---- Extra-Deep's case study ----------------------------------------------------- */
@@ -172,15 +96,15 @@ static long case_study_experiment(harness *h, const char *name, double sigma, do
     snprintf(body, sizeof body,
              "{\"name\":\"%s\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s,"
              "\"cost\":{\"cores_per_rank\":1,\"price_per_core_hour\":0.5}}",
-             name, training_json);
-    long exp = create(h, body);
+             name, LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body);
     const double xs[5] = {2, 4, 6, 10, 12};
     long job = 0;
     for (int i = 0; i < 5; i++) {
-        double n_t = steps_per_epoch(xs[i]);
+        double n_t = law_steps_per_epoch(xs[i]);
         double reps[3][5];
         for (int rep = 1; rep <= 5; rep++) {
-            cp cps[3] = {
+            law_callpath cps[3] = {
                 {"volta_sgemm_128x64_nn", "comp", 156.58 * (1 + sigma * gauss()) / n_t},
                 {"ncclKernel_AllReduce_RING_LL_Sum_float", "comm",
                  (case_study(xs[i]) - 158.58) * (1 + sigma * gauss()) / n_t},
@@ -188,7 +112,7 @@ static long case_study_experiment(harness *h, const char *name, double sigma, do
             };
             for (int k = 0; k < 3; k++)
                 reps[k][rep - 1] = cps[k].time * n_t;
-            job = upload(h, exp, profile(xs[i], rep, 4, 3, cps, 3, plain, NULL));
+            job = upload(h, exp, law_profile_doc(xs[i], rep, 4, 3, cps, 3, plain, NULL));
         }
         /* the service's epoch: per repetition the slowest rank's sum of the
          * parts (the four ranks alike here), the median over repetitions */
@@ -233,17 +157,21 @@ static double cost_at_32(harness *h, long exp, double *predicted_t)
     json_t *c = get(h, path, 200);
     snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=32", exp);
     json_t *p = get(h, path, 200);
-    double t = num(p, "epoch.time");
-    double ch = num(c, "per_epoch.core_hours.value");
-    check(fabs(num(c, "per_epoch.time_s.value") - t) <= 1e-9 * t, "cost uses predict's time");
+    double t = answer_num(p, "epoch.time");
+    double ch = answer_num(c, "per_epoch.core_hours.value");
+    check(fabs(answer_num(c, "per_epoch.time_s.value") - t) <= 1e-9 * t,
+          "cost uses predict's time");
     check(fabs(ch - t * 32 / 3600) <= 1e-12 * ch, "core-hours %.9g = T(32)·32/3600 = %.9g", ch,
           t * 32 / 3600);
-    check(fabs(num(c, "per_epoch.cost.value") - ch * 0.5) <= 1e-12 * ch, "money = core-h · 0.5");
-    check(fabs(num(c, "total.core_hours.value") - 90 * ch) <= 1e-9 * ch, "90 epochs");
+    check(fabs(answer_num(c, "per_epoch.cost.value") - ch * 0.5) <= 1e-12 * ch,
+          "money = core-h · 0.5");
+    check(fabs(answer_num(c, "total.core_hours.value") - 90 * ch) <= 1e-9 * ch, "90 epochs");
     json_t *civ = json_object_get(json_object_get(c, "per_epoch"), "core_hours");
     json_t *piv = json_object_get(p, "epoch");
-    check(fabs(interval_end(civ, 0) - interval_end(piv, 0) * 32 / 3600) <= 1e-9 * ch &&
-              fabs(interval_end(civ, 1) - interval_end(piv, 1) * 32 / 3600) <= 1e-9 * ch,
+    check(fabs(answer_interval_end(civ, 0) - answer_interval_end(piv, 0) * 32 / 3600) <=
+                  1e-9 * ch &&
+              fabs(answer_interval_end(civ, 1) - answer_interval_end(piv, 1) * 32 / 3600) <=
+                  1e-9 * ch,
           "the cost interval is T's carried through");
     check(json_is_false(json_object_get(json_object_get(c, "extrapolation"), "beyond_4x")),
           "32 is within 4x of 12 (48)");
@@ -268,7 +196,7 @@ static void test_case_study(harness *h)
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=40", exp);
     json_t *p = get(h, path, 200);
-    double v = num(p, "epoch.time");
+    double v = answer_num(p, "epoch.time");
     check(fabs(v - case_study(40)) <= 0.02 * case_study(40), "predict(40) = %g, T(40) = %g", v,
           case_study(40));
     json_decref(p);
@@ -285,7 +213,7 @@ static void test_case_study(harness *h)
                         "\"candidates\":{\"ranks\":{\"min\":2,\"max\":64,\"step\":2}}}",
                         200);
     json_t *rec = json_object_get(c, "recommended");
-    check(num(rec, "point.ranks") == 2 &&
+    check(answer_num(rec, "point.ranks") == 2 &&
               strstr(json_string_value(json_object_get(rec, "reason")) ?: "", "weak scaling"),
           "weak scaling recommends 2 ranks: %s",
           json_string_value(json_object_get(rec, "reason")) ?: "null");
@@ -309,17 +237,17 @@ static void test_case_study_noisy(harness *h)
     check(json_array_size(ms) == 5, "5 measured points");
     for (size_t i = 0; i < json_array_size(ms); i++) {
         json_t *m = json_array_get(ms, i);
-        double x = num(m, "point.ranks"), t = num(m, "epoch");
+        double x = answer_num(m, "point.ranks"), t = answer_num(m, "epoch");
         /* the median of 5 repetitions with 5% noise each: within 4 sigma */
         check(fabs(t - case_study(x)) <= 0.2 * case_study(x), "measured epoch at %g: %g", x, t);
         check(fabs(t - measured[i]) <= 1e-6 * t, "the service's median %g = the test's %g", t,
               measured[i]);
         double d = (measured[0] - measured[i]) / (measured[0] / 100);
         double dt = (x - 2) / (2.0 / 100);
-        check(fabs(num(m, "speedup_pct") - d) <= 1e-6 * (fabs(d) + 1), "Δ at %g: %g vs %g", x,
-              num(m, "speedup_pct"), d);
+        check(fabs(answer_num(m, "speedup_pct") - d) <= 1e-6 * (fabs(d) + 1), "Δ at %g: %g vs %g",
+              x, answer_num(m, "speedup_pct"), d);
         double e = i == 0 ? 100 : 100 * d / dt;
-        check(fabs(num(m, "efficiency_pct") - e) <= 1e-6 * (fabs(e) + 1), "ε at %g", x);
+        check(fabs(answer_num(m, "efficiency_pct") - e) <= 1e-6 * (fabs(e) + 1), "ε at %g", x);
     }
     json_decref(s);
     snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=64", exp);
@@ -386,26 +314,28 @@ static void test_scaling_and_bottlenecks(harness *h)
     json_t *s = get(h, path, 200);
     json_t *pts = json_object_get(s, "points");
     check(json_array_size(pts) == 32, "32 points from 2 to 64");
-    double t1 = num(s, "baseline.epoch");
+    double t1 = answer_num(s, "baseline.epoch");
     check(fabs(t1 - measured[0]) <= 1e-6 * t1, "baseline: the measured epoch at 2 ranks");
     for (size_t i = 0; i < json_array_size(pts); i++) {
         json_t *pt = json_array_get(pts, i);
-        double x = num(pt, "point.ranks"), t = num(pt, "epoch.value");
+        double x = answer_num(pt, "point.ranks"), t = answer_num(pt, "epoch.value");
         if (x == 2) /* P_1 itself: T_k is T_1, Δ = 0 and S = E = 1 by definition */
             t = t1;
         double d = (t1 - t) / (t1 / 100), dt = (x - 2) / 0.02;
-        check(fabs(num(pt, "speedup_pct.value") - d) <= 1e-9 * (fabs(d) + 1) &&
-                  fabs(num(pt, "ideal_speedup_pct") - dt) <= 1e-9 * (dt + 1) &&
-                  fabs(num(pt, "speedup.value") - t1 / t) <= 1e-12 &&
-                  fabs(num(pt, "efficiency.value") - t1 / t) <= 1e-12,
+        check(fabs(answer_num(pt, "speedup_pct.value") - d) <= 1e-9 * (fabs(d) + 1) &&
+                  fabs(answer_num(pt, "ideal_speedup_pct") - dt) <= 1e-9 * (dt + 1) &&
+                  fabs(answer_num(pt, "speedup.value") - t1 / t) <= 1e-12 &&
+                  fabs(answer_num(pt, "efficiency.value") - t1 / t) <= 1e-12,
               "Eq. 11/13 and T1/Tk at %g", x);
         if (x > 2)
-            check(fabs(num(pt, "efficiency_pct.value") - 100 * d / dt) <= 1e-9 * (fabs(d) + 1),
+            check(fabs(answer_num(pt, "efficiency_pct.value") - 100 * d / dt) <=
+                      1e-9 * (fabs(d) + 1),
                   "ε = Δ/Δ_t at %g", x);
         /* Δ falls as T rises: its interval is T's reversed */
-        check(num(pt, "speedup_pct.value") >= interval_end(json_object_get(pt, "speedup_pct"), 0) &&
-                  num(pt, "speedup_pct.value") <=
-                      interval_end(json_object_get(pt, "speedup_pct"), 1),
+        check(answer_num(pt, "speedup_pct.value") >=
+                      answer_interval_end(json_object_get(pt, "speedup_pct"), 0) &&
+                  answer_num(pt, "speedup_pct.value") <=
+                      answer_interval_end(json_object_get(pt, "speedup_pct"), 1),
               "Δ inside its interval at %g", x);
         check(json_is_boolean(json_object_get(pt, "beyond_4x")) &&
                   json_is_true(json_object_get(pt, "beyond_4x")) == (x > 48),
@@ -427,9 +357,10 @@ static void test_scaling_and_bottlenecks(harness *h)
           "the Δ model misses the law's Δ(64) = %g: the warning is due (%d points)", d64, apart);
     check_models_disagree(s, "efficiency");
     json_t *models = json_object_get(s, "models");
-    check(json_is_string(json_object_get(json_object_get(models, "speedup_pct"), "function")) &&
-              json_is_string(json_object_get(json_object_get(models, "efficiency_pct"), "function")),
-          "PMNF models of Δ and ε");
+    check(
+        json_is_string(json_object_get(json_object_get(models, "speedup_pct"), "function")) &&
+            json_is_string(json_object_get(json_object_get(models, "efficiency_pct"), "function")),
+        "PMNF models of Δ and ε");
     json_decref(s);
     snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,8,1000", exp);
     s = get(h, path, 200);
@@ -452,16 +383,16 @@ static void test_scaling_and_bottlenecks(harness *h)
               !strcmp(json_string_value(json_object_get(first, "category")) ?: "", "comm"),
           "the growing all-reduce first");
     double comm_now = case_study(12) - 158.58;
-    check(fabs(num(first, "share_now_pct") - 100 * comm_now / measured[4]) <= 0.01 * 100 *
+    check(fabs(answer_num(first, "share_now_pct") - 100 * comm_now / measured[4]) <= 0.01 * 100 *
                                                                                  comm_now /
                                                                                  measured[4],
-          "share now %g%%", num(first, "share_now_pct"));
+          "share now %g%%", answer_num(first, "share_now_pct"));
     double comm256 = case_study(256) - 158.58;
-    check(fabs(num(first, "value_at.value") - comm256) <= 0.05 * comm256,
-          "all-reduce at 256: %g vs %g", num(first, "value_at.value"), comm256);
-    check(num(first, "share_at_pct.value") > num(first, "share_now_pct"),
-          "its share grows: %g%% -> %g%%", num(first, "share_now_pct"),
-          num(first, "share_at_pct.value"));
+    check(fabs(answer_num(first, "value_at.value") - comm256) <= 0.05 * comm256,
+          "all-reduce at 256: %g vs %g", answer_num(first, "value_at.value"), comm256);
+    check(answer_num(first, "share_at_pct.value") > answer_num(first, "share_now_pct"),
+          "its share grows: %g%% -> %g%%", answer_num(first, "share_now_pct"),
+          answer_num(first, "share_at_pct.value"));
     check(json_is_true(json_object_get(json_object_get(b, "extrapolation"), "beyond_4x")),
           "256 is beyond 4x: warned");
     json_decref(b);
@@ -484,7 +415,7 @@ static void test_cost_formula(harness *h)
                  "{\"name\":\"bad-formula-%zu\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\","
                  "%s,\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02,"
                  "\"formula\":\"%s\"}}",
-                 i, training_json, bad[i]);
+                 i, LAW_TRAINING_JSON, bad[i]);
         json_t *e = request_json(h, "POST", "/v1/experiments", body, 400);
         check(!strcmp(json_string_value(json_object_get(e, "field")) ?: "", "cost.formula"),
               "formula \"%s\" refused naming cost.formula", bad[i]);
@@ -502,28 +433,28 @@ static void test_cost_formula(harness *h)
              "{\"name\":\"gpus-billed-apart\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s,"
              "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02,"
              "\"formula\":\"T*ranks*(cores_per_rank*price_per_core_hour + 0.9)/3600\"}}",
-             training_json);
-    long exp = create(h, body);
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body);
     const double xs[5] = {2, 4, 8, 16, 32};
     long job = 0;
     for (int i = 0; i < 5; i++) {
-        double n_t = steps_per_epoch(xs[i]);
-        cp cps[3] = {{"gemm", "comp", 100 / n_t},
+        double n_t = law_steps_per_epoch(xs[i]);
+        law_callpath cps[3] = {{"gemm", "comp", 100 / n_t},
                      {"allreduce", "comm", 2 * log2(xs[i]) / n_t},
                      {"memcpy", "mem", 1 / n_t}};
-        job = upload(h, exp, profile(xs[i], 1, 2, 3, cps, 3, plain, NULL));
+        job = upload(h, exp, law_profile_doc(xs[i], 1, 2, 3, cps, 3, plain, NULL));
     }
     check(wait_job(h, job), "the refit job finishes");
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=24&epochs=3", exp);
     json_t *c = get(h, path, 200);
-    double t = num(c, "per_epoch.time_s.value");
-    double money = num(c, "per_epoch.cost.value");
+    double t = answer_num(c, "per_epoch.time_s.value");
+    double money = answer_num(c, "per_epoch.cost.value");
     check(fabs(money - t * 24 * (8 * 0.02 + 0.9) / 3600) <= 1e-9 * money,
           "formula money %g = T·24·1.06/3600 = %g", money, t * 24 * 1.06 / 3600);
-    check(fabs(num(c, "per_epoch.core_hours.value") - t * 24 * 8 / 3600) <= 1e-9 * t,
+    check(fabs(answer_num(c, "per_epoch.core_hours.value") - t * 24 * 8 / 3600) <= 1e-9 * t,
           "core-hours still T·ranks·ρ/3600");
-    check(fabs(num(c, "total.cost.value") - 3 * money) <= 1e-9 * money, "3 epochs");
+    check(fabs(answer_num(c, "total.cost.value") - 3 * money) <= 1e-9 * money, "3 epochs");
     check(fabs(t - (101 + 2 * log2(24))) <= 0.01 * t, "time %g", t);
     json_decref(c);
     snprintf(path, sizeof path, "/v1/experiments/%ld", exp);
@@ -572,19 +503,19 @@ static void test_configurations(harness *h)
     snprintf(body, sizeof body,
              "{\"name\":\"strong-configs\",\"parameters\":[\"ranks\"],\"scaling\":\"strong\",%s,"
              "\"cost\":{\"cores_per_rank\":4,\"price_per_core_hour\":0.1}}",
-             training_json);
-    long exp = create(h, body);
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body);
     const double xs[5] = {2, 4, 8, 16, 32};
     long job = 0;
     rng = 99;
     for (int i = 0; i < 5; i++) {
-        double n_t = steps_per_epoch(xs[i]);
+        double n_t = law_steps_per_epoch(xs[i]);
         for (int rep = 1; rep <= 3; rep++) {
             /* 0.1% noise per part and repetition */
-            cp cps[3] = {{"gemm", "comp", 7200 / xs[i] / n_t * (1 + 0.001 * gauss())},
+            law_callpath cps[3] = {{"gemm", "comp", 7200 / xs[i] / n_t * (1 + 0.001 * gauss())},
                          {"allreduce", "comm", 0.3 * xs[i] / n_t * (1 + 0.001 * gauss())},
                          {"memcpy", "mem", 20 / n_t * (1 + 0.001 * gauss())}};
-            job = upload(h, exp, profile(xs[i], rep, 2, 3, cps, 3, plain, NULL));
+            job = upload(h, exp, law_profile_doc(xs[i], rep, 2, 3, cps, 3, plain, NULL));
         }
     }
     check(wait_job(h, job), "the refit job finishes");
@@ -623,23 +554,24 @@ static void test_configurations(harness *h)
         int want = brute_force(deadline, budget, 10, objectives[o] ? objectives[o] : "efficient",
                                any ? robust : NULL);
         json_t *rec = json_object_get(c, "recommended");
-        check(want > 0 && num(rec, "point.ranks") == want,
+        check(want > 0 && answer_num(rec, "point.ranks") == want,
               "objective %s: recommended %g ranks, brute force %d (%s)",
-              objectives[o] ? objectives[o] : "(strong scaling default)", num(rec, "point.ranks"),
-              want, json_string_value(json_object_get(rec, "reason")) ?: "null");
+              objectives[o] ? objectives[o] : "(strong scaling default)",
+              answer_num(rec, "point.ranks"), want,
+              json_string_value(json_object_get(rec, "reason")) ?: "null");
         json_t *cands = json_object_get(c, "candidates");
-        check(json_array_size(cands) == 32 && num(c, "searched") == 32, "32 candidates");
+        check(json_array_size(cands) == 32 && answer_num(c, "searched") == 32, "32 candidates");
         int agree = 0;
         for (size_t i = 0; i < json_array_size(cands); i++) {
             json_t *cd = json_array_get(cands, i);
-            double x = num(cd, "point.ranks");
+            double x = answer_num(cd, "point.ranks");
             double tt = strong_t(x) * 10, ch = strong_t(x) * x * 4 / 3600 * 10;
             int truth = tt <= deadline && ch <= budget;
             agree += json_is_true(json_object_get(cd, "feasible")) == truth;
             if (i == 0) {
-                check(fabs(num(cd, "time_s") - tt) <= 0.01 * tt &&
-                          fabs(num(cd, "cost") - num(cd, "core_hours") * 0.1) <=
-                              1e-9 * num(cd, "cost") &&
+                check(fabs(answer_num(cd, "time_s") - tt) <= 0.01 * tt &&
+                          fabs(answer_num(cd, "cost") - answer_num(cd, "core_hours") * 0.1) <=
+                              1e-9 * answer_num(cd, "cost") &&
                           json_is_array(json_object_get(json_object_get(cd, "interval"), "time_s")),
                       "a candidate's time, cost and interval");
             }
@@ -649,10 +581,10 @@ static void test_configurations(harness *h)
         json_t *front = json_object_get(c, "pareto");
         int ordered = json_array_size(front) > 1;
         for (size_t i = 1; i < json_array_size(front); i++)
-            ordered &= num(json_array_get(front, i), "time_s") >
-                           num(json_array_get(front, i - 1), "time_s") &&
-                       num(json_array_get(front, i), "cost") <
-                           num(json_array_get(front, i - 1), "cost");
+            ordered &= answer_num(json_array_get(front, i), "time_s") >
+                           answer_num(json_array_get(front, i - 1), "time_s") &&
+                       answer_num(json_array_get(front, i), "cost") <
+                           answer_num(json_array_get(front, i - 1), "cost");
         check(ordered, "Pareto front by time with falling cost (%zu points)",
               json_array_size(front));
         json_decref(c);
@@ -665,14 +597,14 @@ static void test_configurations(harness *h)
                         200);
     json_t *nf = json_object_get(c, "nothing_feasible");
     json_t *closest = json_object_get(nf, "closest");
-    check(json_is_null(json_object_get(c, "recommended")) && num(c, "feasible") == 0 &&
+    check(json_is_null(json_object_get(c, "recommended")) && answer_num(c, "feasible") == 0 &&
               json_is_string(json_object_get(nf, "detail")) && json_array_size(closest) == 5,
           "nothing feasible: null, a detail and 5 closest candidates");
     for (size_t i = 1; i < json_array_size(closest); i++)
-        check(num(json_array_get(closest, i), "violation") >=
-                  num(json_array_get(closest, i - 1), "violation"),
+        check(answer_num(json_array_get(closest, i), "violation") >=
+                  answer_num(json_array_get(closest, i - 1), "violation"),
               "closest by violation");
-    check(num(json_array_get(closest, 0), "violation") > 1, "violations above 1");
+    check(answer_num(json_array_get(closest, 0), "violation") > 1, "violations above 1");
     json_decref(c);
 
     const char *bad[] = {
@@ -695,7 +627,7 @@ static void test_configurations(harness *h)
 }
 
 /* A two-parameter experiment: the product of the candidate ranges. */
-static double grid_part(int rank, int k, const cp *c, void *arg)
+static double grid_part(int rank, int k, const law_callpath *c, void *arg)
 {
     (void)rank;
     const double *pt = arg;
@@ -706,7 +638,7 @@ static double grid_part(int rank, int k, const cp *c, void *arg)
 
 static void test_two_parameters(harness *h)
 {
-    long exp = create(h, "{\"name\":\"grid\",\"parameters\":[\"ranks\",\"batch\"],"
+    long exp = request_experiment(h, "{\"name\":\"grid\",\"parameters\":[\"ranks\",\"batch\"],"
                          "\"scaling\":\"strong\",\"training\":{\"train_samples\":51200,"
                          "\"batch_size\":256,\"data_parallel\":\"ranks\",\"warmup_steps\":1},"
                          "\"cost\":{\"cores_per_rank\":2,\"price_per_core_hour\":1}}");
@@ -716,8 +648,9 @@ static void test_two_parameters(harness *h)
         for (int j = 0; j < 5; j++) {
             double pt[2] = {rs[i], bs[j]};
             double n_t = floor(51200 / rs[i] / 256);
-            cp cps[3] = {{"gemm", "comp", n_t}, {"allreduce", "comm", n_t}, {"memcpy", "mem", n_t}};
-            json_t *p = profile(rs[i], 1, 2, 2, cps, 3, grid_part, pt);
+            law_callpath cps[3] = {
+                {"gemm", "comp", n_t}, {"allreduce", "comm", n_t}, {"memcpy", "mem", n_t}};
+            json_t *p = law_profile_doc(rs[i], 1, 2, 2, cps, 3, grid_part, pt);
             json_object_set_new(json_object_get(p, "point"), "batch", json_real(bs[j]));
             job = upload(h, exp, p);
         }
@@ -729,12 +662,13 @@ static void test_two_parameters(harness *h)
                         "\"ranks\":{\"min\":2,\"max\":64,\"factor\":2},"
                         "\"batch\":{\"values\":[16,32,64]}}}",
                         200);
-    check(num(c, "searched") == 18 && json_array_size(json_object_get(c, "candidates")) == 18,
+    check(answer_num(c, "searched") == 18 &&
+              json_array_size(json_object_get(c, "candidates")) == 18,
           "6 x 3 candidates searched");
     json_t *rec = json_object_get(c, "recommended");
-    check(num(rec, "point.ranks") == 64 && num(rec, "point.batch") == 16,
-          "fastest: most ranks, smallest batch (%g, %g)", num(rec, "point.ranks"),
-          num(rec, "point.batch"));
+    check(answer_num(rec, "point.ranks") == 64 && answer_num(rec, "point.batch") == 16,
+          "fastest: most ranks, smallest batch (%g, %g)", answer_num(rec, "point.ranks"),
+          answer_num(rec, "point.batch"));
     json_decref(c);
     /* at batch 100, never measured, P_1 is (2, 100) predicted (Extra-Deep's T_1 =
      * F(x_1,1)), not the first measured coordinate (2, 16) of another batch:
@@ -745,29 +679,30 @@ static void test_two_parameters(harness *h)
                      "{\"objective\":\"fastest\",\"candidates\":{\"ranks\":{\"values\":[8]},"
                      "\"batch\":{\"values\":[100]}}}",
                      200);
-    double e = num(json_object_get(c, "recommended"), "efficiency");
+    double e = answer_num(json_object_get(c, "recommended"), "efficiency");
     check(fabs(e - 1564.5 * 2 / (394.625 * 8)) <= 0.01, "efficiency at (8, 100): %g, 0.991", e);
     json_decref(c);
     char spath[160];
     snprintf(spath, sizeof spath, "/v1/experiments/%ld/scaling?values=2,8&batch=100", exp);
     json_t *sc = get(h, spath, 200);
     json_t *p8 = json_array_get(json_object_get(sc, "points"), 1);
-    check(fabs(num(p8, "speedup_pct.value") - (1564.5 - 394.625) / 15.645) <= 0.5 &&
-              fabs(num(p8, "efficiency.value") - 1564.5 * 2 / (394.625 * 8)) <= 0.01 &&
-              fabs(num(json_array_get(json_object_get(sc, "points"), 0), "speedup_pct.value")) <=
-                  1e-9 &&
-              num(sc, "baseline.point.batch") == 100 && fabs(num(sc, "baseline.epoch") - 1564.5) <=
-              0.01 * 1564.5 && json_is_false(json_object_get(json_object_get(sc, "baseline"),
-                                                               "measured")),
+    check(fabs(answer_num(p8, "speedup_pct.value") - (1564.5 - 394.625) / 15.645) <= 0.5 &&
+              fabs(answer_num(p8, "efficiency.value") - 1564.5 * 2 / (394.625 * 8)) <= 0.01 &&
+              fabs(answer_num(json_array_get(json_object_get(sc, "points"), 0),
+                              "speedup_pct.value")) <= 1e-9 &&
+              answer_num(sc, "baseline.point.batch") == 100 &&
+              fabs(answer_num(sc, "baseline.epoch") - 1564.5) <= 0.01 * 1564.5 &&
+              json_is_false(json_object_get(json_object_get(sc, "baseline"), "measured")),
           "scaling at batch 100: Δ(8) %g (74.78), E %g, against P_1 (2, %g) = %g s",
-          num(p8, "speedup_pct.value"), num(p8, "efficiency.value"),
-          num(sc, "baseline.point.batch"), num(sc, "baseline.epoch"));
+          answer_num(p8, "speedup_pct.value"), answer_num(p8, "efficiency.value"),
+          answer_num(sc, "baseline.point.batch"), answer_num(sc, "baseline.epoch"));
     json_decref(sc);
     json_decref(request_json(h, "POST", path,
                         "{\"candidates\":{\"ranks\":{\"min\":1,\"max\":200},"
                         "\"batch\":{\"min\":1,\"max\":100}}}",
                         400));
-    json_decref(request_json(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[2]}}}", 400));
+    json_decref(
+        request_json(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[2]}}}", 400));
 }
 
 /* ---- imbalance -------------------------------------------------------------------- */
@@ -777,7 +712,7 @@ typedef struct straggle {
     double sync;   /* per-step value of callpath 1 on every rank */
 } straggle;
 
-static double straggler_value(int rank, int k, const cp *c, void *arg)
+static double straggler_value(int rank, int k, const law_callpath *c, void *arg)
 {
     const straggle *s = arg;
     if (k == 0)
@@ -792,17 +727,18 @@ static void test_straggler(harness *h)
     char body[1024];
     snprintf(body, sizeof body,
              "{\"name\":\"straggler\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s}",
-             training_json);
-    long exp = create(h, body);
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body);
     const double xs[5] = {2, 4, 8, 12, 16};
     long job = 0;
     for (int i = 0; i < 5; i++) {
         for (int rep = 1; rep <= 3; rep++) {
-            cp cps[3] = {{"conv_slow_on_rank0", "comp", 0.2},
+            law_callpath cps[3] = {{"conv_slow_on_rank0", "comp", 0.2},
                          {"allreduce", "comm", 0.05 * log2(xs[i])},
                          {"memcpy", "mem", 0.01}};
             straggle s = {0.3, 0};
-            job = upload(h, exp, profile(xs[i], rep, (int)xs[i], 2, cps, 3, straggler_value, &s));
+            job = upload(h, exp,
+                         law_profile_doc(xs[i], rep, (int)xs[i], 2, cps, 3, straggler_value, &s));
         }
     }
     check(wait_job(h, job), "the refit job finishes");
@@ -817,26 +753,29 @@ static void test_straggler(harness *h)
     check(json_array_size(series) == 5, "its LIF at 5 points");
     for (size_t i = 0; i < json_array_size(series); i++) {
         json_t *s = json_array_get(series, i);
-        double n = num(s, "point.ranks"), want = 1.3 / (1 + 0.3 / n);
-        check(fabs(num(s, "lif") - want) <= 1e-9 && num(s, "min") == num(s, "lif") &&
-                  num(s, "max") == num(s, "lif") && num(s, "repetitions") == 3,
-              "LIF at %g ranks: %.12g, 1.3/(1+0.3/N) = %.12g", n, num(s, "lif"), want);
+        double n = answer_num(s, "point.ranks"), want = 1.3 / (1 + 0.3 / n);
+        check(fabs(answer_num(s, "lif") - want) <= 1e-9 &&
+                  answer_num(s, "min") == answer_num(s, "lif") &&
+                  answer_num(s, "max") == answer_num(s, "lif") && answer_num(s, "repetitions") == 3,
+              "LIF at %g ranks: %.12g, 1.3/(1+0.3/N) = %.12g", n, answer_num(s, "lif"), want);
     }
     json_t *second = json_array_get(json_object_get(d, "callpaths"), 1);
-    check(fabs(num(second, "lif_now") - 1) <= 1e-12, "balanced callpaths have LIF 1");
+    check(fabs(answer_num(second, "lif_now") - 1) <= 1e-12, "balanced callpaths have LIF 1");
     /* the comp category is that callpath alone */
     json_t *pts = json_object_get(d, "points");
     for (size_t i = 0; i < json_array_size(pts); i++) {
         json_t *p = json_array_get(pts, i);
-        double n = num(p, "ranks");
-        check(fabs(num(p, "comp.lif") - 1.3 / (1 + 0.3 / n)) <= 1e-9 &&
-                  num(p, "step.lif") > 1 && num(p, "step.lif") < num(p, "comp.lif"),
+        double n = answer_num(p, "ranks");
+        check(fabs(answer_num(p, "comp.lif") - 1.3 / (1 + 0.3 / n)) <= 1e-9 &&
+                  answer_num(p, "step.lif") > 1 &&
+                  answer_num(p, "step.lif") < answer_num(p, "comp.lif"),
               "category and step LIF at %g", n);
     }
     check(json_is_string(json_object_get(json_object_get(json_object_get(d, "models"), "comp"),
                                          "function")),
           "a PMNF model of the comp LIF");
-    double at64 = num(json_object_get(json_object_get(d, "models"), "comp"), "at_point.value");
+    double at64 =
+        answer_num(json_object_get(json_object_get(d, "models"), "comp"), "at_point.value");
     check(fabs(at64 - 1.3 / (1 + 0.3 / 64)) <= 0.02, "LIF model at 64: %g vs %g", at64,
           1.3 / (1 + 0.3 / 64));
     check(json_is_true(json_object_get(json_object_get(d, "extrapolation"), "beyond_4x")) == 0,
@@ -858,7 +797,7 @@ static void test_straggler(harness *h)
  * n_t·0.14, and n_t·(0.05·2.5 + 0.04) at 2 ranks). Each repetition's value
  * is its own slowest rank's; the per-rank values stay medians over the
  * repetitions of each rank's own sums, and the comp part the callpaths'. */
-static double slow_rank_value(int rank, int k, const cp *c, void *arg)
+static double slow_rank_value(int rank, int k, const law_callpath *c, void *arg)
 {
     const int *rep_n = arg; /* repetition, ranks */
     static const double f[3] = {1.5, 1.2, 1.8};
@@ -872,16 +811,17 @@ static void test_slowest_rank(harness *h)
     char body[1024];
     snprintf(body, sizeof body,
              "{\"name\":\"slowest-rank\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s}",
-             training_json);
-    long exp = create(h, body);
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body);
     const double xs[5] = {2, 4, 8, 12, 16};
     long job = 0;
     for (int i = 0; i < 5; i++)
         for (int rep = 1; rep <= 3; rep++) {
-            cp cps[3] = {{"gemm", "comp", 0.1}, {"allreduce", "comm", 0.03},
+            law_callpath cps[3] = {{"gemm", "comp", 0.1}, {"allreduce", "comm", 0.03},
                          {"memcpy", "mem", 0.01}};
             int rep_n[2] = {rep, (int)xs[i]};
-            job = upload(h, exp, profile(xs[i], rep, (int)xs[i], 2, cps, 3, slow_rank_value, rep_n));
+            job = upload(
+                h, exp, law_profile_doc(xs[i], rep, (int)xs[i], 2, cps, 3, slow_rank_value, rep_n));
         }
     check(wait_job(h, job), "the refit job finishes");
     char path[200];
@@ -892,11 +832,11 @@ static void test_slowest_rank(harness *h)
     check(json_array_size(list) == 5, "five epoch measurements: %zu", json_array_size(list));
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *m = json_array_get(list, i);
-        double n = num(m, "point.ranks"), n_t = steps_per_epoch(n);
+        double n = answer_num(m, "point.ranks"), n_t = law_steps_per_epoch(n);
         json_t *reps = json_object_get(m, "repetitions"), *ranks = json_object_get(m, "ranks");
-        check(check_close(num(m, "value"), n_t * 0.19, 1e-9, 0),
+        check(check_close(answer_num(m, "value"), n_t * 0.19, 1e-9, 0),
               "epoch at %g ranks: %.12g, want the slowest rank's n_t·0.19 = %.12g", n,
-              num(m, "value"), n_t * 0.19);
+              answer_num(m, "value"), n_t * 0.19);
         static const double f[3] = {1.5, 1.2, 1.8};
         int reps_ok = json_array_size(reps) == 3;
         for (int r = 0; r < 3 && reps_ok; r++)
@@ -919,11 +859,11 @@ static void test_slowest_rank(harness *h)
     list = json_object_get(d, "measurements");
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *m = json_array_get(list, i);
-        double n = num(m, "point.ranks"), n_t = steps_per_epoch(n);
+        double n = answer_num(m, "point.ranks"), n_t = law_steps_per_epoch(n);
         double want = n == 2 ? n_t * 0.05 * 2.5 : n_t * 0.1;
-        check(check_close(num(m, "value"), want, 1e-9, 0),
+        check(check_close(answer_num(m, "value"), want, 1e-9, 0),
               "comp at %g ranks stays the median over ranks: %.12g, want %.12g", n,
-              num(m, "value"), want);
+              answer_num(m, "value"), want);
     }
     json_decref(d);
 }
@@ -933,14 +873,14 @@ static void test_regression(harness *h)
     char body[1024];
     snprintf(body, sizeof body,
              "{\"name\":\"lif-regression\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s}",
-             training_json);
-    long exp = create(h, body);
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body);
     const double xs[5] = {2, 4, 8, 12, 16};
     const double b0 = 40, b1 = 1.5, b2 = 60; /* T = b0 + b1·ranks + b2·LIF */
     long job = 0;
     rng = 5;
     for (int i = 0; i < 5; i++) {
-        double n = xs[i], n_t = steps_per_epoch(n);
+        double n = xs[i], n_t = law_steps_per_epoch(n);
         for (int rep = 1; rep <= 5; rep++) {
             double slow = 0.05 + 0.6 * uniform();
             double lif = (1 + slow) / (1 + slow / n);
@@ -949,8 +889,9 @@ static void test_regression(harness *h)
              * whose kernel takes 1 + slow times the others') */
             double kernel = 0.1, mem = 0.02;
             straggle s = {slow, t / n_t - kernel * (1 + slow) - mem};
-            cp cps[3] = {{"kernel", "comp", kernel}, {"sync", "comm", 0}, {"memcpy", "mem", mem}};
-            job = upload(h, exp, profile(n, rep, (int)n, 2, cps, 3, straggler_value, &s));
+            law_callpath cps[3] = {
+                {"kernel", "comp", kernel}, {"sync", "comm", 0}, {"memcpy", "mem", mem}};
+            job = upload(h, exp, law_profile_doc(n, rep, (int)n, 2, cps, 3, straggler_value, &s));
         }
     }
     check(wait_job(h, job), "the refit job finishes");
@@ -961,14 +902,16 @@ static void test_regression(harness *h)
     json_t *coefs = json_object_get(reg, "coefficients");
     double got[3];
     for (int i = 0; i < 3; i++)
-        got[i] = num(json_array_get(coefs, (size_t)i), "value");
-    check(num(reg, "n") == 25, "25 observations (5 points x 5 repetitions): %g", num(reg, "n"));
+        got[i] = answer_num(json_array_get(coefs, (size_t)i), "value");
+    check(answer_num(reg, "n") == 25, "25 observations (5 points x 5 repetitions): %g",
+          answer_num(reg, "n"));
     check(fabs(got[0] - b0) <= 0.01 * b0 && fabs(got[1] - b1) <= 0.01 * b1 &&
               fabs(got[2] - b2) <= 0.01 * b2,
           "planted b = (%g, %g, %g), recovered (%g, %g, %g)", b0, b1, b2, got[0], got[1], got[2]);
-    check(num(reg, "r2") > 0.99, "R² %g", num(reg, "r2"));
+    check(answer_num(reg, "r2") > 0.99, "R² %g", answer_num(reg, "r2"));
     json_t *p0 = json_array_get(json_object_get(d, "points"), 0);
-    check(num(p0, "comp.min") < num(p0, "comp.lif") && num(p0, "comp.lif") < num(p0, "comp.max"),
+    check(answer_num(p0, "comp.min") < answer_num(p0, "comp.lif") &&
+              answer_num(p0, "comp.lif") < answer_num(p0, "comp.max"),
           "the spread over repetitions");
     json_decref(d);
 }

@@ -19,84 +19,9 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/law_experiment.h"
 #include "tests/request_json.h"
 #include "tests/warning_code.h"
-
-static long create(harness *h, const char *body)
-{
-    json_t *doc = request_json(h, "POST", "/v1/experiments", body, 201);
-    long id = (long)json_integer_value(json_object_get(doc, "id"));
-    json_decref(doc);
-    return id;
-}
-
-/* One callpath of a step: name, category, per-step time on every rank. */
-typedef struct cp {
-    const char *name, *category;
-    double time;
-} cp;
-
-/* Uploads repetition rep at x ranks-parameter of nranks ranks and 3 train
- * steps after one warm-up step; rank `slow` runs callpath 0 `factor` times
- * as long. Returns the refit job. */
-static long upload(harness *h, long exp, double x, int rep, int nranks, const cp *cps, int ncp,
-                   int slow, double factor)
-{
-    json_t *ranks = json_array();
-    for (int r = 0; r < nranks; r++) {
-        json_t *st = json_array();
-        for (int s = 0; s < 4; s++) {
-            json_t *list = json_array();
-            for (int k = 0; k < ncp; k++) {
-                double v = cps[k].time * (k == 0 && r == slow ? factor : 1) * (s == 0 ? 3 : 1);
-                json_array_append_new(list, json_pack("{s:s, s:s, s:{s:f}}", "name", cps[k].name,
-                                                      "category", cps[k].category, "metrics",
-                                                      "time", v));
-            }
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
-    }
-    json_t *p = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", rep, "ranks",
-                          ranks);
-    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
-    json_t *doc = request_json(h, "POST", path, body, 202);
-    long job = (long)json_integer_value(json_object_get(doc, "job"));
-    json_decref(doc);
-    free(body);
-    json_decref(p);
-    return job;
-}
-
-static double num(const json_t *o, const char *path)
-{
-    char key[64];
-    const json_t *v = o;
-    while (v && *path) {
-        const char *dot = strchrnul(path, '.');
-        snprintf(key, sizeof key, "%.*s", (int)(dot - path), path);
-        v = json_object_get(v, key);
-        path = *dot ? dot + 1 : dot;
-    }
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static double interval_end(const json_t *o, int end)
-{
-    return json_number_value(json_array_get(json_object_get(o, "interval"), (size_t)end));
-}
-
-/* 50,000 samples, batch 256 per rank, data parallel over the ranks */
-static const char *training_json =
-    "\"training\":{\"train_samples\":50000,\"validation_samples\":0,\"batch_size\":256,"
-    "\"data_parallel\":\"ranks\",\"warmup_steps\":1}";
-
-static double steps_per_epoch(double x)
-{
-    return floor(50000 / x / 256);
-}
 
 /* A LIF falling with the ranks: 4 ranks, rank 3's computation f(x) =
  * 1.3 - 0.05·log2(x) times the others', so LIF = 4f/(3 + f): 5/4.25 =
@@ -110,15 +35,16 @@ static void test_lif_below_one(harness *h)
     char body[1024];
     snprintf(body, sizeof body,
              "{\"name\":\"falling-lif\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s}",
-             training_json);
-    long exp = create(h, body), job = 0;
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body), job = 0;
     const double xs[5] = {2, 4, 8, 16, 32};
     for (int i = 0; i < 5; i++)
         for (int rep = 1; rep <= 3; rep++) {
             double n = 1 + 0.001 * (rep - 2);
-            cp cps[3] = {{"gemm", "comp", 0.2 * n}, {"allreduce", "comm", 0.02 * n},
-                         {"memcpy", "mem", 0.002 * n}};
-            job = upload(h, exp, xs[i], rep, 4, cps, 3, 3, 1.3 - 0.05 * log2(xs[i]));
+            law_callpath cps[3] = {{"gemm", "comp", 0.2 * n}, {"allreduce", "comm", 0.02 * n},
+                                   {"memcpy", "mem", 0.002 * n}};
+            job = law_upload(h, exp, xs[i], rep, 4, cps, 3,
+                             (law_slow){3, 0, 1.3 - 0.05 * log2(xs[i])});
         }
     check(harness_wait_job(h, job, 60), "the refit job finishes");
     const double ats[4] = {16, 48, 64, 128};
@@ -129,7 +55,8 @@ static void test_lif_below_one(harness *h)
         json_t *comp = json_object_get(json_object_get(json_object_get(d, "models"), "comp"),
                                        "at_point");
         json_t *item = json_array_get(json_object_get(d, "callpaths"), 0);
-        double v = num(comp, "value"), lo = interval_end(comp, 0), hi = interval_end(comp, 1);
+        double v = answer_num(comp, "value"), lo = answer_interval_end(comp, 0),
+               hi = answer_interval_end(comp, 1);
         if (ats[a] == 16)
             check(fabs(v - 4 * 1.1 / 4.1) <= 0.005, "comp LIF at 16: %g, 4·1.1/4.1 = %g", v,
                   4 * 1.1 / 4.1);
@@ -160,40 +87,35 @@ static void test_formula_without_value(harness *h)
              "{\"name\":\"formula-nan\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s,"
              "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02,"
              "\"formula\":\"T*ranks/3600*100*sqrt(ranks-3)\"}}",
-             training_json);
-    long exp = create(h, body), job = 0;
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body), job = 0;
     const double xs[5] = {2, 4, 8, 16, 32};
-    for (int i = 0; i < 5; i++) {
-        double n_t = steps_per_epoch(xs[i]);
-        cp cps[3] = {{"gemm", "comp", 100 / n_t},
-                     {"allreduce", "comm", 2 * log2(xs[i]) / n_t},
-                     {"memcpy", "mem", 1 / n_t}};
-        job = upload(h, exp, xs[i], 1, 2, cps, 3, -1, 1);
-    }
+    for (int i = 0; i < 5; i++)
+        job = law_upload_epoch(h, exp, xs[i], 1, 2, 100, 2 * log2(xs[i]), 1, 1, LAW_ALIKE);
     check(harness_wait_job(h, job, 60), "the refit job finishes");
     snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=2", exp);
     json_t *c = request_json(h, "GET", path, NULL, 200);
     check(json_is_null(json_object_get(json_object_get(c, "per_epoch"), "cost")) &&
               warning_has_code(json_object_get(c, "warnings"), "cost_invalid"),
           "no money at 2 ranks, and why");
-    check(fabs(num(c, "per_epoch.core_hours.value") - 103.0 * 2 * 8 / 3600) <= 0.005,
-          "core-hours at 2: %g, 103·2·8/3600", num(c, "per_epoch.core_hours.value"));
+    check(fabs(answer_num(c, "per_epoch.core_hours.value") - 103.0 * 2 * 8 / 3600) <= 0.005,
+          "core-hours at 2: %g, 103·2·8/3600", answer_num(c, "per_epoch.core_hours.value"));
     json_decref(c);
     snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=4", exp);
     c = request_json(h, "GET", path, NULL, 200);
-    check(fabs(num(c, "per_epoch.cost.value") - 105.0 * 4 / 3600 * 100) <= 0.01 * 11.67 &&
+    check(fabs(answer_num(c, "per_epoch.cost.value") - 105.0 * 4 / 3600 * 100) <= 0.01 * 11.67 &&
               !warning_has_code(json_object_get(c, "warnings"), "cost_invalid"),
-          "money at 4: %g, 105·4/3600·100", num(c, "per_epoch.cost.value"));
+          "money at 4: %g, 105·4/3600·100", answer_num(c, "per_epoch.cost.value"));
     json_decref(c);
     snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", exp);
     c = request_json(h, "POST", path,
                      "{\"objective\":\"cheapest\",\"candidates\":{\"ranks\":{\"values\":[2,4,8]}}}",
                      200);
     json_t *c2 = json_array_get(json_object_get(c, "candidates"), 0);
-    check(num(json_object_get(c, "recommended"), "point.ranks") == 4 &&
+    check(answer_num(json_object_get(c, "recommended"), "point.ranks") == 4 &&
               warning_has_code(json_object_get(c2, "warnings"), "cost_invalid"),
           "cheapest: 4, not 2 without a cost: %g",
-          num(json_object_get(c, "recommended"), "point.ranks"));
+          answer_num(json_object_get(c, "recommended"), "point.ranks"));
     json_decref(c);
 }
 

@@ -22,62 +22,9 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/law_experiment.h"
 #include "tests/request_json.h"
 #include "tests/warning_code.h"
-
-static long create(harness *h, const char *body)
-{
-    json_t *doc = request_json(h, "POST", "/v1/experiments", body, 201);
-    long id = (long)json_integer_value(json_object_get(doc, "id"));
-    json_decref(doc);
-    return id;
-}
-
-/* 50,000 samples, batch 256 per rank, data parallel over the ranks */
-static const char *training_json =
-    "\"training\":{\"train_samples\":50000,\"validation_samples\":0,\"batch_size\":256,"
-    "\"data_parallel\":\"ranks\",\"warmup_steps\":1}";
-
-static double steps_per_epoch(double x)
-{
-    return floor(50000 / x / 256);
-}
-
-/* Uploads repetition rep at x ranks (2 ranks in the profile, 3 train steps
- * after a warm-up step) whose epoch takes comp + comm + mem seconds
- * (spread over the steps of an epoch) times noise. Returns the refit job. */
-static long upload(harness *h, long exp, double x, int rep, double comp, double comm, double mem,
-                   double noise)
-{
-    double n_t = steps_per_epoch(x);
-    const char *names[3] = {"gemm", "allreduce", "memcpy"}, *cats[3] = {"comp", "comm", "mem"};
-    const double per_epoch[3] = {comp, comm, mem};
-    json_t *ranks = json_array();
-    for (int r = 0; r < 2; r++) {
-        json_t *st = json_array();
-        for (int s = 0; s < 4; s++) {
-            json_t *list = json_array();
-            for (int k = 0; k < 3; k++)
-                json_array_append_new(list,
-                                      json_pack("{s:s, s:s, s:{s:f}}", "name", names[k],
-                                                "category", cats[k], "metrics", "time",
-                                                per_epoch[k] / n_t * noise * (s == 0 ? 3 : 1)));
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
-    }
-    json_t *p = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", rep, "ranks",
-                          ranks);
-    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
-    json_t *doc = request_json(h, "POST", path, body, 202);
-    long job = (long)json_integer_value(json_object_get(doc, "job"));
-    json_decref(doc);
-    free(body);
-    json_decref(p);
-    return job;
-}
 
 /* The candidate of a configurations answer at ranks x (NULL when none). */
 static json_t *candidate_at(const json_t *answer, double x)
@@ -119,13 +66,13 @@ static long strong_experiment(harness *h)
     snprintf(body, sizeof body,
              "{\"name\":\"deadline-inside\",\"parameters\":[\"ranks\"],\"scaling\":\"strong\",%s,"
              "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02}}",
-             training_json);
-    long exp = create(h, body), job = 0;
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body), job = 0;
     const double xs[5] = {2, 4, 8, 16, 32};
     for (int i = 0; i < 5; i++)
         for (int rep = 1; rep <= 3; rep++)
-            job = upload(h, exp, xs[i], rep, 2000 / xs[i], 20 * log2(xs[i]), 1,
-                         1 + 0.01 * (rep - 2));
+            job = law_upload_epoch(h, exp, xs[i], rep, 2, 2000 / xs[i], 20 * log2(xs[i]), 1,
+                                   1 + 0.01 * (rep - 2), LAW_ALIKE);
     check(harness_wait_job(h, job, 60), "the refit job finishes");
     return exp;
 }
@@ -161,7 +108,8 @@ static void test_limit_within_interval(harness *h, long exp)
     check(json_is_true(json_object_get(c8, "feasible")) &&
               json_is_false(json_object_get(c8, "feasible_at_upper")),
           "8: feasible by its point estimate, not at its interval's upper end");
-    check(within && !strcmp(json_string_value(json_object_get(within, "field")) ?: "", "max_time_s") &&
+    check(within &&
+              !strcmp(json_string_value(json_object_get(within, "field")) ?: "", "max_time_s") &&
               json_number_value(json_object_get(within, "limit")) == deadline &&
               fabs(json_number_value(json_array_get(json_object_get(within, "interval"), 1)) -
                    hi8) <= 1e-9 * hi8,
@@ -247,11 +195,11 @@ static void test_cost_overflow(harness *h, long strong)
     snprintf(body, sizeof body,
              "{\"name\":\"linear-growth\",\"parameters\":[\"ranks\"],\"scaling\":\"weak\",%s,"
              "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02}}",
-             training_json);
-    long exp = create(h, body), job = 0;
+             LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body), job = 0;
     const double xs[5] = {2, 4, 8, 16, 32};
     for (int i = 0; i < 5; i++)
-        job = upload(h, exp, xs[i], 1, 100, 3 * xs[i], 0.5, 1);
+        job = law_upload_epoch(h, exp, xs[i], 1, 2, 100, 3 * xs[i], 0.5, 1, LAW_ALIKE);
     check(harness_wait_job(h, job, 60), "the refit job finishes");
     const long exps[2] = {exp, strong};
     for (int e = 0; e < 2; e++) {

@@ -18,49 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/server_mem.h"
 #include "tests/check.h"
 #include "tests/harness.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MEMTRIM_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MEMTRIM_UNDER_ASAN 1
-#endif
-#endif
+#include "tests/under_asan.h"
 
 /* what the server may keep of a request's memory, in MB: pages of its
  * connections and caches, far below the 7.4 MB of the answer */
 #define KEPT_MB 3.0
-
-static int server_pid(harness *h)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/server.pid", harness_dir(h));
-    FILE *f = fopen(path, "r");
-    int pid = 0;
-    if (f) {
-        if (fscanf(f, "%d", &pid) != 1)
-            pid = 0;
-        fclose(f);
-    }
-    return pid;
-}
-
-/* The server's RssAnon in MB, -1 when unreadable. */
-static double rss_anon_mb(int pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    double mb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "RssAnon:", 8))
-            mb = atof(line + 8) / 1024.0;
-    if (f)
-        fclose(f);
-    return mb;
-}
 
 /* A plan of n0 x 64 x 64 points, one repetition, a 4 KB command template. */
 static char *plan_doc(int n0, size_t *len)
@@ -97,10 +62,10 @@ static double plan_growth(harness *h, const char *path, int n0, size_t *bytes, i
         return -100;
     harness_response r = {0};
     harness_sleep(0.3);
-    double before = rss_anon_mb(pid);
+    double before = status_mb(pid, "RssAnon");
     harness_request(h, "POST", path, "Content-Type: application/json\r\n", doc, len, &r);
     harness_sleep(0.5);
-    double after = rss_anon_mb(pid);
+    double after = status_mb(pid, "RssAnon");
     *bytes = r.body_len;
     *status = r.status;
     harness_response_free(&r);
@@ -149,7 +114,7 @@ int main(void)
     printf("a page of 10 of 40,000 stored runs (%zu bytes): the server grew by %.1f MB\n", bytes,
            stored);
     check(status == 200 && bytes < 100000, "a small page: %d, %zu bytes", status, bytes);
-#ifdef MEMTRIM_UNDER_ASAN
+#ifdef TESTS_UNDER_ASAN
     printf("test_api_memtrim: glibc's arenas are not in use under AddressSanitizer\n");
 #else
     check(large > -100 && large < KEPT_MB,

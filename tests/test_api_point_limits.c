@@ -22,92 +22,32 @@
 
 #include "tests/check.h"
 #include "tests/harness.h"
+#include "tests/law_experiment.h"
 #include "tests/request_json.h"
 #include "tests/warning_code.h"
 
-static long create(harness *h, const char *body)
-{
-    json_t *doc = request_json(h, "POST", "/v1/experiments", body, 201);
-    long id = (long)json_integer_value(json_object_get(doc, "id"));
-    json_decref(doc);
-    return id;
-}
-
-/* 50,000 samples, batch 256 per rank, data parallel over the ranks */
-static const char *training_json =
-    "\"training\":{\"train_samples\":50000,\"validation_samples\":0,\"batch_size\":256,"
-    "\"data_parallel\":\"ranks\",\"warmup_steps\":1}";
-
-static double steps_per_epoch(double x)
-{
-    return floor(50000 / x / 256);
-}
-
-/* Uploads repetition rep at x ranks (2 ranks in the profile, 3 train steps
- * after a warm-up step) whose epoch takes comp + comm + mem seconds
- * (spread over the steps of an epoch) times noise. Returns the refit job. */
-static long upload(harness *h, long exp, double x, int rep, double comp, double comm, double mem,
-                   double noise)
-{
-    double n_t = steps_per_epoch(x);
-    const char *names[3] = {"gemm", "allreduce", "memcpy"}, *cats[3] = {"comp", "comm", "mem"};
-    const double per_epoch[3] = {comp, comm, mem};
-    json_t *ranks = json_array();
-    for (int r = 0; r < 2; r++) {
-        json_t *st = json_array();
-        for (int s = 0; s < 4; s++) {
-            json_t *list = json_array();
-            for (int k = 0; k < 3; k++)
-                json_array_append_new(list,
-                                      json_pack("{s:s, s:s, s:{s:f}}", "name", names[k],
-                                                "category", cats[k], "metrics", "time",
-                                                per_epoch[k] / n_t * noise * (s == 0 ? 3 : 1)));
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
-    }
-    json_t *p = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", rep, "ranks",
-                          ranks);
-    char *body = json_dumps(p, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    char path[96];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
-    json_t *doc = request_json(h, "POST", path, body, 202);
-    long job = (long)json_integer_value(json_object_get(doc, "job"));
-    json_decref(doc);
-    free(body);
-    json_decref(p);
-    return job;
-}
-
 /* Strong: T(x) = 2000/x + 20·log2(x) + 1 s per epoch; weak: T(x) = 100 +
- * 3x + 0.5; both measured at 2..32 ranks, three repetitions 1% apart. */
+ * 3x + 0.5; both measured at 2..32 ranks (2 ranks in each profile), three
+ * repetitions 1% apart. */
 static long experiment(harness *h, int strong)
 {
     char body[1024];
     snprintf(body, sizeof body,
              "{\"name\":\"%s\",\"parameters\":[\"ranks\"],\"scaling\":\"%s\",%s,"
              "\"cost\":{\"cores_per_rank\":8,\"price_per_core_hour\":0.02}}",
-             strong ? "strong-law" : "weak-law", strong ? "strong" : "weak", training_json);
-    long exp = create(h, body), job = 0;
+             strong ? "strong-law" : "weak-law", strong ? "strong" : "weak", LAW_TRAINING_JSON);
+    long exp = request_experiment(h, body), job = 0;
     const double xs[5] = {2, 4, 8, 16, 32};
     for (int i = 0; i < 5; i++)
-        for (int rep = 1; rep <= 3; rep++)
-            job = strong ? upload(h, exp, xs[i], rep, 2000 / xs[i], 20 * log2(xs[i]), 1,
-                                  1 + 0.01 * (rep - 2))
-                         : upload(h, exp, xs[i], rep, 100, 3 * xs[i], 0.5, 1 + 0.01 * (rep - 2));
+        for (int rep = 1; rep <= 3; rep++) {
+            double n = 1 + 0.01 * (rep - 2);
+            job = strong ? law_upload_epoch(h, exp, xs[i], rep, 2, 2000 / xs[i], 20 * log2(xs[i]),
+                                            1, n, LAW_ALIKE)
+                         : law_upload_epoch(h, exp, xs[i], rep, 2, 100, 3 * xs[i], 0.5, n,
+                                            LAW_ALIKE);
+        }
     check(harness_wait_job(h, job, 60), "the refit job finishes");
     return exp;
-}
-
-/* The warning of code in an answer's warnings (NULL when none). */
-static json_t *warning_of(const json_t *answer, const char *code)
-{
-    json_t *warns = json_object_get(answer, "warnings");
-    for (size_t i = 0; i < json_array_size(warns); i++)
-        if (!strcmp(json_string_value(json_object_get(json_array_get(warns, i), "code")) ?: "",
-                    code))
-            return json_array_get(warns, i);
-    return NULL;
 }
 
 /* method path [body] answers 400 naming field, its detail saying want. */
@@ -133,7 +73,7 @@ static void test_cost_not_whole(harness *h, long exp)
     char path[160];
     snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=10.125", exp);
     json_t *a = request_json(h, "GET", path, NULL, 200);
-    json_t *w = warning_of(a, "ranks_not_whole");
+    json_t *w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
     json_t *pe = json_object_get(a, "per_epoch");
     double t = json_number_value(json_object_get(json_object_get(pe, "time_s"), "value"));
     double ch = json_number_value(json_object_get(json_object_get(pe, "core_hours"), "value"));
@@ -147,7 +87,8 @@ static void test_cost_not_whole(harness *h, long exp)
     json_decref(a);
     snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=10", exp);
     a = request_json(h, "GET", path, NULL, 200);
-    check(!warning_of(a, "ranks_not_whole"), "cost at 10 ranks: no ranks_not_whole");
+    check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
+          "cost at 10 ranks: no ranks_not_whole");
     json_decref(a);
 }
 
@@ -171,7 +112,7 @@ static void test_advice_not_whole(harness *h, long exp)
             json_object_get(json_object_get(json_array_get(recs, i), "point"), "ranks"));
         fractional += r != floor(r);
     }
-    json_t *w = warning_of(a, "ranks_not_whole");
+    json_t *w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
     check(json_array_size(recs) > 0 && fractional == 0,
           "advice recommends runs, none at a fractional rank count (%zu, %d fractional)",
           json_array_size(recs), fractional);

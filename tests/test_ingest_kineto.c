@@ -32,6 +32,7 @@
 #include "ingest/trace.h"
 #include "modeling/aggregate.h"
 #include "tests/check.h"
+#include "tests/under_asan.h"
 
 #define DATA "tests/data/kineto/"
 
@@ -792,14 +793,9 @@ static long max_rss_kb(void)
     return ru.ru_maxrss;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef TESTS_UNDER_ASAN
 #define TINY_EVENTS 1000000L
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TINY_EVENTS 1000000L
-#endif
-#endif
-#ifndef TINY_EVENTS
+#else
 #define TINY_EVENTS 10000000L
 #endif
 

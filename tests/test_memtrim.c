@@ -17,14 +17,8 @@
 
 #include "common/memtrim.h"
 #include "tests/check.h"
+#include "tests/under_asan.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define MEMTRIM_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MEMTRIM_UNDER_ASAN 1
-#endif
-#endif
 
 #define BLOCK ((size_t)256 << 10)
 #define NBLOCKS 64 /* 16 MiB */
@@ -170,7 +164,7 @@ static void __attribute__((unused)) test_other_thread(void)
 
 int main(void)
 {
-#ifdef MEMTRIM_UNDER_ASAN
+#ifdef TESTS_UNDER_ASAN
     /* AddressSanitizer's allocator replaces glibc's arenas */
     printf("test_memtrim: glibc's arenas are not in use under AddressSanitizer\n");
     memtrim();

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "tests/harness.h"
+#include "tests/law_experiment.h"
 
 /* The example profile at x ranks, the all-reduce's times scaled by comm and
  * every time by all, as repetition rep. */
@@ -46,9 +47,11 @@ static char *example_scaled(int x, double comm, double all, int rep, int pad)
             json_array_foreach(json_object_get(step, "callpaths"), k, cp)
     {
         json_t *m = json_object_get(cp, "metrics");
-        double f = all * (strstr(json_string_value(json_object_get(cp, "name")), "AllReduce") ? comm : 1);
+        double f =
+            all * (strstr(json_string_value(json_object_get(cp, "name")), "AllReduce") ? comm : 1);
         if (f != 1)
-            json_object_set_new(m, "time", json_real(json_number_value(json_object_get(m, "time")) * f));
+            json_object_set_new(m, "time",
+                                json_real(json_number_value(json_object_get(m, "time")) * f));
     }
     json_object_set_new(doc, "repetition", json_integer(rep));
     char *text = json_dumps(doc, JSON_INDENT(pad));
@@ -176,28 +179,9 @@ static long sweep_experiment(harness *h)
  * job, -1 on failure. */
 static long imbalanced_upload(harness *h, long exp, double x, int rep)
 {
-    double steps = floor(50000 / x / 256), n = 1 + 0.001 * (rep - 2);
-    const char *names[3] = {"gemm", "allreduce", "memcpy"}, *cats[3] = {"comp", "comm", "mem"};
-    const double per_epoch[3] = {100, 10 * x, 1};
-    json_t *ranks = json_array();
-    for (int r = 0; r < 4; r++) {
-        json_t *st = json_array();
-        for (int s = 0; s < 4; s++) {
-            json_t *list = json_array();
-            for (int k = 0; k < 3; k++) {
-                double v = per_epoch[k] / steps * n * (k == 1 && r == 3 ? 1.3 : 1) *
-                           (s == 0 ? 3 : 1);
-                json_array_append_new(list, json_pack("{s:s, s:s, s:{s:f}}", "name", names[k],
-                                                      "category", cats[k], "metrics", "time", v));
-            }
-            json_array_append_new(st, json_pack("{s:s, s:o}", "phase", "train", "callpaths", list));
-        }
-        json_array_append_new(ranks, json_pack("{s:i, s:o}", "rank", r, "steps", st));
-    }
-    json_t *doc = json_pack("{s:{s:f}, s:i, s:o}", "point", "ranks", x, "repetition", rep,
-                            "ranks", ranks);
-    char *body = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(doc);
+    law_callpath cps[3];
+    law_epoch_parts(x, 100, 10 * x, 1, 1 + 0.001 * (rep - 2), cps);
+    char *body = law_profile(x, rep, 4, cps, 3, (law_slow){3, 1, 1.3});
     char path[96];
     snprintf(path, sizeof path, "/v1/experiments/%ld/profiles", exp);
     harness_response r;
@@ -219,9 +203,7 @@ static long imbalance_experiment(harness *h)
 {
     long id = post_json(h, "/v1/experiments",
                         "{\"name\":\"dash-imbalance\",\"parameters\":[\"ranks\"],"
-                        "\"scaling\":\"weak\",\"training\":{\"train_samples\":50000,"
-                        "\"validation_samples\":0,\"batch_size\":256,\"data_parallel\":\"ranks\","
-                        "\"warmup_steps\":1},\"cost\":{\"cores_per_rank\":1,"
+                        "\"scaling\":\"weak\"," LAW_TRAINING_JSON ",\"cost\":{\"cores_per_rank\":1,"
                         "\"price_per_core_hour\":0.5}}");
     const double xs[5] = {2, 4, 8, 16, 32};
     long job = -1;
