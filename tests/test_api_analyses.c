@@ -275,9 +275,9 @@ static int check_models_disagree(json_t *s, const char *what)
     for (size_t i = 0; i < json_array_size(pts); i++) {
         json_t *pt = json_array_get(pts, i);
         json_t *d = json_object_get(pt, a), *q = json_object_get(pt, b);
-        double dl = interval_end(d, 0), dh = interval_end(d, 1), ql = interval_end(q, 0),
-               qh = interval_end(q, 1);
-        if (!json_is_object(q) || num(pt, "point.ranks") == num(s, "baseline.ranks"))
+        double dl = answer_interval_end(d, 0), dh = answer_interval_end(d, 1), ql = answer_interval_end(q, 0),
+               qh = answer_interval_end(q, 1);
+        if (!json_is_object(q) || answer_num(pt, "point.ranks") == answer_num(s, "baseline.ranks"))
             continue;
         if ((dh < ql || qh < dl) && !count++)
             first = pt;
@@ -291,15 +291,15 @@ static int check_models_disagree(json_t *s, const char *what)
     if (!w || !first)
         return count;
     check(json_integer_value(json_object_get(w, "count")) == count &&
-              num(w, "point.ranks") == num(first, "point.ranks"),
-          "%s: count %d, first point %g", code, count, num(first, "point.ranks"));
+              answer_num(w, "point.ranks") == answer_num(first, "point.ranks"),
+          "%s: count %d, first point %g", code, count, answer_num(first, "point.ranks"));
     json_t *wd = json_object_get(w, a), *wq = json_object_get(w, b);
-    check(json_real_value(json_array_get(wd, 0)) == interval_end(json_object_get(first, a), 0) &&
+    check(json_real_value(json_array_get(wd, 0)) == answer_interval_end(json_object_get(first, a), 0) &&
               json_real_value(json_array_get(wd, 1)) ==
-                  interval_end(json_object_get(first, a), 1) &&
+                  answer_interval_end(json_object_get(first, a), 1) &&
               json_real_value(json_array_get(wq, 0)) ==
-                  interval_end(json_object_get(first, b), 0) &&
-              json_real_value(json_array_get(wq, 1)) == interval_end(json_object_get(first, b), 1),
+                  answer_interval_end(json_object_get(first, b), 0) &&
+              json_real_value(json_array_get(wq, 1)) == answer_interval_end(json_object_get(first, b), 1),
           "%s carries the first point's two intervals", code);
     return count;
 }
@@ -348,12 +348,12 @@ static void test_scaling_and_bottlenecks(harness *h)
     double t2 = 158.58 + 0.58 * pow(2, 2.0 / 3), t64 = 158.58 + 0.58 * 16 * 36;
     double d64 = (t2 - t64) / (t2 / 100);
     json_t *p64 = json_array_get(pts, json_array_size(pts) - 1);
-    check(interval_end(json_object_get(p64, "speedup_pct"), 0) <= d64 &&
-              d64 <= interval_end(json_object_get(p64, "speedup_pct"), 1),
+    check(answer_interval_end(json_object_get(p64, "speedup_pct"), 0) <= d64 &&
+              d64 <= answer_interval_end(json_object_get(p64, "speedup_pct"), 1),
           "the law's Δ(64) = %g inside speedup_pct's interval", d64);
     int apart = check_models_disagree(s, "speedup");
-    check(apart > 0 && !(interval_end(json_object_get(p64, "speedup_pct_model"), 0) <= d64 &&
-                         d64 <= interval_end(json_object_get(p64, "speedup_pct_model"), 1)),
+    check(apart > 0 && !(answer_interval_end(json_object_get(p64, "speedup_pct_model"), 0) <= d64 &&
+                         d64 <= answer_interval_end(json_object_get(p64, "speedup_pct_model"), 1)),
           "the Δ model misses the law's Δ(64) = %g: the warning is due (%d points)", d64, apart);
     check_models_disagree(s, "efficiency");
     json_t *models = json_object_get(s, "models");
