@@ -278,6 +278,12 @@ int predict_finite(api_response *resp, const cached_models *m, const cached_part
         v[n] = (fp_value){what[n], predict_part(p, point).value};
         n++;
     }
+    return predict_finite_values(resp, m, v, n, point, fields);
+}
+
+int predict_finite_values(api_response *resp, const cached_models *m, const fp_value *v, int n,
+                          const double *point, const char *const *fields)
+{
     const char *names[PMNF_MAX_PARAMS];
     for (int i = 0; i < m->nparams; i++)
         names[i] = m->params[i];

@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "analysis/finite_point.h"
 #include "api/api.h"
 
 #define PREDICT_EXTRAPOLATION_FACTOR 4.0
@@ -116,6 +117,11 @@ int predict_rank_count(api_response *resp, const cached_models *m, const double 
  * fields[i]) is NULL. An answer there would be of nulls. */
 int predict_finite(api_response *resp, const cached_models *m, const cached_part *parts,
                    const double *point, const char *metric, const char *const *fields);
+/* The same for the values v[0..n) a handler computed at point (scaling's
+ * derived numbers and models): 0 when all are finite, else -1 after the
+ * 400. */
+int predict_finite_values(api_response *resp, const cached_models *m, const fp_value *v, int n,
+                          const double *point, const char *const *fields);
 
 /* Answers depend only on the model set and the request, and model sets never
  * change: a rendered answer is kept in the model cache's pages under a key

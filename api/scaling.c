@@ -112,14 +112,7 @@ static int derived_finite(api_response *resp, const cached_models *m, const ad_a
             pmnf_predict(&models[i]->model, point, &v[n].value, &lo, &hi);
             n++;
         }
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
-    an_problem p;
-    if (finite_point_check(v, n, names, m->nparams, point, fields, &p) == 0)
-        return 0;
-    api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
-    return -1;
+    return predict_finite_values(resp, m, v, n, point, fields);
 }
 
 /* Where Δ (or ε) by the epoch's model and Δ's (ε's) own PMNF model
