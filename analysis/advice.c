@@ -379,11 +379,7 @@ int advice_check_whole(const advice_in *in, const advice_request *r, an_problem 
     char field[128], at[300], text[200];
     snprintf(field, sizeof field, count == 1 ? "candidates.%s" : "candidates",
              count == 1 ? in->params[which] : "");
-    size_t n = 0;
-    at[0] = '\0';
-    for (int i = 0; i < in->nparams && n < sizeof at; i++)
-        n += (size_t)snprintf(at + n, sizeof at - n, "%s%s=%.10g", i ? ", " : "", in->params[i],
-                              first[i]);
+    an_point_text(in->params, in->nparams, first, 10, at, sizeof at);
     rank_count_text(fr, dp, mp, text, sizeof text);
     return an_problem_set(p, 400, field,
                           "no candidate can be allocated: at every one the rank count "

@@ -481,9 +481,10 @@ static void left_out_text(const configs_search_in *in, const left_out *lo, char 
                           size_t cap)
 {
     size_t n = (size_t)snprintf(buf, cap, "at ");
-    for (int i = 0; i < in->nparams && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.10g", i ? ", " : "", in->params[i],
-                              lo->point[i]);
+    if (n < cap) {
+        an_point_text(in->params, in->nparams, lo->point, 10, buf + n, cap - n);
+        n += strlen(buf + n);
+    }
     if (n + 2 >= cap)
         return;
     n += (size_t)snprintf(buf + n, cap - n, ": ");

@@ -88,7 +88,7 @@ int cost_check_finite(double t, double core_hours, double money, double epochs,
         (!isfinite(money) || isfinite(money * epochs)))
         return 0;
     char at[300];
-    finite_point_text(names, nparams, point, at, sizeof at);
+    an_point_text(names, nparams, point, 6, at, sizeof at);
     if (per_epoch)
         return an_problem_set(p, 400, "epochs",
                               "the prediction is not finite for %.6g epochs at %s: the totals "

@@ -16,15 +16,6 @@ int finite_point_far(int nparams, const double *point)
     return far;
 }
 
-void finite_point_text(const char *const *names, int nparams, const double *point, char *buf,
-                       size_t cap)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < nparams && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.6g", i ? ", " : "", names[i], point[i]);
-}
-
 int finite_point_check(const fp_value *v, int n, const char *const *names, int nparams,
                        const double *point, const char *const *fields, an_problem *p)
 {
@@ -35,7 +26,7 @@ int finite_point_check(const fp_value *v, int n, const char *const *names, int n
     if (bad < 0)
         return 0;
     char at[300];
-    finite_point_text(names, nparams, point, at, sizeof at);
+    an_point_text(names, nparams, point, 6, at, sizeof at);
     int far = finite_point_far(nparams, point);
     const char *field = nparams == 0 ? NULL
                         : fields && fields[far] ? fields[far]

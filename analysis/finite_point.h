@@ -28,10 +28,6 @@ typedef struct fp_value {
  * small (the only one with one parameter; 0 without any). */
 int finite_point_far(int nparams, const double *point);
 
-/* "ranks=1e+308, batch=32" into buf (cap bytes). */
-void finite_point_text(const char *const *names, int nparams, const double *point, char *buf,
-                       size_t cap);
-
 /* 0 when every v[0..n) is finite; else -1 with p: 400 saying which value
  * is not finite at point, naming fields[far] (far: finite_point_far) when
  * fields and it are given, else the parameter names[far] itself. */

@@ -30,3 +30,14 @@ int an_parse_positive(const char *text, double *out)
     *out = v;
     return 0;
 }
+
+void an_point_text(const char *const *names, int nparams, const double *point, int digits,
+                   char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (int i = 0; i < nparams && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.*g", i ? ", " : "", names[i], digits,
+                              point[i]);
+}

@@ -12,6 +12,8 @@
 #ifndef PERFCAST_ANALYSIS_PROBLEM_H
 #define PERFCAST_ANALYSIS_PROBLEM_H
 
+#include <stddef.h>
+
 typedef struct an_problem {
     int status;
     char field[512]; /* a query parameter's name, at most 511 bytes of it */
@@ -22,6 +24,12 @@ typedef struct an_problem {
  * `return an_problem_set(...)`. */
 int an_problem_set(an_problem *p, int status, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* A point in messages: "ranks=8, batch=32" (names[0..nparams), each value
+ * with digits significant digits) into buf (cap bytes, cut there); "" for
+ * no parameter. */
+void an_point_text(const char *const *names, int nparams, const double *point, int digits,
+                   char *buf, size_t cap);
 
 /* text a finite number > 0 and nothing else (no leading space): 0 with
  * *out, or -1. */

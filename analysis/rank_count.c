@@ -14,11 +14,8 @@ int rank_count_check(double ranks, const char *const *names, int nparams, const 
 {
     if (isfinite(ranks) && ranks > 0)
         return 0;
-    char at[256] = "";
-    size_t n = 0;
-    for (int i = 0; i < nparams && n < sizeof at; i++)
-        n += (size_t)snprintf(at + n, sizeof at - n, "%s%s=%.17g", i ? ", " : "", names[i],
-                              point[i]);
+    char at[256];
+    an_point_text(names, nparams, point, 17, at, sizeof at);
     return an_problem_set(p, 400, field,
                           "at %s the experiment runs on no ranks: its rank count "
                           "training.data_parallel × training.model_parallel must be a number > 0 "
@@ -55,12 +52,9 @@ json_t *rank_count_whole_warning(double ranks, double dp, double mp, const char 
 {
     if (rank_count_whole(ranks, dp, mp))
         return NULL;
-    char count[200], at[256] = "", text[700];
+    char count[200], at[256], text[700];
     rank_count_text(ranks, dp, mp, count, sizeof count);
-    size_t n = 0;
-    for (int i = 0; i < nparams && n < sizeof at; i++)
-        n += (size_t)snprintf(at + n, sizeof at - n, "%s%s=%.10g", i ? ", " : "", names[i],
-                              point[i]);
+    an_point_text(names, nparams, point, 10, at, sizeof at);
     snprintf(text, sizeof text,
              "At %s the rank count training.data_parallel × training.model_parallel (%s) is "
              "not a whole number, which no scheduler can allocate: the time, core-hours and "

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/problem.h"
 #include "modeling/aggregate.h"
 
 static const char *const keys[TRAINING_NEXPR] = {"train_samples", "validation_samples",
@@ -64,10 +65,7 @@ int training_compile(const json_t *training, const char *const *names, int nname
 static void point_text(const double *point, const char *const *names, int nnames, char *buf,
                        size_t cap)
 {
-    size_t n = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < nnames && n < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s=%.17g", i ? ", " : "", names[i], point[i]);
+    an_point_text(names, nnames, point, 17, buf, cap);
     if (nnames == 0)
         snprintf(buf, cap, "every coordinate");
 }
