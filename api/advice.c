@@ -89,9 +89,7 @@ void api_advice_search(api_ctx *ctx, api_request *req, api_response *resp, int d
         goto done;
     }
     store_release(ctx->db, c);
-    const char *params[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        params[i] = m->params[i];
+    const char *const *params = m->names;
     an_problem p;
     if (advice_request_parse(body, params, m->nparams, rows, nrows, &in, &p) < 0) {
         api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);

@@ -24,13 +24,10 @@ static double ranks_of(const void *m, const double *point)
     return cached_ranks(m, point);
 }
 
-/* What the builders need of m and its metric slot; names (room for
- * PMNF_MAX_PARAMS) receives the parameters' names. */
-static void set_of(const cached_models *m, int slot, const char **names, ad_set *s)
+/* What the builders need of m and its metric slot. */
+static void set_of(const cached_models *m, int slot, ad_set *s)
 {
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
-    *s = (ad_set){.nparams = m->nparams, .params = names, .strong = !strcmp(m->scaling, "strong"),
+    *s = (ad_set){.nparams = m->nparams, .params = m->names, .strong = !strcmp(m->scaling, "strong"),
                   .cores_per_rank = m->cores_per_rank, .metric = m->metrics[slot],
                   .ranks = ranks_of, .ctx = m};
 }
@@ -39,9 +36,7 @@ json_t *ad_fit_json(const ad_fit *f, const cached_models *m)
 {
     if (!f->present)
         return json_pack("{s:n, s:s}", "function", "reason", f->reason);
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     return api_model_to_json(&f->model, names, 0);
 }
 
@@ -67,9 +62,8 @@ const ad_app *ad_app_get(api_ctx *ctx, const cached_models *m, int slot, const c
     store_release(ctx->db, c);
     if (rc)
         return NULL;
-    const char *names[PMNF_MAX_PARAMS];
     ad_set s;
-    set_of(m, slot, names, &s);
+    set_of(m, slot, &s);
     ad_app *a = ad_app_build(&s, rows, n);
     store_measurement_rows_free(rows, n);
     if (!a || !(b = model_cache_blob_put(ctx->models, key, a, ad_app_bytes(a), ad_app_free))) {
@@ -105,9 +99,8 @@ const ad_callpaths *ad_callpaths_get(api_ctx *ctx, const cached_models *m, int s
     if (!rc)
         rc = store_measurements_read(c, m->set_id, &f, &rows, &nrows, err);
     store_release(ctx->db, c);
-    const char *names[PMNF_MAX_PARAMS];
     ad_set s;
-    set_of(m, slot, names, &s);
+    set_of(m, slot, &s);
     ad_callpaths *d = rc ? NULL : ad_callpaths_build(&s, app, models, nmodels, rows, nrows);
     store_model_rows_free(models, nmodels);
     store_measurement_rows_free(rows, nrows);

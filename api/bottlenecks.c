@@ -85,9 +85,7 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     double epoch_now = app->npoints ? app->value[AD_GROUPS - 1][app->largest] : NAN;
     bn_query q = {category, at, names, epoch.value, epoch_now};
     if (bn_rank(cps, &q, &r) < 0) {

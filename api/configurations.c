@@ -271,9 +271,7 @@ void api_configurations_search(api_ctx *ctx, api_request *req, api_response *res
     json_t *skipped = factors ? json_array() : NULL;
     if (api_parse_object(req, resp, &doc) < 0)
         goto done;
-    const char *params[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        params[i] = m->params[i];
+    const char *const *params = m->names;
     an_problem p;
     if (configs_request_parse(doc, params, m->nparams, m->has_cost || m->formula[0], &r, &p) < 0) {
         api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
@@ -295,9 +293,8 @@ void api_configurations_search(api_ctx *ctx, api_request *req, api_response *res
     } else if (combos_of_levels(ctx, req, resp, m, &cb, &ncb, skipped) < 0)
         goto done;
     char why[256];
-    const char *cost_names[PMNF_MAX_PARAMS];
     cost_setup cs;
-    cached_cost_setup(m, cost_names, &cs);
+    cached_cost_setup(m, &cs);
     if (cost_open(&ce, &cs, why, sizeof why) < 0) {
         api_problem(resp, 409, "cost.formula", "the experiment's formula does not compile: %s",
                     why);

@@ -58,9 +58,8 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
     }
     prediction t = predict_epoch(parts, point, &composed);
     char why[256];
-    const char *cost_names[PMNF_MAX_PARAMS];
     cost_setup cs;
-    cached_cost_setup(m, cost_names, &cs);
+    cached_cost_setup(m, &cs);
     if (cost_open(&ce, &cs, why, sizeof why) < 0) {
         api_problem(resp, 409, "cost.formula", "the experiment's formula does not compile: %s",
                     why);
@@ -72,9 +71,7 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
     double m0 = cost_money(&ce, t.value, ranks, point), m1 = cost_money(&ce, t.lo, ranks, point),
            m2 = cost_money(&ce, t.hi, ranks, point);
     prediction money = {m0, m1 < m2 ? m1 : m2, m1 < m2 ? m2 : m1, t.has_interval};
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     an_problem p;
     /* a model that overflows at the point: no answer of nulls */
     if (cost_check_finite(t.value, ch.value, m0, (double)epochs, names, m->nparams, point, &p) <

@@ -106,9 +106,7 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
     }
     const cache_blob *aref = NULL, *cref = NULL;
     imr_ranking rank = {0};
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     long limit;
     double at[PMNF_MAX_PARAMS];
     const char *metric = api_query(req, "metric"), *lif = api_query(req, "lif");

@@ -151,9 +151,7 @@ static int part_index(const char *name)
 /* The application models of rows into m; -1 when out of memory. */
 static int load_parts(cached_models *m, const store_model_row *rows, int n)
 {
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     for (int i = 0; i < n; i++) {
         int part = part_index(rows[i].name);
         int metric = metric_slot(m, rows[i].metric);
@@ -203,9 +201,7 @@ static int load_imbalance(cached_models *m, const store_measurement_row *rows, i
             slot = i;
     if (slot < 0)
         return 0;
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     ei_result r;
     if (ei_fit(&(ei_input){m->nparams, names, !strcmp(m->scaling, "strong")}, rows, n, &r) < 0)
         return -1;
@@ -222,9 +218,7 @@ static int load_imbalance(cached_models *m, const store_measurement_row *rows, i
 static void load_setup(cached_models *m, const store_experiment *e)
 {
     const json_t *t = json_object_get(e->spec, "training");
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     const char *g = json_string_value(json_object_get(t, "data_parallel"));
     const char *mp = json_string_value(json_object_get(t, "model_parallel"));
     char why[160];
@@ -386,8 +380,10 @@ static cached_models *load(model_cache *cache, store *db, int64_t experiment, co
     }
     m->experiment = experiment;
     m->nparams = e.nparams < PMNF_MAX_PARAMS ? e.nparams : PMNF_MAX_PARAMS;
-    for (int i = 0; i < m->nparams; i++)
+    for (int i = 0; i < m->nparams; i++) {
         snprintf(m->params[i], sizeof m->params[i], "%s", e.parameters[i]);
+        m->names[i] = m->params[i];
+    }
     snprintf(m->scaling, sizeof m->scaling, "%s", e.scaling ? e.scaling : "weak");
     load_setup(m, &e);
     load_factors(m, &e);
@@ -832,11 +828,9 @@ void model_cache_warm_wait(model_cache *c, int64_t experiment, int max_ms)
     pthread_mutex_unlock(&c->lock);
 }
 
-void cached_cost_setup(const cached_models *m, const char **names, cost_setup *out)
+void cached_cost_setup(const cached_models *m, cost_setup *out)
 {
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
     *out = (cost_setup){.has_cost = m->has_cost, .cores_per_rank = m->cores_per_rank,
                         .price_per_core_hour = m->price_per_core_hour, .formula = m->formula,
-                        .params = names, .nparams = m->nparams};
+                        .params = m->names, .nparams = m->nparams};
 }

@@ -54,6 +54,7 @@ typedef struct cached_models {
     int set_number;
     int nparams;
     char params[PMNF_MAX_PARAMS][64];
+    const char *names[PMNF_MAX_PARAMS]; /* params[i], as the pure modules take them */
     char scaling[8];
     double max_measured[PMNF_MAX_PARAMS]; /* per parameter, over the set's coordinates */
     double min_measured[PMNF_MAX_PARAMS];
@@ -191,8 +192,8 @@ void model_cache_flush(model_cache *c);
 /* Whether notices are heard: entries then live until dropped. */
 void model_cache_set_coherent(model_cache *c, int coherent);
 
-/* The experiment's cost set-up of m for analysis/cost.h; names (room for
- * PMNF_MAX_PARAMS) receives the parameters' names it points to. */
-void cached_cost_setup(const cached_models *m, const char **names, cost_setup *out);
+/* The experiment's cost set-up of m for analysis/cost.h (its names are
+ * m's: it lives as long as m). */
+void cached_cost_setup(const cached_models *m, cost_setup *out);
 
 #endif

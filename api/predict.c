@@ -159,9 +159,7 @@ static void part_warnings(json_t *doc, const cached_models *m, int slot, const d
                           int with_model)
 {
     static const char *const part_names[CACHE_PARTS] = {"comp", "comm", "mem", "epoch"};
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     if (slot < 0)
         slot = predict_metric_slot(m, "time");
     if (slot < 0)
@@ -247,11 +245,8 @@ json_t *predict_json(const prediction *p)
 int predict_rank_count(api_response *resp, const cached_models *m, const double *point,
                        const char *field)
 {
-    const char *names[PMNF_MAX_PARAMS];
     an_problem p;
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
-    if (rank_count_check(cached_ranks(m, point), names, m->nparams, point, field, &p) == 0)
+    if (rank_count_check(cached_ranks(m, point), m->names, m->nparams, point, field, &p) == 0)
         return 0;
     api_problem(resp, p.status, p.field, "%s", p.msg);
     return -1;
@@ -284,9 +279,7 @@ int predict_finite(api_response *resp, const cached_models *m, const cached_part
 int predict_finite_values(api_response *resp, const cached_models *m, const fp_value *v, int n,
                           const double *point, const char *const *fields)
 {
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     an_problem p;
     if (finite_point_check(v, n, names, m->nparams, point, fields, &p) == 0)
         return 0;

@@ -43,9 +43,7 @@ static json_t *model_json(const sp_series *s, int k, const cached_models *m)
 {
     if (!s->present[k])
         return json_pack("{s:n, s:s}", "function", "reason", s->reason[k]);
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     return api_model_to_json(&s->model[k], names, 0);
 }
 
@@ -169,9 +167,7 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
         api_problem(resp, 500, NULL, "out of memory");
         goto done;
     }
-    const char *names[PMNF_MAX_PARAMS];
-    for (int i = 0; i < m->nparams; i++)
-        names[i] = m->params[i];
+    const char *const *names = m->names;
     an_problem p;
     if (sp_check_finite(&w, names, at, &p) < 0) { /* a far point: no answer of nulls */
         api_problem(resp, p.status, p.field[0] ? p.field : NULL, "%s", p.msg);
