@@ -146,7 +146,7 @@ void api_curve(api_ctx *ctx, api_request *req, api_response *resp)
     if (rc || set_models_load(c, set_id, r.metric, r.level,
                                strcmp(r.level, "application") ? r.name : NULL, names, np, &sm,
                                &err) ||
-        (!strcmp(r.level, "application") &&
+        (!strcmp(r.level, "application") && !strcmp(r.name, "epoch") && /* only it composes */
          set_models_load_imbalance(c, set_id, r.metric, names, np,
                                    e.scaling && !strcmp(e.scaling, "strong"), &sm, &err)) ||
         store_measurements_read(c, set_id, &fm, &meas, &nmeas, &err)) {
