@@ -16,13 +16,6 @@
 /* the application groups' indices (analysis/set_data.h's order) */
 enum { EI_COMP, EI_COMM, EI_MEM, EI_EPOCH, EI_NAMES = AD_GROUPS };
 
-static int cmp_rows(const void *x, const void *y, void *nparams)
-{
-    const store_measurement_row *a = *(const store_measurement_row *const *)x;
-    const store_measurement_row *b = *(const store_measurement_row *const *)y;
-    return ad_cmp_point(a->point, b->point, *(const int *)nparams);
-}
-
 void ei_result_clear(ei_result *r)
 {
     free(r->function);
@@ -113,12 +106,7 @@ int ei_fit(const ei_input *in, const store_measurement_row *rows, int nrows, ei_
         free(v);
         return -1;
     }
-    int n = 0;
-    for (int i = 0; i < nrows; i++)
-        if (rows[i].nparams == in->nparams && ad_group_of(rows[i].name) >= 0)
-            by[n++] = &rows[i];
-    int nparams = in->nparams;
-    qsort_r(by, (size_t)n, sizeof *by, cmp_rows, &nparams);
+    int n = ad_rows_by_point(rows, nrows, in->nparams, by);
     out->npoints = series(in, by, n, c, v, &out->max_share);
     if (out->npoints < 0) { /* several level combinations: none (the parts' sum) */
         out->npoints = 0;

@@ -166,6 +166,17 @@ static int cmp_row_point(const void *x, const void *y, void *nparams)
     return ad_cmp_point(a->point, b->point, *(const int *)nparams);
 }
 
+int ad_rows_by_point(const store_measurement_row *rows, int nrows, int nparams,
+                     const store_measurement_row **by)
+{
+    int n = 0;
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].nparams == nparams && ad_group_of(rows[i].name) >= 0)
+            by[n++] = &rows[i];
+    qsort_r(by, (size_t)n, sizeof *by, cmp_row_point, &nparams);
+    return n;
+}
+
 /* The LIF summary of one measurement: over its repetitions, or (sets
  * written before they were kept) the LIF of its per-rank medians. */
 static void row_lif(const store_measurement_row *r, imb_summary *out, double *scratch)
@@ -231,7 +242,7 @@ static double sum_log(const double *p, int n)
 ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
 {
     ad_app *a = calloc(1, sizeof *a);
-    store_measurement_row **by = malloc(sizeof *by * (size_t)(nrows ? nrows : 1));
+    const store_measurement_row **by = malloc(sizeof *by * (size_t)(nrows ? nrows : 1));
     /* rows of each group per coordinate */
     const store_measurement_row **at = NULL;
     if (!a || !by) {
@@ -240,12 +251,7 @@ ad_app *ad_app_build(const ad_set *s, store_measurement_row *rows, int nrows)
         return NULL;
     }
     a->nparams = s->nparams;
-    int n = 0;
-    for (int i = 0; i < nrows; i++)
-        if (rows[i].nparams == s->nparams && ad_group_of(rows[i].name) >= 0)
-            by[n++] = &rows[i];
-    int nparams = s->nparams;
-    qsort_r(by, (size_t)n, sizeof *by, cmp_row_point, &nparams);
+    int n = ad_rows_by_point(rows, nrows, s->nparams, by);
     int np = 0;
     for (int i = 0; i < n; i++)
         np += i == 0 || ad_cmp_point(by[i]->point, by[i - 1]->point, s->nparams) != 0;

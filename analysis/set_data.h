@@ -35,6 +35,11 @@
 int ad_group_of(const char *name);
 /* Lexicographic order of two coordinates of n parameters: -1, 0, 1. */
 int ad_cmp_point(const double *a, const double *b, int n);
+/* The application rows (comp, comm, mem, epoch) of rows with nparams
+ * coordinates, into by (room for nrows), ordered by coordinate; their
+ * number. */
+int ad_rows_by_point(const store_measurement_row *rows, int nrows, int nparams,
+                     const store_measurement_row **by);
 
 typedef struct ad_fit {
     int present;
