@@ -23,16 +23,22 @@ static void measured_spread(const xg_cp_result *r, double *mean, double *rel)
     *rel = r->nsteps >= 2 && *mean > 0 ? sqrt(ss / (r->nsteps - 1)) / *mean : NAN;
 }
 
-/* The mean step of g with its own overheads measured with prof, the other
- * options of co (kt and dev_us only when whatif) into *mean. 0, or -1 with
- * err (out of memory, or Algorithm 1 failed). */
+/* The mean step of g with its own overheads measured with prof and scaled
+ * by `scale` (1: as measured), the other options of co (kt and dev_us only
+ * when whatif) into *mean. 0, or -1 with err (out of memory, or Algorithm 1
+ * failed). */
 static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
-                    const xg_ov_options *prof, double *mean, xg_error *err)
+                    const xg_ov_options *prof, double scale, double *mean, xg_error *err)
 {
-    xg_overheads ov = {0};
+    xg_overheads ov = {0}, scaled = {0};
     if (iteration_host_own(g, prof, &ov, err) < 0)
         return -1;
-    xg_cp_options o = {.ov = &ov, .launch_gap_us = co->launch_gap_us};
+    if (scale != 1 && xg_ov_scaled(&ov, scale, &scaled) < 0) {
+        xg_overheads_free(&ov);
+        xg_error_set(err, -1, NULL, "out of memory");
+        return -1;
+    }
+    xg_cp_options o = {.ov = scale != 1 ? &scaled : &ov, .launch_gap_us = co->launch_gap_us};
     if (whatif) {
         o.kt = co->kt;
         o.nkt = co->nkt;
@@ -40,6 +46,7 @@ static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
     }
     *mean = iteration_host_steps_with(g, &o, NULL);
     xg_overheads_free(&ov);
+    xg_overheads_free(&scaled);
     if (isnan(*mean)) {
         xg_error_set(err, -1, NULL, "the critical path failed on the trace's own overheads");
         return -1;
@@ -47,7 +54,10 @@ static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
     return 0;
 }
 
-/* The profiler term: the step with the CPU figure at 0 and at 2c. */
+/* The profiler term. Above: the step with nothing subtracted for the
+ * profiler (both figures 0). Below: the lower of the step with the CPU
+ * figure at 2c and the step with the host's measured overheads, nothing
+ * subtracted, ITERATION_PROFILER_HOST_MAX times as fast. */
 static int profiler_term(const xg_graph *g, const xg_cp_options *co, const xg_ov_options *prof,
                          double p, iteration_trust *out, xg_error *err)
 {
@@ -55,17 +65,20 @@ static int profiler_term(const xg_graph *g, const xg_cp_options *co, const xg_ov
     if (!(c > 0) || !(p > 0))
         return 0;
     xg_ov_options q = *prof;
-    double p0, p2;
+    double p0, p2, pf;
     q.cpu_profiler_us = 0;
-    if (own_step(g, co, 1, &q, &p0, err) < 0)
+    q.gpu_profiler_us = 0;
+    if (own_step(g, co, 1, &q, 1, &p0, err) < 0 ||
+        own_step(g, co, 1, &q, 1.0 / ITERATION_PROFILER_HOST_MAX, &pf, err) < 0)
         return -1;
     q.cpu_profiler_us = 2 * c;
-    if (own_step(g, co, 1, &q, &p2, err) < 0)
+    q.gpu_profiler_us = prof->gpu_profiler_us;
+    if (own_step(g, co, 1, &q, 1, &p2, err) < 0)
         return -1;
     out->cpu_us[0] = 0;
     out->cpu_us[1] = 2 * c;
     out->up = fmax(0, p0 / p - 1);
-    out->down = fmax(0, 1 - p2 / p);
+    out->down = fmax(0, 1 - fmin(p2, pf) / p);
     return 0;
 }
 
@@ -82,10 +95,10 @@ static int outliers_term(const xg_graph *g, const xg_cp_options *co, int own, do
     xg_ov_options q = {.cpu_profiler_us = ov->cpu_profiler_us,
                        .gpu_profiler_us = ov->gpu_profiler_us};
     double pd = p, pk;
-    if (!own && own_step(g, co, 1, &q, &pd, err) < 0)
+    if (!own && own_step(g, co, 1, &q, 1, &pd, err) < 0)
         return -1;
     q.keep_outliers = 1;
-    if (own_step(g, co, 1, &q, &pk, err) < 0)
+    if (own_step(g, co, 1, &q, 1, &pk, err) < 0)
         return -1;
     out->outliers = pd > 0 ? fmax(0, pk / pd - 1) : 0;
     return 0;
@@ -148,7 +161,7 @@ int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_c
         return -1;
     xg_ov_options replay = {.cpu_profiler_us = 0, .gpu_profiler_us = 0, .keep_outliers = 1};
     double rmean;
-    if (own_step(g, co, 0, &replay, &rmean, err) < 0)
+    if (own_step(g, co, 0, &replay, 1, &rmean, err) < 0)
         return -1;
     out->model = mean > 0 ? fabs(rmean / mean - 1) : 0;
     size_t n = (size_t)r->nsteps;
@@ -196,6 +209,9 @@ void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded)
                            "profiler_up", number_or_null(t->up), "profiler_down",
                            number_or_null(t->down), "outliers", number_or_null(t->outliers),
                            "model", number_or_null(t->model), "floored", t->floored);
+    json_object_set_new(iv, "profiler_host_faster", isfinite(t->cpu_us[1])
+                                                        ? json_real(ITERATION_PROFILER_HOST_MAX)
+                                                        : json_null());
     json_object_set_new(doc, "interval", iv);
     json_t *text = json_object_get(doc, "warnings");
     int vary = isfinite(t->spread) && t->spread > ITERATION_STEPS_VARY;

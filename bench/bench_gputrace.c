@@ -2,7 +2,8 @@
  * bench_gputrace.c — accuracy of the per-iteration prediction on real
  * PyTorch profiler traces with step times measured without the profiler
  * (tests/data/gpu: truth.json and one trace per workload and batch size, or
- * --dir DIR holding the same), one JSON object per line:
+ * --dir DIR holding the same), one JSON object per line; the figures over a
+ * whole set name it ("set": the folder):
  *
  *   gpu_unprofiled   per trace: the mean predicted step (the paper's
  *                    treatment of the overheads: 2/4 us subtracted, IQR
@@ -169,19 +170,19 @@ static int per_trace(const char *dir, const json_t *truth)
         json_decref(dr);
         xg_trace_free(&t);
     }
-    printf("{\"figure\": \"gpu_unprofiled_all\", \"traces\": %d, \"geomean_error\": %.5f, "
+    printf("{\"figure\": \"gpu_unprofiled_all\", \"set\": \"%s\", \"traces\": %d, \"geomean_error\": %.5f, "
            "\"goal\": 0.05}\n",
-           nu, nu ? exp(lu / nu) : NAN);
+           dir, nu, nu ? exp(lu / nu) : NAN);
     double *hw = nu ? halfw : NULL;
-    printf("{\"figure\": \"gpu_unprofiled_interval\", \"traces\": %d, \"inside\": %d, "
+    printf("{\"figure\": \"gpu_unprofiled_interval\", \"set\": \"%s\", \"traces\": %d, \"inside\": %d, "
            "\"unprofiled_steps_inside\": %d, \"unprofiled_steps\": %d, "
            "\"median_half_width\": %.4f, \"basis\": \"the mean of each step's 95%% interval "
            "(analysis/iteration_trust.h) against the median unprofiled step, and each unprofiled "
            "step\"}\n",
-           nu, iv_in, iv_steps_in, iv_steps, hw ? median_of(hw, nu) : NAN);
-    printf("{\"figure\": \"gpu_replay_all\", \"traces\": %d, \"geomean_error\": %.5f, "
+           dir, nu, iv_in, iv_steps_in, iv_steps, hw ? median_of(hw, nu) : NAN);
+    printf("{\"figure\": \"gpu_replay_all\", \"set\": \"%s\", \"traces\": %d, \"geomean_error\": %.5f, "
            "\"goal\": 0.02}\n",
-           nr, nr ? exp(lr / nr) : NAN);
+           dir, nr, nr ? exp(lr / nr) : NAN);
     return failed;
 }
 
@@ -341,12 +342,12 @@ static int batch(const char *dir, const json_t *truth)
         for (int i = 0; i < n; i++)
             xg_trace_free(&tr[i]);
     }
-    printf("{\"figure\": \"gpu_batch_all\", \"runs\": %d, \"by_operators\": {\"gmae\": %.5f, "
+    printf("{\"figure\": \"gpu_batch_all\", \"set\": \"%s\", \"runs\": %d, \"by_operators\": {\"gmae\": %.5f, "
            "\"worst\": %.5f, \"inside\": %d, \"median_half_width\": %.4f}, "
            "\"by_kernel_names\": {\"gmae\": %.5f, \"worst\": %.5f, \"inside\": %d, "
            "\"median_half_width\": %.4f}, \"gmae_ratio_to_kernel_names\": %.3f, "
            "\"goal\": {\"gmae\": 0.05, \"worst\": 0.15, \"inside\": \"7 of 9\"}}\n",
-           ops.n, exp(ops.lsum / (ops.n ? ops.n : 1)), ops.worst, ops.inside, tally_half(&ops),
+           dir, ops.n, exp(ops.lsum / (ops.n ? ops.n : 1)), ops.worst, ops.inside, tally_half(&ops),
            exp(names.lsum / (names.n ? names.n : 1)), names.worst, names.inside,
            tally_half(&names),
            exp(ops.lsum / (ops.n ? ops.n : 1)) / exp(names.lsum / (names.n ? names.n : 1)));

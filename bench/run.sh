@@ -430,21 +430,34 @@ iteration() {
 }
 
 # Real H200 traces with step times measured without the profiler
-# (bench/bench_gputrace.c, tests/data/gpu): the unprofiled step, the replay,
-# and the step at a batch size with no trace, by operator beside the former
-# kernel-name method in the same run.
+# (bench/bench_gputrace.c, tests/data/gpu and the three runs of
+# tests/data/gpu-h200b, a second host whose profiler costs less per event):
+# the unprofiled step, the replay, and the step at a batch size with no
+# trace, by operator beside the former kernel-name method in the same run.
 gputrace() {
-    if ! measure "$DATA/gputrace.out" "$B/bench_gputrace"; then
-        fail gputrace "$ru"; return
-    fi
+    : >"$DATA/gputrace.out"
+    for set in tests/data/gpu tests/data/gpu-h200b/run1 tests/data/gpu-h200b/run2 \
+               tests/data/gpu-h200b/run3; do
+        if ! measure "$DATA/gputrace.one" "$B/bench_gputrace" --dir "$set"; then
+            fail gputrace "$ru"; continue
+        fi
+        cat "$DATA/gputrace.one" >>"$DATA/gputrace.out"
+    done
     cat "$DATA/gputrace.out"
     while read -r line; do
+        set=$(jget set "$line" | tr -d '"')
         case $(jget figure "$line" | tr -d '"') in
         gpu_unprofiled_all|gpu_replay_all)
-            say "$(jget figure "$line" | tr -d '"'): geometric mean error $(jget geomean_error "$line")" \
-                "over $(jget traces "$line") traces (goal $(jget goal "$line"))" ;;
+            say "$(jget figure "$line" | tr -d '"') ($set): geometric mean error" \
+                "$(jget geomean_error "$line") over $(jget traces "$line") traces" \
+                "(goal $(jget goal "$line"))" ;;
+        gpu_unprofiled_interval)
+            say "gpu_unprofiled_interval ($set): $(jget inside "$line") of $(jget traces "$line")" \
+                "traces and $(jget unprofiled_steps_inside "$line") of" \
+                "$(jget unprofiled_steps "$line") unprofiled steps inside, median half-width" \
+                "$(jget median_half_width "$line")" ;;
         gpu_batch_all)
-            say "gpu_batch_all (by operator, then by kernel name): $line" ;;
+            say "gpu_batch_all ($set; by operator, then by kernel name): $line" ;;
         esac
     done <"$DATA/gputrace.out"
 }

@@ -373,12 +373,13 @@ static void print_own_interval(const json_t *doc)
         return;
     const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
     const json_t *ov = json_object_get(doc, "overheads");
-    char prof[96] = "no profiler term";
+    char prof[160] = "no profiler term";
     if (json_is_array(cpu))
-        snprintf(prof, sizeof prof, "CPU profiler overhead %g-%g us: +%.1f%% / -%.1f%%",
-                 json_number_value(json_array_get(cpu, 0)),
-                 json_number_value(json_array_get(cpu, 1)), 100 * jnum(iv, "profiler_up"),
-                 100 * jnum(iv, "profiler_down"));
+        snprintf(prof, sizeof prof,
+                 "profiler overhead from none to %g us per CPU event or the host %gx as fast: "
+                 "+%.1f%% / -%.1f%%",
+                 json_number_value(json_array_get(cpu, 1)), jnum(iv, "profiler_host_faster"),
+                 100 * jnum(iv, "profiler_up"), 100 * jnum(iv, "profiler_down"));
     else if (strcmp(json_string_value(json_object_get(ov, "source")) ?: "", "trace"))
         snprintf(prof, sizeof prof, "the profiler overhead the set subtracted");
     else if (jnum(ov, "cpu_profiler_us") == 0 && jnum(ov, "gpu_profiler_us") > 0)
