@@ -12,6 +12,7 @@
 #include "analysis/iteration_host.h"
 #include "analysis/iteration_model.h"
 #include "analysis/iteration_predict.h"
+#include "analysis/iteration_trust.h"
 #include "execgraph/xg_opmodel.h"
 
 static void warn(json_t *w, json_t *obj)
@@ -211,6 +212,70 @@ static json_t *families(const xg_opm_result *r)
     return top;
 }
 
+/* The profiler term of a step predicted with overheads measured on the
+ * traces (iteration_trust.h's, the overheads pooled as the prediction pools
+ * them): the profiler's cost per event is known to neither side, so the
+ * step may be up = P(0)/P - 1 longer (nothing subtracted, both figures 0)
+ * and down = 1 - min(P(2c), P_f)/P shorter (the CPU figure at 2c, or the
+ * overheads with nothing subtracted ITERATION_PROFILER_HOST_MAX times as
+ * fast), P the step with the overheads used. Every trace of a run shares
+ * its host's profiler, so this is a bias the spread between the traces
+ * cannot see. Both 0 (cpu_hi NAN) with a given set or c = 0. */
+typedef struct profiler_range {
+    double up, down;
+    double cpu_hi; /* 2c; NAN: no term */
+} profiler_range;
+
+/* The mean step of g[0] with the overheads of g[0..n) pooled, measured with
+ * prof and scaled by `scale`, and the device times dev_us. */
+static int pooled_step(const xg_graph *const *g, int n, const xg_ov_options *prof, double scale,
+                       const double *dev_us, double *step, xg_error *err)
+{
+    xg_overheads ov = {0}, sc = {0};
+    if (iteration_host_pool(g, n, prof, &ov, err) < 0)
+        return -1;
+    int rc = 0;
+    if (scale != 1 && xg_ov_scaled(&ov, scale, &sc) < 0) {
+        xg_error_set(err, -1, NULL, "out of memory");
+        rc = -1;
+    } else {
+        *step = iteration_host_step(g[0], scale != 1 ? &sc : &ov, dev_us);
+    }
+    xg_overheads_free(&ov);
+    xg_overheads_free(&sc);
+    return rc;
+}
+
+static int profiler_range_of(const xg_graph *const *g, int n, const xg_ov_options *prof,
+                             const xg_overheads *used, const double *dev_us,
+                             profiler_range *out, xg_error *err)
+{
+    *out = (profiler_range){0, 0, NAN};
+    double c = prof->cpu_profiler_us >= 0 ? prof->cpu_profiler_us : 2;
+    double p = iteration_host_step(g[0], used, dev_us);
+    if (!(c > 0) || !(p > 0))
+        return 0;
+    xg_ov_options q = *prof;
+    double p0 = NAN, pf = NAN, p2 = NAN;
+    q.cpu_profiler_us = 0;
+    q.gpu_profiler_us = 0;
+    if (pooled_step(g, n, &q, 1, dev_us, &p0, err) < 0 ||
+        pooled_step(g, n, &q, 1.0 / ITERATION_PROFILER_HOST_MAX, dev_us, &pf, err) < 0)
+        return -1;
+    q.cpu_profiler_us = 2 * c;
+    q.gpu_profiler_us = prof->gpu_profiler_us;
+    if (pooled_step(g, n, &q, 1, dev_us, &p2, err) < 0)
+        return -1;
+    if (!isfinite(p0) || !isfinite(pf) || !isfinite(p2)) {
+        xg_error_set(err, -1, NULL, "the critical path failed on the traces' overheads");
+        return -1;
+    }
+    out->up = fmax(0, p0 / p - 1);
+    out->down = fmax(0, 1 - fmin(p2, pf) / p);
+    out->cpu_hi = 2 * c;
+    return 0;
+}
+
 /* Each step's interval predicted × (1 ± rel); where ends gives each step's
  * interval by another model (the steps of ends[0] and ends[1]: every kernel
  * at its lower, or upper, end), rel·predicted is joined in quadrature to
@@ -224,15 +289,16 @@ static json_t *families(const xg_opm_result *r)
  * reference). The lower end is then raised to the step's floor least[i]
  * where that is higher (least NULL: none); the steps whose lower end the
  * floor set, counted. */
-static int set_intervals(json_t *doc, double rel, json_t *const *ends, const double *least,
-                         const double *kept, double kept_each, double growth)
+static int set_intervals(json_t *doc, double rel, const profiler_range *pr,
+                         json_t *const *ends, const double *least, const double *kept,
+                         double kept_each, double growth)
 {
     size_t i;
     json_t *s;
     int floored = 0;
     json_array_foreach(json_object_get(doc, "steps"), i, s) {
         double p = json_number_value(json_object_get(s, "predicted"));
-        double lo = fmax(0, p * (1 - rel)), hi = p * (1 + rel);
+        double lo = fmax(0, p * (1 - hypot(rel, pr->down))), hi = p * (1 + hypot(rel, pr->up));
         if (ends) {
             double l = json_number_value(
                        json_object_get(json_array_get(json_object_get(ends[0], "steps"), i),
@@ -240,8 +306,8 @@ static int set_intervals(json_t *doc, double rel, json_t *const *ends, const dou
                    h = json_number_value(
                        json_object_get(json_array_get(json_object_get(ends[1], "steps"), i),
                                        "predicted"));
-            lo = fmax(0, p - hypot(fmax(0, p - l), p * rel));
-            hi = p + hypot(fmax(0, h - p), p * rel);
+            lo = fmax(0, p - hypot(hypot(fmax(0, p - l), p * rel), p * pr->down));
+            hi = p + hypot(hypot(fmax(0, h - p), p * rel), p * pr->up);
         }
         double k = kept ? kept[i] : kept_each;
         hi += k * fmax(0, growth - 1);
@@ -293,7 +359,7 @@ static void warn_unmatched(json_t *warnings, double seconds, double step)
  * kernel ends). */
 static json_t *interval_json(const iteration_host *host, const double *s_cv, double oct,
                              double rel, double tq, double df, int floored,
-                             const device_floor *fl, double s_dev)
+                             const device_floor *fl, double s_dev, const profiler_range *pr)
 {
     json_t *iv = json_pack("{s:f, s:f, s:f, s:o, s:i}", "s_host", host->s_host, "host_spread",
                            host->s_H, "host_share", host->share, "host_p",
@@ -310,6 +376,13 @@ static json_t *interval_json(const iteration_host *host, const double *s_cv, dou
     json_object_set_new(iv, "device_floor",
                         isfinite(fl->mean) ? json_real(fl->mean * fl->keep) : json_null());
     json_object_set_new(iv, "s_dev", json_real(s_dev));
+    int term = isfinite(pr->cpu_hi);
+    json_object_set_new(iv, "cpu_profiler_us", term ? json_pack("[f, f]", 0.0, pr->cpu_hi)
+                                                    : json_null());
+    json_object_set_new(iv, "profiler_up", json_real(pr->up));
+    json_object_set_new(iv, "profiler_down", json_real(pr->down));
+    json_object_set_new(iv, "profiler_host_faster",
+                        term ? json_real(ITERATION_PROFILER_HOST_MAX) : json_null());
     return iv;
 }
 
@@ -370,6 +443,9 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
         xg_error_set(err, -1, NULL, "out of memory");
         goto done;
     }
+    profiler_range pr = {0, 0, NAN};
+    if (!oin->ov && profiler_range_of(g, 1, &o.prof, ov, dev_us, &pr, err) < 0)
+        goto done;
     iteration_host host;
     if (iteration_host_measure(g, n, &o.prof, ov, dev_us, &host, err) < 0)
         goto done;
@@ -385,7 +461,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
         xg_error_set(err, -1, NULL, "out of memory");
         goto done;
     }
-    int floored = set_intervals(docs[0], rel, docs + 1, fl.per, kept, 0, at / x[0]);
+    int floored = set_intervals(docs[0], rel, &pr, docs + 1, fl.per, kept, 0, at / x[0]);
     warn_unmatched(warnings, kept_mean, doc_mean(docs[0]));
     warn_host(warnings, &host);
     json_t *xs = json_array();
@@ -396,7 +472,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
                                   "kernel_names", "at", at, "value", x[0], "values", xs,
                                   "interval",
                                   interval_json(&host, NULL, oct, rel, tq, df, floored, &fl,
-                                                s_dev),
+                                                s_dev, &pr),
                                   "kernels", km.n, "skipped", km.skipped, "models", km.models,
                                   "warnings", warnings));
     doc = docs[0];
@@ -615,7 +691,15 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = NULL;
         goto done;
     }
-    int floored = set_intervals(doc, rel, NULL, fl.per, NULL, r.unmatched_us * 1e-6, at / x[0]);
+    profiler_range pr = {0, 0, NAN};
+    if (!oin->ov && profiler_range_of(gp, n, &o.prof, o.ov, r.dev_us, &pr, err) < 0) {
+        free(fl.per);
+        json_decref(doc);
+        doc = NULL;
+        goto done;
+    }
+    int floored = set_intervals(doc, rel, &pr, NULL, fl.per, NULL, r.unmatched_us * 1e-6,
+                                at / x[0]);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
     warn_unmatched(warnings, r.unmatched_us * 1e-6, step);
@@ -623,7 +707,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     json_t *xs = json_array();
     for (int k = 0; k < n; k++)
         json_array_append_new(xs, json_real(x[k]));
-    json_t *iv = interval_json(&host, &s_cv, oct, rel, tq, df, floored, &fl, s_dev);
+    json_t *iv = interval_json(&host, &s_cv, oct, rel, tq, df, floored, &fl, s_dev, &pr);
     free(fl.per);
     json_object_set_new(doc, "modelled",
                         json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, s:o, s:o, s:O}",

@@ -24,7 +24,11 @@
  * estimated variances (s_host from k traces: k - 1; s_cv from m left-out
  * traces: m; an assumed s_cv: none lost) by Welch–Satterthwaite
  * (iteration_interval_t; 1.96 when neither is estimated), and at least
- * ±1.96·2%. Its lower end is never below the device's part of the step:
+ * ±1.96·2%; that joined in quadrature to the profiler term, up above and
+ * down below (iteration_trust.h's, the overheads pooled over the traces as
+ * here; none with a given set: every trace of a run shares its host's
+ * profiler, a bias the spread between them cannot see). Its lower end is
+ * never below the device's part of the step:
  * D·(1 - t_dev·s_dev·(1 + d)), D the step with every host overhead taken
  * as zero, s_dev its leave-one-out error as s_cv's, t_dev Student's 97.5%
  * quantile with its degrees of freedom (iteration_predict.c says why zero
@@ -37,8 +41,10 @@
  * a step's ends P_lo, P_hi with every kernel at the lower, or upper, end
  * of its 95% prediction interval, joined in quadrature to the host's
  * half-width h = t·s_host·sqrt(1 + 1/k) (t Student's 97.5% quantile with
- * k - 1 degrees of freedom; 1.96 when s_host is 0):
- *   [P - sqrt((P - P_lo)² + (h·P)²), P + sqrt((P_hi - P)² + (h·P)²)],
+ * k - 1 degrees of freedom; 1.96 when s_host is 0) and to the profiler term
+ * of the first trace's own overheads (down·P below, up·P above):
+ *   [P - sqrt((P - P_lo)² + (h·P)² + (down·P)²),
+ *    P + sqrt((P_hi - P)² + (h·P)² + (up·P)²)],
  * the lower end floored at D·(1 - t_dev·s_dev·(1 + d)) as above, with D
  * and s_dev from the kernel-name models (each other trace left out of them;
  * the times of a table by kernel name as per-event device times:
@@ -52,7 +58,8 @@
  * "s_cv" (operators only),"octaves","relative" (operators: t·s; kernel_names:
  * the host's h),"t","df","floor" ("device" when the device's part raised a
  * step's lower end, else null),"device_step" (D, mean over the steps),
- * "device_floor","s_dev"} (both methods),"operators":[{"name","regressor","instances",
+ * "device_floor","s_dev","cpu_profiler_us" ([0, 2c]; null with a given
+ * set),"profiler_up","profiler_down","profiler_host_faster"} (both methods),"operators":[{"name","regressor","instances",
  * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
  * or null (the device whose peaks bound each instance's time from below:
  * o->device, else the built-in the first trace's deviceProperties name;

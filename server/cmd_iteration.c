@@ -458,6 +458,12 @@ static void print_table(const json_t *doc)
                100 * jnum(hi, "host_spread"),
                (long long)json_integer_value(json_object_get(hi, "host_traces")), pv,
                100 * jnum(hi, "host_share"), 100 * jnum(hi, "s_host"));
+        const json_t *cpu = json_object_get(hi, "cpu_profiler_us");
+        if (json_is_array(cpu))
+            printf("  profiler overhead from none to %g us per CPU event or the host %gx as fast: "
+                   "+%.1f%% / -%.1f%%, joined to the above\n",
+                   json_number_value(json_array_get(cpu, 1)), jnum(hi, "profiler_host_faster"),
+                   100 * jnum(hi, "profiler_up"), 100 * jnum(hi, "profiler_down"));
         const char *fl = json_string_value(json_object_get(hi, "floor"));
         if (fl && !strcmp(fl, "device"))
             printf("  lower end raised to the device's part of the step: %.3f ms (%.3f ms with "

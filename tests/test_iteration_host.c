@@ -41,7 +41,14 @@
  *     floor D_i·(1 - t(n-1)·s_dev·(1 + d)) from the step's device part with
  *     the kernels at their values), every lower end at or above its floor;
  *     DLRM at 8192 holds the measured 8.25 ms (the kernel ends alone:
- *     6.78-7.09 ms), DLRM at 2048 from two traces is floored.
+ *     6.78-7.09 ms), DLRM at 2048 from two traces is floored; the
+ *     profiler term recomputed from the reference's own overheads;
+ *   - the operators' profiler term on the second host's DLRM traces
+ *     (tests/data/gpu-h200b/run1, at 4096 from the other five): recomputed
+ *     by predicting with the pooled overheads given as sets (nothing
+ *     subtracted; the CPU figure at 4 us; the raw host 2.5 times as fast),
+ *     the interval's ends from it, and the measured 6.610 ms, above the
+ *     prediction, inside.
  */
 #include <gsl/gsl_cdf.h>
 #include <jansson.h>
@@ -596,6 +603,25 @@ static void kernel_names_real(const char *wl, const double *sizes, int n, double
      * grown in proportion to the size at most (above it) or at least (below) */
     double *dev = iteration_kmodels_dev_us(&g0, km.value, km.n);
     double growth = at / sizes[0];
+    /* the profiler term, recomputed with the reference's own overheads: the
+     * step with nothing subtracted (up), the lower of the CPU figure at 4 us
+     * and the raw host 2.5 times as fast (down), against the step as given */
+    xg_ov_options q0 = {0, 0, 0}, q4 = {4, 4, 0};
+    xg_overheads raw = {0}, at4 = {0}, fast = {0};
+    check(iteration_host_own(&g0, &q0, &raw, &err) == 0 &&
+              iteration_host_own(&g0, &q4, &at4, &err) == 0 && xg_ov_scaled(&raw, 0.4, &fast) == 0,
+          "the overheads at the profiler term's ends");
+    double pp = iteration_host_step(&g0, &own, dev);
+    double up = fmax(0, iteration_host_step(&g0, &raw, dev) / pp - 1),
+           down = fmax(0, 1 - fmin(iteration_host_step(&g0, &at4, dev),
+                                   iteration_host_step(&g0, &fast, dev)) / pp);
+    check(check_close(num(iv, "profiler_up"), up, 1e-9, 1e-12) &&
+              check_close(num(iv, "profiler_down"), down, 1e-9, 1e-12) && up > 0 && down > 0,
+          "%s at %g: profiler +%.4f -%.4f (want +%.4f -%.4f)", wl, at, num(iv, "profiler_up"),
+          num(iv, "profiler_down"), up, down);
+    xg_overheads_free(&raw);
+    xg_overheads_free(&at4);
+    xg_overheads_free(&fast);
     const json_t *st = json_object_get(doc, "steps");
     size_t ns = json_array_size(st);
     double dmean = 0;
@@ -615,9 +641,10 @@ static void kernel_names_real(const char *wl, const double *sizes, int n, double
             if (isnan(dev[ev]))
                 kept += g0.t->ev[ev].dur * 1e-6;
         }
-        double lo_u = fmax(0, fmax(0, pi - sqrt((pi - l) * (pi - l) + pi * rel * pi * rel)) -
+        double lo_u = fmax(0, fmax(0, pi - sqrt((pi - l) * (pi - l) + pi * rel * pi * rel +
+                                                pi * down * pi * down)) -
                                   kept * fmax(0, 1 - growth)),
-               hi_w = pi + sqrt((h - pi) * (h - pi) + pi * rel * pi * rel) +
+               hi_w = pi + sqrt((h - pi) * (h - pi) + pi * rel * pi * rel + pi * up * pi * up) +
                       kept * fmax(0, growth - 1);
         ok &= kept > 0;
         double fl = cr.steps[i].predicted * keep;
@@ -693,6 +720,92 @@ static void test_kernel_names_real(void)
           "measured 19.273", p * 1e3, lo * 1e3, hi * 1e3);
 }
 
+/* The profiler term of the operators' method (iteration_predict.c): the
+ * step at 4096 from the five other DLRM traces of the second host's first
+ * run (tests/data/gpu-h200b/run1), whose profiler costs the host less than
+ * the figures subtract. Recomputed with the overheads given as sets, pooled
+ * over the same traces (a given set has no term of its own): nothing
+ * subtracted (up), the CPU figure at 4 us and the raw host 2.5 times as
+ * fast (down); each step's ends then p·(1 - hypot(relative, down)) (or its
+ * floor) and p·(1 + hypot(relative, up)) plus the unmatched work grown to
+ * 4096; and the measured 6.610 ms inside. */
+static void test_profiler_term(void)
+{
+    const double sizes[] = {2048, 512, 1024, 8192, 16384};
+    xg_trace t[5];
+    const xg_trace *tp[5];
+    xg_graph g[5];
+    const xg_graph *gp[5];
+    xg_error err;
+    int ok = 1;
+    for (int k = 0; k < 5; k++) {
+        char path[128];
+        snprintf(path, sizeof path, "tests/data/gpu-h200b/run1/dlrm_bs%g.json.gz", sizes[k]);
+        ok &= trace_load_file(path, &t[k]) == 0 && xg_graph_build(&t[k], &g[k], &err) == 0;
+        tp[k] = &t[k];
+        gp[k] = &g[k];
+    }
+    check(ok, "the second host's DLRM traces");
+    if (!ok)
+        return;
+    xg_ov_options q0 = {0, 0, 0}, q4 = {4, 4, 0};
+    xg_overheads raw = {0}, at4 = {0}, fast = {0};
+    check(iteration_host_pool(gp, 5, &q0, &raw, &err) == 0 &&
+              iteration_host_pool(gp, 5, &q4, &at4, &err) == 0 && xg_ov_scaled(&raw, 0.4, &fast) == 0,
+          "the pooled overheads at the term's ends");
+    const xg_overheads *sets[3] = {&raw, &at4, &fast};
+    double m[3] = {NAN, NAN, NAN};
+    int bad;
+    for (int i = 0; i < 3; i++) {
+        iteration_opts o = {.prof = {2, 4, 0}, .ov = sets[i], .ov_source = "set"};
+        json_t *d = iteration_predict_at(tp, sizes, 5, 4096, &o, ITERATION_BY_OPERATORS, &bad, &err);
+        const json_t *iv = json_object_get(json_object_get(d, "modelled"), "interval");
+        check(d && json_is_null(json_object_get(iv, "cpu_profiler_us")) &&
+                  num(iv, "profiler_up") == 0 && num(iv, "profiler_down") == 0,
+              "a given set: no profiler term of its own");
+        m[i] = json_number_value(json_object_get(json_object_get(d, "summary"), "mean_predicted"));
+        json_decref(d);
+    }
+    iteration_opts o = {.prof = {2, 4, 0}};
+    json_t *doc = iteration_predict_at(tp, sizes, 5, 4096, &o, ITERATION_BY_OPERATORS, &bad, &err);
+    const json_t *mod = json_object_get(doc, "modelled");
+    const json_t *iv = json_object_get(mod, "interval");
+    double p = json_number_value(json_object_get(json_object_get(doc, "summary"), "mean_predicted"));
+    double up = m[0] / p - 1, down = 1 - fmin(m[1], m[2]) / p;
+    const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
+    check(doc && check_close(num(iv, "profiler_up"), up, 1e-9, 0) &&
+              check_close(num(iv, "profiler_down"), down, 1e-9, 0) && up > 0.05 && down > 0.05 &&
+              json_number_value(json_array_get(cpu, 1)) == 4 &&
+              num(iv, "profiler_host_faster") == 2.5,
+          "DLRM at 4096: profiler +%.4f -%.4f (want +%.4f -%.4f)", num(iv, "profiler_up"),
+          num(iv, "profiler_down"), up, down);
+    double rel = num(iv, "relative"), floor = num(iv, "device_floor");
+    double kept = num(mod, "unmatched_share") * p * (4096.0 / 2048 - 1);
+    double lo = 0, hi = 0;
+    size_t i, ns = json_array_size(json_object_get(doc, "steps"));
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        lo += json_number_value(json_array_get(json_object_get(s, "interval"), 0)) / (double)ns;
+        hi += json_number_value(json_array_get(json_object_get(s, "interval"), 1)) / (double)ns;
+    }
+    check(check_close(hi, p * (1 + hypot(rel, up)) + kept, 1e-6, 0) &&
+              (check_close(lo, p * (1 - hypot(rel, down)), 1e-6, 0) || lo >= floor * (1 - 1e-9)),
+          "DLRM at 4096: [%.4f, %.4f] ms (want [%.4f or the floor %.4f, %.4f])", lo * 1e3,
+          hi * 1e3, p * (1 - hypot(rel, down)) * 1e3, floor * 1e3,
+          (p * (1 + hypot(rel, up)) + kept) * 1e3);
+    check(lo <= 6.6101e-3 && 6.6101e-3 <= hi && p < 6.6101e-3,
+          "DLRM at 4096: %.3f ms short of the measured 6.610 ms, which [%.3f, %.3f] holds",
+          p * 1e3, lo * 1e3, hi * 1e3);
+    json_decref(doc);
+    xg_overheads_free(&raw);
+    xg_overheads_free(&at4);
+    xg_overheads_free(&fast);
+    for (int k = 0; k < 5; k++) {
+        xg_graph_free(&g[k]);
+        xg_trace_free(&t[k]);
+    }
+}
+
 int main(void)
 {
     test_pool();
@@ -702,5 +815,6 @@ int main(void)
     test_floor_sdev();
     test_real();
     test_kernel_names_real();
+    test_profiler_term();
     return check_summary();
 }
