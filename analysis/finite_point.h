@@ -4,8 +4,8 @@
  * (3·ranks at ranks = 1e308, 2000/ranks at ranks = 1e-308, a rank count
  * ranks/2 at 1e308 whose ideal speedup x_k/x_1 does); rendered, such a
  * value is a null or a missing member that says nothing of why. Predict,
- * scaling, speedups, bottlenecks, cost (analysis/cost.h) and
- * configurations refuse such a point with 400 naming the field the point
+ * scaling, speedups, bottlenecks, imbalance (its LIF models at `at`), cost
+ * (analysis/cost.h) and configurations refuse such a point with 400 naming the field the point
  * came from, the point and the value that is not finite. Pure: no I/O, no
  * globals.
  */

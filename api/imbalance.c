@@ -18,6 +18,7 @@
  * the answer's callpath_warnings (the ranking and the warnings:
  * analysis/imbalance_rank.h; this file renders them).
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "analysis/callpath_warnings.h"
@@ -59,6 +60,44 @@ static json_t *fit_at(const ad_fit *f, const double *point, const char *const *n
         json_array_append_new(w, imr_lif_below_one_json(p.value));
     json_object_set_new(o, "warnings", w);
     return o;
+}
+
+/* A far `at` (ranks=1e308): the LIF models' predictions there, the
+ * application's and each callpath's, are numbers, else 400 naming `at`
+ * (analysis/finite_point.h), where they were nulls that said nothing of
+ * why. The first callpath that overflows stands for the others. */
+static int lif_finite_at(api_response *resp, const cached_models *m, const ad_app *app,
+                         const ad_callpaths *cps, const double *at)
+{
+    fp_value v[AD_GROUPS + 1];
+    char what[AD_GROUPS + 1][200];
+    int n = 0;
+    double value, lo, hi;
+    int below;
+    for (int g = 0; g < AD_GROUPS; g++) {
+        if (!app->lif_model[g].present)
+            continue;
+        imr_lif_predict(&app->lif_model[g].model, at, &value, &lo, &hi, &below);
+        snprintf(what[n], sizeof what[n], "the LIF model of %s", imr_group_name(g));
+        v[n] = (fp_value){what[n], value};
+        n++;
+    }
+    for (int i = 0; i < cps->n; i++) {
+        const ad_callpath *c = &cps->v[i];
+        if (!c->lif_model.present)
+            continue;
+        imr_lif_predict(&c->lif_model.model, at, &value, &lo, &hi, &below);
+        if (isfinite(value))
+            continue;
+        snprintf(what[n], sizeof what[n], "the LIF model of callpath %.150s", c->name);
+        v[n] = (fp_value){what[n], value};
+        n++;
+        break;
+    }
+    const char *fields[PMNF_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+        fields[i] = "at";
+    return predict_finite_values(resp, m, v, n, at, fields);
 }
 
 static json_t *regression_json(const ad_app *a, const cached_models *m, int g)
@@ -136,6 +175,8 @@ void api_imbalance(api_ctx *ctx, api_request *req, api_response *resp)
         api_store_problem(resp, &err);
         goto done;
     }
+    if (at_text && lif_finite_at(resp, m, app, cps, at) < 0)
+        goto done;
     json_t *points = json_array();
     for (int p = 0; p < app->npoints; p++) {
         const double *pt = app->coords + (size_t)p * m->nparams;

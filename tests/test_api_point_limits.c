@@ -13,7 +13,9 @@
  *    speedups, bottlenecks and configurations answer 400 naming the field
  *    the point came from and saying the prediction is not finite, never a
  *    200 of nulls or missing numbers; where the models stay finite
- *    (2000/x + 20·log2 x at 1e308) predict still answers.
+ *    (2000/x + 20·log2 x at 1e308) predict still answers;
+ *  - the same for the load imbalance's LIF models (imbalance?at=), on a
+ *    LIF growing as 1 + 0.0005·x².
  */
 #include <math.h>
 #include <stdio.h>
@@ -176,6 +178,39 @@ static void test_overflow(harness *h, long weak, long strong)
     json_decref(a);
 }
 
+/* The load imbalance at a far point: rank 1 runs gemm f(x) times as long
+ * as rank 0, f = L/(2 - L) so that the comp LIF (max/mean of two ranks) is
+ * L(x) = 1 + 0.0005·x² exactly (1.002 at 2, 1.512 at 32), which overflows
+ * at ranks = 1e308 (5e612). imbalance?at=ranks:1e308 is a 400 naming `at`
+ * (it answered 200 with a null lif_at), and at 64 an answer whose comp LIF
+ * is the law's, 1 + 0.0005·64² = 3.048 (a growing LIF extrapolated past 2,
+ * which two ranks cannot reach: the law's, not a bound). */
+static void test_imbalance_far(harness *h)
+{
+    long exp = request_experiment(h, "{\"name\":\"lif-law\",\"parameters\":[\"ranks\"],"
+                                     "\"scaling\":\"weak\"," LAW_TRAINING_JSON "}");
+    const double xs[5] = {2, 4, 8, 16, 32};
+    long job = 0;
+    for (int i = 0; i < 5; i++) {
+        double lif = 1 + 0.0005 * xs[i] * xs[i];
+        law_slow slow = {1, 0, lif / (2 - lif)};
+        for (int rep = 1; rep <= 3; rep++)
+            job = law_upload_epoch(h, exp, xs[i], rep, 2, 100, 3 * xs[i], 0.5,
+                                   1 + 0.01 * (rep - 2), slow);
+    }
+    check(harness_wait_job(h, job, 60), "the refit job finishes");
+    char path[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/imbalance?at=ranks:1e308", exp);
+    refused(h, "GET", path, NULL, "at", "not finite");
+    snprintf(path, sizeof path, "/v1/experiments/%ld/imbalance?at=ranks:64", exp);
+    json_t *a = request_json(h, "GET", path, NULL, 200);
+    const json_t *comp = json_object_get(json_object_get(json_object_get(a, "models"), "comp"),
+                                         "at_point");
+    double v = json_number_value(json_object_get(comp, "value"));
+    check(fabs(v - 3.048) <= 0.01 * 3.048, "the comp LIF at 64: %g (the law's 3.048)", v);
+    json_decref(a);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -186,6 +221,7 @@ int main(void)
     test_cost_not_whole(h, strong);
     test_advice_not_whole(h, weak);
     test_overflow(h, weak, strong);
+    test_imbalance_far(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
