@@ -57,8 +57,8 @@ json_t *rank_count_whole_warning(double ranks, double dp, double mp, const char 
     an_point_text(names, nparams, point, 10, at, sizeof at);
     snprintf(text, sizeof text,
              "At %s the rank count training.data_parallel × training.model_parallel (%s) is "
-             "not a whole number, which no scheduler can allocate: the time, core-hours and "
-             "cost are a what-if at that count, not a run that can be made.",
+             "not a whole number, which no scheduler can allocate: the answer's numbers "
+             "there are a what-if at that count, not a run that can be made.",
              at, count);
     json_t *pt = json_object();
     for (int i = 0; pt && i < nparams; i++)

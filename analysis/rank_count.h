@@ -14,8 +14,10 @@
  * A rank count must also be a whole number, and so must each of its
  * degrees, for a scheduler to allocate it (rank_count_whole): the
  * configuration search leaves other candidates out, advice never
- * recommends a run there, and cost answers such a point as a what-if with
- * the coded warning ranks_not_whole (rank_count_whole_warning). Pure: no
+ * recommends a run there, and cost, speedups and scaling answer such a
+ * point as a what-if with the coded warning ranks_not_whole
+ * (rank_count_whole_warning; scaling with the count of such points on its
+ * axis). Pure: no
  * I/O, no globals.
  */
 #ifndef PERFCAST_ANALYSIS_RANK_COUNT_H

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "analysis/finite_point.h"
+#include "analysis/rank_count.h"
 #include "analysis/scaling_axis.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
@@ -162,6 +163,35 @@ static void attach_disagreement(json_t *doc, const cached_models *m, const disag
     json_object_set_new(w, "point", predict_point_json(m, dis->point));
     json_object_set_new(w, a, json_pack("[f, f]", dis->derived.lo, dis->derived.hi));
     json_object_set_new(w, b, json_pack("[f, f]", dis->model.lo, dis->model.hi));
+    warning_append(doc, w);
+}
+
+/* The warning ranks_not_whole (analysis/rank_count.h) for the first of the
+ * points base with parameter param at xs[0..n) whose rank count cannot be
+ * allocated, with how many such points there are ("count"). */
+static void attach_not_whole(json_t *doc, const cached_models *m, const double *base, int param,
+                             const double *xs, int n)
+{
+    json_t *w = NULL;
+    int count = 0;
+    for (int k = 0; k < n; k++) {
+        double point[PMNF_MAX_PARAMS], dp, mp;
+        memcpy(point, base, sizeof point);
+        point[param] = xs[k];
+        cached_degrees(m, point, &dp, &mp);
+        json_t *one = rank_count_whole_warning(cached_ranks(m, point), dp, mp, m->names,
+                                               m->nparams, point);
+        if (!one)
+            continue;
+        count++;
+        if (w)
+            json_decref(one);
+        else
+            w = one;
+    }
+    if (!w)
+        return;
+    json_object_set_new(w, "count", json_integer(count));
     warning_append(doc, w);
 }
 
@@ -353,6 +383,7 @@ void api_scaling(api_ctx *ctx, api_request *req, api_response *resp)
     if (predict_composed(parts) && parts[CACHE_IMBALANCE].present)
         json_object_set_new(json_object_get(doc, "units"), "imbalance", json_string(unit));
     predict_warnings_at(doc, m, slot, last);
+    attach_not_whole(doc, m, base, param, xs, n);
     attach_disagreement(doc, m, &dis[0], "speedup");
     attach_disagreement(doc, m, &dis[1], "efficiency");
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */

@@ -26,8 +26,10 @@
 #include <string.h>
 
 #include "api/handlers.h"
+#include "analysis/rank_count.h"
 #include "analysis/speedups.h"
 #include "api/predict.h"
+#include "api/warnings.h"
 #include "modeling/model_json.h"
 #include "store/models.h"
 
@@ -201,6 +203,10 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
         "core_hours", "core-h per epoch");
     json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
     predict_warnings_at(doc, m, predict_metric_slot(m, metric), at);
+    double dp, mp; /* a rank count no scheduler can allocate: a what-if, said so */
+    cached_degrees(m, at, &dp, &mp);
+    warning_append(doc, rank_count_whole_warning(cached_ranks(m, at), dp, mp, names, m->nparams,
+                                                 at));
     predict_page_store(ctx, key, resp, doc);
 done:
     free(order);

@@ -4,8 +4,9 @@
  * overflow a double, end to end over real HTTP against a real PostgreSQL,
  * on profiles generated from known laws:
  *
- *  - a rank count that is not a whole number (ranks=10.125): cost answers
- *    it as a what-if with the coded warning ranks_not_whole; advice never
+ *  - a rank count that is not a whole number (ranks=10.125): cost and
+ *    speedups answer it as a what-if with the coded warning ranks_not_whole,
+ *    scaling with the number of such points on its axis; advice never
  *    recommends a run there (left out, counted, said), and refuses, before
  *    queuing, candidates none of which can be allocated;
  *  - a point where a model overflows (ranks=1e308 in 3·ranks, ranks=1e-308
@@ -91,6 +92,33 @@ static void test_cost_not_whole(harness *h, long exp)
     a = request_json(h, "GET", path, NULL, 200);
     check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
           "cost at 10 ranks: no ranks_not_whole");
+    json_decref(a);
+    /* speedups at one point, scaling along the axis: the same warning, the
+     * axis's with how many of its points cannot be allocated and the first */
+    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?ranks=10.125", exp);
+    a = request_json(h, "GET", path, NULL, 200);
+    w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
+    check(w && json_number_value(json_object_get(w, "ranks")) == 10.125,
+          "speedups at 10.125 ranks: ranks_not_whole");
+    json_decref(a);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?ranks=16", exp);
+    a = request_json(h, "GET", path, NULL, 200);
+    check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
+          "speedups at 16 ranks: no ranks_not_whole");
+    json_decref(a);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,10.125,16,20.5", exp);
+    a = request_json(h, "GET", path, NULL, 200);
+    w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
+    check(w && json_integer_value(json_object_get(w, "count")) == 2 &&
+              json_number_value(json_object_get(w, "ranks")) == 10.125 &&
+              json_array_size(json_object_get(a, "points")) == 4,
+          "scaling over 4, 10.125, 16, 20.5: ranks_not_whole for 2 points, the first 10.125 "
+          "(count %lld)", (long long)json_integer_value(json_object_get(w, "count")));
+    json_decref(a);
+    snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,16,64", exp);
+    a = request_json(h, "GET", path, NULL, 200);
+    check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
+          "scaling over 4, 16, 64: no ranks_not_whole");
     json_decref(a);
 }
 
