@@ -430,14 +430,15 @@ iteration() {
 }
 
 # Real H200 traces with step times measured without the profiler
-# (bench/bench_gputrace.c, tests/data/gpu and the three runs of
-# tests/data/gpu-h200b, a second host whose profiler costs less per event):
+# (bench/bench_gputrace.c, tests/data/gpu and the four runs of
+# tests/data/gpu-h200b, a second host whose profiler costs less per event,
+# the fourth with Python stacks recorded):
 # the unprofiled step, the replay, and the step at a batch size with no
 # trace, by operator beside the former kernel-name method in the same run.
 gputrace() {
     : >"$DATA/gputrace.out"
     for set in tests/data/gpu tests/data/gpu-h200b/run1 tests/data/gpu-h200b/run2 \
-               tests/data/gpu-h200b/run3; do
+               tests/data/gpu-h200b/run3 tests/data/gpu-h200b/stack; do
         if ! measure "$DATA/gputrace.one" "$B/bench_gputrace" --dir "$set"; then
             fail gputrace "$ru"; continue
         fi
