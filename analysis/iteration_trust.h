@@ -62,8 +62,9 @@
  * On the 12 traces made on an H200 (../shared/fixtures/gpu) the median of
  * each trace's 20 unprofiled steps, and each of the 240, falls inside the
  * mean interval of its steps; on the 51 of a second H200 host
- * (tests/data/gpu-h200b) every median and 1,001 of the 1,020 steps
- * (bench_gputrace prints the figures).
+ * (tests/data/gpu-h200b) every median and 1,001 of the 1,020 steps, and
+ * all 340 of a run there with Python stacks recorded (a heavier profiler;
+ * bench_gputrace prints the figures).
  */
 #ifndef PERFCAST_ANALYSIS_ITERATION_TRUST_H
 #define PERFCAST_ANALYSIS_ITERATION_TRUST_H
