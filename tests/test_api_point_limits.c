@@ -68,6 +68,19 @@ static void refused(harness *h, const char *method, const char *path, const char
     json_decref(doc);
 }
 
+/* GET /v1/experiments/{exp}/{query}: 200, with the warning ranks_not_whole
+ * at 10.125 ranks (want 1) or without it (want 0); the answer. */
+static json_t *not_whole_at(harness *h, long exp, const char *query, int want)
+{
+    char path[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/%s", exp, query);
+    json_t *a = request_json(h, "GET", path, NULL, 200);
+    json_t *w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
+    check(want ? w && json_number_value(json_object_get(w, "ranks")) == 10.125 : !w,
+          "%s: %s", query, want ? "ranks_not_whole at 10.125 ranks" : "no ranks_not_whole");
+    return a;
+}
+
 /* cost at 10.125 ranks: answered (a what-if), with ranks_not_whole naming
  * the count; its core-hours are T·10.125·8/3600 all the same. At 10 ranks
  * no such warning. */
@@ -88,38 +101,19 @@ static void test_cost_not_whole(harness *h, long exp)
               strstr(msg, "10.125 ranks") && strstr(msg, "what-if"),
           "cost at 10.125 ranks says ranks_not_whole: %s", msg);
     json_decref(a);
-    snprintf(path, sizeof path, "/v1/experiments/%ld/cost?ranks=10", exp);
-    a = request_json(h, "GET", path, NULL, 200);
-    check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
-          "cost at 10 ranks: no ranks_not_whole");
-    json_decref(a);
+    json_decref(not_whole_at(h, exp, "cost?ranks=10", 0));
     /* speedups at one point, scaling along the axis: the same warning, the
      * axis's with how many of its points cannot be allocated and the first */
-    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?ranks=10.125", exp);
-    a = request_json(h, "GET", path, NULL, 200);
+    json_decref(not_whole_at(h, exp, "speedups?ranks=10.125", 1));
+    json_decref(not_whole_at(h, exp, "speedups?ranks=16", 0));
+    a = not_whole_at(h, exp, "scaling?values=4,10.125,16,20.5", 1);
     w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
-    check(w && json_number_value(json_object_get(w, "ranks")) == 10.125,
-          "speedups at 10.125 ranks: ranks_not_whole");
-    json_decref(a);
-    snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?ranks=16", exp);
-    a = request_json(h, "GET", path, NULL, 200);
-    check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
-          "speedups at 16 ranks: no ranks_not_whole");
-    json_decref(a);
-    snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,10.125,16,20.5", exp);
-    a = request_json(h, "GET", path, NULL, 200);
-    w = warning_find(json_object_get(a, "warnings"), "ranks_not_whole");
-    check(w && json_integer_value(json_object_get(w, "count")) == 2 &&
-              json_number_value(json_object_get(w, "ranks")) == 10.125 &&
+    check(json_integer_value(json_object_get(w, "count")) == 2 &&
               json_array_size(json_object_get(a, "points")) == 4,
-          "scaling over 4, 10.125, 16, 20.5: ranks_not_whole for 2 points, the first 10.125 "
-          "(count %lld)", (long long)json_integer_value(json_object_get(w, "count")));
+          "scaling over 4, 10.125, 16, 20.5: 2 points not whole, 4 answered (count %lld)",
+          (long long)json_integer_value(json_object_get(w, "count")));
     json_decref(a);
-    snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,16,64", exp);
-    a = request_json(h, "GET", path, NULL, 200);
-    check(!warning_find(json_object_get(a, "warnings"), "ranks_not_whole"),
-          "scaling over 4, 16, 64: no ranks_not_whole");
-    json_decref(a);
+    json_decref(not_whole_at(h, exp, "scaling?values=4,16,64", 0));
 }
 
 /* advice over candidates of which two are fractional: whatever it
