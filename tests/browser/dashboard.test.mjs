@@ -298,6 +298,26 @@ try {
   const hc = await chart('history');
   check(hc && hc.series.regression.filter(v => v !== null).length === 1, 'one regression point in the chart');
   check(hc && hc.yMin === 0, `history axis starts at 0 (${hc && hc.yMin})`);
+  // the parts beside the epoch, each commit's from its comparison (the first
+  // commit's from the base side of the first), in the chart and the table
+  const reg0 = await get(`/v1/experiments/${exp}/regressions?base=ex-base&head=ex-same`);
+  const histCells = await page.$$eval('#history tbody tr', trs => trs.map(t =>
+    Object.fromEntries([...t.querySelectorAll('td[data-part]')].map(td => [td.dataset.part, td.textContent]))));
+  for (const part of ['comp', 'comm', 'mem']) {
+    const want = [reg0.application.find(a => a.name === part).at.base.value,
+                  reg0.application.find(a => a.name === part).at.head.value,
+                  reg.application.find(a => a.name === part).at.head.value];
+    const got = hc && hc.series[`${part} at target`];
+    check(got && want.every((v, i) => close(got[i], v)),
+          `history ${part} at target per commit equals /regressions: ${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+    check(histCells.length === 4 && histCells.every(c => c[part] && c[part] !== '–'),
+          `history table: a ${part} value in every row ${JSON.stringify(histCells.map(c => c[part]))}`);
+  }
+  const slowUp = ['comp', 'comm', 'mem'].filter(p => {
+    const a = reg.application.find(x => x.name === p);
+    return a.at.head.value > a.at.base.value * 1.05;
+  });
+  check(slowUp.length >= 1, `ex-slow: at least one part rose by more than 5% (${slowUp})`);
 
   // traces: the list, the steps measured and predicted, the critical path,
   // the breakdown and a what-if, each against the API
