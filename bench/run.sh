@@ -432,13 +432,13 @@ iteration() {
 # Real H200 traces with step times measured without the profiler
 # (bench/bench_gputrace.c, tests/data/gpu and the four runs of
 # tests/data/gpu-h200b, a second host whose profiler costs less per event,
-# the fourth with Python stacks recorded):
+# the fourth with Python stacks recorded, and tests/data/gpu-h100, an H100):
 # the unprofiled step, the replay, and the step at a batch size with no
 # trace, by operator beside the former kernel-name method in the same run.
 gputrace() {
     : >"$DATA/gputrace.out"
     for set in tests/data/gpu tests/data/gpu-h200b/run1 tests/data/gpu-h200b/run2 \
-               tests/data/gpu-h200b/run3 tests/data/gpu-h200b/stack; do
+               tests/data/gpu-h200b/run3 tests/data/gpu-h200b/stack tests/data/gpu-h100; do
         if ! measure "$DATA/gputrace.one" "$B/bench_gputrace" --dir "$set"; then
             fail gputrace "$ru"; continue
         fi
