@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/set_data.h"
+#include "modeling/combine.h"
 #include "modeling/pmnf.h"
 #include "modeling/warning_json.h"
 
@@ -21,6 +22,21 @@ void ei_result_clear(ei_result *r)
     free(r->function);
     r->function = NULL;
     r->present = 0;
+}
+
+int ei_epoch_at(const pmnf_model *const *parts, const pmnf_model *imb, int imb_needed,
+                const double *point, double *v, double *lo, double *hi, int *interval)
+{
+    if (!parts[0] || !parts[1] || !parts[2] || (imb_needed && !imb))
+        return -1;
+    const pmnf_model *m[4] = {parts[0], parts[1], parts[2], imb};
+    double pv[4], plo[4], phi[4];
+    int n = imb ? 4 : 3;
+    *interval = 1;
+    for (int i = 0; i < n; i++)
+        *interval &= pmnf_predict(m[i], point, &pv[i], &plo[i], &phi[i]) == 0;
+    pmnf_combine_sum(pv, plo, phi, n, v, lo, hi);
+    return 0;
 }
 
 double ei_share(double imbalance, double epoch)

@@ -66,6 +66,18 @@ typedef struct ei_result {
 int ei_fit(const ei_input *in, const store_measurement_row *rows, int nrows, ei_result *out);
 void ei_result_clear(ei_result *r);
 
+/* The epoch at point composed as the refit measures it: comp + comm + mem
+ * (parts[0..3)) plus the imbalance part imb (NULL: none), the interval's
+ * ends joined as modeling/combine.h joins them. It cannot be composed,
+ * and the epoch's own model answers instead, where a part is missing
+ * (NULL) or an imbalance was measured but not modelled (imb_needed with
+ * imb NULL): then -1. Else 0 with *v, *lo, *hi, and *interval 1 when every
+ * part had an interval there. The model cache (api/predict.c) and a stored
+ * set read for /curve and regressions (api/set_models.c) both compose it
+ * here. */
+int ei_epoch_at(const pmnf_model *const *parts, const pmnf_model *imb, int imb_needed,
+                const double *point, double *v, double *lo, double *hi, int *interval);
+
 /* I/epoch, NaN where epoch is not a number > 0 or imbalance not finite. */
 double ei_share(double imbalance, double epoch);
 

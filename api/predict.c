@@ -15,7 +15,6 @@
 
 #include "analysis/epoch_imbalance.h"
 #include "analysis/levels.h"
-#include "modeling/combine.h"
 #include "api/levels_query.h"
 #include "analysis/finite_point.h"
 #include "analysis/rank_count.h"
@@ -38,26 +37,29 @@ int predict_composed(const cached_part *parts)
            (imb->present || !imb->reason[0]);
 }
 
+/* The parts comp, comm, mem of parts as analysis/epoch_imbalance.h takes
+ * them (NULL where missing). */
+static void part_models(const cached_part *parts, const pmnf_model *m[3])
+{
+    for (int i = 0; i < 3; i++)
+        m[i] = parts[i].present ? &parts[i].model : NULL;
+}
+
 prediction predict_epoch(const cached_part *parts, const double *point, int *composed)
 {
-    *composed = predict_composed(parts);
-    if (!*composed) {
-        if (parts[3].present)
-            return predict_part(&parts[3], point);
-        return (prediction){NAN, NAN, NAN, 0};
-    }
-    prediction sum = {0, 0, 0, 1};
-    double v[4], lo[4], hi[4];
-    int n = parts[CACHE_IMBALANCE].present ? 4 : 3;
-    for (int i = 0; i < n; i++) {
-        prediction p = predict_part(&parts[i < 3 ? i : CACHE_IMBALANCE], point);
-        v[i] = p.value;
-        lo[i] = p.lo;
-        hi[i] = p.hi;
-        sum.has_interval &= p.has_interval;
-    }
-    pmnf_combine_sum(v, lo, hi, n, &sum.value, &sum.lo, &sum.hi);
-    return sum;
+    const cached_part *imb = &parts[CACHE_IMBALANCE];
+    const pmnf_model *m[3];
+    part_models(parts, m);
+    prediction sum;
+    /* an imbalance measured but not modelled (a reason kept): the parts' sum
+     * would not be the measured epoch, so the epoch's own model answers */
+    *composed = ei_epoch_at(m, imb->present ? &imb->model : NULL, imb->reason[0] != '\0', point,
+                            &sum.value, &sum.lo, &sum.hi, &sum.has_interval) == 0;
+    if (*composed)
+        return sum;
+    if (parts[3].present)
+        return predict_part(&parts[3], point);
+    return (prediction){NAN, NAN, NAN, 0};
 }
 
 json_t *predict_imbalance_json(const cached_part *parts, const double *point, const char *metric)
@@ -68,16 +70,10 @@ json_t *predict_imbalance_json(const cached_part *parts, const double *point, co
     int composed;
     prediction t = predict_epoch(parts, point, &composed), p = predict_part(imb, point);
     /* Extra-Deep's epoch (Eq. 6): the parts' sum without the imbalance */
-    prediction sum = {0, 0, 0, 1};
-    double v[3], lo[3], hi[3];
-    for (int i = 0; i < 3; i++) {
-        prediction q = predict_part(&parts[i], point);
-        v[i] = q.value;
-        lo[i] = q.lo;
-        hi[i] = q.hi;
-        sum.has_interval &= q.has_interval;
-    }
-    pmnf_combine_sum(v, lo, hi, 3, &sum.value, &sum.lo, &sum.hi);
+    prediction sum;
+    const pmnf_model *m[3];
+    part_models(parts, m);
+    ei_epoch_at(m, NULL, 0, point, &sum.value, &sum.lo, &sum.hi, &sum.has_interval);
     json_t *o = json_object();
     json_object_set_new(o, metric, json_real(p.value));
     json_object_set_new(o, "interval", p.has_interval ? json_pack("[f, f]", p.lo, p.hi)

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "analysis/epoch_imbalance.h"
-#include "modeling/combine.h"
 #include "store/sweeps.h"
 #include "modeling/model_json.h"
 #include "common/jsonb.h"
@@ -65,33 +64,21 @@ static prediction predict_row(const set_models *s, int i, const double *pt)
     return v;
 }
 
+/* The epoch as the model cache composes it (analysis/epoch_imbalance.h's
+ * ei_epoch_at), else the epoch's own model. */
 static prediction predict_epoch_of(const set_models *s, const double *pt)
 {
     static const char *const parts[] = {"comp", "comm", "mem"};
-    prediction sum = {0, 0, 0, 1};
-    double v[4], lo[4], hi[4];
-    int n = s->imb_present ? 4 : 3;
-    if (s->imb_needed && !s->imb_present) /* the parts' sum is not the measured epoch */
-        return predict_row(s, set_models_find(s, "application", "epoch"), pt);
-    for (int k = 0; k < n; k++) {
-        int i = k < 3 ? set_models_find(s, "application", parts[k]) : -1;
-        if (k < 3 && (i < 0 || !s->ok[i]))
-            return predict_row(s, set_models_find(s, "application", "epoch"), pt);
-        prediction p;
-        if (k < 3) {
-            p = predict_row(s, i, pt);
-        } else {
-            p.has_interval = pmnf_predict(&s->imb, pt, &p.value, &p.lo, &p.hi) == 0;
-            if (!p.has_interval)
-                p.lo = p.hi = p.value;
-        }
-        v[k] = p.value;
-        lo[k] = p.lo;
-        hi[k] = p.hi;
-        sum.has_interval &= p.has_interval;
+    const pmnf_model *m[3];
+    for (int k = 0; k < 3; k++) {
+        int i = set_models_find(s, "application", parts[k]);
+        m[k] = i >= 0 && s->ok[i] ? &s->models[i] : NULL;
     }
-    pmnf_combine_sum(v, lo, hi, n, &sum.value, &sum.lo, &sum.hi);
-    return sum;
+    prediction sum;
+    if (ei_epoch_at(m, s->imb_present ? &s->imb : NULL, s->imb_needed, pt, &sum.value, &sum.lo,
+                    &sum.hi, &sum.has_interval) == 0)
+        return sum;
+    return predict_row(s, set_models_find(s, "application", "epoch"), pt);
 }
 
 int set_models_load_imbalance(PGconn *c, int64_t set_id, const char *metric,

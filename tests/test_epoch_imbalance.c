@@ -11,7 +11,12 @@
  *   - rows of other names and coordinates missing a part are left out;
  *     rows of two level combinations at the same coordinates give no part;
  *   - the warning: at 18.6% epoch_imbalance with share, imbalance,
- *     parts_sum and limit; at 0.99% none; at 1% one; none for an epoch <= 0.
+ *     parts_sum and limit; at 0.99% none; at 1% one; none for an epoch <= 0;
+ *   - the epoch composed (ei_epoch_at), one fitted model (the imbalance
+ *     3·x off by ±2%) standing for every part: at 32 four parts give 4
+ *     times its value and three 3 times, each end moved by sqrt(n) times
+ *     one part's distance to it; a missing part, or an imbalance needed
+ *     without a model, cannot be composed.
  */
 #include <math.h>
 #include <string.h>
@@ -76,6 +81,37 @@ static void test_imbalanced(void)
     pmnf_predict(&e.model, (double[]){64}, &v, &lo, &hi);
     check(check_close(v, 192, 1e-9, 0) && e.function && strstr(e.function, "ranks"),
           "at 64: %.12g (192), %s", v, e.function ? e.function : "(none)");
+    /* the composition, each part the same model: n parts' ends move by
+     * sqrt(n) times one part's distance (modeling/combine.h); a model with
+     * an interval of some width: the imbalance 3·x off by ±2% at the
+     * coordinates in turn */
+    rows rn;
+    laws(&rn, xs, 5, 3, 0);
+    for (int i = 0; i < rn.n; i++)
+        if (!strcmp(rn.v[i].name, "epoch"))
+            rn.v[i].value += 3 * rn.pts[i] * 0.02 * (i % 2 ? 1 : -1);
+    ei_result en;
+    check(ei_fit(&in, rn.v, rn.n, &en) == 0 && en.present, "the noisy imbalance fits");
+    const pmnf_model *parts[3] = {&en.model, &en.model, &en.model};
+    double s, slo, shi;
+    int iv;
+    pmnf_predict(&en.model, (double[]){32}, &v, &lo, &hi);
+    int rc = ei_epoch_at(parts, &en.model, 1, (double[]){32}, &s, &slo, &shi, &iv);
+    check(rc == 0 && hi - lo > 0.5 && check_close(s, 4 * v, 1e-12, 0) &&
+              check_close(4 * v - slo, 2 * (v - lo), 1e-9, 0) &&
+              check_close(shi - 4 * v, 2 * (hi - v), 1e-9, 0),
+          "four parts at 32: %.12g [%.12g, %.12g] (4 x %.12g, ends 2x one part's [%.12g, %.12g])",
+          s, slo, shi, v, lo, hi);
+    rc = ei_epoch_at(parts, NULL, 0, (double[]){32}, &s, &slo, &shi, &iv);
+    check(rc == 0 && check_close(s, 3 * v, 1e-12, 0) &&
+              check_close(3 * v - slo, sqrt(3) * (v - lo), 1e-9, 0),
+          "three parts at 32: %.12g [%.12g, %.12g] (3 x %.12g)", s, slo, shi, v);
+    check(ei_epoch_at(parts, NULL, 1, (double[]){32}, &s, &slo, &shi, &iv) == -1,
+          "an imbalance needed without a model: not composed");
+    const pmnf_model *missing[3] = {&en.model, NULL, &en.model};
+    check(ei_epoch_at(missing, &en.model, 0, (double[]){32}, &s, &slo, &shi, &iv) == -1,
+          "a part missing: not composed");
+    ei_result_clear(&en);
     ei_result_clear(&e);
     check(e.function == NULL && !e.present, "cleared");
 }
