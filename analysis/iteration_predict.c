@@ -462,6 +462,9 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
         goto done;
     }
     int floored = set_intervals(docs[0], rel, &pr, docs + 1, fl.per, kept, 0, at / x[0]);
+    json_t *pw = iteration_profiler_warning(pr.up, pr.down);
+    if (pw)
+        warn(warnings, pw);
     warn_unmatched(warnings, kept_mean, doc_mean(docs[0]));
     warn_host(warnings, &host);
     json_t *xs = json_array();
@@ -700,6 +703,9 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     }
     int floored = set_intervals(doc, rel, &pr, NULL, fl.per, NULL, r.unmatched_us * 1e-6,
                                 at / x[0]);
+    json_t *pw = iteration_profiler_warning(pr.up, pr.down);
+    if (pw)
+        warn(warnings, pw);
     double step = doc_mean(doc);
     double share = step > 0 ? r.unmatched_us * 1e-6 / step : 0;
     warn_unmatched(warnings, r.unmatched_us * 1e-6, step);

@@ -232,7 +232,7 @@ void iteration_request_predict_problem(const xg_error *e, int bad, an_problem *p
 static int prediction_warning(const char *text)
 {
     static const char *const codes[] = {ITERATION_WARN_OUTLIERS, ITERATION_WARN_NO_INTERVAL,
-                                        ITERATION_WARN_STEPS_VARY};
+                                        ITERATION_WARN_STEPS_VARY, ITERATION_WARN_PROFILER};
     for (size_t k = 0; k < sizeof codes / sizeof *codes; k++) {
         size_t n = strlen(codes[k]);
         if (!strncmp(text, codes[k], n) && text[n] == ':')

@@ -6,6 +6,7 @@
  */
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "analysis/iteration_host.h"
@@ -188,6 +189,22 @@ void iteration_trust_free(iteration_trust *t)
     t->lo = t->hi = NULL;
 }
 
+json_t *iteration_profiler_warning(double up, double down)
+{
+    if (!(fmax(up, down) >= ITERATION_PROFILER_UNCERTAIN))
+        return NULL;
+    char msg[600];
+    snprintf(msg, sizeof msg,
+             "the host makes much of this step, and what the profiler cost it per event is not "
+             "known (paper 001's fixed figures differ from measured hosts both ways): the step "
+             "run unprofiled may be up to %.0f%% shorter or %.0f%% longer than predicted; the "
+             "interval carries it. Profiling without with_stack and record_shapes, or a trace "
+             "whose unprofiled step time is known, narrows it",
+             100 * down, 100 * up);
+    return json_pack("{s:s, s:s, s:f, s:f}", "code", ITERATION_WARN_PROFILER, "message", msg,
+                     "up", up, "down", down);
+}
+
 static json_t *number_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
@@ -231,6 +248,14 @@ void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded)
                                                "measures how much a step varies, so the "
                                                "prediction has no interval; profile several "
                                                "steps (torch.profiler.schedule)"));
+    json_t *pw = iteration_profiler_warning(t->up, t->down);
+    if (pw) {
+        json_array_append_new(text, json_sprintf(ITERATION_WARN_PROFILER
+                                                 ": what the profiler cost the host decides the "
+                                                 "step: up to %.0f%% shorter, %.0f%% longer",
+                                                 100 * t->down, 100 * t->up));
+        json_array_append_new(coded, pw);
+    }
     if (vary)
         json_array_append_new(coded, json_pack("{s:s, s:s, s:f}", "code",
                                                ITERATION_WARN_STEPS_VARY, "message",

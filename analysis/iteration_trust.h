@@ -56,8 +56,12 @@
  * With fewer than 2 steps nothing estimates the steps term: no interval,
  * no term computed (each null in the answer), and the warning
  * no_interval. Where s_rel exceeds 10% the warning steps_vary says the
- * steps differ that much. Both warnings are the prediction's: a view
- * without it (the breakdown, iteration_request.h) leaves them out.
+ * steps differ that much. Where the profiler term reaches 25% on either
+ * side, profiler_uncertain says that what the profiler cost the host
+ * decides the step (host-bound steps: the transformer at batch 8 on
+ * tests/data/gpu-h200b, predicted 56-86% long). The warnings are the
+ * prediction's: a view without it (the breakdown, iteration_request.h)
+ * leaves them out.
  *
  * On the 12 traces made on an H200 (../shared/fixtures/gpu) the median of
  * each trace's 20 unprofiled steps, and each of the 240, falls inside the
@@ -83,9 +87,15 @@
 #define ITERATION_PROFILER_HOST_MAX 4.0
 #endif
 
+/* The profiler term (either side) from which the answer warns
+ * profiler_uncertain: the host makes much of the step, and what the
+ * profiler cost it decides the prediction. */
+#define ITERATION_PROFILER_UNCERTAIN 0.25
+
 /* The codes of the interval's warnings (in "warnings" as "code: ..."). */
 #define ITERATION_WARN_NO_INTERVAL "no_interval"
 #define ITERATION_WARN_STEPS_VARY "steps_vary"
+#define ITERATION_WARN_PROFILER "profiler_uncertain"
 
 typedef struct iteration_trust {
     int steps;          /* n measured steps */
@@ -112,9 +122,17 @@ void iteration_trust_free(iteration_trust *t);
 /* Writes each step's "interval":[lo, hi] (null without one) into the
  * answer's steps, its "interval" object {"steps","step_spread","t",
  * "steps_term","cpu_profiler_us":[0, 2c]|null,"profiler_up",
- * "profiler_down","outliers","model","floored"} (every term null without
- * an interval) and its coded warnings (no_interval, steps_vary) into
- * coded, and as text into the answer's "warnings". */
+ * "profiler_down","outliers","model","floored","profiler_host_faster"}
+ * (every term null without an interval) and its coded warnings
+ * (no_interval, steps_vary, profiler_uncertain) into coded, and as text
+ * into the answer's "warnings". */
 void iteration_trust_json(const iteration_trust *t, json_t *doc, json_t *coded);
+
+/* The coded warning profiler_uncertain where up or down (the profiler
+ * term's sides, relative to the step) reaches ITERATION_PROFILER_UNCERTAIN:
+ * {"code","message","up","down"}; NULL below it, without a term (NaN), or
+ * out of memory. Predictions at another size (iteration_predict.h) give
+ * it too. */
+json_t *iteration_profiler_warning(double up, double down);
 
 #endif

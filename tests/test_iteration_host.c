@@ -793,6 +793,11 @@ static void test_profiler_term(void)
           "DLRM at 4096: [%.4f, %.4f] ms (want [%.4f or the floor %.4f, %.4f])", lo * 1e3,
           hi * 1e3, p * (1 - hypot(rel, down)) * 1e3, floor * 1e3,
           (p * (1 + hypot(rel, up)) + kept) * 1e3);
+    const json_t *pw = warning_find(json_object_get(mod, "warnings"), "profiler_uncertain");
+    check((fmax(up, down) >= 0.25) == (pw != NULL) &&
+              (!pw || json_number_value(json_object_get(pw, "down")) == num(iv, "profiler_down")),
+          "DLRM at 4096: profiler term +%.3f -%.3f, profiler_uncertain %s", up, down,
+          pw ? "said" : "not said");
     check(lo <= 6.6101e-3 && 6.6101e-3 <= hi && p < 6.6101e-3,
           "DLRM at 4096: %.3f ms short of the measured 6.610 ms, which [%.3f, %.3f] holds",
           p * 1e3, lo * 1e3, hi * 1e3);

@@ -280,6 +280,13 @@ static void test_real(void)
                   fmax(0, ps * (1 - lo_rel)), ps);
         }
         check(has_code(doc, "steps_vary"), "steps 12.3-21.8 ms: steps_vary");
+        /* host-bound: the profiler term beyond 25%, said, its sides the term's */
+        json_t *pw = warning_find(json_object_get(json_object_get(doc, "summary"), "warnings"),
+                                  "profiler_uncertain");
+        check(fmax(up, down) >= 0.25 && pw &&
+                  json_number_value(json_object_get(pw, "up")) == ivnum(doc, "profiler_up") &&
+                  json_number_value(json_object_get(pw, "down")) == ivnum(doc, "profiler_down"),
+              "profiler term +%.2f -%.2f: profiler_uncertain with both sides", up, down);
         /* the breakdown view has no prediction, so none of its warnings */
         iteration_opts bo = {.prof = {2, 4, 0}, .breakdown = 1};
         xg_error berr;
@@ -291,7 +298,8 @@ static void test_real(void)
         int leaked = 0;
         json_array_foreach(json_object_get(bv, "warnings"), wi, w)
             leaked += !strncmp(json_string_value(w), "steps_vary", 10) ||
-                      !strncmp(json_string_value(w), "no_interval", 11);
+                      !strncmp(json_string_value(w), "no_interval", 11) ||
+                      !strncmp(json_string_value(w), "profiler_uncertain", 18);
         check(bv && leaked == 0, "the breakdown view: %d of the prediction's warnings", leaked);
         json_decref(bv);
         /* the trace's own overheads given as a set: no profiler term (the
@@ -382,6 +390,13 @@ static void test_whatif(void)
         check(0, "resnet18_bs256");
         return;
     }
+    /* the device makes this step: a profiler term near 0, no warning of it */
+    json_t *plain = analyse(&t, 2, 4, 0);
+    check(plain && fmax(ivnum(plain, "profiler_up"), ivnum(plain, "profiler_down")) < 0.05 &&
+              !has_code(plain, "profiler_uncertain"),
+          "ResNet-18 at 256: profiler term +%.3f -%.3f, no profiler_uncertain",
+          ivnum(plain, "profiler_up"), ivnum(plain, "profiler_down"));
+    json_decref(plain);
     xg_kt_entry kt[4] = {{.name = "aten::conv2d"},
                          {.name = "autograd::engine::evaluate_function: ConvolutionBackward0"},
                          {.name = "aten::batch_norm"},
