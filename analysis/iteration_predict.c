@@ -213,36 +213,46 @@ static json_t *families(const xg_opm_result *r)
 }
 
 /* The profiler term of a step predicted with overheads measured on the
- * traces (iteration_trust.h's, the overheads pooled as the prediction pools
- * them): the profiler's cost per event is known to neither side, so the
- * step may be up = P(0)/P - 1 longer (nothing subtracted, both figures 0)
- * and down = 1 - min(P(2c), P_f)/P shorter (the CPU figure at 2c, or the
- * overheads with nothing subtracted ITERATION_PROFILER_HOST_MAX times as
- * fast), P the step with the overheads used. Every trace of a run shares
- * its host's profiler, so this is a bias the spread between the traces
- * cannot see. Both 0 (cpu_hi NAN) with a given set or c = 0. */
+ * traces (iteration_trust.h's iteration_profiler_sides, the overheads
+ * pooled as the prediction pools them): every trace of a run shares its
+ * host's profiler, so this is a bias the spread between the traces cannot
+ * see. Both sides 0 (cpu_hi NAN) with a given set or c = 0. */
 typedef struct profiler_range {
     double up, down;
     double cpu_hi; /* 2c; NAN: no term */
 } profiler_range;
 
-/* The mean step of g[0] with the overheads of g[0..n) pooled, measured with
- * prof and scaled by `scale`, and the device times dev_us. */
-static int pooled_step(const xg_graph *const *g, int n, const xg_ov_options *prof, double scale,
-                       const double *dev_us, double *step, xg_error *err)
+/* The steps of g[0] with the overheads of g[0..n) pooled and the device
+ * times dev_us, as iteration_profiler_sides measures them. */
+typedef struct pooled_arg {
+    const xg_graph *const *g;
+    int n;
+    const double *dev_us;
+} pooled_arg;
+
+static int pooled_steps(const void *arg, const xg_ov_options *prof, const double *scales, int n,
+                        double *steps, xg_error *err)
 {
-    xg_overheads ov = {0}, sc = {0};
-    if (iteration_host_pool(g, n, prof, &ov, err) < 0)
+    const pooled_arg *a = arg;
+    xg_overheads ov = {0};
+    if (iteration_host_pool(a->g, a->n, prof, &ov, err) < 0)
         return -1;
     int rc = 0;
-    if (scale != 1 && xg_ov_scaled(&ov, scale, &sc) < 0) {
-        xg_error_set(err, -1, NULL, "out of memory");
-        rc = -1;
-    } else {
-        *step = iteration_host_step(g[0], scale != 1 ? &sc : &ov, dev_us);
+    for (int k = 0; k < n && rc == 0; k++) {
+        xg_overheads sc = {0};
+        if (scales[k] != 1 && xg_ov_scaled(&ov, scales[k], &sc) < 0) {
+            xg_error_set(err, -1, NULL, "out of memory");
+            rc = -1;
+            break;
+        }
+        steps[k] = iteration_host_step(a->g[0], scales[k] != 1 ? &sc : &ov, a->dev_us);
+        xg_overheads_free(&sc);
+        if (!isfinite(steps[k])) {
+            xg_error_set(err, -1, NULL, "the critical path failed on the traces' overheads");
+            rc = -1;
+        }
     }
     xg_overheads_free(&ov);
-    xg_overheads_free(&sc);
     return rc;
 }
 
@@ -250,30 +260,9 @@ static int profiler_range_of(const xg_graph *const *g, int n, const xg_ov_option
                              const xg_overheads *used, const double *dev_us,
                              profiler_range *out, xg_error *err)
 {
-    *out = (profiler_range){0, 0, NAN};
-    double c = prof->cpu_profiler_us >= 0 ? prof->cpu_profiler_us : 2;
-    double p = iteration_host_step(g[0], used, dev_us);
-    if (!(c > 0) || !(p > 0))
-        return 0;
-    xg_ov_options q = *prof;
-    double p0 = NAN, pf = NAN, p2 = NAN;
-    q.cpu_profiler_us = 0;
-    q.gpu_profiler_us = 0;
-    if (pooled_step(g, n, &q, 1, dev_us, &p0, err) < 0 ||
-        pooled_step(g, n, &q, 1.0 / ITERATION_PROFILER_HOST_MAX, dev_us, &pf, err) < 0)
-        return -1;
-    q.cpu_profiler_us = 2 * c;
-    q.gpu_profiler_us = prof->gpu_profiler_us;
-    if (pooled_step(g, n, &q, 1, dev_us, &p2, err) < 0)
-        return -1;
-    if (!isfinite(p0) || !isfinite(pf) || !isfinite(p2)) {
-        xg_error_set(err, -1, NULL, "the critical path failed on the traces' overheads");
-        return -1;
-    }
-    out->up = fmax(0, p0 / p - 1);
-    out->down = fmax(0, 1 - fmin(p2, pf) / p);
-    out->cpu_hi = 2 * c;
-    return 0;
+    pooled_arg a = {g, n, dev_us};
+    return iteration_profiler_sides(pooled_steps, &a, prof, iteration_host_step(g[0], used, dev_us),
+                                    &out->up, &out->down, &out->cpu_hi, err);
 }
 
 /* Each step's interval predicted × (1 ± rel); where ends gives each step's

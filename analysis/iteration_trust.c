@@ -24,62 +24,107 @@ static void measured_spread(const xg_cp_result *r, double *mean, double *rel)
     *rel = r->nsteps >= 2 && *mean > 0 ? sqrt(ss / (r->nsteps - 1)) / *mean : NAN;
 }
 
-/* The mean step of g with its own overheads measured with prof and scaled
- * by `scale` (1: as measured), the other options of co (kt and dev_us only
- * when whatif) into *mean. 0, or -1 with err (out of memory, or Algorithm 1
- * failed). */
-static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
-                    const xg_ov_options *prof, double scale, double *mean, xg_error *err)
+/* The mean steps of g with its own overheads measured with prof, times
+ * scales[0..n) (1: as measured), the other options of co (kt and dev_us
+ * only when whatif) into steps[0..n). 0, or -1 with err (out of memory, or
+ * Algorithm 1 failed). */
+static int own_steps(const xg_graph *g, const xg_cp_options *co, int whatif,
+                     const xg_ov_options *prof, const double *scales, int n, double *steps,
+                     xg_error *err)
 {
-    xg_overheads ov = {0}, scaled = {0};
+    xg_overheads ov = {0};
     if (iteration_host_own(g, prof, &ov, err) < 0)
         return -1;
-    if (scale != 1 && xg_ov_scaled(&ov, scale, &scaled) < 0) {
-        xg_overheads_free(&ov);
-        xg_error_set(err, -1, NULL, "out of memory");
-        return -1;
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        xg_overheads scaled = {0};
+        if (scales[k] != 1 && xg_ov_scaled(&ov, scales[k], &scaled) < 0) {
+            xg_error_set(err, -1, NULL, "out of memory");
+            rc = -1;
+            break;
+        }
+        xg_cp_options o = {.ov = scales[k] != 1 ? &scaled : &ov,
+                           .launch_gap_us = co->launch_gap_us};
+        if (whatif) {
+            o.kt = co->kt;
+            o.nkt = co->nkt;
+            o.dev_us = co->dev_us;
+        }
+        steps[k] = iteration_host_steps_with(g, &o, NULL);
+        xg_overheads_free(&scaled);
+        if (isnan(steps[k])) {
+            xg_error_set(err, -1, NULL, "the critical path failed on the trace's own overheads");
+            rc = -1;
+        }
     }
-    xg_cp_options o = {.ov = scale != 1 ? &scaled : &ov, .launch_gap_us = co->launch_gap_us};
-    if (whatif) {
-        o.kt = co->kt;
-        o.nkt = co->nkt;
-        o.dev_us = co->dev_us;
-    }
-    *mean = iteration_host_steps_with(g, &o, NULL);
     xg_overheads_free(&ov);
-    xg_overheads_free(&scaled);
-    if (isnan(*mean)) {
-        xg_error_set(err, -1, NULL, "the critical path failed on the trace's own overheads");
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
-/* The profiler term. Above: the step with nothing subtracted for the
- * profiler (both figures 0). Below: the lower of the step with the CPU
- * figure at 2c and the step with the host's measured overheads, nothing
- * subtracted, ITERATION_PROFILER_HOST_MAX times as fast. */
-static int profiler_term(const xg_graph *g, const xg_cp_options *co, const xg_ov_options *prof,
-                         double p, iteration_trust *out, xg_error *err)
+/* own_steps at one scale, 1. */
+static int own_step(const xg_graph *g, const xg_cp_options *co, int whatif,
+                    const xg_ov_options *prof, double *mean, xg_error *err)
 {
+    static const double one = 1;
+    return own_steps(g, co, whatif, prof, &one, 1, mean, err);
+}
+
+/* The trace's own steps with its what-ifs, as iteration_profiler_sides
+ * measures them. */
+typedef struct own_arg {
+    const xg_graph *g;
+    const xg_cp_options *co;
+} own_arg;
+
+static int own_steps_fn(const void *arg, const xg_ov_options *prof, const double *scales, int n,
+                        double *steps, xg_error *err)
+{
+    const own_arg *a = arg;
+    return own_steps(a->g, a->co, 1, prof, scales, n, steps, err);
+}
+
+int iteration_profiler_sides(iteration_steps_fn steps, const void *arg,
+                             const xg_ov_options *prof, double p, double *up, double *down,
+                             double *cpu_hi, xg_error *err)
+{
+    *up = *down = 0;
+    *cpu_hi = NAN;
     double c = prof->cpu_profiler_us >= 0 ? prof->cpu_profiler_us : 2;
     if (!(c > 0) || !(p > 0))
         return 0;
+    /* nothing subtracted (both figures 0): as measured, and the host
+     * ITERATION_PROFILER_HOST_MAX times as fast; the CPU figure at 2c */
+    const double scales[2] = {1, 1.0 / ITERATION_PROFILER_HOST_MAX};
+    double raw[2], p2;
     xg_ov_options q = *prof;
-    double p0, p2, pf;
     q.cpu_profiler_us = 0;
     q.gpu_profiler_us = 0;
-    if (own_step(g, co, 1, &q, 1, &p0, err) < 0 ||
-        own_step(g, co, 1, &q, 1.0 / ITERATION_PROFILER_HOST_MAX, &pf, err) < 0)
+    if (steps(arg, &q, scales, 2, raw, err) < 0)
         return -1;
     q.cpu_profiler_us = 2 * c;
     q.gpu_profiler_us = prof->gpu_profiler_us;
-    if (own_step(g, co, 1, &q, 1, &p2, err) < 0)
+    if (steps(arg, &q, scales, 1, &p2, err) < 0)
         return -1;
+    *up = fmax(0, raw[0] / p - 1);
+    *down = fmax(0, 1 - fmin(p2, raw[1]) / p);
+    *cpu_hi = 2 * c;
+    return 0;
+}
+
+/* The profiler term with the trace's own overheads. */
+static int profiler_term(const xg_graph *g, const xg_cp_options *co, const xg_ov_options *prof,
+                         double p, iteration_trust *out, xg_error *err)
+{
+    own_arg a = {g, co};
+    double up, down, hi;
+    if (iteration_profiler_sides(own_steps_fn, &a, prof, p, &up, &down, &hi, err) < 0)
+        return -1;
+    if (isnan(hi))
+        return 0;
     out->cpu_us[0] = 0;
-    out->cpu_us[1] = 2 * c;
-    out->up = fmax(0, p0 / p - 1);
-    out->down = fmax(0, 1 - fmin(p2, pf) / p);
+    out->cpu_us[1] = hi;
+    out->up = up;
+    out->down = down;
     return 0;
 }
 
@@ -96,10 +141,10 @@ static int outliers_term(const xg_graph *g, const xg_cp_options *co, int own, do
     xg_ov_options q = {.cpu_profiler_us = ov->cpu_profiler_us,
                        .gpu_profiler_us = ov->gpu_profiler_us};
     double pd = p, pk;
-    if (!own && own_step(g, co, 1, &q, 1, &pd, err) < 0)
+    if (!own && own_step(g, co, 1, &q, &pd, err) < 0)
         return -1;
     q.keep_outliers = 1;
-    if (own_step(g, co, 1, &q, 1, &pk, err) < 0)
+    if (own_step(g, co, 1, &q, &pk, err) < 0)
         return -1;
     out->outliers = pd > 0 ? fmax(0, pk / pd - 1) : 0;
     return 0;
@@ -162,7 +207,7 @@ int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_c
         return -1;
     xg_ov_options replay = {.cpu_profiler_us = 0, .gpu_profiler_us = 0, .keep_outliers = 1};
     double rmean;
-    if (own_step(g, co, 0, &replay, 1, &rmean, err) < 0)
+    if (own_step(g, co, 0, &replay, &rmean, err) < 0)
         return -1;
     out->model = mean > 0 ? fabs(rmean / mean - 1) : 0;
     size_t n = (size_t)r->nsteps;

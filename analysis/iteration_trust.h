@@ -119,6 +119,22 @@ int iteration_trust_compute(const xg_graph *g, const xg_cp_result *r, const xg_c
                             xg_error *err);
 void iteration_trust_free(iteration_trust *t);
 
+/* The steps of a prediction with its overheads measured with the profiler
+ * figures prof: steps[k] the mean step with every overhead times
+ * scales[k], k < n (the overheads measured once for all n). 0, or -1 with
+ * err. */
+typedef int (*iteration_steps_fn)(const void *arg, const xg_ov_options *prof,
+                                  const double *scales, int n, double *steps, xg_error *err);
+
+/* The profiler term (above) of a step p predicted with the figures prof,
+ * whatever overheads `steps` measures (a trace's own, or pooled over
+ * traces: iteration_predict.h): *up and *down relative to p, *cpu_hi 2c.
+ * Without a term (c = 0, or p not > 0): 0 with *up = *down = 0 and
+ * *cpu_hi NaN. Else 0, or -1 with err. */
+int iteration_profiler_sides(iteration_steps_fn steps, const void *arg,
+                             const xg_ov_options *prof, double p, double *up, double *down,
+                             double *cpu_hi, xg_error *err);
+
 /* Writes each step's "interval":[lo, hi] (null without one) into the
  * answer's steps, its "interval" object {"steps","step_spread","t",
  * "steps_term","cpu_profiler_us":[0, 2c]|null,"profiler_up",
