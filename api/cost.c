@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "analysis/cost.h"
-#include "analysis/rank_count.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
 #include "api/predict.h"
@@ -110,9 +109,8 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
         m->formula[0] ? "money, from cost.formula" : "money: core-h × price_per_core_hour");
     predict_warnings_at(doc, m, slot, point);
     warning_append(doc, cost_money_warning(&ce, money.value, ranks)); /* why no usable cost */
-    double dp, mp; /* a rank count no scheduler can allocate: a what-if, said so */
-    cached_degrees(m, point, &dp, &mp);
-    warning_append(doc, rank_count_whole_warning(ranks, dp, mp, names, m->nparams, point));
+    /* a rank count no scheduler can allocate: a what-if, said so */
+    warning_append(doc, predict_not_whole_warning(m, point));
     noisy_points_attach(doc, &m->noisy); /* the too-noisy points it rests on */
     predict_page_store(ctx, key, resp, doc);
 done:

@@ -248,6 +248,13 @@ int predict_rank_count(api_response *resp, const cached_models *m, const double 
     return -1;
 }
 
+json_t *predict_not_whole_warning(const cached_models *m, const double *point)
+{
+    double dp, mp;
+    cached_degrees(m, point, &dp, &mp);
+    return rank_count_whole_warning(cached_ranks(m, point), dp, mp, m->names, m->nparams, point);
+}
+
 int predict_finite(api_response *resp, const cached_models *m, const cached_part *parts,
                    const double *point, const char *metric, const char *const *fields)
 {

@@ -110,6 +110,12 @@ int predict_positive(const char *text, double *out);
 int predict_rank_count(api_response *resp, const cached_models *m, const double *point,
                        const char *field);
 
+/* The coded warning ranks_not_whole (analysis/rank_count.h) of an answer
+ * at point, where the experiment's rank count there, or one of its
+ * degrees, is not a whole number: its numbers are a what-if. NULL where it
+ * can be allocated. Cost, speedups and scaling give it. */
+json_t *predict_not_whole_warning(const cached_models *m, const double *point);
+
 /* 0 when the epoch of parts (metric's; where it has a model) and each of
  * its modelled parts predict a finite number at point; else -1 after answering 400
  * (analysis/finite_point.h) naming the field the farthest coordinate came

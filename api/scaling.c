@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "analysis/finite_point.h"
-#include "analysis/rank_count.h"
 #include "analysis/scaling_axis.h"
 #include "api/analysis_data.h"
 #include "api/handlers.h"
@@ -175,12 +174,10 @@ static void attach_not_whole(json_t *doc, const cached_models *m, const double *
     json_t *w = NULL;
     int count = 0;
     for (int k = 0; k < n; k++) {
-        double point[PMNF_MAX_PARAMS], dp, mp;
+        double point[PMNF_MAX_PARAMS];
         memcpy(point, base, sizeof point);
         point[param] = xs[k];
-        cached_degrees(m, point, &dp, &mp);
-        json_t *one = rank_count_whole_warning(cached_ranks(m, point), dp, mp, m->names,
-                                               m->nparams, point);
+        json_t *one = predict_not_whole_warning(m, point);
         if (!one)
             continue;
         count++;

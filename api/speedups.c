@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "api/handlers.h"
-#include "analysis/rank_count.h"
 #include "analysis/speedups.h"
 #include "api/predict.h"
 #include "api/warnings.h"
@@ -203,10 +202,8 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
         "core_hours", "core-h per epoch");
     json_object_set_new(doc, "extrapolation", predict_extrapolation_json(m, at));
     predict_warnings_at(doc, m, predict_metric_slot(m, metric), at);
-    double dp, mp; /* a rank count no scheduler can allocate: a what-if, said so */
-    cached_degrees(m, at, &dp, &mp);
-    warning_append(doc, rank_count_whole_warning(cached_ranks(m, at), dp, mp, names, m->nparams,
-                                                 at));
+    /* a rank count no scheduler can allocate: a what-if, said so */
+    warning_append(doc, predict_not_whole_warning(m, at));
     predict_page_store(ctx, key, resp, doc);
 done:
     free(order);
