@@ -24,10 +24,15 @@ void ei_result_clear(ei_result *r)
     r->present = 0;
 }
 
+int ei_composable(const pmnf_model *const *parts, const pmnf_model *imb, int imb_needed)
+{
+    return parts[0] && parts[1] && parts[2] && (imb || !imb_needed);
+}
+
 int ei_epoch_at(const pmnf_model *const *parts, const pmnf_model *imb, int imb_needed,
                 const double *point, double *v, double *lo, double *hi, int *interval)
 {
-    if (!parts[0] || !parts[1] || !parts[2] || (imb_needed && !imb))
+    if (!ei_composable(parts, imb, imb_needed))
         return -1;
     const pmnf_model *m[4] = {parts[0], parts[1], parts[2], imb};
     double pv[4], plo[4], phi[4];

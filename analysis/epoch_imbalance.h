@@ -78,6 +78,9 @@ void ei_result_clear(ei_result *r);
 int ei_epoch_at(const pmnf_model *const *parts, const pmnf_model *imb, int imb_needed,
                 const double *point, double *v, double *lo, double *hi, int *interval);
 
+/* 1 when ei_epoch_at composes the epoch from these parts (at any point). */
+int ei_composable(const pmnf_model *const *parts, const pmnf_model *imb, int imb_needed);
+
 /* I/epoch, NaN where epoch is not a number > 0 or imbalance not finite. */
 double ei_share(double imbalance, double epoch);
 

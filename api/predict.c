@@ -28,33 +28,35 @@ prediction predict_part(const cached_part *p, const double *point)
     return r;
 }
 
-int predict_composed(const cached_part *parts)
-{
-    const cached_part *imb = &parts[CACHE_IMBALANCE];
-    /* an imbalance measured but not modelled: the parts' sum would not be
-     * the measured epoch, so the epoch's own model answers */
-    return parts[0].present && parts[1].present && parts[2].present &&
-           (imb->present || !imb->reason[0]);
-}
-
-/* The parts comp, comm, mem of parts as analysis/epoch_imbalance.h takes
- * them (NULL where missing). */
-static void part_models(const cached_part *parts, const pmnf_model *m[3])
+/* The parts comp, comm, mem and the imbalance of parts as
+ * analysis/epoch_imbalance.h takes them (NULL where missing), and whether
+ * the imbalance is needed: measured but not modelled (a reason kept), the
+ * parts' sum would not be the measured epoch, so the epoch's own model
+ * answers. */
+static int part_models(const cached_part *parts, const pmnf_model *m[3],
+                       const pmnf_model **imb)
 {
     for (int i = 0; i < 3; i++)
         m[i] = parts[i].present ? &parts[i].model : NULL;
+    const cached_part *ip = &parts[CACHE_IMBALANCE];
+    *imb = ip->present ? &ip->model : NULL;
+    return ip->reason[0] != '\0';
+}
+
+int predict_composed(const cached_part *parts)
+{
+    const pmnf_model *m[3], *imb;
+    int needed = part_models(parts, m, &imb);
+    return ei_composable(m, imb, needed);
 }
 
 prediction predict_epoch(const cached_part *parts, const double *point, int *composed)
 {
-    const cached_part *imb = &parts[CACHE_IMBALANCE];
-    const pmnf_model *m[3];
-    part_models(parts, m);
+    const pmnf_model *m[3], *imb;
+    int needed = part_models(parts, m, &imb);
     prediction sum;
-    /* an imbalance measured but not modelled (a reason kept): the parts' sum
-     * would not be the measured epoch, so the epoch's own model answers */
-    *composed = ei_epoch_at(m, imb->present ? &imb->model : NULL, imb->reason[0] != '\0', point,
-                            &sum.value, &sum.lo, &sum.hi, &sum.has_interval) == 0;
+    *composed = ei_epoch_at(m, imb, needed, point, &sum.value, &sum.lo, &sum.hi,
+                            &sum.has_interval) == 0;
     if (*composed)
         return sum;
     if (parts[3].present)
@@ -71,8 +73,8 @@ json_t *predict_imbalance_json(const cached_part *parts, const double *point, co
     prediction t = predict_epoch(parts, point, &composed), p = predict_part(imb, point);
     /* Extra-Deep's epoch (Eq. 6): the parts' sum without the imbalance */
     prediction sum;
-    const pmnf_model *m[3];
-    part_models(parts, m);
+    const pmnf_model *m[3], *with;
+    part_models(parts, m, &with);
     ei_epoch_at(m, NULL, 0, point, &sum.value, &sum.lo, &sum.hi, &sum.has_interval);
     json_t *o = json_object();
     json_object_set_new(o, metric, json_real(p.value));

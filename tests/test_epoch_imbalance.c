@@ -111,6 +111,9 @@ static void test_imbalanced(void)
     const pmnf_model *missing[3] = {&en.model, NULL, &en.model};
     check(ei_epoch_at(missing, &en.model, 0, (double[]){32}, &s, &slo, &shi, &iv) == -1,
           "a part missing: not composed");
+    check(ei_composable(parts, NULL, 0) && ei_composable(parts, &en.model, 1) &&
+              !ei_composable(parts, NULL, 1) && !ei_composable(missing, &en.model, 0),
+          "ei_composable says the same of the four");
     ei_result_clear(&en);
     ei_result_clear(&e);
     check(e.function == NULL && !e.present, "cleared");
