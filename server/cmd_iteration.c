@@ -364,6 +364,21 @@ static void print_step_intervals(const json_t *doc)
     }
 }
 
+/* The profiler term of an interval object iv ("profiler overhead from
+ * none to 4 us ...: +a% / -b%") into buf; 0, or -1 when iv has none. */
+static int profiler_text(const json_t *iv, char *buf, size_t cap)
+{
+    const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
+    if (!json_is_array(cpu))
+        return -1;
+    snprintf(buf, cap,
+             "profiler overhead from none to %g us per CPU event or the host %gx as fast: "
+             "+%.1f%% / -%.1f%%",
+             json_number_value(json_array_get(cpu, 1)), jnum(iv, "profiler_host_faster"),
+             100 * jnum(iv, "profiler_up"), 100 * jnum(iv, "profiler_down"));
+    return 0;
+}
+
 /* Each step's interval from its own trace and what it is made of. */
 static void print_own_interval(const json_t *doc)
 {
@@ -371,22 +386,18 @@ static void print_own_interval(const json_t *doc)
     const json_t *s0 = json_array_get(json_object_get(doc, "steps"), 0);
     if (!iv || !json_is_array(json_object_get(s0, "interval")))
         return;
-    const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
     const json_t *ov = json_object_get(doc, "overheads");
     char prof[160] = "no profiler term";
-    if (json_is_array(cpu))
-        snprintf(prof, sizeof prof,
-                 "profiler overhead from none to %g us per CPU event or the host %gx as fast: "
-                 "+%.1f%% / -%.1f%%",
-                 json_number_value(json_array_get(cpu, 1)), jnum(iv, "profiler_host_faster"),
-                 100 * jnum(iv, "profiler_up"), 100 * jnum(iv, "profiler_down"));
-    else if (strcmp(json_string_value(json_object_get(ov, "source")) ?: "", "trace"))
+    if (profiler_text(iv, prof, sizeof prof) == 0) {
+        /* the term itself */
+    } else if (strcmp(json_string_value(json_object_get(ov, "source")) ?: "", "trace")) {
         snprintf(prof, sizeof prof, "the profiler overhead the set subtracted");
-    else if (jnum(ov, "cpu_profiler_us") == 0 && jnum(ov, "gpu_profiler_us") > 0)
+    } else if (jnum(ov, "cpu_profiler_us") == 0 && jnum(ov, "gpu_profiler_us") > 0) {
         snprintf(prof, sizeof prof, "no CPU profiler overhead subtracted (GPU %g us)",
                  jnum(ov, "gpu_profiler_us"));
-    else if (jnum(ov, "cpu_profiler_us") == 0)
+    } else if (jnum(ov, "cpu_profiler_us") == 0) {
         snprintf(prof, sizeof prof, "no profiler overhead subtracted");
+    }
     char out[64] = "";
     if (jnum(iv, "outliers") > 0)
         snprintf(out, sizeof out, "; outliers kept: +%.1f%%", 100 * jnum(iv, "outliers"));
@@ -458,12 +469,9 @@ static void print_table(const json_t *doc)
                100 * jnum(hi, "host_spread"),
                (long long)json_integer_value(json_object_get(hi, "host_traces")), pv,
                100 * jnum(hi, "host_share"), 100 * jnum(hi, "s_host"));
-        const json_t *cpu = json_object_get(hi, "cpu_profiler_us");
-        if (json_is_array(cpu))
-            printf("  profiler overhead from none to %g us per CPU event or the host %gx as fast: "
-                   "+%.1f%% / -%.1f%%, joined to the above\n",
-                   json_number_value(json_array_get(cpu, 1)), jnum(hi, "profiler_host_faster"),
-                   100 * jnum(hi, "profiler_up"), 100 * jnum(hi, "profiler_down"));
+        char prof[160];
+        if (profiler_text(hi, prof, sizeof prof) == 0)
+            printf("  %s, joined to the above\n", prof);
         const char *fl = json_string_value(json_object_get(hi, "floor"));
         if (fl && !strcmp(fl, "device"))
             printf("  lower end raised to the device's part of the step: %.3f ms (%.3f ms with "
