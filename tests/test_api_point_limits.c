@@ -53,10 +53,13 @@ static long experiment(harness *h, int strong)
     return exp;
 }
 
-/* method path [body] answers 400 naming field, its detail saying want. */
-static void refused(harness *h, const char *method, const char *path, const char *body,
-                    const char *field, const char *want)
+/* method /v1/experiments/{exp}/{query} [body] answers 400 naming field,
+ * its detail saying want. */
+static void refused(harness *h, const char *method, long exp, const char *query,
+                    const char *body, const char *field, const char *want)
 {
+    char path[200];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/%s", exp, query);
     int status;
     json_t *doc = request_json_status(h, method, path, body, &status);
     const char *detail = json_string_value(json_object_get(doc, "detail")) ?: "";
@@ -146,9 +149,9 @@ static void test_advice_not_whole(harness *h, long exp)
     json_decref(a);
     const char *body = "{\"target\":{\"ranks\":64},\"budget_core_hours\":100,"
                        "\"candidates\":{\"ranks\":[10.125,22.78125]}}";
-    refused(h, "POST", path, body, "candidates.ranks", "no candidate can be allocated");
-    snprintf(path, sizeof path, "/v1/experiments/%ld/advice?job=always", exp);
-    refused(h, "POST", path, body, "candidates.ranks", "no candidate can be allocated");
+    refused(h, "POST", exp, "advice", body, "candidates.ranks", "no candidate can be allocated");
+    refused(h, "POST", exp, "advice?job=always", body, "candidates.ranks",
+            "no candidate can be allocated");
 }
 
 /* Weak, T = 100 + 3x: at 1e308 the epoch overflows (3e308) in every
@@ -162,15 +165,13 @@ static void test_overflow(harness *h, long weak, long strong)
     const long exps[2] = {weak, strong};
     for (int e = 0; e < 2; e++) {
         long x = exps[e];
-        snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=4,1e308", x);
-        refused(h, "GET", path, NULL, "values", "not finite");
-        snprintf(path, sizeof path, "/v1/experiments/%ld/speedups?ranks=1e308", x);
-        refused(h, "GET", path, NULL, "ranks", "not finite");
-        snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", x);
-        refused(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[4,1e308]}}}",
+        refused(h, "GET", x, "scaling?values=4,1e308", NULL, "values", "not finite");
+        refused(h, "GET", x, "speedups?ranks=1e308", NULL, "ranks", "not finite");
+        refused(h, "POST", x, "configurations",
+                "{\"candidates\":{\"ranks\":{\"values\":[4,1e308]}}}",
                 "candidates.ranks", "not finite");
-        snprintf(path, sizeof path, "/v1/experiments/%ld/configurations?job=always", x);
-        refused(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[4,1e308]}}}",
+        refused(h, "POST", x, "configurations?job=always",
+                "{\"candidates\":{\"ranks\":{\"values\":[4,1e308]}}}",
                 "candidates.ranks", "not finite");
         /* near the data, each answers */
         const char *ok[] = {"predict?ranks=64", "scaling?values=4,64", "speedups?ranks=64",
@@ -180,17 +181,15 @@ static void test_overflow(harness *h, long weak, long strong)
             json_decref(request_json(h, "GET", path, NULL, 200));
         }
     }
-    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=1e308", weak);
-    refused(h, "GET", path, NULL, "ranks", "the model of the epoch time gives inf");
-    snprintf(path, sizeof path, "/v1/experiments/%ld/bottlenecks?at=ranks:1e308", weak);
-    refused(h, "GET", path, NULL, "at", "not finite");
-    snprintf(path, sizeof path, "/v1/experiments/%ld/configurations", weak);
-    refused(h, "POST", path, "{\"candidates\":{\"ranks\":{\"values\":[1e200]}}}",
+    refused(h, "GET", weak, "predict?ranks=1e308", NULL, "ranks",
+            "the model of the epoch time gives inf");
+    refused(h, "GET", weak, "bottlenecks?at=ranks:1e308", NULL, "at", "not finite");
+    refused(h, "POST", weak, "configurations",
+            "{\"candidates\":{\"ranks\":{\"values\":[1e200]}}}",
             "candidates.ranks", "core-hours");
-    snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=1e-308", strong);
-    refused(h, "GET", path, NULL, "ranks", "the model of the epoch time gives inf");
-    snprintf(path, sizeof path, "/v1/experiments/%ld/scaling?values=1e308", strong);
-    refused(h, "GET", path, NULL, "values", "ideal speedup");
+    refused(h, "GET", strong, "predict?ranks=1e-308", NULL, "ranks",
+            "the model of the epoch time gives inf");
+    refused(h, "GET", strong, "scaling?values=1e308", NULL, "values", "ideal speedup");
     /* finite where the models are: an answer, every number in it */
     snprintf(path, sizeof path, "/v1/experiments/%ld/predict?ranks=1e308", strong);
     json_t *a = request_json(h, "GET", path, NULL, 200);
@@ -222,8 +221,7 @@ static void test_imbalance_far(harness *h)
     }
     check(harness_wait_job(h, job, 60), "the refit job finishes");
     char path[200];
-    snprintf(path, sizeof path, "/v1/experiments/%ld/imbalance?at=ranks:1e308", exp);
-    refused(h, "GET", path, NULL, "at", "not finite");
+    refused(h, "GET", exp, "imbalance?at=ranks:1e308", NULL, "at", "not finite");
     snprintf(path, sizeof path, "/v1/experiments/%ld/imbalance?at=ranks:64", exp);
     json_t *a = request_json(h, "GET", path, NULL, 200);
     const json_t *comp = json_object_get(json_object_get(json_object_get(a, "models"), "comp"),
