@@ -25,6 +25,14 @@
  *                    the intervals relative to the prediction; per run,
  *                    "floor": "device" where the device's part of the step
  *                    raised the interval's lower end (else null).
+ *                    Per run "neighbour_gap", the same for all methods: how
+ *                    far the measured step lies outside the range of the
+ *                    measured steps at the nearest given sizes either side
+ *                    of it (for a size beyond all given: below the step at
+ *                    the nearest one), over the measured step — the least
+ *                    error of any prediction that agrees with the steps
+ *                    measured around it, a noise floor of the data; its
+ *                    worst over the set beside the methods' worst.
  * Exit 1 when a trace cannot be read.
  */
 #include <jansson.h>
@@ -245,9 +253,44 @@ static double tally_half(const tally *t)
     return median_of(v, n);
 }
 
+/* The measured unprofiled step at size index i of w (seconds). */
+static double measured_at(const workload *w, int i)
+{
+    return median(json_object_get(w->rec[i], "unprofiled_sync_ms")) * 1e-3;
+}
+
+/* The neighbour gap of the step at size index at predicted from idx[0..m)
+ * (the header's definition): 0 inside the range of the nearest given sizes
+ * below and above, else the distance to it over the measured step. */
+static double neighbour_gap(const workload *w, const int *idx, int m, int at)
+{
+    int below = -1, above = -1;
+    for (int k = 0; k < m; k++) {
+        int i = idx[k];
+        if (w->size[i] < w->size[at] && (below < 0 || w->size[i] > w->size[below]))
+            below = i;
+        if (w->size[i] > w->size[at] && (above < 0 || w->size[i] < w->size[above]))
+            above = i;
+    }
+    double y = measured_at(w, at), lo, hi;
+    if (below < 0 && above < 0)
+        return NAN;
+    if (below >= 0 && above >= 0) {
+        lo = fmin(measured_at(w, below), measured_at(w, above));
+        hi = fmax(measured_at(w, below), measured_at(w, above));
+    } else if (below >= 0) {
+        lo = measured_at(w, below); /* the step does not shrink as the batch grows */
+        hi = INFINITY;
+    } else {
+        lo = 0;
+        hi = measured_at(w, above);
+    }
+    return y < lo ? (lo - y) / y : y > hi ? (y - hi) / y : 0;
+}
+
 /* One run: traces idx[0..m) (the reference first) predicted at size index at. */
 static int run(const char *device, const workload *w, xg_trace *tr, const int *idx, int m, int at,
-               tally *ops, tally *names)
+               tally *ops, tally *names, double *gap_worst)
 {
     const xg_trace *tp[MAX_SIZES];
     double xs[MAX_SIZES];
@@ -258,10 +301,11 @@ static int run(const char *device, const workload *w, xg_trace *tr, const int *i
         xs[k] = w->size[idx[k]];
         len += (size_t)snprintf(sizes + len, sizeof sizes - len, "%s%g", k ? ", " : "", xs[k]);
     }
-    double meas = median(json_object_get(w->rec[at], "unprofiled_sync_ms")) * 1e-3;
+    double meas = measured_at(w, at), gap = neighbour_gap(w, idx, m, at);
+    *gap_worst = fmax(*gap_worst, gap);
     printf("{\"figure\": \"gpu_batch\", \"workload\": \"%s\", \"device\": \"%s\", \"sizes\": [%s], "
-           "\"at\": %g, \"measured_ms\": %.4f",
-           w->name, device, sizes, w->size[at], 1e3 * meas);
+           "\"at\": %g, \"measured_ms\": %.4f, \"neighbour_gap\": %.5f",
+           w->name, device, sizes, w->size[at], 1e3 * meas, gap);
     for (int method = 0; method < 2; method++) {
         iteration_opts o = {.prof = {2, 4, 0}};
         int bad;
@@ -310,6 +354,7 @@ static int batch(const char *dir, const json_t *truth)
     int nw = workloads(truth, w), failed = 0;
     const char *device = json_string_value(json_object_get(truth, "device"));
     tally ops = {0}, names = {0};
+    double gap_worst = 0;
     for (int k = 0; k < nw; k++) {
         int n = w[k].n;
         if (n < 4)
@@ -326,7 +371,7 @@ static int batch(const char *dir, const json_t *truth)
                 idx[m++] = top - 1;
                 for (int i = 0; i < top - 1; i++)
                     idx[m++] = i;
-                failed |= run(device ? device : "?", &w[k], tr, idx, m, top, &ops, &names);
+                failed |= run(device ? device : "?", &w[k], tr, idx, m, top, &ops, &names, &gap_worst);
             }
             /* n-3 (the 4th of six) from the others, the one below it first */
             int mid = n - 3;
@@ -335,7 +380,7 @@ static int batch(const char *dir, const json_t *truth)
             for (int i = 0; i < n; i++)
                 if (i != mid && i != mid - 1)
                     idx[m++] = i;
-            failed |= run(device ? device : "?", &w[k], tr, idx, m, mid, &ops, &names);
+            failed |= run(device ? device : "?", &w[k], tr, idx, m, mid, &ops, &names, &gap_worst);
         } else {
             failed = 1;
         }
@@ -346,11 +391,13 @@ static int batch(const char *dir, const json_t *truth)
            "\"worst\": %.5f, \"inside\": %d, \"median_half_width\": %.4f}, "
            "\"by_kernel_names\": {\"gmae\": %.5f, \"worst\": %.5f, \"inside\": %d, "
            "\"median_half_width\": %.4f}, \"gmae_ratio_to_kernel_names\": %.3f, "
+           "\"neighbour_gap_worst\": %.5f, "
            "\"goal\": {\"gmae\": 0.05, \"worst\": 0.15, \"inside\": \"7 of 9\"}}\n",
            dir, ops.n, exp(ops.lsum / (ops.n ? ops.n : 1)), ops.worst, ops.inside, tally_half(&ops),
            exp(names.lsum / (names.n ? names.n : 1)), names.worst, names.inside,
            tally_half(&names),
-           exp(ops.lsum / (ops.n ? ops.n : 1)) / exp(names.lsum / (names.n ? names.n : 1)));
+           exp(ops.lsum / (ops.n ? ops.n : 1)) / exp(names.lsum / (names.n ? names.n : 1)),
+           gap_worst);
     return failed;
 }
 
