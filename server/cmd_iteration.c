@@ -379,6 +379,28 @@ static int profiler_text(const json_t *iv, char *buf, size_t cap)
     return 0;
 }
 
+/* The steps' intervals relative to their predictions (means over the
+ * steps) into buf: "-a% / +b%", or "+-a%" where a and b agree to 0.05%.
+ * The ends part once the profiler term or the device's floor joins the
+ * host's and the model's symmetric half-width. */
+static void interval_ends_text(const json_t *doc, char *buf, size_t cap)
+{
+    double p = 0, lo = 0, hi = 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "steps"), i, s) {
+        const json_t *e = json_object_get(s, "interval");
+        p += jnum(s, "predicted");
+        lo += json_number_value(json_array_get(e, 0));
+        hi += json_number_value(json_array_get(e, 1));
+    }
+    double down = p > 0 ? 100 * (1 - lo / p) : NAN, up = p > 0 ? 100 * (hi / p - 1) : NAN;
+    if (fabs(down - up) < 0.05)
+        snprintf(buf, cap, "+-%.1f%%", up);
+    else
+        snprintf(buf, cap, "-%.1f%% / +%.1f%%", down, up);
+}
+
 /* Each step's interval from its own trace and what it is made of. */
 static void print_own_interval(const json_t *doc)
 {
@@ -442,21 +464,25 @@ static void print_table(const json_t *doc)
     }
     const json_t *mod = json_object_get(doc, "modelled");
     int by_ops = mod && !strcmp(json_string_value(json_object_get(mod, "method")), "operators");
+    char ends[48], sym[64] = "";
+    interval_ends_text(doc, ends, sizeof ends);
+    double rel = 100 * jnum(json_object_get(mod, "interval"), "relative");
+    if (strncmp(ends, "+-", 2) || fabs(atof(ends + 2) - rel) >= 0.05)
+        snprintf(sym, sizeof sym, " (the host and the model +-%.1f%%)", rel);
     if (mod && by_ops) {
         printf("\ndevice time modelled by operator across %zu traces, predicted at %g (TRACE "
                "measured at %g): %.3f ms per step on TRACE, %.3f ms at %g; 95%% interval "
-               "+-%.1f%%:\n",
+               "%s%s:\n",
                json_array_size(json_object_get(mod, "values")), jnum(mod, "at"),
                jnum(mod, "value"), 1e3 * jnum(mod, "gpu_time"), 1e3 * jnum(mod, "gpu_time_at"),
-               jnum(mod, "at"), 100 * jnum(json_object_get(mod, "interval"), "relative"));
+               jnum(mod, "at"), ends, sym);
     } else if (mod) {
         printf("\nkernel times of %lld kernels modelled across %zu traces, predicted at %g "
-               "(TRACE measured at %g; %lld kernels kept their measured times); 95%% interval: "
-               "every kernel at its end, with the host's +-%.1f%%:\n",
+               "(TRACE measured at %g; %lld kernels kept their measured times); 95%% interval "
+               "%s: every kernel at its end, with the host's +-%.1f%%:\n",
                (long long)json_integer_value(json_object_get(mod, "kernels")),
                json_array_size(json_object_get(mod, "values")), jnum(mod, "at"), jnum(mod, "value"),
-               (long long)json_integer_value(json_object_get(mod, "skipped")),
-               100 * jnum(json_object_get(mod, "interval"), "relative"));
+               (long long)json_integer_value(json_object_get(mod, "skipped")), ends, rel);
     }
     const json_t *hi = json_object_get(mod, "interval");
     if (hi) {
