@@ -70,15 +70,10 @@ void api_accuracy(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const allowed[] = {"metric", "level", "limit", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    char key[PREDICT_KEY_MAX];
+    const cached_models *m = predict_models_page(ctx, req, resp, &id, key, sizeof key);
     if (!m)
         return;
-    char key[PREDICT_KEY_MAX];
-    predict_page_key(m, req, key, sizeof key);
-    if (predict_page_send(ctx, key, resp)) {
-        model_cache_release(ctx->models, m);
-        return;
-    }
     store_model_row *rows = NULL;
     int n = 0;
     const char *metric = api_query(req, "metric"), *level = api_query(req, "level");

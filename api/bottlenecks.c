@@ -41,15 +41,10 @@ void api_bottlenecks(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const allowed[] = {"at", "metric", "limit", "category", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    char key[PREDICT_KEY_MAX];
+    const cached_models *m = predict_models_page(ctx, req, resp, &id, key, sizeof key);
     if (!m)
         return;
-    char key[PREDICT_KEY_MAX];
-    predict_page_key(m, req, key, sizeof key);
-    if (predict_page_send(ctx, key, resp)) {
-        model_cache_release(ctx->models, m);
-        return;
-    }
     const cache_blob *aref = NULL, *cref = NULL;
     bn_ranking r = {0};
     double at[PMNF_MAX_PARAMS];

@@ -29,15 +29,10 @@ void api_cost(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const allowed[] = {"epochs", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    char key[PREDICT_KEY_MAX];
+    const cached_models *m = predict_models_page(ctx, req, resp, &id, key, sizeof key);
     if (!m)
         return;
-    char key[PREDICT_KEY_MAX];
-    predict_page_key(m, req, key, sizeof key);
-    if (predict_page_send(ctx, key, resp)) {
-        model_cache_release(ctx->models, m);
-        return;
-    }
     const cache_blob *ref = NULL;
     cost_eval ce = {0};
     double point[PMNF_MAX_PARAMS];

@@ -502,16 +502,11 @@ static json_t *prediction_json(const char *metric, const prediction *p, const ch
 void api_predict(api_ctx *ctx, api_request *req, api_response *resp)
 {
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
-    if (!m)
-        return;
     /* model sets never change: the answer is rendered once per set and query */
     char key[PREDICT_KEY_MAX];
-    predict_page_key(m, req, key, sizeof key);
-    if (predict_page_send(ctx, key, resp)) {
-        model_cache_release(ctx->models, m);
+    const cached_models *m = predict_models_page(ctx, req, resp, &id, key, sizeof key);
+    if (!m)
         return;
-    }
     static const char *const allowed[] = {"metric", NULL};
     double point[PMNF_MAX_PARAMS];
     const char *metric = api_query(req, "metric");

@@ -466,6 +466,20 @@ void predict_page_key(const cached_models *m, const api_request *req, char *key,
         key[0] = '\0';
 }
 
+const cached_models *predict_models_page(api_ctx *ctx, const api_request *req,
+                                         api_response *resp, int64_t *id, char *key, size_t cap)
+{
+    const cached_models *m = predict_models(ctx, req, resp, id);
+    if (!m)
+        return NULL;
+    predict_page_key(m, req, key, cap);
+    if (predict_page_send(ctx, key, resp)) {
+        model_cache_release(ctx->models, m);
+        return NULL;
+    }
+    return m;
+}
+
 int predict_page_send(api_ctx *ctx, const char *key, api_response *resp)
 {
     api_shared *kept = key[0] ? model_cache_page_get(ctx->models, key) : NULL;

@@ -157,5 +157,11 @@ const cached_models *predict_models(api_ctx *ctx, const api_request *req,
  * predict_models() does. */
 const cached_models *predict_models_or_all(api_ctx *ctx, const api_request *req,
                                            api_response *resp, int64_t *id, int none_ok);
+/* predict_models(), then the page kept under the request's key (key[cap],
+ * PREDICT_KEY_MAX): NULL when answered already (no models, or the kept
+ * page sent); else the models, held, for the handler to compute the page
+ * and store it under key. */
+const cached_models *predict_models_page(api_ctx *ctx, const api_request *req,
+                                         api_response *resp, int64_t *id, char *key, size_t cap);
 
 #endif

@@ -84,15 +84,10 @@ void api_speedups(api_ctx *ctx, api_request *req, api_response *resp)
 {
     static const char *const allowed[] = {"metric", "limit", NULL};
     int64_t id;
-    const cached_models *m = predict_models(ctx, req, resp, &id);
+    char key[PREDICT_KEY_MAX];
+    const cached_models *m = predict_models_page(ctx, req, resp, &id, key, sizeof key);
     if (!m)
         return;
-    char key[PREDICT_KEY_MAX];
-    predict_page_key(m, req, key, sizeof key);
-    if (predict_page_send(ctx, key, resp)) {
-        model_cache_release(ctx->models, m);
-        return;
-    }
     sp_table w = {0};
     store_measurement_row *all = NULL;
     int nall = 0;
