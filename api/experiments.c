@@ -115,42 +115,14 @@ void api_experiment_delete(api_ctx *ctx, api_request *req, api_response *resp)
     api_send_empty(resp, 204);
 }
 
-/* A query parameter as an integer in [min, max]; absent -> dflt. */
-static int query_int(const api_request *req, api_response *resp, const char *name,
-                     long long min, long long max, long long dflt, long long *out)
-{
-    const char *s = api_query(req, name);
-    *out = dflt;
-    if (!s)
-        return 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (!*s || *end || v < min || v > max || (*s != '-' && !isdigit((unsigned char)*s))) {
-        api_problem(resp, 400, name, "must be an integer from %lld to %lld, got \"%.40s\"", min,
-                    max, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp)
 {
     /* one paging scheme on every listing: ?cursor= from the last page's
      * next_cursor (here the last id seen, opaque to clients) */
-    long long limit, after;
-    if (query_int(req, resp, "limit", 1, LIST_MAX, LIST_DEFAULT, &limit))
+    int64_t after;
+    long limit;
+    if (api_page_query(req, resp, LIST_DEFAULT, LIST_MAX, &after, &limit))
         return;
-    const char *cursor = api_query(req, "cursor");
-    after = 0;
-    if (cursor) {
-        char *end;
-        after = strtoll(cursor, &end, 10);
-        if (!isdigit((unsigned char)*cursor) || *end || after < 1) {
-            api_problem(resp, 400, "cursor", "not a cursor this API returned: \"%.40s\"", cursor);
-            return;
-        }
-    }
     store_error err;
     store_experiment *v = NULL;
     int n = 0;
@@ -168,12 +140,7 @@ void api_experiment_list(api_ctx *ctx, api_request *req, api_response *resp)
     json_t *items = json_array();
     for (int i = 0; items && i < n; i++)
         json_array_append_new(items, experiment_view(&v[i]));
-    json_t *next = json_null();
-    if (more) {
-        char text[32];
-        snprintf(text, sizeof text, "%" PRId64, v[n - 1].id);
-        next = json_string(text);
-    }
+    json_t *next = api_next_cursor(more, n ? v[n - 1].id : 0);
     store_experiment_list_free(v, total);
     api_send_json(resp, 200, json_pack("{s:o, s:o}", "experiments", items, "next_cursor", next));
 }

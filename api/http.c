@@ -47,7 +47,8 @@ int api_page_query(const api_request *req, api_response *resp, long dflt, long m
     if (l) {
         long v = strtol(l, &end, 10);
         if (!isdigit((unsigned char)*l) || *end || v < 1 || v > max) {
-            api_problem(resp, 400, "limit", "limit must be a whole number from 1 to %ld", max);
+            api_problem(resp, 400, "limit", "must be a whole number from 1 to %ld, got \"%.40s\"",
+                        max, l);
             return -1;
         }
         *limit = v;

@@ -147,6 +147,33 @@ static void test_runs(harness *h)
     json_decref(get(h, "/v1/simulations/999999/runs", 404));
 }
 
+/* Every listing pages alike: a limit out of range or not a number is a 400
+ * naming "limit" and quoting what was sent, a cursor this API did not
+ * return a 400 naming "cursor" (experiments read both by themselves once). */
+static void test_paging_refusals(harness *h)
+{
+    static const char *const lists[] = {"/v1/experiments", "/v1/simulations"};
+    static const char *const bad[][3] = {{"limit=0", "limit", "got \"0\""},
+                                         {"limit=1001", "limit", "got \"1001\""},
+                                         {"limit=ten", "limit", "got \"ten\""},
+                                         {"cursor=-3", "cursor", "\"-3\""}};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t k = 0; k < 4; k++) {
+            char path[96];
+            snprintf(path, sizeof path, "%s?%s", lists[i], bad[k][0]);
+            json_t *p = get(h, path, 400);
+            const char *field = json_string_value(json_object_get(p, "field"));
+            const char *detail = json_string_value(json_object_get(p, "detail"));
+            check(field && !strcmp(field, bad[k][1]) && detail && strstr(detail, bad[k][2]),
+                  "%s: 400 naming %s with %s (%s: %s)", path, bad[k][1], bad[k][2],
+                  field ? field : "-", detail ? detail : "-");
+            json_decref(p);
+        }
+    json_t *ok = get(h, "/v1/experiments?limit=1000", 200);
+    check(json_is_array(json_object_get(ok, "experiments")), "limit 1000 is allowed");
+    json_decref(ok);
+}
+
 int main(void)
 {
     harness *h = harness_open(NULL);
@@ -156,6 +183,7 @@ int main(void)
     }
     test_profiles(h);
     test_runs(h);
+    test_paging_refusals(h);
     harness_close(h, check_failed_count > 0);
     return check_summary();
 }
