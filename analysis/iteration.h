@@ -64,6 +64,10 @@ typedef struct iteration_opts {
                                  different devices (said in a warning) */
     int no_interval;          /* 1: no interval from the trace's own steps
                                  (iteration_trust.h): a caller that sets its own */
+    const double *measured;   /* predicting at another size: per trace its step
+                                 measured without the profiler (seconds; NAN: not
+                                 known), calibrating the profiler's CPU figure
+                                 (iteration_calibrate.h); NULL: none */
 } iteration_opts;
 
 /* The "efficiency" document of a trace or step (kernels: with the top

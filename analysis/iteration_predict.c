@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/iteration_calibrate.h"
 #include "analysis/iteration_host.h"
 #include "analysis/iteration_model.h"
 #include "analysis/iteration_predict.h"
@@ -219,7 +220,9 @@ static json_t *families(const xg_opm_result *r)
  * see. Both sides 0 (cpu_hi NAN) with a given set or c = 0. */
 typedef struct profiler_range {
     double up, down;
-    double cpu_hi; /* 2c; NAN: no term */
+    double cpu_hi;  /* 2c; NAN: no term */
+    double cal_cpu; /* the calibrated figure where the calibration's term
+                       stands in for the profiler's (up = down = term); else NAN */
 } profiler_range;
 
 /* The steps of g[0] with the overheads of g[0..n) pooled and the device
@@ -256,13 +259,37 @@ static int pooled_steps(const void *arg, const xg_ov_options *prof, const double
     return rc;
 }
 
+/* The profiler term of the step of g[0] with overheads `used` (pooled over
+ * g[0..n) with prof): none with a given set (given), the calibration's
+ * term times the share of the step the host carries (share: what the
+ * calibration leaves is the host's, which the device hides where it makes
+ * the step) where steps measured without the profiler calibrated the
+ * figure on two traces or more (iteration_calibrate.h), else the
+ * profiler's. */
 static int profiler_range_of(const xg_graph *const *g, int n, const xg_ov_options *prof,
-                             const xg_overheads *used, const double *dev_us,
+                             const xg_overheads *used, int given, const double *dev_us,
+                             const iteration_calibration *cal, double share,
                              profiler_range *out, xg_error *err)
 {
+    *out = (profiler_range){0, 0, NAN, NAN};
+    if (given)
+        return 0;
+    if (cal->traces >= 2) {
+        out->up = out->down = cal->term * fmin(1, fmax(0, share));
+        out->cal_cpu = cal->cpu_us;
+        return 0;
+    }
     pooled_arg a = {g, n, dev_us};
     return iteration_profiler_sides(pooled_steps, &a, prof, iteration_host_step(g[0], used, dev_us),
                                     &out->up, &out->down, &out->cpu_hi, err);
+}
+
+/* The profiler term's warning, or the calibration's where its term stands
+ * in for it. */
+static json_t *profiler_warning_of(const profiler_range *pr, const iteration_calibration *cal)
+{
+    return isfinite(pr->cal_cpu) ? iteration_calibration_warning(cal, pr->up)
+                                 : iteration_profiler_warning(pr->up, pr->down);
 }
 
 /* Each step's interval predicted × (1 ± rel); where ends gives each step's
@@ -366,8 +393,10 @@ static json_t *interval_json(const iteration_host *host, const double *s_cv, dou
                         isfinite(fl->mean) ? json_real(fl->mean * fl->keep) : json_null());
     json_object_set_new(iv, "s_dev", json_real(s_dev));
     int term = isfinite(pr->cpu_hi);
-    json_object_set_new(iv, "cpu_profiler_us", term ? json_pack("[f, f]", 0.0, pr->cpu_hi)
-                                                    : json_null());
+    json_object_set_new(iv, "cpu_profiler_us",
+                        term ? json_pack("[f, f]", 0.0, pr->cpu_hi)
+                        : isfinite(pr->cal_cpu) ? json_pack("[f, f]", pr->cal_cpu, pr->cal_cpu)
+                                                : json_null());
     json_object_set_new(iv, "profiler_up", json_real(pr->up));
     json_object_set_new(iv, "profiler_down", json_real(pr->down));
     json_object_set_new(iv, "profiler_host_faster",
@@ -403,7 +432,7 @@ static double doc_mean(const json_t *doc)
  * models. */
 static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, const double *x,
                         int n, double at, double oct, const iteration_opts *oin,
-                        json_t *warnings, xg_error *err)
+                        const iteration_calibration *cal, json_t *warnings, xg_error *err)
 {
     iteration_kmodels km = {0};
     iteration_opts o = *oin;
@@ -432,11 +461,12 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
         xg_error_set(err, -1, NULL, "out of memory");
         goto done;
     }
-    profiler_range pr = {0, 0, NAN};
-    if (!oin->ov && profiler_range_of(g, 1, &o.prof, ov, dev_us, &pr, err) < 0)
-        goto done;
     iteration_host host;
     if (iteration_host_measure(g, n, &o.prof, ov, dev_us, &host, err) < 0)
+        goto done;
+    profiler_range pr;
+    if (profiler_range_of(g, 1, &o.prof, ov, oin->ov != NULL, dev_us, cal, host.share, &pr,
+                          err) < 0)
         goto done;
     double s_cv, s_dev, df;
     int m_cv;
@@ -451,7 +481,7 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
         goto done;
     }
     int floored = set_intervals(docs[0], rel, &pr, docs + 1, fl.per, kept, 0, at / x[0]);
-    json_t *pw = iteration_profiler_warning(pr.up, pr.down);
+    json_t *pw = profiler_warning_of(&pr, cal);
     if (pw)
         warn(warnings, pw);
     warn_unmatched(warnings, kept_mean, doc_mean(docs[0]));
@@ -460,13 +490,14 @@ static json_t *by_names(const xg_trace *const *t, const xg_graph *const *g, cons
     for (int k = 0; k < n; k++)
         json_array_append_new(xs, json_real(x[k]));
     json_object_set_new(docs[0], "modelled",
-                        json_pack("{s:s, s:f, s:f, s:o, s:o, s:i, s:i, s:O, s:O}", "method",
-                                  "kernel_names", "at", at, "value", x[0], "values", xs,
-                                  "interval",
+                        json_pack("{s:s, s:f, s:f, s:o, s:o, s:o, s:i, s:i, s:O, s:O}",
+                                  "method", "kernel_names", "at", at, "value", x[0], "values",
+                                  xs, "interval",
                                   interval_json(&host, NULL, oct, rel, tq, df, floored, &fl,
                                                 s_dev, &pr),
-                                  "kernels", km.n, "skipped", km.skipped, "models", km.models,
-                                  "warnings", warnings));
+                                  "calibration", iteration_calibration_json(cal), "kernels",
+                                  km.n, "skipped", km.skipped, "models", km.models, "warnings",
+                                  warnings));
     doc = docs[0];
     docs[0] = NULL;
 done:
@@ -544,6 +575,22 @@ static int check_devices(const xg_trace *const *t, int n, int mixed, json_t *war
     return -1;
 }
 
+/* The profiler's CPU figure calibrated from o->measured (iteration_calibrate.h);
+ * refused where a given set fixes the overheads. 0, or -1 with err. */
+static int calibrate(const xg_graph *const *g, int n, const iteration_opts *o,
+                     iteration_calibration *cal, xg_error *err)
+{
+    for (int j = 0; o->ov && o->measured && j < n; j++)
+        if (!isnan(o->measured[j])) {
+            char field[48];
+            snprintf(field, sizeof field, "profiles[%d].measured_step", j);
+            xg_error_set(err, -1, field, "calibrating the profiler's cost needs the overheads "
+                                         "measured on the traces; an overhead set fixes them");
+            return -1;
+        }
+    return iteration_calibrate(g, n, o->measured, &o->prof, cal, err);
+}
+
 json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, double at,
                              const iteration_opts *oin, int method, int *bad, xg_error *err)
 {
@@ -591,6 +638,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     const xg_graph **gp = calloc((size_t)n, sizeof *gp);
     xg_overheads pooled = {0};
     xg_opm_result r = {0};
+    iteration_calibration cal = {0};
     json_t *doc = NULL;
     int built = 0;
     if (!g || !gp) {
@@ -626,6 +674,11 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                                  "traces_without_shapes", n - shaped, "traces", unshaped));
     json_decref(unshaped);
     double oct = fmax(0, fmax(log2(at / xmax), log2(xmin / at)));
+    iteration_opts oc = *oin; /* the calibrated CPU figure where steps were measured */
+    if (calibrate(gp, n, oin, &cal, err) < 0)
+        goto done;
+    if (cal.traces)
+        oc.prof.cpu_profiler_us = cal.cpu_us;
     if (method == ITERATION_BY_KERNEL_NAMES || shaped < n) {
         /* the same job, as the operator model has it (operators found
          * with or without shapes): its refusal names the other job's trace */
@@ -634,7 +687,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
             *bad = other;
             goto done;
         }
-        doc = by_names(t, gp, x, n, at, oct, oin, warnings, err);
+        doc = by_names(t, gp, x, n, at, oct, &oc, &cal, warnings, err);
         goto done;
     }
     /* the device's peaks as the roofline prior: the one asked for, else the
@@ -650,7 +703,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
                      at, xmin, xmax);
         goto done;
     }
-    iteration_opts o = *oin;
+    iteration_opts o = oc;
     o.no_interval = 1; /* set_intervals gives the interval at the wanted size */
     if (!o.ov) {
         if (iteration_host_pool(gp, n, &o.prof, &pooled, err) < 0)
@@ -683,8 +736,9 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
         doc = NULL;
         goto done;
     }
-    profiler_range pr = {0, 0, NAN};
-    if (!oin->ov && profiler_range_of(gp, n, &o.prof, o.ov, r.dev_us, &pr, err) < 0) {
+    profiler_range pr;
+    if (profiler_range_of(gp, n, &o.prof, o.ov, oin->ov != NULL, r.dev_us, &cal, host.share, &pr,
+                          err) < 0) {
         free(fl.per);
         json_decref(doc);
         doc = NULL;
@@ -692,7 +746,7 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     }
     int floored = set_intervals(doc, rel, &pr, NULL, fl.per, NULL, r.unmatched_us * 1e-6,
                                 at / x[0]);
-    json_t *pw = iteration_profiler_warning(pr.up, pr.down);
+    json_t *pw = profiler_warning_of(&pr, &cal);
     if (pw)
         warn(warnings, pw);
     double step = doc_mean(doc);
@@ -705,12 +759,13 @@ json_t *iteration_predict_at(const xg_trace *const *t, const double *x, int n, d
     json_t *iv = interval_json(&host, &s_cv, oct, rel, tq, df, floored, &fl, s_dev, &pr);
     free(fl.per);
     json_object_set_new(doc, "modelled",
-                        json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, s:o, s:o, s:O}",
+                        json_pack("{s:s, s:f, s:f, s:o, s:s, s:f, s:f, s:f, s:o, s:o, s:o, s:O}",
                                   "method", "operators", "at", at, "value", x[0], "values", xs,
                                   "overheads", o.ov_source ? o.ov_source : "traces",
                                   "gpu_time", r.gpu_us * 1e-6, "gpu_time_at",
                                   r.predicted_us * 1e-6, "unmatched_share", share, "interval",
-                                  iv, "operators", families(&r), "warnings", warnings));
+                                  iv, "calibration", iteration_calibration_json(&cal),
+                                  "operators", families(&r), "warnings", warnings));
     json_object_set_new(json_object_get(doc, "modelled"), "roofline",
                         dev ? json_pack("{s:s, s:s, s:i, s:f}", "device", dev->name, "source",
                                         oin->device ? "given" : "trace", "raised",
@@ -725,6 +780,7 @@ done:
                                     "far to extrapolate", at, xmin, xmax);
     }
     json_decref(warnings);
+    iteration_calibration_free(&cal);
     xg_opm_result_free(&r);
     xg_overheads_free(&pooled);
     for (int i = 0; i < built; i++)

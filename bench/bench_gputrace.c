@@ -290,15 +290,16 @@ static double neighbour_gap(const workload *w, const int *idx, int m, int at)
 
 /* One run: traces idx[0..m) (the reference first) predicted at size index at. */
 static int run(const char *device, const workload *w, xg_trace *tr, const int *idx, int m, int at,
-               tally *ops, tally *names, double *gap_worst)
+               tally *ops, tally *names, tally *cal, double *gap_worst)
 {
     const xg_trace *tp[MAX_SIZES];
-    double xs[MAX_SIZES];
+    double xs[MAX_SIZES], steps[MAX_SIZES];
     char sizes[256] = "";
     size_t len = 0;
     for (int k = 0; k < m; k++) {
         tp[k] = &tr[idx[k]];
         xs[k] = w->size[idx[k]];
+        steps[k] = measured_at(w, idx[k]);
         len += (size_t)snprintf(sizes + len, sizeof sizes - len, "%s%g", k ? ", " : "", xs[k]);
     }
     double meas = measured_at(w, at), gap = neighbour_gap(w, idx, m, at);
@@ -306,11 +307,17 @@ static int run(const char *device, const workload *w, xg_trace *tr, const int *i
     printf("{\"figure\": \"gpu_batch\", \"workload\": \"%s\", \"device\": \"%s\", \"sizes\": [%s], "
            "\"at\": %g, \"measured_ms\": %.4f, \"neighbour_gap\": %.5f",
            w->name, device, sizes, w->size[at], 1e3 * meas, gap);
-    for (int method = 0; method < 2; method++) {
-        iteration_opts o = {.prof = {2, 4, 0}};
+    static const char *const keys[] = {"by_operators", "by_kernel_names",
+                                       "by_operators_calibrated"};
+    tally *tallies[] = {ops, names, cal};
+    for (int method = 0; method < 3; method++) {
+        iteration_opts o = {.prof = {2, 4, 0}, .measured = method == 2 ? steps : NULL};
         int bad;
         xg_error err;
-        json_t *doc = iteration_predict_at(tp, xs, m, w->size[at], &o, method, &bad, &err);
+        json_t *doc = iteration_predict_at(tp, xs, m, w->size[at], &o,
+                                           method == 1 ? ITERATION_BY_KERNEL_NAMES
+                                                       : ITERATION_BY_OPERATORS,
+                                           &bad, &err);
         if (!doc) {
             printf(", \"error\": \"%s\"}\n", err.msg);
             return 1;
@@ -330,7 +337,7 @@ static int run(const char *device, const workload *w, xg_trace *tr, const int *i
         hi /= (double)ns;
         double e = fabs(p - meas) / meas;
         int in = lo <= meas && meas <= hi;
-        tally_add(method ? names : ops, e, in, p > 0 ? (hi - lo) / 2 / p : NAN);
+        tally_add(tallies[method], e, in, p > 0 ? (hi - lo) / 2 / p : NAN);
         char codes[256] = "";
         size_t cl = 0;
         json_array_foreach(json_object_get(json_object_get(doc, "modelled"), "warnings"), k, s)
@@ -338,10 +345,15 @@ static int run(const char *device, const workload *w, xg_trace *tr, const int *i
                                    json_string_value(json_object_get(s, "code")));
         const char *fl = json_string_value(json_object_get(
             json_object_get(json_object_get(doc, "modelled"), "interval"), "floor"));
+        char calib[48] = "";
+        const json_t *cj = json_object_get(json_object_get(doc, "modelled"), "calibration");
+        if (json_is_object(cj))
+            snprintf(calib, sizeof calib, ", \"cpu_profiler_us\": %g",
+                     json_number_value(json_object_get(cj, "cpu_profiler_us")));
         printf(", \"%s\": {\"predicted_ms\": %.4f, \"interval_ms\": [%.4f, %.4f], \"error\": %.5f, "
-               "\"inside\": %s, \"floor\": %s%s%s, \"warnings\": [%s]}",
-               method ? "by_kernel_names" : "by_operators", 1e3 * p, 1e3 * lo, 1e3 * hi, e,
-               in ? "true" : "false", fl ? "\"" : "", fl ? fl : "null", fl ? "\"" : "", codes);
+               "\"inside\": %s, \"floor\": %s%s%s%s, \"warnings\": [%s]}",
+               keys[method], 1e3 * p, 1e3 * lo, 1e3 * hi, e, in ? "true" : "false",
+               fl ? "\"" : "", fl ? fl : "null", fl ? "\"" : "", calib, codes);
         json_decref(doc);
     }
     printf("}\n");
@@ -353,7 +365,7 @@ static int batch(const char *dir, const json_t *truth)
     workload w[MAX_WL];
     int nw = workloads(truth, w), failed = 0;
     const char *device = json_string_value(json_object_get(truth, "device"));
-    tally ops = {0}, names = {0};
+    tally ops = {0}, names = {0}, cal = {0};
     double gap_worst = 0;
     for (int k = 0; k < nw; k++) {
         int n = w[k].n;
@@ -371,7 +383,7 @@ static int batch(const char *dir, const json_t *truth)
                 idx[m++] = top - 1;
                 for (int i = 0; i < top - 1; i++)
                     idx[m++] = i;
-                failed |= run(device ? device : "?", &w[k], tr, idx, m, top, &ops, &names, &gap_worst);
+                failed |= run(device ? device : "?", &w[k], tr, idx, m, top, &ops, &names, &cal, &gap_worst);
             }
             /* n-3 (the 4th of six) from the others, the one below it first */
             int mid = n - 3;
@@ -380,7 +392,7 @@ static int batch(const char *dir, const json_t *truth)
             for (int i = 0; i < n; i++)
                 if (i != mid && i != mid - 1)
                     idx[m++] = i;
-            failed |= run(device ? device : "?", &w[k], tr, idx, m, mid, &ops, &names, &gap_worst);
+            failed |= run(device ? device : "?", &w[k], tr, idx, m, mid, &ops, &names, &cal, &gap_worst);
         } else {
             failed = 1;
         }
@@ -391,12 +403,14 @@ static int batch(const char *dir, const json_t *truth)
            "\"worst\": %.5f, \"inside\": %d, \"median_half_width\": %.4f}, "
            "\"by_kernel_names\": {\"gmae\": %.5f, \"worst\": %.5f, \"inside\": %d, "
            "\"median_half_width\": %.4f}, \"gmae_ratio_to_kernel_names\": %.3f, "
-           "\"neighbour_gap_worst\": %.5f, "
+           "\"by_operators_calibrated\": {\"gmae\": %.5f, \"worst\": %.5f, \"inside\": %d, "
+           "\"median_half_width\": %.4f}, \"neighbour_gap_worst\": %.5f, "
            "\"goal\": {\"gmae\": 0.05, \"worst\": 0.15, \"inside\": \"7 of 9\"}}\n",
            dir, ops.n, exp(ops.lsum / (ops.n ? ops.n : 1)), ops.worst, ops.inside, tally_half(&ops),
            exp(names.lsum / (names.n ? names.n : 1)), names.worst, names.inside,
            tally_half(&names),
            exp(ops.lsum / (ops.n ? ops.n : 1)) / exp(names.lsum / (names.n ? names.n : 1)),
+           exp(cal.lsum / (cal.n ? cal.n : 1)), cal.worst, cal.inside, tally_half(&cal),
            gap_worst);
     return failed;
 }
