@@ -130,13 +130,19 @@ int iteration_request_model(const json_t *doc, iteration_opts *o, int *method, d
         return an_problem_set(p, 400, "mixed_devices", "must be true or false (true: model traces "
                                                         "of different devices together)");
     o->mixed_devices = json_is_true(mixed);
+    for (size_t i = 0; i < *n; i++) { /* every entry, measured steps included, before any lookup */
+        int64_t profile;
+        double x;
+        if (iteration_request_model_entry(doc, i, &profile, &x, NULL, p) < 0)
+            return -1;
+    }
     if (iteration_request_top(doc, &o->top, p) < 0)
         return -1;
     return iteration_request_prof(doc, &o->prof, p);
 }
 
 int iteration_request_model_entry(const json_t *doc, size_t i, int64_t *profile, double *value,
-                                  an_problem *p)
+                                  double *measured, an_problem *p)
 {
     json_t *e = json_array_get(json_object_get(doc, "profiles"), i);
     json_t *pj = json_object_get(e, "profile"), *v = json_object_get(e, "value");
@@ -148,6 +154,24 @@ int iteration_request_model_entry(const json_t *doc, size_t i, int64_t *profile,
     }
     *profile = json_integer_value(pj);
     *value = json_number_value(v);
+    json_t *mj = json_object_get(e, "measured_step");
+    double m = NAN;
+    if (mj && !json_is_null(mj)) {
+        char field[48];
+        snprintf(field, sizeof field, "profiles[%zu].measured_step", i);
+        if (!json_is_number(mj) || !isfinite(json_number_value(mj)) ||
+            json_number_value(mj) <= 0)
+            return an_problem_set(p, 400, field, "must be the run's step time without the "
+                                                 "profiler, in seconds > 0");
+        json_t *ov = json_object_get(doc, "overheads");
+        if (ov && !json_is_null(ov))
+            return an_problem_set(p, 400, field, "calibrating the profiler's cost needs the "
+                                                 "overheads measured on the traces; "
+                                                 "\"overheads\" fixes them");
+        m = json_number_value(mj);
+    }
+    if (measured)
+        *measured = m;
     return 0;
 }
 

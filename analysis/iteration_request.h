@@ -7,9 +7,12 @@
  *     {"overheads": id | "name"?, "kernel_times": {...}?,
  *      "profiler_overhead_us": {"cpu","gpu"}?, "keep_outliers"?, "top"?}
  *   the iteration model (POST .../iteration-model):
- *     {"profiles": [{"profile", "value"}, ...] (2 to 32, the first the trace
- *      to predict), "at": value, "method": "operators"|"kernel_names"?,
- *      "overheads"?, "profiler_overhead_us"?, "keep_outliers"?, "top"?}
+ *     {"profiles": [{"profile", "value", "measured_step"?}, ...] (2 to 32,
+ *      the first the trace to predict; measured_step: the run's step without
+ *      the profiler in seconds, calibrating the profiler's cost,
+ *      analysis/iteration_calibrate.h; not with "overheads"), "at": value,
+ *      "method": "operators"|"kernel_names"?, "overheads"?,
+ *      "profiler_overhead_us"?, "keep_outliers"?, "top"?}
  *   an overhead set (POST /v1/overhead-sets):
  *     {"name", "profiles": [ids] (1 to 64) | "set": {...},
  *      "profiler_overhead_us"?, "keep_outliers"?}
@@ -74,10 +77,12 @@ int iteration_request_trace(const json_t *doc, iteration_opts *o, xg_kt_entry **
  * and profiler overheads. 0, or -1 with p. */
 int iteration_request_model(const json_t *doc, iteration_opts *o, int *method, double *at,
                             size_t *n, an_problem *p);
-/* Entry i of the iteration model's "profiles": its profile and value. 0,
- * or -1 with p (400 naming "profiles[i]"). */
+/* Entry i of the iteration model's "profiles": its profile, value and
+ * measured step (NAN when absent; measured may be NULL). 0, or -1 with p
+ * (400 naming "profiles[i]", or "profiles[i].measured_step" when that is
+ * not a number > 0 in seconds or comes with "overheads"). */
 int iteration_request_model_entry(const json_t *doc, size_t i, int64_t *profile, double *value,
-                                  an_problem *p);
+                                  double *measured, an_problem *p);
 /* An overhead set's request: its "name" and which of "profiles" or "set"
  * it gives, and the profiler overheads. 0, or -1 with p. */
 int iteration_request_set(const json_t *doc, const char **name, xg_ov_options *prof,

@@ -562,7 +562,7 @@ static int model_queue(api_ctx *ctx, PGconn *c, const api_request *req, int64_t 
         double x;
         char field[48];
         snprintf(field, sizeof field, "profiles[%zu]", i);
-        if (iteration_request_model_entry(body, i, &profile, &x, &p) < 0) {
+        if (iteration_request_model_entry(body, i, &profile, &x, NULL, &p) < 0) {
             problem(resp, &p);
             return -1;
         }

@@ -153,11 +153,11 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
 {
     xg_trace *t = calloc(n, sizeof *t);
     const xg_trace **ptrs = calloc(n, sizeof *ptrs);
-    double *xs = calloc(n, sizeof *xs);
+    double *xs = calloc(n, sizeof *xs), *measured = calloc(n, sizeof *measured);
     size_t loaded = 0, largest = 0;
     long long used = 0;
     json_t *doc = NULL;
-    if (!t || !ptrs || !xs) {
+    if (!t || !ptrs || !xs || !measured) {
         an_problem_set(&e->p, 500, NULL, "out of memory");
         failed(e);
         goto done;
@@ -166,7 +166,8 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
         int64_t profile;
         char field[48];
         snprintf(field, sizeof field, "profiles[%zu]", loaded);
-        if (iteration_request_model_entry(body, loaded, &profile, &xs[loaded], &e->p) < 0) {
+        if (iteration_request_model_entry(body, loaded, &profile, &xs[loaded], &measured[loaded],
+                                          &e->p) < 0) {
             failed(e);
             goto done;
         }
@@ -178,7 +179,9 @@ json_t *it_job_model(store *db, PGconn *c, const it_job_in *in, const json_t *bo
     c = NULL;
     int bad;
     xg_error xerr;
-    doc = iteration_predict_at(ptrs, xs, (int)n, at, o, method, &bad, &xerr);
+    iteration_opts om = *o;
+    om.measured = measured;
+    doc = iteration_predict_at(ptrs, xs, (int)n, at, &om, method, &bad, &xerr);
     if (!doc) {
         iteration_request_predict_problem(&xerr, bad, &e->p);
         failed(e);
@@ -190,6 +193,7 @@ done:
     free(t);
     free(ptrs);
     free(xs);
+    free(measured);
     return doc;
 }
 

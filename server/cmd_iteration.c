@@ -33,6 +33,10 @@
  *                           instead (the former method)
  *   --mixed-devices         with --at: accept traces of different device
  *                           types (refused otherwise, naming both)
+ *   --measured X=MS         with --at: the step of the run at X (--value's or
+ *                           a --trace-at's) measured without the profiler, in
+ *                           ms; calibrates the profiler's cost per CPU event
+ *                           (analysis/iteration_calibrate.h)
  * Exit 0, 1 (the machine failed), 2 (invalid input or usage: one line on
  * stderr naming the event, field or entry).
  */
@@ -64,6 +68,8 @@ typedef struct it_args {
     double value, at;
     double other_x[IT_MAX_TRACES];
     const char *other[IT_MAX_TRACES];
+    int nmeasured; /* --measured X=MS */
+    double measured_x[IT_MAX_TRACES + 1], measured_ms[IT_MAX_TRACES + 1];
 } it_args;
 
 static const char it_usage_text[] =
@@ -71,7 +77,7 @@ static const char it_usage_text[] =
     "                          [--save-overheads FILE] [--cpu-overhead US] [--gpu-overhead US]\n"
     "                          [--keep-outliers] [--device NAME|FILE]\n"
     "                          [--value X --trace-at X1=TRACE1 ... --at X2 [--by-kernel-names]\n"
-    "                           [--mixed-devices]]\n";
+    "                           [--mixed-devices] [--measured X=MS ...]]\n";
 
 static int it_usage(const char *msg)
 {
@@ -133,6 +139,19 @@ static int parse_args(int argc, char **argv, it_args *a)
                 return it_usage("at most 32 --trace-at");
             a->other_x[a->nother] = x;
             a->other[a->nother++] = end + 1;
+        } else if (!strcmp(s, "--measured") && i + 1 < argc) {
+            char *end;
+            const char *v = argv[++i];
+            double x = strtod(v, &end), ms = NAN;
+            if (end != v && *end == '=' && isfinite(x))
+                ms = strtod(end + 1, &end);
+            if (!(ms > 0) || !isfinite(ms) || *end)
+                return it_usage("--measured takes VALUE=MS, the step without the profiler in "
+                                "milliseconds > 0");
+            if (a->nmeasured == IT_MAX_TRACES + 1)
+                return it_usage("at most one --measured per trace");
+            a->measured_x[a->nmeasured] = x;
+            a->measured_ms[a->nmeasured++] = ms;
         } else if (!strcmp(s, "--cpu-overhead") && i + 1 < argc) {
             if (parse_us(argv[++i], &a->cpu_us) < 0)
                 return it_usage("--cpu-overhead must be microseconds >= 0");
@@ -161,6 +180,34 @@ static int parse_args(int argc, char **argv, it_args *a)
         return it_usage("--mixed-devices goes with --at");
     if (a->has_at && a->kernel_times)
         return it_usage("--at models the kernel times; it does not combine with --kernel-times");
+    if (a->nmeasured && !a->has_at)
+        return it_usage("--measured goes with --at");
+    if (a->nmeasured && a->overheads)
+        return it_usage("--measured calibrates the profiler's cost on the traces' own "
+                        "overheads; it does not combine with --overheads");
+    return 0;
+}
+
+/* The --measured steps by trace: measured[k] (seconds) of the trace at
+ * x[k], NAN where none was given. 0, or the usage error of a value no
+ * trace was measured at, or given twice. */
+static int measured_steps(const it_args *a, const double *x, int n, double *measured)
+{
+    for (int k = 0; k < n; k++)
+        measured[k] = NAN;
+    for (int m = 0; m < a->nmeasured; m++) {
+        int k = 0;
+        while (k < n && x[k] != a->measured_x[m])
+            k++;
+        char msg[160];
+        if (k == n || !isnan(measured[k])) {
+            snprintf(msg, sizeof msg, "--measured %g: %s", a->measured_x[m],
+                     k == n ? "no trace at that value (--value or a --trace-at)"
+                            : "given twice");
+            return it_usage(msg);
+        }
+        measured[k] = a->measured_ms[m] * 1e-3;
+    }
     return 0;
 }
 
@@ -369,8 +416,8 @@ static void print_step_intervals(const json_t *doc)
 static int profiler_text(const json_t *iv, char *buf, size_t cap)
 {
     const json_t *cpu = json_object_get(iv, "cpu_profiler_us");
-    if (!json_is_array(cpu))
-        return -1;
+    if (!json_is_array(cpu) || !json_is_number(json_object_get(iv, "profiler_host_faster")))
+        return -1; /* none, or the calibration's term (calibration_text) */
     snprintf(buf, cap,
              "profiler overhead from none to %g us per CPU event or the host %gx as fast: "
              "+%.1f%% / -%.1f%%",
@@ -399,6 +446,36 @@ static void interval_ends_text(const json_t *doc, char *buf, size_t cap)
         snprintf(buf, cap, "+-%.1f%%", up);
     else
         snprintf(buf, cap, "-%.1f%% / +%.1f%%", down, up);
+}
+
+/* The calibration of the profiler's cost (modelled.calibration) as one
+ * line, with the term it gives the interval (iv's profiler_up); 0, or -1
+ * when there is none. */
+static int calibration_text(const json_t *cal, const json_t *iv, char *buf, size_t cap)
+{
+    if (!json_is_object(cal))
+        return -1;
+    size_t n = (size_t)snprintf(buf, cap,
+                                "profiler's cost calibrated on %lld trace%s measured without the "
+                                "profiler: %g us per CPU event (of %g to %g); their own steps "
+                                "predicted",
+                                (long long)json_integer_value(json_object_get(cal, "traces")),
+                                json_integer_value(json_object_get(cal, "traces")) == 1 ? "" : "s",
+                                jnum(cal, "cpu_profiler_us"),
+                                json_number_value(json_array_get(json_object_get(cal, "grid"), 0)),
+                                json_number_value(json_array_get(json_object_get(cal, "grid"), 1)));
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(cal, "errors"), i, e)
+        if (json_is_number(e) && n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, " %+.1f%%", 100 * json_number_value(e));
+    if (n < cap && json_is_number(json_object_get(cal, "term")))
+        snprintf(buf + n, cap - n, "; their spread +-%.1f%% of a host-made step, +-%.1f%% of "
+                                   "this one",
+                 100 * jnum(cal, "term"), 100 * jnum(iv, "profiler_up"));
+    else if (n < cap)
+        snprintf(buf + n, cap - n, "; one trace gives no spread: the profiler term stays");
+    return 0;
 }
 
 /* Each step's interval from its own trace and what it is made of. */
@@ -495,9 +572,14 @@ static void print_table(const json_t *doc)
                100 * jnum(hi, "host_spread"),
                (long long)json_integer_value(json_object_get(hi, "host_traces")), pv,
                100 * jnum(hi, "host_share"), 100 * jnum(hi, "s_host"));
-        char prof[160];
+        char prof[160], cal[512];
+        if (calibration_text(json_object_get(mod, "calibration"), hi, cal, sizeof cal) == 0)
+            printf("  %s\n", cal);
         if (profiler_text(hi, prof, sizeof prof) == 0)
             printf("  %s, joined to the above\n", prof);
+        else if (json_is_number(json_object_get(json_object_get(mod, "calibration"), "term")))
+            printf("  the calibration's spread joined to the above in place of the profiler "
+                   "term\n");
         const char *fl = json_string_value(json_object_get(hi, "floor"));
         if (fl && !strcmp(fl, "device"))
             printf("  lower end raised to the device's part of the step: %.3f ms (%.3f ms with "
@@ -581,9 +663,15 @@ static int modelled(const it_args *a, const xg_trace *t, iteration_opts *o, json
         x[loaded + 1] = a->other_x[loaded];
     }
     o->mixed_devices = a->mixed_devices;
+    double measured[IT_MAX_TRACES + 1];
+    if ((rc = measured_steps(a, x, a->nother + 1, measured)))
+        goto done;
+    rc = 2;
+    o->measured = a->nmeasured ? measured : NULL;
     *doc = iteration_predict_at(all, x, a->nother + 1, a->at, o,
                                 a->by_names ? ITERATION_BY_KERNEL_NAMES : ITERATION_BY_OPERATORS,
                                 &bad, &err);
+    o->measured = NULL; /* a local array */
     if (!*doc) {
         if (!strcmp(err.field, "at"))
             fprintf(stderr, "perfcast iteration: --at: %s\n", err.msg);

@@ -10,7 +10,10 @@
  * answered 413 naming the cap, in the request and in a queued run; the
  * connection that read a trace of more than STORE_CONN_KEEP_BYTES given back
  * closed (libpq's buffers grown to the trace would stay with the pool), one
- * that read a smaller one kept.
+ * that read a smaller one kept; the iteration model's steps measured without
+ * the profiler (profiles[i].measured_step) calibrating the profiler's cost
+ * as the library does on the same files, and refused (400 naming the entry's
+ * field) when not seconds > 0 or given with an overhead set.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "analysis/iteration.h"
+#include "analysis/iteration_calibrate.h"
 #include "ingest/kineto_xg.h"
 #include "pipeline/iteration_job.h"
 #include "store/db.h"
@@ -283,6 +287,77 @@ static void test_mixed_devices(harness *h, long exp)
     check(a && !strcmp(json_string_value(json_object_get(a, "field")), "mixed_devices"),
           "the field is mixed_devices");
     json_decref(a);
+}
+
+/* The iteration model calibrated by measured steps: DLRM at 512 and 2048
+ * (tests/data/gpu) with their steps of truth.json, predicted at 4096. */
+static void test_calibration(harness *h, long exp)
+{
+    const char *files[2] = {"tests/data/gpu/dlrm_bs512.json.gz",
+                            "tests/data/gpu/dlrm_bs2048.json.gz"};
+    const double steps[2] = {5.7121e-3, 9.0208e-3};
+    long id[2];
+    xg_trace t[2];
+    xg_graph g[2];
+    const xg_graph *gp[2] = {&g[0], &g[1]};
+    iteration_calibration cal = {0};
+    xg_error err;
+    for (int k = 0; k < 2; k++) {
+        id[k] = upload(h, exp, files[k], k ? "?ranks=20&refit=defer" : "?ranks=5&refit=defer",
+                       "application/gzip");
+        int fd = open(files[k], O_RDONLY);
+        ingest_input in = {.fd = fd};
+        xg_trace_init(&t[k]);
+        check(fd >= 0 && iteration_load(&in, 0, &t[k], &err) == 0 &&
+                  xg_graph_build(&t[k], &g[k], &err) == 0,
+              "%s read here", files[k]);
+        if (fd >= 0)
+            close(fd);
+    }
+    xg_ov_options base = {2, 4, 0};
+    check(iteration_calibrate(gp, 2, steps, &base, &cal, &err) == 0 && cal.traces == 2,
+          "calibrated here: %s", err.msg);
+    char path[128], body[512];
+    snprintf(path, sizeof path, "/v1/experiments/%ld/iteration-model", exp);
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":512,"
+             "\"measured_step\":%.7g},{\"profile\":%ld,\"value\":2048,\"measured_step\":%.7g}],"
+             "\"at\":4096}", id[0], steps[0], id[1], steps[1]);
+    json_t *doc = call(h, "POST", path, body, 200, "calibrated by measured steps");
+    const json_t *cj = json_object_get(json_object_get(doc, "modelled"), "calibration");
+    check(json_integer_value(json_object_get(cj, "traces")) == 2 &&
+              json_number_value(json_object_get(cj, "cpu_profiler_us")) == cal.cpu_us &&
+              fabs(json_number_value(json_object_get(cj, "term")) - cal.term) < 1e-12 &&
+              fabs(json_number_value(json_array_get(json_object_get(cj, "errors"), 1)) -
+                   cal.error[1]) < 1e-12,
+          "the service's calibration is the library's: %g us (%g), term %g (%g)",
+          json_number_value(json_object_get(cj, "cpu_profiler_us")), cal.cpu_us,
+          json_number_value(json_object_get(cj, "term")), cal.term);
+    json_decref(doc);
+    const char *bad[][2] = {{"-0.01", "profiles[1].measured_step"},
+                            {"\"15ms\"", "profiles[1].measured_step"},
+                            {"0", "profiles[1].measured_step"}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":512},"
+                 "{\"profile\":%ld,\"value\":2048,\"measured_step\":%s}],\"at\":4096}",
+                 id[0], id[1], bad[k][0]);
+        json_t *a = call(h, "POST", path, body, 400, bad[k][0]);
+        check(a && !strcmp(json_string_value(json_object_get(a, "field")) ?: "", bad[k][1]),
+              "measured_step %s: 400 naming %s", bad[k][0], bad[k][1]);
+        json_decref(a);
+    }
+    snprintf(body, sizeof body, "{\"profiles\":[{\"profile\":%ld,\"value\":512,"
+             "\"measured_step\":0.0057},{\"profile\":%ld,\"value\":2048}],\"at\":4096,"
+             "\"overheads\":\"no-such-set\"}", id[0], id[1]);
+    json_t *a = call(h, "POST", path, body, 400, "measured steps with an overhead set");
+    check(a && !strcmp(json_string_value(json_object_get(a, "field")) ?: "",
+                       "profiles[0].measured_step"),
+          "with \"overheads\": 400 naming profiles[0].measured_step, before the set is looked up");
+    json_decref(a);
+    iteration_calibration_free(&cal);
+    for (int k = 0; k < 2; k++) {
+        xg_graph_free(&g[k]);
+        xg_trace_free(&t[k]);
+    }
 }
 
 /* Devices: the built-in catalog listed read-only, a tenant's own added,
@@ -830,6 +905,7 @@ int main(void)
     test_model(h, exp, p_ddp);
     test_devices(h, exp);
     test_mixed_devices(h, exp);
+    test_calibration(h, exp);
     test_jobs(h, exp, p_nccl);
     test_interval(h, exp);
     harness_close(h, check_failed_count > 0);

@@ -47,6 +47,18 @@ expect "batch header: the interval's two ends" 0 "at 4096; 95% interval -58\.8% 
 expect "batch header: by kernel name" 0 "95% interval -61\.0% / +39\.7%: every kernel at its end, with the host's +-27\.9%:$" "$BIN" iteration $G/dlrm_bs2048.json.gz --value 2048 --trace-at 512=$G/dlrm_bs512.json.gz --trace-at 1024=$G/dlrm_bs1024.json.gz --trace-at 8192=$G/dlrm_bs8192.json.gz --trace-at 16384=$G/dlrm_bs16384.json.gz --at 4096 --by-kernel-names
 expect "batch header: symmetric" 0 "at 512; 95% interval +-6\.4%:$" "$BIN" iteration $G/resnet18_bs256.json.gz --value 256 --trace-at 16=$G/resnet18_bs16.json.gz --trace-at 32=$G/resnet18_bs32.json.gz --trace-at 64=$G/resnet18_bs64.json.gz --trace-at 128=$G/resnet18_bs128.json.gz --at 512
 expect "lower end floored at the device's part" 0 "lower end raised to the device's part of the step: 4\.80[0-9] ms (5\.088 ms with no host overhead" "$BIN" iteration $G/dlrm_bs4096.json.gz --value 4096 --trace-at 512=$G/dlrm_bs512.json.gz --trace-at 1024=$G/dlrm_bs1024.json.gz --trace-at 2048=$G/dlrm_bs2048.json.gz --at 8192
+# steps measured without the profiler (truth.json's medians) calibrate the profiler's cost
+A="$G/dlrm_bs2048.json.gz --value 2048 --trace-at 512=$G/dlrm_bs512.json.gz --trace-at 1024=$G/dlrm_bs1024.json.gz --trace-at 8192=$G/dlrm_bs8192.json.gz --trace-at 16384=$G/dlrm_bs16384.json.gz --at 4096"
+M="--measured 512=5.7121 --measured 1024=10.0423 --measured 2048=9.0208 --measured 8192=8.2539 --measured 16384=10.2137"
+expect "calibrated: the line" 0 "^  profiler's cost calibrated on 5 traces measured without the profiler: [0-9.]* us per CPU event (of 0 to 8); their own steps predicted\( [-+][0-9.]*%\)\{5\}; their spread +-[0-9.]*% of a host-made step, +-[0-9.]*% of this one$" "$BIN" iteration $A $M
+expect "calibrated: in place of the profiler term" 0 "^  the calibration's spread joined to the above in place of the profiler term$" "$BIN" iteration $A $M
+expect "calibrated: one trace keeps the profiler term" 0 "their own steps predicted [-+][0-9.]*%; one trace gives no spread: the profiler term stays$" "$BIN" iteration $A --measured 512=5.7121
+expect "calibrated: json" 0 '"calibration":{"traces":5,"cpu_profiler_us":' "$BIN" iteration $A $M --json
+usage_error "--measured at no traced value" '--measured 999: no trace at that value' "$BIN" iteration $A --measured 999=5
+usage_error "--measured twice" '--measured 512: given twice' "$BIN" iteration $A --measured 512=5 --measured 512=6
+usage_error "--measured not > 0" '--measured takes VALUE=MS' "$BIN" iteration $A --measured 512=-1
+usage_error "--measured without --at" '--measured goes with --at' "$BIN" iteration $G/dlrm_bs2048.json.gz --measured 512=5
+usage_error "--measured with --overheads" 'does not combine with --overheads' "$BIN" iteration $A --measured 512=5 --overheads "$TMP/ov.json"
 usage_error "--mixed-devices without --at" '--mixed-devices goes with --at' "$BIN" iteration $G/resnet18_bs16.json.gz --mixed-devices
 usage_error "--at without traces" '--at needs' "$BIN" iteration $D/ddp128_rank0.json.gz --at 4
 usage_error "--trace-at malformed" 'VALUE=TRACE' "$BIN" iteration $D/ddp128_rank0.json.gz --value 1 --trace-at $D/ddp128_rank1.json.gz --at 4
