@@ -25,6 +25,10 @@
  *                    the intervals relative to the prediction; per run,
  *                    "floor": "device" where the device's part of the step
  *                    raised the interval's lower end (else null).
+ *                    "by_operators_calibrated": the method with the given
+ *                    traces' measured unprofiled steps (never the wanted
+ *                    size's) calibrating the profiler's CPU figure
+ *                    (analysis/iteration_calibrate.h), its figure named.
  *                    Per run "neighbour_gap", the same for all methods: how
  *                    far the measured step lies outside the range of the
  *                    measured steps at the nearest given sizes either side

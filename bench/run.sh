@@ -434,7 +434,9 @@ iteration() {
 # tests/data/gpu-h200b, a second host whose profiler costs less per event,
 # the fourth with Python stacks recorded, and tests/data/gpu-h100, an H100):
 # the unprofiled step, the replay, and the step at a batch size with no
-# trace, by operator beside the former kernel-name method in the same run.
+# trace, by operator beside the former kernel-name method in the same run,
+# and by operator with the given traces' measured steps calibrating the
+# profiler's cost.
 gputrace() {
     : >"$DATA/gputrace.out"
     for set in tests/data/gpu tests/data/gpu-h200b/run1 tests/data/gpu-h200b/run2 \
