@@ -150,12 +150,23 @@ bench: $(BUILD)/perfcast $(BENCHES)
 audit: $(BUILD)/bench/bench_audit
 	@$(BUILD)/bench/bench_audit tests/data/extrap-audit
 
-# libFuzzer targets are built with clang against the library sources directly.
-FUZZ_CFLAGS := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS)) \
-               -fsanitize=fuzzer,address,undefined
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/numeric_init.c $(LIB_SRC) $(GEN_SRC)
+# libFuzzer targets are built with clang: the library's sources compiled once
+# with the fuzzer's coverage and the sanitizers (build/fuzz/obj), each target
+# linked against them.
+FUZZ_SAN    := -std=c11 -O1 -g -D_GNU_SOURCE -I. $(shell pkg-config --cflags $(PKGS))
+FUZZ_CFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined
+FUZZ_OBJ    := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) tests/numeric_init.c) \
+               $(patsubst $(BUILD)/gen/%.c,$(BUILD)/fuzz/obj/gen/%.o,$(GEN_SRC))
+$(BUILD)/fuzz/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $< tests/numeric_init.c $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
+	clang $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
+-include $(FUZZ_OBJ:.o=.d)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \

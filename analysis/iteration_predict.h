@@ -27,7 +27,13 @@
  * ±1.96·2%; that joined in quadrature to the profiler term, up above and
  * down below (iteration_trust.h's, the overheads pooled over the traces as
  * here; none with a given set: every trace of a run shares its host's
- * profiler, a bias the spread between them cannot see). Its lower end is
+ * profiler, a bias the spread between them cannot see). Where o->measured
+ * gives steps measured without the profiler, the CPU figure is calibrated
+ * on them first (iteration_calibrate.h) and used throughout; from two
+ * measured traces on, the calibration's term times the host's share of
+ * the step e stands in for the profiler term on both sides (a given set
+ * refuses measured steps: err->field "profiles[j].measured_step"). Its
+ * lower end is
  * never below the device's part of the step:
  * D·(1 - t_dev·s_dev·(1 + d)), D the step with every host overhead taken
  * as zero, s_dev its leave-one-out error as s_cv's, t_dev Student's 97.5%
@@ -59,7 +65,9 @@
  * the host's h),"t","df","floor" ("device" when the device's part raised a
  * step's lower end, else null),"device_step" (D, mean over the steps),
  * "device_floor","s_dev","cpu_profiler_us" ([0, 2c]; null with a given
- * set),"profiler_up","profiler_down","profiler_host_faster"} (both methods),"operators":[{"name","regressor","instances",
+ * set; [c, c] calibrated),"profiler_up","profiler_down","profiler_host_faster"
+ * (null calibrated)} (both methods),"calibration" (iteration_calibration_json:
+ * null without measured steps; both methods),"operators":[{"name","regressor","instances",
  * "measured","predicted"}],"roofline":{"device","source","raised","seconds"}
  * or null (the device whose peaks bound each instance's time from below:
  * o->device, else the built-in the first trace's deviceProperties name;
@@ -70,7 +78,9 @@
  * predicted step), shapes_missing (name matching used), few_traces,
  * host_time_varies (the host carries at least half of the step and the
  * traces' host times differ by more than their step-to-step noise,
- * Kruskal–Wallis p < 0.05; with its "spread" s_H, "share", "p", "traces").
+ * Kruskal–Wallis p < 0.05; with its "spread" s_H, "share", "p", "traces"),
+ * profiler_uncertain (iteration_trust.h), calibration_spread (in its
+ * place when calibrated, iteration_calibrate.h).
  */
 #ifndef PERFCAST_ANALYSIS_ITERATION_PREDICT_H
 #define PERFCAST_ANALYSIS_ITERATION_PREDICT_H

@@ -76,8 +76,16 @@ static void test_model_request(void)
     check(iteration_request_model(d, &o, &method, &at, &n, &p) == 0 && n == 2 && at == 256 &&
               method == ITERATION_BY_KERNEL_NAMES && o.top == 3,
           "the model's request read");
-    check(iteration_request_model_entry(d, 1, &id, &x, &p) == 0 && id == 4 && x == 128,
-          "entry 1: profile 4 at 128");
+    double m = 0;
+    check(iteration_request_model_entry(d, 1, &id, &x, &m, &p) == 0 && id == 4 && x == 128 &&
+              isnan(m),
+          "entry 1: profile 4 at 128, no measured step");
+    json_decref(d);
+    d = doc("{\"profiles\":[{\"profile\":3,\"value\":64},{\"profile\":4,\"value\":128,"
+            "\"measured_step\":0.0125}],\"at\":256}");
+    check(iteration_request_model(d, &o, &method, &at, &n, &p) == 0 &&
+              iteration_request_model_entry(d, 1, &id, &x, &m, &p) == 0 && m == 0.0125,
+          "entry 1's measured step read: %g", m);
     json_decref(d);
     const struct {
         const char *body, *field;
@@ -87,6 +95,15 @@ static void test_model_request(void)
         {"{\"profiles\":[{\"profile\":3,\"value\":1},{\"profile\":4,\"value\":2}],\"at\":2,"
          "\"method\":\"guess\"}",
          "method"},
+        {"{\"profiles\":[{\"profile\":3,\"value\":1},{\"profile\":4,\"value\":2,"
+         "\"measured_step\":-1}],\"at\":2}",
+         "profiles[1].measured_step"},
+        {"{\"profiles\":[{\"profile\":3,\"value\":1},{\"profile\":4,\"value\":2,"
+         "\"measured_step\":true}],\"at\":2}",
+         "profiles[1].measured_step"},
+        {"{\"profiles\":[{\"profile\":3,\"value\":1,\"measured_step\":0.01},{\"profile\":4,"
+         "\"value\":2}],\"at\":2,\"overheads\":\"a100\"}",
+         "profiles[0].measured_step"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         d = doc(bad[i].body);
@@ -96,7 +113,7 @@ static void test_model_request(void)
         json_decref(d);
     }
     d = doc("{\"profiles\":[{\"profile\":3,\"value\":1},{\"profile\":-4,\"value\":2}]}");
-    check(iteration_request_model_entry(d, 1, &id, &x, &p) < 0 &&
+    check(iteration_request_model_entry(d, 1, &id, &x, NULL, &p) < 0 &&
               !strcmp(p.field, "profiles[1]"),
           "a bad entry named: %s", p.field);
     json_decref(d);
