@@ -173,6 +173,7 @@ fuzz: $(FUZZERS)
 	  name=$$(basename $$f); corpus=tests/fuzz/corpus/$${name#fuzz_}; mkdir -p $(BUILD)/fuzz/work-$$name; \
 	  dict=tests/fuzz/$${name#fuzz_}.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
 	  echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$dict $(BUILD)/fuzz/work-$$name $$corpus >$(BUILD)/fuzz/$$name.log 2>&1 \
 	    || { tail -40 $(BUILD)/fuzz/$$name.log; exit 1; }; \
 	  grep -E "^Done|stat::number_of_executed_units" $(BUILD)/fuzz/$$name.log | tail -1; \

@@ -8,6 +8,7 @@
  * 4xx or 500 status and carry a terminated message; a success a document.
  * Any breach aborts. Seeds: tests/fuzz/corpus/requests/.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,8 +38,13 @@ static void iteration_requests(const json_t *doc)
     int64_t id;
     int rc = iteration_request_model(doc, &o, &method, &at, &n, &p);
     check_problem(rc, &p);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        check_problem(iteration_request_model_entry(doc, i, &id, &x, &p), &p);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        double m;
+        int erc = iteration_request_model_entry(doc, i, &id, &x, &m, &p);
+        check_problem(erc, &p);
+        if (erc == 0 && !isnan(m) && !(m > 0 && isfinite(m)))
+            abort(); /* a measured step is seconds > 0, or none */
+    }
     const char *name;
     check_problem(iteration_request_set(doc, &name, &o.prof, &p), &p);
     int ntraces;
