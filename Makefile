@@ -164,6 +164,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
 -include $(FUZZ_OBJ:.o=.d)
+.SECONDARY: $(FUZZ_OBJ)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
