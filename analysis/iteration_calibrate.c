@@ -11,8 +11,10 @@
 #include "analysis/iteration_calibrate.h"
 #include "analysis/iteration_host.h"
 
+static const double grid[ITERATION_CAL_NGRID] = ITERATION_CAL_GRID;
+
 /* The mean step of g predicted from its own overheads measured with prof
- * (seconds); NAN with err set when that fails. */
+ * (seconds > 0); NAN with err set when that fails. */
 static double own_step(const xg_graph *g, const xg_ov_options *prof, xg_error *err)
 {
     xg_overheads ov = {0};
@@ -20,9 +22,10 @@ static double own_step(const xg_graph *g, const xg_ov_options *prof, xg_error *e
         return NAN;
     double p = iteration_host_step(g, &ov, NULL);
     xg_overheads_free(&ov);
-    if (!(p > 0) || !isfinite(p))
-        xg_error_set(err, -1, NULL, "the critical path failed on a trace's own overheads");
-    return p;
+    if (p > 0 && isfinite(p))
+        return p;
+    xg_error_set(err, -1, NULL, "the critical path failed on a trace's own overheads");
+    return NAN;
 }
 
 /* Checks measured[0..n): the number of finite steps, or -1 with err where
@@ -48,7 +51,6 @@ static int count_measured(const double *measured, int n, xg_error *err)
 int iteration_calibrate(const xg_graph *const *g, int n, const double *measured,
                         const xg_ov_options *base, iteration_calibration *out, xg_error *err)
 {
-    static const double grid[ITERATION_CAL_NGRID] = ITERATION_CAL_GRID;
     memset(out, 0, sizeof *out);
     out->cpu_us = base->cpu_profiler_us;
     out->s = out->t = out->term = NAN;
@@ -74,7 +76,7 @@ int iteration_calibrate(const xg_graph *const *g, int n, const double *measured,
             if (isnan(measured[j]))
                 continue;
             double p = own_step(g[j], &prof, err);
-            if (!(p > 0) || !isfinite(p)) {
+            if (isnan(p)) {
                 free(pred);
                 iteration_calibration_free(out);
                 return -1;
@@ -114,7 +116,6 @@ static json_t *number_or_null(double v)
 
 json_t *iteration_calibration_json(const iteration_calibration *c)
 {
-    static const double grid[ITERATION_CAL_NGRID] = ITERATION_CAL_GRID;
     if (c->traces <= 0)
         return json_null();
     json_t *errors = json_array();
